@@ -1,0 +1,16 @@
+"""invlib: the library behind the invariance book.
+
+Every heavy computation of the book lives here; notebooks only call it.
+
+Modules
+-------
+data        datasets by name -> tensors in [0, 1], labels, boxes, class -> WordNet synsets
+wordnet     WordNet 3.0 through NLTK, offline; class-similarity matrices
+models      one factory over timm / torchvision / our small nets; layer features
+transforms  one registry of batched transformations with per-sample magnitudes
+train       one training loop (fit / evaluate), checkpoints with resume, DDP under torchrun
+zoo         trained models cached on disk by a hash of their config
+profiles    smoke / cpu / gpu / paper sizes
+"""
+
+__version__ = "0.1.0"

@@ -1,0 +1,79 @@
+"""Run profiles: one small dataclass per scale, read by the zoo, the CLI and every notebook.
+
+| profile | where                         | budget                                         |
+|---------|-------------------------------|------------------------------------------------|
+| smoke   | CI, every notebook            | <= 60 s per notebook on 2 CPU cores            |
+| cpu     | ``make book``, the default    | <= 3 min per notebook on 2 cores, cold cache   |
+| gpu     | one GPU                       | the papers' architectures at small scale       |
+| paper   | many GPUs (torchrun)          | the papers' settings                           |
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass
+
+from .utils import check_choice
+
+
+@dataclass(frozen=True)
+class Profile:
+    """Sizes and devices for one scale of the book.
+
+    Attributes
+    ----------
+    name:        profile name
+    device:      "cpu", "cuda" or "auto"
+    n_train:     training images for zoo models (subset of the training split, fixed by seed)
+    n_test:      test images for evaluation
+    epochs:      zoo training epochs
+    batch_size:  training batch size
+    workers:     CPU threads torch may use (0 = torch default)
+    dataset:     default dataset of the zoo and notebooks
+    img_size:    image side in pixels
+    progress:    show progress bars
+
+    Example
+    -------
+    >>> get_profile("smoke").n_train
+    1024
+    """
+
+    name: str
+    device: str = "cpu"
+    n_train: int = 20_000
+    n_test: int = 10_000
+    epochs: int = 4
+    batch_size: int = 128
+    workers: int = 0
+    dataset: str = "fashion_mnist_color"
+    img_size: int = 28
+    progress: bool = True
+
+    def replace(self, **overrides) -> Profile:
+        """A copy with some fields changed; unknown fields raise listing the valid ones."""
+        fields = {f.name for f in dataclasses.fields(self)}
+        for key in overrides:
+            check_choice(key, fields, "profile field")
+        return dataclasses.replace(self, **overrides)
+
+
+PROFILES: dict[str, Profile] = {
+    "smoke": Profile("smoke", n_train=1024, n_test=512, epochs=1, batch_size=128),
+    "cpu": Profile("cpu", n_train=12_000, n_test=10_000, epochs=4, batch_size=128),
+    "gpu": Profile("gpu", device="cuda", n_train=60_000, n_test=10_000, epochs=15, batch_size=256),
+    "paper": Profile("paper", device="cuda", n_train=60_000, n_test=10_000, epochs=30, batch_size=256),
+}
+
+
+def get_profile(name: str | Profile) -> Profile:
+    """Return the named profile (a ``Profile`` passes through); unknown names list the valid ones.
+
+    Example
+    -------
+    >>> get_profile("cpu").epochs > get_profile("smoke").epochs
+    True
+    """
+    if isinstance(name, Profile):
+        return name
+    return PROFILES[check_choice(name, PROFILES, "profile")]

@@ -1,0 +1,109 @@
+"""Small helpers shared by every module: cache folders, name checks, atomic writes, seeds, devices."""
+
+from __future__ import annotations
+
+import difflib
+import os
+import random
+import socket
+import tempfile
+from collections.abc import Iterable
+from pathlib import Path
+
+import numpy as np
+import torch
+
+
+def cache_dir(*parts: str) -> Path:
+    """The folder for generated files (zoo checkpoints, feature caches, NLTK data), created on demand.
+
+    ``$INVLIB_CACHE`` if set, else ``.cache/`` in the repository (or the current folder).
+
+    Example
+    -------
+    >>> cache_dir("zoo").name
+    'zoo'
+    """
+    root = Path(os.environ.get("INVLIB_CACHE") or Path(__file__).resolve().parent.parent / ".cache")
+    path = root.joinpath(*parts)
+    path.mkdir(parents=True, exist_ok=True)
+    return path
+
+
+def check_choice(name: str, valid: Iterable[str], what: str) -> str:
+    """Return ``name`` if it is in ``valid``; otherwise raise ``ValueError`` listing every valid name.
+
+    Example
+    -------
+    >>> check_choice("sgd", ["sgd", "adam"], "optimizer")
+    'sgd'
+    """
+    valid = sorted(valid)
+    if name in valid:
+        return name
+    close = difflib.get_close_matches(str(name), valid, n=1)
+    hint = f" Did you mean {close[0]!r}?" if close else ""
+    raise ValueError(f"Unknown {what} {name!r}.{hint} Valid {what}s: {', '.join(valid)}.")
+
+
+def check_images(x: torch.Tensor, what: str = "images", channels: int | None = None) -> None:
+    """Raise a clear error unless ``x`` is a float tensor of shape ``(B, C, H, W)``.
+
+    Example
+    -------
+    >>> check_images(torch.rand(2, 3, 8, 8))
+    """
+    if not isinstance(x, torch.Tensor):
+        raise TypeError(f"{what} must be a torch.Tensor of shape (B, C, H, W), got {type(x).__name__}.")
+    if x.ndim != 4:
+        raise ValueError(f"{what} must have shape (B, C, H, W), got shape {tuple(x.shape)}.")
+    if not x.is_floating_point():
+        raise TypeError(f"{what} must be floating point in [0, 1], got dtype {x.dtype}; use x.float() / 255.")
+    if channels is not None and x.shape[1] != channels:
+        raise ValueError(f"{what} must have {channels} channels, got shape {tuple(x.shape)}.")
+
+
+def atomic_save(obj, path: str | os.PathLike) -> Path:
+    """``torch.save`` to a temporary file in the same folder, then rename: readers never see half a file.
+
+    Example
+    -------
+    >>> p = atomic_save({"a": 1}, Path(tempfile.mkdtemp()) / "x.pt")
+    """
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=path.name, suffix=".tmp")
+    os.close(fd)
+    try:
+        torch.save(obj, tmp)
+        os.replace(tmp, path)
+    finally:
+        if os.path.exists(tmp):
+            os.remove(tmp)
+    return path
+
+
+def seed_everything(seed: int) -> None:
+    """Seed Python, NumPy and torch (CPU and CUDA)."""
+    random.seed(seed)
+    np.random.seed(seed % 2**32)
+    torch.manual_seed(seed)
+
+
+def resolve_device(device: str | torch.device | None = None) -> torch.device:
+    """``None`` or ``"auto"`` -> CUDA when available, else CPU; other values pass through ``torch.device``."""
+    if device in (None, "auto"):
+        return torch.device("cuda" if torch.cuda.is_available() else "cpu")
+    return torch.device(device)
+
+
+def is_online(host: str = "huggingface.co", port: int = 443, timeout: float = 3.0) -> bool:
+    """True when ``host`` answers a TCP connection within ``timeout`` seconds and
+    ``HF_HUB_OFFLINE`` is not set. Used to fail fast (not hang) before any download."""
+    if os.environ.get("HF_HUB_OFFLINE", "0") not in ("", "0") or os.environ.get("INVLIB_OFFLINE"):
+        return False
+    try:
+        with socket.create_connection((host, port), timeout=timeout):
+            return True
+    except OSError:
+        return False
