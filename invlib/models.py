@@ -1,0 +1,413 @@
+"""One model factory over timm, torchvision and our small nets; layer listing and feature extraction.
+
+Our CPU-sized nets are registered in timm's registry, so ``timm.create_model("small_resnet18")`` works
+too and a single factory, :func:`create`, serves every name:
+
+| name             | what                                                                   |
+|------------------|------------------------------------------------------------------------|
+| small_resnet18   | CIFAR-style ResNet, BasicBlocks [2, 2, 2, 2], widths 16-128 (0.7M)     |
+| small_resnet50   | CIFAR-style ResNet, Bottlenecks [3, 4, 6, 3], widths 16-128 x4 (1.5M)  |
+| small_vit        | timm VisionTransformer, patch 4, dim 96, depth 4, 4 heads (0.3M)       |
+| any timm name    | e.g. ``resnet18``, ``vit_small_patch16_224``                            |
+| ``tv/<name>``    | a torchvision model, e.g. ``tv/resnet18`` (bare names timm lacks work) |
+
+All models take images in [0, 1]; hub-pretrained ones get their normalisation as a forward pre-hook.
+"""
+
+from __future__ import annotations
+
+import difflib
+import os
+from pathlib import Path
+
+import timm
+import torch
+import torchvision
+from timm.models import register_model
+from timm.models.vision_transformer import VisionTransformer
+from torch import nn
+
+from .utils import check_images, is_online
+
+OURS = ("small_resnet18", "small_resnet50", "small_vit")
+IMAGENET_MEAN, IMAGENET_STD = (0.485, 0.456, 0.406), (0.229, 0.224, 0.225)
+
+
+class PretrainedUnavailableError(RuntimeError):
+    """Pretrained weights were asked for but cannot be had (offline, or none exist)."""
+
+
+class CheckpointError(RuntimeError):
+    """A weights file is missing, corrupt, or does not fit the model."""
+
+
+# ----------------------------------------------------------------------------- small CIFAR-style ResNets
+class BasicBlock(nn.Module):
+    expansion = 1
+
+    def __init__(self, cin: int, width: int, stride: int = 1):
+        super().__init__()
+        cout = width * self.expansion
+        self.body = nn.Sequential(
+            nn.Conv2d(cin, width, 3, stride, 1, bias=False), nn.BatchNorm2d(width), nn.ReLU(inplace=True),
+            nn.Conv2d(width, cout, 3, 1, 1, bias=False), nn.BatchNorm2d(cout),
+        )
+        self.shortcut = _shortcut(cin, cout, stride)
+
+    def forward(self, x):
+        return torch.relu(self.body(x) + self.shortcut(x))
+
+
+class Bottleneck(nn.Module):
+    expansion = 4
+
+    def __init__(self, cin: int, width: int, stride: int = 1):
+        super().__init__()
+        cout = width * self.expansion
+        self.body = nn.Sequential(
+            nn.Conv2d(cin, width, 1, bias=False), nn.BatchNorm2d(width), nn.ReLU(inplace=True),
+            nn.Conv2d(width, width, 3, stride, 1, bias=False), nn.BatchNorm2d(width), nn.ReLU(inplace=True),
+            nn.Conv2d(width, cout, 1, bias=False), nn.BatchNorm2d(cout),
+        )
+        self.shortcut = _shortcut(cin, cout, stride)
+
+    def forward(self, x):
+        return torch.relu(self.body(x) + self.shortcut(x))
+
+
+def _shortcut(cin: int, cout: int, stride: int) -> nn.Module:
+    if stride == 1 and cin == cout:
+        return nn.Identity()
+    return nn.Sequential(nn.Conv2d(cin, cout, 1, stride, bias=False), nn.BatchNorm2d(cout))
+
+
+class SmallResNet(nn.Module):
+    """ResNet for 28-64 px inputs: 3x3 stride-1 stem, no max-pool, four stages (strides 1, 2, 2, 2),
+    global average pooling and a linear head. Follows timm's model interface (``num_features``,
+    ``feature_info``, ``forward_features``, ``forward_head``, ``get_classifier``, ``reset_classifier``).
+
+    Input ``(B, in_chans, H, W)`` -> logits ``(B, num_classes)``.
+    """
+
+    def __init__(self, block, layers, widths=(16, 32, 64, 128), num_classes=10, in_chans=3, drop_rate=0.0):
+        super().__init__()
+        self.num_classes, self.drop_rate = num_classes, drop_rate
+        self.stem = nn.Sequential(
+            nn.Conv2d(in_chans, widths[0], 3, 1, 1, bias=False), nn.BatchNorm2d(widths[0]), nn.ReLU(inplace=True)
+        )
+        cin, self.feature_info = widths[0], []
+        for i, (n, w) in enumerate(zip(layers, widths)):
+            stride = 1 if i == 0 else 2
+            blocks = [block(cin if j == 0 else w * block.expansion, w, stride if j == 0 else 1) for j in range(n)]
+            self.add_module(f"layer{i + 1}", nn.Sequential(*blocks))
+            cin = w * block.expansion
+            self.feature_info.append(dict(num_chs=cin, reduction=2**i, module=f"layer{i + 1}"))
+        self.num_features = cin
+        self.global_pool = nn.AdaptiveAvgPool2d(1)
+        self.fc = nn.Linear(cin, num_classes) if num_classes else nn.Identity()
+        for m in self.modules():
+            if isinstance(m, nn.Conv2d):
+                nn.init.kaiming_normal_(m.weight, mode="fan_out", nonlinearity="relu")
+        for m in self.modules():  # zero-init the last BN of each residual branch: blocks start as identity
+            if isinstance(m, (BasicBlock, Bottleneck)):
+                nn.init.zeros_(m.body[-1].weight)
+
+    def get_classifier(self) -> nn.Module:
+        return self.fc
+
+    def reset_classifier(self, num_classes: int, global_pool: str | None = None) -> None:
+        self.num_classes = num_classes
+        self.fc = nn.Linear(self.num_features, num_classes) if num_classes else nn.Identity()
+
+    def forward_features(self, x):
+        x = self.stem(x)
+        return self.layer4(self.layer3(self.layer2(self.layer1(x))))
+
+    def forward_head(self, x, pre_logits: bool = False):
+        x = self.global_pool(x).flatten(1)
+        x = nn.functional.dropout(x, self.drop_rate, self.training)
+        return x if pre_logits else self.fc(x)
+
+    def forward(self, x):
+        return self.forward_head(self.forward_features(x))
+
+
+def _ours(model: nn.Module, name: str, in_chans: int, pretrained: bool) -> nn.Module:
+    if pretrained:
+        raise PretrainedUnavailableError(
+            f"{name!r} has no hub weights: train it with invlib.zoo (python -m invlib zoo train) "
+            "or pass pretrained='path/to/weights.pt'."
+        )
+    model.pretrained_cfg = dict(architecture=name, mean=(0.0,) * in_chans, std=(1.0,) * in_chans, num_classes=0)
+    return model
+
+
+def _drop_timm_args(kwargs: dict) -> dict:
+    for key in ("pretrained_cfg", "pretrained_cfg_overlay", "cache_dir", "img_size"):
+        kwargs.pop(key, None)
+    return kwargs
+
+
+@register_model
+def small_resnet18(pretrained=False, num_classes=10, in_chans=3, **kwargs):
+    """CIFAR-style ResNet-18 shape (BasicBlock [2, 2, 2, 2]) with widths (16, 32, 64, 128)."""
+    kwargs = _drop_timm_args(kwargs)
+    net = SmallResNet(BasicBlock, (2, 2, 2, 2), num_classes=num_classes, in_chans=in_chans, **kwargs)
+    return _ours(net, "small_resnet18", in_chans, pretrained)
+
+
+@register_model
+def small_resnet50(pretrained=False, num_classes=10, in_chans=3, **kwargs):
+    """CIFAR-style ResNet-50 shape (Bottleneck [3, 4, 6, 3], expansion 4) with widths (16, 32, 64, 128)."""
+    kwargs = _drop_timm_args(kwargs)
+    net = SmallResNet(Bottleneck, (3, 4, 6, 3), num_classes=num_classes, in_chans=in_chans, **kwargs)
+    return _ours(net, "small_resnet50", in_chans, pretrained)
+
+
+@register_model
+def small_vit(pretrained=False, num_classes=10, in_chans=3, img_size=28, **kwargs):
+    """A small ViT through timm's VisionTransformer: patch 4, width 96, depth 4, 4 heads, global-avg pooling."""
+    for key in ("pretrained_cfg", "pretrained_cfg_overlay", "cache_dir"):
+        kwargs.pop(key, None)
+    args = dict(patch_size=4, embed_dim=96, depth=4, num_heads=4, mlp_ratio=2.0, global_pool="avg",
+                class_token=False, dynamic_img_size=True)
+    net = VisionTransformer(img_size=img_size, num_classes=num_classes, in_chans=in_chans, **{**args, **kwargs})
+    return _ours(net, "small_vit", in_chans, pretrained)
+
+
+# ----------------------------------------------------------------------------- the factory
+def available() -> list[str]:
+    """Our registered small nets; besides these, any timm name and any ``tv/<torchvision name>`` works.
+
+    Example
+    -------
+    >>> "small_resnet18" in available()
+    True
+    """
+    return list(OURS)
+
+
+def _source(name: str) -> tuple[str, str]:
+    for prefix in ("tv/", "torchvision/"):
+        if name.startswith(prefix):
+            return "torchvision", _check_tv(name[len(prefix):])
+    if timm.is_model(name):
+        return "timm", name
+    if name in torchvision.models.list_models():
+        return "torchvision", name
+    pool = list(OURS) + timm.list_models() + ["tv/" + n for n in torchvision.models.list_models()]
+    close = difflib.get_close_matches(name, pool, n=5, cutoff=0.6)
+    raise ValueError(
+        f"Unknown model {name!r}. Our small nets: {', '.join(OURS)}; or any timm model name "
+        f"(timm.list_models()) or 'tv/<name>' for torchvision (torchvision.models.list_models())."
+        + (f" Close matches: {', '.join(close)}." if close else "")
+    )
+
+
+def _check_tv(name: str) -> str:
+    if name not in torchvision.models.list_models():
+        raise ValueError(f"Unknown torchvision model {name!r}. Valid: {', '.join(torchvision.models.list_models())}.")
+    return name
+
+
+def create(name: str, num_classes: int = 10, in_chans: int = 3, img_size: int | None = None,
+           pretrained: bool | str | os.PathLike = False, normalize: bool | None = None, **kwargs) -> nn.Module:
+    """Create a model by name.
+
+    Args:
+        name: one of :func:`available`, any timm name, or ``tv/<torchvision name>``.
+        num_classes: size of the classification head (0 = no head, features only).
+        in_chans: input channels (1 for Fashion-MNIST, 3 for RGB).
+        img_size: input side in pixels, for models that need it (ViTs).
+        pretrained: ``False``; ``True`` = hub weights (needs the network: offline it raises
+            :class:`PretrainedUnavailableError` at once); or a path to a local weights file
+            (a state dict, or a dict with a ``"model"`` / ``"state_dict"`` entry) loaded with ``weights_only=True``.
+        normalize: add the weights' mean/std normalisation as a forward pre-hook so the model takes
+            ``[0, 1]`` images; default: only for hub weights.
+        kwargs: passed to the model constructor.
+
+    Returns:
+        ``nn.Module`` mapping ``(B, in_chans, H, W)`` in [0, 1] to ``(B, num_classes)`` logits.
+
+    Example
+    -------
+    >>> m = create("small_resnet18", num_classes=10, in_chans=3)
+    >>> m(torch.rand(2, 3, 28, 28)).shape
+    torch.Size([2, 10])
+    """
+    source, base = _source(name)
+    from_hub = pretrained is True
+    if from_hub:
+        _require_online(name, source)
+    if source == "timm":
+        args = dict(pretrained=from_hub, num_classes=num_classes, in_chans=in_chans, **kwargs)
+        try:
+            model = timm.create_model(base, img_size=img_size, **args)
+        except TypeError as err:  # convnets take no img_size
+            if "img_size" not in str(err):
+                raise
+            model = timm.create_model(base, **args)
+        mean, std = model.pretrained_cfg.get("mean", IMAGENET_MEAN), model.pretrained_cfg.get("std", IMAGENET_STD)
+    else:
+        model = _create_torchvision(base, num_classes, in_chans, from_hub, **kwargs)
+        mean, std = IMAGENET_MEAN, IMAGENET_STD
+    if pretrained not in (True, False, None):
+        load_weights(model, pretrained)
+    if normalize if normalize is not None else from_hub:
+        _add_normalization(model, mean, std)
+    return model
+
+
+def _require_online(name: str, source: str) -> None:
+    host = "huggingface.co" if source == "timm" else "download.pytorch.org"
+    if not is_online(host, timeout=3.0):
+        raise PretrainedUnavailableError(
+            f"Pretrained weights for {name!r} come from {host}, which cannot be reached "
+            f"(offline, or HF_HUB_OFFLINE is set). Either: (1) pass pretrained='path/to/weights.pth' with a "
+            f"local file; (2) run once online to fill the cache (~/.cache/huggingface or ~/.cache/torch); "
+            f"(3) use pretrained=False and train the model (invlib.zoo)."
+        )
+
+
+def _create_torchvision(name, num_classes, in_chans, from_hub, **kwargs) -> nn.Module:
+    if in_chans != 3:
+        raise ValueError(f"torchvision models take 3 input channels, got in_chans={in_chans}; "
+                         "repeat grey images to RGB (x.expand(-1, 3, -1, -1)).")
+    model = torchvision.models.get_model(name, weights="DEFAULT" if from_hub else None, **kwargs)
+    head = _classifier(model)
+    if isinstance(head, nn.Linear) and head.out_features != num_classes:
+        parent, attr = _parent(model, _classifier_name(model))
+        setattr(parent, attr, nn.Linear(head.in_features, num_classes) if num_classes else nn.Identity())
+    return model
+
+
+def load_weights(model: nn.Module, path: str | os.PathLike) -> nn.Module:
+    """Load a local weights file into ``model`` (``torch.load(..., weights_only=True)``, strict).
+
+    Raises :class:`CheckpointError` naming the file when it is missing, corrupt or does not fit.
+
+    Example
+    -------
+    >>> m = create("small_resnet18"); torch.save(m.state_dict(), "/tmp/w.pt")
+    >>> _ = load_weights(create("small_resnet18"), "/tmp/w.pt")
+    """
+    path = Path(path)
+    if not path.is_file():
+        raise CheckpointError(f"Weights file {str(path)!r} does not exist.")
+    try:
+        state = torch.load(path, map_location="cpu", weights_only=True)
+    except Exception as err:  # truncated zip, pickle garbage, ...
+        raise CheckpointError(f"Weights file {str(path)!r} is corrupt or not a torch file ({err}). "
+                              "Delete it and retrain or download it again.") from err
+    if isinstance(state, dict):
+        state = state.get("model", state.get("state_dict", state))
+    if not isinstance(state, dict):
+        raise CheckpointError(f"Weights file {str(path)!r} holds a {type(state).__name__}, not a state dict.")
+    state = {k.removeprefix("module."): v for k, v in state.items()}
+    try:
+        model.load_state_dict(state)
+    except RuntimeError as err:
+        raise CheckpointError(f"Weights in {str(path)!r} do not fit this model: {err}") from err
+    return model
+
+
+def _add_normalization(model: nn.Module, mean, std) -> None:
+    mean_t = torch.tensor(mean).view(1, -1, 1, 1)
+    std_t = torch.tensor(std).view(1, -1, 1, 1)
+
+    def normalize(_module, args):
+        x = args[0]
+        return ((x - mean_t.to(x)) / std_t.to(x),) + tuple(args[1:])
+
+    model.register_forward_pre_hook(normalize)
+    model.input_normalization = (tuple(mean), tuple(std))
+
+
+# ----------------------------------------------------------------------------- layers and features
+def _classifier_name(model: nn.Module) -> str:
+    cfg = getattr(model, "pretrained_cfg", None) or {}
+    if cfg.get("classifier"):
+        return cfg["classifier"]
+    if hasattr(model, "get_classifier"):
+        head = model.get_classifier()
+        return next(n for n, m in model.named_modules() if m is head)
+    for candidate in ("fc", "classifier", "heads", "head"):
+        if hasattr(model, candidate):
+            return candidate
+    return list(dict(model.named_children()))[-1]
+
+
+def _classifier(model: nn.Module) -> nn.Module:
+    return model.get_submodule(_classifier_name(model))
+
+
+def _parent(model: nn.Module, name: str):
+    *path, attr = name.split(".")
+    return model.get_submodule(".".join(path)) if path else model, attr
+
+
+def probe_layers(model: nn.Module) -> list[str]:
+    """The layers worth probing, shallow to deep, ending with ``"pre_logits"`` (the classifier's input).
+
+    timm models use their ``feature_info``; torchvision models their top-level stages.
+
+    Example
+    -------
+    >>> probe_layers(create("small_resnet18"))
+    ['layer1', 'layer2', 'layer3', 'layer4', 'pre_logits']
+    """
+    info = getattr(model, "feature_info", None)
+    if info:
+        names = [f["module"] for f in (info.get_dicts() if hasattr(info, "get_dicts") else info)]
+    else:
+        head = _classifier_name(model)
+        names = [n for n, m in model.named_children() if n != head and len(list(m.children())) > 0]
+    return names + ["pre_logits"]
+
+
+def features(model: nn.Module, x: torch.Tensor, layers: list[str] | None = None, grad: bool = False,
+             pool: bool = False) -> dict[str, torch.Tensor]:
+    """Outputs of several layers from ONE forward pass (forward hooks).
+
+    Args:
+        model: any model from :func:`create`.
+        x: images ``(B, C, H, W)`` in [0, 1].
+        layers: names from :func:`probe_layers` (default: all of them) or any module name;
+            ``"pre_logits"`` is the input of the classifier (e.g. the 512-d pooled ResNet embedding).
+        grad: keep the graph (for fine-tuning); default runs under ``torch.inference_mode``.
+        pool: global-average-pool 4-D outputs to ``(B, C)`` (token outputs ``(B, N, D)`` are averaged over N).
+
+    Returns:
+        dict layer name -> tensor, ``(B, C, h, w)`` for conv stages, ``(B, N, D)`` for transformer blocks,
+        ``(B, D)`` for ``pre_logits`` (or ``(B, C)`` everywhere with ``pool=True``).
+
+    Example
+    -------
+    >>> m = create("small_resnet18").eval()
+    >>> f = features(m, torch.rand(4, 3, 28, 28), ["layer2", "pre_logits"])
+    >>> f["layer2"].shape, f["pre_logits"].shape
+    (torch.Size([4, 32, 14, 14]), torch.Size([4, 128]))
+    """
+    check_images(x)
+    layers = list(layers or probe_layers(model))
+    modules = dict(model.named_modules())
+    out, handles = {}, []
+    for name in layers:
+        if name == "pre_logits":
+            handles.append(_classifier(model).register_forward_pre_hook(
+                lambda _m, args, name=name: out.__setitem__(name, args[0])))
+        elif name in modules:
+            handles.append(modules[name].register_forward_hook(
+                lambda _m, _a, y, name=name: out.__setitem__(name, y)))
+        else:
+            raise ValueError(f"Model has no layer {name!r}. Probe-able layers: {', '.join(probe_layers(model))} "
+                             "(or any name from model.named_modules()).")
+    try:
+        with torch.enable_grad() if grad else torch.inference_mode():
+            model(x)
+    finally:
+        for h in handles:
+            h.remove()
+    if pool:
+        out = {k: v.mean((2, 3)) if v.ndim == 4 else v.mean(1) if v.ndim == 3 else v for k, v in out.items()}
+    return {name: out[name] for name in layers}

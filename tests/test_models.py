@@ -1,0 +1,120 @@
+import time
+
+import pytest
+import timm
+import torch
+
+from invlib import models
+from invlib.models import CheckpointError, PretrainedUnavailableError
+
+
+@pytest.mark.parametrize("name", models.available())
+def test_our_nets_forward_and_are_in_timms_registry(name):
+    assert timm.is_model(name)
+    m = models.create(name, num_classes=7, in_chans=1, img_size=28)
+    assert m(torch.rand(3, 1, 28, 28)).shape == (3, 7)
+    # the same net through timm itself
+    assert timm.create_model(name, num_classes=7, in_chans=1).__class__ is m.__class__
+
+
+def test_factory_serves_timm_and_torchvision_names():
+    assert models.create("resnet18", num_classes=5).eval()(torch.rand(1, 3, 32, 32)).shape == (1, 5)
+    tv = models.create("tv/resnet18", num_classes=4).eval()
+    assert tv.__class__.__module__.startswith("torchvision")
+    assert tv(torch.rand(1, 3, 32, 32)).shape == (1, 4)
+
+
+def test_unknown_model_lists_ours_and_close_matches():
+    with pytest.raises(ValueError, match="small_resnet18.*small_vit.*timm") as err:
+        models.create("small_resnet81")
+    assert "Close matches" in str(err.value)
+    with pytest.raises(ValueError, match="Unknown torchvision model"):
+        models.create("tv/not_a_net")
+
+
+def test_probe_layers_and_features_in_one_pass():
+    m = models.create("small_resnet18", in_chans=3).eval()
+    layers = models.probe_layers(m)
+    assert layers == ["layer1", "layer2", "layer3", "layer4", "pre_logits"]
+    calls = []
+    m.stem.register_forward_hook(lambda *a: calls.append(1))
+    x = torch.rand(4, 3, 28, 28)
+    f = models.features(m, x)
+    assert len(calls) == 1  # one forward for all layers
+    assert f["layer1"].shape == (4, 16, 28, 28) and f["layer4"].shape == (4, 128, 4, 4)
+    # pre_logits is the classifier input: the fc layer applied to it gives the logits
+    with torch.inference_mode():
+        assert torch.allclose(m.fc(f["pre_logits"]), m(x), atol=1e-5)
+    pooled = models.features(m, x, ["layer2"], pool=True)
+    assert pooled["layer2"].shape == (4, 32)
+    vit = models.create("small_vit", img_size=28).eval()
+    fv = models.features(vit, x, ["blocks.0", "pre_logits"], pool=True)
+    assert fv["blocks.0"].shape == (4, 96) and fv["pre_logits"].shape == (4, 96)
+
+
+def test_features_grad_flag_and_errors():
+    m = models.create("small_resnet18")
+    x = torch.rand(2, 3, 28, 28)
+    assert models.features(m, x, ["layer1"], grad=True)["layer1"].requires_grad
+    assert not models.features(m, x, ["layer1"])["layer1"].requires_grad
+    with pytest.raises(ValueError, match="Probe-able layers: layer1"):
+        models.features(m, x, ["layer9"])
+    with pytest.raises(ValueError, match=r"\(B, C, H, W\)"):
+        models.features(m, torch.rand(3, 28, 28))
+    with pytest.raises(TypeError, match="floating point"):
+        models.features(m, torch.zeros(1, 3, 28, 28, dtype=torch.uint8))
+
+
+def test_local_weights_roundtrip_and_checkpoint_dicts(tmp_path):
+    a = models.create("small_resnet18").eval()
+    torch.save(a.state_dict(), tmp_path / "w.pt")
+    torch.save({"model": a.state_dict(), "epoch": 3}, tmp_path / "ckpt.pt")
+    x = torch.rand(2, 3, 28, 28)
+    for file in ("w.pt", "ckpt.pt"):
+        b = models.create("small_resnet18", pretrained=tmp_path / file).eval()
+        assert torch.equal(a(x), b(x))
+    # a hub architecture loads a local file too (the offline path for timm/torchvision weights)
+    r = models.create("resnet18", num_classes=3)
+    torch.save(r.state_dict(), tmp_path / "r.pt")
+    r2 = models.create("resnet18", num_classes=3, pretrained=str(tmp_path / "r.pt"))
+    assert all(torch.equal(p, q) for p, q in zip(r.state_dict().values(), r2.state_dict().values()))
+
+
+def test_bad_weight_files_raise_clear_errors(tmp_path):
+    with pytest.raises(CheckpointError, match="does not exist"):
+        models.create("small_resnet18", pretrained=tmp_path / "missing.pt")
+    (tmp_path / "bad.pt").write_bytes(b"\x00not a torch file" * 10)
+    with pytest.raises(CheckpointError, match="corrupt"):
+        models.create("small_resnet18", pretrained=tmp_path / "bad.pt")
+    torch.save(models.create("small_vit").state_dict(), tmp_path / "vit.pt")
+    with pytest.raises(CheckpointError, match="do not fit"):
+        models.create("small_resnet18", pretrained=tmp_path / "vit.pt")
+
+
+@pytest.mark.parametrize("offline_env", [True, False])
+def test_pretrained_offline_fails_fast(monkeypatch, offline_env):
+    if not offline_env:  # no env switch: the real (absent) network must still fail within 10 s
+        monkeypatch.delenv("HF_HUB_OFFLINE", raising=False)
+        monkeypatch.delenv("INVLIB_OFFLINE", raising=False)
+    t0 = time.perf_counter()
+    with pytest.raises(PretrainedUnavailableError, match="pretrained='path/to/weights.pth'"):
+        models.create("resnet18", pretrained=True)
+    assert time.perf_counter() - t0 < 10
+    with pytest.raises(PretrainedUnavailableError):
+        models.create("tv/resnet18", pretrained=True)
+
+
+def test_our_nets_have_no_hub_weights(monkeypatch):
+    monkeypatch.setattr(models, "is_online", lambda *a, **k: True)
+    with pytest.raises(PretrainedUnavailableError, match="invlib.zoo"):
+        models.create("small_resnet18", pretrained=True)
+
+
+def test_normalize_hook_takes_unit_range_images():
+    m = models.create("resnet18", num_classes=2).eval()
+    n = models.create("resnet18", num_classes=2, normalize=True).eval()
+    n.load_state_dict(m.state_dict())
+    x = torch.rand(2, 3, 32, 32)
+    mean = torch.tensor(models.IMAGENET_MEAN).view(1, 3, 1, 1)
+    std = torch.tensor(models.IMAGENET_STD).view(1, 3, 1, 1)
+    assert torch.allclose(n(x), m((x - mean) / std), atol=1e-5)
