@@ -108,9 +108,8 @@ class SmallResNet(nn.Module):
         for m in self.modules():
             if isinstance(m, nn.Conv2d):
                 nn.init.kaiming_normal_(m.weight, mode="fan_out", nonlinearity="relu")
-        for m in self.modules():  # zero-init the last BN of each residual branch: blocks start as identity
-            if isinstance(m, (BasicBlock, Bottleneck)):
-                nn.init.zeros_(m.body[-1].weight)
+        # (no zero-init of the residual branches' last BN: measured here, it slows the first hundred steps
+        # of small-batch CPU training a lot: 23 % vs 44 % train accuracy after 32 steps on Fashion-MNIST)
 
     def get_classifier(self) -> nn.Module:
         return self.fc

@@ -36,7 +36,7 @@ class Profile:
     Example
     -------
     >>> get_profile("smoke").n_train
-    1024
+    2048
     """
 
     name: str
@@ -59,7 +59,7 @@ class Profile:
 
 
 PROFILES: dict[str, Profile] = {
-    "smoke": Profile("smoke", n_train=1024, n_test=512, epochs=1, batch_size=128),
+    "smoke": Profile("smoke", n_train=2048, n_test=1000, epochs=1, batch_size=32),
     "cpu": Profile("cpu", n_train=12_000, n_test=10_000, epochs=4, batch_size=128),
     "gpu": Profile("gpu", device="cuda", n_train=60_000, n_test=10_000, epochs=15, batch_size=256),
     "paper": Profile("paper", device="cuda", n_train=60_000, n_test=10_000, epochs=30, batch_size=256),
