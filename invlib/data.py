@@ -1,0 +1,696 @@
+"""Datasets by name -> uint8 image tensors, labels, boxes and class -> WordNet synsets.
+
+>>> ds = load("fashion_mnist_color", "test", n=256, size=32)
+>>> ds.images.shape, ds.images.dtype, ds.boxes.shape
+(torch.Size([256, 3, 32, 32]), torch.uint8, torch.Size([256, 4]))
+
+Registered datasets (:func:`available`); adding one = one loader function + one ``_REGISTRY`` entry. A loader
+takes ``(split, root, n, seed, size, **its_options)`` and returns a :class:`Dataset` with ``n`` applied (image
+folders pick the subset before decoding and decode at ``size``); :func:`load` then resizes to ``size``. The
+loader's keyword-only parameters are the dataset's options.
+
+| name                | images          | boxes                   | source                                  |
+|---------------------|-----------------|-------------------------|-----------------------------------------|
+| fashion_mnist       | 1x28x28         | foreground (tight)      | Debian package / $INVLIB_DATA / download |
+| fashion_mnist_color | 3x28x28         | foreground (tight)      | the same, coloured per image             |
+| cifar10             | 3x32x32         | None                    | $INVLIB_DATA/cifar10 / download          |
+| imagenet            | 3 x size x size | first XML object / all  | root/<train,val>/<wnid>/*.JPEG           |
+| folder              | 3 x size x size | None                    | root/[<split>/]<class>/<image>           |
+
+Boxes are ``(x0, y0, x1, y1)`` float32 in pixels of the stored images, ``x1``/``y1`` exclusive (pixel edges:
+a box covering only pixel (0, 0) is ``(0, 0, 1, 1)``), so resizing scales them exactly.
+"""
+
+from __future__ import annotations
+
+import gzip
+import inspect
+import os
+import pickle
+import re
+import warnings
+import xml.etree.ElementTree as ET
+from dataclasses import dataclass
+from pathlib import Path
+from urllib.parse import urlparse
+
+import numpy as np
+import torch
+from torch import Tensor
+
+from .utils import cache_dir, check_choice, is_online
+
+SPLITS = ("train", "test")
+DEBIAN_FASHION_MNIST = Path("/usr/share/datasets/fashion-mnist")
+FASHION_MNIST_FILES = {
+    "train": ("train-images-idx3-ubyte", "train-labels-idx1-ubyte"),
+    "test": ("t10k-images-idx3-ubyte", "t10k-labels-idx1-ubyte"),
+}
+FASHION_MNIST_MIRROR = "http://fashion-mnist.s3-website.eu-central-1.amazonaws.com/"  # torchvision's mirror
+CIFAR10_URL = "https://www.cs.toronto.edu/~kriz/cifar-10-python.tar.gz"  # what torchvision downloads
+FASHION_MNIST_CLASSES = [
+    "T-shirt/top",
+    "Trouser",
+    "Pullover",
+    "Dress",
+    "Coat",
+    "Sandal",
+    "Shirt",
+    "Sneaker",
+    "Bag",
+    "Ankle boot",
+]
+CIFAR10_CLASSES = ["airplane", "automobile", "bird", "cat", "deer", "dog", "frog", "horse", "ship", "truck"]
+
+# Class -> WordNet 3.0 noun synset (tests/test_wordnet.py checks each lemma and definition).
+FASHION_MNIST_SYNSETS = [
+    "jersey.n.03",  # jersey, T-shirt, tee_shirt: a close-fitting pullover shirt
+    "trouser.n.01",  # trouser, pant: a garment extending from the waist to the knee or ankle, ...
+    "sweater.n.01",  # sweater, jumper: a crocheted or knitted garment covering the upper part of the body
+    "dress.n.01",  # dress, frock: a one-piece garment for a woman; has skirt and bodice
+    "coat.n.01",  # an outer garment that has sleeves and covers the body from shoulder down; worn outdoors
+    "sandal.n.01",  # a shoe consisting of a sole fastened by straps to the foot
+    "shirt.n.01",  # a garment worn on the upper half of the body
+    "gym_shoe.n.01",  # gym_shoe, sneaker, tennis_shoe: a canvas shoe with a pliable rubber sole
+    "bag.n.04",  # bag, handbag, pocketbook, purse: a container used for carrying money and small items
+    "boot.n.01",  # footwear that covers the whole foot and lower leg (WordNet has no "ankle boot")
+]
+CIFAR10_SYNSETS = [
+    "airplane.n.01",
+    "car.n.01",
+    "bird.n.01",
+    "cat.n.01",
+    "deer.n.01",
+    "dog.n.01",
+    "frog.n.01",
+    "horse.n.01",
+    "ship.n.01",
+    "truck.n.01",
+]
+IMAGE_EXTENSIONS = (".jpg", ".jpeg", ".png", ".gif", ".webp")
+IMAGENET_MAX_BYTES = 2**30  # load a whole ImageNet-style split only when it fits in 1 GiB of uint8
+
+_CACHE: dict[tuple, object] = {}  # parsed / coloured arrays, so repeated loads are instant
+_CACHE_MAX = 6
+
+
+class DataMissingError(FileNotFoundError):
+    """A dataset's files are nowhere to be found; the message names the three ways to get them."""
+
+
+@dataclass(eq=False)
+class Dataset:
+    """One split of a dataset, in memory.
+
+    Attributes
+    ----------
+    images:  (N, C, H, W) uint8
+    labels:  (N,) int64, indices into ``classes``
+    classes: class names, in label order
+    synsets: WordNet synset name per class (``'coat.n.01'``), or None if unknown
+    boxes:   (N, 4) float32 ``x0, y0, x1, y1`` in pixels of ``images`` (x1, y1 exclusive), or None
+
+    Example
+    -------
+    >>> ds = load("fashion_mnist", "test")
+    >>> len(ds), ds.float().shape, ds.classes[ds.labels[0]]
+    (10000, torch.Size([10000, 1, 28, 28]), 'Ankle boot')
+    """
+
+    name: str
+    split: str
+    images: Tensor
+    labels: Tensor
+    classes: list[str]
+    synsets: list[str] | None = None
+    boxes: Tensor | None = None
+
+    def __len__(self) -> int:
+        return len(self.labels)
+
+    def __repr__(self) -> str:
+        shape = "x".join(map(str, self.images.shape))
+        return (
+            f"Dataset({self.name!r}, {self.split!r}, images={shape} {str(self.images.dtype)[6:]}, "
+            f"classes={len(self.classes)}, synsets={self.synsets is not None}, boxes={self.boxes is not None})"
+        )
+
+    def float(self) -> Tensor:
+        """The images as (N, C, H, W) float32 in [0, 1].
+
+        Example
+        -------
+        >>> load("fashion_mnist", "test", n=8).float().max() <= 1
+        tensor(True)
+        """
+        return self.images.float().div_(255)
+
+    def subset(self, n: int, seed: int = 0) -> Dataset:
+        """The first ``n`` images of one permutation fixed by ``seed``: deterministic and nested, so
+        ``subset(100)`` is ``subset(1000)[:100]`` (same images, same order).
+
+        Example
+        -------
+        >>> ds = load("fashion_mnist", "test")
+        >>> torch.equal(ds.subset(100).images, ds.subset(1000).images[:100])
+        True
+        """
+        return self._take(_subset_indices(len(self), n, seed, f"{self.name}/{self.split}"))
+
+    def _take(self, idx: Tensor) -> Dataset:
+        boxes = None if self.boxes is None else self.boxes[idx]
+        return Dataset(
+            self.name,
+            self.split,
+            self.images[idx],
+            self.labels[idx],
+            list(self.classes),
+            None if self.synsets is None else list(self.synsets),
+            boxes,
+        )
+
+
+def _subset_indices(total: int, n: int, seed: int, what: str) -> Tensor:
+    if not isinstance(n, int) or isinstance(n, bool) or n < 1:
+        raise ValueError(f"n must be a positive integer, got {n!r}.")
+    if n > total:
+        raise ValueError(f"n={n} is larger than {what}, which has {total} images.")
+    return torch.randperm(total, generator=torch.Generator().manual_seed(seed))[:n]
+
+
+def _resize(ds: Dataset, size: int) -> Dataset:
+    """Resize every image to ``size x size`` (bilinear, antialiased, on uint8) in chunks of ~64 MB."""
+    n, c, h, w = ds.images.shape
+    if (h, w) == (size, size):
+        return ds
+    out = torch.empty((n, c, size, size), dtype=torch.uint8)
+    step = max(1, 2**26 // (c * max(h * w, size * size)))
+    for i in range(0, n, step):
+        out[i : i + step] = _interpolate(ds.images[i : i + step], size)
+    boxes = None
+    if ds.boxes is not None:
+        boxes = ds.boxes * torch.tensor([size / w, size / h, size / w, size / h])
+    return Dataset(ds.name, ds.split, out, ds.labels, ds.classes, ds.synsets, boxes)
+
+
+def _interpolate(x: Tensor, size: int) -> Tensor:
+    """(B, C, h, w) uint8 -> (B, C, size, size) uint8, bilinear, antialiased (torch's fast uint8 path)."""
+    return torch.nn.functional.interpolate(x, size=(size, size), mode="bilinear", antialias=True)
+
+
+def _finish(ds: Dataset, n: int | None, seed: int) -> Dataset:
+    """``subset(n, seed)``, else a copy: loaders build ``ds`` on cached arrays that callers must not alter."""
+    if n is not None:
+        return ds.subset(n, seed)
+    boxes = None if ds.boxes is None else ds.boxes.clone()
+    return Dataset(
+        ds.name,
+        ds.split,
+        ds.images.clone(),
+        ds.labels.clone(),
+        list(ds.classes),
+        None if ds.synsets is None else list(ds.synsets),
+        boxes,
+    )
+
+
+def _cached(key: tuple, make):
+    if key not in _CACHE:
+        while len(_CACHE) >= _CACHE_MAX:
+            _CACHE.pop(next(iter(_CACHE)))
+        _CACHE[key] = make()
+    return _CACHE[key]
+
+
+def _data_env(sub: str) -> Path | None:
+    return Path(os.environ["INVLIB_DATA"]) / sub if os.environ.get("INVLIB_DATA") else None
+
+
+def foreground_boxes(gray: Tensor, threshold: int = 10) -> Tensor:
+    """Tight ``(x0, y0, x1, y1)`` boxes (x1, y1 exclusive) of the pixels above ``threshold``, batched.
+
+    ``gray``: (N, H, W) or (N, 1, H, W) uint8 -> (N, 4) float32. An image without foreground gets the
+    whole image.
+
+    Example
+    -------
+    >>> g = torch.zeros(1, 5, 5, dtype=torch.uint8); g[0, 1:3, 2] = 200
+    >>> foreground_boxes(g).tolist()
+    [[2.0, 1.0, 3.0, 3.0]]
+    """
+    fg = (gray.reshape(len(gray), *gray.shape[-2:]) > threshold).to(torch.uint8)
+    rows, cols = fg.amax(dim=2), fg.amax(dim=1)  # (N, H), (N, W): any foreground in that row / column
+    h, w = rows.shape[1], cols.shape[1]
+    # argmax returns the first maximum: the first foreground row/column from each side
+    x0, y0 = cols.argmax(1), rows.argmax(1)
+    box = torch.stack([x0, y0, w - cols.flip(1).argmax(1), h - rows.flip(1).argmax(1)], 1)
+    empty = rows.amax(1) == 0
+    box[empty] = torch.tensor([0, 0, w, h])
+    return box.float()
+
+
+# ---------------------------------------------------------------- Fashion-MNIST
+
+
+def _read_idx(path: Path) -> np.ndarray:
+    """An idx file (``.gz`` or not): magic ``0 0 0x08 ndim``, ``ndim`` big-endian int32 sizes, then uint8."""
+    with (gzip.open if path.suffix == ".gz" else open)(path, "rb") as f:
+        data = f.read()
+    if data[:3] != b"\x00\x00\x08":
+        raise ValueError(f"{path} is not a uint8 idx file (magic {data[:4].hex()}).")
+    ndim = data[3]
+    shape = tuple(int(d) for d in np.frombuffer(data, ">i4", ndim, 4))
+    return np.frombuffer(data, np.uint8, int(np.prod(shape)), 4 + 4 * ndim).reshape(shape)
+
+
+def _fashion_dirs(root) -> list[Path]:
+    dirs = [Path(root), Path(root) / "FashionMNIST" / "raw"] if root is not None else []
+    env = _data_env("fashion-mnist")
+    return dirs + ([env] if env else []) + [DEBIAN_FASHION_MNIST, cache_dir("data") / "FashionMNIST" / "raw"]
+
+
+def _find_fashion(split: str, root) -> tuple[Path, Path] | None:
+    for d in _fashion_dirs(root):
+        found = [
+            next((d / (f + gz) for gz in (".gz", "") if (d / (f + gz)).is_file()), None)
+            for f in FASHION_MNIST_FILES[split]
+        ]
+        if all(found):
+            return found[0], found[1]
+    return None
+
+
+def _fashion_missing(split: str, root) -> DataMissingError:
+    files = ", ".join(f + "[.gz]" for s in SPLITS for f in FASHION_MNIST_FILES[s])
+    return DataMissingError(
+        f"Fashion-MNIST ({split}) not found. Looked in: {', '.join(map(str, _fashion_dirs(root)))}.\n"
+        "Three ways to get it:\n"
+        "  1. Debian/Ubuntu package: `sudo apt-get install dataset-fashion-mnist` "
+        f"(installs the files into {DEBIAN_FASHION_MNIST}).\n"
+        f"  2. Set $INVLIB_DATA to a folder with a fashion-mnist/ subfolder, or pass root= a folder, holding "
+        f"{files} (gzipped or not).\n"
+        f"  3. Go online: torchvision downloads them from {FASHION_MNIST_MIRROR} into "
+        f"{cache_dir('data') / 'FashionMNIST' / 'raw'} on the next load (tried only when the mirror answers and "
+        "INVLIB_OFFLINE / HF_HUB_OFFLINE are unset)."
+    )
+
+
+def _fashion_arrays(split: str, root) -> tuple[Tensor, Tensor, Tensor, Path]:
+    """(images (N,1,28,28) uint8, labels (N,) int64, boxes (N,4), folder), cached per split and folder."""
+    found = _find_fashion(split, root)
+    if found is None:
+        url = urlparse(FASHION_MNIST_MIRROR)
+        if not is_online(url.hostname, url.port or (443 if url.scheme == "https" else 80)):
+            raise _fashion_missing(split, root)
+        from torchvision.datasets import FashionMNIST
+
+        FashionMNIST(str(cache_dir("data")), train=split == "train", download=True)
+        found = _find_fashion(split, root)
+        if found is None:
+            raise _fashion_missing(split, root)
+
+    def parse():
+        images = torch.from_numpy(_read_idx(found[0]).copy()).unsqueeze(1)
+        labels = torch.from_numpy(_read_idx(found[1]).astype(np.int64))
+        if len(images) != len(labels):
+            raise ValueError(f"{found[0]} has {len(images)} images but {found[1]} {len(labels)} labels.")
+        return images, labels, foreground_boxes(images), found[0].parent
+
+    return _cached(("fashion_mnist", split, str(found[0])), parse)
+
+
+def _fashion_mnist(split, root, n, seed, size) -> Dataset:
+    """Fashion-MNIST, 1x28x28 grayscale; boxes = tight box of the pixels above 10/255."""
+    images, labels, boxes, _ = _fashion_arrays(split, root)
+    ds = Dataset(
+        "fashion_mnist", split, images, labels, list(FASHION_MNIST_CLASSES), list(FASHION_MNIST_SYNSETS), boxes
+    )
+    return _finish(ds, n, seed)
+
+
+def colorize(gray: Tensor, hue: Tensor, saturation: Tensor) -> Tensor:
+    """Grayscale -> RGB with one hue and saturation per image; value (intensity) = the gray pixel.
+
+    ``gray`` (N, 1, H, W) uint8, ``hue`` (N,) radians in [0, 2 pi), ``saturation`` (N,) in [0, 1]
+    -> (N, 3, H, W) uint8 whose channel maximum is ``gray`` (up to rounding). For a fixed hue and saturation
+    HSV -> RGB is linear in the value, so this is ``gray * hsv_to_rgb(hue, saturation, 1)`` per image:
+    kornia converts N colours, not N x H x W pixels.
+
+    Example
+    -------
+    >>> colorize(torch.full((1, 1, 2, 2), 255, dtype=torch.uint8), torch.zeros(1), torch.ones(1))[0, :, 0, 0]
+    tensor([255,   0,   0], dtype=torch.uint8)
+    """
+    from kornia.color import hsv_to_rgb
+
+    hsv = torch.stack([hue.float(), saturation.float(), torch.ones(len(gray))], 1)[:, :, None, None]
+    rgb = hsv_to_rgb(hsv)  # (N, 3, 1, 1): the colour at full intensity
+    out = torch.empty((len(gray), 3, *gray.shape[-2:]), dtype=torch.uint8)
+    step = max(1, 2**24 // gray[0].numel())
+    for i in range(0, len(gray), step):
+        out[i : i + step] = (gray[i : i + step] * rgb[i : i + step]).round_().clamp_(0, 255).to(torch.uint8)
+    return out
+
+
+def _fashion_mnist_color(split, root, n, seed, size, *, color_seed: int = 0) -> Dataset:
+    """Fashion-MNIST made RGB: hue ~ U(0, 2 pi) and saturation ~ U(0.5, 1) per image, independent of the
+    class, drawn for the whole split from ``color_seed`` (so an image keeps its colour under any subset)."""
+    gray, labels, boxes, folder = _fashion_arrays(split, root)
+
+    def make():
+        g = torch.Generator().manual_seed(int(color_seed) * 2 + SPLITS.index(split))
+        hue = torch.rand(len(gray), generator=g) * (2 * torch.pi)
+        sat = 0.5 + 0.5 * torch.rand(len(gray), generator=g)
+        return colorize(gray, hue, sat)
+
+    images = _cached(("fashion_mnist_color", split, str(folder), int(color_seed)), make)
+    ds = Dataset(
+        "fashion_mnist_color", split, images, labels, list(FASHION_MNIST_CLASSES), list(FASHION_MNIST_SYNSETS), boxes
+    )
+    return _finish(ds, n, seed)
+
+
+# ---------------------------------------------------------------- CIFAR-10
+
+
+def _cifar_dirs(root) -> list[Path]:
+    env = _data_env("cifar10")
+    return ([Path(root)] if root is not None else []) + ([env] if env else []) + [cache_dir("data")]
+
+
+def _cifar10(split, root, n, seed, size) -> Dataset:
+    """CIFAR-10, 3x32x32, no boxes, read from torchvision's ``cifar-10-batches-py`` pickles (downloaded by
+    ``torchvision.datasets.CIFAR10`` into ``cache_dir('data')`` when online). Read here rather than through
+    ``CIFAR10(download=False)``, which insists on the official MD5 sums. The batches are pickles, like in
+    torchvision: only point ``root`` at files you trust."""
+    names = [f"data_batch_{i}" for i in range(1, 6)] if split == "train" else ["test_batch"]
+    batch_dir = lambda d: d / "cifar-10-batches-py"  # noqa: E731
+    complete = [batch_dir(d) for d in _cifar_dirs(root) if all((batch_dir(d) / f).is_file() for f in names)]
+    found = complete[0] if complete else None
+    if found is None and is_online(urlparse(CIFAR10_URL).hostname):
+        from torchvision.datasets import CIFAR10
+
+        CIFAR10(str(cache_dir("data")), train=split == "train", download=True)
+        found = batch_dir(cache_dir("data"))
+    if found is None:
+        raise DataMissingError(
+            f"CIFAR-10 ({split}) not found. Looked for {'/'.join(['cifar-10-batches-py', names[0]])} "
+            f"(and the other batches) in: {', '.join(map(str, _cifar_dirs(root)))}.\n"
+            "Three ways to get it:\n"
+            "  1. There is no Debian package: copy the python-version batches (the cifar-10-batches-py/ "
+            "folder of cifar-10-python.tar.gz: data_batch_1..5, test_batch, batches.meta) into "
+            f"{cache_dir('data')}.\n"
+            "  2. Set $INVLIB_DATA to a folder with a cifar10/cifar-10-batches-py/ subfolder, or pass root= "
+            "a folder holding cifar-10-batches-py/.\n"
+            f"  3. Go online: torchvision downloads {CIFAR10_URL} into {cache_dir('data')} on the next load "
+            "(tried only when the host answers and INVLIB_OFFLINE / HF_HUB_OFFLINE are unset)."
+        )
+
+    def parse():
+        images, labels = [], []
+        for f in names:
+            with open(found / f, "rb") as fh:
+                batch = pickle.load(fh, encoding="latin1")
+            images.append(np.asarray(batch["data"], dtype=np.uint8).reshape(-1, 3, 32, 32))
+            labels.extend(batch["labels"] if "labels" in batch else batch["fine_labels"])
+        classes = list(CIFAR10_CLASSES)
+        if (found / "batches.meta").is_file():
+            with open(found / "batches.meta", "rb") as fh:
+                classes = list(pickle.load(fh, encoding="latin1")["label_names"])
+        return torch.from_numpy(np.concatenate(images)), torch.tensor(labels, dtype=torch.int64), classes
+
+    images, labels, classes = _cached(("cifar10", split, str(found)), parse)
+    synsets = list(CIFAR10_SYNSETS) if classes == CIFAR10_CLASSES else None
+    return _finish(Dataset("cifar10", split, images, labels, classes, synsets), n, seed)
+
+
+# ---------------------------------------------------------------- image folders (ImageNet-style and user's)
+
+
+def wnid_to_synset(wnid: str) -> str:
+    """WordNet synset name of an ImageNet id (``'n'`` + the 8-digit WordNet 3.0 noun offset).
+
+    Example
+    -------
+    >>> wnid_to_synset("n02084071")
+    'dog.n.01'
+    """
+    from . import wordnet
+
+    if not re.fullmatch(r"n\d{8}", str(wnid)):
+        raise ValueError(f"{wnid!r} is not an ImageNet id ('n' followed by 8 digits, e.g. 'n02084071').")
+    wn = wordnet.ensure()
+    with warnings.catch_warnings():  # NLTK warns, then returns None, for an offset that is no synset
+        warnings.simplefilter("ignore")
+        try:
+            found = wn.synset_from_pos_and_offset("n", int(wnid[1:]))
+        except Exception:  # noqa: BLE001 - older NLTK raises instead
+            found = None
+    if found is None:
+        raise ValueError(f"{wnid!r} is not a WordNet 3.0 noun offset (no synset at {int(wnid[1:])}).")
+    return found.name()
+
+
+def _list_images(folder: Path) -> tuple[list[str], list[Path], list[int]]:
+    """Sorted class subfolders of ``folder`` and their images, sorted by (class, file name)."""
+    classes = sorted(d.name for d in folder.iterdir() if d.is_dir())
+    files, labels = [], []
+    for i, c in enumerate(classes):
+        imgs = sorted(p for p in (folder / c).iterdir() if p.suffix.lower() in IMAGE_EXTENSIONS)
+        files += imgs
+        labels += [i] * len(imgs)
+    return classes, files, labels
+
+
+def _decode(path: Path, size: int) -> tuple[Tensor, int, int]:
+    """(3, size, size) uint8 (aspect not kept) and the original (width, height)."""
+    from torchvision.io import ImageReadMode, decode_image
+
+    with warnings.catch_warnings():  # torchvision 0.29 announces TorchCodec on every call
+        warnings.filterwarnings("ignore", "The image decoding and encoding", DeprecationWarning)
+        img = decode_image(str(path), mode=ImageReadMode.RGB)
+    h, w = img.shape[-2:]
+    return _interpolate(img[None], size)[0], w, h
+
+
+def _xml_box(paths: list[Path]) -> tuple[list[float], int, int] | None:
+    """The first object's box of the first existing VOC/ILSVRC XML, with the annotated (width, height)."""
+    for p in paths:
+        if p.is_file():
+            ann = ET.parse(p).getroot()
+            obj = ann.find("object/bndbox")
+            if obj is None:
+                return None
+            box = [float(obj.findtext(k)) for k in ("xmin", "ymin", "xmax", "ymax")]
+            return box, int(float(ann.findtext("size/width") or 0)), int(float(ann.findtext("size/height") or 0))
+    return None
+
+
+def _image_folder(name, folder: Path, split, n, seed, size, max_per_class, boxes_from=None) -> Dataset:
+    classes, files, labels = _list_images(folder)
+    if not files:
+        raise DataMissingError(f"No images ({', '.join(IMAGE_EXTENSIONS)}) in class subfolders of {folder}.")
+    idx = torch.arange(len(files))
+    if max_per_class is not None:
+        lab = torch.tensor(labels)
+        rank = idx - torch.searchsorted(lab, lab)  # position of each file inside its class (files are sorted)
+        idx = idx[rank < max_per_class]
+    if n is not None:
+        idx = idx[_subset_indices(len(idx), n, seed, f"{name}/{split} at {folder}")]
+    elif name == "imagenet" and len(idx) * 3 * size * size > IMAGENET_MAX_BYTES:
+        raise ValueError(
+            f"{folder} has {len(idx)} images: {len(idx) * 3 * size * size / 2**30:.1f} GiB at {size}x{size}, "
+            "more than IMAGENET_MAX_BYTES. Pass n= (a seeded subset) and/or max_per_class=."
+        )
+    images = torch.empty((len(idx), 3, size, size), dtype=torch.uint8)
+    boxes = torch.empty((len(idx), 4)) if boxes_from else None
+    for k, i in enumerate(idx.tolist()):
+        images[k], w, h = _decode(files[i], size)
+        if boxes is not None:
+            found = _xml_box(boxes_from(files[i], classes[labels[i]]))
+            box, aw, ah = found if found else ([0.0, 0.0, w, h], w, h)
+            aw, ah = aw or w, ah or h
+            boxes[k] = (torch.tensor(box) * torch.tensor([size / aw, size / ah] * 2)).clamp(0, size)
+    return Dataset(name, split, images, torch.tensor(labels, dtype=torch.int64)[idx], classes, None, boxes)
+
+
+def _imagenet(split, root, n, seed, size, *, max_per_class: int | None = None) -> Dataset:
+    """ImageNet-style folder ``root/<train|val>/<wnid>/<image>.JPEG`` (split 'test' reads ``val``).
+
+    Images are decoded one by one and resized to ``size`` (default 224) *square*: the aspect ratio is not
+    kept. Labels follow the sorted wnids; ``classes`` are the wnids; synsets come from the wnid offsets.
+    Box = the *first* ``<object>`` of the image's ILSVRC/VOC XML, found at ``root/<split>/<wnid>/<stem>.xml``,
+    ``root/boxes/<split>/<wnid>/<stem>.xml`` or ``root/Annotation/<wnid>/<stem>.xml``, scaled from the XML's
+    ``<size>`` to the stored image; an image without XML gets the whole image as its box.
+    A whole split is loaded only when it fits in ``IMAGENET_MAX_BYTES`` (1 GiB); otherwise pass ``n`` (a
+    seeded subset, chosen before decoding) and/or ``max_per_class`` (the first files of each class by name).
+    """
+    base = Path(root) if root is not None else _data_env("imagenet")
+    sub = "train"
+    if split == "test":  # ImageNet calls it val; a test/ folder is used when there is no val/
+        only_test = base is not None and not (base / "val").is_dir() and (base / "test").is_dir()
+        sub = "test" if only_test else "val"
+    folder = base / sub if base is not None else None
+    if folder is None or not folder.is_dir():
+        raise DataMissingError(
+            f"ImageNet-style folder {folder or '<root>/train'} not found. ImageNet has no Debian package and "
+            "no automatic download (its licence requires registering at image-net.org). Pass root= (or "
+            "set $INVLIB_DATA so that $INVLIB_DATA/imagenet exists) pointing to a folder with "
+            "train/<wnid>/*.JPEG and val/<wnid>/*.JPEG, optionally with ILSVRC bounding-box XML files."
+        )
+
+    def xml_paths(img: Path, wnid: str) -> list[Path]:
+        return [
+            img.with_suffix(".xml"),
+            base / "boxes" / sub / wnid / f"{img.stem}.xml",
+            base / "Annotation" / wnid / f"{img.stem}.xml",
+        ]
+
+    ds = _image_folder("imagenet", folder, split, n, seed, size or 224, max_per_class, xml_paths)
+    bad = [c for c in ds.classes if not re.fullmatch(r"n\d{8}", c)]
+    if bad:
+        raise ValueError(
+            f"ImageNet class folders must be wnids like 'n02084071', got {bad[:5]}; "
+            "for other names use load('folder', root=...)."
+        )
+    try:
+        ds.synsets = [wnid_to_synset(c) for c in ds.classes]
+    except FileNotFoundError as e:
+        warnings.warn(f"WordNet unavailable, imagenet synsets set to None: {e}", stacklevel=3)
+    return ds
+
+
+def _folder(
+    split, root, n, seed, size, *, synsets: dict[str, str] | None = None, max_per_class: int | None = None
+) -> Dataset:
+    """A user's image folder: ``root/<class>/<image>``, or ``root/<train|test>/<class>/<image>`` when those
+    split folders exist (``val`` is accepted for test). Images resized to ``size`` (default 64) square;
+    classes sorted; synsets from the option ``synsets={class: 'name.n.01'}`` (all classes), else None."""
+    if root is None:
+        raise ValueError("load('folder') needs root= pointing to a folder of class subfolders of images.")
+    root = Path(root)
+    if not root.is_dir():
+        raise DataMissingError(f"Image folder {root} does not exist.")
+    splits = [root / s for s in (("train",) if split == "train" else ("test", "val")) if (root / s).is_dir()]
+    if splits:
+        folder = splits[0]
+    elif (root / "train").is_dir() or (root / "test").is_dir() or (root / "val").is_dir():
+        raise DataMissingError(f"{root} has split folders but none for split {split!r}.")
+    elif split == "train":
+        folder = root
+    else:
+        raise ValueError(f"{root} has no train/ and test/ subfolders: its only split is 'train' (all images).")
+    ds = _image_folder("folder", folder, split, n, seed, size or 64, max_per_class)
+    if synsets is not None:
+        missing = [c for c in ds.classes if c not in synsets]
+        if missing:
+            raise ValueError(f"synsets= lacks classes {missing}; it must map every class of {ds.classes}.")
+        from . import wordnet
+
+        try:
+            ds.synsets = [wordnet.synset(synsets[c]).name() for c in ds.classes]
+        except FileNotFoundError:  # no WordNet here: keep the names unchecked
+            ds.synsets = [synsets[c] for c in ds.classes]
+    return ds
+
+
+# ---------------------------------------------------------------- registry and entry points
+
+_REGISTRY = {
+    "fashion_mnist": _fashion_mnist,
+    "fashion_mnist_color": _fashion_mnist_color,
+    "cifar10": _cifar10,
+    "imagenet": _imagenet,
+    "folder": _folder,
+}
+
+
+def available() -> list[str]:
+    """Names accepted by :func:`load`.
+
+    Example
+    -------
+    >>> "fashion_mnist_color" in available()
+    True
+    """
+    return sorted(_REGISTRY)
+
+
+def _options(fn) -> list[str]:
+    return [p.name for p in inspect.signature(fn).parameters.values() if p.kind == p.KEYWORD_ONLY]
+
+
+def load(
+    name: str, split: str = "train", root=None, n: int | None = None, seed: int = 0, size: int | None = None, **opts
+) -> Dataset:
+    """Load one split of a registered dataset (see :func:`available`) into memory.
+
+    ``root``: a folder holding the files (else ``$INVLIB_DATA/<dataset>``, system copies, the cache);
+    ``n``: keep ``subset(n, seed)``; ``size``: resize images to ``size x size`` (antialiased, batched) and
+    scale the boxes; ``opts``: the dataset's options (``color_seed`` for fashion_mnist_color,
+    ``max_per_class`` for imagenet and folder, ``synsets`` for folder).
+
+    Returns a :class:`Dataset` with images (N, C, H, W) uint8, labels (N,) int64, boxes (N, 4) or None.
+    Raises :class:`DataMissingError` (a ``FileNotFoundError``) naming the ways to get missing files.
+
+    Example
+    -------
+    >>> ds = load("fashion_mnist_color", "train", n=1000, seed=0, size=64)
+    >>> ds.images.shape, ds.labels.dtype
+    (torch.Size([1000, 3, 64, 64]), torch.int64)
+    """
+    check_choice(name, _REGISTRY, "dataset")
+    if split not in SPLITS:
+        raise ValueError(f"Unknown split {split!r} for dataset {name!r}: use 'train' or 'test'.")
+    fn = _REGISTRY[name]
+    valid = _options(fn)
+    unknown = sorted(set(opts) - set(valid))
+    if unknown:
+        raise TypeError(
+            f"Unknown option(s) {', '.join(unknown)} for dataset {name!r}. Valid options: {', '.join(valid) or 'none'}."
+        )
+    if size is not None and (not isinstance(size, int) or isinstance(size, bool) or size < 1):
+        raise ValueError(f"size must be a positive integer (the image side in pixels), got {size!r}.")
+    ds = fn(split, root, n, seed, size, **opts)
+    return _resize(ds, size) if size is not None else ds
+
+
+def check() -> dict:
+    """Report (print and return) where Fashion-MNIST is and whether WordNet is ready; never raises.
+
+    Returns ``{"fashion_mnist": {"ok", "train", "test"[, "message"]}, "wordnet": {"ok", "ready", "root",
+    "version" | "message"}}``: the folder found per split (None if missing), the missing-data message.
+
+    Example
+    -------
+    >>> report = check()  # doctest: +SKIP
+    fashion_mnist train: /usr/share/datasets/fashion-mnist
+    ...
+    >>> report["wordnet"]["ok"]  # doctest: +SKIP
+    True
+    """
+    fm: dict = {}
+    for split in SPLITS:
+        try:
+            found = _find_fashion(split, None)
+            fm[split] = str(found[0].parent) if found else None
+            if found is None:
+                fm["message"] = str(_fashion_missing(split, None))
+        except Exception as e:  # noqa: BLE001 - a report, not a failure
+            fm[split], fm["message"] = None, f"{type(e).__name__}: {e}"
+    fm["ok"] = all(fm[s] is not None for s in SPLITS)
+    try:
+        from . import wordnet
+
+        wn = wordnet.ensure()
+        wnr = {"ok": True, "ready": True, "root": str(getattr(wn.root, "path", wn.root)), "version": wn.get_version()}
+    except Exception as e:  # noqa: BLE001
+        wnr = {"ok": False, "ready": False, "message": f"{type(e).__name__}: {e}"}
+    for split in SPLITS:
+        print(f"fashion_mnist {split:5s}: {fm[split] or 'MISSING'}")
+    if "message" in fm:
+        print(fm["message"])
+    print(f"wordnet: ready, WordNet {wnr['version']} in {wnr['root']}" if wnr["ready"] else "wordnet: MISSING")
+    if not wnr["ready"]:
+        print(wnr["message"])
+    return {"fashion_mnist": fm, "wordnet": wnr}
