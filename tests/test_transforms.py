@@ -1,0 +1,378 @@
+"""invlib.transforms: registry, identities, per-sample batching, semantics, torchvision, gradients."""
+
+import pytest
+import torch
+import torch.nn.functional as Fn
+import torchvision.transforms.v2.functional as TF
+
+from invlib import transforms as T
+
+ALL = T.available()
+GEOMETRIC = [
+    "rotate",
+    "translate_x",
+    "translate_y",
+    "shear_x",
+    "shear_y",
+    "zoom_in",
+    "zoom_out",
+    "hflip",
+    "vflip",
+]
+APPEARANCE = [
+    "brightness",
+    "contrast",
+    "saturation",
+    "hue",
+    "posterize",
+    "solarize",
+    "equalize",
+    "autocontrast",
+    "invert",
+    "sharpness",
+    "gaussian_blur",
+    "gaussian_noise",
+]
+
+
+def images(b=4, c=3, h=16, w=16, seed=0):
+    """uint8-valued float images (as decoded from files), so 8-bit ops can be compared exactly."""
+    g = torch.Generator().manual_seed(seed)
+    return torch.randint(0, 256, (b, c, h, w), generator=g).float() / 255
+
+
+def mags(name, n, seed=0):
+    return T.sample_magnitudes(name, n, generator=torch.Generator().manual_seed(seed))
+
+
+# ------------------------------------------------------------------------------------------- registry
+
+
+def test_registry_lists_every_op_by_group():
+    # later ops may join the registry: check the built-in ones are there, in the right group
+    assert set(GEOMETRIC) <= set(T.available("geometric"))
+    assert set(APPEARANCE) <= set(T.available("appearance"))
+    assert ALL == sorted(T.available("geometric") + T.available("appearance"))
+    for name in ALL:
+        op = T.get(name)
+        assert op.name == name and op.low <= op.identity <= op.high and op.unit and op.doc
+        assert op.random == (name == "gaussian_noise")
+
+
+def test_levels_run_from_identity_to_far_end():
+    assert torch.allclose(T.levels("rotate", 5), torch.tensor([0.0, 45, 90, 135, 180]))
+    assert torch.allclose(T.levels("solarize", 3), torch.tensor([1.0, 0.5, 0.0]))
+    assert torch.allclose(T.levels("zoom_out", 2), torch.tensor([1.0, 0.1]))
+    for name in ALL:
+        lv = T.levels(name)
+        op = T.get(name)
+        assert lv.shape == (10,) and lv[0] == op.identity and lv[-1] in (op.low, op.high)
+
+
+def test_sample_magnitudes_in_range_and_reproducible():
+    m = T.sample_magnitudes("rotate", 1000, generator=torch.Generator().manual_seed(3))
+    assert m.shape == (1000,) and m.min() >= -180 and m.max() <= 180 and m.min() < -150 and m.max() > 150
+    assert torch.equal(m, T.sample_magnitudes("rotate", 1000, generator=torch.Generator().manual_seed(3)))
+    m = T.sample_magnitudes("zoom_in", 500, low=1.5, high=2.0)
+    assert m.min() >= 1.5 and m.max() <= 2.0
+    with pytest.raises(ValueError, match=r"1 <= low <= high <= 4"):
+        T.sample_magnitudes("zoom_in", 5, low=0.5)
+    with pytest.raises(ValueError, match="low <= high"):
+        T.sample_magnitudes("rotate", 5, low=10, high=-10)
+
+
+def test_register_adds_an_op_in_one_function():
+    @T.register("_fade_test", "appearance", 0, 1, 0, "weight")
+    def _fade_test(x, m):
+        """Fade towards white."""
+        return x + m.view(-1, 1, 1, 1) * (1 - x)
+
+    try:
+        assert "_fade_test" in T.available("appearance") and T.get("_fade_test").doc == "Fade towards white."
+        assert torch.equal(T.apply("_fade_test", torch.zeros(2, 1, 4, 4), 1.0), torch.ones(2, 1, 4, 4))
+        with pytest.raises(ValueError, match="already registered"):
+            T.register("_fade_test", "appearance", 0, 1, 0, "weight")
+    finally:
+        T._REGISTRY.pop("_fade_test")
+
+
+# ------------------------------------------------------------------------------------------- every op
+
+
+@pytest.mark.parametrize("c", [1, 3])
+@pytest.mark.parametrize("name", ALL)
+def test_identity_magnitude_returns_input(name, c):
+    x = images(c=c)
+    y = T.apply(name, x, T.get(name).identity)
+    assert y.shape == x.shape and y.dtype == x.dtype
+    if name == "posterize":  # 8 bits: exact on 8-bit-valued images
+        assert torch.equal(y, x)
+    else:
+        torch.testing.assert_close(y, x, atol=1e-5, rtol=0)
+
+
+@pytest.mark.parametrize("c", [1, 3])
+@pytest.mark.parametrize("name", ALL)
+def test_random_magnitudes_keep_shape_dtype_range(name, c):
+    for dtype in (torch.float32, torch.float64):
+        x = images(b=6, c=c).to(dtype)
+        y = T.apply(name, x, mags(name, 6))
+        assert y.shape == x.shape and y.dtype == dtype
+        assert y.min() >= 0 and y.max() <= 1 and torch.isfinite(y).all()
+
+
+@pytest.mark.parametrize("name", [n for n in ALL if n != "gaussian_noise"])
+def test_batch_equals_each_image_alone(name):
+    x = images(b=5, c=3, h=12, w=14)  # non-square: catches swapped height/width
+    m = mags(name, 5, seed=1)
+    if name in ("hflip", "vflip", "equalize", "autocontrast", "invert"):
+        m = torch.tensor([0.0, 0.3, 0.5, 0.8, 1.0])
+    batched = T.apply(name, x, m)
+    alone = torch.cat([T.apply(name, x[i : i + 1], m[i]) for i in range(5)])
+    torch.testing.assert_close(batched, alone, atol=1e-6, rtol=0)
+
+
+def test_scalar_magnitude_broadcasts():
+    x = images()
+    assert torch.equal(T.apply("brightness", x, 0.5), T.apply("brightness", x, torch.full((4,), 0.5)))
+    assert torch.equal(T.apply("rotate", x, 30), T.apply("rotate", x, torch.tensor(30.0)))
+
+
+# ------------------------------------------------------------------------------------------- semantics
+
+
+def test_rotate_90_is_rot90_counter_clockwise():
+    x = images(h=16, w=16)
+    torch.testing.assert_close(T.apply("rotate", x, 90.0), torch.rot90(x, 1, (-2, -1)), atol=1e-5, rtol=0)
+    torch.testing.assert_close(T.apply("rotate", x, -90.0), torch.rot90(x, -1, (-2, -1)), atol=1e-5, rtol=0)
+    torch.testing.assert_close(T.apply("rotate", x, 180.0), x.flip(-1).flip(-2), atol=1e-5, rtol=0)
+    # counter-clockwise as displayed (y down): the right-hand column becomes the top row
+    dot = torch.zeros(1, 1, 9, 9)
+    dot[..., 4, 8] = 1.0
+    assert T.apply("rotate", dot, 90.0)[0, 0].argmax().item() == 0 * 9 + 4
+
+
+def test_translate_moves_content_by_a_fraction_of_the_size():
+    x = images(h=12, w=16)
+    y = T.apply("translate_x", x, 0.5)
+    torch.testing.assert_close(y[..., 8:], x[..., :8], atol=1e-6, rtol=0)
+    assert y[..., :8].abs().max() < 1e-6
+    y = T.apply("translate_y", x, -0.25)  # up by 3 rows
+    torch.testing.assert_close(y[..., :9, :], x[..., 3:, :], atol=1e-6, rtol=0)
+    assert y[..., 9:, :].abs().max() < 1e-6
+
+
+def test_shear_x_45_shifts_each_row_by_its_offset_from_the_centre():
+    x = images(h=15, w=15)  # centre row 7
+    y = T.apply("shear_x", x, 45.0)
+    torch.testing.assert_close(y[..., 7, :], x[..., 7, :], atol=1e-5, rtol=0)
+    torch.testing.assert_close(y[..., 9, 2:], x[..., 9, :-2], atol=1e-5, rtol=0)  # 2 below -> 2 right
+    torch.testing.assert_close(y[..., 4, :-3], x[..., 4, 3:], atol=1e-5, rtol=0)  # 3 above -> 3 left
+    y = T.apply("shear_y", x, 45.0)
+    torch.testing.assert_close(y[..., 2:, 9], x[..., :-2, 9], atol=1e-5, rtol=0)  # 2 right -> 2 down
+    # the paper grid's extremes (+-91, +-89 degrees) stay finite
+    for deg in (-91.0, -89.0, 89.0, 90.0, 91.0):
+        assert torch.isfinite(T.apply("shear_x", x, deg)).all()
+
+
+def test_zoom_in_2_is_a_centre_crop_upsampled():
+    x = images(h=32, w=32)
+    crop = Fn.interpolate(x[..., 8:24, 8:24], scale_factor=2, mode="bilinear", align_corners=False)
+    y = T.apply("zoom_in", x, 2.0)
+    # interpolate clamps at the crop's border where zoom_in still sees the neighbouring pixels
+    torch.testing.assert_close(y[..., 1:-1, 1:-1], crop[..., 1:-1, 1:-1], atol=1e-5, rtol=0)
+
+
+def test_zoom_out_shrinks_about_the_centre_with_black_fill():
+    x = torch.ones(2, 3, 16, 16)
+    y = T.apply("zoom_out", x, 0.5)
+    assert y[..., :3, :].max() == 0 and y[..., :, -3:].max() == 0
+    assert torch.allclose(y[..., 5:11, 5:11], torch.ones(1))
+
+
+def test_flips():
+    x = images()
+    assert torch.equal(T.apply("hflip", x, 1.0), x.flip(-1))
+    assert torch.equal(T.apply("vflip", x, 1.0), x.flip(-2))
+    y = T.apply("hflip", x, torch.tensor([0.0, 0.49, 0.5, 1.0]))
+    assert torch.equal(y[:2], x[:2]) and torch.equal(y[2:], x[2:].flip(-1))
+
+
+def test_point_ops():
+    x = images()
+    assert T.apply("brightness", x, 0.0).max() == 0
+    torch.testing.assert_close(T.apply("invert", x, 1.0), 1 - x)
+    torch.testing.assert_close(T.apply("invert", x, 0.25), 0.75 * x + 0.25 * (1 - x))
+    assert set(T.apply("posterize", x, 1.0).unique().tolist()) <= {0.0, 0.5}
+    assert set(T.apply("posterize", x, 2.4).unique().tolist()) <= {0.0, 0.25, 0.5, 0.75}  # rounded to 2 bits
+    assert T.apply("posterize", x, 0.0).max() == 0
+    torch.testing.assert_close(T.apply("solarize", x, 0.0), 1 - x)
+    torch.testing.assert_close(T.apply("solarize", x, 0.5), torch.where(x >= 0.5, 1 - x, x))
+    assert torch.equal(T.apply("solarize", torch.ones(1, 1, 2, 2), 1.0), torch.ones(1, 1, 2, 2))
+    gray = T.apply("saturation", x, 0.0)
+    assert torch.allclose(gray[:, 0], gray[:, 1]) and torch.allclose(gray[:, 1], gray[:, 2])
+    flat = T.apply("contrast", x, 0.0)
+    assert torch.allclose(flat, flat.mean(dim=(1, 2, 3), keepdim=True).expand_as(flat))
+    # hue: half a turn twice is the identity, and +0.5 == -0.5
+    torch.testing.assert_close(T.apply("hue", T.apply("hue", x, 0.5), 0.5), x, atol=1e-5, rtol=0)
+    torch.testing.assert_close(T.apply("hue", x, 0.5), T.apply("hue", x, -0.5), atol=1e-5, rtol=0)
+
+
+def test_saturation_and_hue_are_identity_on_grayscale():
+    x = images(c=1)
+    assert torch.equal(T.apply("saturation", x, 2.0), x) and torch.equal(T.apply("hue", x, 0.3), x)
+
+
+def test_gaussian_blur_smooths_more_with_larger_sigma():
+    x = images(b=1, h=24, w=24).expand(4, -1, -1, -1)
+    y = T.apply("gaussian_blur", x, torch.tensor([0.0, 0.5, 1.5, 4.0]))
+    stds = y.std(dim=(1, 2, 3))
+    assert (stds[1:] < stds[:-1]).all()
+    torch.testing.assert_close(y.mean(dim=(2, 3)), x.mean(dim=(2, 3)), atol=0.02, rtol=0)
+    const = torch.full((2, 3, 8, 8), 0.3)
+    torch.testing.assert_close(T.apply("gaussian_blur", const, 2.0), const)
+
+
+def test_gaussian_noise_std_is_measured_and_generator_reproducible():
+    x = torch.full((4, 3, 64, 64), 0.5)
+    m = torch.tensor([0.0, 0.05, 0.1, 0.15])  # >= 3 std inside [0, 1]: the clamp hardly matters
+    y = T.apply("gaussian_noise", x, m, generator=torch.Generator().manual_seed(0))
+    noise = y - x
+    torch.testing.assert_close(noise.std(dim=(1, 2, 3)), m, atol=0.005, rtol=0.03)
+    assert noise.mean().abs() < 0.005
+    assert torch.equal(y, T.apply("gaussian_noise", x, m, generator=torch.Generator().manual_seed(0)))
+    assert not torch.equal(y, T.apply("gaussian_noise", x, m, generator=torch.Generator().manual_seed(1)))
+    # ops without randomness ignore the generator
+    assert torch.equal(T.apply("invert", x, 1.0, generator=torch.Generator()), 1 - x)
+
+
+# ------------------------------------------------------------------------------------------- torchvision
+
+# Colour ops follow the same formulas as torchvision on float tensors; the tolerance only absorbs float32
+# rounding from a different order of operations (e.g. hue through a closed-form HSV -> RGB).
+TV_COLOUR = {
+    "brightness": TF.adjust_brightness,
+    "contrast": TF.adjust_contrast,
+    "saturation": TF.adjust_saturation,
+    "hue": TF.adjust_hue,
+    "sharpness": TF.adjust_sharpness,
+    "solarize": TF.solarize,
+    "autocontrast": lambda img, m: TF.autocontrast(img),
+}
+
+
+@pytest.mark.parametrize("name", sorted(TV_COLOUR))
+def test_colour_ops_agree_with_torchvision(name):
+    x = images(b=6, h=12, w=12, seed=2)
+    m = mags(name, 6, seed=2)
+    if name == "autocontrast":
+        m = torch.ones(6)
+    if name == "solarize":
+        m = m.clamp(max=0.99)  # threshold 1 is our "nothing" (PIL's 256); torchvision would invert the 1.0s
+    expected = torch.cat([TV_COLOUR[name](x[i : i + 1], m[i].item()) for i in range(6)])
+    torch.testing.assert_close(T.apply(name, x, m), expected, atol=2e-6, rtol=0)
+
+
+def test_posterize_agrees_with_torchvision_float_path():
+    x = images(seed=3)
+    for bits in range(8):  # torchvision's float path quantises even at 8 bits; ours is the identity there
+        ours = T.apply("posterize", x, float(bits))
+        torch.testing.assert_close(ours, TF.posterize(x, bits), atol=0, rtol=0)
+
+
+def test_equalize_agrees_with_torchvision_uint8_path():
+    u8 = images(b=4, h=20, w=20, seed=4).mul(255).round().to(torch.uint8)
+    u8[0, 1] = u8[0, 1] // 4 + 100  # a low-contrast channel, where equalisation matters most
+    u8[1, 2] = 17  # a flat channel: left unchanged
+    expected = TF.equalize(u8).float() / 255
+    torch.testing.assert_close(T.apply("equalize", u8.float() / 255, 1.0), expected, atol=1e-6, rtol=0)
+
+
+def test_rotate_agrees_with_torchvision():
+    x = images(b=5, h=16, w=20, seed=5)
+    m = torch.tensor([-170.0, -33.3, 5.0, 45.0, 120.0])
+    expected = torch.cat(
+        [TF.rotate(x[i : i + 1], m[i].item(), interpolation=TF.InterpolationMode.BILINEAR) for i in range(5)]
+    )
+    # Same centre, bilinear sampling and zero fill; the tolerance absorbs float32 differences in how the
+    # two sampling grids are computed (torchvision goes through affine_grid).
+    torch.testing.assert_close(T.apply("rotate", x, m), expected, atol=1e-5, rtol=0)
+
+
+# ------------------------------------------------------------------------------------------- gradients
+
+
+@pytest.mark.parametrize(
+    "name, value",
+    [
+        ("rotate", 20.0),
+        ("translate_x", 0.15),
+        ("shear_x", 10.0),
+        ("zoom_in", 1.3),
+        ("brightness", 0.7),
+        ("contrast", 1.4),
+        ("saturation", 0.6),
+        ("hue", 0.2),
+        ("sharpness", 1.5),
+        ("gaussian_blur", 1.2),
+        ("invert", 0.3),
+        ("equalize", 0.4),
+    ],
+)
+def test_gradient_reaches_magnitude_and_matches_finite_differences(name, value):
+    x = images(b=2, h=24, w=24, seed=6).double()  # >= 256 pixels, or PIL-style equalize is a no-op
+    x = Fn.avg_pool2d(Fn.pad(x, (1, 1, 1, 1), mode="replicate"), 3, 1)  # smooth: finite differences behave
+    x.requires_grad_(True)
+    w = torch.rand(x.shape, generator=torch.Generator().manual_seed(7), dtype=torch.float64)
+    m = torch.full((2,), value, dtype=torch.float64, requires_grad=True)
+    loss = (T.apply(name, x, m) * w).sum()
+    gm, gx = torch.autograd.grad(loss, (m, x))
+    assert torch.isfinite(gm).all() and (gm.abs() > 1e-6).all() and gx.abs().sum() > 0
+    eps = 1e-4 * max(1.0, abs(value))
+    with torch.no_grad():
+        numeric = ((T.apply(name, x, m + eps) - T.apply(name, x, m - eps)) * w).sum((1, 2, 3)) / (2 * eps)
+    torch.testing.assert_close(gm, numeric, rtol=0.02, atol=1e-3)
+
+
+# ------------------------------------------------------------------------------------------- errors
+
+
+def test_unknown_op_lists_valid_names():
+    with pytest.raises(ValueError, match=r"Unknown op 'rotat'.*Did you mean 'rotate'.*brightness.*zoom_out"):
+        T.apply("rotat", images(), 1.0)
+    with pytest.raises(ValueError, match="Valid ops"):
+        T.get("nope")
+    with pytest.raises(ValueError, match="Valid ops"):
+        T.levels("nope")
+
+
+def test_bad_group_lists_groups():
+    with pytest.raises(ValueError, match="appearance, geometric"):
+        T.available("colour")
+    with pytest.raises(ValueError, match="appearance, geometric"):
+        T.register("x_test", "colour", 0, 1, 0, "unit")
+
+
+def test_magnitude_out_of_range_names_op_range_and_unit():
+    with pytest.raises(ValueError, match=r"'rotate' must be in \[-180, 180\] \(degrees\)"):
+        T.apply("rotate", images(), torch.tensor([0.0, 10.0, 200.0, 0.0]))
+    with pytest.raises(ValueError, match=r"'zoom_out' must be in \[0.1, 1\] \(scale\)"):
+        T.apply("zoom_out", images(), 2.0)
+    with pytest.raises(ValueError, match=r"\[0, 8\] \(bits\)"):
+        T.apply("posterize", images(), float("nan"))
+
+
+def test_magnitude_with_wrong_shape():
+    with pytest.raises(ValueError, match=r"shape \(4,\).*got shape \(3,\)"):
+        T.apply("brightness", images(b=4), torch.ones(3))
+    with pytest.raises(ValueError, match="one per image"):
+        T.apply("brightness", images(b=4), torch.ones(4, 1))
+
+
+def test_bad_images():
+    with pytest.raises(ValueError, match=r"\(B, C, H, W\)"):
+        T.apply("rotate", torch.rand(3, 16, 16), 10.0)
+    with pytest.raises(TypeError, match="floating point"):
+        T.apply("rotate", torch.zeros(1, 3, 16, 16, dtype=torch.uint8), 10.0)
+    with pytest.raises(TypeError, match="torch.Tensor"):
+        T.apply("rotate", [[0.0]], 10.0)
