@@ -325,24 +325,23 @@ def zoom_out(x, m):
     return _zoom(x, m)
 
 
-def _flip(x, m, dim):
-    """Reverse ``dim`` where ``m >= 0.5``, as one gather (cheaper than ``where`` over a flipped copy)."""
-    n = x.shape[dim]
-    j = torch.arange(n, device=x.device).view([n if d == dim else 1 for d in range(4)])
-    idx = torch.where(_bc(m) >= 0.5, n - 1 - j, j)  # (B, 1, 1, W) or (B, 1, H, 1)
-    return x.gather(dim, idx.expand_as(x))
-
-
 @register("hflip", "geometric", 0, 1, 0, "switch (flip if >= 0.5)")
 def hflip(x, m):
     """Mirror left-right where ``m >= 0.5``."""
-    return _flip(x, m, 3)
+    w = x.shape[-1]
+    j = torch.arange(w, device=x.device)
+    cols = torch.where(_bc(m) >= 0.5, w - 1 - j, j)  # (B, 1, 1, W): source column of each output column
+    return x.gather(3, cols.expand_as(x))  # one pass, cheaper than where() over a flipped copy
 
 
 @register("vflip", "geometric", 0, 1, 0, "switch (flip if >= 0.5)")
 def vflip(x, m):
     """Mirror top-bottom where ``m >= 0.5``."""
-    return _flip(x, m, 2)
+    b, c, h, w = x.shape
+    j = torch.arange(h, device=x.device)
+    rows = torch.where(m.view(-1, 1, 1) >= 0.5, h - 1 - j, j)  # (B, 1, H): source row of each output row
+    rows = rows + torch.arange(b * c, device=x.device).view(b, c, 1) * h  # rows of x viewed as (B C H, W)
+    return x.reshape(b * c * h, w).index_select(0, rows.view(-1)).view(b, c, h, w)
 
 
 # ---------------------------------------------------------------------------------------------- appearance
