@@ -7,7 +7,7 @@ too and a single factory, :func:`create`, serves every name:
 |------------------|------------------------------------------------------------------------|
 | small_resnet18   | CIFAR-style ResNet, BasicBlocks [2, 2, 2, 2], widths 16-128 (0.7M)     |
 | small_resnet50   | CIFAR-style ResNet, Bottlenecks [3, 4, 6, 3], widths 16-128 x4 (1.5M)  |
-| small_vit        | timm VisionTransformer, patch 4, dim 96, depth 4, 4 heads (0.3M)       |
+| small_vit        | timm VisionTransformer, patch 7, dim 128, depth 4, 4 heads (0.6M)      |
 | any timm name    | e.g. ``resnet18``, ``vit_small_patch16_224``                            |
 | ``tv/<name>``    | a torchvision model, e.g. ``tv/resnet18`` (bare names timm lacks work) |
 
@@ -165,10 +165,12 @@ def small_resnet50(pretrained=False, num_classes=10, in_chans=3, **kwargs):
 
 @register_model
 def small_vit(pretrained=False, num_classes=10, in_chans=3, img_size=28, **kwargs):
-    """A small ViT through timm's VisionTransformer: patch 4, width 96, depth 4, 4 heads, global-avg pooling."""
+    """A small ViT through timm's VisionTransformer: patch 7 (16 tokens at 28 px), width 128, depth 4, 4 heads,
+    global-average pooling. Patch 7 beat patch 4 / width 96 here on speed (1400 vs 750 img/s) and on
+    Fashion-MNIST accuracy after the same CPU budget."""
     for key in ("pretrained_cfg", "pretrained_cfg_overlay", "cache_dir"):
         kwargs.pop(key, None)
-    args = dict(patch_size=4, embed_dim=96, depth=4, num_heads=4, mlp_ratio=2.0, global_pool="avg",
+    args = dict(patch_size=7, embed_dim=128, depth=4, num_heads=4, mlp_ratio=2.0, global_pool="avg",
                 class_token=False, dynamic_img_size=True)
     net = VisionTransformer(img_size=img_size, num_classes=num_classes, in_chans=in_chans, **{**args, **kwargs})
     return _ours(net, "small_vit", in_chans, pretrained)

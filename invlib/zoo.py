@@ -33,9 +33,14 @@ from .train import StandardAugment, TrainConfig, evaluate, fit
 from .utils import atomic_save, cache_dir, check_choice, seed_everything
 
 ZOO_VERSION = 1
-ARCHS = {  # per-architecture training recipe, scaled by the profile (epochs, batch, device)
-    "small_resnet18": dict(optimizer="sgd", lr=0.1, weight_decay=5e-4),
-    "small_vit": dict(optimizer="adamw", lr=2e-3, weight_decay=0.05),
+# Per-architecture recipe; the profile sets data size, epochs, batch and device. The ViT is ~2x faster per
+# image but learns more slowly from 28 px images, so it gets twice the epochs at half the batch, AdamW and
+# a warm-up (measured: 12k images x 4 epochs at batch 128 gave 69 % test accuracy, x 8 at batch 64: 83 %;
+# with RandomResizedCrop it still underfits: 71 % train / 75 % test accuracy at 8 epochs, 77 % at 12).
+ARCHS = {
+    "small_resnet18": dict(train=dict(optimizer="sgd", lr=0.1, weight_decay=5e-4), epochs=1, batch=1),
+    "small_vit": dict(train=dict(optimizer="adamw", lr=1e-3, weight_decay=0.05, warmup_epochs=0.5),
+                      epochs=2, batch=0.5),
 }
 AUGMENTS = {"none": None, "standard": StandardAugment}
 VARIANTS = ("untrained", *AUGMENTS)
@@ -63,7 +68,9 @@ def config(name: str, profile: str | Profile = "cpu") -> dict:
     check_choice(name, available(), "zoo entry")
     prof = get_profile(profile)
     arch, variant = name.split("/")
-    cfg = TrainConfig(epochs=prof.epochs, batch_size=prof.batch_size, device=prof.device, **ARCHS[arch])
+    recipe = ARCHS[arch]
+    cfg = TrainConfig(epochs=int(prof.epochs * recipe["epochs"]), batch_size=int(prof.batch_size * recipe["batch"]),
+                      device=prof.device, **recipe["train"])
     aug = AUGMENTS.get(variant)
     return dict(zoo_version=ZOO_VERSION, model=arch, variant=variant, dataset=prof.dataset,
                 img_size=prof.img_size, n_train=prof.n_train, n_test=prof.n_test, seed=cfg.seed,

@@ -49,7 +49,7 @@ def test_probe_layers_and_features_in_one_pass():
     assert pooled["layer2"].shape == (4, 32)
     vit = models.create("small_vit", img_size=28).eval()
     fv = models.features(vit, x, ["blocks.0", "pre_logits"], pool=True)
-    assert fv["blocks.0"].shape == (4, 96) and fv["pre_logits"].shape == (4, 96)
+    assert fv["blocks.0"].shape == (4, 128) and fv["pre_logits"].shape == (4, 128)
 
 
 def test_features_grad_flag_and_errors():
