@@ -149,3 +149,12 @@ def test_ddp_two_cpu_ranks_end_identical(tmp_path):
     r0, r1 = (torch.load(tmp_path / f"rank{r}.pt") for r in (0, 1))
     assert r0["moved"] > 0  # training happened
     assert all(torch.equal(p, q) for p, q in zip(r0["params"], r1["params"]))
+
+
+def test_warmup_ramps_the_learning_rate_linearly():
+    from invlib.train import _lr_lambda
+
+    f = _lr_lambda(TrainConfig(epochs=4, schedule="none", warmup_epochs=1), steps_per_epoch=10)
+    assert [round(f(s), 2) for s in (0, 4, 9, 10, 39)] == [0.1, 0.5, 1.0, 1.0, 1.0]
+    cos = _lr_lambda(TrainConfig(epochs=4, schedule="cosine", warmup_epochs=0.5), steps_per_epoch=10)
+    assert cos(0) == pytest.approx(0.2, abs=0.01) and cos(20) == pytest.approx(0.5)
