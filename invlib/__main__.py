@@ -45,7 +45,11 @@ def main(argv: list[str] | None = None) -> int:
     p_data.add_argument("action", choices=["check"])
     p_data.set_defaults(func=_data)
     args = parser.parse_args(argv)
-    return args.func(args)
+    try:
+        return args.func(args)
+    except (ValueError, FileNotFoundError) as err:  # a user's mistake or missing data: the message, no traceback
+        print(f"error: {err}", file=sys.stderr)
+        return 2
 
 
 if __name__ == "__main__":

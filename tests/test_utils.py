@@ -1,0 +1,43 @@
+import os
+
+import pytest
+import torch
+
+from invlib import utils
+from invlib.__main__ import main
+
+
+def test_check_choice_suggests_and_lists():
+    assert utils.check_choice("sgd", ["adam", "sgd"], "optimizer") == "sgd"
+    with pytest.raises(ValueError, match="Did you mean 'adam'.*Valid optimizers: adam, sgd"):
+        utils.check_choice("adma", ["sgd", "adam"], "optimizer")
+
+
+def test_atomic_save_leaves_no_temporary_files(tmp_path):
+    path = utils.atomic_save({"w": torch.ones(3)}, tmp_path / "sub" / "x.pt")
+    assert torch.equal(torch.load(path)["w"], torch.ones(3))
+    assert os.listdir(tmp_path / "sub") == ["x.pt"]
+
+
+def test_offline_switches_and_devices(monkeypatch):
+    monkeypatch.setenv("HF_HUB_OFFLINE", "1")
+    assert not utils.is_online()
+    assert utils.resolve_device("cpu") == torch.device("cpu")
+    assert utils.resolve_device(None).type in ("cpu", "cuda")
+
+
+def test_cache_dir_follows_env(monkeypatch, tmp_path):
+    monkeypatch.setenv("INVLIB_CACHE", str(tmp_path))
+    assert utils.cache_dir("zoo") == tmp_path / "zoo" and (tmp_path / "zoo").is_dir()
+
+
+def test_cli_lists_zoo_and_rejects_bad_profile(capsys):
+    assert main(["zoo", "list", "--profile", "smoke"]) == 0
+    out = capsys.readouterr().out
+    assert "small_resnet18/standard" in out and "missing" in out
+    with pytest.raises(SystemExit):
+        main(["zoo", "train", "--profile", "laptop"])
+    err = capsys.readouterr().err
+    assert "invalid choice: 'laptop'" in err and all(p in err for p in ("cpu", "gpu", "paper", "smoke"))
+    assert main(["zoo", "train", "--profile", "smoke", "--only", "small_resnet/none"]) == 2
+    assert "Unknown zoo entry 'small_resnet/none'" in capsys.readouterr().err
