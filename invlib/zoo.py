@@ -30,7 +30,7 @@ from . import models
 from .models import CheckpointError
 from .profiles import Profile, get_profile
 from .train import StandardAugment, TrainConfig, evaluate, fit
-from .utils import atomic_save, cache_dir, check_choice, seed_everything
+from .utils import atomic_save, cache_dir, check_choice, resolve_device, seed_everything
 
 ZOO_VERSION = 1
 # Per-architecture recipe; the profile sets data size, epochs, batch and device. The ViT is ~2x faster per
@@ -122,8 +122,7 @@ def get(name: str, profile: str | Profile = "cpu", progress: bool | None = None,
     if meta is None:
         meta = _train(name, cfg, model, test, file, progress)
     model.zoo_info = dict(meta, name=name, profile=prof.name, path=str(file))
-    device = torch.device(prof.device if prof.device != "auto" else ("cuda" if torch.cuda.is_available() else "cpu"))
-    return model.to(device).eval()
+    return model.to(resolve_device(prof.device)).eval()
 
 
 def _load(model: nn.Module, file: Path) -> dict | None:
@@ -147,15 +146,15 @@ def _train(name: str, cfg: dict, model: nn.Module, test, file: Path, progress: b
         train = _data(cfg, "train")
         aug = AUGMENTS[cfg["variant"]]
         partial = file.with_suffix(".partial")
-        try:
-            history = fit(model, train, TrainConfig(**cfg["train"]), augment=aug() if aug else None,
+        run = lambda: fit(model, train, TrainConfig(**cfg["train"]), augment=aug() if aug else None,
                           checkpoint=partial, progress=progress)
+        try:
+            history = run()
         except CheckpointError:
             warnings.warn(f"Partial checkpoint {partial} is corrupt; training {name} from scratch.", stacklevel=3)
             partial.unlink()
             model.load_state_dict(_build(cfg, test).state_dict())
-            history = fit(model, train, TrainConfig(**cfg["train"]), augment=aug() if aug else None,
-                          checkpoint=partial, progress=progress)
+            history = run()
         partial.unlink(missing_ok=True)
     meta = dict(config=cfg, test_acc=evaluate(model, test)["acc"], history=history,
                 seconds=time.perf_counter() - t0)

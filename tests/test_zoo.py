@@ -83,3 +83,14 @@ def test_interrupted_zoo_training_resumes_from_partial(monkeypatch):
     monkeypatch.setattr(zoo, "fit", real_fit)
     resumed = zoo.get(name, prof)
     assert [h["epoch"] for h in resumed.zoo_info["history"]] == [0, 1] and not partial.exists()
+
+
+def test_corrupt_partial_checkpoint_trains_from_scratch():
+    prof = TINY.replace(n_test=128)  # its own cache key
+    name = "small_resnet18/none"
+    partial = zoo.path(name, prof).with_suffix(".partial")
+    partial.parent.mkdir(parents=True, exist_ok=True)
+    partial.write_bytes(b"half a checkpoint")
+    with pytest.warns(UserWarning, match="corrupt; training small_resnet18/none from scratch"):
+        model = zoo.get(name, prof)
+    assert model.zoo_info["test_acc"] > 0.3 and not partial.exists()
