@@ -84,14 +84,27 @@ def atomic_save(obj, path: str | os.PathLike) -> Path:
 
 
 def seed_everything(seed: int) -> None:
-    """Seed Python, NumPy and torch (CPU and CUDA)."""
+    """Seed Python, NumPy and torch (CPU and CUDA).
+
+    Example
+    -------
+    >>> seed_everything(0); a = torch.rand(2); seed_everything(0)
+    >>> torch.equal(a, torch.rand(2))
+    True
+    """
     random.seed(seed)
     np.random.seed(seed % 2**32)  # noqa: NPY002 (seeding the legacy global RNG is the point)
     torch.manual_seed(seed)
 
 
 def resolve_device(device: str | torch.device | None = None) -> torch.device:
-    """``None`` or ``"auto"`` -> CUDA when available, else CPU; other values pass through ``torch.device``."""
+    """``None`` or ``"auto"`` -> CUDA when available, else CPU; other values pass through ``torch.device``.
+
+    Example
+    -------
+    >>> resolve_device("cpu")
+    device(type='cpu')
+    """
     if device in (None, "auto"):
         return torch.device("cuda" if torch.cuda.is_available() else "cpu")
     return torch.device(device)
@@ -99,7 +112,13 @@ def resolve_device(device: str | torch.device | None = None) -> torch.device:
 
 def is_online(host: str = "huggingface.co", port: int = 443, timeout: float = 3.0) -> bool:
     """True when ``host`` answers a TCP connection within ``timeout`` seconds and
-    ``HF_HUB_OFFLINE`` is not set. Used to fail fast (not hang) before any download."""
+    ``HF_HUB_OFFLINE`` (or ``INVLIB_OFFLINE``) is not set. Used to fail fast (not hang) before any download.
+
+    Example
+    -------
+    >>> os.environ["HF_HUB_OFFLINE"] = "1"; is_online()
+    False
+    """
     if os.environ.get("HF_HUB_OFFLINE", "0") not in ("", "0") or os.environ.get("INVLIB_OFFLINE"):
         return False
     try:

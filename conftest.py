@@ -1,4 +1,5 @@
-"""Test-wide settings: no hub access, generated files in a temporary cache, a deterministic CPU."""
+"""Test-wide settings (unit tests and the docstring examples in invlib/): no hub access, generated files in a
+temporary cache, a deterministic CPU."""
 
 import os
 
