@@ -282,6 +282,27 @@ def _create_torchvision(name, num_classes, in_chans, from_hub, **kwargs) -> nn.M
     return model
 
 
+def read_checkpoint(path: str | os.PathLike):
+    """``torch.load(path, weights_only=True)`` onto the CPU, with :class:`CheckpointError` naming the file
+    when it is missing or unreadable (truncated zip, pickle garbage, ...). Used for every weights file.
+
+    Example
+    -------
+    >>> read_checkpoint("/no/such/file.pt")
+    Traceback (most recent call last):
+    ...
+    invlib.models.CheckpointError: Weights file '/no/such/file.pt' does not exist.
+    """
+    path = Path(path)
+    if not path.is_file():
+        raise CheckpointError(f"Weights file {str(path)!r} does not exist.")
+    try:
+        return torch.load(path, map_location="cpu", weights_only=True)
+    except Exception as err:
+        raise CheckpointError(f"Weights file {str(path)!r} is corrupt or not a torch file ({err}). "
+                              "Delete it and retrain or download it again.") from err
+
+
 def load_weights(model: nn.Module, path: str | os.PathLike) -> nn.Module:
     """Load a local weights file into ``model`` (``torch.load(..., weights_only=True)``, strict).
 
@@ -292,14 +313,7 @@ def load_weights(model: nn.Module, path: str | os.PathLike) -> nn.Module:
     >>> m = create("small_resnet18"); torch.save(m.state_dict(), "/tmp/w.pt")
     >>> _ = load_weights(create("small_resnet18"), "/tmp/w.pt")
     """
-    path = Path(path)
-    if not path.is_file():
-        raise CheckpointError(f"Weights file {str(path)!r} does not exist.")
-    try:
-        state = torch.load(path, map_location="cpu", weights_only=True)
-    except Exception as err:  # truncated zip, pickle garbage, ...
-        raise CheckpointError(f"Weights file {str(path)!r} is corrupt or not a torch file ({err}). "
-                              "Delete it and retrain or download it again.") from err
+    state = read_checkpoint(path)
     if isinstance(state, dict):
         state = state.get("model", state.get("state_dict", state))
     if not isinstance(state, dict):

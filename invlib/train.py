@@ -25,7 +25,7 @@ from torch import nn
 from torchvision.ops import roi_align
 from tqdm.auto import tqdm
 
-from .models import CheckpointError
+from .models import read_checkpoint
 from .utils import atomic_save, check_choice, resolve_device
 
 OPTIMIZERS = ("sgd", "adam", "adamw")
@@ -122,8 +122,9 @@ def _to_float(x: torch.Tensor) -> torch.Tensor:
     return x.float().div_(255) if x.dtype == torch.uint8 else x.float()
 
 
-def _epoch_generator(seed: int, epoch: int) -> torch.Generator:
-    return torch.Generator().manual_seed(seed * 100_003 + epoch)
+def _epoch_seed(seed: int, epoch: int) -> int:
+    """The seed of one epoch's data order, augmentation draws and dropout: resume needs nothing else."""
+    return seed * 100_003 + epoch
 
 
 def _world() -> tuple[int, int]:
@@ -166,14 +167,6 @@ def make_optimizer(model: nn.Module, cfg: TrainConfig) -> torch.optim.Optimizer:
     if cfg.optimizer == "adam":
         return torch.optim.Adam(groups, lr=cfg.lr)
     return torch.optim.AdamW(groups, lr=cfg.lr)
-
-
-def _load_checkpoint(path: Path) -> dict:
-    try:
-        return torch.load(path, map_location="cpu", weights_only=True)
-    except Exception as err:
-        raise CheckpointError(f"Checkpoint {str(path)!r} is corrupt or unreadable ({err}). "
-                              "Delete it to train from scratch.") from err
 
 
 # ----------------------------------------------------------------------------- the loop
@@ -223,7 +216,7 @@ def fit(model: nn.Module, train, cfg: TrainConfig | None = None, augment=None, t
     history, start = [], 0
     path = Path(checkpoint) if checkpoint else None
     if path and path.exists():
-        state = _load_checkpoint(path)
+        state = read_checkpoint(path)
         model.load_state_dict(state["model"])
         optimizer.load_state_dict(state["optimizer"])
         scheduler.load_state_dict(state["scheduler"])
@@ -231,8 +224,8 @@ def fit(model: nn.Module, train, cfg: TrainConfig | None = None, augment=None, t
     autocast = torch.autocast("cuda", dtype=torch.bfloat16, enabled=cfg.amp and device.type == "cuda")
     for epoch in range(start, cfg.epochs):
         t0 = time.perf_counter()
-        gen = _epoch_generator(cfg.seed, epoch)
-        torch.manual_seed(cfg.seed * 100_003 + epoch + 1)  # dropout / stochastic depth, per epoch
+        gen = torch.Generator().manual_seed(_epoch_seed(cfg.seed, epoch))
+        torch.manual_seed(_epoch_seed(cfg.seed, epoch) + 1)  # dropout / stochastic depth
         order = torch.randperm(len(images), generator=gen)[rank * per_rank:(rank + 1) * per_rank]
         net.train()
         loss_sum = torch.zeros((), device=device)

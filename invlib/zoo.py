@@ -22,7 +22,6 @@ import warnings
 from dataclasses import asdict
 from pathlib import Path
 
-import torch
 from torch import nn
 
 from . import data as datasets
@@ -129,7 +128,7 @@ def _load(model: nn.Module, file: Path) -> dict | None:
     if not file.exists():
         return None
     try:
-        state = torch.load(file, map_location="cpu", weights_only=True)
+        state = models.read_checkpoint(file)
         model.load_state_dict(state["model"])
         return state["meta"]
     except Exception as err:  # corrupt or stale: retrain rather than fail a book build
