@@ -12,12 +12,14 @@ import torch  # noqa: E402
 
 @pytest.fixture(autouse=True, scope="session")
 def _test_cache(tmp_path_factory):
-    """Every test session writes caches (zoo, NLTK data, features) into its own temporary folder."""
-    old = os.environ.get("INVLIB_CACHE")
+    """Every test session writes caches (zoo, NLTK data, features) and results into temporary folders."""
+    old = {k: os.environ.get(k) for k in ("INVLIB_CACHE", "INVLIB_RESULTS")}
     os.environ["INVLIB_CACHE"] = str(tmp_path_factory.mktemp("invlib-cache"))
+    os.environ["INVLIB_RESULTS"] = str(tmp_path_factory.mktemp("invlib-results"))
     torch.set_num_threads(min(2, os.cpu_count() or 1))
     yield
-    if old is None:
-        os.environ.pop("INVLIB_CACHE", None)
-    else:
-        os.environ["INVLIB_CACHE"] = old
+    for key, value in old.items():
+        if value is None:
+            os.environ.pop(key, None)
+        else:
+            os.environ[key] = value

@@ -1,4 +1,9 @@
-"""Command line: ``python -m invlib data check`` | ``python -m invlib zoo train|list --profile cpu``."""
+"""Command line.
+
+``python -m invlib book --profile cpu [--only NAME ...] [-p key=value ...]``  execute the notebooks, build the site
+``python -m invlib zoo train|list --profile cpu``                            the cached model zoo
+``python -m invlib data check``                                              offline datasets and WordNet
+"""
 
 from __future__ import annotations
 
@@ -31,6 +36,17 @@ def _data(args) -> int:
     return 0 if all(v.get("ok", True) for v in report.values() if isinstance(v, dict)) else 1
 
 
+def _book(args) -> int:
+    from . import book
+
+    try:
+        book.build(args.profile, only=args.only, params=book.parse_overrides(args.param), site=not args.no_site)
+    except (book.NotebookError, book.BuildError) as err:
+        print(f"\nerror: {err}", file=sys.stderr)
+        return 1
+    return 0
+
+
 def main(argv: list[str] | None = None) -> int:
     """Entry point of ``python -m invlib`` (and the ``invlib`` console script)."""
     parser = argparse.ArgumentParser(prog="python -m invlib", description=__doc__)
@@ -41,13 +57,20 @@ def main(argv: list[str] | None = None) -> int:
     p_zoo.add_argument("--only", nargs="*", metavar="NAME", help="zoo entries (default: all)")
     p_zoo.add_argument("--quiet", action="store_true", help="no progress bars")
     p_zoo.set_defaults(func=_zoo)
+    p_book = sub.add_parser("book", help="execute the notebooks with papermill and build the site")
+    p_book.add_argument("--profile", default="cpu", choices=sorted(PROFILES))
+    p_book.add_argument("--only", nargs="+", metavar="NAME", help="notebooks to execute (default: all in _toc.yml)")
+    p_book.add_argument("-p", "--param", action="append", metavar="KEY=VALUE",
+                        help="notebook parameter override, e.g. -p dataset=cifar10 (repeatable)")
+    p_book.add_argument("--no-site", action="store_true", help="execute the notebooks but skip jupyter-book")
+    p_book.set_defaults(func=_book)
     p_data = sub.add_parser("data", help="check the offline datasets and WordNet")
     p_data.add_argument("action", choices=["check"])
     p_data.set_defaults(func=_data)
     args = parser.parse_args(argv)
     try:
         return args.func(args)
-    except (ValueError, FileNotFoundError) as err:  # a user's mistake or missing data: the message, no traceback
+    except (ValueError, TypeError, FileNotFoundError) as err:  # a user error or missing data: message only
         print(f"error: {err}", file=sys.stderr)
         return 2
 

@@ -11,6 +11,8 @@
 from __future__ import annotations
 
 import dataclasses
+import os
+import typing
 from dataclasses import dataclass
 
 from .utils import check_choice
@@ -51,11 +53,26 @@ class Profile:
     progress: bool = True
 
     def replace(self, **overrides) -> Profile:
-        """A copy with some fields changed; unknown fields raise listing the valid ones."""
-        fields = {f.name for f in dataclasses.fields(self)}
-        for key in overrides:
-            check_choice(key, fields, "profile field")
+        """A copy with some fields changed; unknown fields list the valid ones, wrong types say the right one.
+
+        Example
+        -------
+        >>> get_profile("cpu").replace(epochs=2, dataset="cifar10").epochs
+        2
+        """
+        hints = typing.get_type_hints(Profile)
+        for key, value in overrides.items():
+            check_choice(key, hints, "profile field")
+            _check_type(f"profile field {key!r}", value, hints[key])
         return dataclasses.replace(self, **overrides)
+
+
+def _check_type(what: str, value, kind: type) -> None:
+    ok = isinstance(value, kind) and not (isinstance(value, bool) and kind is not bool)
+    if kind is float and isinstance(value, int) and not isinstance(value, bool):
+        ok = True
+    if not ok:
+        raise TypeError(f"{what} must be {kind.__name__}, got {type(value).__name__} {value!r}")
 
 
 PROFILES: dict[str, Profile] = {
@@ -69,6 +86,9 @@ PROFILES: dict[str, Profile] = {
 def get_profile(name: str | Profile) -> Profile:
     """Return the named profile (a ``Profile`` passes through); unknown names list the valid ones.
 
+    ``INVLIB_PROGRESS=0`` in the environment turns progress bars off (the book runner sets it, so executed
+    notebooks hold results, not bars).
+
     Example
     -------
     >>> get_profile("cpu").epochs > get_profile("smoke").epochs
@@ -76,4 +96,27 @@ def get_profile(name: str | Profile) -> Profile:
     """
     if isinstance(name, Profile):
         return name
-    return PROFILES[check_choice(name, PROFILES, "profile")]
+    if not isinstance(name, str):
+        raise TypeError(f"profile must be a name ({', '.join(PROFILES)}) or a Profile, got {name!r}")
+    prof = PROFILES[check_choice(name, PROFILES, "profile")]
+    if os.environ.get("INVLIB_PROGRESS", "1") == "0":
+        prof = prof.replace(progress=False)
+    return prof
+
+
+def resolve(profile: str | Profile, **overrides) -> Profile:
+    """The profile a notebook runs with: ``get_profile(profile)`` with every override that is not ``None``.
+
+    Notebooks pass their parameters here, so ``-p dataset cifar10`` or ``-p epochs 2`` on the papermill
+    command line changes the run, and a wrong type fails at once with the field's expected type.
+
+    Example
+    -------
+    >>> p = resolve("smoke", dataset=None, epochs=2)
+    >>> p.name, p.epochs, p.dataset
+    ('smoke', 2, 'fashion_mnist_color')
+    >>> resolve("smoke", epochs="two")
+    Traceback (most recent call last):
+    TypeError: profile field 'epochs' must be int, got str 'two'
+    """
+    return get_profile(profile).replace(**{k: v for k, v in overrides.items() if v is not None})

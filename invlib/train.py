@@ -23,7 +23,7 @@ import torch.distributed as dist
 import torch.nn.functional as F
 from torch import nn
 from torchvision.ops import roi_align
-from tqdm.auto import tqdm
+from tqdm import tqdm  # text bars everywhere (tqdm.auto needs ipywidgets in notebooks)
 
 from .models import read_checkpoint
 from .utils import atomic_save, check_choice, resolve_device

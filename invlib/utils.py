@@ -64,7 +64,9 @@ def check_images(x: torch.Tensor, what: str = "images", channels: int | None = N
 
 
 def atomic_save(obj, path: str | os.PathLike) -> Path:
-    """``torch.save`` to a temporary file in the same folder, then rename: readers never see half a file.
+    """Write to a temporary file in the same folder, then rename: readers never see half a file.
+
+    ``str``/``bytes`` are written as they are (UTF-8 text); anything else goes through ``torch.save``.
 
     Example
     -------
@@ -75,7 +77,10 @@ def atomic_save(obj, path: str | os.PathLike) -> Path:
     fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=path.name, suffix=".tmp")
     os.close(fd)
     try:
-        torch.save(obj, tmp)
+        if isinstance(obj, (str, bytes)):
+            Path(tmp).write_bytes(obj.encode() if isinstance(obj, str) else obj)
+        else:
+            torch.save(obj, tmp)
         os.replace(tmp, path)
     finally:
         if os.path.exists(tmp):

@@ -164,7 +164,8 @@ def _train(name: str, cfg: dict, model: nn.Module, test, file: Path, progress: b
 def train_all(profile: str | Profile = "cpu", names: list[str] | None = None, progress: bool = True) -> list[dict]:
     """Make sure every zoo entry (or ``names``) is trained; return one row per entry.
 
-    Rows: ``{"name", "test_acc", "seconds" (training, when it ran now), "cached" (bool), "path"}``.
+    Rows: ``{"name", "test_acc", "params" (count), "epochs", "train_seconds" (when it was trained),
+    "seconds" (this call: training or loading), "cached" (bool), "path"}``.
 
     Example
     -------
@@ -178,6 +179,8 @@ def train_all(profile: str | Profile = "cpu", names: list[str] | None = None, pr
         t0 = time.perf_counter()
         model = get(name, profile, progress=progress)
         info = model.zoo_info
-        rows.append(dict(name=name, test_acc=info["test_acc"], seconds=time.perf_counter() - t0,
-                         cached=existed, path=info["path"]))
+        train_cfg = info["config"]["train"]
+        rows.append(dict(name=name, test_acc=info["test_acc"], params=sum(p.numel() for p in model.parameters()),
+                         epochs=train_cfg["epochs"] if train_cfg else 0, train_seconds=info["seconds"],
+                         seconds=time.perf_counter() - t0, cached=existed, path=info["path"]))
     return rows

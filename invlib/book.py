@@ -1,0 +1,336 @@
+"""The book runner: execute every notebook of ``_toc.yml`` with papermill, then build the site with Jupyter Book.
+
+``python -m invlib book --profile cpu`` (``make book``) does, for each chapter listed in ``_toc.yml`` under
+``book/_generated/``:
+
+1. read ``notebooks/<name>.py`` (Jupytext percent format) into a notebook in memory (the ``.py`` is never
+   written to);
+2. check the ``-p key=value`` overrides against the notebook's ``parameters`` cell (unknown names and wrong
+   types fail before anything runs);
+3. execute it with papermill, injecting ``profile`` and the overrides, in the repository root;
+4. tag the injected-parameters cell ``remove-cell`` and write the executed notebook to
+   ``book/_generated/<name>.ipynb``;
+
+then runs ``jupyter-book build . -W -n --keep-going`` (the config has ``execute_notebooks: 'off'``) and checks
+that ``_build/html/index.html`` exists, since Jupyter Book can exit 0 without building.
+
+A failing cell stops everything with a :class:`NotebookError` naming the notebook and the cell; the notebook
+executed up to the failure is kept as ``book/_generated/<name>.failed.ipynb``. With ``--only``, the other
+chapters keep their last executed version; a chapter never executed becomes a page saying how to run it.
+"""
+
+from __future__ import annotations
+
+import ast
+import os
+import subprocess
+import sys
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+from .profiles import PROFILES, Profile
+from .utils import atomic_save, check_choice
+
+GENERATED = Path("book/_generated")
+SOURCES = Path("notebooks")
+REPO = Path(__file__).resolve().parent.parent
+
+
+class NotebookError(RuntimeError):
+    """A cell of a notebook failed; the message names the notebook, the cell and the error."""
+
+
+class BuildError(RuntimeError):
+    """Jupyter Book reported warnings or errors, or built no site."""
+
+
+@dataclass
+class Chapter:
+    """One executed (or reused) notebook: its name, what happened, and how long it took."""
+
+    name: str
+    status: str  # "ok", "reused", "stub"
+    seconds: float = 0.0
+    profile: str = ""
+
+
+def toc_notebooks(root: str | Path = REPO) -> list[str]:
+    """Names of the notebook chapters in ``_toc.yml`` (entries under ``book/_generated/``), in book order.
+
+    Example
+    -------
+    >>> "00_data_and_transforms" in toc_notebooks()
+    True
+    """
+    import yaml
+
+    toc = yaml.safe_load((Path(root) / "_toc.yml").read_text())
+    names: list[str] = []
+
+    def walk(node):
+        if isinstance(node, dict):
+            file = node.get("file") or node.get("root")
+            if isinstance(file, str) and Path(file).parent == GENERATED:
+                names.append(Path(file).stem)
+            for value in node.values():
+                walk(value)
+        elif isinstance(node, list):
+            for item in node:
+                walk(item)
+
+    walk(toc)
+    return names
+
+
+def read_notebook(name: str, root: str | Path = REPO):
+    """The Jupytext source ``notebooks/<name>.py`` as an in-memory notebook (nbformat v4), ready for papermill.
+
+    Example
+    -------
+    >>> nb = read_notebook("00_data_and_transforms")
+    >>> any("parameters" in c.metadata.get("tags", []) for c in nb.cells)
+    True
+    """
+    import jupytext
+
+    src = Path(root) / SOURCES / f"{name}.py"
+    if not src.exists():
+        raise FileNotFoundError(f"_toc.yml lists {GENERATED / name} but its source {src} does not exist.")
+    nb = jupytext.read(src, fmt="py:percent")
+    nb.metadata["kernelspec"] = dict(name="python3", display_name="Python 3", language="python")
+    nb.metadata.setdefault("language_info", {"name": "python"})
+    return nb
+
+
+def notebook_parameters(nb) -> dict:
+    """``{name: default}`` of the assignments in the cell tagged ``parameters``.
+
+    Example
+    -------
+    >>> notebook_parameters(read_notebook("00_data_and_transforms"))["profile"]
+    'cpu'
+    """
+    cells = [c for c in nb.cells if "parameters" in c.metadata.get("tags", [])]
+    if len(cells) != 1:
+        raise ValueError(f"a notebook needs exactly one cell tagged 'parameters', found {len(cells)}")
+    params = {}
+    for node in ast.parse(cells[0].source).body:
+        if isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name):
+            params[node.targets[0].id] = ast.literal_eval(node.value)
+        elif isinstance(node, ast.AnnAssign) and isinstance(node.target, ast.Name) and node.value is not None:
+            params[node.target.id] = ast.literal_eval(node.value)
+    return params
+
+
+def parse_overrides(pairs: list[str] | None) -> dict:
+    """``["epochs=2", "dataset=cifar10"]`` -> ``{"epochs": 2, "dataset": "cifar10"}`` (Python literals, else text).
+
+    Example
+    -------
+    >>> parse_overrides(["epochs=2", "dataset=cifar10", "progress=false", "scale=0.5"])
+    {'epochs': 2, 'dataset': 'cifar10', 'progress': False, 'scale': 0.5}
+    """
+    out = {}
+    for pair in pairs or []:
+        key, sep, text = pair.partition("=")
+        if not sep or not key.strip().isidentifier():
+            raise ValueError(f"parameter {pair!r} is not key=value (e.g. -p dataset=cifar10)")
+        words = {"true": True, "false": False, "none": None, "null": None}
+        try:
+            value = words[text.strip().lower()] if text.strip().lower() in words else ast.literal_eval(text)
+        except (ValueError, SyntaxError):
+            value = text
+        out[key.strip()] = value
+    return out
+
+
+def check_overrides(name: str, declared: dict, overrides: dict) -> dict:
+    """The overrides this notebook declares, type-checked against the defaults of its ``parameters`` cell.
+
+    A default of ``None`` accepts any value (the notebook resolves it, e.g. through :func:`invlib.profiles.resolve`).
+    """
+    mine = {}
+    for key, value in overrides.items():
+        if key not in declared:
+            continue
+        default = declared[key]
+        if default is not None and value is not None:
+            want = type(default)
+            ok = isinstance(value, want) and (want is bool or not isinstance(value, bool))
+            if want is float and isinstance(value, int) and not isinstance(value, bool):
+                value, ok = float(value), True
+            if not ok:
+                raise TypeError(f"notebook {name}: parameter {key!r} must be {want.__name__} like its default "
+                                f"{default!r}, got {type(value).__name__} {value!r}")
+        mine[key] = value
+    return mine
+
+
+def execute(name: str, profile: str, overrides: dict | None = None, root: str | Path = REPO,
+            progress: bool = False) -> Chapter:
+    """Execute one chapter with papermill and write ``book/_generated/<name>.ipynb``.
+
+    Example
+    -------
+    >>> ch = execute("00_data_and_transforms", "smoke")   # doctest: +SKIP
+    >>> ch.status, ch.seconds < 60
+    ('ok', True)
+    """
+    import nbformat
+    import papermill as pm
+
+    root = Path(root).resolve()
+    profile = check_choice(profile, PROFILES, "profile")
+    nb = read_notebook(name, root)
+    params = dict(check_overrides(name, notebook_parameters(nb), overrides or {}), profile=profile)
+    out_dir = root / GENERATED
+    out_dir.mkdir(parents=True, exist_ok=True)
+    running, failed = out_dir / f".{name}.running.ipynb", out_dir / f"{name}.failed.ipynb"
+    failed.unlink(missing_ok=True)
+    t0 = time.perf_counter()
+    try:
+        with _kernel_env(root):
+            nb = pm.execute_notebook(nb, str(running), parameters=params, kernel_name="python3", cwd=str(root),
+                                     progress_bar=progress, language="python",
+                                     extra_arguments=["--IPKernelApp.log_level=ERROR"])
+    except pm.PapermillExecutionError as err:
+        if running.exists():
+            running.replace(failed)
+        first = next((line for line in (err.source or "").splitlines() if line.strip()), "")
+        raise NotebookError(f"notebook {name} ({profile}) failed in cell {err.cell_index} "
+                            f"(execution count {err.exec_count}: {first.strip()!r}): {err.ename}: {err.evalue}\n"
+                            f"The notebook up to the failure: {failed}") from None
+    seconds = time.perf_counter() - t0
+    for cell in nb.cells:
+        tags = cell.metadata.setdefault("tags", [])
+        if "injected-parameters" in tags and "remove-cell" not in tags:
+            tags.append("remove-cell")
+    nb.metadata["invlib"] = dict(profile=profile, parameters=params, seconds=round(seconds, 2))
+    atomic_save(nbformat.writes(nb), out_dir / f"{name}.ipynb")
+    running.unlink(missing_ok=True)
+    return Chapter(name, "ok", seconds, profile)
+
+
+class _kernel_env:
+    """Environment of the papermill kernel: no progress bars, results beside the book, this venv first."""
+
+    def __init__(self, root: Path):
+        self.env = dict(INVLIB_PROGRESS="0", PYDEVD_DISABLE_FILE_VALIDATION="1",
+                        INVLIB_RESULTS=os.environ.get("INVLIB_RESULTS") or str(root / "results"),
+                        PATH=f"{Path(sys.executable).parent}{os.pathsep}{os.environ.get('PATH', '')}")
+
+    def __enter__(self):
+        self.old = {k: os.environ.get(k) for k in self.env}
+        os.environ.update(self.env)
+
+    def __exit__(self, *exc):
+        for key, value in self.old.items():
+            if value is None:
+                os.environ.pop(key, None)
+            else:
+                os.environ[key] = value
+
+
+def _reuse_or_stub(name: str, root: Path) -> Chapter:
+    """For ``--only``: keep the last executed version of a chapter, or write a page saying how to make it."""
+    import nbformat
+
+    out = root / GENERATED / f"{name}.ipynb"
+    if out.exists():
+        meta = nbformat.read(out, as_version=4).metadata.get("invlib", {})
+        return Chapter(name, "stub" if meta.get("stub") else "reused", 0.0, meta.get("profile", "?"))
+    nb = read_notebook(name, root)
+    title = next((line for c in nb.cells if c.cell_type == "markdown" for line in c.source.splitlines()
+                  if line.startswith("# ")), f"# {name}")
+    note = (f"{title}\n\n```{{note}}\nThis chapter was not executed in this build. Run\n"
+            f"`python -m invlib book --only {name}` (or `make book`) to execute it.\n```\n")
+    stub = nbformat.v4.new_notebook(cells=[nbformat.v4.new_markdown_cell(note)])
+    stub.metadata["invlib"] = dict(profile="", stub=True)
+    atomic_save(nbformat.writes(stub), out)
+    return Chapter(name, "stub")
+
+
+def build_site(root: str | Path = REPO) -> float:
+    """``jupyter-book build <root> -W -n --keep-going``; raise :class:`BuildError` unless it made ``index.html``.
+
+    The log goes to ``_build/jupyter-book.log``; on failure its warning lines are in the error message.
+    """
+    root = Path(root).resolve()
+    html = root / "_build" / "html" / "index.html"
+    html.unlink(missing_ok=True)
+    t0 = time.perf_counter()
+    cmd = [sys.executable, "-c", "from jupyter_book.cli.main import main; main()",
+           "build", str(root), "-W", "-n", "--keep-going"]
+    proc = subprocess.run(cmd, cwd=root, capture_output=True, text=True, env={**os.environ, "PYTHONWARNINGS": ""})
+    log = root / "_build" / "jupyter-book.log"
+    log.parent.mkdir(parents=True, exist_ok=True)
+    log.write_text(proc.stdout + proc.stderr)
+    if proc.returncode != 0 or not html.exists():
+        lines = [ln for ln in (proc.stdout + proc.stderr).splitlines() if "WARNING" in ln or "ERROR" in ln]
+        detail = "\n".join(lines[:30]) or (proc.stdout + proc.stderr)[-3000:]
+        raise BuildError(f"jupyter-book build failed (exit {proc.returncode}, index.html "
+                         f"{'present' if html.exists() else 'missing'}); full log: {log}\n{detail}")
+    return time.perf_counter() - t0
+
+
+def build(profile: str | Profile = "cpu", only: list[str] | None = None, params: dict | None = None,
+          root: str | Path = REPO, site: bool = True, progress: bool | None = None, echo=print) -> list[Chapter]:
+    """Execute the book's notebooks (all, or ``only``) and build the site; one line per notebook, then a table.
+
+    Args:
+        profile: ``smoke``, ``cpu``, ``gpu`` or ``paper``.
+        only: chapter names to execute (the others are reused or stubbed); default all of ``_toc.yml``.
+        params: overrides for the notebooks' ``parameters`` cells, e.g. ``{"dataset": "cifar10"}``; each must
+            be declared by at least one executed notebook.
+        root: the book's folder (``_config.yml``, ``_toc.yml``, ``book/``, ``notebooks/``).
+        site: run Jupyter Book after the notebooks.
+        progress: papermill's per-cell progress bar (default: when stderr is a terminal).
+
+    Example
+    -------
+    >>> chapters = build("smoke", only=["00_data_and_transforms"])   # doctest: +SKIP
+    """
+    root = Path(root).resolve()
+    profile = check_choice(profile.name if isinstance(profile, Profile) else profile, PROFILES, "profile")
+    names = toc_notebooks(root)
+    selected = [check_choice(n, names, "chapter") for n in only] if only else names
+    params = dict(params or {})
+    if "profile" in params:
+        raise ValueError("give the profile with --profile, not -p profile=...")
+    declared = {n: notebook_parameters(read_notebook(n, root)) for n in selected}
+    for key in params:
+        if not any(key in d for d in declared.values()):
+            valid = sorted({k for d in declared.values() for k in d} - {"profile"})
+            raise ValueError(f"no selected notebook has a parameter {key!r}; their parameters: {', '.join(valid)}")
+    for n in selected:
+        check_overrides(n, declared[n], params)
+    progress = sys.stderr.isatty() if progress is None else progress
+    chapters = []
+    for i, name in enumerate(names, 1):
+        if name not in selected:
+            chapters.append(_reuse_or_stub(name, root))
+            continue
+        echo(f"[{i}/{len(names)}] {name} ({profile}) ...", end=" " if not progress else "\n", flush=True)
+        ch = execute(name, profile, params, root, progress)
+        echo(f"ok {ch.seconds:.1f} s", flush=True)
+        chapters.append(ch)
+    if site:
+        echo("jupyter-book build ...", end=" ", flush=True)
+        seconds = build_site(root)
+        echo(f"ok {seconds:.1f} s", flush=True)
+        chapters.append(Chapter("(jupyter-book build)", "ok", seconds))
+    echo(summary(chapters, root))
+    return chapters
+
+
+def summary(chapters: list[Chapter], root: str | Path = REPO) -> str:
+    """The table printed at the end of a build."""
+    lines = [f"{'chapter':34s} {'status':8s} {'profile':8s} {'seconds':>8s}"]
+    lines += [f"{c.name:34s} {c.status:8s} {c.profile:8s} {c.seconds:8.1f}" for c in chapters]
+    lines.append(f"{'total':34s} {'':8s} {'':8s} {sum(c.seconds for c in chapters):8.1f}")
+    index = Path(root) / "_build" / "html" / "index.html"
+    if index.exists():
+        lines.append(f"site: {index}")
+    return "\n".join(lines)
+

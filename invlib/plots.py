@@ -1,0 +1,150 @@
+"""Figures shared by the notebooks: image grids with boxes, transformation-by-magnitude grids, heatmaps.
+
+Each function returns a matplotlib ``Figure`` (the notebook shows it); nothing here computes results.
+"""
+
+from __future__ import annotations
+
+import matplotlib.pyplot as plt
+import numpy as np
+import torch
+from matplotlib.figure import Figure
+from matplotlib.patches import Rectangle
+
+from . import transforms as T
+from .utils import check_images
+
+
+def _as_float(images: torch.Tensor) -> torch.Tensor:
+    return images.float().div(255) if images.dtype == torch.uint8 else images.float()
+
+
+def _hwc(img: torch.Tensor) -> np.ndarray:
+    """(C, H, W) in [0, 1] -> (H, W, C) or (H, W) array for imshow."""
+    arr = img.clamp(0, 1).permute(1, 2, 0).cpu().numpy()
+    return arr[..., 0] if arr.shape[-1] == 1 else arr
+
+
+def image_grid(images: torch.Tensor, titles: list[str] | None = None, boxes: torch.Tensor | None = None,
+               ncols: int = 8, size: float = 1.3, suptitle: str | None = None) -> Figure:
+    """Images in a grid, each with an optional title and box.
+
+    Args:
+        images: ``(N, C, H, W)`` uint8, or float in [0, 1]; C is 1 or 3.
+        titles: N strings (e.g. class names).
+        boxes: ``(N, 4)`` ``x0, y0, x1, y1`` in pixels (x1, y1 exclusive), drawn in red.
+        ncols: images per row.
+        size: inches per image.
+
+    Example
+    -------
+    >>> fig = image_grid(torch.rand(6, 3, 28, 28), titles=list("abcdef"), boxes=torch.tensor([[4, 4, 20, 24.]] * 6))
+    >>> len(fig.axes)
+    6
+    """
+    check_images(_as_float(images), "images")
+    n = len(images)
+    if titles is not None and len(titles) != n:
+        raise ValueError(f"got {len(titles)} titles for {n} images")
+    if boxes is not None and tuple(boxes.shape) != (n, 4):
+        raise ValueError(f"boxes must be ({n}, 4) x0, y0, x1, y1, got {tuple(boxes.shape)}")
+    ncols = min(ncols, n)
+    nrows = -(-n // ncols)
+    fig, axes = plt.subplots(nrows, ncols, figsize=(size * ncols, size * nrows + (0.3 if suptitle else 0)),
+                             squeeze=False)
+    x = _as_float(images)
+    for i, ax in enumerate(axes.flat):
+        ax.axis("off")
+        if i >= n:
+            fig.delaxes(ax)
+            continue
+        ax.imshow(_hwc(x[i]), cmap="gray", vmin=0, vmax=1, interpolation="nearest")
+        if titles is not None:
+            ax.set_title(titles[i], fontsize=7)
+        if boxes is not None:
+            x0, y0, x1, y1 = boxes[i].tolist()
+            ax.add_patch(Rectangle((x0 - 0.5, y0 - 0.5), x1 - x0, y1 - y0, fill=False, color="red", lw=1))
+    if suptitle:
+        fig.suptitle(suptitle, fontsize=10)
+    fig.tight_layout()
+    return fig
+
+
+def magnitude_grid(image: torch.Tensor, names: list[str] | None = None, n_levels: int = 10, seed: int = 0,
+                   size: float = 0.6) -> Figure:
+    """One image under each registered transformation at ``n_levels`` magnitudes (identity -> far end).
+
+    Rows are transformations (labelled with their magnitude range and unit), columns levels 0..n-1; each row
+    is one batched call of :func:`invlib.transforms.apply` with the magnitudes of :func:`invlib.transforms.levels`.
+
+    Args:
+        image: ``(C, H, W)`` uint8 or float in [0, 1].
+        names: transformations to show (default: all of :func:`invlib.transforms.available`).
+
+    Example
+    -------
+    >>> fig = magnitude_grid(torch.rand(3, 28, 28), ["rotate", "brightness"], n_levels=4)
+    >>> fig.axes[0].get_yticklabels()[0].get_text().splitlines()[0]
+    'rotate'
+    """
+    x = _as_float(image)
+    if x.dim() != 3:
+        raise ValueError(f"image must be (C, H, W), got shape {tuple(image.shape)}")
+    names = list(names or T.available())
+    gen = torch.Generator().manual_seed(seed)
+    rows, labels = [], []
+    with torch.inference_mode():
+        for name in names:
+            op, mags = T.get(name), T.levels(name, n_levels)
+            out = T.apply(name, x.expand(n_levels, *x.shape).contiguous(), mags, generator=gen)
+            rows.append(torch.cat(list(out.clamp(0, 1)), dim=2))  # (C, H, n*W)
+            labels.append(f"{name}\n{mags[0]:g} → {mags[-1]:g} {op.unit.split(' (')[0]}")
+    mosaic = torch.cat(rows, dim=1)  # (C, rows*H, n*W)
+    h, w = x.shape[1:]
+    fig, ax = plt.subplots(figsize=(size * n_levels + 1.8, size * len(names) + 0.5))
+    ax.imshow(_hwc(mosaic), cmap="gray", vmin=0, vmax=1, interpolation="nearest")
+    ax.set_yticks([h * (i + 0.5) for i in range(len(names))], labels, fontsize=8)
+    ax.set_xticks([w * (j + 0.5) for j in range(n_levels)], [str(j) for j in range(n_levels)], fontsize=8)
+    ax.set_xlabel("level")
+    ax.tick_params(length=0)
+    for side in ax.spines.values():
+        side.set_visible(False)
+    fig.tight_layout()
+    return fig
+
+
+def heatmap(matrix, labels: list[str], title: str | None = None, fmt: str = ".2f", cmap: str = "viridis",
+            ax=None) -> Figure:
+    """A labelled square heatmap with the values written in the cells.
+
+    Args:
+        matrix: ``(K, K)`` array (NaN cells are left blank).
+        labels: K row/column names.
+
+    Example
+    -------
+    >>> fig = heatmap(np.eye(3), ["a", "b", "c"], title="identity")
+    >>> fig.axes[0].get_title()
+    'identity'
+    """
+    m = np.asarray(matrix, dtype=float)
+    if m.ndim != 2 or m.shape[0] != m.shape[1] or m.shape[0] != len(labels):
+        raise ValueError(f"matrix must be (K, K) with K = {len(labels)} labels, got {m.shape}")
+    if ax is None:
+        fig, ax = plt.subplots(figsize=(0.55 * len(labels) + 2, 0.5 * len(labels) + 1.2))
+    else:
+        fig = ax.figure
+    im = ax.imshow(m, cmap=cmap)
+    ax.set_xticks(range(len(labels)), labels, rotation=60, ha="right", fontsize=8)
+    ax.set_yticks(range(len(labels)), labels, fontsize=8)
+    lo, hi = np.nanmin(m), np.nanmax(m)
+    for i, j in np.ndindex(m.shape):
+        if np.isfinite(m[i, j]):
+            light = (m[i, j] - lo) < 0.6 * (hi - lo)
+            ax.text(j, i, format(m[i, j], fmt), ha="center", va="center", fontsize=6,
+                    color="white" if light else "black")
+    fig.colorbar(im, ax=ax, fraction=0.046, pad=0.04)
+    if title:
+        ax.set_title(title, fontsize=10)
+    fig.tight_layout()
+    return fig

@@ -1,0 +1,153 @@
+"""Results of a notebook run: metrics beside the paper's values, written to ``results/<profile>/<notebook>.json``.
+
+Every notebook makes one :class:`Run`, logs its numbers with the paper's reference value where the paper
+has one, shows :meth:`Run.table` ("paper vs this run") and ends with :meth:`Run.save`. The JSON file holds
+the metrics, the paper's values, the parameters, the environment (torch version, device) and the seconds
+the run took, so runs on different machines and profiles can be compared without re-executing anything.
+
+The folder is ``$INVLIB_RESULTS`` if set (the book runner sets it), else ``results/`` in the repository.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+import platform
+import sys
+import time
+from datetime import UTC, datetime
+from pathlib import Path
+
+import torch
+
+from .profiles import Profile, get_profile
+from .utils import atomic_save
+
+
+def results_dir(profile: str) -> Path:
+    """``results/<profile>`` (``$INVLIB_RESULTS/<profile>`` when set).
+
+    Example
+    -------
+    >>> results_dir("smoke").name
+    'smoke'
+    """
+    root = os.environ.get("INVLIB_RESULTS") or Path(__file__).resolve().parent.parent / "results"
+    return Path(root) / profile
+
+
+def environment(device: str | torch.device | None = None) -> dict:
+    """What a number depends on besides the code: versions, the device, the machine.
+
+    Example
+    -------
+    >>> environment("cpu")["device"]
+    'cpu'
+    """
+    device = torch.device(device or "cpu")
+    name = torch.cuda.get_device_name(device) if device.type == "cuda" else platform.processor() or "cpu"
+    return dict(torch=torch.__version__, python=sys.version.split()[0], platform=platform.platform(),
+                device=str(device), device_name=name, cpu_threads=torch.get_num_threads())
+
+
+class Run:
+    """The record of one notebook run.
+
+    Args:
+        notebook: the notebook's name, e.g. ``"00_data_and_transforms"`` (the JSON file's stem).
+        profile: the profile the run used (name or :class:`invlib.profiles.Profile`).
+        params: the notebook's parameters, stored with the results.
+        device: the device the run computed on (default: the profile's).
+
+    Example
+    -------
+    >>> run = Run("demo", "smoke", params={"seed": 0})
+    >>> run.log("top1", 0.71, paper=0.69, note="ResNet-18")
+    >>> run.log("epochs", 1)
+    >>> run.table()["this run"].tolist()
+    [0.71]
+    >>> run.save().name
+    'demo.json'
+    """
+
+    def __init__(self, notebook: str, profile: str | Profile, params: dict | None = None, device=None):
+        self.notebook = notebook
+        self.profile = get_profile(profile)
+        self.params = dict(params or {})
+        self.device = str(device or self.profile.device)
+        self.metrics: dict[str, object] = {}
+        self.paper: dict[str, object] = {}
+        self.notes: dict[str, str] = {}
+        self._t0 = time.perf_counter()
+
+    def log(self, key: str, value, paper=None, note: str = "") -> None:
+        """Record ``value`` (a number, string, list or dict of them) under ``key``, with the paper's value.
+
+        Tensors and numpy scalars become plain Python numbers; logging a key again replaces it.
+        """
+        if not isinstance(key, str) or not key:
+            raise ValueError(f"metric key must be a non-empty string, got {key!r}")
+        self.metrics[key] = _plain(value)
+        if paper is not None:
+            self.paper[key] = _plain(paper)
+        if note:
+            self.notes[key] = note
+
+    def table(self, only_paper: bool = True):
+        """A pandas DataFrame, one row per metric: ``metric | paper | this run | note``.
+
+        ``only_paper=True`` keeps the metrics that have a paper value (the "paper vs this run" table).
+        """
+        import pandas as pd
+
+        keys = [k for k in self.metrics if k in self.paper or not only_paper]
+        rows = [dict(metric=k, paper=self.paper.get(k, "—"), **{"this run": self.metrics[k]},
+                     note=self.notes.get(k, "")) for k in keys]
+        return pd.DataFrame(rows, columns=["metric", "paper", "this run", "note"]).set_index("metric")
+
+    def to_dict(self) -> dict:
+        return dict(notebook=self.notebook, profile=self.profile.name, params=_plain(self.params),
+                    metrics=self.metrics, paper=self.paper, notes=self.notes,
+                    env=environment(self.device if self.device != "auto" else None),
+                    seconds=round(time.perf_counter() - self._t0, 2),
+                    finished=datetime.now(UTC).isoformat(timespec="seconds"))
+
+    def save(self) -> Path:
+        """Write ``results/<profile>/<notebook>.json`` atomically and return its path."""
+        path = results_dir(self.profile.name) / f"{self.notebook}.json"
+        text = json.dumps(self.to_dict(), indent=2, allow_nan=False)
+        atomic_save(text, path)
+        return path
+
+
+def load(notebook: str, profile: str = "cpu") -> dict:
+    """Read back what :meth:`Run.save` wrote; a missing file says how to make it.
+
+    Example
+    -------
+    >>> Run("demo2", "smoke").save().exists() and load("demo2", "smoke")["profile"]
+    'smoke'
+    """
+    path = results_dir(profile) / f"{notebook}.json"
+    if not path.exists():
+        raise FileNotFoundError(f"No results at {path}: run `python -m invlib book --profile {profile} "
+                                f"--only {notebook}` (or execute the notebook with papermill) first.")
+    return json.loads(path.read_text())
+
+
+def _plain(value):
+    """JSON-ready copy: tensors and numpy values to Python numbers/lists; NaN to None."""
+    if isinstance(value, torch.Tensor):
+        value = value.detach().cpu().tolist()
+    elif hasattr(value, "tolist") and not isinstance(value, (str, bytes)):
+        value = value.tolist()
+    if isinstance(value, dict):
+        return {str(k): _plain(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_plain(v) for v in value]
+    if isinstance(value, float) and not math.isfinite(value):
+        return None
+    if value is None or isinstance(value, (bool, int, float, str)):
+        return value
+    raise TypeError(f"cannot store {type(value).__name__} in results JSON; log numbers, strings, lists or dicts")

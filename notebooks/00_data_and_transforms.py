@@ -1,0 +1,185 @@
+# ---
+# jupyter:
+#   jupytext:
+#     text_representation:
+#       extension: .py
+#       format_name: percent
+#   kernelspec:
+#     display_name: Python 3
+#     language: python
+#     name: python3
+# ---
+
+# %% [markdown]
+# # Data, transformations and the model zoo
+#
+# Every later chapter draws on the same four pieces of `invlib`: the datasets, the registry of
+# transformations, WordNet, and a zoo of trained models. This chapter shows each of them once, on the run's
+# profile, so that a reader knows what the images look like, what "magnitude 7 of shear" means, which
+# classes WordNet considers close, and how good the shared models are before any paper's experiment starts.
+#
+# The papers work on ImageNet. The default `cpu` profile stands in for it with **colourised Fashion-MNIST**:
+# the real Fashion-MNIST images (from the Debian package `dataset-fashion-mnist`), each tinted with a hue and
+# saturation drawn per image independently of its class, so that colour transformations change something a
+# model can see but colour alone cannot predict the label. Run this notebook with another dataset
+# (`-p dataset=cifar10`, or `folder` for your own images) and every cell below follows.
+
+# %% tags=["parameters"]
+profile = "cpu"  # smoke | cpu | gpu | paper: sizes, epochs and device (see the introduction)
+dataset = None  # None: the profile's dataset (colourised Fashion-MNIST); or e.g. "fashion_mnist", "cifar10"
+seed = 0  # which images are shown
+n_show = 16  # images per grid
+
+# %%
+import matplotlib.pyplot as plt
+import pandas as pd
+import torch
+from IPython.display import Markdown
+from myst_nb import glue
+
+from invlib import data, plots, profiles, results, transforms, wordnet, zoo
+
+P = profiles.resolve(profile, dataset=dataset)
+run = results.Run("00_data_and_transforms", P, params=dict(dataset=dataset, seed=seed, n_show=n_show))
+torch.manual_seed(seed)
+P
+
+# %% [markdown]
+# ## The datasets
+#
+# `data.load(name, split)` returns a `Dataset`: images as `(N, C, H, W)` uint8, labels, class names, the
+# WordNet synset of each class and, where the dataset has them, object boxes `x0, y0, x1, y1`. Fashion-MNIST
+# has no annotated boxes; `invlib` derives one per image from the foreground (pixels above a small threshold),
+# which is what paper A's zoom and aspect-ratio tasks crop around. The red boxes below are those boxes.
+
+# %%
+test = data.load(P.dataset, "test", size=P.img_size)
+show = test.subset(n_show, seed=seed)
+run.log("test_images", len(test))
+run.log("classes", len(test.classes))
+plots.image_grid(show.images, [show.classes[i] for i in show.labels], show.boxes,
+                 suptitle=f"{P.dataset}, test split: {len(test):,} images, {len(test.classes)} classes")
+plt.show()
+
+# %% [markdown]
+# The same images, grey and colourised: only the tint differs, and it is drawn from a seed that ignores the
+# label. (When the run's dataset is not Fashion-MNIST, this cell shows the two Fashion-MNIST variants for
+# comparison.)
+
+# %%
+gray = data.load("fashion_mnist", "test").subset(8, seed=seed)
+color = data.load("fashion_mnist_color", "test").subset(8, seed=seed)
+both = torch.cat([gray.images.expand(-1, 3, -1, -1), color.images])
+plots.image_grid(both, [f"{gray.classes[i]}" for i in gray.labels] * 2, ncols=8,
+                 suptitle="fashion_mnist (top) and fashion_mnist_color (bottom)")
+plt.show()
+
+# %% [markdown]
+# The datasets `invlib` knows, and which of them are on this machine. CIFAR-10 and ImageNet need their files
+# (the error message of `data.load` says where to put them); `folder` is any directory of class
+# sub-folders, i.e. your own data.
+
+# %%
+rows = []
+for name in data.available():
+    if name == "folder":
+        rows.append(dict(dataset=name, here="your data", classes="—", boxes="—", synsets="—",
+                         note='data.load("folder", split, root="my/images")'))
+        continue
+    try:
+        ds = data.load(name, "test", n=1)
+        rows.append(dict(dataset=name, here="yes", classes=len(ds.classes), boxes=ds.boxes is not None,
+                         synsets=ds.synsets is not None, note=""))
+    except FileNotFoundError as err:
+        rows.append(dict(dataset=name, here="no", classes="—", boxes="—", synsets="—", note=str(err).split(".")[0]))
+pd.DataFrame(rows).set_index("dataset")
+
+# %% [markdown]
+# ## Transformations at magnitudes 0 to 9
+#
+# Every transformation the book uses is registered once in `invlib.transforms`, works on a batch
+# `(B, C, H, W)` with one magnitude per image, and declares its valid range, its identity and its unit.
+# Each row below is a single batched call: the same image at ten magnitudes from the identity (level 0) to
+# the far end of the range (level 9). Papers B and C plot invariance against exactly such levels.
+
+# %%
+image = show.images[0]
+geometric, appearance = transforms.available("geometric"), transforms.available("appearance")
+plots.magnitude_grid(image, geometric, seed=seed)
+plt.show()
+
+# %%
+plots.magnitude_grid(image, appearance, seed=seed)
+plt.show()
+
+# %%
+ops = pd.DataFrame([dict(name=n, group=op.group, low=op.low, high=op.high, identity=op.identity, unit=op.unit,
+                         what=op.doc) for n in transforms.available() for op in [transforms.get(n)]]).set_index("name")
+run.log("transforms", len(ops))
+ops
+
+# %% [markdown]
+# ## How close are the classes in WordNet?
+#
+# Paper B asks whether classes that WordNet puts close together also vary in the same ways. The book maps
+# each class to a WordNet 3.0 synset (read offline through NLTK) and measures their similarity; the
+# Wu-Palmer similarity below is 1 on the diagonal and higher for classes that share a closer ancestor
+# (the shoes, and the upper-body garments, form visible blocks).
+
+# %%
+if test.synsets is None:
+    print(f"{P.dataset} has no class -> WordNet synset map; nothing to show.")
+else:
+    wup = wordnet.similarity_matrix(test.synsets, "wup")
+    off = wup[~torch.eye(len(wup), dtype=torch.bool).numpy()]
+    run.log("wup_offdiag_mean", float(off.mean()))
+    plots.heatmap(wup, test.classes, title=f"Wu-Palmer similarity of the {P.dataset} classes")
+    plt.show()
+    display(pd.DataFrame({"class": test.classes, "synset": test.synsets}).set_index("class").T)  # noqa: F821
+
+# %% [markdown]
+# ## The model zoo
+#
+# Later chapters probe, measure and fine-tune the same trained models, so they are trained once per profile
+# and cached on disk under a hash of their whole configuration (the first run of this cell trains them;
+# every later run loads them). Two architectures of different inductive bias, a small ResNet-18 and a small
+# Vision Transformer, each untrained, trained without augmentation, and trained with the standard
+# RandomResizedCrop + horizontal flip, all on the profile's training subset.
+
+# %%
+rows = zoo.train_all(P, progress=False)
+table = pd.DataFrame(rows).set_index("name")[["params", "epochs", "test_acc", "train_seconds"]]
+for r in rows:
+    run.log(f"zoo/{r['name']}/test_acc", r["test_acc"])
+    glue(f"acc_{r['name'].replace('/', '_')}", r["test_acc"], display=False)
+glue("n_train", P.n_train, display=False)
+table.style.format({"params": "{:,}", "test_acc": "{:.1%}", "train_seconds": "{:.0f} s"})
+
+# %%
+acc = {r["name"]: r["test_acc"] for r in rows}
+effect = {arch: acc[f"{arch}/standard"] - acc[f"{arch}/none"] for arch in ("small_resnet18", "small_vit")}
+verdict = ("costs accuracy rather than buying it" if all(d < 0 for d in effect.values()) else
+           "helps" if all(d > 0 for d in effect.values()) else "helps one architecture and not the other")
+glue("aug_verdict", Markdown(verdict), display=False)
+
+# %% [markdown]
+# On this run's {glue:text}`n_train` training images, the small ResNet-18 reaches
+# {glue:text}`acc_small_resnet18_none:.1%` test accuracy without augmentation and
+# {glue:text}`acc_small_resnet18_standard:.1%` with RandomResizedCrop + flip; the small ViT reaches
+# {glue:text}`acc_small_vit_none:.1%` and {glue:text}`acc_small_vit_standard:.1%`. Untrained models sit near
+# chance (10 %). Here the standard augmentation {glue:md}`aug_verdict`. On the `cpu` profile (28-pixel
+# images, a few epochs) it costs accuracy: random crops of a centred, fixed-size object remove information
+# that every test image contains. That is one of paper B's points in small: an augmentation helps when it
+# matches variation the data has.
+
+# %% [markdown]
+# ## This run
+#
+# Every chapter ends by writing its numbers to `results/<profile>/<chapter>.json` (with the torch version,
+# the device and the seconds it took) and showing them; chapters that reproduce a paper's table put the
+# paper's value beside each of ours.
+
+# %%
+path = run.save()
+print(f"results: {path.relative_to(path.parents[2]) if len(path.parents) > 2 else path}")
+run.table(only_paper=False)

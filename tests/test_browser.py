@@ -1,0 +1,131 @@
+"""The built site in a real browser: Debian's chromium, driven by playwright, on a local http server.
+
+Checks: no failed request and no script error on any page; every page in the navigation loads; the figures
+of the first chapter are real, non-blank images; search finds a chapter; a screenshot of the first chapter
+is a rendered page, not a blank one (saved as ``_build/screenshots/00_data_and_transforms.png`` of the copy,
+and to ``$INVLIB_SCREENSHOTS`` when set).
+"""
+
+import functools
+import http.server
+import os
+import shutil
+import threading
+from pathlib import Path
+
+import numpy as np
+import pytest
+from PIL import Image
+
+CHROMIUM = Path("/usr/bin/chromium")
+FLAGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking",
+         "--disable-component-update", "--disable-sync"]
+
+pytestmark = pytest.mark.slow
+
+
+@pytest.fixture(scope="module")
+def site(smoke_book):
+    """``(base_url, html_dir)`` of the smoke build served on 127.0.0.1."""
+    if not CHROMIUM.exists():
+        if os.environ.get("INVLIB_REQUIRE_BROWSER") == "1":
+            pytest.fail("/usr/bin/chromium is missing: `apt-get install chromium` (make test does it as root)")
+        pytest.skip("/usr/bin/chromium is missing (apt-get install chromium)")
+    html = smoke_book[0] / "_build" / "html"
+    handler = functools.partial(_QuietHandler, directory=str(html))
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    yield f"http://127.0.0.1:{server.server_address[1]}", html
+    server.shutdown()
+
+
+class _QuietHandler(http.server.SimpleHTTPRequestHandler):
+    def log_message(self, *args):
+        pass
+
+
+@pytest.fixture(scope="module")
+def browser():
+    playwright = pytest.importorskip("playwright.sync_api")
+    with playwright.sync_playwright() as p:
+        b = p.chromium.launch(executable_path=str(CHROMIUM), args=FLAGS)
+        yield b
+        b.close()
+
+
+class Page:
+    """A browser page that records every failed request, HTTP error and script error."""
+
+    def __init__(self, browser):
+        self.page = browser.new_page(viewport={"width": 1280, "height": 900})
+        self.problems: list[str] = []
+        self.page.on("requestfailed", lambda r: self.problems.append(f"failed {r.url} ({r.failure})"))
+        self.page.on("response", lambda r: r.status >= 400 and self.problems.append(f"HTTP {r.status} {r.url}"))
+        self.page.on("pageerror", lambda e: self.problems.append(f"script error: {e}"))
+        self.page.on("console", lambda m: m.type == "error" and self.problems.append(f"console: {m.text}"))
+
+    def open(self, url: str):
+        response = self.page.goto(url, wait_until="networkidle")
+        assert response is not None and response.ok, f"{url}: {response and response.status}"
+        return self.page
+
+
+def test_every_navigation_page_loads_without_failed_requests(site, browser):
+    base, _ = site
+    page = Page(browser)
+    p = page.open(f"{base}/index.html")
+    assert p.url.endswith("/book/intro.html"), "index.html redirects to the intro"
+    links = p.eval_on_selector_all("nav.bd-docs-nav a.reference.internal", "els => els.map(e => e.href)")
+    links = sorted({link.split("#")[0] for link in links} | {p.url})
+    assert len(links) >= 8, links  # intro, chapter 00, five paper overviews, references
+    assert any(link.endswith("/_generated/00_data_and_transforms.html") for link in links)
+    for link in links:
+        p = page.open(link)
+        heading = p.inner_text("article h1")
+        assert heading.strip(), f"{link} has no title"
+    assert not page.problems, "\n".join(page.problems)
+
+
+def test_first_chapter_figures_are_real_images(site, browser):
+    base, html = site
+    page = Page(browser)
+    p = page.open(f"{base}/book/_generated/00_data_and_transforms.html")
+    images = p.eval_on_selector_all("article img", "els => els.map(e => [e.getAttribute('src'), e.complete, "
+                                    "e.naturalWidth, e.naturalHeight])")
+    assert len(images) >= 5, images  # two dataset grids, two transformation grids, the WordNet heatmap
+    for src, complete, width, height in images:
+        assert complete and width > 200 and height > 100, (src, width, height)
+        pixels = np.asarray(Image.open((html / "book/_generated" / src).resolve()).convert("RGB"), dtype=float)
+        assert pixels.std() > 20, f"{src} is (nearly) blank"
+    assert not page.problems, "\n".join(page.problems)
+
+
+def test_search_finds_the_first_chapter(site, browser):
+    base, _ = site
+    page = Page(browser)
+    p = page.open(f"{base}/search.html?q=WordNet")
+    p.wait_for_selector("#search-results ul.search li", timeout=15_000)
+    hits = p.eval_on_selector_all("#search-results ul.search li a", "els => els.map(e => e.href)")
+    assert any("00_data_and_transforms" in h for h in hits), hits
+    assert not page.problems, "\n".join(page.problems)
+
+
+def test_screenshot_shows_a_rendered_page(site, browser, smoke_book):
+    base, _ = site
+    page = Page(browser)
+    p = page.open(f"{base}/book/_generated/00_data_and_transforms.html")
+    out = smoke_book[0] / "_build" / "screenshots" / "00_data_and_transforms.png"
+    out.parent.mkdir(parents=True, exist_ok=True)
+    p.screenshot(path=str(out), full_page=True)
+    if os.environ.get("INVLIB_SCREENSHOTS"):
+        Path(os.environ["INVLIB_SCREENSHOTS"]).mkdir(parents=True, exist_ok=True)
+        shutil.copy(out, Path(os.environ["INVLIB_SCREENSHOTS"]) / out.name)
+    shot = np.asarray(Image.open(out).convert("RGB"))
+    height, width, _ = shot.shape
+    assert width == 1280 and height > 3000, "the full page is long: text, code, figures and tables"
+    top = shot[:900]
+    ink = (top.mean(axis=2) < 200).mean()
+    assert 0.02 < ink < 0.6, f"{ink:.1%} of the first screen is ink: blank or unstyled page"
+    colours = len(np.unique(shot[::4, ::4].reshape(-1, 3), axis=0))
+    assert colours > 500, f"only {colours} colours: the figures did not render"
+    assert not page.problems, "\n".join(page.problems)
