@@ -5,9 +5,12 @@ BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed-stamp
 PROFILE ?= cpu
 APT_PKGS := dataset-fashion-mnist wordnet-base wordnet-sense-index
+BROWSER_PKGS := chromium
+ONLY ?=
+PARAMS ?=
 export HF_HUB_OFFLINE ?= 1
 
-.PHONY: setup data test test-fast lint book zoo bench clean
+.PHONY: setup data browser test test-fast lint book zoo bench clean
 
 setup: $(STAMP)
 $(STAMP): pyproject.toml
@@ -16,22 +19,33 @@ $(STAMP): pyproject.toml
 	$(BIN)/pip install -q -e '.[book,test]'
 	touch $@
 
-# Real offline data from Debian packages (needs root; otherwise prints what is missing), then the
-# library's own check/preparation (NLTK data dir built from the Debian WordNet files).
-data: setup
-	@missing=""; for p in $(APT_PKGS); do dpkg -s $$p >/dev/null 2>&1 || missing="$$missing $$p"; done; \
+# Install Debian packages $(1) when missing: as root with apt-get, otherwise print what to install.
+define apt_ensure
+	@missing=""; for p in $(1); do dpkg -s $$p >/dev/null 2>&1 || missing="$$missing $$p"; done; \
 	if [ -n "$$missing" ]; then \
 	  if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null; then \
 	    apt-get update -q && DEBIAN_FRONTEND=noninteractive apt-get install -y -q $$missing; \
-	  else echo "note: Debian packages missing:$$missing (apt-get install them, or set INVLIB_DATA; see README)"; fi; \
+	  else echo "note: Debian packages missing:$$missing (apt-get install them; see README)"; fi; \
 	fi
+endef
+
+# Real offline data from Debian packages, then the library's own check/preparation (NLTK data dir built
+# from the Debian WordNet files). Without root it prints what is missing (or set INVLIB_DATA; see README).
+data: setup
+	$(call apt_ensure,$(APT_PKGS))
 	$(BIN)/python -m invlib data check
+
+# Debian's chromium for the browser test of the built site (playwright drives /usr/bin/chromium; it never
+# downloads a browser of its own).
+browser: setup
+	$(call apt_ensure,$(BROWSER_PKGS))
 
 lint: setup
 	$(BIN)/ruff check .
 
-test: data lint
-	$(BIN)/python -m pytest
+# As root (CI) the browser test must run; elsewhere it is skipped when chromium is missing.
+test: data browser lint
+	INVLIB_REQUIRE_BROWSER=$$([ "$$(id -u)" = 0 ] && echo 1 || echo 0) $(BIN)/python -m pytest
 
 test-fast: setup
 	$(BIN)/python -m pytest -m "not slow"
@@ -39,10 +53,10 @@ test-fast: setup
 zoo: data
 	$(BIN)/python -m invlib zoo train --profile $(PROFILE)
 
-# The papermill runner (python -m invlib book --profile $(PROFILE)) takes over here once chapters exist.
+# Execute every chapter with papermill on $(PROFILE), then jupyter-book build -W (see invlib/book.py).
+# make book PROFILE=smoke ONLY="00_data_and_transforms" PARAMS="seed=3 n_show=8"
 book: data
-	$(BIN)/jupyter-book build . -W -n --keep-going
-	test -f _build/html/index.html
+	$(BIN)/python -m invlib book --profile $(PROFILE) $(if $(ONLY),--only $(ONLY)) $(foreach p,$(PARAMS),-p $(p))
 
 bench: setup
 	$(BIN)/python benchmarks/bench_transforms.py
