@@ -174,7 +174,7 @@ def execute(name: str, profile: str, overrides: dict | None = None, root: str | 
     Example
     -------
     >>> ch = execute("00_data_and_transforms", "smoke")   # doctest: +SKIP
-    >>> ch.status, ch.seconds < 60
+    >>> ch.status, ch.seconds < 60                      # doctest: +SKIP
     ('ok', True)
     """
     import nbformat

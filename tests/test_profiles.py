@@ -16,3 +16,25 @@ def test_replace_checks_field_names():
     assert get_profile("cpu").replace(epochs=1).epochs == 1
     with pytest.raises(ValueError, match="Valid profile fields: .*n_train"):
         get_profile("cpu").replace(n_trian=5)
+
+
+def test_replace_and_resolve_check_types():
+    from invlib.profiles import resolve
+
+    assert resolve("smoke", dataset=None, epochs=3).epochs == 3
+    assert resolve("cpu", dataset="cifar10").dataset == "cifar10"
+    with pytest.raises(TypeError, match="profile field 'epochs' must be int, got str 'three'"):
+        resolve("cpu", epochs="three")
+    with pytest.raises(TypeError, match="profile field 'progress' must be bool, got int 1"):
+        get_profile("cpu").replace(progress=1)
+    with pytest.raises(TypeError, match="must be int, got bool"):
+        get_profile("cpu").replace(n_train=True)
+    with pytest.raises(TypeError, match="profile must be a name"):
+        get_profile(3)
+
+
+def test_invlib_progress_env_turns_bars_off(monkeypatch):
+    monkeypatch.setenv("INVLIB_PROGRESS", "0")
+    assert get_profile("cpu").progress is False
+    monkeypatch.delenv("INVLIB_PROGRESS")
+    assert get_profile("cpu").progress is True

@@ -31,7 +31,8 @@ def test_cache_dir_follows_env(monkeypatch, tmp_path):
     assert utils.cache_dir("zoo") == tmp_path / "zoo" and (tmp_path / "zoo").is_dir()
 
 
-def test_cli_lists_zoo_and_rejects_bad_profile(capsys):
+def test_cli_lists_zoo_and_rejects_bad_profile(capsys, tmp_path, monkeypatch):
+    monkeypatch.setenv("INVLIB_CACHE", str(tmp_path))  # an empty zoo, whatever other tests trained
     assert main(["zoo", "list", "--profile", "smoke"]) == 0
     out = capsys.readouterr().out
     assert "small_resnet18/standard" in out and "missing" in out

@@ -1,0 +1,48 @@
+"""invlib.results: one JSON per notebook run, and the "paper vs this run" table."""
+
+import json
+import math
+
+import numpy as np
+import pytest
+import torch
+
+from invlib import results
+
+
+def test_run_writes_metrics_paper_values_environment_and_seconds(tmp_path, monkeypatch):
+    monkeypatch.setenv("INVLIB_RESULTS", str(tmp_path))
+    run = results.Run("a1_demo", "smoke", params={"seed": 1})
+    run.log("zoom_in/val_acc", torch.tensor(0.8125), paper=0.901, note="ResNet-18")
+    run.log("per_layer", np.array([0.25, 0.75]))
+    run.log("nan_is_null", math.nan)
+    path = run.save()
+    assert path == tmp_path / "smoke" / "a1_demo.json"
+    rec = json.loads(path.read_text())
+    assert rec["metrics"] == {"zoom_in/val_acc": 0.8125, "per_layer": [0.25, 0.75], "nan_is_null": None}
+    assert rec["paper"] == {"zoom_in/val_acc": 0.901} and rec["notes"]["zoom_in/val_acc"] == "ResNet-18"
+    assert rec["params"] == {"seed": 1} and rec["profile"] == "smoke"
+    assert rec["env"]["torch"] == torch.__version__ and rec["env"]["device"] == "cpu"
+    assert rec["seconds"] >= 0 and rec["finished"].endswith("+00:00")
+    assert results.load("a1_demo", "smoke") == rec
+
+
+def test_table_puts_the_paper_beside_this_run():
+    run = results.Run("demo", "cpu")
+    run.log("hue", 0.7, paper=0.716)
+    run.log("epochs", 4)
+    table = run.table()
+    assert list(table.index) == ["hue"] and table.loc["hue", "paper"] == 0.716 and table.loc["hue", "this run"] == 0.7
+    full = run.table(only_paper=False)
+    assert list(full.index) == ["hue", "epochs"] and full.loc["epochs", "paper"] == "—"
+
+
+def test_bad_metrics_and_missing_results_say_what_to_do(tmp_path, monkeypatch):
+    monkeypatch.setenv("INVLIB_RESULTS", str(tmp_path))
+    run = results.Run("demo", "smoke")
+    with pytest.raises(TypeError, match="cannot store object"):
+        run.log("x", object())
+    with pytest.raises(ValueError, match="non-empty string"):
+        run.log("", 1)
+    with pytest.raises(FileNotFoundError, match="python -m invlib book --profile cpu --only nothing"):
+        results.load("nothing", "cpu")
