@@ -39,6 +39,11 @@ def _data(args) -> int:
 def _book(args) -> int:
     from . import book
 
+    if args.list:
+        for name in book.toc_notebooks():
+            params = book.notebook_parameters(book.read_notebook(name))
+            print(f"{name}\n    " + "\n    ".join(f"{k} = {v!r}" for k, v in params.items()))
+        return 0
     try:
         book.build(args.profile, only=args.only, params=book.parse_overrides(args.param), site=not args.no_site)
     except (book.NotebookError, book.BuildError) as err:
@@ -63,6 +68,7 @@ def main(argv: list[str] | None = None) -> int:
     p_book.add_argument("-p", "--param", action="append", metavar="KEY=VALUE",
                         help="notebook parameter override, e.g. -p dataset=cifar10 (repeatable)")
     p_book.add_argument("--no-site", action="store_true", help="execute the notebooks but skip jupyter-book")
+    p_book.add_argument("--list", action="store_true", help="list the chapters and their parameters, run nothing")
     p_book.set_defaults(func=_book)
     p_data = sub.add_parser("data", help="check the offline datasets and WordNet")
     p_data.add_argument("action", choices=["check"])

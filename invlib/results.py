@@ -97,14 +97,16 @@ class Run:
     def table(self, only_paper: bool = True):
         """A pandas DataFrame, one row per metric: ``metric | paper | this run | note``.
 
-        ``only_paper=True`` keeps the metrics that have a paper value (the "paper vs this run" table).
+        Numbers keep their type (ints stay ints) and floats are rounded to 4 significant digits for reading;
+        the JSON file keeps full precision. ``only_paper=True`` keeps the metrics that have a paper value
+        (the "paper vs this run" table).
         """
         import pandas as pd
 
         keys = [k for k in self.metrics if k in self.paper or not only_paper]
-        rows = [dict(metric=k, paper=self.paper.get(k, "—"), **{"this run": self.metrics[k]},
+        rows = [dict(metric=k, paper=_short(self.paper.get(k, "—")), **{"this run": _short(self.metrics[k])},
                      note=self.notes.get(k, "")) for k in keys]
-        return pd.DataFrame(rows, columns=["metric", "paper", "this run", "note"]).set_index("metric")
+        return pd.DataFrame(rows, columns=["metric", "paper", "this run", "note"], dtype=object).set_index("metric")
 
     def to_dict(self) -> dict:
         return dict(notebook=self.notebook, profile=self.profile.name, params=_plain(self.params),
@@ -134,6 +136,10 @@ def load(notebook: str, profile: str = "cpu") -> dict:
         raise FileNotFoundError(f"No results at {path}: run `python -m invlib book --profile {profile} "
                                 f"--only {notebook}` (or execute the notebook with papermill) first.")
     return json.loads(path.read_text())
+
+
+def _short(value):
+    return float(f"{value:.4g}") if isinstance(value, float) else value
 
 
 def _plain(value):

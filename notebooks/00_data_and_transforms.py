@@ -135,7 +135,7 @@ else:
     run.log("wup_offdiag_mean", float(off.mean()))
     plots.heatmap(wup, test.classes, title=f"Wu-Palmer similarity of the {P.dataset} classes")
     plt.show()
-    display(pd.DataFrame({"class": test.classes, "synset": test.synsets}).set_index("class").T)  # noqa: F821
+    display(pd.DataFrame({"class": test.classes, "WordNet synset": test.synsets}).set_index("class"))  # noqa: F821
 
 # %% [markdown]
 # ## The model zoo
@@ -163,7 +163,7 @@ verdict = ("costs accuracy rather than buying it" if all(d < 0 for d in effect.v
 glue("aug_verdict", Markdown(verdict), display=False)
 
 # %% [markdown]
-# On this run's {glue:text}`n_train` training images, the small ResNet-18 reaches
+# On this run's {glue:text}`n_train:,` training images, the small ResNet-18 reaches
 # {glue:text}`acc_small_resnet18_none:.1%` test accuracy without augmentation and
 # {glue:text}`acc_small_resnet18_standard:.1%` with RandomResizedCrop + flip; the small ViT reaches
 # {glue:text}`acc_small_vit_none:.1%` and {glue:text}`acc_small_vit_standard:.1%`. Untrained models sit near

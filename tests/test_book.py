@@ -94,6 +94,12 @@ def test_cli_rejects_bad_input_before_running_anything(argv, message, capsys):
     assert not (ROOT / book.GENERATED / "00_data_and_transforms.failed.ipynb").exists()
 
 
+def test_cli_lists_chapters_with_their_parameters(capsys):
+    assert main(["book", "--list"]) == 0
+    out = capsys.readouterr().out
+    assert out.splitlines()[0] == CHAPTERS[0] and "    profile = 'cpu'" in out and "    seed = 0" in out
+
+
 # --- execution --------------------------------------------------------------------------------------------
 
 FAILING = """# %% [markdown]

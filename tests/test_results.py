@@ -35,6 +35,9 @@ def test_table_puts_the_paper_beside_this_run():
     assert list(table.index) == ["hue"] and table.loc["hue", "paper"] == 0.716 and table.loc["hue", "this run"] == 0.7
     full = run.table(only_paper=False)
     assert list(full.index) == ["hue", "epochs"] and full.loc["epochs", "paper"] == "—"
+    assert type(full.loc["epochs", "this run"]) is int, "ints are not shown as 4.000000"
+    run.log("ratio", 0.123456789)
+    assert run.table(only_paper=False).loc["ratio", "this run"] == 0.1235 and run.metrics["ratio"] == 0.123456789
 
 
 def test_bad_metrics_and_missing_results_say_what_to_do(tmp_path, monkeypatch):
