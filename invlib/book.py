@@ -25,6 +25,7 @@ import ast
 import os
 import subprocess
 import sys
+import threading
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -167,8 +168,7 @@ def check_overrides(name: str, declared: dict, overrides: dict) -> dict:
     return mine
 
 
-def execute(name: str, profile: str, overrides: dict | None = None, root: str | Path = REPO,
-            progress: bool = False) -> Chapter:
+def execute(name: str, profile: str, overrides: dict | None = None, root: str | Path = REPO) -> Chapter:
     """Execute one chapter with papermill and write ``book/_generated/<name>.ipynb``.
 
     Example
@@ -192,7 +192,7 @@ def execute(name: str, profile: str, overrides: dict | None = None, root: str | 
     try:
         with _kernel_env(root):
             nb = pm.execute_notebook(nb, str(running), parameters=params, kernel_name="python3", cwd=str(root),
-                                     progress_bar=progress, language="python",
+                                     progress_bar=False, language="python",
                                      extra_arguments=["--IPKernelApp.log_level=ERROR"])
     except pm.PapermillExecutionError as err:
         if running.exists():
@@ -230,6 +230,29 @@ class _kernel_env:
                 os.environ.pop(key, None)
             else:
                 os.environ[key] = value
+
+
+class _Ticker:
+    """Rewrites ``line`` with the seconds elapsed, once a second, while a chapter runs (terminals only)."""
+
+    def __init__(self, line: str, enabled: bool):
+        self.line, self.enabled, self.stop = line, enabled, threading.Event()
+
+    def _run(self):
+        t0 = time.perf_counter()
+        while not self.stop.wait(1.0):
+            print(f"\r{self.line} {time.perf_counter() - t0:.0f} s", end="", flush=True)
+
+    def __enter__(self):
+        if self.enabled:
+            self.thread = threading.Thread(target=self._run, daemon=True)
+            self.thread.start()
+
+    def __exit__(self, *exc):
+        if self.enabled:
+            self.stop.set()
+            self.thread.join()
+            print(f"\r{self.line} ", end="", flush=True)
 
 
 def _reuse_or_stub(name: str, root: Path) -> Chapter:
@@ -285,7 +308,7 @@ def build(profile: str | Profile = "cpu", only: list[str] | None = None, params:
             be declared by at least one executed notebook.
         root: the book's folder (``_config.yml``, ``_toc.yml``, ``book/``, ``notebooks/``).
         site: run Jupyter Book after the notebooks.
-        progress: papermill's per-cell progress bar (default: when stderr is a terminal).
+        progress: a ticking seconds counter while a chapter runs (default: when stdout is a terminal).
 
     Example
     -------
@@ -305,14 +328,16 @@ def build(profile: str | Profile = "cpu", only: list[str] | None = None, params:
             raise ValueError(f"no selected notebook has a parameter {key!r}; their parameters: {', '.join(valid)}")
     for n in selected:
         check_overrides(n, declared[n], params)
-    progress = sys.stderr.isatty() if progress is None else progress
+    progress = sys.stdout.isatty() if progress is None else progress
     chapters = []
     for i, name in enumerate(names, 1):
         if name not in selected:
             chapters.append(_reuse_or_stub(name, root))
             continue
-        echo(f"[{i}/{len(names)}] {name} ({profile}) ...", end=" " if not progress else "\n", flush=True)
-        ch = execute(name, profile, params, root, progress)
+        line = f"[{i}/{len(names)}] {name} ({profile}) ..."
+        echo(line, end=" ", flush=True)
+        with _Ticker(line, enabled=progress):
+            ch = execute(name, profile, params, root)
         echo(f"ok {ch.seconds:.1f} s", flush=True)
         chapters.append(ch)
     if site:
@@ -330,7 +355,7 @@ def summary(chapters: list[Chapter], root: str | Path = REPO) -> str:
     lines += [f"{c.name:34s} {c.status:8s} {c.profile:8s} {c.seconds:8.1f}" for c in chapters]
     lines.append(f"{'total':34s} {'':8s} {'':8s} {sum(c.seconds for c in chapters):8.1f}")
     index = Path(root) / "_build" / "html" / "index.html"
-    if index.exists():
+    if any(c.name == "(jupyter-book build)" for c in chapters) and index.exists():
         lines.append(f"site: {index}")
     return "\n".join(lines)
 
