@@ -29,9 +29,10 @@ import threading
 import time
 from dataclasses import dataclass
 from pathlib import Path
+from unittest import mock
 
 from .profiles import PROFILES, Profile
-from .utils import atomic_save, check_choice
+from .utils import atomic_save, check_choice, check_type
 
 GENERATED = Path("book/_generated")
 SOURCES = Path("notebooks")
@@ -157,13 +158,7 @@ def check_overrides(name: str, declared: dict, overrides: dict) -> dict:
             continue
         default = declared[key]
         if default is not None and value is not None:
-            want = type(default)
-            ok = isinstance(value, want) and (want is bool or not isinstance(value, bool))
-            if want is float and isinstance(value, int) and not isinstance(value, bool):
-                value, ok = float(value), True
-            if not ok:
-                raise TypeError(f"notebook {name}: parameter {key!r} must be {want.__name__} like its default "
-                                f"{default!r}, got {type(value).__name__} {value!r}")
+            value = check_type(f"notebook {name}: parameter {key!r} (default {default!r})", value, type(default))
         mine[key] = value
     return mine
 
@@ -212,24 +207,12 @@ def execute(name: str, profile: str, overrides: dict | None = None, root: str | 
     return Chapter(name, "ok", seconds, profile)
 
 
-class _kernel_env:
-    """Environment of the papermill kernel: no progress bars, results beside the book, this venv first."""
-
-    def __init__(self, root: Path):
-        self.env = dict(INVLIB_PROGRESS="0", PYDEVD_DISABLE_FILE_VALIDATION="1",
-                        INVLIB_RESULTS=os.environ.get("INVLIB_RESULTS") or str(root / "results"),
-                        PATH=f"{Path(sys.executable).parent}{os.pathsep}{os.environ.get('PATH', '')}")
-
-    def __enter__(self):
-        self.old = {k: os.environ.get(k) for k in self.env}
-        os.environ.update(self.env)
-
-    def __exit__(self, *exc):
-        for key, value in self.old.items():
-            if value is None:
-                os.environ.pop(key, None)
-            else:
-                os.environ[key] = value
+def _kernel_env(root: Path):
+    """Environment of the papermill kernel (restored afterwards): no progress bars, results beside the book,
+    this interpreter's folder first on PATH (so ``python3`` is this venv's kernel)."""
+    return mock.patch.dict(os.environ, INVLIB_PROGRESS="0", PYDEVD_DISABLE_FILE_VALIDATION="1",
+                           INVLIB_RESULTS=os.environ.get("INVLIB_RESULTS") or str(root / "results"),
+                           PATH=f"{Path(sys.executable).parent}{os.pathsep}{os.environ.get('PATH', '')}")
 
 
 class _Ticker:

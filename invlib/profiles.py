@@ -15,7 +15,7 @@ import os
 import typing
 from dataclasses import dataclass
 
-from .utils import check_choice
+from .utils import check_choice, check_type
 
 
 @dataclass(frozen=True)
@@ -63,16 +63,8 @@ class Profile:
         hints = typing.get_type_hints(Profile)
         for key, value in overrides.items():
             check_choice(key, hints, "profile field")
-            _check_type(f"profile field {key!r}", value, hints[key])
+            overrides[key] = check_type(f"profile field {key!r}", value, hints[key])
         return dataclasses.replace(self, **overrides)
-
-
-def _check_type(what: str, value, kind: type) -> None:
-    ok = isinstance(value, kind) and not (isinstance(value, bool) and kind is not bool)
-    if kind is float and isinstance(value, int) and not isinstance(value, bool):
-        ok = True
-    if not ok:
-        raise TypeError(f"{what} must be {kind.__name__}, got {type(value).__name__} {value!r}")
 
 
 PROFILES: dict[str, Profile] = {

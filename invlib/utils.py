@@ -46,6 +46,26 @@ def check_choice(name: str, valid: Iterable[str], what: str) -> str:
     raise ValueError(f"Unknown {what} {name!r}.{hint} Valid {what}s: {', '.join(valid)}.")
 
 
+def check_type(what: str, value, kind: type):
+    """Return ``value`` if it is a ``kind`` (an int passes for a float and becomes one; a bool is not an int);
+    otherwise raise ``TypeError`` saying what was expected.
+
+    Example
+    -------
+    >>> check_type("lr", 1, float)
+    1.0
+    >>> check_type("epochs", "2", int)
+    Traceback (most recent call last):
+    TypeError: epochs must be int, got str '2'
+    """
+    is_int = isinstance(value, int) and not isinstance(value, bool)
+    if kind is float and is_int:
+        return float(value)
+    if isinstance(value, kind) and (kind is bool or not isinstance(value, bool)):
+        return value
+    raise TypeError(f"{what} must be {kind.__name__}, got {type(value).__name__} {value!r}")
+
+
 def check_images(x: torch.Tensor, what: str = "images", channels: int | None = None) -> None:
     """Raise a clear error unless ``x`` is a float tensor of shape ``(B, C, H, W)``.
 
