@@ -32,11 +32,10 @@ from pathlib import Path
 from unittest import mock
 
 from .profiles import PROFILES, Profile
-from .utils import atomic_save, check_choice, check_type
+from .utils import REPO, atomic_save, check_choice, check_type
 
 GENERATED = Path("book/_generated")
 SOURCES = Path("notebooks")
-REPO = Path(__file__).resolve().parent.parent
 
 
 class NotebookError(RuntimeError):

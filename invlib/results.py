@@ -22,7 +22,7 @@ from pathlib import Path
 import torch
 
 from .profiles import Profile, get_profile
-from .utils import atomic_save
+from .utils import REPO, atomic_save
 
 
 def results_dir(profile: str) -> Path:
@@ -33,7 +33,7 @@ def results_dir(profile: str) -> Path:
     >>> results_dir("smoke").name
     'smoke'
     """
-    root = os.environ.get("INVLIB_RESULTS") or Path(__file__).resolve().parent.parent / "results"
+    root = os.environ.get("INVLIB_RESULTS") or REPO / "results"
     return Path(root) / profile
 
 

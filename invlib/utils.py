@@ -13,6 +13,8 @@ from pathlib import Path
 import numpy as np
 import torch
 
+REPO = Path(__file__).resolve().parent.parent  # the repository (or install) folder holding invlib/
+
 
 def cache_dir(*parts: str) -> Path:
     """The folder for generated files (zoo checkpoints, feature caches, NLTK data), created on demand.
@@ -24,7 +26,7 @@ def cache_dir(*parts: str) -> Path:
     >>> cache_dir("zoo").name
     'zoo'
     """
-    root = Path(os.environ.get("INVLIB_CACHE") or Path(__file__).resolve().parent.parent / ".cache")
+    root = Path(os.environ.get("INVLIB_CACHE") or REPO / ".cache")
     path = root.joinpath(*parts)
     path.mkdir(parents=True, exist_ok=True)
     return path
