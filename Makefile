@@ -61,6 +61,7 @@ book: data
 bench: setup
 	$(BIN)/python benchmarks/bench_transforms.py
 	$(BIN)/python benchmarks/bench_train.py
+	$(BIN)/python benchmarks/bench_probes.py
 
 clean:
 	rm -rf _build book/_generated results .pytest_cache .ruff_cache

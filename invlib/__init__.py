@@ -11,6 +11,16 @@ transforms  one registry of batched transformations with per-sample magnitudes
 train       one training loop (fit / evaluate), checkpoints with resume, DDP under torchrun
 zoo         trained models cached on disk by a hash of their config
 profiles    smoke / cpu / gpu / paper sizes
+results     numbers of a run beside the paper's, saved as JSON
+plots       image grids, magnitude grids, heatmaps
+book        the papermill runner and the Jupyter Book build
+probes      paper A: ranking probes of augmentations on frozen layers
 """
 
+import warnings
+
 __version__ = "0.1.0"
+
+# huggingface_hub (imported by timm) imports tqdm.auto, which warns in Jupyter kernels without ipywidgets;
+# invlib's own progress bars are plain text bars, so the warning only clutters executed notebooks.
+warnings.filterwarnings("ignore", message="IProgress not found", module="tqdm")

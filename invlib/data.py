@@ -473,27 +473,33 @@ def _decode(path: Path, size: int) -> tuple[Tensor, int, int]:
     return _interpolate(img[None], size)[0], w, h
 
 
-def _xml_box(paths: list[Path]) -> tuple[list[float], int, int] | None:
-    """The first object's box of the first existing VOC/ILSVRC XML, with the annotated (width, height)."""
+def _xml_boxes(paths: list[Path]) -> tuple[list[list[float]], int, int] | None:
+    """Every object's box of the first existing VOC/ILSVRC XML, with the annotated (width, height)."""
     for p in paths:
         if p.is_file():
             ann = ET.parse(p).getroot()
-            obj = ann.find("object/bndbox")
-            if obj is None:
-                return None
-            box = [float(obj.findtext(k)) for k in ("xmin", "ymin", "xmax", "ymax")]
-            return box, int(float(ann.findtext("size/width") or 0)), int(float(ann.findtext("size/height") or 0))
+            boxes = [[float(b.findtext(k)) for k in ("xmin", "ymin", "xmax", "ymax")]
+                     for b in ann.findall("object/bndbox")]
+            return boxes, int(float(ann.findtext("size/width") or 0)), int(float(ann.findtext("size/height") or 0))
     return None
 
 
-def _image_folder(name, folder: Path, split, n, seed, size, max_per_class, boxes_from=None) -> Dataset:
+def _image_folder(name, folder: Path, split, n, seed, size, max_per_class, boxes_from=None,
+                  box_filter=None) -> Dataset:
     classes, files, labels = _list_images(folder)
     if not files:
         raise DataMissingError(f"No images ({', '.join(IMAGE_EXTENSIONS)}) in class subfolders of {folder}.")
     idx = torch.arange(len(files))
+    if box_filter is not None:  # before subsetting: read every XML, keep the images the filter accepts
+        found = [_xml_boxes(boxes_from(f, classes[c])) for f, c in zip(files, labels)]
+        ok = [b is not None and b[1] and b[2] and box_filter(torch.tensor(b[0]).view(-1, 4), b[1], b[2])
+              for b in found]
+        idx = torch.tensor([i for i, keep in enumerate(ok) if keep], dtype=torch.int64)
+        if len(idx) == 0:
+            raise DataMissingError(f"No image of {folder} has box XML that passes box_filter.")
     if max_per_class is not None:
-        lab = torch.tensor(labels)
-        rank = idx - torch.searchsorted(lab, lab)  # position of each file inside its class (files are sorted)
+        lab = torch.tensor(labels)[idx]
+        rank = torch.arange(len(idx)) - torch.searchsorted(lab, lab)  # position of each file inside its class
         idx = idx[rank < max_per_class]
     if n is not None:
         idx = idx[_subset_indices(len(idx), n, seed, f"{name}/{split} at {folder}")]
@@ -507,14 +513,14 @@ def _image_folder(name, folder: Path, split, n, seed, size, max_per_class, boxes
     for k, i in enumerate(idx.tolist()):
         images[k], w, h = _decode(files[i], size)
         if boxes is not None:
-            found = _xml_box(boxes_from(files[i], classes[labels[i]]))
-            box, aw, ah = found if found else ([0.0, 0.0, w, h], w, h)
+            found = _xml_boxes(boxes_from(files[i], classes[labels[i]]))
+            box, aw, ah = (found[0][0], found[1], found[2]) if found and found[0] else ([0.0, 0.0, w, h], w, h)
             aw, ah = aw or w, ah or h
             boxes[k] = (torch.tensor(box) * torch.tensor([size / aw, size / ah] * 2)).clamp(0, size)
     return Dataset(name, split, images, torch.tensor(labels, dtype=torch.int64)[idx], classes, None, boxes)
 
 
-def _imagenet(split, root, n, seed, size, *, max_per_class: int | None = None) -> Dataset:
+def _imagenet(split, root, n, seed, size, *, max_per_class: int | None = None, box_filter=None) -> Dataset:
     """ImageNet-style folder ``root/<train|val>/<wnid>/<image>.JPEG`` (split 'test' reads ``val``).
 
     Images are decoded one by one and resized to ``size`` (default 224) *square*: the aspect ratio is not
@@ -524,6 +530,8 @@ def _imagenet(split, root, n, seed, size, *, max_per_class: int | None = None) -
     ``<size>`` to the stored image; an image without XML gets the whole image as its box.
     A whole split is loaded only when it fits in ``IMAGENET_MAX_BYTES`` (1 GiB); otherwise pass ``n`` (a
     seeded subset, chosen before decoding) and/or ``max_per_class`` (the first files of each class by name).
+    ``box_filter(boxes (K, 4), width, height) -> bool``, e.g. :func:`invlib.probes.ilsvrc_filter`, keeps only
+    images whose XML boxes (in annotated pixels) pass; it runs on every XML before ``n`` is drawn.
     """
     base = Path(root) if root is not None else _data_env("imagenet")
     sub = "train"
@@ -546,7 +554,7 @@ def _imagenet(split, root, n, seed, size, *, max_per_class: int | None = None) -
             base / "Annotation" / wnid / f"{img.stem}.xml",
         ]
 
-    ds = _image_folder("imagenet", folder, split, n, seed, size or 224, max_per_class, xml_paths)
+    ds = _image_folder("imagenet", folder, split, n, seed, size or 224, max_per_class, xml_paths, box_filter)
     bad = [c for c in ds.classes if not re.fullmatch(r"n\d{8}", c)]
     if bad:
         raise ValueError(
@@ -628,7 +636,7 @@ def load(
     ``root``: a folder holding the files (else ``$INVLIB_DATA/<dataset>``, system copies, the cache);
     ``n``: keep ``subset(n, seed)``; ``size``: resize images to ``size x size`` (antialiased, batched) and
     scale the boxes; ``opts``: the dataset's options (``color_seed`` for fashion_mnist_color,
-    ``max_per_class`` for imagenet and folder, ``synsets`` for folder).
+    ``max_per_class`` for imagenet and folder, ``box_filter`` for imagenet, ``synsets`` for folder).
 
     Returns a :class:`Dataset` with images (N, C, H, W) uint8, labels (N,) int64, boxes (N, 4) or None.
     Raises :class:`DataMissingError` (a ``FileNotFoundError``) naming the ways to get missing files.

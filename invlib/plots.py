@@ -114,31 +114,40 @@ def magnitude_grid(image: torch.Tensor, names: list[str] | None = None, n_levels
 
 
 def heatmap(matrix, labels: list[str], title: str | None = None, fmt: str = ".2f", cmap: str = "viridis",
-            ax=None) -> Figure:
-    """A labelled square heatmap with the values written in the cells.
+            ax=None, col_labels: list[str] | None = None, annotate: bool | None = None) -> Figure:
+    """A labelled heatmap, square (``labels`` on both axes) or rectangular (``col_labels`` for the columns).
 
     Args:
-        matrix: ``(K, K)`` array (NaN cells are left blank).
-        labels: K row/column names.
+        matrix: ``(K, K)`` or, with ``col_labels``, ``(K, M)`` array (NaN cells are left blank).
+        labels: K row (and column) names.
+        col_labels: M column names.
+        annotate: write the values in the cells (default: when there are at most 24 columns).
 
     Example
     -------
     >>> fig = heatmap(np.eye(3), ["a", "b", "c"], title="identity")
     >>> fig.axes[0].get_title()
     'identity'
+    >>> heatmap(np.ones((2, 3)), ["r1", "r2"], col_labels=["x", "y", "z"]).axes[0].get_xticklabels()[2].get_text()
+    'z'
     """
     m = np.asarray(matrix, dtype=float)
-    if m.ndim != 2 or m.shape[0] != m.shape[1] or m.shape[0] != len(labels):
-        raise ValueError(f"matrix must be (K, K) with K = {len(labels)} labels, got {m.shape}")
+    cols = labels if col_labels is None else col_labels
+    if m.ndim != 2 or m.shape != (len(labels), len(cols)):
+        raise ValueError(f"matrix must be ({len(labels)}, {len(cols)}) for {len(labels)} row and {len(cols)} "
+                         f"column labels, got {m.shape}")
+    annotate = m.shape[1] <= 24 if annotate is None else annotate
     if ax is None:
-        fig, ax = plt.subplots(figsize=(0.55 * len(labels) + 2, 0.5 * len(labels) + 1.2))
+        width = 0.55 * len(cols) + 2 if annotate else min(0.22 * len(cols) + 3, 16)
+        fig, ax = plt.subplots(figsize=(width, 0.5 * len(labels) + 1.2 + 0.06 * max(map(len, cols))))
     else:
         fig = ax.figure
-    im = ax.imshow(m, cmap=cmap)
-    ax.set_xticks(range(len(labels)), labels, rotation=60, ha="right", fontsize=8)
+    im = ax.imshow(m, cmap=cmap, aspect="auto" if col_labels is not None else "equal")
+    ax.set_xticks(range(len(cols)), cols, rotation=60 if annotate else 90, ha="right" if annotate else "center",
+                  fontsize=8 if annotate else 6)
     ax.set_yticks(range(len(labels)), labels, fontsize=8)
     lo, hi = np.nanmin(m), np.nanmax(m)
-    for i, j in np.ndindex(m.shape):
+    for i, j in np.ndindex(m.shape) if annotate else ():
         if np.isfinite(m[i, j]):
             light = (m[i, j] - lo) < 0.6 * (hi - lo)
             ax.text(j, i, format(m[i, j], fmt), ha="center", va="center", fontsize=6,

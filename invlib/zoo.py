@@ -8,7 +8,9 @@ Entries (``available()``), each trained on the profile's default dataset (colour
 | ``<model>/none``           | trained without augmentation                     |
 | ``<model>/standard``       | trained with RandomResizedCrop + horizontal flip |
 
-for ``<model>`` in ``small_resnet18`` and ``small_vit``. A checkpoint is keyed by the SHA-256 of its full
+for ``<model>`` in ``small_resnet18`` and ``small_vit``; ``small_resnet50`` (paper A's ResNet-50-like backbone)
+has ``untrained`` and ``standard`` only (it trains ~3x slower than small_resnet18).
+A checkpoint is keyed by the SHA-256 of its full
 config (model, data, subset, training hyper-parameters, augmentation, zoo version), written atomically;
 a corrupt file is retrained with a warning; an interrupted training resumes from its per-epoch checkpoint.
 """
@@ -40,6 +42,8 @@ ARCHS = {
     "small_resnet18": dict(train=dict(optimizer="sgd", lr=0.1, weight_decay=5e-4), epochs=1, batch=1),
     "small_vit": dict(train=dict(optimizer="adamw", lr=1e-3, weight_decay=0.05, warmup_epochs=0.5),
                       epochs=2, batch=0.5),
+    "small_resnet50": dict(train=dict(optimizer="sgd", lr=0.1, weight_decay=5e-4), epochs=1, batch=1,
+                           variants=("untrained", "standard")),
 }
 AUGMENTS = {"none": None, "standard": StandardAugment}
 VARIANTS = ("untrained", *AUGMENTS)
@@ -53,7 +57,7 @@ def available() -> list[str]:
     >>> "small_resnet18/standard" in available()
     True
     """
-    return [f"{arch}/{v}" for arch in ARCHS for v in VARIANTS]
+    return [f"{arch}/{v}" for arch, recipe in ARCHS.items() for v in recipe.get("variants", VARIANTS)]
 
 
 def config(name: str, profile: str | Profile = "cpu") -> dict:

@@ -144,7 +144,8 @@ else:
 # and cached on disk under a hash of their whole configuration (the first run of this cell trains them;
 # every later run loads them). Two architectures of different inductive bias, a small ResNet-18 and a small
 # Vision Transformer, each untrained, trained without augmentation, and trained with the standard
-# RandomResizedCrop + horizontal flip, all on the profile's training subset.
+# RandomResizedCrop + horizontal flip, all on the profile's training subset; and paper A's deeper
+# ResNet-50-like network (bottleneck blocks), untrained and with the standard augmentation.
 
 # %%
 rows = zoo.train_all(P, progress=False)

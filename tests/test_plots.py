@@ -47,5 +47,5 @@ def test_heatmap_writes_values_and_checks_shape():
     fig = plots.heatmap(np.array([[1.0, 0.5], [0.5, np.nan]]), ["x", "y"], fmt=".1f")
     texts = sorted(t.get_text() for t in fig.axes[0].texts)
     assert texts == ["0.5", "0.5", "1.0"]
-    with pytest.raises(ValueError, match="K = 3 labels"):
+    with pytest.raises(ValueError, match=r"must be \(3, 3\) for 3 row and 3 column labels"):
         plots.heatmap(np.eye(2), ["a", "b", "c"])

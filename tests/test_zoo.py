@@ -11,7 +11,8 @@ TINY = Profile("tiny", n_train=1024, n_test=256, epochs=1, batch_size=32, progre
 
 def test_entries_and_bad_names():
     assert zoo.available() == [f"{m}/{v}" for m in ("small_resnet18", "small_vit")
-                               for v in ("untrained", "none", "standard")]
+                               for v in ("untrained", "none", "standard")] + [
+                                   "small_resnet50/untrained", "small_resnet50/standard"]
     with pytest.raises(ValueError, match="Valid zoo entrys: small_resnet18/none"):
         zoo.get("resnet18/none", TINY)
     with pytest.raises(ValueError, match="Valid profiles: cpu, gpu, paper, smoke"):

@@ -1,0 +1,807 @@
+"""Paper A (Yan & Huang, *Do CNNs encode data augmentations?*): linear pairwise ranking probes.
+
+For every image with an object box, two views are made with two random values of one augmentation; a frozen
+backbone's layers are global-average-pooled and concatenated into ``phi(x)``; a single linear layer
+``f(x) = w . phi(x)`` is fitted with the pairwise logistic loss
+
+    log(1 + exp(-sgn(v_i - v_j) (f(x_i) - f(x_j))))
+
+so the probe says which view has the larger value ``v``. Its accuracy on pairs from held-out images says how
+well the layers encode the augmentation; ``|w| x std`` per channel says which layers do.
+
+| task           | per view                                               | v (ranked)                        |
+|----------------|--------------------------------------------------------|-----------------------------------|
+| ``zoom_in``    | trim t ~ U[0.5, 0.9]: the central (1 - t) of the box   | t (larger: object larger)         |
+| ``zoom_out``   | margin m ~ U[0.1, s]: the box grown by m W and m H     | m (larger: object smaller)        |
+| ``aspect_ratio``| trims l, r, t, b ~ U[0, 0.4] of W, H from each side   | crop height / width, source pixels|
+| ``hue``        | hue shift d ~ U[-0.2, 0.2] turns                       | abs(d)                            |
+| ``saturation`` | factor ~ U[0.5, 1.5]                                   | factor                            |
+| ``contrast``   | factor ~ U[0.5, 1.5]                                   | factor                            |
+| ``brightness`` | factor ~ U[0.5, 1.5] (our choice; the paper gives none)| factor                            |
+
+Readings of the paper (section 4) that this module fixes:
+
+* *Zoom-out* ``s`` is "the smallest of the total vertical or horizontal distance from the border of the box
+  to the boundaries of the image": ``s = min((W - box_w) / W, (H - box_h) / H)``. The crop is the box grown
+  by ``m W`` and ``m H`` in total, centred on the box and shifted inside the image (``m <= s`` always fits).
+  Images with ``s < 0.1`` cannot be zoomed out and are left out of that task.
+* *Aspect ratio*: the paper's "four random uniform values in [0.4, 0.4]" is a typo (a range of one value);
+  we draw the four side trims in ``[0, 0.4]`` of the image width / height.
+* *ILSVRC filter* (:func:`ilsvrc_filter`): "boxes that span at least 30 % of the image" and "borders at
+  least 30 % of the image dimensions away from the edges" cannot both hold if both mean area and every
+  side (a box 30 % from each edge covers at most 0.4 x 0.4 = 16 %). We read the margin, like ``s`` above, as
+  the total slack per axis: box area >= ``min_box_area`` of the image and ``(W - box_w) / W``,
+  ``(H - box_h) / H`` >= ``min_margin``; both 0.3 by default.
+* The colour tasks use the whole image; crops are resized to the backbone's input with ``roi_align``
+  (bilinear, averaging when shrinking), all views of a batch in one call.
+
+Pipeline: :func:`sample` (values and crop boxes for all images, from one seed) -> :func:`render` (views)
+-> a featurizer (:class:`Backbone`, :class:`Passthrough`, :class:`DCT`) -> :func:`extract` (cached on disk)
+-> :func:`fit` -> :func:`accuracy`, :func:`importance`, :func:`halves`.
+
+Example
+-------
+>>> imgs = torch.randint(0, 255, (64, 3, 32, 32), dtype=torch.uint8)
+>>> boxes = torch.tensor([[8.0, 8.0, 24.0, 24.0]]).expand(64, 4)
+>>> feats = extract(Passthrough(), imgs, boxes, "brightness", size=16, cache=False)
+>>> probe = fit(feats)
+>>> accuracy(probe, feats) > 0.9
+True
+"""
+
+from __future__ import annotations
+
+import hashlib
+import math
+from dataclasses import dataclass, field
+
+import torch
+from torch import nn
+from torchvision.ops import roi_align
+
+from . import transforms
+from .utils import atomic_save, cache_dir, check_choice, check_images, resolve_device
+
+CACHE_VERSION = 1
+
+
+@dataclass(frozen=True)
+class Task:
+    """One ranking task: ``low``/``high`` bound the sampled parameter; ``op`` is the colour op (or None)."""
+
+    name: str
+    low: float
+    high: float
+    value: str
+    op: str | None = None
+
+
+TASKS: dict[str, Task] = {t.name: t for t in (
+    Task("zoom_in", 0.5, 0.9, "trim: fraction of the box's width and height cut away (larger: object larger)"),
+    Task("zoom_out", 0.1, math.nan, "margin: fraction of W and H added around the box (larger: object smaller)"),
+    Task("aspect_ratio", 0.0, 0.4, "height / width of the crop in source pixels (side trims in [0, 0.4])"),
+    Task("hue", -0.2, 0.2, "absolute hue shift in turns", "hue"),
+    Task("saturation", 0.5, 1.5, "saturation factor", "saturation"),
+    Task("contrast", 0.5, 1.5, "contrast factor", "contrast"),
+    Task("brightness", 0.5, 1.5, "brightness factor (range chosen here)", "brightness"),
+)}
+GEOMETRIC = ("zoom_in", "zoom_out", "aspect_ratio")
+
+
+# ----------------------------------------------------------------------------------------- images and pairs
+def add_margin(images: torch.Tensor, boxes: torch.Tensor, factor: float = 1.5) -> tuple[torch.Tensor, torch.Tensor]:
+    """Centre ``(N, C, H, W)`` uint8 images on a black canvas ``factor`` times larger; shift the boxes.
+
+    Fashion-MNIST garments fill their 28 px frame, leaving no room to zoom out; a 1.5x canvas gives every
+    image a total slack ``s >= 1/3`` per axis, close to the paper's ImageNet subset (``s >= 0.3``).
+
+    Example
+    -------
+    >>> im, bx = add_margin(torch.zeros(2, 1, 28, 28, dtype=torch.uint8), torch.tensor([[0., 0., 28., 28.]] * 2))
+    >>> im.shape, bx[0].tolist()
+    (torch.Size([2, 1, 42, 42]), [7.0, 7.0, 35.0, 35.0])
+    """
+    n, c, h, w = images.shape
+    big_h, big_w = round(h * factor), round(w * factor)
+    top, left = (big_h - h) // 2, (big_w - w) // 2
+    out = images.new_zeros((n, c, big_h, big_w))
+    out[:, :, top:top + h, left:left + w] = images
+    return out, boxes + torch.tensor([left, top, left, top], dtype=boxes.dtype)
+
+
+def ilsvrc_filter(min_box_area: float = 0.3, min_margin: float = 0.3, single: bool = True):
+    """The paper's ImageNet subset as a predicate for ``data.load("imagenet", box_filter=...)``.
+
+    Keeps an image when it has exactly one box (``single``), the box covers at least ``min_box_area`` of the
+    image, and the total slack per axis ``(W - box_w) / W`` and ``(H - box_h) / H`` is at least
+    ``min_margin`` (see the module docstring for why this reading). The predicate takes the image's
+    ``(K, 4)`` boxes and its width and height in the same pixels.
+
+    Example
+    -------
+    >>> keep = ilsvrc_filter()
+    >>> keep(torch.tensor([[20.0, 20.0, 80.0, 80.0]]), 100, 100), keep(torch.tensor([[0.0, 0, 90, 90]]), 100, 100)
+    (True, False)
+    """
+    def keep(boxes: torch.Tensor, width: float, height: float) -> bool:
+        if len(boxes) == 0 or (single and len(boxes) != 1):
+            return False
+        bw, bh = float(boxes[0, 2] - boxes[0, 0]), float(boxes[0, 3] - boxes[0, 1])
+        return (bw * bh >= min_box_area * width * height and (width - bw) / width >= min_margin
+                and (height - bh) / height >= min_margin)
+
+    return keep
+
+
+def zoom_out_slack(boxes: torch.Tensor, hw: tuple[int, int]) -> torch.Tensor:
+    """``(N,)`` s: the smallest total slack per axis, ``min((W - box_w) / W, (H - box_h) / H)``.
+
+    Example
+    -------
+    >>> zoom_out_slack(torch.tensor([[10.0, 0.0, 30.0, 20.0]]), (40, 40)).tolist()  # hw = (H, W)
+    [0.5]
+    """
+    h, w = hw
+    return torch.minimum((w - (boxes[:, 2] - boxes[:, 0])) / w, (h - (boxes[:, 3] - boxes[:, 1])) / h)
+
+
+@dataclass
+class Views:
+    """Two views per image: crop boxes ``(N, 2, 4)`` in source pixels, colour magnitudes ``(N, 2)`` (or None)
+    and the ranked values ``(N, 2)``; ``keep`` ``(N,)`` marks images the task can use."""
+
+    task: str
+    crops: torch.Tensor
+    magnitudes: torch.Tensor | None
+    values: torch.Tensor
+    keep: torch.Tensor
+
+    @property
+    def labels(self) -> torch.Tensor:
+        """``(N,)`` +1 where view a has the larger value, -1 otherwise: the pair's label ``v_a > v_b``."""
+        return torch.where(self.values[:, 0] > self.values[:, 1], 1.0, -1.0)
+
+    def swap(self) -> Views:
+        """The same pairs with views a and b exchanged (labels flip)."""
+        mags = None if self.magnitudes is None else self.magnitudes.flip(1)
+        return Views(self.task, self.crops.flip(1), mags, self.values.flip(1), self.keep)
+
+
+def sample(task: str, boxes: torch.Tensor, hw: tuple[int, int], seed: int = 0) -> Views:
+    """Draw two values of ``task`` per image and the crop boxes that realise them, all at once.
+
+    Args:
+        task: a name of :data:`TASKS`.
+        boxes: ``(N, 4)`` object boxes ``x0, y0, x1, y1`` in source pixels.
+        hw: source image ``(H, W)``.
+        seed: the draw; the same seed gives the same views.
+
+    Example
+    -------
+    >>> v = sample("zoom_in", torch.tensor([[10.0, 10.0, 30.0, 30.0]]), (40, 40), seed=0)
+    >>> v.crops.shape, bool((v.values >= 0.5).all() and (v.values <= 0.9).all())
+    (torch.Size([1, 2, 4]), True)
+    """
+    check_choice(task, TASKS, "task")
+    t, n = TASKS[task], len(boxes)
+    g = torch.Generator().manual_seed(int(seed) * 1000 + list(TASKS).index(task))
+    u = torch.rand(n, 2, 4, generator=g)
+    keep, mags = torch.ones(n, dtype=torch.bool), None
+    if task == "zoom_out":
+        s = zoom_out_slack(boxes.float(), hw)
+        keep = s >= t.low
+        param = t.low + (s.clamp(min=t.low)[:, None] - t.low) * u[..., 0]
+    elif task == "aspect_ratio":
+        param = t.low + (t.high - t.low) * u
+    else:
+        param = t.low + (t.high - t.low) * u[..., 0]
+    if t.op:
+        mags = param
+        values = param.abs() if task == "hue" else param
+        crops = torch.tensor([0.0, 0.0, hw[1], hw[0]]).expand(n, 2, 4)
+    else:
+        crops, values = crops_for(task, boxes[:, None].expand(n, 2, 4), hw, param)
+    return Views(task, crops.contiguous(), mags, values, keep)
+
+
+def crops_for(task: str, boxes: torch.Tensor, hw: tuple[int, int], param: torch.Tensor):
+    """Crop boxes ``(..., 4)`` and ranked values ``(...)`` that realise given parameters of a geometric task.
+
+    ``param``: zoom_in trim ``t`` and zoom_out margin ``m`` shaped like ``boxes[..., 0]``; aspect_ratio side
+    trims ``(..., 4)`` (left, top, right, bottom) as fractions of W and H.
+
+    Example
+    -------
+    >>> crops, v = crops_for("zoom_in", torch.tensor([[10.0, 10.0, 30.0, 30.0]]), (40, 40), torch.tensor([0.5]))
+    >>> crops.tolist()
+    [[15.0, 15.0, 25.0, 25.0]]
+    """
+    h, w = hw
+    boxes = boxes.float()
+    bw, bh = boxes[..., 2] - boxes[..., 0], boxes[..., 3] - boxes[..., 1]
+    cx, cy = (boxes[..., 0] + boxes[..., 2]) / 2, (boxes[..., 1] + boxes[..., 3]) / 2
+    if task == "zoom_in":  # the central (1 - t) of the box
+        half_w, half_h = (1 - param) * bw / 2, (1 - param) * bh / 2
+        return torch.stack([cx - half_w, cy - half_h, cx + half_w, cy + half_h], -1), param
+    if task == "zoom_out":  # the box grown by m W and m H, centred on it, shifted inside the image
+        cw, ch = bw + param * w, bh + param * h
+        x0 = (cx - cw / 2).clamp(min=0).minimum(w - cw)
+        y0 = (cy - ch / 2).clamp(min=0).minimum(h - ch)
+        return torch.stack([x0, y0, x0 + cw, y0 + ch], -1), param
+    if task == "aspect_ratio":
+        crops = torch.stack([param[..., 0] * w, param[..., 1] * h, w - param[..., 2] * w, h - param[..., 3] * h], -1)
+        return crops, (crops[..., 3] - crops[..., 1]) / (crops[..., 2] - crops[..., 0])
+    raise ValueError(f"crops_for takes a geometric task ({', '.join(GEOMETRIC)}), got {task!r}.")
+
+
+def render(images: torch.Tensor, crops: torch.Tensor, size: int, task: str,
+           magnitudes: torch.Tensor | None = None) -> torch.Tensor:
+    """``V`` views of each image: crop, resize to ``size x size``, apply the task's colour op.
+
+    Args:
+        images: ``(B, C, H, W)`` uint8 or float in [0, 1].
+        crops: ``(B, V, 4)`` boxes ``x0, y0, x1, y1`` in pixels (x1, y1 exclusive); resized with ``roi_align``
+            (bilinear, averaging when shrinking). Colour tasks use the whole image, resized once per image.
+        size: output side.
+        task: a name of :data:`TASKS`; its op is applied with ``magnitudes`` ``(B, V)``.
+
+    Returns ``(V B, C, size, size)`` float in [0, 1]: view 0 of every image, then view 1, ...
+
+    Example
+    -------
+    >>> x = torch.rand(2, 3, 32, 32)
+    >>> torch.allclose(render(x, torch.tensor([[[0.0, 0, 32, 32]]] * 2), 32, "zoom_in"), x, atol=1e-6)
+    True
+    """
+    x = images.float() / 255 if images.dtype == torch.uint8 else images
+    b, v = crops.shape[:2]
+    op = TASKS[task].op
+    if op:
+        if x.shape[-2:] != (size, size):
+            x = nn.functional.interpolate(x, size=(size, size), mode="bilinear", antialias=True)
+        return transforms.apply(op, x.repeat(v, 1, 1, 1), magnitudes.T.reshape(-1).to(x))
+    which = torch.arange(b, dtype=x.dtype, device=x.device).repeat(v)[:, None]
+    rois = torch.cat([which, crops.transpose(0, 1).reshape(-1, 4).to(x)], 1)
+    out = roi_align(x, rois, output_size=(size, size), spatial_scale=1.0, sampling_ratio=-1, aligned=True)
+    return out.clamp(0, 1)
+
+
+def ladder(image: torch.Tensor, box: torch.Tensor, task: str, size: int, k: int = 6, seed: int = 0):
+    """``k`` views of one image for ``task``, sorted by value (the paper's Figure 2 rows).
+
+    Returns ``(views (k, C, size, size), values (k,))``.
+
+    Example
+    -------
+    >>> views, values = ladder(torch.rand(3, 32, 32), torch.tensor([8.0, 8, 24, 24]), "saturation", 16, k=4)
+    >>> views.shape, bool((values.diff() >= 0).all())
+    (torch.Size([4, 3, 16, 16]), True)
+    """
+    v = sample(task, box[None].expand(k, 4), image.shape[-2:], seed)
+    order = v.values[:, 0].argsort()
+    mags = None if v.magnitudes is None else v.magnitudes[order, 0][None]
+    return render(image[None], v.crops[order, 0][None], size, task, mags), v.values[order, 0]
+
+
+# ----------------------------------------------------------------------------------------- featurizers
+def _digest(*parts) -> str:
+    h = hashlib.sha256()
+    for p in parts:
+        if isinstance(p, torch.Tensor):
+            h.update(p.detach().cpu().contiguous().reshape(-1).view(torch.uint8).numpy().tobytes())
+        else:
+            h.update(repr(p).encode())
+    return h.hexdigest()[:16]
+
+
+class Passthrough:
+    """The raw pixels, not pooled: ``(B, C, S, S)`` -> ``(B, C S S)``; one group ``"pixels"``.
+
+    Example
+    -------
+    >>> Passthrough()(torch.rand(2, 3, 8, 8)).shape
+    torch.Size([2, 192])
+    """
+
+    name = "passthrough"
+
+    def __init__(self):
+        self.key, self.groups = "passthrough", None
+
+    def __call__(self, x: torch.Tensor) -> torch.Tensor:
+        self.groups = [("pixels", x[0].numel())]
+        return x.flatten(1)
+
+
+def dct_matrix(n: int = 8) -> torch.Tensor:
+    """The orthonormal DCT-II basis ``(n, n)``: ``coef = D @ block @ D.T``.
+
+    Example
+    -------
+    >>> d = dct_matrix(8); torch.allclose(d @ d.T, torch.eye(8), atol=1e-6)
+    True
+    """
+    k, i = torch.arange(n).float()[:, None], torch.arange(n).float()[None]
+    d = torch.cos(math.pi * (2 * i + 1) * k / (2 * n)) * math.sqrt(2 / n)
+    d[0] /= math.sqrt(2)
+    return d
+
+
+def zigzag(n: int = 8) -> torch.Tensor:
+    """``(n n,)`` flat indices of an ``n x n`` block in JPEG zig-zag order (lowest frequency first).
+
+    Example
+    -------
+    >>> zigzag(3).tolist()
+    [0, 1, 3, 6, 4, 2, 5, 7, 8]
+    """
+    # anti-diagonals i + j = 0, 1, ...; odd ones run down-left (row rising), even ones up-right
+    def key(cell):
+        i, j = cell
+        return i + j, i if (i + j) % 2 else -i
+
+    cells = sorted(((i, j) for i in range(n) for j in range(n)), key=key)
+    return torch.tensor([i * n + j for i, j in cells])
+
+
+def block_dct(x: torch.Tensor, block: int = 8, magnitude: bool = True) -> torch.Tensor:
+    """Each coefficient of a patch-wise ``block x block`` DCT, averaged over the patches, in zig-zag order.
+
+    ``x`` ``(B, C, H, W)`` (zero-padded to a multiple of ``block``) -> ``(B, C, block**2)``. ``magnitude``
+    averages ``|coef|`` (the paper's Figure 3); ``False`` averages the signed coefficients.
+
+    Example
+    -------
+    >>> block_dct(torch.ones(1, 1, 16, 16))[0, 0, :3].round(decimals=4)  # a flat image: only the DC coefficient
+    tensor([8., 0., 0.])
+    """
+    x = nn.functional.pad(x, (0, -x.shape[-1] % block, 0, -x.shape[-2] % block))
+    tiles = x.unfold(2, block, block).unfold(3, block, block)  # (B, C, h/8, w/8, 8, 8)
+    d = dct_matrix(block).to(x)
+    coef = d @ tiles @ d.T
+    coef = (coef.abs() if magnitude else coef).mean((2, 3)).flatten(2)
+    return coef[..., zigzag(block).to(x.device)]
+
+
+class DCT:
+    """The 8x8 block-DCT baseline: per channel, each of the 64 coefficients average-pooled over the patches.
+
+    ``magnitude=False`` (the paper's "average pooling of the DCT features", read literally) averages signed
+    coefficients; ``True`` averages their magnitudes, as the paper's Figure 3 does.
+
+    Example
+    -------
+    >>> DCT()(torch.rand(2, 3, 16, 16)).shape  # (B, C x 64)
+    torch.Size([2, 192])
+    """
+
+    def __init__(self, block: int = 8, magnitude: bool = False):
+        self.block, self.magnitude, self.groups = block, magnitude, None
+        self.name = "dct_abs" if magnitude else "dct"
+        self.key = f"{self.name}{block}"
+
+    def __call__(self, x: torch.Tensor) -> torch.Tensor:
+        out = block_dct(x, self.block, self.magnitude).flatten(1)
+        self.groups = [("dct", out.shape[1])]
+        return out
+
+
+def conv_layers(model: nn.Module) -> list[str]:
+    """The probe's layers: every ``Conv2d`` (shortcut/downsample convolutions included), in registration order;
+    models with fewer than 4 convolutions (ViTs) use the blocks of :func:`invlib.models.probe_layers`.
+
+    Example
+    -------
+    >>> from invlib import models
+    >>> conv_layers(models.create("small_resnet18"))[:3]
+    ['stem.0', 'layer1.0.body.0', 'layer1.0.body.3']
+    """
+    convs = [n for n, m in model.named_modules() if isinstance(m, nn.Conv2d)]
+    if len(convs) >= 4:
+        return convs
+    from .models import probe_layers
+
+    return [n for n in probe_layers(model) if n != "pre_logits"]
+
+
+class Backbone:
+    """A frozen model's layers (:func:`conv_layers` by default), each global-average-pooled, concatenated.
+
+    ``groups`` lists ``(layer, channels)``; the model is put in eval mode (and channels-last on CPU, bf16
+    autocast on CUDA); a hash of its weights keys the feature cache.
+
+    Example
+    -------
+    >>> from invlib import models
+    >>> f = Backbone(models.create("small_resnet18"))
+    >>> f(torch.rand(2, 3, 28, 28)).shape, len(f.groups)
+    (torch.Size([2, 1200]), 20)
+    """
+
+    def __init__(self, model: nn.Module, layers: list[str] | None = None, name: str | None = None):
+        self.model = model.eval()
+        self.device = next(model.parameters()).device
+        if self.device.type == "cpu":
+            model.to(memory_format=torch.channels_last)
+        self.layers = list(layers or conv_layers(model))
+        self.name = name or type(model).__name__
+        self.key = "backbone-" + _digest(type(model).__name__, self.layers, *model.state_dict().values())
+        self.groups = None
+
+    def __call__(self, x: torch.Tensor) -> torch.Tensor:
+        from .models import features
+
+        device = self.device
+        x = x.to(device)
+        if device.type == "cpu":
+            x = x.contiguous(memory_format=torch.channels_last)
+        with torch.autocast(device.type, torch.bfloat16, enabled=device.type == "cuda"):
+            out = features(self.model, x, self.layers, pool=True)
+        self.groups = [(n, y.shape[1]) for n, y in out.items()]
+        return torch.cat([y.float() for y in out.values()], 1)
+
+
+# ----------------------------------------------------------------------------------------- features (cached)
+@dataclass
+class Features:
+    """Probe inputs for one featurizer and task: ``diff`` ``(N, D)`` = phi(view a) - phi(view b), ``labels``
+    ``(N,)`` +-1, ``values`` ``(N, 2)``, per-feature ``std`` ``(D,)`` over both views, ``groups`` (layer, dim)."""
+
+    diff: torch.Tensor
+    labels: torch.Tensor
+    values: torch.Tensor
+    std: torch.Tensor
+    groups: list
+    seconds: float = 0.0
+    meta: dict = field(default_factory=dict)
+
+    def __len__(self) -> int:
+        return len(self.labels)
+
+
+def extract(featurizer, images: torch.Tensor, boxes: torch.Tensor, task: str, size: int, seed: int = 0,
+            batch_size: int = 128, device=None, cache: bool = True, progress: bool = False) -> Features:
+    """Views of every image (:func:`sample`, :func:`render`), their features and differences, cached on disk.
+
+    Args:
+        featurizer: :class:`Backbone`, :class:`Passthrough`, :class:`DCT` or any callable ``(B, C, S, S) ->
+            (B, D)`` with ``key`` (a cache key) and ``groups`` attributes.
+        images: ``(N, C, H, W)`` uint8 source images; boxes ``(N, 4)``.
+        task: a name of :data:`TASKS`; size: the featurizer's input side; seed: the views' draw.
+        batch_size: images per forward pass (both views of ``batch_size // 2`` pairs; 128 is fastest on a
+            2-core CPU for 28 px inputs, where bigger batches spill the caches).
+        cache: read/write ``<cache>/probes/<hash>.pt`` (keyed by featurizer weights, images, boxes, task,
+            size, seed).
+
+    Example
+    -------
+    >>> f = extract(DCT(), torch.randint(0, 255, (8, 3, 32, 32), dtype=torch.uint8),
+    ...             torch.tensor([[8.0, 8, 24, 24]] * 8), "zoom_in", 16, cache=False)
+    >>> f.diff.shape, f.labels.shape
+    (torch.Size([8, 192]), torch.Size([8]))
+    """
+    import time
+
+    check_choice(task, TASKS, "task")
+    check_images(images[:1].float() if images.dtype == torch.uint8 else images)
+    if boxes is None or boxes.shape != (len(images), 4):
+        raise ValueError(f"boxes must be ({len(images)}, 4) x0, y0, x1, y1 per image, got "
+                         f"{None if boxes is None else tuple(boxes.shape)}; datasets without boxes can use the "
+                         "whole image: torch.tensor([[0, 0, W, H]]).expand(N, 4).")
+    digest = _digest(CACHE_VERSION, featurizer.key, images, boxes, task, size, seed)
+    file = cache_dir("probes") / f"{featurizer.name}-{task}-{digest}.pt"
+    if cache and file.exists():
+        saved = torch.load(file, weights_only=True)
+        featurizer.groups = featurizer.groups or saved["groups"]
+        return Features(**saved)
+    t0 = time.perf_counter()
+    views = sample(task, boxes, images.shape[-2:], seed)
+    idx = views.keep.nonzero().flatten()
+    device = resolve_device(device)
+    diffs, total, total_sq = [], 0.0, 0.0
+    pairs = max(1, batch_size // 2)
+    steps = range(0, len(idx), pairs)
+    if progress:
+        from tqdm import tqdm
+
+        steps = tqdm(steps, desc=f"{featurizer.name}/{task}", leave=False)
+    for start in steps:
+        i = idx[start:start + pairs]
+        mags = None if views.magnitudes is None else views.magnitudes[i].to(device)
+        phi = featurizer(render(images[i].to(device), views.crops[i].to(device), size, task, mags)).float()
+        a, b = phi[: len(i)], phi[len(i):]
+        diffs.append((a - b).cpu())
+        total, total_sq = total + phi.sum(0).double().cpu(), total_sq + phi.double().pow(2).sum(0).cpu()
+    count = 2 * len(idx)
+    mean = total / count
+    std = (total_sq / count - mean**2).clamp(min=0).sqrt().float()
+    feats = Features(torch.cat(diffs), views.labels[idx], views.values[idx], std, featurizer.groups,
+                     time.perf_counter() - t0, dict(task=task, size=size, seed=seed, dropped=int((~views.keep).sum())))
+    if cache:
+        atomic_save(vars(feats), file)
+    return feats
+
+
+# ----------------------------------------------------------------------------------------- the probe
+@dataclass
+class Probe:
+    """A fitted linear ranking probe: ``w`` ``(D,)`` on features divided by ``std``; ``columns`` used."""
+
+    w: torch.Tensor
+    std: torch.Tensor
+    columns: torch.Tensor
+    groups: list
+    weight_decay: float
+
+    def scores(self, feats: Features) -> torch.Tensor:
+        """``(N,)`` f(x_a) - f(x_b) for every pair of ``feats``."""
+        return (feats.diff[:, self.columns] / self.std) @ self.w
+
+
+def _columns(groups: list, layers: list[str] | None) -> torch.Tensor:
+    names = [n for n, _ in groups]
+    if layers is None:
+        return torch.arange(sum(d for _, d in groups))
+    bad = [n for n in layers if n not in names]
+    if bad:
+        raise ValueError(f"Unknown layer(s) {bad}; the features hold: {', '.join(names)}.")
+    start = torch.tensor([0] + [d for _, d in groups]).cumsum(0)
+    return torch.cat([torch.arange(start[k], start[k + 1]) for k, n in enumerate(names) if n in layers])
+
+
+def fit(train: Features, layers: list[str] | None = None, weight_decay: float = 1e-3, max_iter: int = 300) -> Probe:
+    """Fit ``w`` by full-batch L-BFGS on the pairwise logistic loss plus ``weight_decay / 2 |w|^2``.
+
+    Features are divided by their standard deviation over the training views, so ``|w|`` is the paper's
+    importance ``|weight| x std`` and the penalty treats every channel alike. ``layers`` restricts the probe
+    to some groups (the half-layer ablation).
+
+    Example
+    -------
+    >>> f = Features(torch.randn(200, 5), torch.ones(200), torch.zeros(200, 2), torch.ones(5), [("x", 5)])
+    >>> f.labels = torch.sign(f.diff[:, 0])
+    >>> accuracy(fit(f), f) > 0.98
+    True
+    """
+    cols = _columns(train.groups, layers)
+    std = train.std[cols].clamp(min=1e-6)
+    x, y = train.diff[:, cols] / std, train.labels
+    w = torch.zeros(x.shape[1], requires_grad=True)
+    opt = torch.optim.LBFGS([w], lr=1, max_iter=max_iter, history_size=20, line_search_fn="strong_wolfe",
+                            tolerance_grad=1e-6)
+
+    def closure():
+        opt.zero_grad()
+        loss = nn.functional.softplus(-y * (x @ w)).mean() + 0.5 * weight_decay * w.pow(2).sum()
+        loss.backward()
+        return loss
+
+    opt.step(closure)
+    groups = [(n, d) for n, d in train.groups if layers is None or n in layers]
+    return Probe(w.detach(), std, cols, groups, weight_decay)
+
+
+def accuracy(probe: Probe, feats: Features) -> float:
+    """Fraction of pairs whose order the probe gets right (ties count as wrong).
+
+    Example
+    -------
+    >>> f = Features(torch.tensor([[1.0], [-2.0]]), torch.tensor([1.0, 1.0]), torch.zeros(2, 2), torch.ones(1),
+    ...              [("x", 1)])
+    >>> accuracy(Probe(torch.ones(1), torch.ones(1), torch.arange(1), [("x", 1)], 0.0), f)
+    0.5
+    """
+    return float((torch.sign(probe.scores(feats)) == feats.labels).float().mean())
+
+
+def importance(probe: Probe):
+    """Per layer, the mean and the max over its channels of ``|w| x std``, each normalised to sum 1.
+
+    Returns a DataFrame indexed by layer (in feature order) with columns ``mean`` and ``max``.
+
+    Example
+    -------
+    >>> p = Probe(torch.tensor([1.0, 3.0, 4.0]), torch.ones(3), torch.arange(3), [("a", 2), ("b", 1)], 0.0)
+    >>> importance(p).round(2).to_dict()
+    {'mean': {'a': 0.33, 'b': 0.67}, 'max': {'a': 0.43, 'b': 0.57}}
+    """
+    import pandas as pd
+
+    per = probe.w.abs().split([d for _, d in probe.groups])
+    df = pd.DataFrame({"mean": [float(p.mean()) for p in per], "max": [float(p.max()) for p in per]},
+                      index=[n for n, _ in probe.groups])
+    return df / df.sum()
+
+
+def depth(weights) -> float:
+    """Importance-weighted mean position of the layers, 0 = first layer, 1 = last (a one-number summary).
+
+    Example
+    -------
+    >>> depth([0.5, 0.0, 0.5])
+    0.5
+    """
+    w = torch.as_tensor(list(weights), dtype=torch.float64)
+    return float((w * torch.linspace(0, 1, len(w), dtype=torch.float64)).sum() / w.sum())
+
+
+def halves(groups: list) -> dict[str, list[str]]:
+    """``{"first half", "second half", "all"}`` -> layer names, split by count in feature order.
+
+    Example
+    -------
+    >>> halves([("a", 4), ("b", 8), ("c", 16)])["first half"]
+    ['a', 'b']
+    """
+    names = [n for n, _ in groups]
+    k = (len(names) + 1) // 2
+    return {"first half": names[:k], "second half": names[k:], "all": names}
+
+
+# ----------------------------------------------------------------------------------------- notebook level
+@dataclass(frozen=True)
+class Settings:
+    """What the paper-A notebooks run on, per profile (override any field through :func:`settings`).
+
+    ``backbones`` maps the paper's row name to a backbone spec (see :func:`load_backbone`); ``variants`` the
+    backbones of the "does training change what layers encode" comparison; ``dataset`` None = the profile's.
+    """
+
+    n_train: int
+    n_val: int
+    backbones: dict
+    variants: dict
+    dataset: str | None = None
+    source_size: int | None = None
+    canvas: float = 1.5
+    batch_size: int = 128
+    weight_decay: float = 1e-3
+
+
+_ZOO = {"ResNet-18": "zoo:small_resnet18/standard", "ResNet-50": "zoo:small_resnet50/standard"}
+_ZOO_VARIANTS = {"untrained": "zoo:small_resnet18/untrained", "trained, no augmentation": "zoo:small_resnet18/none",
+                 "trained, standard augmentation": "zoo:small_resnet18/standard"}
+_HUB = {"ResNet-18": "tv/resnet18", "ResNet-50": "tv/resnet50"}
+_HUB_VARIANTS = {"untrained": "random:tv/resnet18", "trained (ImageNet)": "tv/resnet18"}
+SETTINGS = {
+    "smoke": Settings(256, 256, _ZOO, _ZOO_VARIANTS),
+    "cpu": Settings(1500, 500, _ZOO, _ZOO_VARIANTS),
+    "gpu": Settings(20_000, 5_000, _HUB, _HUB_VARIANTS, "imagenet", 256, 1.0, 512),
+    "paper": Settings(65_000, 21_000, _HUB, _HUB_VARIANTS, "imagenet", 256, 1.0, 512),
+}
+
+# Table 1 and Table 2 of the paper: (train, validation) accuracy in %
+PAPER_TABLE1 = {
+    "Passthrough": dict(zoom_in=(97.7, 46.4), zoom_out=(98.5, 51.8), aspect_ratio=(98.7, 54.9), hue=(94.0, 65.0),
+                        saturation=(97.5, 98.9), contrast=(100.0, 62.0), brightness=(100.0, 100.0)),
+    "DCT": dict(zoom_in=(56.8, 46.6), zoom_out=(57.5, 52.4), aspect_ratio=(54.1, 57.7)),
+    "ResNet-18": dict(zoom_in=(93.9, 90.1), zoom_out=(82.4, 68.8), aspect_ratio=(87.6, 80.9), hue=(87.6, 71.6),
+                      saturation=(97.5, 98.3), contrast=(100.0, 100.0), brightness=(100.0, 100.0)),
+    "ResNet-50": dict(zoom_in=(90.8, 84.9), zoom_out=(77.6, 64.8), aspect_ratio=(85.9, 81.3), hue=(84.0, 66.0),
+                      saturation=(95.2, 94.0), contrast=(99.7, 99.7), brightness=(99.3, 98.8)),
+}
+PAPER_TABLE2 = {  # ResNet-18 probes on some of its layers
+    "first half": dict(zoom_in=(95.3, 91.0), aspect_ratio=(92.6, 91.8), hue=(78.9, 72.9)),
+    "second half": dict(zoom_in=(91.7, 86.9), aspect_ratio=(83.7, 74.2), hue=(86.9, 68.4)),
+    "all": dict(zoom_in=(93.9, 90.1), aspect_ratio=(87.6, 80.9), hue=(87.6, 71.6)),
+}
+
+
+def settings(profile, **overrides) -> Settings:
+    """The :data:`SETTINGS` of ``profile`` (a name or :class:`invlib.profiles.Profile`) with every override
+    that is not None applied.
+
+    Example
+    -------
+    >>> settings("cpu", n_train=100, n_val=None).n_train
+    100
+    """
+    import dataclasses
+
+    name = getattr(profile, "name", profile)
+    base = SETTINGS[check_choice(name, SETTINGS, "profile")]
+    valid = [f.name for f in dataclasses.fields(Settings)]
+    for key in overrides:
+        check_choice(key, valid, "probe setting")
+    return dataclasses.replace(base, **{k: v for k, v in overrides.items() if v is not None})
+
+
+def load_images(dataset: str, n_train: int, n_val: int, seed: int = 0, root=None, source_size: int | None = None,
+                canvas: float = 1.0, **filters):
+    """Disjoint train and validation images with boxes: ``((images, boxes), (images, boxes))``.
+
+    Images are the first ``n_train + n_val`` of the train split under ``seed`` (the paper draws both sets
+    from ImageNet's training split); ``canvas > 1`` adds a black margin (:func:`add_margin`); ImageNet is
+    filtered with :func:`ilsvrc_filter` (``filters``: its arguments). Datasets without boxes use the whole
+    image as the box (then only a canvas leaves room to zoom out).
+
+    Example
+    -------
+    >>> (tr, trb), (va, vab) = load_images("fashion_mnist_color", 10, 5, canvas=1.5)
+    >>> tr.shape, va.shape, trb.shape
+    (torch.Size([10, 3, 42, 42]), torch.Size([5, 3, 42, 42]), torch.Size([10, 4]))
+    """
+    from . import data
+
+    opts = {"box_filter": ilsvrc_filter(**filters)} if dataset == "imagenet" else {}
+    ds = data.load(dataset, "train", root=root, n=n_train + n_val, seed=seed, size=source_size, **opts)
+    images, boxes = ds.images, ds.boxes
+    if boxes is None:
+        h, w = images.shape[-2:]
+        boxes = torch.tensor([[0.0, 0.0, w, h]]).expand(len(images), 4)
+    if canvas != 1.0:
+        images, boxes = add_margin(images, boxes, canvas)
+    return (images[:n_train], boxes[:n_train]), (images[n_train:], boxes[n_train:])
+
+
+def load_backbone(spec: str, profile="cpu") -> tuple[nn.Module, int]:
+    """A backbone and its input side from a spec string.
+
+    | spec                    | what                                                             |
+    |-------------------------|------------------------------------------------------------------|
+    | ``zoo:<entry>``         | :func:`invlib.zoo.get` (trained on first use), input = profile's |
+    | ``<model>``             | hub weights of a timm / ``tv/`` model (online only), input 224    |
+    | ``<model>@<path>``      | local weights file for that model, input 224                     |
+    | ``random:<model>``      | the model's random initialisation, input 224                     |
+
+    Example
+    -------
+    >>> model, size = load_backbone("zoo:small_resnet18/untrained", "smoke")
+    >>> size
+    28
+    """
+    from . import models, zoo
+    from .profiles import get_profile
+
+    prof = get_profile(profile)
+    if spec.startswith("zoo:"):
+        return zoo.get(spec[4:], prof), prof.img_size
+    if spec.startswith("random:"):
+        model = models.create(spec[7:], num_classes=1000)
+    elif "@" in spec:
+        name, path = spec.split("@", 1)
+        model = models.create(name, num_classes=1000, pretrained=path, normalize=True)
+    else:
+        model = models.create(spec, num_classes=1000, pretrained=True)
+    size = getattr(model, "pretrained_cfg", {}).get("input_size", (3, 224, 224))[-1]
+    return model.to(resolve_device(prof.device)).eval(), size
+
+
+def run_table(featurizers: dict, train, val, tasks=None, sizes=None, seed: int = 0, weight_decay: float = 1e-3,
+              batch_size: int = 128, device=None, progress: bool = False, layers=None):
+    """Probe every featurizer on every task: ``(table, probes)``.
+
+    ``train``/``val``: ``(images, boxes)`` from :func:`load_images`; ``sizes``: input side per featurizer;
+    ``layers``: a function ``groups -> {label: [layer names]}`` (e.g. :func:`halves`) to probe layer subsets
+    instead of all layers (label ``"all"``).
+
+    ``table`` has one row per (featurizer, layers, task): ``train_acc``, ``val_acc``, ``pairs``, ``seconds``
+    (feature extraction, ~0 when cached); ``probes[(featurizer, layers, task)]`` is the fitted :class:`Probe`.
+
+    Example
+    -------
+    >>> imgs = torch.randint(0, 255, (40, 3, 16, 16), dtype=torch.uint8)
+    >>> boxes = torch.tensor([[4.0, 4.0, 12.0, 12.0]]).expand(40, 4)
+    >>> table, fitted = run_table({"pixels": Passthrough()}, (imgs[:30], boxes[:30]), (imgs[30:], boxes[30:]),
+    ...                           tasks=["brightness"], sizes={"pixels": 16})
+    >>> table.featurizer.tolist(), table.task.tolist(), table.pairs.tolist()
+    (['pixels'], ['brightness'], [30])
+    """
+    import time
+
+    import pandas as pd
+
+    rows, fitted = [], {}
+    for fname, feat in featurizers.items():
+        for task in tasks or list(TASKS):
+            t0 = time.perf_counter()
+            common = dict(task=task, size=sizes[fname], batch_size=batch_size, device=device, progress=progress)
+            tr = extract(feat, *train, seed=seed, **common)
+            va = extract(feat, *val, seed=seed + 1, **common)
+            seconds = time.perf_counter() - t0
+            for label, names in (layers(tr.groups) if layers else {"all": None}).items():
+                probe = fit(tr, names, weight_decay)
+                fitted[fname, label, task] = probe
+                rows.append(dict(featurizer=fname, layers=label, task=task, train_acc=accuracy(probe, tr),
+                                 val_acc=accuracy(probe, va), pairs=len(tr), seconds=round(seconds, 2)))
+    return pd.DataFrame(rows), fitted
