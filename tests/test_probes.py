@@ -105,6 +105,9 @@ def test_backbone_groups_include_shortcuts_and_key_the_weights():
     assert "layer2.0.shortcut.0" in names and names[0] == "stem.0"
     assert out.shape == (3, sum(d for _, d in f.groups))
     assert probes.Backbone(models.create("small_resnet18")).key != f.key  # other random weights
+    timm_r18 = probes.Backbone(models.create("resnet18", num_classes=0))  # any timm name works
+    assert timm_r18(torch.rand(2, 3, 32, 32)).shape == (2, 64 + 4 * 64 + 4 * 128 + 128 + 4 * 256 + 256 + 4 * 512 + 512)
+    assert "layer2.0.downsample.0" in timm_r18.layers and len(timm_r18.groups) == 20
     vit = probes.conv_layers(models.create("small_vit"))
     assert vit[0] == "blocks.0" and len(vit) == 4
     with pytest.raises(ValueError, match="no layer"):
