@@ -146,11 +146,12 @@ glue("dct_fades", Markdown("fades" if list(high.values()) == sorted(high.values(
 #
 # Every featurizer below gets the same pairs. The ResNet rows pool every convolution's output (shortcut
 # convolutions included) over space and concatenate the channels; passthrough is the raw pixels of the
-# resized view, not pooled (on `gpu`/`paper` views of 64 px: 224 px ones would need 12 GB per task); DCT average-pools the 64 coefficients of each channel over the blocks. The
-# paper's "average pooling of the DCT features" is read literally (signed coefficients, which mostly cancel)
-# and, as a second row, with magnitudes (as its Figure 3 plots them). The probe is fitted by L-BFGS on the
-# pairwise logistic loss with a small L2 penalty on standardised features (the paper states neither the
-# optimiser nor a penalty). Accuracy is the share of correctly ordered pairs; chance is 50%.
+# resized view, not pooled (on `gpu`/`paper` views of 64 px: 224 px ones would need 12 GB per task); DCT
+# average-pools the 64 coefficients of each channel over the blocks. The paper's "average pooling of the DCT
+# features" is read literally (signed coefficients, which mostly cancel) and, as a second row, with
+# magnitudes (as its Figure 3 plots them). The probe is fitted by L-BFGS on the pairwise logistic loss with
+# a small L2 penalty on standardised features (the paper states neither the optimiser nor a penalty).
+# Accuracy is the share of correctly ordered pairs; chance is 50%.
 
 # %%
 features = {"Passthrough": probes.Passthrough(), "DCT": probes.DCT(), "DCT (magnitude)": probes.DCT(magnitude=True)}
