@@ -53,6 +53,7 @@ from __future__ import annotations
 
 import hashlib
 import math
+import time
 from dataclasses import dataclass, field
 
 import torch
@@ -126,9 +127,8 @@ def ilsvrc_filter(min_box_area: float = 0.3, min_margin: float = 0.3, single: bo
     def keep(boxes: torch.Tensor, width: float, height: float) -> bool:
         if len(boxes) == 0 or (single and len(boxes) != 1):
             return False
-        bw, bh = float(boxes[0, 2] - boxes[0, 0]), float(boxes[0, 3] - boxes[0, 1])
-        return (bw * bh >= min_box_area * width * height and (width - bw) / width >= min_margin
-                and (height - bh) / height >= min_margin)
+        area = float((boxes[0, 2] - boxes[0, 0]) * (boxes[0, 3] - boxes[0, 1]))
+        return area >= min_box_area * width * height and float(zoom_out_slack(boxes[:1], (height, width))) >= min_margin
 
     return keep
 
@@ -288,10 +288,22 @@ def _digest(*parts) -> str:
     h = hashlib.sha256()
     for p in parts:
         if isinstance(p, torch.Tensor):
-            h.update(p.detach().cpu().contiguous().reshape(-1).view(torch.uint8).numpy().tobytes())
+            h.update(p.detach().cpu().contiguous().reshape(-1).view(torch.uint8).numpy())
         else:
             h.update(repr(p).encode())
     return h.hexdigest()[:16]
+
+
+def data_digest(images: torch.Tensor, boxes: torch.Tensor) -> str:
+    """A short hash of the images and boxes: the data part of :func:`extract`'s cache key.
+
+    Example
+    -------
+    >>> x, b = torch.zeros(2, 1, 4, 4, dtype=torch.uint8), torch.zeros(2, 4)
+    >>> data_digest(x, b) == data_digest(x.clone(), b.clone()) != data_digest(x + 1, b)
+    True
+    """
+    return _digest(images, boxes)
 
 
 class Passthrough:
@@ -460,7 +472,8 @@ class Features:
 
 
 def extract(featurizer, images: torch.Tensor, boxes: torch.Tensor, task: str, size: int, seed: int = 0,
-            batch_size: int = 128, device=None, cache: bool = True, progress: bool = False) -> Features:
+            batch_size: int = 128, device=None, cache: bool = True, progress: bool = False,
+            data_key: str | None = None) -> Features:
     """Views of every image (:func:`sample`, :func:`render`), their features and differences, cached on disk.
 
     Args:
@@ -472,6 +485,8 @@ def extract(featurizer, images: torch.Tensor, boxes: torch.Tensor, task: str, si
             2-core CPU for 28 px inputs, where bigger batches spill the caches).
         cache: read/write ``<cache>/probes/<hash>.pt`` (keyed by featurizer weights, images, boxes, task,
             size, seed).
+        data_key: :func:`data_digest` of ``(images, boxes)`` when the caller already has it (hashing a large
+            image set once instead of once per featurizer and task).
 
     Example
     -------
@@ -480,15 +495,13 @@ def extract(featurizer, images: torch.Tensor, boxes: torch.Tensor, task: str, si
     >>> f.diff.shape, f.labels.shape
     (torch.Size([8, 192]), torch.Size([8]))
     """
-    import time
-
     check_choice(task, TASKS, "task")
     check_images(images[:1].float() if images.dtype == torch.uint8 else images)
     if boxes is None or boxes.shape != (len(images), 4):
         raise ValueError(f"boxes must be ({len(images)}, 4) x0, y0, x1, y1 per image, got "
                          f"{None if boxes is None else tuple(boxes.shape)}; datasets without boxes can use the "
                          "whole image: torch.tensor([[0, 0, W, H]]).expand(N, 4).")
-    digest = _digest(CACHE_VERSION, featurizer.key, images, boxes, task, size, seed)
+    digest = _digest(CACHE_VERSION, featurizer.key, data_key or data_digest(images, boxes), task, size, seed)
     file = cache_dir("probes") / f"{featurizer.name}-{task}-{digest}.pt"
     if cache and file.exists():
         saved = torch.load(file, weights_only=True)
@@ -790,17 +803,16 @@ def run_table(featurizers: dict, train, val, tasks=None, sizes=None, seed: int =
     >>> table.featurizer.tolist(), table.task.tolist(), table.pairs.tolist()
     (['pixels'], ['brightness'], [30])
     """
-    import time
-
     import pandas as pd
 
     rows, fitted = [], {}
+    keys = {"train": data_digest(*train), "val": data_digest(*val)}
     for fname, feat in featurizers.items():
         for task in tasks or list(TASKS):
             t0 = time.perf_counter()
             common = dict(task=task, size=sizes[fname], batch_size=batch_size, device=device, progress=progress)
-            tr = extract(feat, *train, seed=seed, **common)
-            va = extract(feat, *val, seed=seed + 1, **common)
+            tr = extract(feat, *train, seed=seed, data_key=keys["train"], **common)
+            va = extract(feat, *val, seed=seed + 1, data_key=keys["val"], **common)
             seconds = time.perf_counter() - t0
             for label, names in (layers(tr.groups) if layers else {"all": None}).items():
                 probe = fit(tr, names, weight_decay)
