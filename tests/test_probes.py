@@ -204,3 +204,18 @@ def test_notebooks_write_table1_importance_and_ablation(smoke_book):
             assert len(layers) == 20 and abs(sum(layers.values()) - 1) < 1e-3
     assert a2["paper"]["table2/ResNet-18/first half/zoom_in/val"] == 91.0
     assert {"table2/ResNet-50/second half/hue/val", "variants/untrained/zoom_in/val"} <= set(a2["metrics"])
+
+
+def test_bad_inputs_say_what_is_wrong():
+    images, boxes = _object(4)
+    with pytest.raises(ValueError, match=r"boxes must be \(4, 4\).*whole image"):
+        probes.extract(probes.DCT(), images, boxes[:2], "zoom_in", 16, cache=False)
+    with pytest.raises(ValueError, match="boxes must be"):
+        probes.extract(probes.DCT(), images, None, "zoom_in", 16, cache=False)
+    with pytest.raises(ValueError, match="Valid tasks"):
+        probes.extract(probes.DCT(), images, boxes, "blur", 16, cache=False)
+    feats = probes.extract(probes.DCT(), images, boxes, "zoom_in", 16, cache=False)
+    with pytest.raises(ValueError, match=r"Unknown layer\(s\) \['layer9'\]; the features hold: dct"):
+        probes.fit(feats, layers=["layer9"])
+    with pytest.raises(ValueError, match="geometric task"):
+        probes.crops_for("hue", boxes, (48, 48), torch.zeros(4))
