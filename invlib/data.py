@@ -104,7 +104,7 @@ class Dataset:
 
     Attributes
     ----------
-    images:  (N, C, H, W) uint8
+    images:  (N, C, H, W) uint8, or (N, C, T) float32 for signal datasets (``sinusoids``)
     labels:  (N,) int64, indices into ``classes``
     classes: class names, in label order
     synsets: WordNet synset name per class (``'coat.n.01'``), or None if unknown
@@ -143,7 +143,7 @@ class Dataset:
         >>> load("fashion_mnist", "test", n=8).float().max() <= 1
         tensor(True)
         """
-        return self.images.float().div_(255)
+        return self.images.float().div_(255) if self.images.dtype == torch.uint8 else self.images.float()
 
     def subset(self, n: int, seed: int = 0) -> Dataset:
         """The first ``n`` images of one permutation fixed by ``seed``: deterministic and nested, so
@@ -602,6 +602,78 @@ def _folder(
     return ds
 
 
+# ---------------------------------------------------------------- generated sets (AugNet, section 4)
+
+SPRITE_CLASSES = ("Sneaker", "Ankle boot")  # the default two asymmetric Fashion-MNIST items
+
+
+def _sprite_images(files, side: int) -> Tensor:
+    """The two sprites ``(2, C, s, s)`` float, ``s = side / sqrt(2)`` so every rotation stays in the canvas."""
+    inner = int(side / 2**0.5)
+    if files is None:
+        images, labels, _, _ = _fashion_arrays("train", None)
+        idx = [int((labels == FASHION_MNIST_CLASSES.index(c)).nonzero()[0]) for c in SPRITE_CLASSES]
+        src = images[idx].float() / 255
+    else:
+        from PIL import Image
+
+        if len(files) != 2:
+            raise ValueError(f"sprites needs exactly two image files, got {len(files)}: {files}")
+        for f in files:
+            if not Path(f).is_file():
+                raise FileNotFoundError(f"Sprite image {f} not found; pass two existing image files.")
+        src = torch.stack([torch.from_numpy(np.asarray(Image.open(f).convert("RGB").resize((inner, inner))).copy())
+                           .permute(2, 0, 1).float() / 255 for f in files])
+    return torch.nn.functional.interpolate(src, size=(inner, inner), mode="bilinear", antialias=True).clamp(0, 1)
+
+
+def _sprites(split, root, n, seed, size, *, files=None, max_angle: float = 45.0) -> Dataset:
+    """AugNet's section 4.1 / Augerino's "Mario and Iggy" task, with two real images.
+
+    Each image is one of two sprites (two Fashion-MNIST items by default, ``files`` = two image paths
+    otherwise) on a black canvas of ``size`` px (default 32, as the paper), rotated by ``U[-max_angle,
+    max_angle]`` degrees (upright) or that plus 180 (upside down). Labels ``2 * sprite + upside_down``:
+    0 and 2 upright, 1 and 3 upside down. ``n`` images (default 10,000 train / 5,000 test, as the paper).
+    """
+    from .transforms import apply
+
+    side = size or 32
+    n = n or (10_000 if split == "train" else 5_000)
+    gen = torch.Generator().manual_seed(2 * seed + (split == "test"))
+    sprites = _sprite_images(files, side)
+    pad = (side - sprites.shape[-1]) // 2
+    canvas = torch.nn.functional.pad(sprites, (pad, side - sprites.shape[-1] - pad) * 2)
+    which = torch.randint(0, 2, (n,), generator=gen)
+    flip = torch.randint(0, 2, (n,), generator=gen)
+    angle = (torch.rand(n, generator=gen) * 2 - 1) * max_angle + 180.0 * flip
+    angle = torch.remainder(angle + 180, 360) - 180
+    images = (apply("rotate", canvas[which], angle) * 255).round().to(torch.uint8)
+    names = SPRITE_CLASSES if files is None else tuple(Path(f).stem for f in files)
+    classes = [f"{s} {o}" for s in names for o in ("upright", "upside down")]
+    return Dataset("sprites", split, images, which * 2 + flip, classes)
+
+
+def _sinusoids(split, root, n, seed, size, *, freqs=(2.0, 4.0, 6.0, 8.0), jitter: float = 0.5,
+               seconds: float = 10.0, fs: float = 100.0, noise: float = 0.5) -> Dataset:
+    """AugNet's section 4.2 signals: one class per frequency in ``freqs`` Hz, each signal at that frequency
+    plus ``U(-jitter, jitter)`` Hz, a uniform random phase, ``seconds`` at ``fs`` Hz, unit amplitude and
+    Gaussian noise of std ``noise``. ``images`` holds ``(n, 1, T)`` float32 signals; ``n`` defaults to 400
+    train / 200 test, as the paper.
+    """
+    if size is not None:
+        raise ValueError("sinusoids are 1-D signals: size does not apply (set seconds and fs instead).")
+    n = n or (400 if split == "train" else 200)
+    gen = torch.Generator().manual_seed(2 * seed + (split == "test"))
+    labels = torch.randint(0, len(freqs), (n,), generator=gen)
+    jit = (torch.rand(n, generator=gen, dtype=torch.float64) * 2 - 1) * jitter
+    f = torch.tensor(freqs, dtype=torch.float64)[labels] + jit
+    phase = torch.rand(n, 1, generator=gen, dtype=torch.float64) * 2 * np.pi
+    t = torch.arange(int(round(seconds * fs)), dtype=torch.float64) / fs
+    x = torch.sin(2 * np.pi * f[:, None] * t + phase)
+    x = x + noise * torch.randn(n, len(t), generator=gen, dtype=torch.float64)
+    return Dataset("sinusoids", split, x.float().unsqueeze(1), labels, [f"{g:g} Hz" for g in freqs])
+
+
 # ---------------------------------------------------------------- registry and entry points
 
 _REGISTRY = {
@@ -610,6 +682,8 @@ _REGISTRY = {
     "cifar10": _cifar10,
     "imagenet": _imagenet,
     "folder": _folder,
+    "sprites": _sprites,
+    "sinusoids": _sinusoids,
 }
 
 

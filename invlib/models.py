@@ -8,6 +8,9 @@ too and a single factory, :func:`create`, serves every name:
 | small_resnet18   | CIFAR-style ResNet, BasicBlocks [2, 2, 2, 2], widths 16-128 (0.7M)     |
 | small_resnet50   | CIFAR-style ResNet, Bottlenecks [3, 4, 6, 3], widths 16-128 x4 (1.5M)  |
 | small_vit        | timm VisionTransformer, patch 7, dim 128, depth 4, 4 heads (0.6M)      |
+| conv4            | AugNet's Table 1 trunk: 4 conv-BN-ReLU (32-256), 3 max-pools, max, FC  |
+| signal_cnn       | AugNet's Table 2 trunk for 1-D signals ``(B, C, T)``: 2 convs, pool, FC |
+| signal_mlp       | an MLP over a flattened signal, ``width`` x ``depth`` hidden units      |
 | any timm name    | e.g. ``resnet18``, ``vit_small_patch16_224``                            |
 | ``tv/<name>``    | a torchvision model, e.g. ``tv/resnet18`` (bare names timm lacks work) |
 
@@ -27,9 +30,10 @@ from timm.models import register_model
 from timm.models.vision_transformer import VisionTransformer
 from torch import nn
 
-from .utils import check_images, is_online
+from .utils import check_choice, check_images, is_online
 
-OURS = ("small_resnet18", "small_resnet50", "small_vit")
+OURS = ("small_resnet18", "small_resnet50", "small_vit", "conv4")
+SIGNAL_NETS = ("signal_cnn", "signal_mlp")
 IMAGENET_MEAN, IMAGENET_STD = (0.485, 0.456, 0.406), (0.229, 0.224, 0.225)
 
 
@@ -178,16 +182,75 @@ def small_vit(pretrained=False, num_classes=10, in_chans=3, img_size=28, **kwarg
     return _ours(net, "small_vit", in_chans, pretrained)
 
 
+def _conv_bn(conv, cin: int, cout: int) -> list[nn.Module]:
+    norm = nn.BatchNorm2d if conv is nn.Conv2d else nn.BatchNorm1d
+    return [conv(cin, cout, 3, 1, 1, bias=False), norm(cout), nn.ReLU(inplace=True)]
+
+
+class _Trunk(nn.Module):
+    """``features`` then ``pool`` (a global pool to ``(B, C, 1...)``) then a linear ``fc``."""
+
+    def __init__(self, features: nn.Module, pool: nn.Module, width: int, num_classes: int):
+        super().__init__()
+        self.features, self.pool, self.num_features = features, pool, width
+        self.fc = nn.Linear(width, num_classes) if num_classes else nn.Identity()
+
+    def get_classifier(self) -> nn.Module:
+        return self.fc
+
+    def forward(self, x):
+        return self.fc(self.pool(self.features(x)).flatten(1))
+
+
+@register_model
+def conv4(pretrained=False, num_classes=10, in_chans=3, widths=(32, 64, 128, 256), **kwargs):
+    """AugNet's Table 1 trunk (sprites): conv3x3-BN-ReLU x4 with a 2x max-pool after convs 2-4, a global
+    max-pool (the paper's "MaxPool 4" on 32 px) and a linear head. ``widths`` scales it for the CPU."""
+    _drop_timm_args(kwargs)
+    layers, cin = [], in_chans
+    for i, w in enumerate(widths):
+        layers += _conv_bn(nn.Conv2d, cin, w) + ([nn.MaxPool2d(2)] if i > 0 else [])
+        cin = w
+    net = _Trunk(nn.Sequential(*layers), nn.AdaptiveMaxPool2d(1), cin, num_classes)
+    return _ours(net, "conv4", in_chans, pretrained)
+
+
+@register_model
+def signal_cnn(pretrained=False, num_classes=4, in_chans=1, widths=(2, 2), **kwargs):
+    """AugNet's Table 2 trunk for signals ``(B, C, T)``: two conv3-BN-ReLU, a 2x max-pool, global average
+    pooling and a linear head (2 filters per conv in the paper: 51 parameters for 4 classes)."""
+    _drop_timm_args(kwargs)
+    layers = _conv_bn(nn.Conv1d, in_chans, widths[0]) + _conv_bn(nn.Conv1d, widths[0], widths[1]) + [nn.MaxPool1d(2)]
+    net = _Trunk(nn.Sequential(*layers), nn.AdaptiveAvgPool1d(1), widths[1], num_classes)
+    return _ours(net, "signal_cnn", in_chans, pretrained)
+
+
+@register_model
+def signal_mlp(pretrained=False, num_classes=4, in_chans=1, length=1000, width=16, depth=1, **kwargs):
+    """An MLP over the flattened signal ``(B, C, T)``: ``depth`` hidden layers of ``width`` ReLU units."""
+    _drop_timm_args(kwargs)
+    layers, cin = [nn.Flatten()], in_chans * length
+    for _ in range(depth):
+        layers += [nn.Linear(cin, width), nn.ReLU(inplace=True)]
+        cin = width
+    net = _Trunk(nn.Sequential(*layers), nn.Identity(), cin, num_classes)
+    return _ours(net, "signal_mlp", in_chans, pretrained)
+
+
 # ----------------------------------------------------------------------------- the factory
-def available() -> list[str]:
-    """Our registered small nets; besides these, any timm name and any ``tv/<torchvision name>`` works.
+def available(kind: str | None = None) -> list[str]:
+    """Our registered small nets (``kind``: ``"image"`` or ``"signal"``, default both); besides these, any
+    timm name and any ``tv/<torchvision name>`` works.
 
     Example
     -------
-    >>> "small_resnet18" in available()
-    True
+    >>> "small_resnet18" in available("image"), available("signal")
+    (True, ['signal_cnn', 'signal_mlp'])
     """
-    return list(OURS)
+    kinds = {"image": list(OURS), "signal": list(SIGNAL_NETS)}
+    if kind is None:
+        return kinds["image"] + kinds["signal"]
+    return kinds[check_choice(kind, kinds, "kind")]
 
 
 def _source(name: str) -> tuple[str, str]:
@@ -198,10 +261,10 @@ def _source(name: str) -> tuple[str, str]:
         return "timm", name
     if name in torchvision.models.list_models():
         return "torchvision", name
-    pool = list(OURS) + timm.list_models() + ["tv/" + n for n in torchvision.models.list_models()]
+    pool = available() + timm.list_models() + ["tv/" + n for n in torchvision.models.list_models()]
     close = difflib.get_close_matches(name, pool, n=5, cutoff=0.6)
     raise ValueError(
-        f"Unknown model {name!r}. Our small nets: {', '.join(OURS)}; or any timm model name "
+        f"Unknown model {name!r}. Our small nets: {', '.join(available())}; or any timm model name "
         f"(timm.list_models()) or 'tv/<name>' for torchvision (torchvision.models.list_models())."
         + (f" Close matches: {', '.join(close)}." if close else "")
     )

@@ -58,6 +58,8 @@ class TrainConfig:
     channels_last: bool = True
     amp: bool = True  # bf16 autocast, CUDA only
     eval_batch_size: int = 1024
+    aug_lr: float | None = None  # learning rate of a model's augmentation parameters (None: lr)
+    aug_weight_decay: float = 0.0  # L2 penalty on them (AugNet: 1.0)
 
     def __post_init__(self):
         check_choice(self.optimizer, OPTIMIZERS, "optimizer")
@@ -111,8 +113,9 @@ def _tensors(data) -> tuple[torch.Tensor, torch.Tensor]:
         return data.images, data.labels
     if isinstance(data, (tuple, list)) and len(data) == 2:
         images, labels = data
-        if images.ndim != 4 or labels.ndim != 1 or len(images) != len(labels):
-            raise ValueError(f"Expected images (N, C, H, W) and labels (N,), got {tuple(images.shape)} "
+        if images.ndim not in (3, 4) or labels.ndim != 1 or len(images) != len(labels):
+            raise ValueError(f"Expected images (N, C, H, W) or signals (N, C, T) and labels (N,), got "
+                             f"{tuple(images.shape)} "
                              f"and {tuple(labels.shape)}.")
         return images, labels
     raise TypeError("Training data must be an invlib.data.Dataset or a tuple (images (N,C,H,W), labels (N,)).")
@@ -151,17 +154,28 @@ def _lr_lambda(cfg: TrainConfig, steps_per_epoch: int):
     return factor
 
 
+def _memory_format(x: torch.Tensor, cfg: TrainConfig):
+    return torch.channels_last if cfg.channels_last and x.ndim == 4 else torch.contiguous_format
+
+
 def make_optimizer(model: nn.Module, cfg: TrainConfig) -> torch.optim.Optimizer:
     """The optimizer named by ``cfg.optimizer``; no weight decay on biases and norm weights.
+
+    A model with an ``augmentation_parameters()`` method (AugNet, Augerino in :mod:`invlib.learned`) gets
+    them in a group of their own, with ``cfg.aug_lr`` and ``cfg.aug_weight_decay``.
 
     Example
     -------
     >>> make_optimizer(nn.Linear(2, 2), TrainConfig(optimizer="adam", lr=1e-3)).__class__.__name__
     'Adam'
     """
-    decay = [p for p in model.parameters() if p.requires_grad and p.ndim > 1]
-    no_decay = [p for p in model.parameters() if p.requires_grad and p.ndim <= 1]
+    aug = list(model.augmentation_parameters()) if hasattr(model, "augmentation_parameters") else []
+    rest = [p for p in model.parameters() if p.requires_grad and all(p is not a for a in aug)]
+    decay = [p for p in rest if p.ndim > 1]
+    no_decay = [p for p in rest if p.ndim <= 1]
     groups = [dict(params=decay, weight_decay=cfg.weight_decay), dict(params=no_decay, weight_decay=0.0)]
+    if aug:
+        groups.append(dict(params=aug, weight_decay=cfg.aug_weight_decay, lr=cfg.aug_lr or cfg.lr))
     if cfg.optimizer == "sgd":
         return torch.optim.SGD(groups, lr=cfg.lr, momentum=cfg.momentum, nesterov=cfg.momentum > 0)
     if cfg.optimizer == "adam":
@@ -202,7 +216,7 @@ def fit(model: nn.Module, train, cfg: TrainConfig | None = None, augment=None, t
     device = resolve_device(cfg.device)
     if device.type == "cuda" and world > 1:
         device = torch.device("cuda", int(os.environ.get("LOCAL_RANK", rank)))
-    memory_format = torch.channels_last if cfg.channels_last else torch.contiguous_format
+    memory_format = _memory_format(images, cfg)
     model.to(device, memory_format=memory_format)
     net = nn.parallel.DistributedDataParallel(model, device_ids=[device] if device.type == "cuda" else None) \
         if world > 1 else model
@@ -242,6 +256,8 @@ def fit(model: nn.Module, train, cfg: TrainConfig | None = None, augment=None, t
             with autocast:
                 logits = net(x)
                 loss = F.cross_entropy(logits, y, label_smoothing=cfg.label_smoothing)
+                if hasattr(model, "penalty"):  # a regulariser the model adds (AugNet, Augerino)
+                    loss = loss + model.penalty()
             optimizer.zero_grad(set_to_none=True)
             loss.backward()
             optimizer.step()
@@ -291,7 +307,8 @@ def evaluate(model: nn.Module, data, batch_size: int = 1024) -> dict:
         for i in range(0, len(images), batch_size):
             x = _to_float(images[i:i + batch_size].to(device))
             y = labels[i:i + batch_size].to(device)
-            logits = model(x.contiguous(memory_format=torch.channels_last)).float()
+            fmt = torch.channels_last if x.ndim == 4 else torch.contiguous_format
+            logits = model(x.contiguous(memory_format=fmt)).float()
             correct += (logits.argmax(1) == y).sum().item()
             loss += F.cross_entropy(logits, y, reduction="sum").item()
     model.train(was_training)

@@ -465,3 +465,80 @@ def gaussian_noise(x, m, generator=None):
     """Add i.i.d. Gaussian noise of standard deviation ``m`` (before the final clamp to ``[0, 1]``)."""
     noise = torch.randn(x.shape, generator=generator, device=x.device, dtype=x.dtype)
     return x + _bc(m) * noise
+
+
+# ---------------------------------------------------------------------------------------------- 1-D signals
+# Signals are ``(B, C, T)`` float tensors sampled at ``fs`` Hz; values per sample are ``(B,)``. These three
+# are the EEG augmentations AugNet's section 4.2 uses; each is differentiable with respect to its value.
+
+
+def _check_signals(x: torch.Tensor, values: torch.Tensor) -> torch.Tensor:
+    if not isinstance(x, torch.Tensor) or x.ndim != 3 or not x.is_floating_point():
+        raise ValueError(f"signals must be a float tensor of shape (B, C, T), got {getattr(x, 'shape', type(x))}.")
+    v = torch.as_tensor(values, dtype=x.dtype, device=x.device)
+    if v.ndim > 1 or (v.ndim == 1 and len(v) != len(x)):
+        raise ValueError(f"values must be a scalar or have shape ({len(x)},), got shape {tuple(v.shape)}.")
+    return v.expand(len(x)).view(-1, 1, 1)
+
+
+def frequency_shift(x: torch.Tensor, hz, fs: float) -> torch.Tensor:
+    """Shift every frequency of ``x`` ``(B, C, T)`` by ``hz`` (scalar or ``(B,)``, may be negative).
+
+    The analytic signal (FFT, negative frequencies dropped) is multiplied by ``exp(2 pi i hz t)`` and its
+    real part kept. Periodic over the window, like the FFT it uses.
+
+    Example
+    -------
+    >>> t = torch.arange(1000) / 100
+    >>> x = torch.sin(2 * math.pi * 3 * t).view(1, 1, -1)
+    >>> y = frequency_shift(x, 0.5, fs=100)
+    >>> int(torch.fft.rfft(y[0, 0]).abs().argmax()) / 10  # peak bin / window length in s
+    3.5
+    """
+    v = _check_signals(x, hz)
+    n = x.shape[-1]
+    spec = torch.fft.fft(x, dim=-1)
+    h = torch.zeros(n, dtype=x.dtype, device=x.device)
+    h[0] = 1
+    h[1:(n + 1) // 2] = 2
+    if n % 2 == 0:
+        h[n // 2] = 1
+    analytic = torch.fft.ifft(spec * h, dim=-1)
+    t = torch.arange(n, dtype=x.dtype, device=x.device) / fs
+    return (analytic * torch.polar(torch.ones_like(t * v), 2 * math.pi * v * t)).real
+
+
+def ft_surrogate(x: torch.Tensor, m, generator: torch.Generator | None = None) -> torch.Tensor:
+    """Fourier-transform surrogate: add a random phase ``m * U(0, 2 pi)`` to every frequency of ``x``.
+
+    ``x``: ``(B, C, T)``; ``m``: scalar or ``(B,)`` in [0, 1] (0 = identity, 1 = fully random phases). The
+    amplitude spectrum is kept, so the power at each frequency is unchanged. The same phases for every
+    channel of a sample.
+
+    Example
+    -------
+    >>> x = torch.randn(2, 1, 100)
+    >>> torch.allclose(ft_surrogate(x, 0.0), x, atol=1e-5)
+    True
+    """
+    v = _check_signals(x, m)
+    n = x.shape[-1]
+    spec = torch.fft.rfft(x, dim=-1)
+    u = torch.rand(len(x), 1, spec.shape[-1], generator=generator, device=x.device, dtype=x.dtype)
+    u[..., 0] = 0  # the mean stays real
+    if n % 2 == 0:
+        u[..., -1] = 0  # and so does the Nyquist bin
+    phase = 2 * math.pi * v * u
+    return torch.fft.irfft(spec * torch.polar(torch.ones_like(phase), phase), n=n, dim=-1)
+
+
+def signal_noise(x: torch.Tensor, std, generator: torch.Generator | None = None) -> torch.Tensor:
+    """Add i.i.d. Gaussian noise of standard deviation ``std`` (scalar or ``(B,)``) to ``x`` ``(B, C, T)``.
+
+    Example
+    -------
+    >>> signal_noise(torch.zeros(3, 1, 10000), torch.tensor([0.0, 1.0, 2.0])).std(-1).squeeze().round()
+    tensor([0., 1., 2.])
+    """
+    v = _check_signals(x, std)
+    return x + v * torch.randn(x.shape, generator=generator, device=x.device, dtype=x.dtype)

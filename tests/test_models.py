@@ -8,7 +8,7 @@ from invlib import models
 from invlib.models import CheckpointError, PretrainedUnavailableError
 
 
-@pytest.mark.parametrize("name", models.available())
+@pytest.mark.parametrize("name", models.available("image"))
 def test_our_nets_forward_and_are_in_timms_registry(name):
     assert timm.is_model(name)
     m = models.create(name, num_classes=7, in_chans=1, img_size=28)

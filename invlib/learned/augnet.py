@@ -1,0 +1,271 @@
+"""AugNet (Rommel et al., 2022): augmentation layers learned end to end with the trunk.
+
+One layer holds Q operations; each has a weight ``w_q = softmax(w' / T)_q`` and a magnitude
+``mu_q in [0, 1]``. In training a layer returns ``sum_q w_q T_q(x; v_q)`` with per-sample values
+``v_q = U(0, 1) * sign * mu_q * scale_q`` (sign +-1 for symmetric operations), so gradients reach every
+weight and magnitude; at evaluation each sample goes through one operation drawn from ``w``. Layers
+stack. The loss adds ``lam * R`` with the selective regulariser ``R = -||w * mu||_2`` (summed over
+layers), or Augerino's ``-||mu||_2``, or nothing (the paper's ablation).
+
+Settings from the authors' code (``../shared/reference-facts.md``): temperature ``T = 0.01`` (near-hard
+selection), operation scales translate 0.5 of the size (the paper's "half the image"), rotate 180 degrees,
+shear 0.3. Magnitudes are free parameters passed through :func:`invlib.learned.unit_clamp`, which keeps a
+gradient at exactly 0 (``torch.clamp`` has none there in torch 2.14.1).
+
+Example
+-------
+>>> from invlib import models
+>>> trunk = models.create("conv4", num_classes=4, in_chans=1, widths=(8, 8, 8, 8))
+>>> net = augnet(trunk, ops="geometric", layers=1, reg=0.5, init_magnitude=1 / 8)
+>>> net.state()["layer0"]["rotate"]["magnitude"]
+0.125
+>>> float(net.penalty()) < 0
+True
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from dataclasses import dataclass
+
+import kornia
+import torch
+from torch import nn
+
+from .. import transforms as T
+from ..utils import check_choice
+from . import Invariant, unit_clamp
+
+REGULARISERS = ("selective", "augerino", "none")
+
+
+@dataclass(frozen=True)
+class AugOp:
+    """One differentiable operation of an AugNet layer.
+
+    Attributes
+    ----------
+    name:   registry key
+    fn:     ``fn(x, v, fs) -> x``: images ``(B, C, H, W)`` or signals ``(B, C, T)``, values ``v`` ``(B,)`` in
+            ``unit``, ``fs`` the sampling rate (signals only)
+    scale:  the value at magnitude 1
+    signed: values are drawn in ``[-mu, mu] * scale`` (else ``[0, mu] * scale``)
+    unit:   what a value measures
+    kind:   ``"image"`` or ``"signal"``
+    """
+
+    name: str
+    fn: Callable
+    scale: float
+    signed: bool
+    unit: str
+    kind: str
+
+
+def _image(name: str, convert=lambda v: v):
+    op = T.get(name)
+    return lambda x, v, fs: op.fn(x, convert(v)).clamp(0, 1)
+
+
+def _kornia_shear(axis: int):
+    """kornia's shear, ``[[1, s, 0], [0, 1, 0]]`` about the top-left corner (so it also shifts content)."""
+    def fn(x, v, fs):
+        s = torch.zeros(len(x), 2, device=x.device, dtype=x.dtype)
+        s = s.index_copy(1, torch.tensor([axis], device=x.device), v.unsqueeze(1))
+        return kornia.geometry.transform.shear(x, s, padding_mode="zeros")
+    return fn
+
+
+def _sample_pairing(x, v, fs):
+    """Mix each image with another of the batch: ``(1 - v) x + v x[perm]`` (its label kept)."""
+    other = x[torch.randperm(len(x), device=x.device)]
+    return x + v.view(-1, *[1] * (x.ndim - 1)) * (other - x)
+
+
+OPS: dict[str, AugOp] = {op.name: op for op in [
+    AugOp("translate_x", _image("translate_x"), 0.5, True, "fraction of width", "image"),
+    AugOp("translate_y", _image("translate_y"), 0.5, True, "fraction of height", "image"),
+    AugOp("rotate", _image("rotate"), 180.0, True, "degrees", "image"),
+    AugOp("shear_x", _kornia_shear(0), 0.3, True, "shear coefficient", "image"),
+    AugOp("shear_y", _kornia_shear(1), 0.3, True, "shear coefficient", "image"),
+    AugOp("contrast", _image("contrast", lambda v: 1 + v), 0.9, True, "factor - 1", "image"),
+    AugOp("brightness", _image("brightness", lambda v: 1 + v), 0.9, True, "factor - 1", "image"),
+    AugOp("sample_pairing", _sample_pairing, 0.5, False, "mixing weight", "image"),
+    AugOp("frequency_shift", lambda x, v, fs: T.frequency_shift(x, v, fs), 2.0, True, "Hz", "signal"),
+    AugOp("ft_surrogate", lambda x, v, fs: T.ft_surrogate(x, v), 1.0, False, "fraction of 2 pi", "signal"),
+    AugOp("gaussian_noise", lambda x, v, fs: T.signal_noise(x, v), 1.0, False, "std", "signal"),
+]}
+
+# The paper's layer types: five affine ops (sections 4.1, 5.1), three non-geometric ones (5.1), three EEG ops (4.2).
+GROUPS = {
+    "geometric": ["translate_x", "translate_y", "rotate", "shear_x", "shear_y"],
+    "appearance": ["contrast", "brightness", "sample_pairing"],
+    "signal": ["frequency_shift", "ft_surrogate", "gaussian_noise"],
+}
+
+
+def _resolve(ops) -> list[str]:
+    names = GROUPS[ops] if isinstance(ops, str) and ops in GROUPS else ([ops] if isinstance(ops, str) else list(ops))
+    for n in names:
+        check_choice(n, OPS, "AugNet operation (or a group: " + ", ".join(GROUPS) + ")")
+    if len(set(OPS[n].kind for n in names)) > 1:
+        raise ValueError(f"One layer cannot mix image and signal operations: {names}.")
+    return names
+
+
+class AugLayer(nn.Module):
+    """One augmentation layer: Q operations, learned weights ``w`` and magnitudes ``mu``.
+
+    Args:
+        ops: operation names or a group name (``geometric``, ``appearance``, ``signal``); see :data:`OPS`.
+        init_magnitude: starting ``mu`` for every operation (a float, or ``{name: float}``).
+        temperature: ``T`` of ``softmax(w' / T)``.
+        scales: ``{name: value at magnitude 1}`` overriding :data:`OPS` (e.g. ``{"rotate": 30}``).
+        fs: sampling rate in Hz, for signal operations.
+
+    ``forward(x)``: ``(B, ...)`` -> ``(B, ...)``, the weighted mixture in training and one operation per
+    sample (drawn from ``w``) at evaluation.
+
+    Example
+    -------
+    >>> layer = AugLayer("signal", init_magnitude=0.0, fs=100)
+    >>> x = torch.randn(4, 1, 1000)
+    >>> torch.allclose(layer.eval()(x), x, atol=1e-5)  # magnitude 0 is the identity
+    True
+    """
+
+    def __init__(self, ops="geometric", init_magnitude=0.5, temperature: float = 0.01,
+                 scales: dict | None = None, fs: float | None = None):
+        super().__init__()
+        self.names = _resolve(ops)
+        if OPS[self.names[0]].kind == "signal" and fs is None:
+            raise ValueError("Signal operations need the sampling rate: pass fs=<Hz>.")
+        self.fs, self.temperature = fs, float(temperature)
+        unknown = sorted(set(scales or {}) - set(self.names))
+        if unknown:
+            raise ValueError(f"scales for operations not in this layer: {unknown}; its operations: {self.names}.")
+        self.scales = [float((scales or {}).get(n, OPS[n].scale)) for n in self.names]
+        init = [float(init_magnitude.get(n, 0.5) if isinstance(init_magnitude, dict) else init_magnitude)
+                for n in self.names]
+        if not all(0 <= m <= 1 for m in init):
+            raise ValueError(f"init_magnitude must be in [0, 1], got {init}.")
+        self.logits = nn.Parameter(torch.zeros(len(self.names)))  # w' (uniform weights)
+        self.magnitude = nn.Parameter(torch.tensor(init))  # mu before the clamp
+
+    def weights(self) -> torch.Tensor:
+        """``(Q,)`` the operation weights ``softmax(w' / T)``."""
+        return torch.softmax(self.logits / self.temperature, 0)
+
+    def magnitudes(self) -> torch.Tensor:
+        """``(Q,)`` the magnitudes ``mu`` in [0, 1]."""
+        return unit_clamp(self.magnitude)
+
+    def values(self, n: int, device=None) -> torch.Tensor:
+        """``(n, Q)`` per-sample values ``U(0, 1) * sign * mu * scale`` (differentiable in ``mu``)."""
+        u = torch.rand(n, len(self.names), device=device)
+        signed = torch.tensor([OPS[k].signed for k in self.names], device=device)
+        sign = torch.where(signed & (torch.rand(n, len(self.names), device=device) < 0.5), -1.0, 1.0)
+        scale = torch.tensor(self.scales, device=device)
+        return u * sign * self.magnitudes().to(device) * scale
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        v = self.values(len(x), x.device).to(x.dtype)
+        w = self.weights().to(x.dtype)
+        shape = (-1,) + (1,) * (x.ndim - 1)
+        if self.training:
+            return sum(w[q] * OPS[n].fn(x, v[:, q], self.fs) for q, n in enumerate(self.names))
+        pick = torch.multinomial(w.detach().float(), len(x), replacement=True).to(x.device)
+        out = torch.zeros_like(x)
+        for q, n in enumerate(self.names):  # Q ops on the whole batch, each sample keeps the one it drew
+            chosen = pick == q
+            if chosen.any():
+                out = torch.where(chosen.view(shape), OPS[n].fn(x, v[:, q], self.fs), out)
+        return out
+
+    def state(self) -> dict:
+        """``{op: {"weight", "magnitude", "max_value"}}``: ``max_value = mu * scale`` in the op's unit."""
+        w, mu = self.weights().tolist(), self.magnitudes().tolist()
+        return {n: dict(weight=w[q], magnitude=mu[q], max_value=mu[q] * self.scales[q])
+                for q, n in enumerate(self.names)}
+
+
+class AugModule(nn.Module):
+    """Stacked :class:`AugLayer` s and the regulariser.
+
+    Args:
+        layers: the layers, applied in order.
+        reg: the regularisation strength ``lambda``.
+        regulariser: ``"selective"`` (``-||w * mu||_2``, AugNet), ``"augerino"`` (``-||mu||_2``) or ``"none"``.
+    """
+
+    def __init__(self, layers: list[AugLayer], reg: float = 0.5, regulariser: str = "selective"):
+        super().__init__()
+        self.layers = nn.ModuleList(layers)
+        self.reg, self.regulariser = float(reg), check_choice(regulariser, REGULARISERS, "regulariser")
+
+    def forward(self, x):
+        for layer in self.layers:
+            x = layer(x)
+        return x
+
+    def penalty(self) -> torch.Tensor:
+        """``lambda * R``: the sum over layers of ``-||w * mu||_2`` (or ``-||mu||_2``, or 0)."""
+        if self.regulariser == "none" or self.reg == 0:
+            return self.layers[0].magnitude.new_zeros(())
+        terms = [(layer.weights() * layer.magnitudes() if self.regulariser == "selective" else layer.magnitudes())
+                 for layer in self.layers]
+        return -self.reg * sum(torch.linalg.vector_norm(t) for t in terms)
+
+    def state(self) -> dict:
+        return {f"layer{i}": layer.state() for i, layer in enumerate(self.layers)}
+
+
+def augnet(trunk: nn.Module, ops="geometric", layers: int = 1, reg: float = 0.5, regulariser: str = "selective",
+           copies: int = 4, init_magnitude=0.5, temperature: float = 0.01, scales: dict | None = None,
+           fs: float | None = None) -> Invariant:
+    """An AugNet: ``layers`` augmentation layers in front of ``trunk``, ``copies`` copies at evaluation.
+
+    Args:
+        trunk: any classifier (e.g. from :func:`invlib.models.create`).
+        ops: the operations of every layer (a group name or a list), or one entry per layer, e.g.
+            ``["appearance", "geometric", "geometric"]`` for the paper's three-layer CIFAR-10 model.
+        layers: number of layers when ``ops`` names one set for all.
+        reg, regulariser: see :class:`AugModule`.
+        copies, init_magnitude, temperature, scales, fs: see :class:`invlib.learned.Invariant` and :class:`AugLayer`.
+
+    Returns:
+        an :class:`invlib.learned.Invariant`; train it with :func:`invlib.learned.fit` (Adam; the
+        augmentation parameters take ``TrainConfig.aug_lr`` and ``aug_weight_decay``).
+
+    Example
+    -------
+    >>> from invlib import models
+    >>> net = augnet(models.create("signal_cnn"), ops="signal", fs=100, init_magnitude=0.05)
+    >>> [round(s["max_value"], 3) for s in net.state()["layer0"].values()]
+    [0.1, 0.05, 0.05]
+    """
+    per_layer = ops if isinstance(ops, (list, tuple)) and all(o in GROUPS for o in ops) else [ops] * layers
+    mods = [AugLayer(o, init_magnitude, temperature, scales, fs) for o in per_layer]
+    return Invariant(AugModule(mods, reg, regulariser), trunk, copies)
+
+
+def selected(state: dict) -> dict:
+    """Per layer, the operation with the largest weight: ``{layer: (name, weight, max_value)}``.
+
+    Example
+    -------
+    >>> selected({"layer0": {"rotate": dict(weight=0.9, magnitude=0.25, max_value=45.0),
+    ...                      "shear_x": dict(weight=0.1, magnitude=0.5, max_value=0.15)}})
+    {'layer0': ('rotate', 0.9, 45.0)}
+    """
+    out = {}
+    for layer, ops in state.items():
+        name = max(ops, key=lambda n: ops[n]["weight"])
+        out[layer] = (name, ops[name]["weight"], ops[name]["max_value"])
+    return out
+
+
+def radians(degrees: float) -> float:
+    """Degrees to radians (the paper plots the rotation range in radians)."""
+    return degrees * math.pi / 180
