@@ -1,5 +1,7 @@
 """invlib.transforms: registry, identities, per-sample batching, semantics, torchvision, gradients."""
 
+import math
+
 import pytest
 import torch
 import torch.nn.functional as Fn
@@ -376,3 +378,111 @@ def test_bad_images():
         T.apply("rotate", torch.zeros(1, 3, 16, 16, dtype=torch.uint8), 10.0)
     with pytest.raises(TypeError, match="torch.Tensor"):
         T.apply("rotate", [[0.0]], 10.0)
+
+
+# ---------------------------------------------------------------------------------------------- 1-D signals
+def sinusoid(hz=3.0, fs=100.0, seconds=10.0, b=1, dtype=torch.float32):
+    t = torch.arange(int(fs * seconds), dtype=torch.float64) / fs
+    return torch.sin(2 * math.pi * hz * t).to(dtype).expand(b, 1, -1).clone()
+
+
+def peak_hz(x, fs=100.0):
+    """Frequency of the largest rfft bin of each signal, ``(B, 1, T) -> (B,)``."""
+    return torch.fft.rfft(x[:, 0].double(), dim=-1).abs().argmax(-1).double() * fs / x.shape[-1]
+
+
+@pytest.mark.parametrize("shift, expected", [(0.5, 3.5), (-0.5, 2.5), (1.2, 4.2), (0.0, 3.0)])
+def test_frequency_shift_moves_peak(shift, expected):
+    y = T.frequency_shift(sinusoid(), shift, fs=100)
+    assert y.shape == (1, 1, 1000) and y.dtype == torch.float32
+    assert float(peak_hz(y)[0]) == pytest.approx(expected, abs=1e-9)
+    # a whole-bin shift of a whole-bin sinusoid is exact: the sinusoid at the new frequency (with its phase)
+    if shift in (0.5, -0.5):
+        assert torch.allclose(y, sinusoid(expected), atol=1e-4)
+
+
+def test_frequency_shift_per_sample():
+    shifts = torch.tensor([0.5, -0.5, 2.0, 0.0])
+    y = T.frequency_shift(sinusoid(b=4), shifts, fs=100)
+    assert torch.allclose(peak_hz(y), torch.tensor([3.5, 2.5, 5.0, 3.0], dtype=torch.float64))
+    assert torch.allclose(y[3], sinusoid()[0], atol=1e-5)  # 0 Hz is the identity
+    # each sample's shift alone gives that sample's result
+    assert torch.allclose(y[2], T.frequency_shift(sinusoid(), 2.0, fs=100)[0], atol=1e-5)
+
+
+def test_frequency_shift_keeps_other_sampling_rates_straight():
+    x = sinusoid(hz=10.0, fs=250.0, seconds=4.0)
+    assert float(peak_hz(T.frequency_shift(x, -1.5, fs=250), fs=250)[0]) == pytest.approx(8.5)
+
+
+def test_frequency_shift_differentiable():
+    hz = torch.tensor([0.3, -0.7], requires_grad=True)
+    x = torch.randn(2, 2, 500, generator=torch.Generator().manual_seed(0))
+    y = T.frequency_shift(x, hz, fs=100)
+    w = torch.randn(y.shape, generator=torch.Generator().manual_seed(1))
+    (y * w).sum().backward()
+    assert torch.isfinite(hz.grad).all() and (hz.grad != 0).all()
+    # and matches a finite difference
+    with torch.no_grad():
+        f = lambda h: float((T.frequency_shift(x.double(), h, fs=100) * w.double()).sum())
+        d = 1e-6
+        fd = (f(torch.tensor([0.3 + d, -0.7], dtype=torch.float64)) - f(torch.tensor([0.3 - d, -0.7],
+              dtype=torch.float64))) / (2 * d)
+    assert float(hz.grad[0]) == pytest.approx(fd, rel=1e-3)
+
+
+def test_ft_surrogate_keeps_amplitude_spectrum():
+    g = torch.Generator().manual_seed(0)
+    for n in (1000, 999):  # even (Nyquist bin) and odd lengths
+        x = torch.randn(4, 2, n, generator=g)
+        y = T.ft_surrogate(x, torch.tensor([0.1, 0.5, 1.0, 0.3]), generator=g)
+        assert y.shape == x.shape and y.dtype == x.dtype
+        ax, ay = torch.fft.rfft(x, dim=-1).abs(), torch.fft.rfft(y, dim=-1).abs()
+        assert ((ay - ax).abs() <= 1e-4 * ax.abs().amax(-1, keepdim=True)).all()
+        assert not torch.allclose(y, x, atol=1e-2)  # the phases did change
+        assert torch.allclose(y.mean(-1), x.mean(-1), atol=1e-5)  # the mean stays (real DC bin)
+
+
+def test_ft_surrogate_zero_is_identity_and_seeded():
+    x = torch.randn(3, 1, 256, generator=torch.Generator().manual_seed(0))
+    assert torch.allclose(T.ft_surrogate(x, 0.0), x, atol=1e-5)
+    assert torch.allclose(T.ft_surrogate(x, torch.tensor([0.0, 0.0, 0.0])), x, atol=1e-5)
+    a = T.ft_surrogate(x, 1.0, generator=torch.Generator().manual_seed(4))
+    assert torch.equal(a, T.ft_surrogate(x, 1.0, generator=torch.Generator().manual_seed(4)))
+    y = T.ft_surrogate(x, torch.tensor([0.0, 1.0, 0.0]))
+    assert torch.allclose(y[[0, 2]], x[[0, 2]], atol=1e-5) and not torch.allclose(y[1], x[1], atol=1e-2)
+
+
+def test_ft_surrogate_differentiable_in_m():
+    m = torch.tensor([0.2, 0.6], requires_grad=True)
+    x = torch.randn(2, 1, 128, generator=torch.Generator().manual_seed(0))
+    y = T.ft_surrogate(x, m, generator=torch.Generator().manual_seed(1))
+    (y * torch.randn(y.shape, generator=torch.Generator().manual_seed(2))).sum().backward()
+    assert torch.isfinite(m.grad).all() and (m.grad != 0).all()
+
+
+def test_signal_noise_std():
+    g = torch.Generator().manual_seed(0)
+    x = torch.full((3, 2, 20000), 5.0)
+    y = T.signal_noise(x, torch.tensor([0.0, 0.5, 2.0]), generator=g)
+    assert torch.equal(y[0], x[0])
+    d = (y - x).flatten(1)
+    assert torch.allclose(d.std(-1), torch.tensor([0.0, 0.5, 2.0]), rtol=0.02)
+    assert d[1:].mean(-1).abs().max() < 0.05
+    assert T.signal_noise(x, 1.0).sub(x).std() == pytest.approx(1.0, rel=0.02)
+    a = T.signal_noise(x, 1.0, generator=torch.Generator().manual_seed(1))
+    assert torch.equal(a, T.signal_noise(x, 1.0, generator=torch.Generator().manual_seed(1)))
+
+
+@pytest.mark.parametrize("fn", [lambda x, v: T.frequency_shift(x, v, fs=100), T.ft_surrogate, T.signal_noise])
+def test_signal_ops_bad_shapes(fn):
+    with pytest.raises(ValueError, match=r"\(B, C, T\)"):
+        fn(torch.randn(4, 100), 0.1)
+    with pytest.raises(ValueError, match=r"\(B, C, T\)"):
+        fn(torch.randn(2, 1, 3, 100), 0.1)
+    with pytest.raises(ValueError, match=r"\(B, C, T\)"):
+        fn(torch.zeros(2, 1, 100, dtype=torch.long), 0.1)
+    with pytest.raises(ValueError, match=r"shape \(4,\), got shape \(3,\)"):
+        fn(torch.randn(4, 1, 100), torch.full((3,), 0.1))
+    with pytest.raises(ValueError, match=r"shape \(4,\), got shape \(4, 1\)"):
+        fn(torch.randn(4, 1, 100), torch.full((4, 1), 0.1))

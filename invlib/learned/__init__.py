@@ -32,14 +32,16 @@ from torch import nn
 
 from .. import train as _train
 
-__all__ = ["Invariant", "fit", "unit_clamp"]
+__all__ = ["Invariant", "fit", "max_rotation", "settings", "unit_clamp"]
 
 
 def unit_clamp(x: torch.Tensor) -> torch.Tensor:
-    """``x`` clamped to [0, 1] with gradient 1 on the closed interval, boundaries included.
+    """``x`` clamped to [0, 1], with gradient 1 everywhere (a straight-through clamp).
 
     ``torch.clamp`` passes no gradient at exactly 0 in torch 2.14.1, so a magnitude that starts at 0 (the
-    AugNet paper's sinusoid setting) would never move. Outside [0, 1] the gradient is 0, as for a clamp.
+    AugNet paper's sinusoid setting) would never move; nor would one that a step pushed just below 0.
+    Passing the gradient through keeps every magnitude trainable: below 0 the layer applies 0 (the
+    identity) and the parameter can still come back.
 
     Example
     -------
@@ -48,7 +50,7 @@ def unit_clamp(x: torch.Tensor) -> torch.Tensor:
     >>> m.grad
     tensor([1., 1.])
     """
-    return torch.where((x >= 0) & (x <= 1), x, x.detach().clamp(0, 1))
+    return x + (x.detach().clamp(0, 1) - x.detach())
 
 
 class Invariant(nn.Module):
@@ -77,6 +79,8 @@ class Invariant(nn.Module):
         self.augment, self.trunk, self.copies = augment, trunk, int(copies)
 
     def forward(self, x: torch.Tensor, copies: int | None = None, reduce: str = "log_softmax") -> torch.Tensor:
+        if copies is not None and (int(copies) != copies or copies < 1):
+            raise ValueError(f"copies must be a positive integer, got {copies!r}.")
         c = copies or (1 if self.training else self.copies)
         if reduce not in ("log_softmax", "logits"):
             raise ValueError(f"reduce must be 'log_softmax' or 'logits', got {reduce!r}.")
@@ -104,7 +108,7 @@ def _accuracy(model: nn.Module, data, batch_size: int) -> float:
 
 
 def fit(model: nn.Module, train, cfg: _train.TrainConfig, val=None, test=None, progress: bool = False,
-        checkpoint=None) -> list[dict]:
+        checkpoint=None, augment=None) -> list[dict]:
     """Train ``model`` with :func:`invlib.train.fit`, recording after every epoch what it has learned.
 
     Args:
@@ -112,6 +116,7 @@ def fit(model: nn.Module, train, cfg: _train.TrainConfig, val=None, test=None, p
         train, val, test: ``Dataset`` or ``(x (N, ...), labels (N,))``; val and test are evaluated after
             every epoch (at ``C`` copies for an :class:`Invariant`).
         cfg: :class:`invlib.train.TrainConfig`.
+        augment: a fixed augmentation ``augment(x, generator) -> x`` for plain models (the baselines).
 
     Returns:
         the history: one dict per epoch with ``loss``, ``train_acc``, ``val_acc``, ``test_acc``,
@@ -141,7 +146,7 @@ def fit(model: nn.Module, train, cfg: _train.TrainConfig, val=None, test=None, p
                 best["val"], best["test"] = rec.get("val_acc", -1.0), rec["test_acc"]
             rec["test_at_best_val"] = best["test"]
 
-    return _train.fit(model, train, cfg, progress=progress, callback=record, checkpoint=checkpoint)
+    return _train.fit(model, train, cfg, augment=augment, progress=progress, callback=record, checkpoint=checkpoint)
 
 
 # ----------------------------------------------------------------------------- per-profile settings
@@ -162,12 +167,12 @@ _PAPER = {
 _SMALLER = {
     "gpu": {"images": dict(epochs=30)},
     "cpu": {"sprites": dict(n_train=2560, n_test=1000, size=28, epochs=12, widths=(8, 16, 32, 64), aug_lr=2e-3),
-            "sinusoids": dict(widths=(16, 16)),
+            "sinusoids": dict(widths=(16, 16), init_magnitude=0.05),
             "capacity": dict(widths=(4, 16, 64), depths=(1, 2)),
             "images": dict(dataset="fashion_mnist", n_train=5000, n_test=2000, epochs=4, trunk="conv4",
                            widths=(8, 16, 32, 64), aug_lr=2e-3, augnet_lr=2e-3)},
     "smoke": {"sprites": dict(n_train=1024, n_test=500, size=28, epochs=3, widths=(8, 16, 32, 64), aug_lr=2e-3),
-              "sinusoids": dict(widths=(16, 16), epochs=12, seeds=(0,)),
+              "sinusoids": dict(widths=(16, 16), init_magnitude=0.05, epochs=12, seeds=(0,)),
               "capacity": dict(epochs=12, widths=(4, 64), depths=(1,)),
               "images": dict(dataset="fashion_mnist", n_train=1500, n_test=500, epochs=2, trunk="conv4",
                              widths=(8, 16, 32, 64), aug_lr=2e-3, augnet_lr=2e-3)},
@@ -193,3 +198,22 @@ def settings(experiment: str, profile, **overrides) -> dict:
     if unknown:
         raise ValueError(f"Unknown setting(s) {unknown} for {experiment!r}; valid: {sorted(out)}.")
     return {**out, **{k: v for k, v in overrides.items() if v is not None}}
+
+
+def max_rotation(state: dict) -> float:
+    """The largest rotation, in radians, that a learned augmentation applies: ``mu * scale`` of AugNet's
+    rotate op (first layer that has one, whatever its weight) or Augerino's ``theta_rotation / 2``.
+
+    Example
+    -------
+    >>> max_rotation({"rotation": {"width": 1.5708, "max_value": 0.7854}})
+    0.7854
+    >>> round(max_rotation({"layer0": {"rotate": {"weight": 1.0, "magnitude": 0.25, "max_value": 45.0}}}), 4)
+    0.7854
+    """
+    if "rotation" in state:
+        return state["rotation"]["max_value"]
+    for ops in state.values():
+        if "rotate" in ops:
+            return ops["rotate"]["max_value"] * 3.141592653589793 / 180
+    return 0.0

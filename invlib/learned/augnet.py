@@ -108,7 +108,9 @@ GROUPS = {
 def _resolve(ops) -> list[str]:
     names = GROUPS[ops] if isinstance(ops, str) and ops in GROUPS else ([ops] if isinstance(ops, str) else list(ops))
     for n in names:
-        check_choice(n, OPS, "AugNet operation (or a group: " + ", ".join(GROUPS) + ")")
+        if n not in OPS:
+            raise ValueError(f"Unknown AugNet operation {n!r}. Operations: {', '.join(sorted(OPS))}; "
+                             f"groups: {', '.join(GROUPS)}.")
     if len(set(OPS[n].kind for n in names)) > 1:
         raise ValueError(f"One layer cannot mix image and signal operations: {names}.")
     return names

@@ -1,0 +1,494 @@
+"""invlib.learned (Invariant, unit_clamp, fit, settings) and invlib.learned.augnet: identities at magnitude 0,
+gradients at the initial values, the selective regulariser, evaluation sampling, optimizer groups, training."""
+
+import math
+
+import pytest
+import torch
+from torch import nn
+
+from invlib import models
+from invlib import train as _train
+from invlib.learned import Invariant, augnet, fit, settings, unit_clamp
+from invlib.learned.augnet import GROUPS, OPS, AugLayer, AugModule
+
+
+def images(b=8, seed=0):
+    return torch.rand(b, 1, 28, 28, generator=torch.Generator().manual_seed(seed))
+
+
+def signals(b=8, seed=0):
+    return torch.randn(b, 1, 1000, generator=torch.Generator().manual_seed(seed))
+
+
+LAYERS = {  # group -> (inputs, AugLayer kwargs)
+    "geometric": (images, {}),
+    "appearance": (images, {}),
+    "signal": (signals, {"fs": 100}),
+}
+
+
+# ----------------------------------------------------------------------------- magnitude 0 is the identity
+@pytest.mark.parametrize("group", list(LAYERS))
+@pytest.mark.parametrize("training", [True, False])
+def test_magnitude_zero_is_identity(group, training):
+    make, kw = LAYERS[group]
+    x = make()
+    layer = AugLayer(group, init_magnitude=0.0, **kw).train(training)
+    torch.manual_seed(0)
+    for _ in range(3):  # several draws of values, signs and (in eval) picked operations
+        y = layer(x)
+        assert y.shape == x.shape
+        assert torch.allclose(y, x, atol=1e-5), (group, training, float((y - x).abs().max()))
+
+
+def test_magnitude_zero_is_identity_through_stacked_module():
+    x = images()
+    mod = AugModule([AugLayer("appearance", 0.0), AugLayer("geometric", 0.0)], reg=0.5).eval()
+    assert torch.allclose(mod(x), x, atol=1e-5)
+
+
+def test_nonzero_magnitude_changes_input():
+    x = images()
+    layer = AugLayer("geometric", init_magnitude=1.0).train()
+    torch.manual_seed(0)
+    assert (layer(x) - x).abs().amax((1, 2, 3)).min() > 1e-2
+
+
+# ----------------------------------------------------------------------------- unit_clamp
+def test_unit_clamp_value_and_gradient():
+    x = torch.tensor([-1.0, -1e-3, 0.0, 0.25, 0.5, 1.0, 1.0 + 1e-3, 3.0], requires_grad=True)
+    y = unit_clamp(x)
+    assert torch.equal(y, x.detach().clamp(0, 1))
+    y.sum().backward()
+    assert x.grad.tolist() == [1.0] * 8  # straight through: a magnitude pushed out of [0, 1] can come back
+
+
+def test_unit_clamp_passes_gradient_at_zero_where_clamp_may_not():
+    m = torch.zeros(3, requires_grad=True)
+    (unit_clamp(m) * torch.tensor([1.0, 2.0, -3.0])).sum().backward()
+    assert m.grad.tolist() == [1.0, 2.0, -3.0]
+
+
+# ----------------------------------------------------------------------------- gradients at init
+@pytest.mark.parametrize("group", ["geometric", "signal"])
+@pytest.mark.parametrize("init", [0.0, 0.125])
+def test_gradients_reach_every_magnitude_and_weight(group, init):
+    make, kw = LAYERS[group]
+    x = make()
+    layer = AugLayer(group, init_magnitude=init, **kw)
+    module = AugModule([layer], reg=0.5, regulariser="selective").train()
+    torch.manual_seed(1)
+    y = module(x)
+    proj = torch.randn(y.shape, generator=torch.Generator().manual_seed(2))
+    loss = (y * proj).sum() + module.penalty()
+    loss.backward()
+    q = len(GROUPS[group])
+    assert layer.magnitude.grad.shape == (q,) and layer.logits.grad.shape == (q,)
+    assert torch.isfinite(layer.magnitude.grad).all(), layer.magnitude.grad
+    assert torch.isfinite(layer.logits.grad).all(), layer.logits.grad
+    assert (layer.magnitude.grad != 0).all(), (group, init, layer.magnitude.grad)
+    if init > 0:  # the operations' outputs differ, so every weight gets a gradient
+        assert (layer.logits.grad != 0).all(), (group, init, layer.logits.grad)
+
+
+def test_penalty_gradient_alone_is_finite_at_zero_magnitude():
+    layer = AugLayer("geometric", init_magnitude=0.0)
+    AugModule([layer], reg=0.5).penalty().backward()
+    assert torch.isfinite(layer.magnitude.grad).all() and torch.isfinite(layer.logits.grad).all()
+
+
+# ----------------------------------------------------------------------------- the selective regulariser
+def two_op_layer(mu1=0.2, mu2=0.6):
+    layer = AugLayer(["rotate", "translate_x"], init_magnitude={"rotate": mu1, "translate_x": mu2}, temperature=1.0)
+    layer.magnitude.requires_grad_(False)
+    return layer
+
+
+def test_selective_penalty_value():
+    layer = two_op_layer()
+    mod = AugModule([layer], reg=0.7, regulariser="selective")
+    expected = -0.7 * math.hypot(0.5 * 0.2, 0.5 * 0.6)
+    assert float(mod.penalty().detach()) == pytest.approx(expected, rel=1e-6)
+
+
+def test_selective_penalty_gradient_favours_larger_magnitude():
+    layer = two_op_layer(0.2, 0.6)
+    mod = AugModule([layer], reg=1.0, regulariser="selective")
+    mod.penalty().backward()
+    g = layer.logits.grad
+    assert g[1] < 0 < g[0], g  # descent raises the logit of the op with the larger magnitude
+    # closed form: P = -reg ||w mu||, dP/dw_i = -reg w_i mu_i^2 / ||w mu||, then the softmax Jacobian
+    w, mu = torch.tensor([0.5, 0.5]), torch.tensor([0.2, 0.6])
+    dp_dw = -w * mu**2 / torch.linalg.vector_norm(w * mu)
+    jac = torch.diag(w) - torch.outer(w, w)  # temperature 1
+    assert torch.allclose(g, jac @ dp_dw, atol=1e-6)
+
+
+def test_squared_selective_norm_gradient_matches_paper_formula():
+    """R2 = ||w * mu||^2: dR2/dw_i = 2 mu_i^2 w_i, so at equal weights the larger magnitude gets the larger pull."""
+    for mu1, mu2 in [(0.2, 0.6), (0.1, 0.9), (0.4, 0.4), (0.0, 0.3)]:
+        layer = AugLayer(["rotate", "shear_x"], init_magnitude={"rotate": mu1, "shear_x": mu2}, temperature=1.0)
+        w = layer.weights().detach().requires_grad_(True)
+        r2 = torch.linalg.vector_norm(w * layer.magnitudes()).square()
+        r2.backward()
+        assert torch.allclose(w.grad, 2 * torch.tensor([mu1, mu2]) ** 2 * w.detach(), atol=1e-6)
+        assert (w.grad[0] <= w.grad[1]) == (mu1 <= mu2)
+        # and through the module's penalty: the logit of the larger magnitude gets the more negative gradient
+        layer.zero_grad()
+        AugModule([layer], reg=1.0).penalty().backward()
+        g = layer.logits.grad
+        if mu1 < mu2:
+            assert g[1] < g[0]
+        else:
+            assert torch.allclose(g[0], g[1], atol=1e-7)
+
+
+def test_sgd_on_selective_penalty_selects_larger_magnitude():
+    layer = two_op_layer(0.2, 0.6)
+    mod = AugModule([layer], reg=1.0, regulariser="selective")
+    opt = torch.optim.SGD([layer.logits], lr=1.0)
+    for _ in range(300):
+        opt.zero_grad()
+        mod.penalty().backward()
+        opt.step()
+    w = layer.weights().detach()
+    assert w[1] > 0.9, w
+    assert torch.equal(layer.magnitude, torch.tensor([0.2, 0.6]))  # frozen
+
+
+# ----------------------------------------------------------------------------- other regularisers, errors
+def test_augerino_regulariser_ignores_weights():
+    layer = AugLayer("geometric", init_magnitude={"rotate": 0.3, "shear_x": 0.4, "translate_x": 0.0,
+                                                  "translate_y": 0.1, "shear_y": 0.2})
+    mod = AugModule([layer], reg=0.5, regulariser="augerino")
+    p = mod.penalty()
+    assert float(p.detach()) == pytest.approx(-0.5 * math.sqrt(0.09 + 0.16 + 0.01 + 0.04), rel=1e-6)
+    p.backward()
+    assert layer.logits.grad is None or torch.all(layer.logits.grad == 0)
+    with torch.no_grad():
+        layer.logits.copy_(torch.tensor([1.0, -2.0, 0.5, 0.0, 3.0]))
+    assert float(mod.penalty().detach()) == pytest.approx(float(p.detach()), rel=1e-6)  # same with other weights
+
+
+def test_no_regulariser_is_zero():
+    layer = AugLayer("geometric", init_magnitude=0.7)
+    for mod in (AugModule([layer], reg=0.5, regulariser="none"), AugModule([layer], reg=0.0)):
+        p = mod.penalty()
+        assert p.shape == () and float(p.detach()) == 0.0
+
+
+def test_penalty_sums_over_layers():
+    a, b = AugLayer("geometric", 0.2), AugLayer("appearance", 0.6)
+    mod = AugModule([a, b], reg=2.0)
+    expected = -2.0 * (float(torch.linalg.vector_norm(a.weights().detach() * 0.2))
+                       + float(torch.linalg.vector_norm(b.weights().detach() * 0.6)))
+    assert float(mod.penalty().detach()) == pytest.approx(expected, rel=1e-6)
+
+
+def test_invalid_regulariser():
+    with pytest.raises(ValueError, match="augerino, none, selective"):
+        AugModule([AugLayer("geometric")], regulariser="l2")
+
+
+def test_invalid_op():
+    with pytest.raises(ValueError, match="rotat.*Operations:.*frequency_shift.*translate_x"):
+        AugLayer(["rotat"])
+    with pytest.raises(ValueError, match="geometric, appearance, signal"):
+        AugLayer("geomtric")
+
+
+def test_mixing_image_and_signal_ops_raises():
+    with pytest.raises(ValueError, match="cannot mix image and signal"):
+        AugLayer(["rotate", "frequency_shift"], fs=100)
+
+
+def test_signal_layer_needs_fs():
+    with pytest.raises(ValueError, match="fs="):
+        AugLayer("signal")
+    with pytest.raises(ValueError, match="fs="):
+        augnet.augnet(nn.Identity(), ops=["ft_surrogate"])
+
+
+def test_bad_magnitude_and_scales():
+    with pytest.raises(ValueError, match=r"\[0, 1\]"):
+        AugLayer("geometric", init_magnitude=1.5)
+    with pytest.raises(ValueError, match="brightness"):
+        AugLayer("geometric", scales={"brightness": 2.0})
+
+
+def test_state_and_selected():
+    layer = AugLayer("geometric", init_magnitude=0.5, scales={"rotate": 30.0})
+    with torch.no_grad():
+        layer.logits[GROUPS["geometric"].index("rotate")] = 1.0
+    st = AugModule([layer]).state()
+    assert set(st["layer0"]) == set(GROUPS["geometric"])
+    assert st["layer0"]["rotate"]["max_value"] == pytest.approx(15.0)
+    assert st["layer0"]["shear_x"]["max_value"] == pytest.approx(0.15)
+    assert sum(s["weight"] for s in st["layer0"].values()) == pytest.approx(1.0)
+    name, weight, value = augnet.selected(st)["layer0"]
+    assert name == "rotate" and weight > 0.99 and value == pytest.approx(15.0)
+
+
+# ----------------------------------------------------------------------------- evaluation: one op per sample
+def test_eval_uses_only_the_dominant_op():
+    x = images(16)
+    layer = AugLayer("geometric", init_magnitude=1.0, temperature=0.01).eval()
+    q = layer.names.index("rotate")
+    with torch.no_grad():
+        layer.logits[q] = 10.0
+    assert layer.weights()[q] > 0.999
+    torch.manual_seed(3)
+    out = layer(x)
+    torch.manual_seed(3)  # forward draws the values first: the same draws, rotate alone
+    v = layer.values(len(x))
+    expected = OPS["rotate"].fn(x, v[:, q], None)
+    assert torch.allclose(out, expected, atol=1e-6)
+    assert ((out - x).abs().amax((1, 2, 3)) > 1e-2).float().mean() > 0.8
+
+
+def test_eval_dominant_op_alone_moves_images():
+    x = images(16)
+    layer = AugLayer("geometric", init_magnitude={n: 0.0 for n in GROUPS["geometric"]} | {"translate_x": 1.0})
+    q = layer.names.index("translate_x")
+    with torch.no_grad():
+        layer.logits[q] = 10.0
+    layer.eval()
+    torch.manual_seed(0)
+    moved = (layer(x) - x).abs().amax((1, 2, 3)) > 1e-3
+    assert moved.float().mean() > 0.8
+    with torch.no_grad():  # same layer, another op dominant (magnitude 0): the identity
+        layer.logits.zero_()
+        layer.logits[layer.names.index("rotate")] = 10.0
+    assert torch.allclose(layer(x), x, atol=1e-5)
+
+
+def test_eval_each_sample_gets_exactly_one_op():
+    x = images(64)
+    layer = AugLayer(["rotate", "translate_x"], init_magnitude=1.0, temperature=1.0).eval()
+    torch.manual_seed(5)
+    out = layer(x)
+    torch.manual_seed(5)
+    v = layer.values(len(x))
+    rot, tra = OPS["rotate"].fn(x, v[:, 0], None), OPS["translate_x"].fn(x, v[:, 1], None)
+    is_rot = torch.isclose(out, rot, atol=1e-6).flatten(1).all(1)
+    is_tra = torch.isclose(out, tra, atol=1e-6).flatten(1).all(1)
+    assert (is_rot | is_tra).all()
+    assert is_rot.sum() > 10 and is_tra.sum() > 10  # both drawn, about half each
+
+
+def test_train_is_the_weighted_mixture():
+    x = images(6)
+    layer = AugLayer(["rotate", "translate_x"], init_magnitude=0.8, temperature=1.0)
+    with torch.no_grad():
+        layer.logits.copy_(torch.tensor([0.3, -0.4]))
+    layer.train()
+    torch.manual_seed(7)
+    out = layer(x)
+    torch.manual_seed(7)
+    v = layer.values(len(x))
+    w = torch.softmax(torch.tensor([0.3, -0.4]), 0)
+    expected = w[0] * OPS["rotate"].fn(x, v[:, 0], None) + w[1] * OPS["translate_x"].fn(x, v[:, 1], None)
+    assert torch.allclose(out, expected, atol=1e-6)
+
+
+def test_values_are_bounded_by_magnitude_times_scale():
+    layer = AugLayer(["rotate", "sample_pairing"], init_magnitude={"rotate": 0.25, "sample_pairing": 0.5})
+    torch.manual_seed(0)
+    v = layer.values(4000).detach()
+    assert v[:, 0].abs().max() <= 45.0 and v[:, 0].abs().max() > 44.0
+    assert v[:, 0].min() < -40 and v[:, 0].max() > 40  # signed
+    assert v[:, 1].min() >= 0 and v[:, 1].max() <= 0.25 and v[:, 1].max() > 0.24  # unsigned
+
+
+# ----------------------------------------------------------------------------- Invariant
+class ShiftAugment(nn.Module):
+    """Deterministic stand-in: adds ``step * row index`` (so the copies differ), no parameters learned."""
+
+    def __init__(self, step=0.0):
+        super().__init__()
+        self.step = step
+        self.p = nn.Parameter(torch.zeros(1))
+
+    def forward(self, x):
+        return x + self.step * torch.arange(len(x), dtype=x.dtype).view(-1, *[1] * (x.ndim - 1))
+
+    def penalty(self):
+        return self.p.sum() * 0 + 1.5
+
+    def state(self):
+        return {"step": self.step}
+
+
+def test_invariant_train_returns_trunk_logits():
+    trunk = nn.Linear(5, 3)
+    net = Invariant(ShiftAugment(), trunk, copies=4).train()
+    x = torch.randn(7, 5)
+    assert torch.equal(net(x), trunk(x))
+    assert float(net.penalty().detach()) == 1.5 and net.state() == {"step": 0.0}
+    assert [p for p in net.augmentation_parameters()] == [net.augment.p]
+
+
+def test_invariant_eval_identity_augment_gives_log_softmax():
+    trunk = nn.Linear(5, 3)
+    net = Invariant(ShiftAugment(), trunk, copies=4).eval()
+    x = torch.randn(7, 5)
+    out = net(x)
+    assert out.shape == (7, 3)
+    assert torch.allclose(out, trunk(x).log_softmax(-1), atol=1e-6)
+    assert torch.allclose(net(x, reduce="logits"), trunk(x), atol=1e-6)
+    single = Invariant(ShiftAugment(), trunk, copies=1).eval()
+    assert torch.allclose(single(x), trunk(x).log_softmax(-1), atol=1e-6)
+    assert torch.equal(single(x, reduce="logits"), trunk(x))
+
+
+def test_invariant_eval_averages_copies():
+    trunk = nn.Linear(5, 3)
+    b, c = 4, 3
+    net = Invariant(ShiftAugment(step=0.3), trunk, copies=c).eval()
+    x = torch.randn(b, 5)
+    rows = torch.stack([x + 0.3 * (k * b + torch.arange(b)).view(-1, 1) for k in range(c)])  # (C, B, 5)
+    assert torch.allclose(net(x), trunk(rows).log_softmax(-1).mean(0), atol=1e-5)
+    assert torch.allclose(net(x, reduce="logits"), trunk(rows).mean(0), atol=1e-5)
+    assert torch.allclose(net(x, copies=2), trunk(rows[:2]).log_softmax(-1).mean(0), atol=1e-5)
+
+
+def test_invariant_bad_arguments():
+    for bad in (0, -1, 2.5):
+        with pytest.raises(ValueError, match="copies"):
+            Invariant(ShiftAugment(), nn.Identity(), copies=bad)
+    with pytest.raises(ValueError, match="reduce"):
+        Invariant(ShiftAugment(), nn.Linear(2, 2)).eval()(torch.randn(3, 2), reduce="mean")
+    with pytest.raises(ValueError, match="copies"):
+        Invariant(ShiftAugment(), nn.Linear(2, 2)).eval()(torch.randn(3, 2), copies=0)
+
+
+def test_augnet_builds_layers():
+    net = augnet.augnet(nn.Identity(), ops=["appearance", "geometric", "geometric"], copies=3, reg=0.1)
+    assert [lay.names for lay in net.augment.layers] == [GROUPS["appearance"], *[GROUPS["geometric"]] * 2]
+    assert net.copies == 3 and net.augment.reg == 0.1
+    net = augnet.augnet(nn.Identity(), ops="signal", layers=2, fs=100)
+    assert len(net.augment.layers) == 2 and net.augment.layers[1].fs == 100
+
+
+# ----------------------------------------------------------------------------- optimizer groups
+def test_make_optimizer_gives_augmentation_its_own_group():
+    trunk = models.create("conv4", num_classes=4, in_chans=1, widths=(4, 4, 4, 4))
+    net = augnet.augnet(trunk, ops=["appearance", "geometric"])
+    cfg = _train.TrainConfig(optimizer="adam", lr=1e-3, aug_lr=5e-3, aug_weight_decay=1.0)
+    opt = _train.make_optimizer(net, cfg)
+    aug = {id(p) for p in net.augmentation_parameters()}
+    assert len(aug) == 4  # logits and magnitude of two layers
+    groups = [{id(p) for p in g["params"]} for g in opt.param_groups]
+    aug_groups = [i for i, g in enumerate(groups) if g & aug]
+    assert len(aug_groups) == 1 and groups[aug_groups[0]] == aug
+    g = opt.param_groups[aug_groups[0]]
+    assert g["lr"] == 5e-3 and g["weight_decay"] == 1.0
+    for i, other in enumerate(opt.param_groups):
+        if i != aug_groups[0]:
+            assert other["lr"] == 1e-3
+    ids = [p for grp in groups for p in grp]
+    assert len(ids) == len(set(ids))  # no parameter in two groups
+    assert set(ids) == {id(p) for p in net.parameters()}
+    # without aug_lr, the augmentation takes lr
+    opt = _train.make_optimizer(net, _train.TrainConfig(optimizer="sgd", lr=0.1))
+    assert [g["lr"] for g in opt.param_groups] == [0.1, 0.1, 0.1] and opt.param_groups[2]["weight_decay"] == 0.0
+
+
+# ----------------------------------------------------------------------------- learned.fit
+def tiny_augnet(reg):
+    torch.manual_seed(0)
+    trunk = models.create("conv4", num_classes=4, in_chans=1, widths=(4, 4, 4, 4))
+    return augnet.augnet(trunk, ops="geometric", reg=reg, regulariser="selective", init_magnitude=0.25, copies=2)
+
+
+def tiny_data():
+    g = torch.Generator().manual_seed(0)
+    return torch.rand(64, 1, 28, 28, generator=g), torch.randint(0, 4, (64,), generator=g)
+
+
+def test_fit_history_and_regulariser_moves_magnitudes():
+    x, y = tiny_data()
+    # SGD: the step follows the gradient's size, so a strong penalty outweighs the cross-entropy's pull on
+    # the magnitudes (Adam's normalised steps let a tiny cross-entropy gradient move them as far)
+    cfg = _train.TrainConfig(epochs=2, batch_size=32, optimizer="sgd", lr=1e-3, aug_lr=0.01, device="cpu")
+    runs = {}
+    for reg in (0.0, 5.0):
+        net = tiny_augnet(reg)
+        hist = fit(net, (x, y), cfg, val=(x[:32], y[:32]), test=(x[32:], y[32:]))
+        runs[reg] = hist
+        assert len(hist) == 2
+        for rec in hist:
+            assert {"state", "val_acc", "test_acc", "test_at_best_val", "loss", "train_acc"} <= set(rec)
+            assert 0 <= rec["val_acc"] <= 1 and 0 <= rec["test_acc"] <= 1
+            assert set(rec["state"]["layer0"]) == set(GROUPS["geometric"])
+        best = max(range(2), key=lambda i: (hist[i]["val_acc"], -i))  # the first epoch with the best val
+        assert hist[-1]["test_at_best_val"] == hist[best]["test_acc"]
+    name, _, _ = augnet.selected(runs[5.0][-1]["state"])["layer0"]
+    mu_reg = runs[5.0][-1]["state"]["layer0"][name]["magnitude"]
+    mu_free = runs[0.0][-1]["state"]["layer0"][name]["magnitude"]
+    assert mu_reg > 0.35 and mu_reg > mu_free + 0.1, (name, mu_reg, mu_free)
+
+
+def test_fit_adds_penalty_to_loss():
+    """A model whose penalty is a constant: the logged loss is the cross-entropy plus that constant."""
+    x, y = tiny_data()
+    cfg = _train.TrainConfig(epochs=1, batch_size=64, optimizer="sgd", lr=1e-9, device="cpu")
+    losses = {}
+    for step in (None, 0.0):
+        torch.manual_seed(0)
+        trunk = nn.Sequential(nn.Flatten(), nn.Linear(28 * 28, 4))
+        net = trunk if step is None else Invariant(ShiftAugment(step), trunk)
+        losses[step] = _train.fit(net, (x, y), cfg, progress=False)[0]["loss"]
+    assert losses[0.0] == pytest.approx(losses[None] + 1.5, abs=1e-4)
+
+
+# ----------------------------------------------------------------------------- settings
+def test_settings():
+    s = settings("sprites", "paper")
+    assert s["epochs"] == 20 and s["lr"] == 5e-4 and s["size"] == 32 and s["n_train"] == 10_000
+    assert settings("sinusoids", "paper")["init_magnitude"] == 0.0
+    assert settings("sprites", "cpu")["size"] == 28 and settings("sprites", "cpu")["lr"] == 5e-4
+    assert settings("sprites", "smoke", epochs=1, lr=None)["epochs"] == 1
+    assert settings("sprites", "smoke", lr=None)["lr"] == 5e-4  # None keeps the profile's value
+    assert settings("images", "paper")["epochs"] == 200 and settings("images", "gpu")["epochs"] == 30
+    with pytest.raises(ValueError, match="Unknown setting.*'epoch'.*valid"):
+        settings("sprites", "paper", epoch=3)
+    with pytest.raises(ValueError, match="experiment"):
+        settings("mario", "paper")
+
+
+# ----------------------------------------------------------------------------- the E chapters
+def test_e_chapters_log_what_the_issue_asks(smoke_book):
+    """The E chapters of the smoke book (run once per session by the book runner) log the learned
+    augmentations per epoch, the selection, invariance and accuracy, beside the paper's values."""
+    from invlib import results
+
+    e1 = results.load("e1_learning_the_right_invariance", "smoke")
+    epochs = e1["params"]["epochs"]
+    for key in ("augnet", "augerino", "augnet/no_regulariser", "augnet/augerinos_regulariser"):
+        curve = e1["metrics"][f"{key}/rotation_by_epoch"]
+        assert len(curve) == epochs and all(0 <= a <= math.pi + 1e-6 for a in curve)
+    assert e1["paper"]["augnet/rotation_rad"] == pytest.approx(math.pi / 4)
+    ops = e1["metrics"]["augnet/final_state"]["layer0"]
+    assert set(ops) == set(augnet.GROUPS["geometric"])
+    assert sum(o["weight"] for o in ops.values()) == pytest.approx(1, abs=1e-4)
+    assert isinstance(e1["metrics"]["augnet_criterion_met"], bool)
+
+    e2 = results.load("e2_beyond_vision", "smoke")["metrics"]
+    assert e2["seed0/selected"] in augnet.GROUPS["signal"] and 0 <= e2["median_shift_hz"] <= 2.0
+    assert len(e2["alone/seed0/shift_hz_by_epoch"]) == results.load("e2_beyond_vision", "smoke")["params"]["epochs"]
+
+    e3 = results.load("e3_capacity", "smoke")["metrics"]
+    for method in ("baseline", "oracle", "augnet"):
+        q25, q75 = e3[f"{method}/d1_w64/invariance_q25_q75"]
+        assert q25 <= e3[f"{method}/d1_w64/invariance_median"] <= q75 <= 1 + 1e-6
+        assert 0 <= e3[f"{method}/d1_w64/test_acc"] <= 1
+
+    e4 = results.load("e4_image_recognition", "smoke")["metrics"]
+    names = ["no_augmentation", "fixed_augmentation", "augerino", "augnet/1_layer", "augnet/2_layers",
+             "augnet/3_layers"]
+    for name in names:
+        curve = e4[f"{name}/test_acc_by_epoch"]
+        assert curve[-1] == e4[f"{name}/test_acc_early_stopped"] and all(0 <= a <= 1 for a in curve)
+    assert len(e4["augnet/3_layers/final_state"]) == 3
