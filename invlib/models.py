@@ -218,7 +218,7 @@ def conv4(pretrained=False, num_classes=10, in_chans=3, widths=(32, 64, 128, 256
 @register_model
 def signal_cnn(pretrained=False, num_classes=4, in_chans=1, widths=(2, 2), **kwargs):
     """AugNet's Table 2 trunk for signals ``(B, C, T)``: two conv3-BN-ReLU, a 2x max-pool, global average
-    pooling and a linear head (2 filters per conv in the paper: 51 parameters for 4 classes)."""
+    pooling and a linear head (2 filters per conv in the paper: 38 parameters for 4 classes)."""
     _drop_timm_args(kwargs)
     layers = _conv_bn(nn.Conv1d, in_chans, widths[0]) + _conv_bn(nn.Conv1d, widths[0], widths[1]) + [nn.MaxPool1d(2)]
     net = _Trunk(nn.Sequential(*layers), nn.AdaptiveAvgPool1d(1), widths[1], num_classes)
