@@ -14,7 +14,9 @@ profiles    smoke / cpu / gpu / paper sizes
 results     numbers of a run beside the paper's, saved as JSON
 plots       image grids, magnitude grids, heatmaps
 book        the papermill runner and the Jupyter Book build
+metrics     invariance of a representation to a transformation (papers B and E)
 probes      paper A: ranking probes of augmentations on frozen layers
+learned     paper E: AugNet and Augerino, augmentation layers learned end to end
 """
 
 import warnings

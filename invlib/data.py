@@ -607,6 +607,11 @@ def _folder(
 SPRITE_CLASSES = ("Sneaker", "Ankle boot")  # the default two asymmetric Fashion-MNIST items
 
 
+def _split_generator(seed: int, split: str) -> torch.Generator:
+    """The random stream of one split of a generated set: train and test never share draws."""
+    return torch.Generator().manual_seed(2 * seed + (split == "test"))
+
+
 def _sprite_images(files, side: int) -> Tensor:
     """The two sprites ``(2, C, s, s)`` float, ``s = side / sqrt(2)`` so every rotation stays in the canvas."""
     inner = int(side / 2**0.5)
@@ -622,8 +627,8 @@ def _sprite_images(files, side: int) -> Tensor:
         for f in files:
             if not Path(f).is_file():
                 raise FileNotFoundError(f"Sprite image {f} not found; pass two existing image files.")
-        src = torch.stack([torch.from_numpy(np.asarray(Image.open(f).convert("RGB").resize((inner, inner))).copy())
-                           .permute(2, 0, 1).float() / 255 for f in files])
+        return torch.stack([torch.from_numpy(np.asarray(Image.open(f).convert("RGB").resize((inner, inner))).copy())
+                            .permute(2, 0, 1).float() / 255 for f in files])
     return torch.nn.functional.interpolate(src, size=(inner, inner), mode="bilinear", antialias=True).clamp(0, 1)
 
 
@@ -639,7 +644,7 @@ def _sprites(split, root, n, seed, size, *, files=None, max_angle: float = 45.0)
 
     side = size or 32
     n = n or (10_000 if split == "train" else 5_000)
-    gen = torch.Generator().manual_seed(2 * seed + (split == "test"))
+    gen = _split_generator(seed, split)
     sprites = _sprite_images(files, side)
     pad = (side - sprites.shape[-1]) // 2
     canvas = torch.nn.functional.pad(sprites, (pad, side - sprites.shape[-1] - pad) * 2)
@@ -663,7 +668,7 @@ def _sinusoids(split, root, n, seed, size, *, freqs=(2.0, 4.0, 6.0, 8.0), jitter
     if size is not None:
         raise ValueError("sinusoids are 1-D signals: size does not apply (set seconds and fs instead).")
     n = n or (400 if split == "train" else 200)
-    gen = torch.Generator().manual_seed(2 * seed + (split == "test"))
+    gen = _split_generator(seed, split)
     labels = torch.randint(0, len(freqs), (n,), generator=gen)
     jit = (torch.rand(n, generator=gen, dtype=torch.float64) * 2 - 1) * jitter
     f = torch.tensor(freqs, dtype=torch.float64)[labels] + jit

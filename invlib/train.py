@@ -154,8 +154,9 @@ def _lr_lambda(cfg: TrainConfig, steps_per_epoch: int):
     return factor
 
 
-def _memory_format(x: torch.Tensor, cfg: TrainConfig):
-    return torch.channels_last if cfg.channels_last and x.ndim == 4 else torch.contiguous_format
+def _memory_format(x: torch.Tensor, channels_last: bool = True):
+    """channels_last for image batches when asked; signals ``(N, C, T)`` have no such layout."""
+    return torch.channels_last if channels_last and x.ndim == 4 else torch.contiguous_format
 
 
 def make_optimizer(model: nn.Module, cfg: TrainConfig) -> torch.optim.Optimizer:
@@ -170,7 +171,8 @@ def make_optimizer(model: nn.Module, cfg: TrainConfig) -> torch.optim.Optimizer:
     'Adam'
     """
     aug = list(model.augmentation_parameters()) if hasattr(model, "augmentation_parameters") else []
-    rest = [p for p in model.parameters() if p.requires_grad and all(p is not a for a in aug)]
+    aug_ids = {id(p) for p in aug}
+    rest = [p for p in model.parameters() if p.requires_grad and id(p) not in aug_ids]
     decay = [p for p in rest if p.ndim > 1]
     no_decay = [p for p in rest if p.ndim <= 1]
     groups = [dict(params=decay, weight_decay=cfg.weight_decay), dict(params=no_decay, weight_decay=0.0)]
@@ -216,7 +218,7 @@ def fit(model: nn.Module, train, cfg: TrainConfig | None = None, augment=None, t
     device = resolve_device(cfg.device)
     if device.type == "cuda" and world > 1:
         device = torch.device("cuda", int(os.environ.get("LOCAL_RANK", rank)))
-    memory_format = _memory_format(images, cfg)
+    memory_format = _memory_format(images, cfg.channels_last)
     model.to(device, memory_format=memory_format)
     net = nn.parallel.DistributedDataParallel(model, device_ids=[device] if device.type == "cuda" else None) \
         if world > 1 else model
@@ -307,8 +309,7 @@ def evaluate(model: nn.Module, data, batch_size: int = 1024) -> dict:
         for i in range(0, len(images), batch_size):
             x = _to_float(images[i:i + batch_size].to(device))
             y = labels[i:i + batch_size].to(device)
-            fmt = torch.channels_last if x.ndim == 4 else torch.contiguous_format
-            logits = model(x.contiguous(memory_format=fmt)).float()
+            logits = model(x.contiguous(memory_format=_memory_format(x))).float()
             correct += (logits.argmax(1) == y).sum().item()
             loss += F.cross_entropy(logits, y, reduction="sum").item()
     model.train(was_training)

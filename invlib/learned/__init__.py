@@ -27,6 +27,8 @@ Example
 
 from __future__ import annotations
 
+import math
+
 import torch
 from torch import nn
 
@@ -103,10 +105,6 @@ class Invariant(nn.Module):
         return self.augment.state()
 
 
-def _accuracy(model: nn.Module, data, batch_size: int) -> float:
-    return _train.evaluate(model, data, batch_size)["acc"]
-
-
 def fit(model: nn.Module, train, cfg: _train.TrainConfig, val=None, test=None, progress: bool = False,
         checkpoint=None, augment=None) -> list[dict]:
     """Train ``model`` with :func:`invlib.train.fit`, recording after every epoch what it has learned.
@@ -139,9 +137,9 @@ def fit(model: nn.Module, train, cfg: _train.TrainConfig, val=None, test=None, p
         if hasattr(model, "state"):
             rec["state"] = model.state()
         if val is not None:
-            rec["val_acc"] = _accuracy(model, val, cfg.eval_batch_size)
+            rec["val_acc"] = _train.evaluate(model, val, cfg.eval_batch_size)["acc"]
         if test is not None:
-            rec["test_acc"] = _accuracy(model, test, cfg.eval_batch_size)
+            rec["test_acc"] = _train.evaluate(model, test, cfg.eval_batch_size)["acc"]
             if val is None or rec["val_acc"] > best["val"]:
                 best["val"], best["test"] = rec.get("val_acc", -1.0), rec["test_acc"]
             rec["test_at_best_val"] = best["test"]
@@ -215,5 +213,5 @@ def max_rotation(state: dict) -> float:
         return state["rotation"]["max_value"]
     for ops in state.values():
         if "rotate" in ops:
-            return ops["rotate"]["max_value"] * 3.141592653589793 / 180
+            return math.radians(ops["rotate"]["max_value"])
     return 0.0

@@ -25,7 +25,6 @@ True
 
 from __future__ import annotations
 
-import math
 from collections.abc import Callable
 from dataclasses import dataclass
 
@@ -152,6 +151,9 @@ class AugLayer(nn.Module):
                 for n in self.names]
         if not all(0 <= m <= 1 for m in init):
             raise ValueError(f"init_magnitude must be in [0, 1], got {init}.")
+        # per-op constants of values(), built once (non-persistent: they follow the layer to its device)
+        self.register_buffer("_scale", torch.tensor(self.scales), persistent=False)
+        self.register_buffer("_signed", torch.tensor([OPS[n].signed for n in self.names]), persistent=False)
         self.logits = nn.Parameter(torch.zeros(len(self.names)))  # w' (uniform weights)
         self.magnitude = nn.Parameter(torch.tensor(init))  # mu before the clamp
 
@@ -165,11 +167,10 @@ class AugLayer(nn.Module):
 
     def values(self, n: int, device=None) -> torch.Tensor:
         """``(n, Q)`` per-sample values ``U(0, 1) * sign * mu * scale`` (differentiable in ``mu``)."""
+        device = device or self._scale.device
         u = torch.rand(n, len(self.names), device=device)
-        signed = torch.tensor([OPS[k].signed for k in self.names], device=device)
-        sign = torch.where(signed & (torch.rand(n, len(self.names), device=device) < 0.5), -1.0, 1.0)
-        scale = torch.tensor(self.scales, device=device)
-        return u * sign * self.magnitudes().to(device) * scale
+        sign = torch.where(self._signed.to(device) & (torch.rand(n, len(self.names), device=device) < 0.5), -1.0, 1.0)
+        return u * sign * self.magnitudes().to(device) * self._scale.to(device)
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
         v = self.values(len(x), x.device).to(x.dtype)
@@ -266,8 +267,3 @@ def selected(state: dict) -> dict:
         name = max(ops, key=lambda n: ops[n]["weight"])
         out[layer] = (name, ops[name]["weight"], ops[name]["max_value"])
     return out
-
-
-def radians(degrees: float) -> float:
-    """Degrees to radians (the paper plots the rotation range in radians)."""
-    return degrees * math.pi / 180
