@@ -612,40 +612,43 @@ def _split_generator(seed: int, split: str) -> torch.Generator:
     return torch.Generator().manual_seed(2 * seed + (split == "test"))
 
 
-def _sprite_images(files, side: int) -> Tensor:
-    """The two sprites ``(2, C, s, s)`` float, ``s = side / sqrt(2)`` so every rotation stays in the canvas."""
-    inner = int(side / 2**0.5)
+def _sprite_images(files, inner: int) -> Tensor:
+    """The two sprites ``(2, C, inner, inner)`` float in [0, 1]."""
     if files is None:
         images, labels, _, _ = _fashion_arrays("train", None)
         idx = [int((labels == FASHION_MNIST_CLASSES.index(c)).nonzero()[0]) for c in SPRITE_CLASSES]
         src = images[idx].float() / 255
-    else:
-        from PIL import Image
+        return torch.nn.functional.interpolate(src, size=(inner, inner), mode="bilinear", antialias=True).clamp(0, 1)
+    from PIL import Image
 
-        if len(files) != 2:
-            raise ValueError(f"sprites needs exactly two image files, got {len(files)}: {files}")
-        for f in files:
-            if not Path(f).is_file():
-                raise FileNotFoundError(f"Sprite image {f} not found; pass two existing image files.")
-        return torch.stack([torch.from_numpy(np.asarray(Image.open(f).convert("RGB").resize((inner, inner))).copy())
-                            .permute(2, 0, 1).float() / 255 for f in files])
-    return torch.nn.functional.interpolate(src, size=(inner, inner), mode="bilinear", antialias=True).clamp(0, 1)
+    if len(files) != 2:
+        raise ValueError(f"sprites needs exactly two image files, got {len(files)}: {files}")
+    for f in files:
+        if not Path(f).is_file():
+            raise FileNotFoundError(f"Sprite image {f} not found; pass two existing image files.")
+    return torch.stack([torch.from_numpy(np.asarray(Image.open(f).convert("RGB").resize((inner, inner))).copy())
+                        .permute(2, 0, 1).float() / 255 for f in files])
 
 
-def _sprites(split, root, n, seed, size, *, files=None, max_angle: float = 45.0) -> Dataset:
+def _sprites(split, root, n, seed, size, *, files=None, max_angle: float = 45.0, fill: float = 1.0) -> Dataset:
     """AugNet's section 4.1 / Augerino's "Mario and Iggy" task, with two real images.
 
     Each image is one of two sprites (two Fashion-MNIST items by default, ``files`` = two image paths
     otherwise) on a black canvas of ``size`` px (default 32, as the paper), rotated by ``U[-max_angle,
     max_angle]`` degrees (upright) or that plus 180 (upside down). Labels ``2 * sprite + upside_down``:
     0 and 2 upright, 1 and 3 upside down. ``n`` images (default 10,000 train / 5,000 test, as the paper).
+    ``fill`` is the sprite's side as a fraction of the canvas: 1 (default) rotates the whole frame, as the
+    Mario-Iggy generator of Benton et al. does, so rotations cut the corners; ``1 / sqrt(2)`` keeps every
+    rotated sprite whole inside the canvas.
     """
     from .transforms import apply
 
     side = size or 32
     n = n or (10_000 if split == "train" else 5_000)
     gen = _split_generator(seed, split)
-    sprites = _sprite_images(files, side)
+    if not 0 < fill <= 1:
+        raise ValueError(f"fill is the sprite's side as a fraction of the canvas, in (0, 1]; got {fill}.")
+    sprites = _sprite_images(files, max(1, round(side * fill)))
     pad = (side - sprites.shape[-1]) // 2
     canvas = torch.nn.functional.pad(sprites, (pad, side - sprites.shape[-1] - pad) * 2)
     which = torch.randint(0, 2, (n,), generator=gen)

@@ -20,7 +20,8 @@
 # about π/4. Four models share one trunk (the paper's 4-conv net): AugNet with one layer of five affine
 # operations and the selective regulariser, Augerino, AugNet without a regulariser, and AugNet with
 # Augerino's regulariser. The sprites are two real Fashion-MNIST items (a sneaker and an ankle boot);
-# `sprite_files` takes any two image files instead.
+# `sprite_files` takes any two image files instead. As in the generator of {cite}`benton2020augerino`, the
+# whole frame is rotated, so the corners of a rotated sprite are cut off.
 
 # %% tags=["parameters"]
 profile = "cpu"  # smoke | cpu | gpu | paper
@@ -31,8 +32,9 @@ epochs = None  # training epochs (20 on paper)
 widths = None  # trunk widths, e.g. [32, 64, 128, 256] (the paper)
 aug_lr = None  # learning rate of the AugNet augmentation parameters (paper 5e-4)
 sprite_files = None  # two image paths; None: a Fashion-MNIST sneaker and ankle boot
+fill = 1.0  # sprite side over canvas side, 1 as Benton et al. (0.707 keeps every rotation inside the canvas)
 seed = 0
-extra_seeds = None  # more seeds for AugNet; None: [1, 2], none on smoke
+extra_seeds = None  # more seeds for AugNet; None: 1 to 5, none on smoke
 
 # %%
 import dataclasses
@@ -50,11 +52,12 @@ from invlib.learned import augerino, augnet
 from invlib.train import TrainConfig, evaluate
 
 P = profiles.resolve(profile)
-extra_seeds = list(extra_seeds if extra_seeds is not None else ([] if P.name == "smoke" else [1, 2]))
+extra_seeds = list(extra_seeds if extra_seeds is not None else ([] if P.name == "smoke" else [1, 2, 3, 4, 5]))
 S = learned.settings("sprites", P, n_train=n_train, n_test=n_test, size=size, epochs=epochs,
                      widths=tuple(widths) if widths else None, aug_lr=aug_lr)
-run = results.Run("e1_learning_the_right_invariance", P, params=dict(S, sprite_files=sprite_files, seed=seed))
-opts = dict(files=sprite_files) if sprite_files else {}
+run = results.Run("e1_learning_the_right_invariance", P,
+                  params=dict(S, sprite_files=sprite_files, fill=fill, seed=seed))
+opts = dict(fill=fill, **({"files": sprite_files} if sprite_files else {}))
 train = data.load("sprites", "train", n=S["n_train"], size=S["size"], seed=seed, **opts)
 test = data.load("sprites", "test", n=S["n_test"], size=S["size"], seed=seed, **opts)
 print(train, test, sep="\n")
@@ -72,8 +75,9 @@ plt.show()
 # %% [markdown]
 # ## Four models, one trunk
 #
-# AugNet's augmentation parameters get their own learning rate and a weight decay of 1, as in the authors'
-# code; Augerino trains everything at 1e-2 without weight decay. Both start at a rotation range
+# AugNet's augmentation parameters get their own learning rate and the paper's weight decay of 1 (the
+# authors' code applies it to the trunk too; on six seeds of the `cpu` sprites that changed no selection).
+# Augerino trains everything at 1e-2 without weight decay. Both start at a rotation range
 # equivalent to π/8 (AugNet's magnitude 1/8 of ±π; Augerino's width 0 gives log 2 / 2 ≈ 0.35 rad).
 # Training uses one copy per image, evaluation four.
 
@@ -194,10 +198,22 @@ ns = hist["AugNet, no shear ops"][-1]["state"]
 ns_ok = ns["layer0"]["rotate"]["weight"] >= 0.8 and abs(learned.max_rotation(ns) - math.pi / 4) <= 0.15
 aug_rad = learned.max_rotation(hist["Augerino"][-1]["state"])
 seed_runs = ["AugNet"] + [f"AugNet, seed {s}" for s in extra_seeds]
+
+
+def criterion(state):  # the paper's result: rotate selected, range within 0.15 rad of pi/4
+    return state["layer0"]["rotate"]["weight"] >= 0.8 and abs(learned.max_rotation(state) - math.pi / 4) <= 0.15
+
+
 picks = [augnet.selected(hist[n][-1]["state"])["layer0"][0] for n in seed_runs]
+met = [criterion(hist[n][-1]["state"]) for n in seed_runs]
+rot_ranges = [learned.max_rotation(hist[n][-1]["state"]) for n, p in zip(seed_runs, picks) if p == "rotate"]
 run.log("augnet/selected_over_seeds", picks, note=f"seeds {[seed] + extra_seeds}")
+run.log("augnet/criterion_met_over_seeds", sum(met), note=f"of {len(met)} seeds")
 glue("e1_seeds", Markdown(", ".join(f"`{p}`" for p in picks)), display=False)
-run.log("augnet_criterion_met", ok, note="rotate weight >= 0.8 and range within 0.15 rad of pi/4")
+glue("e1_count", Markdown(f"{sum(met)} of {len(met)}"), display=False)
+glue("e1_rot_when", Markdown(", ".join(f"{r:.2f}" for r in rot_ranges) + " rad" if rot_ranges else "no seed"),
+     display=False)
+run.log("augnet_criterion_met", ok, note=f"seed {seed}: rotate weight >= 0.8 and range within 0.15 rad of pi/4")
 glue("e1_sel", Markdown(f"`{sel_name}` (weight {sel_w:.2f})"), display=False)
 glue("e1_rot", Markdown(f"{rot_rad:.2f} rad (rotate's weight {rot_w:.2f})"), display=False)
 glue("e1_verdict", Markdown("reproduces" if ok else "does not reproduce"), display=False)
@@ -212,25 +228,26 @@ run.table()
 #
 # - **AugNet, the paper's five operations.** The layer ends on {glue:md}`e1_sel`; its rotation range is
 #   {glue:md}`e1_rot`. The paper's result, rotate selected with a range of π/4, {glue:md}`e1_verdict` here.
-#   Over all the seeds run, the selected operations were {glue:md}`e1_seeds`.
-# - **Why a shear can win.** The selective regulariser rewards the operation whose magnitude can grow the
-#   most before it hurts the training loss (the paper's Figure 2 argument). On these sprites a shear of at
-#   most 0.3 never changes the label, so by that argument a shear is admissible at full magnitude and
-#   rotation only up to a quarter of its ±π scale. The weights are also decided early: with `T = 0.01` the
-#   softmax is near-hard within a few dozen steps. At that point the gradient of the cross-entropy on the
-#   weights favours the operations that disturb the images least: at magnitude 1/8 a shear moves pixels by
-#   a coefficient of 0.04, a rotation by π/8. Measured on trunks trained for 1–3 epochs, it favoured the two
-#   shears and disfavoured rotate. Shearing about the image centre (our transforms) or about the corner
-#   (kornia's `shear`, used here) gave the same selection.
+#   Over all the seeds run, the selected operations were {glue:md}`e1_seeds`: {glue:md}`e1_count` seeds meet
+#   the paper's result (rotate's weight at least 0.8, range within 0.15 rad of π/4). Where rotate was
+#   selected, its range ended at {glue:md}`e1_rot_when`.
+# - **Why another operation can win.** The selective regulariser rewards the operation whose magnitude can
+#   grow the most before it hurts the training loss (the paper's Figure 2 argument). On these sprites a shear
+#   of at most 0.3, or a vertical shift, never changes the label, so by that argument they are admissible at
+#   a large magnitude, while rotation is admissible only up to a quarter of its ±π scale. The weights are
+#   also decided early: with `T = 0.01` the softmax is near-hard within a few dozen steps, so whichever
+#   operation leads then keeps the weight. At that point the gradient of the cross-entropy on the weights
+#   favours the operations that disturb the images least: at magnitude 1/8 a shear moves pixels by a
+#   coefficient of at most 0.04, a rotation by up to π/8.
 # - **Without the shears** (beyond the paper), the same layer selects rotate and learns {glue:md}`e1_ns`.
 # - **Augerino** ends at {glue:md}`e1_aug`.
 # - **Without a regulariser**, AugNet's rotation range shrinks to {glue:md}`e1_none`: the collapse toward
 #   the identity that both papers report.
 #
 # On the `cpu` profile the trunk is narrower (widths 8–64 instead of 32–256), the sprites are 28-pixel
-# Fashion-MNIST items on a black canvas rather than 32-pixel RGB game sprites, and there are fewer images
-# and epochs. To make up for fewer steps, the augmentation learning rate is 2e-3 instead of 5e-4.
-# The `paper` profile restores the paper's sizes.
+# grey Fashion-MNIST items rather than 32-pixel RGB game sprites, and there are fewer images and epochs. To
+# make up for fewer steps, the augmentation learning rate is 2e-3 instead of 5e-4. The `paper` profile
+# restores the paper's sizes.
 
 # %%
 run.save()

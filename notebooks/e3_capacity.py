@@ -60,8 +60,10 @@ def true_shift(x, generator=None):
 # %% [markdown]
 # ## Training the grid
 #
-# Adam at 1e-2 with weight decay 1e-4, batch 32. AugNet offers one layer of the three signal operations,
-# with `λ = 0.8` and starting magnitude 0.05, and averages 10 copies at evaluation, as in the paper.
+# Adam at 1e-2 with weight decay 1e-4, batch 32. AugNet has one layer with `λ = 0.8` and starting magnitude
+# 0.05, and averages 10 copies at evaluation, as in the paper. The layer offers frequency shift alone, as
+# in the authors' capacity runs (the paper's text does not say): the question here is whether a learned
+# augmentation makes any trunk invariant, not which operation a layer selects (chapter E2).
 
 # %%
 cfg = TrainConfig(epochs=S["epochs"], batch_size=S["batch_size"], optimizer="adam", lr=S["lr"],
@@ -78,7 +80,7 @@ for depth in S["depths"]:
         base, oracle = trunk(), trunk()
         fit(base, train, cfg, progress=False)
         fit(oracle, train, cfg, augment=true_shift, progress=False)
-        net = augnet.augnet(trunk(), ops="signal", reg=S["reg"], init_magnitude=S["init_magnitude"], fs=FS,
+        net = augnet.augnet(trunk(), ops=["frequency_shift"], reg=S["reg"], init_magnitude=S["init_magnitude"], fs=FS,
                             copies=S["copies"])
         learned.fit(net, train, cfg, progress=False)
         for method, model, rep in [("baseline", base, base), ("oracle augmentation", oracle, oracle),
@@ -86,9 +88,8 @@ for depth in S["depths"]:
             model.eval()
             inv = metrics.summary(metrics.invariance(rep, test.float(), true_shift, seed=seed))
             acc = evaluate(model, test)["acc"]
-            sel = augnet.selected(net.state())["layer0"] if method == "AugNet" else (None, None, None)
             rows.append(dict(depth=depth, width=width, params=n_params, method=method, acc=acc, **inv,
-                             selected=sel[0], shift_hz=net.state()["layer0"]["frequency_shift"]["max_value"]
+                             shift_hz=net.state()["layer0"]["frequency_shift"]["max_value"]
                              if method == "AugNet" else None))
         print(f"depth {depth} width {width:3d}: " + ", ".join(
             f"{r['method']} inv {r['median']:.3f} acc {r['acc']:.3f}" for r in rows[-3:]))
@@ -116,8 +117,7 @@ for r in rows:
     run.log(f"{key}/invariance_q25_q75", [r["q25"], r["q75"]])
     run.log(f"{key}/test_acc", r["acc"])
     if r["method"] == "AugNet":
-        run.log(f"{key}/selected", r["selected"])
-        run.log(f"{key}/shift_hz", r["shift_hz"])
+        run.log(f"{key}/shift_hz", r["shift_hz"], paper=0.5)
 by = res.groupby("method", sort=False)
 aug_min, orc_min = by.get_group("AugNet")["median"].min(), by.get_group("oracle augmentation")["median"].min()
 flat = by.get_group("AugNet")["median"].max() - aug_min
@@ -131,18 +131,19 @@ glue("e3_orc", Markdown(f"{orc['median'].iloc[0]:.2f} for the smallest trunk and
                         f"for the largest"), display=False)
 glue("e3_grow", Markdown("grows with capacity, as the paper reports" if orc_grows
                          else "does not grow with capacity here"), display=False)
-glue("e3_sel", Markdown(", ".join(sorted(set(res["selected"].dropna())))), display=False)
+shifts = by.get_group("AugNet")["shift_hz"]
+glue("e3_shift", Markdown(f"{shifts.min():.2f}–{shifts.max():.2f} Hz"), display=False)
 res.pivot_table(index=["depth", "width", "params"], columns="method", values=["median", "acc"]).round(3)
 
 # %% [markdown]
 # ## What this run shows
 #
-# - AugNet's median invariance spans {glue:md}`e3_aug` across the trunks. The operations its layers
-#   selected were: {glue:md}`e3_sel`.
+# - AugNet's median invariance spans {glue:md}`e3_aug` across the trunks. The shift ranges it learned span
+#   {glue:md}`e3_shift` (the true range is 0.5 Hz).
 # - The oracle-augmented trunk scores {glue:md}`e3_orc`: its invariance {glue:md}`e3_grow`.
 # - The paper's claim holds to the extent that AugNet's invariance stays near 1 while the oracle's depends on
-#   the trunk size. AugNet's score is that of the averaged model (10 copies), so it depends on which operation
-#   the layer picked and on the learned range, not on the trunk.
+#   the trunk size. AugNet's score is that of the averaged model (10 copies), so it depends on the learned
+#   range more than on the trunk.
 #
 # On `smoke` the grid is two trunks with fewer epochs; `cpu` has six trunks (widths 4, 16 and 64, depth 1
 # and 2). The paper's exact grid of widths and depths is not given in the text.

@@ -297,8 +297,12 @@ def test_values_are_bounded_by_magnitude_times_scale():
     torch.manual_seed(0)
     v = layer.values(4000).detach()
     assert v[:, 0].abs().max() <= 45.0 and v[:, 0].abs().max() > 44.0
-    assert v[:, 0].min() < -40 and v[:, 0].max() > 40  # signed
-    assert v[:, 1].min() >= 0 and v[:, 1].max() <= 0.25 and v[:, 1].max() > 0.24  # unsigned
+    assert v[:, 0].min() < -40 and v[:, 0].max() > 40  # symmetric: uniform in [-45, 45]
+    assert (v[:, 0].abs() < 22.5).float().mean() == pytest.approx(0.5, abs=0.04)
+    assert torch.allclose(v[:, 1], torch.full((4000,), 0.5))  # sample pairing: every sample mixes mu * 1
+    sig = AugLayer("signal", init_magnitude=0.5, fs=100).values(2000).detach()  # the authors' scales
+    assert sig[:, 0].min() < -0.95 and sig[:, 0].max() > 0.95 and sig[:, 0].abs().max() <= 1.0  # shift in +-1 Hz
+    assert torch.allclose(sig[:, 1:], torch.full((2000, 2), 0.05))  # FT surrogate 0.05 of 2 pi, noise std 0.05
 
 
 # ----------------------------------------------------------------------------- Invariant

@@ -402,8 +402,20 @@ def test_sprites_shapes_labels_and_classes(sprites_train):
     assert ds.labels.bincount().min() > 60  # about 100 each
     assert ds.classes == ["Sneaker upright", "Sneaker upside down", "Ankle boot upright", "Ankle boot upside down"]
     assert ds.images.float().mean() > 5 and ds.images.max() > 200  # sprites drawn, not blank
-    border = torch.cat([ds.images[..., 0, :], ds.images[..., -1, :], ds.images[..., :, 0], ds.images[..., :, -1]], -1)
-    assert border.float().mean() < 0.1 * ds.images.float().mean()  # rotations stay inside the canvas
+
+
+def _border_mean(ds):
+    im = ds.images
+    return torch.cat([im[..., 0, :], im[..., -1, :], im[..., :, 0], im[..., :, -1]], -1).float().mean()
+
+
+def test_sprites_fill_the_frame_or_stay_inside(sprites_train):
+    inside = load("sprites", "train", n=400, size=28, fill=2**-0.5)
+    assert _border_mean(inside) < 0.1 * inside.images.float().mean()  # every rotation stays inside the canvas
+    assert _border_mean(sprites_train) > 3 * _border_mean(inside)  # the whole frame turns: sprites reach the edges
+    assert sprites_train.images.float().mean() > 1.5 * inside.images.float().mean()
+    with pytest.raises(ValueError, match="fraction of the canvas"):
+        load("sprites", "train", n=4, fill=1.5)
 
 
 def test_sprites_default_size_and_splits(sprites_train):

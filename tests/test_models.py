@@ -118,3 +118,14 @@ def test_normalize_hook_takes_unit_range_images():
     mean = torch.tensor(models.IMAGENET_MEAN).view(1, 3, 1, 1)
     std = torch.tensor(models.IMAGENET_STD).view(1, 3, 1, 1)
     assert torch.allclose(n(x), m((x - mean) / std), atol=1e-5)
+
+
+def test_signal_nets_sizes_and_first_kernel():
+    count = lambda m: sum(p.numel() for p in m.parameters())  # noqa: E731
+    cnn = models.create("signal_cnn", num_classes=4, in_chans=1)  # AugNet's Table 2 trunk, 2 filters
+    assert count(cnn) == 232 and cnn(torch.randn(3, 1, 1000)).shape == (3, 4)
+    assert cnn.features[0].kernel_size == (100,)  # two periods of 2 Hz at 100 Hz, as the authors' code
+    assert count(models.create("signal_cnn", num_classes=4, in_chans=1, first_kernel=3)) == 38  # Table 2 as printed
+    mlp = models.create("signal_mlp", num_classes=4, in_chans=1, length=1000, width=2, depth=3)
+    assert count(mlp) == 1000 * 2 + 2 + 2 * (2 * 2 + 2) + 2 * 4 + 4
+    assert mlp(torch.randn(3, 1, 1000)).shape == (3, 4)

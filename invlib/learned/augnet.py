@@ -2,14 +2,18 @@
 
 One layer holds Q operations; each has a weight ``w_q = softmax(w' / T)_q`` and a magnitude
 ``mu_q in [0, 1]``. In training a layer returns ``sum_q w_q T_q(x; v_q)`` with per-sample values
-``v_q = U(0, 1) * sign * mu_q * scale_q`` (sign +-1 for symmetric operations), so gradients reach every
-weight and magnitude; at evaluation each sample goes through one operation drawn from ``w``. Layers
+``v_q = U(-1, 1) * mu_q * scale_q`` for symmetric operations (the affine ones, contrast, brightness,
+frequency shift) and ``v_q = mu_q * scale_q`` for the others, whose randomness is inside the operation
+(sample pairing's partner, FT surrogate's phases, the noise), so gradients reach every weight and
+magnitude; at evaluation each sample goes through one operation drawn from ``w``. Layers
 stack. The loss adds ``lam * R`` with the selective regulariser ``R = -||w * mu||_2`` (summed over
 layers), or Augerino's ``-||mu||_2``, or nothing (the paper's ablation).
 
-Settings from the authors' code (``../shared/reference-facts.md``): temperature ``T = 0.01`` (near-hard
-selection), operation scales translate 0.5 of the size (the paper's "half the image"), rotate 180 degrees,
-shear 0.3. Magnitudes are free parameters passed through :func:`invlib.learned.unit_clamp`, which keeps a
+Settings from the authors' code (``../shared/reference-facts.md`` and their operation classes): temperature
+``T = 0.01`` (near-hard selection); operation scales translate 0.5 of the size (the paper's "half the
+image"), rotate 180 degrees, shear 0.3, contrast and brightness factor ``1 +- 1``, sample pairing up to the
+partner alone (weight 1), frequency shift 2 Hz, FT surrogate 0.1 of 2 pi, Gaussian
+noise 0.1. Magnitudes are free parameters passed through :func:`invlib.learned.unit_clamp`, which keeps a
 gradient at exactly 0 (``torch.clamp`` has none there in torch 2.14.1).
 
 Example
@@ -49,7 +53,7 @@ class AugOp:
     fn:     ``fn(x, v, fs) -> x``: images ``(B, C, H, W)`` or signals ``(B, C, T)``, values ``v`` ``(B,)`` in
             ``unit``, ``fs`` the sampling rate (signals only)
     scale:  the value at magnitude 1
-    signed: values are drawn in ``[-mu, mu] * scale`` (else ``[0, mu] * scale``)
+    symmetric: values are drawn uniformly in ``[-mu, mu] * scale``; else every sample gets ``mu * scale``
     unit:   what a value measures
     kind:   ``"image"`` or ``"signal"``
     """
@@ -57,7 +61,7 @@ class AugOp:
     name: str
     fn: Callable
     scale: float
-    signed: bool
+    symmetric: bool
     unit: str
     kind: str
 
@@ -88,12 +92,12 @@ OPS: dict[str, AugOp] = {op.name: op for op in [
     AugOp("rotate", _image("rotate"), 180.0, True, "degrees", "image"),
     AugOp("shear_x", _kornia_shear(0), 0.3, True, "shear coefficient", "image"),
     AugOp("shear_y", _kornia_shear(1), 0.3, True, "shear coefficient", "image"),
-    AugOp("contrast", _image("contrast", lambda v: 1 + v), 0.9, True, "factor - 1", "image"),
-    AugOp("brightness", _image("brightness", lambda v: 1 + v), 0.9, True, "factor - 1", "image"),
-    AugOp("sample_pairing", _sample_pairing, 0.5, False, "mixing weight", "image"),
+    AugOp("contrast", _image("contrast", lambda v: 1 + v), 1.0, True, "factor - 1", "image"),
+    AugOp("brightness", _image("brightness", lambda v: 1 + v), 1.0, True, "factor - 1", "image"),
+    AugOp("sample_pairing", _sample_pairing, 1.0, False, "mixing weight", "image"),
     AugOp("frequency_shift", lambda x, v, fs: T.frequency_shift(x, v, fs), 2.0, True, "Hz", "signal"),
-    AugOp("ft_surrogate", lambda x, v, fs: T.ft_surrogate(x, v), 1.0, False, "fraction of 2 pi", "signal"),
-    AugOp("gaussian_noise", lambda x, v, fs: T.signal_noise(x, v), 1.0, False, "std", "signal"),
+    AugOp("ft_surrogate", lambda x, v, fs: T.ft_surrogate(x, v), 0.1, False, "fraction of 2 pi", "signal"),
+    AugOp("gaussian_noise", lambda x, v, fs: T.signal_noise(x, v), 0.1, False, "std", "signal"),
 ]}
 
 # The paper's layer types: five affine ops (sections 4.1, 5.1), three non-geometric ones (5.1), three EEG ops (4.2).
@@ -153,7 +157,7 @@ class AugLayer(nn.Module):
             raise ValueError(f"init_magnitude must be in [0, 1], got {init}.")
         # per-op constants of values(), built once (non-persistent: they follow the layer to its device)
         self.register_buffer("_scale", torch.tensor(self.scales), persistent=False)
-        self.register_buffer("_signed", torch.tensor([OPS[n].signed for n in self.names]), persistent=False)
+        self.register_buffer("_symmetric", torch.tensor([OPS[n].symmetric for n in self.names]), persistent=False)
         self.logits = nn.Parameter(torch.zeros(len(self.names)))  # w' (uniform weights)
         self.magnitude = nn.Parameter(torch.tensor(init))  # mu before the clamp
 
@@ -166,11 +170,12 @@ class AugLayer(nn.Module):
         return unit_clamp(self.magnitude)
 
     def values(self, n: int, device=None) -> torch.Tensor:
-        """``(n, Q)`` per-sample values ``U(0, 1) * sign * mu * scale`` (differentiable in ``mu``)."""
+        """``(n, Q)`` per-sample values, ``U(-1, 1) * mu * scale`` for symmetric operations and
+        ``mu * scale`` for the others (differentiable in ``mu``)."""
         device = device or self._scale.device
-        u = torch.rand(n, len(self.names), device=device)
-        sign = torch.where(self._signed.to(device) & (torch.rand(n, len(self.names), device=device) < 0.5), -1.0, 1.0)
-        return u * sign * self.magnitudes().to(device) * self._scale.to(device)
+        u = torch.rand(n, len(self.names), device=device) * 2 - 1
+        u = torch.where(self._symmetric.to(device), u, torch.ones_like(u))
+        return u * self.magnitudes().to(device) * self._scale.to(device)
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
         v = self.values(len(x), x.device).to(x.dtype)
@@ -246,7 +251,7 @@ def augnet(trunk: nn.Module, ops="geometric", layers: int = 1, reg: float = 0.5,
     >>> from invlib import models
     >>> net = augnet(models.create("signal_cnn"), ops="signal", fs=100, init_magnitude=0.05)
     >>> [round(s["max_value"], 3) for s in net.state()["layer0"].values()]
-    [0.1, 0.05, 0.05]
+    [0.1, 0.005, 0.005]
     """
     per_layer = ops if isinstance(ops, (list, tuple)) and all(o in GROUPS for o in ops) else [ops] * layers
     mods = [AugLayer(o, init_magnitude, temperature, scales, fs) for o in per_layer]
