@@ -62,7 +62,8 @@ class Page:
         self.page.on("requestfailed", self._failed)
         self.page.on("response", lambda r: r.status >= 400 and self.problems.append(f"HTTP {r.status} {r.url}"))
         self.page.on("pageerror", lambda e: self.problems.append(f"script error: {e}"))
-        self.page.on("console", lambda m: m.type == "error" and self.problems.append(f"console: {m.text}"))
+        self.page.on("console", lambda m: m.type == "error" and self.problems.append(
+            f"console: {m.text} ({m.location.get('url', '?')}, on {self.page.url})"))
 
     def _failed(self, request):
         # net::ERR_ABORTED is the browser cancelling a request itself (a late favicon or prefetch cut off by the

@@ -12,9 +12,9 @@ layers), or Augerino's ``-||mu||_2``, or nothing (the paper's ablation).
 Settings from the authors' code (``../shared/reference-facts.md`` and their operation classes): temperature
 ``T = 0.01`` (near-hard selection); operation scales translate 0.5 of the size (the paper's "half the
 image"), rotate 180 degrees, shear 0.3, contrast and brightness factor ``1 +- 1``, sample pairing up to the
-partner alone (weight 1), frequency shift 2 Hz, FT surrogate 0.1 of 2 pi, Gaussian
-noise 0.1. Magnitudes are free parameters passed through :func:`invlib.learned.unit_clamp`, which keeps a
-gradient at exactly 0 (``torch.clamp`` has none there in torch 2.14.1).
+partner alone (weight 1), frequency shift 2 Hz, FT surrogate 0.1 of 2 pi, Gaussian noise 0.1. Magnitudes
+are free parameters passed through :func:`invlib.learned.unit_clamp`, which keeps a gradient at exactly 0
+(``torch.clamp`` has none there in torch 2.14.1).
 
 Example
 -------
