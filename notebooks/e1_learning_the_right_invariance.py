@@ -211,8 +211,9 @@ run.log("augnet/selected_over_seeds", picks, note=f"seeds {[seed] + extra_seeds}
 run.log("augnet/criterion_met_over_seeds", sum(met), note=f"of {len(met)} seeds")
 glue("e1_seeds", Markdown(", ".join(f"`{p}`" for p in picks)), display=False)
 glue("e1_count", Markdown(f"{sum(met)} of {len(met)}"), display=False)
-glue("e1_rot_when", Markdown(", ".join(f"{r:.2f}" for r in rot_ranges) + " rad" if rot_ranges else "no seed"),
-     display=False)
+when = ", ".join(f"{r:.2f}" for r in rot_ranges)
+glue("e1_rot_when", Markdown(f"Where rotate was selected, its range ended at {when} rad." if rot_ranges
+                             else "No seed selected rotate."), display=False)
 run.log("augnet_criterion_met", ok, note=f"seed {seed}: rotate weight >= 0.8 and range within 0.15 rad of pi/4")
 
 
@@ -242,8 +243,8 @@ run.table()
 # - **AugNet, the paper's five operations.** The layer ends on {glue:md}`e1_sel`; its rotation range is
 #   {glue:md}`e1_rot`. The paper's result, rotate selected with a range of π/4, {glue:md}`e1_verdict` here.
 #   Over all the seeds run, the selected operations were {glue:md}`e1_seeds`: {glue:md}`e1_count` seeds meet
-#   the paper's result (rotate's weight at least 0.8, range within 0.15 rad of π/4). Where rotate was
-#   selected, its range ended at {glue:md}`e1_rot_when`.
+#   the paper's result (rotate's weight at least 0.8, range within 0.15 rad of π/4).
+#   {glue:md}`e1_rot_when`
 # - **Why another operation can win.** The selective regulariser rewards the operation whose magnitude can
 #   grow the most before it hurts the training loss (the paper's Figure 2 argument). On these sprites a shear
 #   of at most 0.3, or a vertical shift, never changes the label, so by that argument they are admissible at
