@@ -148,8 +148,8 @@ res.pivot_table(index=["depth", "width", "params"], columns="method", values=["m
 #   the trunk size. AugNet's score is that of the averaged model (10 copies), so it depends on the learned
 #   range more than on the trunk.
 # - On {glue:md}`e3_zero` trunks the learned range fell below 0.05 Hz: the magnitude reached 0 in the first
-#   epochs, where the regulariser `‖w ⊙ μ‖₂` gives it no pull back, and that AugNet's invariance is close to
-#   its trunk's own.
+#   epochs, where the regulariser `‖w ⊙ μ‖₂` gives it no pull back. Those AugNets then train without
+#   augmentation, as the baseline does.
 #
 # On `smoke` the grid is two trunks with fewer epochs; `cpu` has six trunks (widths 4, 16 and 64, depth 1
 # and 2). The paper's exact grid of widths and depths is not given in the text.
