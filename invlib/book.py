@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import ast
 import os
+import re
 import subprocess
 import sys
 import threading
@@ -276,7 +277,20 @@ def build_site(root: str | Path = REPO) -> float:
         detail = "\n".join(lines[:30]) or (proc.stdout + proc.stderr)[-3000:]
         raise BuildError(f"jupyter-book build failed (exit {proc.returncode}, index.html "
                          f"{'present' if html.exists() else 'missing'}); full log: {log}\n{detail}")
+    _name_icon_on_root_page(html)
     return time.perf_counter() - t0
+
+
+def _name_icon_on_root_page(index: Path) -> None:
+    """Jupyter Book's root ``index.html`` is a bare refresh to the first page. A browser that has not left it
+    yet asks for ``/favicon.ico``, which the site does not have (a 404), so the page also names the book's
+    icon from ``_static``."""
+    found = re.search(r"url=([^\"'>\s]+)", index.read_text())
+    icons = sorted((index.parent / "_static").glob("favicon.*"))
+    if found and icons:
+        index.write_text(f'<!DOCTYPE html>\n<html><head><meta charset="utf-8">'
+                         f'<meta http-equiv="Refresh" content="0; url={found.group(1)}" />'
+                         f'<link rel="icon" href="_static/{icons[0].name}" /></head></html>\n')
 
 
 def build(profile: str | Profile = "cpu", only: list[str] | None = None, params: dict | None = None,

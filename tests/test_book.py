@@ -186,3 +186,12 @@ def test_only_reuses_other_chapters_or_writes_a_stub(book_copy):
     others = dict.fromkeys(book.toc_notebooks(root), "stub")
     assert {c.name: c.status for c in chapters} == {**others, "zz_second": "ok"}
     assert book.summary(chapters, root).splitlines()[0].split() == ["chapter", "status", "profile", "seconds"]
+
+
+def test_root_page_redirects_and_names_the_icon(smoke_book):
+    # without an icon link a browser still on the redirect asks for /favicon.ico, which the site lacks (a 404)
+    html = smoke_book[0] / "_build" / "html"
+    text = (html / "index.html").read_text()
+    assert 'url=book/intro.html"' in text
+    icon = re.search(r'rel="icon" href="([^"]+)"', text)
+    assert icon and (html / icon.group(1)).is_file(), text
