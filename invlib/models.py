@@ -219,7 +219,7 @@ def conv4(pretrained=False, num_classes=10, in_chans=3, widths=(32, 64, 128, 256
 def signal_cnn(pretrained=False, num_classes=4, in_chans=1, widths=(2, 2), first_kernel=100, **kwargs):
     """AugNet's Table 2 trunk for signals ``(B, C, T)``: two conv-BN-ReLU, a 2x max-pool, global average
     pooling and a linear head. The first convolution is ``first_kernel`` samples wide: the authors' code
-    uses two periods of the slowest class (2 x 1/2 Hz x 100 Hz = 100), where the paper's Table 2 prints 3.
+    uses two periods of the slowest class (2 x 0.5 s x 100 Hz = 100 samples); the paper's Table 2 prints 3.
     2 filters per conv, as the paper: 232 parameters for 4 classes (38 with ``first_kernel=3``)."""
     _drop_timm_args(kwargs)
     layers = (_conv_bn(nn.Conv1d, in_chans, widths[0], first_kernel) + _conv_bn(nn.Conv1d, widths[0], widths[1])

@@ -71,13 +71,19 @@ plt.show()
 # %%
 cfg = dict(epochs=S["epochs"], batch_size=S["batch_size"], optimizer="adam", lr=S["lr"],
            weight_decay=S["weight_decay"], aug_weight_decay=S["weight_decay"], schedule="none", device=P.device)
+
+
+def augnet_model(ops, s):
+    torch.manual_seed(s)  # the trunk's initial weights depend on the seed only
+    trunk = models.create("signal_cnn", num_classes=4, in_chans=1, widths=S["widths"])
+    return augnet.augnet(trunk, ops=ops, reg=S["reg"], init_magnitude=S["init_magnitude"], fs=FS,
+                         copies=S["copies"])
+
+
 hist = {}
 for s in S["seeds"]:
-    torch.manual_seed(s)
-    trunk = models.create("signal_cnn", num_classes=4, in_chans=1, widths=S["widths"])
-    net = augnet.augnet(trunk, ops="signal", reg=S["reg"], init_magnitude=S["init_magnitude"], fs=FS,
-                        copies=S["copies"])
-    hist[s] = learned.fit(net, train, TrainConfig(seed=s, **cfg), test=test, progress=P.progress)
+    hist[s] = learned.fit(augnet_model("signal", s), train, TrainConfig(seed=s, **cfg), test=test,
+                          progress=P.progress)
     sel = augnet.selected(hist[s][-1]["state"])["layer0"]
     print(f"seed {s}: selected {sel[0]} (weight {sel[1]:.2f}), max value {sel[2]:.3f}, "
           f"test acc {hist[s][-1]['test_acc']:.3f}")
@@ -89,11 +95,8 @@ for s in S["seeds"]:
 # %%
 alone = {}
 for s in S["seeds"]:
-    torch.manual_seed(s)
-    trunk = models.create("signal_cnn", num_classes=4, in_chans=1, widths=S["widths"])
-    net = augnet.augnet(trunk, ops=["frequency_shift"], reg=S["reg"], init_magnitude=S["init_magnitude"], fs=FS,
-                        copies=S["copies"])
-    alone[s] = learned.fit(net, train, TrainConfig(seed=s, **cfg), progress=P.progress)
+    alone[s] = learned.fit(augnet_model(["frequency_shift"], s), train, TrainConfig(seed=s, **cfg),
+                           progress=P.progress)
     print(f"seed {s}, frequency shift alone: largest shift "
           f"{alone[s][-1]['state']['layer0']['frequency_shift']['max_value']:.3f} Hz")
 
