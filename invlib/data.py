@@ -23,6 +23,7 @@ a box covering only pixel (0, 0) is ``(0, 0, 1, 1)``), so resizing scales them e
 
 from __future__ import annotations
 
+import contextvars
 import gzip
 import inspect
 import os
@@ -170,11 +171,18 @@ class Dataset:
         )
 
 
+_CAP = contextvars.ContextVar("invlib_data_cap", default=False)  # load(..., cap=True) in progress
+
+
 def _subset_indices(total: int, n: int, seed: int, what: str) -> Tensor:
     if not isinstance(n, int) or isinstance(n, bool) or n < 1:
         raise ValueError(f"n must be a positive integer, got {n!r}.")
+    if n > total and _CAP.get():
+        print(f"note: {what} has {total} images, fewer than the {n} asked for; using all {total}.")
+        n = total
     if n > total:
-        raise ValueError(f"n={n} is larger than {what}, which has {total} images.")
+        raise ValueError(f"n={n} is larger than {what}, which has {total} images "
+                         f"(load(..., cap=True) uses what there is).")
     return torch.randperm(total, generator=torch.Generator().manual_seed(seed))[:n]
 
 
@@ -711,12 +719,14 @@ def _options(fn) -> list[str]:
 
 
 def load(
-    name: str, split: str = "train", root=None, n: int | None = None, seed: int = 0, size: int | None = None, **opts
+    name: str, split: str = "train", root=None, n: int | None = None, seed: int = 0, size: int | None = None,
+    cap: bool = False, **opts
 ) -> Dataset:
     """Load one split of a registered dataset (see :func:`available`) into memory.
 
     ``root``: a folder holding the files (else ``$INVLIB_DATA/<dataset>``, system copies, the cache);
-    ``n``: keep ``subset(n, seed)``; ``size``: resize images to ``size x size`` (antialiased, batched) and
+    ``n``: keep ``subset(n, seed)`` (more than the split holds is an error, unless ``cap=True``: then the
+    whole split, with a printed note; chapters use it so that they run on a small folder of your own); ``size``: resize images to ``size x size`` (antialiased, batched) and
     scale the boxes; ``opts``: the dataset's options (``color_seed`` for fashion_mnist_color,
     ``max_per_class`` for imagenet and folder, ``box_filter`` for imagenet, ``synsets`` for folder).
 
@@ -741,7 +751,11 @@ def load(
         )
     if size is not None and (not isinstance(size, int) or isinstance(size, bool) or size < 1):
         raise ValueError(f"size must be a positive integer (the image side in pixels), got {size!r}.")
-    ds = fn(split, root, n, seed, size, **opts)
+    token = _CAP.set(bool(cap))
+    try:
+        ds = fn(split, root, n, seed, size, **opts)
+    finally:
+        _CAP.reset(token)
     return _resize(ds, size) if size is not None else ds
 
 

@@ -280,7 +280,8 @@ def _check_tv(name: str) -> str:
 
 
 def create(name: str, num_classes: int = 10, in_chans: int = 3, img_size: int | None = None,
-           pretrained: bool | str | os.PathLike = False, normalize: bool | None = None, **kwargs) -> nn.Module:
+           pretrained: bool | str | os.PathLike = False, normalize: bool | None = None, seed: int | None = None,
+           **kwargs) -> nn.Module:
     """Create a model by name.
 
     Args:
@@ -293,6 +294,8 @@ def create(name: str, num_classes: int = 10, in_chans: int = 3, img_size: int | 
             (a state dict, or a dict with a ``"model"`` / ``"state_dict"`` entry) loaded with ``weights_only=True``.
         normalize: add the weights' mean/std normalisation as a forward pre-hook so the model takes
             ``[0, 1]`` images; default: only for hub weights.
+        seed: initialise the weights from this seed (the same weights as ``torch.manual_seed(seed)`` before
+            the call), leaving the caller's random state untouched; ``None``: from the current random state.
         kwargs: passed to the model constructor.
 
     Returns:
@@ -303,7 +306,14 @@ def create(name: str, num_classes: int = 10, in_chans: int = 3, img_size: int | 
     >>> m = create("small_resnet18", num_classes=10, in_chans=3)
     >>> m(torch.rand(2, 3, 28, 28)).shape
     torch.Size([2, 10])
+    >>> a, b = create("conv4", seed=1), create("conv4", seed=1)
+    >>> all(torch.equal(p, q) for p, q in zip(a.parameters(), b.parameters()))
+    True
     """
+    if seed is not None:
+        with torch.random.fork_rng(devices=[]):
+            torch.manual_seed(seed)
+            return create(name, num_classes, in_chans, img_size, pretrained, normalize, **kwargs)
     source, base = _source(name)
     from_hub = pretrained is True
     if from_hub:

@@ -60,11 +60,31 @@ class Profile:
         >>> get_profile("cpu").replace(epochs=2, dataset="cifar10").epochs
         2
         """
-        hints = typing.get_type_hints(Profile)
-        for key, value in overrides.items():
-            check_choice(key, hints, "profile field")
-            overrides[key] = check_type(f"profile field {key!r}", value, hints[key])
-        return dataclasses.replace(self, **overrides)
+        return replace_checked(self, overrides, "profile field")
+
+
+def replace_checked(obj, overrides: dict, what: str | None = None):
+    """``dataclasses.replace(obj, **overrides)`` after checking every name and type against ``obj``'s fields.
+
+    The one place where the book merges overrides: :meth:`Profile.replace`, :func:`resolve` and :func:`settings`
+    all come here. Unknown names raise ``ValueError`` listing the valid ones; a value of the wrong type raises
+    ``TypeError`` naming the right one (lists become tuples where a field is a tuple).
+
+    Example
+    -------
+    >>> replace_checked(get_profile("smoke"), {"epochs": 3}).epochs
+    3
+    >>> replace_checked(get_profile("smoke"), {"epoch": 3}, "profile field")  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ValueError: Unknown profile field 'epoch'. Did you mean 'epochs'? Valid profile fields: batch_size, ...
+    """
+    hints = typing.get_type_hints(type(obj))
+    names = [f.name for f in dataclasses.fields(obj)]
+    checked = {}
+    for key, value in overrides.items():
+        check_choice(key, names, what or f"{type(obj).__name__} field")
+        checked[key] = check_type(f"{what or type(obj).__name__ + ' field'} {key!r}", value, hints[key])
+    return dataclasses.replace(obj, **checked)
 
 
 PROFILES: dict[str, Profile] = {
@@ -99,8 +119,8 @@ def get_profile(name: str | Profile) -> Profile:
 def resolve(profile: str | Profile, **overrides) -> Profile:
     """The profile a notebook runs with: ``get_profile(profile)`` with every override that is not ``None``.
 
-    Notebooks pass their parameters here, so ``-p dataset cifar10`` or ``-p epochs 2`` on the papermill
-    command line changes the run, and a wrong type fails at once with the field's expected type.
+    Notebooks pass their parameters here, so ``-p epochs 2`` on the papermill command line changes the run,
+    and a wrong type fails at once with the field's expected type.
 
     Example
     -------
@@ -111,4 +131,43 @@ def resolve(profile: str | Profile, **overrides) -> Profile:
     Traceback (most recent call last):
     TypeError: profile field 'epochs' must be int, got str 'two'
     """
-    return get_profile(profile).replace(**{k: v for k, v in overrides.items() if v is not None})
+    return replace_checked(get_profile(profile), _given(overrides), "profile field")
+
+
+def settings(cls: type, table: dict[str, dict], profile: str | Profile, **overrides):
+    """One paper's settings for one run: ``cls``'s defaults, then ``table[profile]``, then the overrides that
+    are not ``None``; a frozen dataclass instance, every field type-checked.
+
+    The defaults of ``cls`` are the paper's own settings; ``table`` maps a profile name to the fields that
+    profile changes (a profile missing from it runs the paper's settings). A chapter passes its papermill
+    parameters as ``overrides`` (``None`` = keep the profile's value), so ``-p n_train=500`` changes one run
+    and ``-p n_train=lots`` fails at once with the field's type. Every settings class also has the field
+    ``profile`` (the profile's name), filled in here.
+
+    Example
+    -------
+    >>> @dataclasses.dataclass(frozen=True)
+    ... class Demo:
+    ...     profile: str = "paper"
+    ...     epochs: int = 200
+    ...     widths: tuple[int, ...] = (64, 128)
+    ...     dataset: str = "cifar10"
+    >>> S = settings(Demo, {"cpu": dict(epochs=4, dataset="fashion_mnist")}, "cpu", widths=[8, 16], dataset=None)
+    >>> S
+    Demo(profile='cpu', epochs=4, widths=(8, 16), dataset='fashion_mnist')
+    >>> settings(Demo, {}, "cpu", epoch=3)
+    Traceback (most recent call last):
+    ValueError: Unknown Demo field 'epoch'. Did you mean 'epochs'? Valid Demo fields: dataset, epochs, profile, widths.
+    """
+    name = get_profile(profile).name
+    unknown = sorted(set(table) - set(PROFILES))
+    if unknown:
+        raise ValueError(f"settings table of {cls.__name__} names unknown profile(s) {unknown}; "
+                         f"valid: {sorted(PROFILES)}")
+    base = replace_checked(cls(), {**table.get(name, {}), "profile": name})
+    return replace_checked(base, _given(overrides))
+
+
+def _given(overrides: dict) -> dict:
+    """The overrides a caller actually gave (``None`` means "keep the default")."""
+    return {k: v for k, v in overrides.items() if v is not None}

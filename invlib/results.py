@@ -1,7 +1,9 @@
 """Results of a notebook run: metrics beside the paper's values, written to ``results/<profile>/<notebook>.json``.
 
 Every notebook makes one :class:`Run`, logs its numbers with the paper's reference value where the paper
-has one, shows :meth:`Run.table` ("paper vs this run") and ends with :meth:`Run.save`. The JSON file holds
+has one, records each paper claim it tests with :meth:`Run.claim` (the verdict is computed from this run's
+numbers by a stated criterion), shows :meth:`Run.table` ("paper vs this run") and ends with :meth:`Run.save`.
+:func:`scoreboard` gathers the claims of every saved run: the book's "Reproduction scoreboard" page. The JSON file holds
 the metrics, the paper's values, the parameters, the environment (torch version, device) and the seconds
 the run took, so runs on different machines and profiles can be compared without re-executing anything.
 
@@ -19,10 +21,27 @@ import time
 from datetime import UTC, datetime
 from pathlib import Path
 
+import numpy as np
 import torch
 
 from .profiles import Profile, get_profile
-from .utils import REPO, atomic_save
+from .utils import REPO, atomic_save, check_choice
+
+VERDICTS = ("reproduced", "partly", "not reproduced", "not measurable at this profile")
+PAPERS = {"a": "A", "b": "B", "c": "C", "d": "D", "e": "E"}  # a chapter's first letter names its paper
+
+
+def verdict(reproduced: bool, partly: bool = False, measurable: bool = True) -> str:
+    """The verdict of a claim from the outcome of its criterion (see :data:`VERDICTS`).
+
+    Example
+    -------
+    >>> verdict(True), verdict(False, partly=True), verdict(False), verdict(True, measurable=False)
+    ('reproduced', 'partly', 'not reproduced', 'not measurable at this profile')
+    """
+    if not measurable:
+        return VERDICTS[3]
+    return VERDICTS[0] if reproduced else VERDICTS[1] if partly else VERDICTS[2]
 
 
 def results_dir(profile: str) -> Path:
@@ -79,6 +98,7 @@ class Run:
         self.metrics: dict[str, object] = {}
         self.paper: dict[str, object] = {}
         self.notes: dict[str, str] = {}
+        self.claims: dict[str, dict] = {}
         self._t0 = time.perf_counter()
 
     def log(self, key: str, value, paper=None, note: str = "") -> None:
@@ -93,6 +113,39 @@ class Run:
             self.paper[key] = _plain(paper)
         if note:
             self.notes[key] = note
+
+    def claim(self, cid: str, claim: str, paper, ours, criterion: str, reproduced: bool, partly: bool = False,
+              measurable: bool = True) -> str:
+        """Record one claim of the paper, tested by this run, and return its verdict.
+
+        Args:
+            cid: short id, unique in the chapter, e.g. ``"fig3/augnet_rotation"``.
+            claim: the claim in one sentence.
+            paper: the paper's number (or text); ours: this run's.
+            criterion: the test in words, e.g. ``"rotate weight >= 0.8 and |range - pi/4| <= 0.15 rad"``.
+            reproduced, partly: the outcome of that test, computed from this run's numbers.
+            measurable: False when this profile cannot test the claim (say why in ``criterion``).
+
+        Example
+        -------
+        >>> run = Run("demo", "smoke")
+        >>> run.claim("t1", "Accuracy above 90 %.", paper=0.93, ours=0.71, criterion="ours >= 0.9",
+        ...           reproduced=0.71 >= 0.9, partly=0.71 >= 0.7)
+        'partly'
+        """
+        if not isinstance(cid, str) or not cid:
+            raise ValueError(f"claim id must be a non-empty string, got {cid!r}")
+        for name, value in dict(reproduced=reproduced, partly=partly, measurable=measurable).items():
+            if not isinstance(value, (bool, np.bool_)):
+                raise TypeError(f"{name} must be a bool computed from this run's numbers, got {value!r}")
+        result = verdict(bool(reproduced), bool(partly), bool(measurable))
+        self.claims[cid] = dict(id=cid, claim=claim, paper=_plain(paper), ours=_plain(ours), criterion=criterion,
+                                verdict=result)
+        return result
+
+    def claims_table(self):
+        """A pandas DataFrame of the recorded claims: ``claim | paper | this run | criterion | verdict``."""
+        return _claims_frame(list(self.claims.values()))
 
     def table(self, only_paper: bool = True):
         """A pandas DataFrame, one row per metric: ``metric | paper | this run | note``.
@@ -110,7 +163,7 @@ class Run:
 
     def to_dict(self) -> dict:
         return dict(notebook=self.notebook, profile=self.profile.name, params=_plain(self.params),
-                    metrics=self.metrics, paper=self.paper, notes=self.notes,
+                    metrics=self.metrics, paper=self.paper, notes=self.notes, claims=list(self.claims.values()),
                     env=environment(self.device if self.device != "auto" else None),
                     seconds=round(time.perf_counter() - self._t0, 2),
                     finished=datetime.now(UTC).isoformat(timespec="seconds"))
@@ -136,6 +189,48 @@ def load(notebook: str, profile: str = "cpu") -> dict:
         raise FileNotFoundError(f"No results at {path}: run `python -m invlib book --profile {profile} "
                                 f"--only {notebook}` (or execute the notebook with papermill) first.")
     return json.loads(path.read_text())
+
+
+def scoreboard(profile: str | None = None) -> list[dict]:
+    """Every claim of every saved run, for the "Reproduction scoreboard" page: one dict per claim with
+    ``paper`` (A–E), ``chapter``, ``profile``, ``date`` (of the run), and the claim's ``id``, ``claim``,
+    ``paper_value``, ``ours``, ``criterion``, ``verdict``. ``profile=None`` reads every profile's folder.
+
+    Example
+    -------
+    >>> run = Run("e9_demo", "smoke")
+    >>> _ = run.claim("x", "A claim.", paper=1.0, ours=0.5, criterion="ours >= 0.9", reproduced=False)
+    >>> _ = run.save()
+    >>> [(r["paper"], r["chapter"], r["verdict"]) for r in scoreboard("smoke") if r["chapter"] == "e9_demo"]
+    [('E', 'e9_demo', 'not reproduced')]
+    """
+    root = results_dir("x").parent
+    folders = [root / check_choice(profile, _profile_names(), "profile")] if profile else sorted(root.glob("*"))
+    rows = []
+    for folder in folders:
+        for file in sorted(folder.glob("*.json")):
+            record = json.loads(file.read_text())
+            for c in record.get("claims", []):
+                rows.append(dict(paper=PAPERS.get(file.stem[:1], "—"), chapter=file.stem,
+                                 profile=record.get("profile", folder.name),
+                                 date=str(record.get("finished", ""))[:10], id=c["id"], claim=c["claim"],
+                                 paper_value=c["paper"], ours=c["ours"], criterion=c["criterion"],
+                                 verdict=c["verdict"]))
+    return rows
+
+
+def _profile_names() -> list[str]:
+    from .profiles import PROFILES
+
+    return list(PROFILES)
+
+
+def _claims_frame(claims: list[dict]):
+    import pandas as pd
+
+    rows = [{"claim": c["claim"], "paper": _short(c["paper"]), "this run": _short(c["ours"]),
+             "criterion": c["criterion"], "verdict": c["verdict"]} for c in claims]
+    return pd.DataFrame(rows, columns=["claim", "paper", "this run", "criterion", "verdict"], dtype=object)
 
 
 def _short(value):

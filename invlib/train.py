@@ -186,8 +186,39 @@ def make_optimizer(model: nn.Module, cfg: TrainConfig) -> torch.optim.Optimizer:
 
 
 # ----------------------------------------------------------------------------- the loop
+def _unwrap(model: nn.Module) -> nn.Module:
+    """The model inside a DistributedDataParallel wrapper (or the model itself)."""
+    return getattr(model, "module", model)
+
+
+def classification_loss(label_smoothing: float = 0.0):
+    """The default loss of :func:`fit`: cross-entropy plus the model's own ``penalty()`` when it has one
+    (AugNet's and Augerino's regularisers in :mod:`invlib.learned`).
+
+    Returns ``loss(model, x, y) -> (scalar, logits (B, K))``, the signature every loss hook of :func:`fit` has.
+
+    Example
+    -------
+    >>> loss = classification_loss()
+    >>> value, logits = loss(nn.Linear(3, 2), torch.rand(4, 3), torch.tensor([0, 1, 0, 1]))
+    >>> value.ndim, logits.shape
+    (0, torch.Size([4, 2]))
+    """
+
+    def loss(model: nn.Module, x: torch.Tensor, y: torch.Tensor):
+        logits = model(x)
+        value = F.cross_entropy(logits, y, label_smoothing=label_smoothing)
+        inner = _unwrap(model)
+        if hasattr(inner, "penalty"):
+            value = value + inner.penalty()
+        return value, logits
+
+    return loss
+
+
 def fit(model: nn.Module, train, cfg: TrainConfig | None = None, augment=None, test=None,
-        checkpoint: str | os.PathLike | None = None, progress: bool = True, callback=None) -> list[dict]:
+        checkpoint: str | os.PathLike | None = None, progress: bool = True, callback=None, loss=None,
+        val=None) -> list[dict]:
     """Train ``model`` in place; return the history (one dict per epoch).
 
     Args:
@@ -196,12 +227,22 @@ def fit(model: nn.Module, train, cfg: TrainConfig | None = None, augment=None, t
         cfg: :class:`TrainConfig`.
         augment: ``augment(x, generator) -> x`` on float batches (e.g. :class:`StandardAugment`), or None.
         test: optional held-out data, evaluated after every epoch (``test_acc`` in the history).
+        val: optional validation data, evaluated after every epoch (``val_acc``); with both, the history also
+            holds ``test_at_best_val``, the test accuracy of the epoch with the best validation accuracy so far
+            (early stopping without a second run).
         checkpoint: file written (atomically) after every epoch; if it exists, training resumes from it.
         progress: a tqdm bar per epoch (rank 0 only).
         callback: ``callback(epoch, record)`` after each epoch's checkpoint (logging, early stop by raising).
+        loss: ``loss(model, x, y) -> (scalar, logits)`` on each (augmented) batch, for losses that need the
+            batch (fine-tuning terms, score-function estimators); default :func:`classification_loss`
+            (cross-entropy plus ``model.penalty()``). ``model`` is the module being trained (DDP-wrapped under
+            torchrun), ``x`` the float batch, ``y`` its labels.
 
     Returns:
-        list of ``{"epoch", "loss", "train_acc", "test_acc", "lr" (of the epoch's last step), "seconds"}``.
+        list of ``{"epoch", "loss", "train_acc", "lr" (of the epoch's last step), "seconds"}``, plus
+        ``"test_acc"``, ``"val_acc"``, ``"test_at_best_val"`` when that data is given, and ``"state"`` (what the
+        model has learned: its ``state()``, e.g. an augmentation's ranges) when the model has a ``state``
+        method.
 
     Example
     -------
@@ -211,8 +252,14 @@ def fit(model: nn.Module, train, cfg: TrainConfig | None = None, augment=None, t
     >>> hist = fit(m, (x, y), TrainConfig(epochs=1, batch_size=32), progress=False)
     >>> len(hist)
     1
+    >>> def l1_loss(model, x, y):  # any batch-aware loss
+    ...     logits = model(x)
+    ...     return F.cross_entropy(logits, y) + 1e-4 * sum(p.abs().sum() for p in model.parameters()), logits
+    >>> len(fit(m, (x, y), TrainConfig(epochs=1, batch_size=32), progress=False, loss=l1_loss))
+    1
     """
     cfg = cfg or TrainConfig()
+    loss_fn = loss or classification_loss(cfg.label_smoothing)
     images, labels = _tensors(train)
     rank, world = _world()
     device = resolve_device(cfg.device)
@@ -256,21 +303,17 @@ def fit(model: nn.Module, train, cfg: TrainConfig | None = None, augment=None, t
                 x = augment(x, gen)
             x = x.contiguous(memory_format=memory_format)
             with autocast:
-                logits = net(x)
-                loss = F.cross_entropy(logits, y, label_smoothing=cfg.label_smoothing)
-                if hasattr(model, "penalty"):  # a regulariser the model adds (AugNet, Augerino)
-                    loss = loss + model.penalty()
+                value, logits = loss_fn(net, x, y)
             optimizer.zero_grad(set_to_none=True)
-            loss.backward()
+            value.backward()
             optimizer.step()
             lr = optimizer.param_groups[0]["lr"]  # the rate this step used
             scheduler.step()
-            loss_sum += loss.detach()
+            loss_sum += value.detach()
             correct += (logits.argmax(1) == y).sum()
         record = dict(epoch=epoch, loss=loss_sum.item() / steps, train_acc=correct.item() / (steps * batch),
                       lr=lr, seconds=time.perf_counter() - t0)
-        if test is not None:
-            record["test_acc"] = evaluate(model, test, cfg.eval_batch_size)["acc"]
+        _record_held_out(model, record, history, val, test, cfg.eval_batch_size)
         history.append(record)
         if path and rank == 0:
             atomic_save(dict(model=model.state_dict(), optimizer=optimizer.state_dict(),
@@ -281,6 +324,19 @@ def fit(model: nn.Module, train, cfg: TrainConfig | None = None, augment=None, t
         if callback is not None:
             callback(epoch, record)
     return history
+
+
+def _record_held_out(model: nn.Module, record: dict, history: list[dict], val, test, batch_size: int) -> None:
+    """Add the learned state, ``val_acc``, ``test_acc`` and ``test_at_best_val`` to an epoch's record."""
+    if hasattr(model, "state"):
+        record["state"] = model.state()
+    if val is not None:
+        record["val_acc"] = evaluate(model, val, batch_size)["acc"]
+    if test is not None:
+        record["test_acc"] = evaluate(model, test, batch_size)["acc"]
+    if val is not None and test is not None:
+        best = max([*history, record], key=lambda r: r["val_acc"])  # the first of equals
+        record["test_at_best_val"] = best["test_acc"]
 
 
 def evaluate(model: nn.Module, data, batch_size: int = 1024) -> dict:

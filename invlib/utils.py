@@ -7,6 +7,8 @@ import os
 import random
 import socket
 import tempfile
+import types
+import typing
 from collections.abc import Iterable
 from pathlib import Path
 
@@ -48,24 +50,74 @@ def check_choice(name: str, valid: Iterable[str], what: str) -> str:
     raise ValueError(f"Unknown {what} {name!r}.{hint} Valid {what}s: {', '.join(valid)}.")
 
 
-def check_type(what: str, value, kind: type):
-    """Return ``value`` if it is a ``kind`` (an int passes for a float and becomes one; a bool is not an int);
-    otherwise raise ``TypeError`` saying what was expected.
+def check_type(what: str, value, kind):
+    """Return ``value`` if it is a ``kind``; otherwise raise ``TypeError`` saying what was expected.
+
+    ``kind`` is a class or a type hint: ``X | None``, ``tuple[int, ...]``, ``tuple[float, float]``,
+    ``list[str]``, ``dict[str, str]``. An int passes for a float and becomes one; a bool is not an int; a list
+    passes for a tuple and becomes one (papermill and JSON have no tuples).
 
     Example
     -------
     >>> check_type("lr", 1, float)
     1.0
+    >>> check_type("widths", [8, 16], tuple[int, ...])
+    (8, 16)
+    >>> check_type("n", None, int | None) is None
+    True
     >>> check_type("epochs", "2", int)
     Traceback (most recent call last):
     TypeError: epochs must be int, got str '2'
     """
+    try:
+        return _checked(value, kind)
+    except TypeError:
+        raise TypeError(f"{what} must be {_type_name(kind)}, got {type(value).__name__} {value!r}") from None
+
+
+def _type_name(kind) -> str:
+    return kind.__name__ if isinstance(kind, type) and not typing.get_args(kind) else str(kind).replace("typing.", "")
+
+
+def _checked(value, kind):
+    origin, args = typing.get_origin(kind), typing.get_args(kind)
+    if kind is typing.Any or kind is object:
+        return value
+    if kind is None or kind is type(None):
+        if value is None:
+            return None
+        raise TypeError
+    if origin in (typing.Union, types.UnionType):
+        for arg in args:
+            try:
+                return _checked(value, arg)
+            except TypeError:
+                pass
+        raise TypeError
+    if origin in (tuple, list):
+        if not isinstance(value, (tuple, list)):
+            raise TypeError
+        if origin is tuple and len(args) == 2 and args[1] is Ellipsis:
+            items = [_checked(v, args[0]) for v in value]
+        elif origin is tuple and args:
+            if len(args) != len(value):
+                raise TypeError
+            items = [_checked(v, a) for v, a in zip(value, args)]
+        else:
+            items = [_checked(v, args[0]) if args else v for v in value]
+        return origin(items)
+    if origin is dict:
+        if not isinstance(value, dict):
+            raise TypeError
+        return {_checked(k, args[0]) if args else k: _checked(v, args[1]) if args else v for k, v in value.items()}
+    if origin is not None:  # another generic (e.g. collections.abc.Callable): check the bare class
+        kind = origin
     is_int = isinstance(value, int) and not isinstance(value, bool)
     if kind is float and is_int:
         return float(value)
     if isinstance(value, kind) and (kind is bool or not isinstance(value, bool)):
         return value
-    raise TypeError(f"{what} must be {kind.__name__}, got {type(value).__name__} {value!r}")
+    raise TypeError
 
 
 def check_images(x: torch.Tensor, what: str = "images", channels: int | None = None) -> None:
