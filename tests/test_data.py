@@ -486,3 +486,14 @@ def test_sinusoids_dominant_frequency_matches_class():
 def test_sinusoids_rejects_size():
     with pytest.raises(ValueError, match="size does not apply"):
         load("sinusoids", "train", size=28)
+
+
+def test_cap_uses_what_a_split_holds_and_says_so(capsys):
+    with pytest.raises(ValueError, match="has 10000 images.*cap=True"):
+        data.load("fashion_mnist", "test", n=10_001)
+    ds = data.load("fashion_mnist", "test", n=10_001, cap=True, seed=1)
+    assert len(ds) == 10_000
+    assert "fewer than the 10001 asked for; using all 10000" in capsys.readouterr().out
+    assert len(data.load("fashion_mnist", "test", n=10)) == 10  # the cap does not outlive its call
+    with pytest.raises(ValueError, match="larger than"):
+        data.load("fashion_mnist", "test", n=10_001)

@@ -129,3 +129,16 @@ def test_signal_nets_sizes_and_first_kernel():
     mlp = models.create("signal_mlp", num_classes=4, in_chans=1, length=1000, width=2, depth=3)
     assert count(mlp) == 1000 * 2 + 2 + 2 * (2 * 2 + 2) + 2 * 4 + 4
     assert mlp(torch.randn(3, 1, 1000)).shape == (3, 4)
+
+
+def test_create_with_a_seed_is_reproducible_and_leaves_the_global_rng_alone():
+    torch.manual_seed(5)
+    expected_next = torch.rand(3)
+    torch.manual_seed(5)
+    a = models.create("conv4", num_classes=4, in_chans=1, seed=7)
+    assert torch.equal(torch.rand(3), expected_next)  # the caller's random stream is untouched
+    torch.manual_seed(7)
+    b = models.create("conv4", num_classes=4, in_chans=1)
+    c = models.create("conv4", num_classes=4, in_chans=1, seed=8)
+    assert all(torch.equal(p, q) for p, q in zip(a.parameters(), b.parameters()))
+    assert not all(torch.equal(p, q) for p, q in zip(a.parameters(), c.parameters()))

@@ -38,3 +38,35 @@ def test_invlib_progress_env_turns_bars_off(monkeypatch):
     assert get_profile("cpu").progress is False
     monkeypatch.delenv("INVLIB_PROGRESS")
     assert get_profile("cpu").progress is True
+
+
+def test_settings_layers_paper_defaults_profile_table_and_overrides():
+    import dataclasses
+
+    from invlib.profiles import settings
+
+    @dataclasses.dataclass(frozen=True)
+    class Paper:
+        profile: str = "paper"
+        epochs: int = 200
+        widths: tuple[int, ...] = (64, 128)
+        root: str | None = None
+        lr: float = 0.1
+
+    table = {"cpu": dict(epochs=4, widths=(8, 16)), "smoke": dict(epochs=1)}
+    assert settings(Paper, table, "paper") == Paper()
+    cpu = settings(Paper, table, "cpu", epochs=None, lr=1, root="/data")
+    assert (cpu.profile, cpu.epochs, cpu.widths, cpu.lr, cpu.root) == ("cpu", 4, (8, 16), 1.0, "/data")
+    assert settings(Paper, table, "smoke", widths=[4, 4]).widths == (4, 4)  # papermill passes lists
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        cpu.epochs = 3
+    with pytest.raises(ValueError, match="Did you mean 'epochs'.*Valid Paper fields: epochs, lr, profile"):
+        settings(Paper, table, "cpu", epoch=3)
+    with pytest.raises(TypeError, match=r"'widths' must be tuple\[int, \.\.\.\], got list \[8, 'x'\]"):
+        settings(Paper, table, "cpu", widths=[8, "x"])
+    with pytest.raises(TypeError, match="'root' must be str | None"):
+        settings(Paper, table, "cpu", root=3)
+    with pytest.raises(ValueError, match="unknown profile"):
+        settings(Paper, {"laptop": {}}, "cpu")
+    with pytest.raises(ValueError, match="Unknown profile 'laptop'"):
+        settings(Paper, table, "laptop")

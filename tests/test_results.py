@@ -49,3 +49,29 @@ def test_bad_metrics_and_missing_results_say_what_to_do(tmp_path, monkeypatch):
         run.log("", 1)
     with pytest.raises(FileNotFoundError, match="python -m invlib book --profile cpu --only nothing"):
         results.load("nothing", "cpu")
+
+
+def test_claims_carry_computed_verdicts_into_json_and_the_scoreboard(tmp_path, monkeypatch):
+    monkeypatch.setenv("INVLIB_RESULTS", str(tmp_path))
+    run = results.Run("a7_demo", "smoke")
+    ours = 0.62
+    got = run.claim("t1", "Accuracy is above 0.9.", paper=0.93, ours=ours, criterion="ours >= 0.9",
+                    reproduced=ours >= 0.9, partly=ours >= 0.6)
+    assert got == "partly"
+    run.claim("t2", "Needs ImageNet.", paper=0.5, ours=None, criterion="ImageNet only", reproduced=False,
+              measurable=False)
+    run.claim("t1", "Accuracy is above 0.9.", paper=0.93, ours=0.95, criterion="ours >= 0.9", reproduced=True)
+    assert run.claims_table()["verdict"].tolist() == ["reproduced", "not measurable at this profile"]
+    run.save()
+    other = results.Run("00_data", "cpu")
+    other.claim("z", "A claim.", paper=1, ours=0, criterion="ours == 1", reproduced=False)
+    other.save()
+    rows = results.scoreboard("smoke")
+    assert [(r["paper"], r["chapter"], r["id"], r["verdict"]) for r in rows] == [
+        ("A", "a7_demo", "t1", "reproduced"), ("A", "a7_demo", "t2", "not measurable at this profile")]
+    assert rows[0]["profile"] == "smoke" and len(rows[0]["date"]) == 10
+    assert [r["paper"] for r in results.scoreboard()] == ["—", "A", "A"]
+    with pytest.raises(TypeError, match="bool computed from this run"):
+        run.claim("t3", "x", paper=1, ours=1, criterion="c", reproduced="yes")
+    with pytest.raises(ValueError, match="Unknown profile"):
+        results.scoreboard("laptop")

@@ -158,3 +158,58 @@ def test_warmup_ramps_the_learning_rate_linearly():
     assert [round(f(s), 2) for s in (0, 4, 9, 10, 39)] == [0.1, 0.5, 1.0, 1.0, 1.0]
     cos = _lr_lambda(TrainConfig(epochs=4, schedule="cosine", warmup_epochs=0.5), steps_per_epoch=10)
     assert cos(0) == pytest.approx(0.2, abs=0.01) and cos(20) == pytest.approx(0.5)
+
+
+def _tiny_run(loss=None, val=None, test=None):
+    from invlib.learned import augnet
+
+    torch.manual_seed(0)  # the augmentation layer's own initial draws
+    x, y = torch.rand(64, 1, 16, 16), torch.randint(0, 4, (64,))
+    net = augnet.augnet(models.create("conv4", num_classes=4, in_chans=1, widths=(4, 4, 4, 4), seed=0), "geometric")
+    cfg = TrainConfig(epochs=2, batch_size=32, optimizer="adam", lr=1e-3, aug_weight_decay=1.0)
+    hist = fit(net, (x, y), cfg, progress=False, loss=loss, val=val, test=test)
+    return net, hist
+
+
+def test_default_loss_is_cross_entropy_plus_the_models_penalty():
+    """The hook's default reproduces the loop's behaviour before the hook existed, to the bit."""
+    from invlib.train import classification_loss
+
+    def explicit(model, x, y):
+        logits = model(x)
+        return torch.nn.functional.cross_entropy(logits, y) + model.penalty(), logits
+
+    a, _ = _tiny_run()
+    b, _ = _tiny_run(loss=explicit)
+    c, _ = _tiny_run(loss=classification_loss())
+    for p, q, r in zip(a.state_dict().values(), b.state_dict().values(), c.state_dict().values()):
+        assert torch.equal(p, q) and torch.equal(p, r)
+    dropped, _ = _tiny_run(loss=lambda m, x, y: (torch.nn.functional.cross_entropy(m(x), y), m(x)))
+    assert not torch.equal(a.augment.layers[0].magnitude, dropped.augment.layers[0].magnitude)
+
+
+def test_a_batch_aware_loss_steers_training():
+    """A custom loss that sees the batch: push the logits of class 0 up on every image."""
+    x, y = torch.rand(128, 1, 8, 8), torch.randint(0, 3, (128,))
+    seen = []
+
+    def favour_class_0(model, xb, yb):
+        seen.append((tuple(xb.shape), tuple(yb.shape)))
+        logits = model(xb)
+        return -logits[:, 0].mean() + logits[:, 1:].pow(2).mean(), logits
+
+    model = torch.nn.Sequential(torch.nn.Flatten(), torch.nn.Linear(64, 3))
+    fit(model, (x, y), TrainConfig(epochs=2, batch_size=32, lr=0.05, channels_last=False), progress=False,
+        loss=favour_class_0)
+    assert seen[0] == ((32, 1, 8, 8), (32,)) and len(seen) == 8
+    with torch.no_grad():
+        assert (model(x).argmax(1) == 0).all()
+
+
+def test_history_records_state_val_test_and_early_stopped_test():
+    x, y = torch.rand(64, 1, 16, 16), torch.randint(0, 4, (64,))
+    _, hist = _tiny_run(val=(x[:32], y[:32]), test=(x[32:], y[32:]))
+    assert {"state", "val_acc", "test_acc", "test_at_best_val"} <= set(hist[-1])
+    best = max(hist, key=lambda r: r["val_acc"])
+    assert hist[-1]["test_at_best_val"] == best["test_acc"]
+    assert "layer0" in hist[-1]["state"]
