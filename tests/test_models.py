@@ -65,6 +65,7 @@ def test_features_grad_flag_and_errors():
         models.features(m, torch.zeros(1, 3, 28, 28, dtype=torch.uint8))
 
 
+@pytest.mark.slow
 def test_local_weights_roundtrip_and_checkpoint_dicts(tmp_path):
     a = models.create("small_resnet18").eval()
     torch.save(a.state_dict(), tmp_path / "w.pt")

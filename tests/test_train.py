@@ -28,6 +28,7 @@ def _net():
     return models.create("small_resnet18", num_classes=4, in_chans=1)
 
 
+@pytest.mark.slow
 def test_fit_learns_and_evaluate_reports():
     data = _toy()
     m = _net()
@@ -59,6 +60,7 @@ def test_same_seed_same_weights_deterministic_cpu():
     assert all(torch.equal(p, q) for p, q in zip(a.state_dict().values(), b.state_dict().values()))
 
 
+@pytest.mark.slow
 def test_interrupted_run_resumes_to_identical_weights(tmp_path):
     cfg = TrainConfig(epochs=3, batch_size=32)
     full = _net()
@@ -171,6 +173,7 @@ def _tiny_run(loss=None, val=None, test=None):
     return net, hist
 
 
+@pytest.mark.slow
 def test_default_loss_is_cross_entropy_plus_the_models_penalty():
     """The hook's default reproduces the loop's behaviour before the hook existed, to the bit."""
     from invlib.train import classification_loss
