@@ -47,6 +47,7 @@ lint: setup
 test: data browser lint
 	INVLIB_REQUIRE_BROWSER=$$([ "$$(id -u)" = 0 ] && echo 1 || echo 0) $(BIN)/python -m pytest
 
+# Unit tests and docstring examples only: no smoke build of the book, no browser, no zoo training.
 test-fast: setup
 	$(BIN)/python -m pytest -m "not slow"
 
@@ -62,6 +63,7 @@ bench: setup
 	$(BIN)/python benchmarks/bench_transforms.py
 	$(BIN)/python benchmarks/bench_train.py
 	$(BIN)/python benchmarks/bench_probes.py
+	$(BIN)/python benchmarks/bench_book.py
 
 clean:
 	rm -rf _build book/_generated results .pytest_cache .ruff_cache

@@ -9,9 +9,12 @@
    types fail before anything runs);
 3. execute it with papermill, injecting ``profile`` and the overrides, in the repository root;
 4. tag the injected-parameters cell ``remove-cell`` and write the executed notebook to
-   ``book/_generated/<name>.ipynb``;
+   ``book/_generated/<name>.ipynb``, its seconds in the notebook's metadata and, as ``book_seconds``, in the
+   chapter's ``results/<profile>/<name>.json``;
 
-then runs ``jupyter-book build . -W -n --keep-going`` (the config has ``execute_notebooks: 'off'``) and checks
+then writes the "Reproduction scoreboard" page and each paper's claims snippet (``book/_generated/scoreboard.md``,
+``claims_<a..e>.md``, see :func:`write_scoreboard`) from the claims the runs recorded, runs
+``jupyter-book build . -W -n --keep-going`` (the config has ``execute_notebooks: 'off'``) and checks
 that ``_build/html/index.html`` exists, since Jupyter Book can exit 0 without building.
 
 A failing cell stops everything with a :class:`NotebookError` naming the notebook and the cell; the notebook
@@ -22,6 +25,7 @@ chapters keep their last executed version; a chapter never executed becomes a pa
 from __future__ import annotations
 
 import ast
+import json
 import os
 import re
 import subprocess
@@ -37,6 +41,15 @@ from .utils import REPO, atomic_save, check_choice, check_type
 
 GENERATED = Path("book/_generated")
 SOURCES = Path("notebooks")
+SCOREBOARD = "scoreboard"
+PAGES = (SCOREBOARD,)  # pages under book/_generated/ that the runner writes itself; not notebooks
+
+# Seconds a chapter may take on 2 CPU cores: (any chapter, a chapter that trains a model family). The runner's
+# summary and benchmarks/bench_book.py compare each chapter's seconds with them; nothing fails on a slow machine.
+BUDGETS = {"smoke": (60, 60), "cpu": (120, 300)}
+TRAINS_A_FAMILY = {"00_data_and_transforms", "e1_learning_the_right_invariance", "e2_beyond_vision",
+                   "e3_capacity", "e4_image_recognition"}
+ZOO_BUDGET = {"cpu": 300}  # seconds to train the whole model zoo (``python -m invlib zoo train``), cold cache
 
 
 class NotebookError(RuntimeError):
@@ -67,7 +80,10 @@ def toc_notebooks(root: str | Path = REPO) -> list[str]:
     """
     import yaml
 
-    toc = yaml.safe_load((Path(root) / "_toc.yml").read_text())
+    file = Path(root) / "_toc.yml"
+    if not file.exists():
+        raise FileNotFoundError(f"{file} does not exist: the book's root folder holds _toc.yml and _config.yml")
+    toc = yaml.safe_load(file.read_text())
     names: list[str] = []
 
     def walk(node):
@@ -82,7 +98,7 @@ def toc_notebooks(root: str | Path = REPO) -> list[str]:
                 walk(item)
 
     walk(toc)
-    return names
+    return [n for n in names if n not in PAGES]
 
 
 def read_notebook(name: str, root: str | Path = REPO):
@@ -169,8 +185,8 @@ def execute(name: str, profile: str, overrides: dict | None = None, root: str | 
     Example
     -------
     >>> ch = execute("00_data_and_transforms", "smoke")   # doctest: +SKIP
-    >>> ch.status, ch.seconds < 60                      # doctest: +SKIP
-    ('ok', True)
+    >>> ch.status, ch.profile                            # doctest: +SKIP
+    ('ok', 'smoke')
     """
     import nbformat
     import papermill as pm
@@ -183,7 +199,7 @@ def execute(name: str, profile: str, overrides: dict | None = None, root: str | 
     out_dir.mkdir(parents=True, exist_ok=True)
     running, failed = out_dir / f".{name}.running.ipynb", out_dir / f"{name}.failed.ipynb"
     failed.unlink(missing_ok=True)
-    t0 = time.perf_counter()
+    t0, started = time.perf_counter(), time.time()
     try:
         with _kernel_env(root):
             nb = pm.execute_notebook(nb, str(running), parameters=params, kernel_name="python3", cwd=str(root),
@@ -204,14 +220,29 @@ def execute(name: str, profile: str, overrides: dict | None = None, root: str | 
     nb.metadata["invlib"] = dict(profile=profile, parameters=params, seconds=round(seconds, 2))
     atomic_save(nbformat.writes(nb), out_dir / f"{name}.ipynb")
     running.unlink(missing_ok=True)
+    _note_seconds(results_root(root) / profile / f"{name}.json", seconds, since=started)
     return Chapter(name, "ok", seconds, profile)
+
+
+def results_root(root: str | Path = REPO) -> Path:
+    """The folder the chapters write their results into: ``$INVLIB_RESULTS``, else ``<root>/results``."""
+    return Path(os.environ.get("INVLIB_RESULTS") or Path(root) / "results")
+
+
+def _note_seconds(path: Path, seconds: float, since: float) -> None:
+    """Add the runner's seconds for the whole chapter (``book_seconds``) to the results JSON the chapter just
+    wrote; a file older than this run (the chapter saved nothing) is left alone."""
+    if path.exists() and path.stat().st_mtime >= since - 1:  # 1 s: file systems with coarse timestamps
+        record = json.loads(path.read_text())
+        record["book_seconds"] = round(seconds, 2)
+        atomic_save(json.dumps(record, indent=2, allow_nan=False), path)
 
 
 def _kernel_env(root: Path):
     """Environment of the papermill kernel (restored afterwards): no progress bars, results beside the book,
     this interpreter's folder first on PATH (so ``python3`` is this venv's kernel)."""
     return mock.patch.dict(os.environ, INVLIB_PROGRESS="0", PYDEVD_DISABLE_FILE_VALIDATION="1",
-                           INVLIB_RESULTS=os.environ.get("INVLIB_RESULTS") or str(root / "results"),
+                           INVLIB_RESULTS=str(results_root(root)),
                            PATH=f"{Path(sys.executable).parent}{os.pathsep}{os.environ.get('PATH', '')}")
 
 
@@ -255,6 +286,173 @@ def _reuse_or_stub(name: str, root: Path) -> Chapter:
     stub.metadata["invlib"] = dict(profile="", stub=True)
     atomic_save(nbformat.writes(stub), out)
     return Chapter(name, "stub")
+
+
+# --- the reproduction scoreboard ----------------------------------------------------------------------------
+
+def write_scoreboard(chapters: list[Chapter], root: str | Path = REPO) -> list[Path]:
+    """Write the "Reproduction scoreboard" page ``book/_generated/scoreboard.md`` and, for each paper,
+    ``book/_generated/claims_<a..e>.md`` (included by the paper's overview page), from the claims the
+    chapters' runs recorded (:meth:`invlib.results.Run.claim`) in ``<results_root>/<profile>/``.
+
+    Each chapter is read at the profile its page in this build was executed with; a chapter not executed
+    (a stub) is listed as not run.
+    """
+    root = Path(root).resolve()
+    toc = _toc_files(root)
+    runs = _chapter_runs(chapters, root)
+    titles = _paper_titles(root)
+    by_paper = {key: [r for r in runs if r["name"][:1].upper() == key] for key in titles}
+    pages = {f"claims_{key.lower()}.md": _paper_claims(key, by_paper[key], toc, link_scoreboard=True)
+             for key in titles}
+    pages[f"{SCOREBOARD}.md"] = _scoreboard_page(titles, by_paper, toc)
+    out = root / GENERATED
+    return [atomic_save(text, out / name) for name, text in pages.items()]
+
+
+def _toc_files(root: Path) -> set[str]:
+    toc = (root / "_toc.yml").read_text()
+    return set(re.findall(r"(?:file|root):\s*(\S+)", toc))
+
+
+def _paper_titles(root: Path) -> dict[str, str]:
+    """``{"A": "Yan & Huang", ...}`` from the toc's part captions ``Paper A: ...`` (all five papers)."""
+    import yaml
+
+    toc = yaml.safe_load((root / "_toc.yml").read_text())
+    titles = {key: "" for key in "ABCDE"}
+    for part in toc.get("parts", []):
+        found = re.match(r"Paper ([A-E]):\s*(.*)", str(part.get("caption", "")))
+        if found:
+            titles[found.group(1)] = found.group(2).strip()
+    return titles
+
+
+def _chapter_runs(chapters: list[Chapter], root: Path) -> list[dict]:
+    """Per chapter: ``{name, state, profile, date, claims}``; state is "claims", "no claims", "no results"
+    or "not run"."""
+    from . import results
+
+    folder = results_root(root)
+    rows: dict[str, list[dict]] = {}
+    with mock.patch.dict(os.environ, INVLIB_RESULTS=str(folder)):
+        for profile in sorted({c.profile for c in chapters if c.status != "stub" and c.profile in PROFILES}):
+            rows[profile] = results.scoreboard(profile)
+    runs, names = [], toc_notebooks(root)
+    for ch in chapters:
+        if ch.name not in names:
+            continue
+        run = dict(name=ch.name, state="not run", profile=ch.profile, date="", claims=[])
+        file = folder / ch.profile / f"{ch.name}.json" if ch.profile in PROFILES else None
+        if ch.status != "stub" and file is not None:
+            if not file.exists():
+                run["state"] = "no results"
+            else:
+                run["claims"] = [r for r in rows[ch.profile] if r["chapter"] == ch.name]
+                run["date"] = str(json.loads(file.read_text()).get("finished", ""))[:10]
+                run["state"] = "claims" if run["claims"] else "no claims"
+        runs.append(run)
+    return runs
+
+
+def _verdict_counts(runs: list[dict]) -> dict[str, int]:
+    from .results import VERDICTS
+
+    return {v: sum(c["verdict"] == v for r in runs for c in r["claims"]) for v in VERDICTS}
+
+
+def _paper_claims(key: str, runs: list[dict], toc: set[str], link_scoreboard: bool) -> str:
+    """The status of one paper's claims: a count of verdicts, then per chapter a table of its claims."""
+    lines = []
+    n = sum(len(r["claims"]) for r in runs)
+    if not runs:
+        lines.append(f"No claims of paper {key} are recorded yet: no chapter of this paper is in the book yet.")
+    elif all(r["state"] == "not run" for r in runs):
+        lines.append(f"No claims of paper {key} are recorded yet: none of its chapters was run in this build.")
+    elif n == 0:
+        lines.append(f"No claims of paper {key} are recorded yet.")
+    else:
+        counts = ", ".join(f"{v} {k}" for k, v in _verdict_counts(runs).items() if v)
+        lines.append(f"{n} claim{'s' * (n != 1)} tested: {counts}.")
+    if link_scoreboard and f"{GENERATED}/{SCOREBOARD}" in toc:
+        lines[-1] += f" All five papers: {{doc}}`/{GENERATED}/{SCOREBOARD}`."
+    for r in runs:
+        chapter = f"{{doc}}`/{GENERATED}/{r['name']}`" if f"{GENERATED}/{r['name']}" in toc else f"`{r['name']}`"
+        lines.append("")
+        if r["state"] == "not run":
+            lines.append(f"**{chapter}**: not run in this build (`python -m invlib book --only {r['name']}`).")
+            continue
+        run = f"profile `{r['profile']}`" + (f", run on {r['date']}" if r["date"] else "")
+        if r["state"] == "no results":
+            lines.append(f"**{chapter}** ({run}): no results file was found for this profile.")
+        elif r["state"] == "no claims":
+            lines.append(f"**{chapter}** ({run}): this chapter records no claims.")
+        else:
+            lines += [f"**{chapter}** ({run}):", "", "| Claim | Paper | Ours | Verdict | Criterion |",
+                      "|---|---|---|---|---|"]
+            lines += [f"| {_md(c['claim'])} | {_cell(c['paper_value'])} | {_cell(c['ours'])} | {c['verdict']} | "
+                      f"{_md(c['criterion'])} |" for c in r["claims"]]
+    return "\n".join(lines) + "\n"
+
+
+def _scoreboard_page(titles: dict[str, str], by_paper: dict[str, list[dict]], toc: set[str]) -> str:
+    from .results import VERDICTS
+
+    lines = ["# Reproduction scoreboard", "",
+             "Every claim of the five papers that a chapter of this book tests, with the verdict that the "
+             "chapter's run computed from its own numbers by the criterion shown. The book's runner "
+             "(`python -m invlib book`) writes this page from the runs' results, `results/<profile>/<chapter>.json`, "
+             "each time it builds the book; nothing here is kept by hand. A verdict holds for the profile it was "
+             "measured at: the `smoke` and `cpu` profiles are small stand-ins for the papers' settings.", "",
+             "| Paper | Chapters run | Claims | " + " | ".join(v.removesuffix(" at this profile") for v in VERDICTS)
+             + " |",
+             "|---" * (3 + len(VERDICTS)) + "|"]
+    for key, title in titles.items():
+        runs = by_paper[key]
+        name = f"{key}: {title}" if title else f"Paper {key}"
+        page = f"book/paper_{key.lower()}"
+        paper = f"{{doc}}`{name} </{page}>`" if page in toc else _md(name)
+        ran = sum(r["state"] != "not run" for r in runs)
+        counts = _verdict_counts(runs)
+        lines.append(f"| {paper} | {f'{ran} of {len(runs)}' if runs else 'none yet'} | {sum(counts.values())} | "
+                     + " | ".join(str(v) for v in counts.values()) + " |")
+    for key, title in titles.items():
+        lines += ["", f"## Paper {key}" + (f": {_md(title)}" if title else ""), "",
+                  _paper_claims(key, by_paper[key], toc, link_scoreboard=False).rstrip()]
+    return "\n".join(lines) + "\n"
+
+
+_SPAN = re.compile(r"(`[^`\n]+`|\$[^\s$][^$\n]*?(?<!\s)\$)")  # code spans and inline math pass through
+
+
+def _md(text) -> str:
+    """``text`` safe in a MyST table cell: markup characters escaped, except inside code spans and ``$math$``."""
+    parts = _SPAN.split(" ".join(str(text).split()))
+    out = []
+    for i, part in enumerate(parts):
+        if i % 2 and part.startswith("`"):
+            out.append(part.replace("|", "\\|"))
+        elif i % 2:
+            out.append(part.replace("|", "\\vert{}"))
+        else:
+            out.append(re.sub(r"([\\`*_\[\]<>|${}#~&])", r"\\\1", part))
+    return "".join(out)
+
+
+def _cell(value) -> str:
+    """A claim's paper value or ours, short: floats to 4 significant digits, lists and dicts inline."""
+    if value is None:
+        return "—"
+    if isinstance(value, bool):
+        return "yes" if value else "no"
+    if isinstance(value, float):
+        return f"{value:.4g}"
+    if isinstance(value, (list, tuple)):
+        shown = [_cell(v) for v in value[:6]]
+        return "[" + ", ".join(shown + ["…"] * (len(value) > 6)) + "]"
+    if isinstance(value, dict):
+        return "; ".join(f"{_md(k)}: {_cell(v)}" for k, v in value.items())
+    return _md(value)
 
 
 def build_site(root: str | Path = REPO) -> float:
@@ -336,6 +534,7 @@ def build(profile: str | Profile = "cpu", only: list[str] | None = None, params:
             ch = execute(name, profile, params, root)
         echo(f"ok {ch.seconds:.1f} s", flush=True)
         chapters.append(ch)
+    write_scoreboard(chapters, root)
     if site:
         echo("jupyter-book build ...", end=" ", flush=True)
         seconds = build_site(root)
@@ -345,10 +544,26 @@ def build(profile: str | Profile = "cpu", only: list[str] | None = None, params:
     return chapters
 
 
+def budget(name: str, profile: str) -> float | None:
+    """Seconds a chapter may take at a profile on 2 CPU cores (see :data:`BUDGETS`); None where there is none.
+
+    Example
+    -------
+    >>> budget("a1_ranking_tasks", "cpu"), budget("e3_capacity", "cpu"), budget("a1_ranking_tasks", "gpu")
+    (120, 300, None)
+    """
+    limits = BUDGETS.get(profile)
+    return None if limits is None else limits[name in TRAINS_A_FAMILY]
+
+
 def summary(chapters: list[Chapter], root: str | Path = REPO) -> str:
-    """The table printed at the end of a build."""
-    lines = [f"{'chapter':34s} {'status':8s} {'profile':8s} {'seconds':>8s}"]
-    lines += [f"{c.name:34s} {c.status:8s} {c.profile:8s} {c.seconds:8.1f}" for c in chapters]
+    """The table printed at the end of a build: each chapter's seconds beside its budget (``over`` marks a
+    chapter that took longer; on a slower or busier machine than 2 free cores that is expected)."""
+    lines = [f"{'chapter':34s} {'status':8s} {'profile':8s} {'seconds':>8s} {'budget':>7s}"]
+    for c in chapters:
+        limit = budget(c.name, c.profile) if c.status == "ok" else None
+        mark = "" if limit is None else f"{limit:7d}" + (" over" if c.seconds > limit else "")
+        lines.append(f"{c.name:34s} {c.status:8s} {c.profile:8s} {c.seconds:8.1f} {mark}".rstrip())
     lines.append(f"{'total':34s} {'':8s} {'':8s} {sum(c.seconds for c in chapters):8.1f}")
     index = Path(root) / "_build" / "html" / "index.html"
     if any(c.name == "(jupyter-book build)" for c in chapters) and index.exists():

@@ -1,4 +1,7 @@
-"""Fixtures shared by the book tests: one smoke build of the whole book per test session."""
+"""Fixtures shared by the book tests: a fresh copy of the book's sources per test, and one smoke build of the
+whole book per test session. Both live in temporary folders: no test reads or writes the checkout's
+``book/_generated/``, ``_build/`` or ``results/`` (results and caches go to the temporary ``$INVLIB_RESULTS`` and
+``$INVLIB_CACHE`` that the root ``conftest.py`` sets)."""
 
 import shutil
 from pathlib import Path
@@ -10,26 +13,42 @@ from invlib import book
 ROOT = Path(__file__).resolve().parent.parent
 
 
-def copy_book(dest: Path) -> Path:
-    """The book's sources (config, toc, pages, notebooks) in a fresh folder."""
+def copy_book(dest: Path, source: Path = ROOT) -> Path:
+    """The book's sources (config, toc, pages, notebooks) from ``source`` in ``dest``; nothing generated
+    (``book/_generated/``, ``_build/``, ``results/``) comes along."""
+    dest.mkdir(parents=True, exist_ok=True)
     for name in ("_config.yml", "_toc.yml"):
-        shutil.copy(ROOT / name, dest / name)
-    shutil.copytree(ROOT / "notebooks", dest / "notebooks")
-    shutil.copytree(ROOT / "book", dest / "book", ignore=shutil.ignore_patterns("_generated"))
+        shutil.copy(source / name, dest / name)
+    shutil.copytree(source / "notebooks", dest / "notebooks", ignore=shutil.ignore_patterns("*.ipynb"))
+    shutil.copytree(source / "book", dest / "book", ignore=shutil.ignore_patterns("_generated", "*.ipynb"))
     return dest
+
+
+@pytest.fixture(name="copy_book")
+def copy_book_fixture():
+    """:func:`copy_book` itself, for tests that copy from a folder of their own."""
+    return copy_book
 
 
 @pytest.fixture
 def book_copy(tmp_path):
     """A fresh copy of the book's sources in a temporary folder (its root)."""
-    return copy_book(tmp_path)
+    return copy_book(tmp_path / "book-copy")
 
 
 @pytest.fixture(scope="session")
 def smoke_book(tmp_path_factory):
     """The whole book, every chapter executed in the smoke profile, site built:
-    ``(root, {name: Chapter}, printed lines)``."""
+    ``(root, {name: Chapter}, printed lines)``. Results go to the session's temporary ``$INVLIB_RESULTS``."""
     root = copy_book(tmp_path_factory.mktemp("book"))
     lines = []
     chapters = book.build("smoke", root=root, progress=False, echo=lambda *a, **k: lines.append(" ".join(a)))
     return root, {c.name: c for c in chapters}, lines
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_collection_modifyitems(config, items):
+    """A test that needs the smoke build of the whole book is slow, wherever it is (``-m "not slow"`` skips it)."""
+    for item in items:
+        if "smoke_book" in getattr(item, "fixturenames", ()):
+            item.add_marker(pytest.mark.slow)

@@ -1,7 +1,8 @@
 """The built site in a real browser: Debian's chromium, driven by playwright, on a local http server.
 
 Checks: no failed request and no script error on any page; every page in the navigation loads; the figures
-of the first chapter are real, non-blank images; search finds a chapter; a screenshot of the first chapter
+of the first chapter are real, non-blank images; the reproduction scoreboard shows the chapters' claims with
+their verdicts, linked to their chapters; search finds a chapter; a screenshot of the first chapter
 is a rendered page, not a blank one (saved as ``_build/screenshots/00_data_and_transforms.png`` of the copy,
 and to ``$INVLIB_SCREENSHOTS`` when set).
 """
@@ -85,8 +86,9 @@ def test_every_navigation_page_loads_without_failed_requests(site, browser):
     assert p.url.endswith("/book/intro.html"), "index.html redirects to the intro"
     links = p.eval_on_selector_all("nav.bd-docs-nav a.reference.internal", "els => els.map(e => e.href)")
     links = sorted({link.split("#")[0] for link in links} | {p.url})
-    assert len(links) >= 8, links  # intro, chapter 00, five paper overviews, references
+    assert len(links) >= 9, links  # intro, chapter 00, five paper overviews, the scoreboard, references
     assert any(link.endswith("/_generated/00_data_and_transforms.html") for link in links)
+    assert any(link.endswith("/_generated/scoreboard.html") for link in links)
     for link in links:
         p = page.open(link)
         heading = p.inner_text("article h1")
@@ -105,6 +107,27 @@ def test_first_chapter_figures_are_real_images(site, browser):
         assert complete and width > 200 and height > 100, (src, width, height)
         pixels = np.asarray(Image.open((html / "book/_generated" / src).resolve()).convert("RGB"), dtype=float)
         assert pixels.std() > 20, f"{src} is (nearly) blank"
+    assert not page.problems, "\n".join(page.problems)
+
+
+def test_scoreboard_shows_the_claims_of_the_chapters(site, browser):
+    from invlib.results import VERDICTS
+
+    base, _ = site
+    page = Page(browser)
+    p = page.open(f"{base}/book/_generated/scoreboard.html")
+    assert p.inner_text("article h1").strip().startswith("Reproduction scoreboard")
+    tables = p.eval_on_selector_all("article table", "els => els.map(t => [...t.querySelectorAll('tr')].map("
+                                    "r => [...r.querySelectorAll('th, td')].map(c => c.innerText.trim())))")
+    summary, claims = tables[0], [t for t in tables[1:] if t[0][:4] == ["Claim", "Paper", "Ours", "Verdict"]]
+    assert [row[0][:1] for row in summary[1:]] == list("ABCDE"), summary
+    counted = {row[0][:1]: int(row[2]) for row in summary[1:]}
+    assert counted["A"] > 0 and counted["E"] > 0, "chapters a1-a2 and e1-e4 test claims of papers A and E"
+    rows = [row for table in claims for row in table[1:]]
+    assert len(rows) == sum(counted.values()) and all(row[3] in VERDICTS for row in rows), rows
+    assert all(row[0] and row[4] for row in rows), "every claim has its text and its criterion"
+    chapters = p.eval_on_selector_all("article p strong a", "els => els.map(e => e.getAttribute('href'))")
+    assert "a1_ranking_tasks.html" in chapters and "e1_learning_the_right_invariance.html" in chapters, chapters
     assert not page.problems, "\n".join(page.problems)
 
 

@@ -2,6 +2,7 @@
 
 import json
 import math
+import time
 
 import numpy as np
 import pytest
@@ -16,6 +17,7 @@ def test_run_writes_metrics_paper_values_environment_and_seconds(tmp_path, monke
     run.log("zoom_in/val_acc", torch.tensor(0.8125), paper=0.901, note="ResNet-18")
     run.log("per_layer", np.array([0.25, 0.75]))
     run.log("nan_is_null", math.nan)
+    time.sleep(0.05)
     path = run.save()
     assert path == tmp_path / "smoke" / "a1_demo.json"
     rec = json.loads(path.read_text())
@@ -23,7 +25,7 @@ def test_run_writes_metrics_paper_values_environment_and_seconds(tmp_path, monke
     assert rec["paper"] == {"zoom_in/val_acc": 0.901} and rec["notes"]["zoom_in/val_acc"] == "ResNet-18"
     assert rec["params"] == {"seed": 1} and rec["profile"] == "smoke"
     assert rec["env"]["torch"] == torch.__version__ and rec["env"]["device"] == "cpu"
-    assert rec["seconds"] >= 0 and rec["finished"].endswith("+00:00")
+    assert rec["seconds"] >= 0.05 and rec["finished"].endswith("+00:00")  # seconds since the Run was made
     assert results.load("a1_demo", "smoke") == rec
 
 

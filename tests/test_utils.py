@@ -23,7 +23,10 @@ def test_offline_switches_and_devices(monkeypatch):
     monkeypatch.setenv("HF_HUB_OFFLINE", "1")
     assert not utils.is_online()
     assert utils.resolve_device("cpu") == torch.device("cpu")
-    assert utils.resolve_device(None).type in ("cpu", "cuda")
+    assert utils.resolve_device("cuda:1") == torch.device("cuda", 1)  # named devices pass through
+    for available, expected in [(False, "cpu"), (True, "cuda")]:  # None and "auto": CUDA exactly when available
+        monkeypatch.setattr(torch.cuda, "is_available", lambda a=available: a)
+        assert utils.resolve_device(None) == utils.resolve_device("auto") == torch.device(expected)
 
 
 def test_cache_dir_follows_env(monkeypatch, tmp_path):
