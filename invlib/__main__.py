@@ -1,7 +1,7 @@
 """Command line.
 
 ``python -m invlib book --profile cpu [--only NAME ...] [-p key=value ...]``  execute the notebooks, build the site
-``python -m invlib zoo train|list --profile cpu``                            the cached model zoo
+``python -m invlib zoo train|list --profile cpu [--executor slurm|local ...]``  the cached model zoo
 ``python -m invlib data check``                                              offline datasets and WordNet
 """
 
@@ -9,23 +9,52 @@ from __future__ import annotations
 
 import argparse
 import sys
+import time
 
 from .profiles import PROFILES
+from .utils import REPO
+
+ZOO_HELP = """Train or list zoo models (invlib.zoo). Examples:
+  python -m invlib zoo train --profile cpu                           # the book's models, here
+  python -m invlib zoo train --profile gpu --all --seeds 0 1 2 --executor slurm --partition gpu --timeout-min 60
+  python -m invlib zoo train --profile smoke --executor local        # one local process per model
+  python -m invlib zoo list --profile gpu --dataset folder --root my_images"""
 
 
 def _zoo(args) -> int:
     from . import zoo
+    from .profiles import get_profile
 
+    prof = get_profile(args.profile).replace(**{k: v for k, v in (("dataset", args.dataset),) if v})
+    names = zoo.available() if args.all else args.only or list(zoo.BOOK)
+    specs = [zoo.spec(name, prof, args.root, seed=seed) for name in names for seed in args.seeds or [0]]
     if args.action == "list":
-        for name in zoo.available():
-            file = zoo.path(name, args.profile)
-            print(f"{name:28s} {'cached ' if file.exists() else 'missing'} {file}")
+        for s in specs:
+            file = zoo.path(s)
+            book = "book" if s.name in zoo.BOOK else "    "
+            print(f"{s.name:26s} seed {s.seed:<3d} {book} {'cached ' if file.exists() else 'missing'} {file}")
         return 0
-    rows = zoo.train_all(args.profile, args.only or None, progress=not args.quiet)
-    print(f"\n{'entry':28s} {'test acc':>9s} {'seconds':>8s}  source")
-    for r in rows:
-        print(f"{r['name']:28s} {r['test_acc']:9.4f} {r['seconds']:8.1f}  {'cache' if r['cached'] else 'trained'}")
-    print(f"{'total':28s} {'':9s} {sum(r['seconds'] for r in rows):8.1f}")
+    executor = None
+    if args.executor != "none":
+        extra = dict(kv.split("=", 1) for kv in args.slurm or [])
+        params = dict(timeout_min=args.timeout_min, gpus_per_node=args.gpus if args.gpus is not None else
+                      int(prof.device != "cpu"), cpus_per_task=args.cpus, slurm_array_parallelism=args.parallel,
+                      **({"slurm_partition": args.partition} if args.partition else {}),
+                      **({"mem_gb": args.mem_gb} if args.mem_gb else {}),
+                      **{k: int(v) if v.isdigit() else v for k, v in extra.items()})
+        try:
+            executor = zoo.executor(args.executor, args.folder, **params)
+        except RuntimeError as err:
+            print(f"error: {err}", file=sys.stderr)
+            return 2
+        print(f"submitting to {args.executor} (logs in {executor.folder}): {params}")
+    t0 = time.perf_counter()
+    models = zoo.train_many(specs, executor, progress=not args.quiet)
+    print(f"\n{'entry':26s} {'seed':>4s} {'test acc':>9s} {'trained in':>10s}  checkpoint")
+    for s, m in zip(specs, models):
+        info = m.zoo_info
+        print(f"{s.name:26s} {s.seed:4d} {info['test_acc']:9.4f} {info['seconds']:9.1f}s  {info['path']}")
+    print(f"{'this call':26s} {'':4s} {'':9s} {time.perf_counter() - t0:9.1f}s")
     return 0
 
 
@@ -40,12 +69,13 @@ def _book(args) -> int:
     from . import book
 
     if args.list:
-        for name in book.toc_notebooks():
-            params = book.notebook_parameters(book.read_notebook(name))
+        for name in book.toc_notebooks(args.book_dir):
+            params = book.notebook_parameters(book.read_notebook(name, args.book_dir))
             print(f"{name}\n    " + "\n    ".join(f"{k} = {v!r}" for k, v in params.items()))
         return 0
     try:
-        book.build(args.profile, only=args.only, params=book.parse_overrides(args.param), site=not args.no_site)
+        book.build(args.profile, only=args.only, params=book.parse_overrides(args.param), root=args.book_dir,
+                   site=not args.no_site)
     except (book.NotebookError, book.BuildError) as err:
         print(f"\nerror: {err}", file=sys.stderr)
         return 1
@@ -56,10 +86,26 @@ def main(argv: list[str] | None = None) -> int:
     """Entry point of ``python -m invlib`` (and the ``invlib`` console script)."""
     parser = argparse.ArgumentParser(prog="python -m invlib", description=__doc__)
     sub = parser.add_subparsers(dest="command", required=True)
-    p_zoo = sub.add_parser("zoo", help="train or list the cached model zoo")
+    p_zoo = sub.add_parser("zoo", help="train or list the cached model zoo (in-process, local jobs or SLURM)",
+                           description=ZOO_HELP, formatter_class=argparse.RawDescriptionHelpFormatter)
     p_zoo.add_argument("action", choices=["train", "list"])
     p_zoo.add_argument("--profile", default="cpu", choices=sorted(PROFILES))
-    p_zoo.add_argument("--only", nargs="*", metavar="NAME", help="zoo entries (default: all)")
+    p_zoo.add_argument("--only", nargs="+", metavar="NAME", help="zoo entries (default: the book's, zoo.BOOK)")
+    p_zoo.add_argument("--all", action="store_true", help="every entry of zoo.available()")
+    p_zoo.add_argument("--seeds", nargs="+", type=int, metavar="S", help="one model per seed (default: 0)")
+    p_zoo.add_argument("--dataset", help="dataset (default: the profile's), e.g. cifar10 or folder")
+    p_zoo.add_argument("--root", help="folder of the dataset (your own images: <root>/<class>/<image>)")
+    p_zoo.add_argument("--executor", default="none", choices=["none", "local", "slurm"],
+                       help="none: train here, one after another; local/slurm: one submitit job per missing model")
+    p_zoo.add_argument("--partition", help="SLURM partition")
+    p_zoo.add_argument("--timeout-min", type=int, default=120, help="job time limit in minutes (default 120)")
+    p_zoo.add_argument("--gpus", type=int, help="GPUs per job (default: 1 on gpu/paper profiles, else 0)")
+    p_zoo.add_argument("--cpus", type=int, default=8, help="CPUs per job (default 8)")
+    p_zoo.add_argument("--mem-gb", type=int, help="memory per job")
+    p_zoo.add_argument("--parallel", type=int, default=16, help="SLURM jobs running at once (default 16)")
+    p_zoo.add_argument("--folder", help="submitit logs (default: <cache>/submitit)")
+    p_zoo.add_argument("--slurm", action="append", metavar="KEY=VALUE",
+                       help="any other submitit parameter, e.g. --slurm slurm_account=abc (repeatable)")
     p_zoo.add_argument("--quiet", action="store_true", help="no progress bars")
     p_zoo.set_defaults(func=_zoo)
     p_book = sub.add_parser("book", help="execute the notebooks with papermill and build the site")
@@ -69,6 +115,9 @@ def main(argv: list[str] | None = None) -> int:
                         help="notebook parameter override, e.g. -p dataset=cifar10 (repeatable)")
     p_book.add_argument("--no-site", action="store_true", help="execute the notebooks but skip jupyter-book")
     p_book.add_argument("--list", action="store_true", help="list the chapters and their parameters, run nothing")
+    p_book.add_argument("--book-dir", default=str(REPO), metavar="DIR",
+                        help="the book's folder: _config.yml, _toc.yml, book/, notebooks/ (default: this repository;"
+                             " not a dataset folder, which is -p root=...)")
     p_book.set_defaults(func=_book)
     p_data = sub.add_parser("data", help="check the offline datasets and WordNet")
     p_data.add_argument("action", choices=["check"])

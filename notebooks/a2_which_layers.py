@@ -22,12 +22,12 @@
 # encoding.
 #
 # The features are the ones chapter A1 cached (same images, seeds and backbones), so after A1 this chapter
-# only fits probes.
+# only trains probes.
 
 # %% tags=["parameters"]
 profile = "cpu"  # smoke | cpu | gpu | paper
-dataset = None  # None: from the profile (colourised Fashion-MNIST on smoke/cpu, ImageNet on gpu/paper)
-root = None  # folder of the dataset, e.g. an ImageNet folder with ILSVRC box XML files
+dataset = None  # None: the profile's (colourised Fashion-MNIST on smoke/cpu, ImageNet on gpu/paper); or "folder"
+root = None  # folder of the dataset: an ImageNet folder with ILSVRC box XML files, or root/<class>/<image>
 backbones = None  # {"ResNet-18": spec, "ResNet-50": spec}; None: from the profile (see probes.load_backbone)
 variants = None  # {label: spec} for "does training change it?"; None: from the profile
 n_train = None  # training pairs per task (one pair per image); None: from the profile
@@ -44,30 +44,14 @@ from myst_nb import glue
 
 from invlib import plots, probes, profiles, results
 
-P = profiles.resolve(profile)
-S = probes.settings(P, backbones=backbones, variants=variants, n_train=n_train, n_val=n_val, canvas=canvas,
-                    weight_decay=weight_decay)
-data_name = dataset or S.dataset or P.dataset
-run = results.Run("a2_which_layers", P, params=dict(dataset=data_name, backbones=S.backbones, variants=S.variants,
-                                                     n_train=S.n_train, n_val=S.n_val, canvas=S.canvas, seed=seed,
-                                                     weight_decay=S.weight_decay))
-(train_x, train_b), (val_x, val_b) = probes.load_images(data_name, S.n_train, S.n_val, seed=seed, root=root,
-                                                        source_size=S.source_size, canvas=S.canvas)
-tasks = list(probes.TASKS)
-common = dict(seed=seed, weight_decay=S.weight_decay, batch_size=S.batch_size, device=P.device, progress=P.progress)
-
-
-def probe(specs: dict, layers=None):
-    """Probe every backbone of ``specs`` ({label: spec}) on every task: (table, fitted probes)."""
-    feats, sizes = {}, {}
-    for label, spec in specs.items():
-        model, sizes[label] = probes.load_backbone(spec, P)
-        feats[label] = probes.Backbone(model, name=label.lower().replace("-", ""))
-    return probes.run_table(feats, (train_x, train_b), (val_x, val_b), sizes=sizes, layers=layers, **common)
-
-
-table, fitted = probe(S.backbones, layers=probes.halves)
-table[table.layers == "all"].pivot(index="featurizer", columns="task", values="val_acc")[tasks].round(3)
+S = profiles.settings(probes.Settings, probes.SETTINGS, profile, dataset=dataset, root=root, backbones=backbones,
+                      variants=variants, n_train=n_train, n_val=n_val, canvas=canvas, weight_decay=weight_decay,
+                      seed=seed)
+run = results.Run("a2_which_layers", S.profile, params=vars(S))
+train, val = probes.chapter_images(S)
+features, sizes = probes.featurizers(S.backbones, S.profile)
+table, trained = probes.run_table(features, train, val, sizes=sizes, layers=probes.halves, **probes.run_options(S))
+table[table.layers == "all"].pivot(index="featurizer", columns="task", values="val_acc")[list(probes.TASKS)].round(3)
 
 # %% [markdown]
 # ## Layer importance (Figures 5 and 6)
@@ -76,21 +60,14 @@ table[table.layers == "all"].pivot(index="featurizer", columns="task", values="v
 # columns are the backbone's convolutions in the order the network defines them (for these ResNets also
 # the order they run), shortcut convolutions included. Each row sums to 1. "Mean" averages `|w| x std`
 # over a layer's channels, "max" takes its largest channel (wide late layers have more chances of one
-# large weight).
+# large weight). A task the images cannot pose has no probe and no row.
 
 # %%
-order = ["brightness", "saturation", "hue", "contrast", "aspect_ratio", "zoom_in", "zoom_out"]
-importance = {}
-for name in S.backbones:
-    per_task = {t: probes.importance(fitted[name, "all", t]) for t in order}
-    for agg in ("mean", "max"):
-        m = pd.DataFrame({t: imp[agg] for t, imp in per_task.items()}).T
-        importance[name, agg] = m
-        for t in order:
-            run.log(f"importance/{name}/{t}/{agg}", m.loc[t].round(5).to_dict())
-        plots.heatmap(m.values, order, col_labels=list(m.columns), cmap="viridis",
-                      title=f"{name}: layer importance, {agg} over channels (each row sums to 1)")
-        plt.show()
+maps = probes.layer_importance(trained, list(S.backbones))
+for (name, agg), m in maps.items():
+    plots.heatmap(m.values, list(m.index), col_labels=list(m.columns), cmap="viridis",
+                  title=f"{name}: layer importance, {agg} over channels (each row sums to 1)")
+    plt.show()
 
 # %% [markdown]
 # ### Where does the weight sit?
@@ -100,32 +77,17 @@ for name in S.backbones:
 # aspect ratio and scale later.
 
 # %%
-depths = pd.DataFrame({name: {t: probes.depth(importance[name, "mean"].loc[t]) for t in order}
-                       for name in S.backbones})
-first_block = {}
-for name in S.backbones:
-    m = importance[name, "mean"]
-    first = [c for c in m.columns if c.split(".")[0] in ("stem", "conv1", "bn1", "layer1")]
-    first_block[name] = m[first].sum(axis=1)
-    for t in order:
-        run.log(f"depth/{name}/{t}", depths.loc[t, name])
-        run.log(f"first_block/{name}/{t}", float(first_block[name][t]))
-fig, axes = plt.subplots(1, 2, figsize=(11, 3.2))
-depths.plot.barh(ax=axes[0], title="importance-weighted depth (0 = first layer)")
-pd.DataFrame(first_block).plot.barh(ax=axes[1], title="Figure 1b: share of the stem + first stage")
-for ax in axes:
-    ax.invert_yaxis()
-    ax.legend(fontsize=8)
-plt.tight_layout()
+depths, first_block = probes.layer_depths(maps, list(S.backbones))
+probes.log_layers(run, maps, depths, first_block)
+probes.bar_panels({"importance-weighted depth (0 = first layer)": depths,
+                   "Figure 1b: share of the stem + first stage": first_block})
 plt.show()
-colour, geo = ["brightness", "saturation", "hue"], list(probes.GEOMETRIC)
-early = {name: depths.loc[colour, name].mean() < depths.loc[geo, name].mean() for name in S.backbones}
-glue("depth_verdict", Markdown("earlier" if all(early.values()) else
-                               "not earlier" if not any(early.values()) else "earlier for one backbone only"),
-     display=False)
-glue("depth_colour", float(depths.loc[colour].values.mean()), display=False)
-glue("depth_geo", float(depths.loc[geo].values.mean()), display=False)
-run.log("colour_tasks_earlier_than_geometric", all(early.values()), paper=True)
+probes.record_layer_claims(run, depths, table)
+colour, geo = depths.reindex(list(probes.COLOUR)).mean(), depths.reindex(list(probes.GEOMETRIC)).mean()
+early = {len(colour): "earlier", 0: "not earlier"}.get(int((colour < geo).sum()), "earlier for one backbone only")
+glue("depth_verdict", Markdown(early), display=False)
+glue("depth_colour", float(colour.mean()), display=False)
+glue("depth_geo", float(geo.mean()), display=False)
 depths.round(3)
 
 # %% [markdown]
@@ -135,34 +97,31 @@ depths.round(3)
 # %% [markdown]
 # ## Table 2: half the layers
 #
-# The probe refitted on the first half of the convolutions (in the order above), on the second half, and
+# The probe retrained on the first half of the convolutions (in the order above), on the second half, and
 # on all of them. The paper shows ResNet-18 on three tasks; all tasks and both backbones are here, with the
 # paper's validation accuracy in brackets where it has one.
 
 # %%
-cells = {}
-for r in table.itertuples():
-    paper = probes.PAPER_TABLE2.get(r.layers, {}).get(r.task) if r.featurizer == "ResNet-18" else None
-    cells.setdefault((r.featurizer, r.layers), {})[r.task] = (f"{100 * r.val_acc:.1f}"
-                                                              + (f" ({paper[1]:.1f})" if paper else ""))
-    run.log(f"table2/{r.featurizer}/{r.layers}/{r.task}/val", 100 * r.val_acc, paper=paper[1] if paper else None)
-    run.log(f"table2/{r.featurizer}/{r.layers}/{r.task}/train", 100 * r.train_acc,
-            paper=paper[0] if paper else None)
+probes.log_table(run, table, "table2")
 print("Validation accuracy %, this run (paper)")
-pd.DataFrame(cells).T[tasks]
+probes.side_by_side(table, "val_acc", "table2")
 
 # %%
-acc = table.pivot_table(index=["featurizer", "task"], columns="layers", values="val_acc")
-first_ok = (acc["first half"] >= acc["second half"]).groupby("featurizer").mean()
-glue("first_wins", Markdown(", ".join(f"{name}: {share:.0%} of the tasks" for name, share in first_ok.items())),
+shares = {k.split("/")[1]: v for k, v in run.metrics.items() if k.startswith("first_half_at_least_second/")}
+glue("first_wins", Markdown(", ".join(f"{name}: {share:.0%} of the tasks" for name, share in shares.items())),
      display=False)
-for name, share in first_ok.items():
-    run.log(f"first_half_at_least_second/{name}", float(share), paper=1.0,
-            note="share of tasks; paper: 3 of 3 ResNet-18 tasks")
 
 # %% [markdown]
 # The first half ranks at least as well as the second half for {glue:md}`first_wins`. The paper finds the
 # first half better on all three tasks it shows, and even better than all layers together.
+#
+# ## Which of the paper's claims hold here?
+#
+# Section 6.1's claims, each tested by the criterion in its row: where the weight sits (Figures 5 and 6)
+# and what the half-layer probes rank (Table 2, ResNet-18 on the paper's three tasks).
+
+# %%
+run.claims_table()
 
 # %% [markdown]
 # ## Beyond the paper: does training, or augmentation, change what the layers encode?
@@ -173,31 +132,26 @@ for name, share in first_ok.items():
 # untrained network is the fair floor for "the network learned to encode this".
 
 # %%
-vtable, vfitted = probe(S.variants)
-vacc = vtable.pivot(index="task", columns="featurizer", values="val_acc").loc[order, list(S.variants)]
-vdepth = pd.DataFrame({name: {t: probes.depth(probes.importance(vfitted[name, "all", t])["mean"]) for t in order}
-                       for name in S.variants})
+features, sizes = probes.featurizers(S.variants, S.profile)
+vtable, vtrained = probes.run_table(features, train, val, sizes=sizes, **probes.run_options(S))
+vacc = vtable.pivot(index="task", columns="featurizer", values="val_acc").reindex(
+    index=list(probes.ORDER), columns=list(S.variants))
+vdepth = probes.layer_depths(probes.layer_importance(vtrained, list(S.variants)), list(S.variants))[0]
 for name in S.variants:
-    for t in order:
+    for t in vdepth.index:
         run.log(f"variants/{name}/{t}/val", 100 * vacc.loc[t, name])
         run.log(f"variants/{name}/{t}/depth", vdepth.loc[t, name])
 both = pd.concat({"validation accuracy %": 100 * vacc, "importance-weighted depth": vdepth}, axis=1)
 both.round(2)
 
 # %%
-fig, axes = plt.subplots(1, 2, figsize=(11, 3.2))
-(100 * vacc).plot.barh(ax=axes[0], title="validation accuracy %", xlim=(40, 101))
-vdepth.plot.barh(ax=axes[1], title="importance-weighted depth")
-for ax in axes:
-    ax.invert_yaxis()
-    ax.legend(fontsize=7)
-plt.tight_layout()
+probes.bar_panels({"validation accuracy %": 100 * vacc, "importance-weighted depth": vdepth},
+                  xlim={"validation accuracy %": (40, 101)})
 plt.show()
 labels = list(S.variants)
-gain = (100 * (vacc[labels[-1]] - vacc[labels[0]])).round(1)
+gain = (100 * (vacc[labels[-1]] - vacc[labels[0]])).dropna().round(1)
 glue("train_gain", Markdown(", ".join(f"{t} {g:+.1f}" for t, g in gain.items())), display=False)
-shift = (vdepth[labels[-1]] - vdepth[labels[0]]).mean()
-glue("depth_shift", float(shift), display=False)
+glue("depth_shift", float((vdepth[labels[-1]] - vdepth[labels[0]]).mean()), display=False)
 
 # %% [markdown]
 # From the untrained network to the last variant, validation accuracy changes by {glue:md}`train_gain`

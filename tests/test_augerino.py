@@ -48,7 +48,7 @@ def test_generator_exponentials(t):
     expected = {
         "translate_x": [[1, 0, t], [0, 1, 0], [0, 0, 1]],
         "translate_y": [[1, 0, 0], [0, 1, t], [0, 0, 1]],
-        "rotation": [[c, -s, 0], [s, c, 0], [0, 0, 1]],
+        "rotate": [[c, -s, 0], [s, c, 0], [0, 0, 1]],
         "scale": [[e, 0, 0], [0, e, 0], [0, 0, 1]],
         "stretch": [[e, 0, 0], [0, 1 / e, 0], [0, 0, 1]],
         "shear": [[ch, sh, 0], [sh, ch, 0], [0, 0, 1]],
@@ -62,13 +62,12 @@ def test_generators_shape_dtype_and_independence():
     assert g.shape == (6, 3, 3) and g.dtype == torch.float64
     assert torch.all(g[:, 2] == 0)  # affine: the homogeneous row stays (0, 0, 1) after exp
     assert torch.linalg.matrix_rank(g.reshape(6, 9)) == 6
-    assert A.GENERATORS == ("translate_x", "translate_y", "rotation", "scale", "stretch", "shear")
 
 
 def test_quarter_turn_rotates_square_image():
     x = torch.rand(3, 2, 9, 9, generator=torch.Generator().manual_seed(0))
     eps = torch.zeros(3, 6)
-    eps[:, A.GENERATORS.index("rotation")] = math.pi / 2
+    eps[:, A.GENERATORS.index("rotate")] = math.pi / 2
     y = A.transform(x, eps)
     errs = {k: float((y - torch.rot90(x, k, dims=(-2, -1))).abs().max()) for k in (1, -1, 2)}
     assert min(errs[1], errs[-1]) < 1e-5, errs  # pixel centres map to pixel centres: exact
@@ -122,7 +121,7 @@ def test_gradients_reach_every_width():
 
 
 def test_unlearned_generators_stay_at_zero():
-    aug = A.AffineAugment(generators=["rotation"])
+    aug = A.AffineAugment(generators=["rotate"])
     assert aug.width.shape == (1,) and aug.index == [2]
     x = torch.rand(2, 1, 9, 9)
     with torch.no_grad():
@@ -136,30 +135,51 @@ def test_unlearned_generators_stay_at_zero():
     assert torch.allclose(y, A.transform(x, eps), atol=1e-5)
 
 
-def test_coefficients_within_half_width():
-    """Each coefficient lies in [-theta/2, theta/2]: a pure translation moves a dot by at most theta/4 of the size."""
+def test_coefficients_within_half_width_and_state_reports_the_largest_shift():
+    """Each coefficient lies in [-theta/2, theta/2]: a pure translation moves a dot by at most theta/4 of the size,
+    the max_value that state() reports (in fractions of the size, as AugNet's translate_x)."""
     aug = A.AffineAugment(generators=["translate_x"])
     with torch.no_grad():
         aug.width.fill_(math.log(math.expm1(0.5)))  # theta = 0.5: shifts up to 1/8 of 32 px = 4 px
     assert float(aug.widths().detach()) == pytest.approx(0.5)
+    largest = aug.state()["layer0"]["translate_x"]["max_value"] * 32
     x = torch.zeros(200, 1, 1, 32)
     x[..., 16] = 1.0
     torch.manual_seed(0)
     pos = (aug(x)[:, 0, 0] * torch.arange(32.0)).sum(-1)  # centre of mass after bilinear warping
     shift = pos - 16
-    assert shift.abs().max() <= 4.0 + 1e-4
-    assert shift.min() < -3.5 and shift.max() > 3.5
+    assert largest == pytest.approx(4.0)
+    assert shift.abs().max() <= largest + 1e-4
+    assert shift.min() < -0.9 * largest and shift.max() > 0.9 * largest
 
 
-# ----------------------------------------------------------------------------- state and the wrapper
-def test_state_reports_half_widths():
-    aug = A.AffineAugment(init_width=0.0)
+def test_state_reports_the_largest_rotation_in_radians():
+    """max_value of rotate is theta / 2 radians: a dot at the edge of a disc turns by at most that angle."""
+    aug = A.AffineAugment(generators=["rotate"])
+    with torch.no_grad():
+        aug.width.fill_(math.log(math.expm1(1.0)))  # theta = 1
     st = aug.state()
+    assert list(st) == ["layer0"] and set(st["layer0"]["rotate"]) == {"weight", "magnitude", "max_value"}
+    assert st["layer0"]["rotate"]["weight"] == 1.0  # every generator applies to every image
+    assert st["layer0"]["rotate"]["magnitude"] == pytest.approx(1.0)
+    top = st["layer0"]["rotate"]["max_value"]
+    assert top == pytest.approx(0.5)
+    x = torch.zeros(400, 1, 33, 33)
+    x[..., 16, 28] = 1.0  # 12 px right of the centre
+    torch.manual_seed(1)
+    y = aug(x)[:, 0]
+    rows, cols = torch.arange(33.0).view(-1, 1) - 16, torch.arange(33.0).view(1, -1) - 16
+    mass = y.sum((1, 2))
+    angle = torch.atan2(-(y * rows).sum((1, 2)) / mass, (y * cols).sum((1, 2)) / mass).abs()
+    assert angle.max() <= top + 0.02 and angle.max() > 0.9 * top
+
+
+def test_state_at_the_initial_width():
+    st = A.AffineAugment(init_width=0.0).state()["layer0"]
     assert list(st) == list(A.GENERATORS)
-    assert st["rotation"]["width"] == pytest.approx(math.log(2))
-    assert st["rotation"]["max_value"] == pytest.approx(math.log(2) / 2)
-    aug.width.data[2] = 1.5
-    assert aug.state()["rotation"]["max_value"] == pytest.approx(math.log1p(math.exp(1.5)) / 2)
+    assert st["rotate"]["magnitude"] == pytest.approx(math.log(2))
+    assert st["rotate"]["max_value"] == pytest.approx(math.log(2) / 2)
+    assert st["translate_y"]["max_value"] == pytest.approx(math.log(2) / 4)
 
 
 def test_augerino_eval_averages_copies():
@@ -180,7 +200,7 @@ def test_augerino_eval_averages_copies():
 
 
 def test_invalid_generator():
-    with pytest.raises(ValueError, match="'rotate'.*Did you mean 'rotation'.*scale, shear, stretch, translate_x"):
-        A.AffineAugment(generators=["rotate"])
+    with pytest.raises(ValueError, match="'rotation'.*Did you mean 'rotate'.*scale, shear, stretch, translate_x"):
+        A.AffineAugment(generators=["rotation"])
     with pytest.raises(ValueError, match="Augerino generator"):
-        A.augerino(nn.Identity(), generators=["rotation", "flip"])
+        A.augerino(nn.Identity(), generators=["rotate", "flip"])

@@ -1,5 +1,6 @@
-"""invlib.learned (Invariant, unit_clamp, fit, settings) and invlib.learned.augnet: identities at magnitude 0,
-gradients at the initial values, the selective regulariser, evaluation sampling, optimizer groups, training."""
+"""invlib.learned (Invariant, unit_clamp, max_rotation, UNITS) and invlib.learned.augnet: identities at magnitude 0,
+gradients at the initial values, the selective regulariser, evaluation sampling, units of the learned state,
+optimizer groups, training with invlib.train.fit."""
 
 import math
 
@@ -9,7 +10,7 @@ from torch import nn
 
 from invlib import models
 from invlib import train as _train
-from invlib.learned import Invariant, augnet, fit, settings, unit_clamp
+from invlib.learned import UNITS, Invariant, augerino, augnet, max_rotation, unit_clamp
 from invlib.learned.augnet import GROUPS, OPS, AugLayer, AugModule
 
 
@@ -217,17 +218,48 @@ def test_bad_magnitude_and_scales():
         AugLayer("geometric", scales={"brightness": 2.0})
 
 
-def test_state_and_selected():
-    layer = AugLayer("geometric", init_magnitude=0.5, scales={"rotate": 30.0})
+def test_state_max_value_is_magnitude_times_scale_in_the_ops_unit():
+    layer = AugLayer("geometric", init_magnitude={"rotate": 0.5, "shear_x": 0.5, "translate_x": 0.2,
+                                                  "translate_y": 0.0, "shear_y": 1.0}, scales={"rotate": math.pi / 6})
     with torch.no_grad():
         layer.logits[GROUPS["geometric"].index("rotate")] = 1.0
-    st = AugModule([layer]).state()
-    assert set(st["layer0"]) == set(GROUPS["geometric"])
-    assert st["layer0"]["rotate"]["max_value"] == pytest.approx(15.0)
-    assert st["layer0"]["shear_x"]["max_value"] == pytest.approx(0.15)
-    assert sum(s["weight"] for s in st["layer0"].values()) == pytest.approx(1.0)
-    name, weight, value = augnet.selected(st)["layer0"]
-    assert name == "rotate" and weight > 0.99 and value == pytest.approx(15.0)
+    st = AugModule([layer]).state()["layer0"]
+    assert st["rotate"]["max_value"] == pytest.approx(math.pi / 12)  # radians, from a scale given in radians
+    assert st["shear_x"]["max_value"] == pytest.approx(0.15)
+    assert st["translate_x"]["max_value"] == pytest.approx(0.1) and st["translate_y"]["max_value"] == 0.0
+    assert st["rotate"]["weight"] > 0.99 and st["shear_x"]["weight"] < 0.01  # T = 0.01: near-hard
+    assert augnet.selected({"layer0": st})["layer0"] == ("rotate", st["rotate"]["weight"], st["rotate"]["max_value"])
+
+
+def test_rotate_scale_in_radians_draws_the_same_degrees():
+    """Rotate's scale is pi radians; the op takes degrees, and the draws are those of 180 degrees, to the bit."""
+    layer = AugLayer(["rotate"], init_magnitude=0.25)
+    assert OPS["rotate"].scale == math.pi and OPS["rotate"].unit == UNITS["rotate"] == "radians"
+    assert layer._scale.tolist() == [180.0]
+    torch.manual_seed(0)
+    v = layer.values(1000).detach()
+    torch.manual_seed(0)
+    u = torch.rand(1000, 1) * 2 - 1
+    assert torch.equal(v, u * torch.tensor([0.25]) * torch.tensor([180.0]))
+    x = torch.zeros(1, 1, 9, 9)
+    x[0, 0, 4, 8] = 1.0  # a dot on the right edge's middle row; a quarter turn moves it to the top or bottom edge
+    quarter = AugLayer(["rotate"], init_magnitude=1.0, scales={"rotate": math.pi / 2})
+    assert quarter._scale.tolist() == [90.0]
+    turned = OPS["rotate"].fn(x, torch.tensor([90.0]), None)
+    assert turned[0, 0, 4, 8] < 0.01 and max(turned[0, 0, 0, 4], turned[0, 0, 8, 4]) > 0.99
+
+
+def test_units_cover_every_op_and_agree_with_ops():
+    assert {n: op.unit for n, op in OPS.items()} == {n: UNITS[n] for n in OPS}
+    assert set(augerino.GENERATORS) <= set(UNITS)
+
+
+def test_max_rotation_reads_both_methods_in_radians():
+    a = augnet.augnet(nn.Identity(), ops=["appearance", "geometric"], init_magnitude=0.25)
+    assert max_rotation(a.state()) == pytest.approx(math.pi / 4)  # rotate is in the second layer
+    b = augerino.augerino(nn.Identity(), init_width=math.log(math.expm1(1.0)))  # theta = 1
+    assert max_rotation(b.state()) == pytest.approx(0.5)
+    assert max_rotation(augnet.augnet(nn.Identity(), ops="appearance").state()) == 0.0
 
 
 # ----------------------------------------------------------------------------- evaluation: one op per sample
@@ -368,11 +400,14 @@ def test_invariant_bad_arguments():
 
 
 def test_augnet_builds_layers():
-    net = augnet.augnet(nn.Identity(), ops=["appearance", "geometric", "geometric"], copies=3, reg=0.1)
+    """A list of groups makes one layer per group; one group with layers=k makes k layers of it; a list of op
+    names is one layer of those ops."""
+    net = augnet.augnet(nn.Identity(), ops=["appearance", "geometric", "geometric"])
     assert [lay.names for lay in net.augment.layers] == [GROUPS["appearance"], *[GROUPS["geometric"]] * 2]
-    assert net.copies == 3 and net.augment.reg == 0.1
     net = augnet.augnet(nn.Identity(), ops="signal", layers=2, fs=100)
-    assert len(net.augment.layers) == 2 and net.augment.layers[1].fs == 100
+    assert [lay.names for lay in net.augment.layers] == [GROUPS["signal"]] * 2
+    net = augnet.augnet(nn.Identity(), ops=["rotate", "contrast"], layers=1)
+    assert [lay.names for lay in net.augment.layers] == [["rotate", "contrast"]]
 
 
 # ----------------------------------------------------------------------------- optimizer groups
@@ -399,10 +434,9 @@ def test_make_optimizer_gives_augmentation_its_own_group():
     assert [g["lr"] for g in opt.param_groups] == [0.1, 0.1, 0.1] and opt.param_groups[2]["weight_decay"] == 0.0
 
 
-# ----------------------------------------------------------------------------- learned.fit
+# ----------------------------------------------------------------------------- training with invlib.train.fit
 def tiny_augnet(reg):
-    torch.manual_seed(0)
-    trunk = models.create("conv4", num_classes=4, in_chans=1, widths=(4, 4, 4, 4))
+    trunk = models.create("conv4", num_classes=4, in_chans=1, widths=(4, 4, 4, 4), seed=0)
     return augnet.augnet(trunk, ops="geometric", reg=reg, regulariser="selective", init_magnitude=0.25, copies=2)
 
 
@@ -411,7 +445,7 @@ def tiny_data():
     return torch.rand(64, 1, 28, 28, generator=g), torch.randint(0, 4, (64,), generator=g)
 
 
-def test_fit_history_and_regulariser_moves_magnitudes():
+def test_fit_regulariser_moves_magnitudes_and_records_the_state():
     x, y = tiny_data()
     # SGD: the step follows the gradient's size, so a strong penalty outweighs the cross-entropy's pull on
     # the magnitudes (Adam's normalised steps let a tiny cross-entropy gradient move them as far)
@@ -419,15 +453,9 @@ def test_fit_history_and_regulariser_moves_magnitudes():
     runs = {}
     for reg in (0.0, 5.0):
         net = tiny_augnet(reg)
-        hist = fit(net, (x, y), cfg, val=(x[:32], y[:32]), test=(x[32:], y[32:]))
-        runs[reg] = hist
-        assert len(hist) == 2
-        for rec in hist:
-            assert {"state", "val_acc", "test_acc", "test_at_best_val", "loss", "train_acc"} <= set(rec)
-            assert 0 <= rec["val_acc"] <= 1 and 0 <= rec["test_acc"] <= 1
-            assert set(rec["state"]["layer0"]) == set(GROUPS["geometric"])
-        best = max(range(2), key=lambda i: (hist[i]["val_acc"], -i))  # the first epoch with the best val
-        assert hist[-1]["test_at_best_val"] == hist[best]["test_acc"]
+        runs[reg] = _train.fit(net, (x, y), cfg, progress=False)
+        assert runs[reg][-1]["state"] == net.state()  # the last record holds what the model ended with
+        assert runs[reg][0]["state"] != runs[reg][1]["state"]  # recorded every epoch, not once
     name, _, _ = augnet.selected(runs[5.0][-1]["state"])["layer0"]
     mu_reg = runs[5.0][-1]["state"]["layer0"][name]["magnitude"]
     mu_free = runs[0.0][-1]["state"]["layer0"][name]["magnitude"]
@@ -445,54 +473,3 @@ def test_fit_adds_penalty_to_loss():
         net = trunk if step is None else Invariant(ShiftAugment(step), trunk)
         losses[step] = _train.fit(net, (x, y), cfg, progress=False)[0]["loss"]
     assert losses[0.0] == pytest.approx(losses[None] + 1.5, abs=1e-4)
-
-
-# ----------------------------------------------------------------------------- settings
-def test_settings():
-    s = settings("sprites", "paper")
-    assert s["epochs"] == 20 and s["lr"] == 5e-4 and s["size"] == 32 and s["n_train"] == 10_000
-    assert settings("sinusoids", "paper")["init_magnitude"] == 0.0
-    assert settings("sprites", "cpu")["size"] == 28 and settings("sprites", "cpu")["lr"] == 5e-4
-    assert settings("sprites", "smoke", epochs=1, lr=None)["epochs"] == 1
-    assert settings("sprites", "smoke", lr=None)["lr"] == 5e-4  # None keeps the profile's value
-    assert settings("images", "paper")["epochs"] == 200 and settings("images", "gpu")["epochs"] == 30
-    with pytest.raises(ValueError, match="Unknown setting.*'epoch'.*valid"):
-        settings("sprites", "paper", epoch=3)
-    with pytest.raises(ValueError, match="experiment"):
-        settings("mario", "paper")
-
-
-# ----------------------------------------------------------------------------- the E chapters
-def test_e_chapters_log_what_the_issue_asks(smoke_book):
-    """The E chapters of the smoke book (run once per session by the book runner) log the learned
-    augmentations per epoch, the selection, invariance and accuracy, beside the paper's values."""
-    from invlib import results
-
-    e1 = results.load("e1_learning_the_right_invariance", "smoke")
-    epochs = e1["params"]["epochs"]
-    for key in ("augnet", "augerino", "augnet/no_regulariser", "augnet/augerinos_regulariser"):
-        curve = e1["metrics"][f"{key}/rotation_by_epoch"]
-        assert len(curve) == epochs and all(0 <= a <= math.pi + 1e-6 for a in curve)
-    assert e1["paper"]["augnet/rotation_rad"] == pytest.approx(math.pi / 4)
-    ops = e1["metrics"]["augnet/final_state"]["layer0"]
-    assert set(ops) == set(augnet.GROUPS["geometric"])
-    assert sum(o["weight"] for o in ops.values()) == pytest.approx(1, abs=1e-4)
-    assert isinstance(e1["metrics"]["augnet_criterion_met"], bool)
-
-    e2 = results.load("e2_beyond_vision", "smoke")["metrics"]
-    assert e2["seed0/selected"] in augnet.GROUPS["signal"] and 0 <= e2["median_shift_hz"] <= 2.0
-    assert len(e2["alone/seed0/shift_hz_by_epoch"]) == results.load("e2_beyond_vision", "smoke")["params"]["epochs"]
-
-    e3 = results.load("e3_capacity", "smoke")["metrics"]
-    for method in ("baseline", "oracle", "augnet"):
-        q25, q75 = e3[f"{method}/d1_w64/invariance_q25_q75"]
-        assert q25 <= e3[f"{method}/d1_w64/invariance_median"] <= q75 <= 1 + 1e-6
-        assert 0 <= e3[f"{method}/d1_w64/test_acc"] <= 1
-
-    e4 = results.load("e4_image_recognition", "smoke")["metrics"]
-    names = ["no_augmentation", "fixed_augmentation", "augerino", "augnet/1_layer", "augnet/2_layers",
-             "augnet/3_layers"]
-    for name in names:
-        curve = e4[f"{name}/test_acc_by_epoch"]
-        assert curve[-1] == e4[f"{name}/test_acc_early_stopped"] and all(0 <= a <= 1 for a in curve)
-    assert len(e4["augnet/3_layers/final_state"]) == 3

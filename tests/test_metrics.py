@@ -142,6 +142,51 @@ def test_invariance_seed_and_batching():
     assert 0 < float(a.median()) < 1  # mild noise: partly invariant
 
 
+# ----------------------------------------------------------------------------- the model's device
+class OnMeta(nn.Module):
+    """A model whose parameters live on the 'meta' device. Like a CUDA model given CPU batches, it refuses
+    inputs from another device; it answers with CPU representations, fixed per batch (invariance() calls it on
+    a batch, then on its transform)."""
+
+    def __init__(self):
+        super().__init__()
+        self.w = nn.Parameter(torch.empty(3, device="meta"))
+        self.seen = []
+
+    def forward(self, x, scale=1.0):
+        if x.device != self.w.device:
+            raise RuntimeError(f"expected an input on {self.w.device}, got one on {x.device}")
+        self.seen.append(x.device.type)
+        return scale * torch.randn(len(x), 3, generator=gen((len(self.seen) - 1) // 2))
+
+
+def test_invariance_runs_the_model_on_its_own_device():
+    x = torch.rand(10, 1, 4, 4, generator=gen())
+    devices = []
+
+    def identity(b, g):  # the transform gets the batch where x is, with the CPU generator
+        devices.append(b.device.type)
+        return b
+
+    model = OnMeta()
+    s = metrics.invariance(model, x, identity, batch_size=4)
+    assert torch.allclose(s, torch.ones(10), atol=1e-5)
+    assert set(model.seen) == {"meta"} and len(model.seen) == 6 and set(devices) == {"cpu"}
+
+
+def test_invariance_finds_the_device_through_partial_and_bound_methods_or_takes_it():
+    import functools
+
+    x, same = torch.rand(6, 2, generator=gen()), lambda b, g: b
+    model = OnMeta()
+    for rep in (functools.partial(model, scale=2.0), model.forward):
+        assert torch.allclose(metrics.invariance(rep, x, same), torch.ones(6), atol=1e-5)
+    with pytest.raises(RuntimeError, match="expected an input on meta"):  # a lambda hides the module...
+        metrics.invariance(lambda b: model(b), x, same)
+    s = metrics.invariance(lambda b: model(b), x, same, device="meta")  # ...so its device is given
+    assert torch.allclose(s, torch.ones(6), atol=1e-5)
+
+
 # ----------------------------------------------------------------------------- summary
 def test_summary():
     assert metrics.summary(torch.arange(101.0)) == {"median": 50.0, "q25": 25.0, "q75": 75.0, "mean": 50.0}

@@ -4,7 +4,7 @@ import pytest
 import torch
 from test_data import CAT, DOG, _jpeg, _xml
 
-from invlib import data, models, probes
+from invlib import data, models, probes, profiles, results
 from invlib.models import PretrainedUnavailableError
 
 
@@ -30,7 +30,7 @@ def test_passthrough_probe_learns_brightness_and_saturation(task):
     images, boxes = _warm_fashion(600, seed=3)
     tr = probes.extract(probes.Passthrough(), images[:400], boxes[:400], task, 28, seed=0, cache=False)
     va = probes.extract(probes.Passthrough(), images[400:], boxes[400:], task, 28, seed=1, cache=False)
-    probe = probes.fit(tr)
+    probe = probes.train_probe(tr)
     assert probes.accuracy(probe, va) >= 0.95
 
 
@@ -41,7 +41,7 @@ def test_labels_flip_when_the_pair_is_swapped():
         assert torch.equal(views.swap().labels, -views.labels)
         assert set(views.labels.tolist()) == {-1.0, 1.0}  # both orders occur
     f = probes.extract(probes.DCT(), images, boxes, "zoom_in", 24, cache=False)
-    probe = probes.fit(f)
+    probe = probes.train_probe(f)
     flipped = probes.Features(-f.diff, -f.labels, f.values.flip(1), f.std, f.groups)
     assert torch.allclose(probe.scores(flipped), -probe.scores(f))
     assert probes.accuracy(probe, flipped) == probes.accuracy(probe, f)
@@ -123,6 +123,20 @@ def test_features_are_cached(monkeypatch):
     assert torch.equal(first.diff, again.diff) and again.groups == first.groups
 
 
+def test_featurizers_sharing_views_get_the_features_they_would_get_alone():
+    images, boxes = _object(24)
+    images = (images.float() * torch.rand(24, 3, 1, 1)).to(torch.uint8)
+    feats = {"pixels": probes.Passthrough(), "dct": probes.DCT(), "big": probes.Passthrough()}
+    sizes = {"pixels": 16, "dct": 16, "big": 24}
+    table, trained = probes.run_table(feats, (images[:16], boxes[:16]), (images[16:], boxes[16:]), sizes=sizes,
+                                      tasks=["hue", "zoom_in"])
+    assert table.featurizer.tolist() == ["pixels", "pixels", "dct", "dct", "big", "big"]  # featurizer order
+    alone = probes.extract(probes.DCT(), images[:16], boxes[:16], "hue", 16, cache=False)
+    assert torch.equal(trained["dct", "all", "hue"].w, probes.train_probe(alone).w)
+    assert len(trained["big", "all", "zoom_in"].w) == 3 * 24 * 24
+
+
+@pytest.mark.slow
 def test_importance_sums_to_one_per_task_and_halves():
     images, boxes = _object(64)
     images = (images.float() * torch.rand(64, 3, 1, 1)).to(torch.uint8)  # some colour variety
@@ -141,6 +155,7 @@ def test_importance_sums_to_one_per_task_and_halves():
     assert [n for n, _ in first.groups] == h["first half"] and len(first.w) == sum(d for _, d in first.groups)
 
 
+@pytest.mark.slow
 def test_ilsvrc_filter_keeps_and_drops_the_right_images(tmp_path):
     root = tmp_path / "imagenet"
     cases = {  # name: (boxes, keep)
@@ -174,10 +189,19 @@ def test_load_images_are_disjoint_and_padded():
     assert (probes.zoom_out_slack(trb, (42, 42)) >= 1 / 3 - 1e-6).all()
 
 
-def test_settings_and_backbones(tmp_path):
-    assert probes.settings("cpu", n_train=10).n_train == 10
-    with pytest.raises(ValueError, match="Valid probe settings: backbones"):
-        probes.settings("cpu", pairs=10)
+def test_settings_default_to_the_paper_and_profiles_change_what_they_must(tmp_path):
+    paper = profiles.settings(probes.Settings, probes.SETTINGS, "paper")
+    assert (paper.dataset, paper.n_train, paper.n_val, paper.canvas) == ("imagenet", 65_000, 21_000, 1.0)
+    cpu = profiles.settings(probes.Settings, probes.SETTINGS, "cpu", n_train=10, dataset="folder", root=str(tmp_path))
+    assert (cpu.profile, cpu.n_train, cpu.n_val, cpu.dataset, cpu.root) == ("cpu", 10, 500, "folder", str(tmp_path))
+    assert cpu.backbones["ResNet-50"].startswith("zoo:") and paper.backbones["ResNet-50"] == "tv/resnet50"
+    with pytest.raises(ValueError, match="Valid Settings fields: backbones"):
+        profiles.settings(probes.Settings, probes.SETTINGS, "cpu", pairs=10)
+    with pytest.raises(TypeError, match="'n_train' must be int"):
+        profiles.settings(probes.Settings, probes.SETTINGS, "cpu", n_train="many")
+
+
+def test_backbones_from_specs(tmp_path):
     with pytest.raises(PretrainedUnavailableError, match="local file"):
         probes.load_backbone("tv/resnet18", "smoke")
     model, size = probes.load_backbone("random:small_resnet18", "smoke")
@@ -187,23 +211,113 @@ def test_settings_and_backbones(tmp_path):
     assert torch.equal(again.fc.weight, model.fc.weight) and again.input_normalization
 
 
-def test_notebooks_write_table1_importance_and_ablation(smoke_book):
-    """The A chapters of the smoke book (run once per session by the book runner) log what the issue asks."""
-    from invlib import results
+def _grey_folder(root, n_per_class=6, classes=3, side=40):
+    """root/<class>/<i>.png: greyscale PNGs of a bright bar on a dark ground, its size and place varying."""
+    from PIL import Image
 
-    a1 = results.load("a1_ranking_tasks", "smoke")["metrics"]
+    g = torch.Generator().manual_seed(0)
+    for c in range(classes):
+        (root / f"c{c}").mkdir(parents=True)
+        for i in range(n_per_class):
+            img = torch.randint(0, 40, (side, side), generator=g, dtype=torch.uint8)
+            k = int(torch.randint(8, 24, (1,), generator=g))
+            img[k:k + 12, 4 + c:16 + c + k // 2] = 200 + c * 20
+            Image.fromarray(img.numpy(), mode="L").save(root / f"c{c}" / f"{i}.png")
+    return root
+
+
+def test_greyscale_images_leave_colour_tasks_undefined_not_scored(tmp_path, capsys):
+    S = profiles.settings(probes.Settings, probes.SETTINGS, "smoke", dataset="folder",
+                          root=str(_grey_folder(tmp_path / "grey")), n_train=200, n_val=100)
+    train, val = probes.chapter_images(S)  # 18 images, not 300: all of them, split 2 : 1
+    out = capsys.readouterr().out
+    assert "18 images, fewer than the 300 asked for" in out and "hue undefined: greyscale" in out
+    assert (len(train[0]), len(val[0])) == (12, 6) and train[0].shape[1] == 3
+    assert set(probes.undefined_tasks(train[0])) == {"hue", "saturation"}
+    table, trained = probes.run_table({"pixels": probes.Passthrough()}, train, val, sizes={"pixels": 16},
+                                      tasks=["brightness", "hue", "saturation"])
+    hue = table.set_index("task").loc["hue"]
+    assert hue.val_acc != hue.val_acc and hue.undefined.startswith("greyscale")  # NaN, not 0.0
+    assert ("pixels", "all", "hue") not in trained and ("pixels", "all", "brightness") in trained
+    assert probes.side_by_side(table).loc["pixels", "hue"] == "undefined"
+    run = results.Run("demo", "smoke")
+    probes.log_table(run, table)
+    assert run.metrics["table1/pixels/hue/val"] is None and "greyscale" in run.notes["table1/pixels/hue/val"]
+
+
+def _table1(changes=None):
+    """A Table-1 shaped table holding the paper's validation numbers; ``changes``: task -> accuracy of every
+    featurizer, or (featurizer, task) -> accuracy."""
+    import pandas as pd
+
+    rows = [dict(featurizer=f, layers="all", task=t, val_acc=acc[1] / 100)
+            for f, tasks in probes.PAPER_TABLE1.items() for t, acc in tasks.items()]
+    rows += [dict(featurizer="DCT (magnitude)", layers="all", task=t, val_acc=0.5) for t in probes.GEOMETRIC]
+    table = pd.DataFrame(rows)
+    for key, value in (changes or {}).items():
+        f, t = key if isinstance(key, tuple) else (None, key)
+        table.loc[((table.featurizer == f) if f else True) & (table.task == t), "val_acc"] = value
+    return table
+
+
+def test_table1_claims_get_verdicts_from_the_numbers():
+    run = results.Run("demo", "smoke")
+    probes.record_table1_claims(run, _table1(), ["ResNet-18", "ResNet-50"])
+    assert {c["verdict"] for c in run.claims.values()} == {"reproduced"} and len(run.claims) == 7
+    run = results.Run("demo", "smoke")
+    probes.record_table1_claims(run, _table1({"zoom_in": 0.40}), ["ResNet-18", "ResNet-50"])  # all at 40 % on zoom-in
+    verdicts = {cid: c["verdict"] for cid, c in run.claims.items()}
+    assert verdicts["table1/resnets_beat_dct"] == "partly"  # 4 of the 6 comparisons hold
+    assert verdicts["table1/zoom_out_harder"] == "not reproduced"
+    assert run.claims["table1/zoom_out_harder"]["ours"] == round(40 - 68.8, 1)
+    assert run.metrics["claim/Zoom-out is harder than zoom-in for the ResNets"] is False
+    assert run.paper["claim/Zoom-out is harder than zoom-in for the ResNets"] is True
+    run = results.Run("demo", "smoke")
+    probes.record_table1_claims(run, _table1({("ResNet-18", "hue"): float("nan")}), ["ResNet-18"])
+    verdicts = {cid: c["verdict"] for cid, c in run.claims.items()}
+    assert verdicts["table1/hue_hardest_colour"] == "not measurable at this profile"
+    assert "needs two backbones" in run.claims["table1/resnet18_at_least_resnet50"]["criterion"]
+    assert verdicts["table1/resnets_beat_pixels"] == "reproduced"
+
+
+def test_layer_claims_follow_depth_and_half_layer_accuracy():
+    import pandas as pd
+
+    rows = [dict(featurizer="ResNet-18", layers=h, task=t, val_acc=acc[1] / 100)
+            for h, tasks in probes.PAPER_TABLE2.items() for t, acc in tasks.items()]
+    early = dict(zip(probes.ORDER, [0.1, 0.2, 0.2, 0.5, 0.6, 0.6, 0.7]))
+    late = dict(zip(probes.ORDER, [0.8, 0.8, 0.8, 0.5, 0.6, 0.6, 0.7]))
+    run = results.Run("demo", "smoke")
+    probes.record_layer_claims(run, pd.DataFrame({"ResNet-18": early, "ResNet-50": late}), pd.DataFrame(rows))
+    verdicts = {cid: c["verdict"] for cid, c in run.claims.items()}
+    assert verdicts == {"fig5_6/colour_earlier": "partly", "fig5_6/contrast_later": "partly",
+                        "table2/first_half_at_least_second": "reproduced", "table2/first_half_beats_all": "reproduced"}
+    assert run.metrics["colour_tasks_earlier_than_geometric"] is False
+    swapped = pd.DataFrame(rows).replace({"layers": {"first half": "second half", "second half": "first half"}})
+    run = results.Run("demo", "smoke")
+    probes.record_layer_claims(run, pd.DataFrame({"ResNet-18": early}), swapped)
+    assert run.claims["table2/first_half_at_least_second"]["verdict"] == "not reproduced"
+    assert run.claims["table2/first_half_at_least_second"]["ours"] == "0 of 3 (ResNet-18)"
+    assert run.claims["fig5_6/colour_earlier"]["verdict"] == "reproduced"
+
+
+@pytest.mark.slow
+def test_notebooks_write_table1_importance_ablation_and_claims(smoke_book):
+    """The A chapters of the smoke book (run once per session by the book runner) log what the issue asks."""
+    a1 = results.load("a1_ranking_tasks", "smoke")
     for name in ("Passthrough", "DCT", "DCT (magnitude)", "ResNet-18", "ResNet-50"):
         for task in probes.TASKS:
-            for part in ("train", "val"):
-                assert 0 <= a1[f"table1/{name}/{task}/{part}"] <= 100
-    assert a1["table1/ResNet-18/brightness/val"] >= 90  # the paper's sanity check holds even in smoke
+            assert {f"table1/{name}/{task}/train", f"table1/{name}/{task}/val"} <= set(a1["metrics"])
+    assert a1["metrics"]["table1/ResNet-18/brightness/val"] >= 90  # the paper's sanity check holds even in smoke
+    assert {c["id"] for c in a1["claims"]} >= {"table1/resnets_beat_dct", "table1/hue_hardest_colour"}
     a2 = results.load("a2_which_layers", "smoke")
     for task in probes.TASKS:
         for agg in ("mean", "max"):
             layers = a2["metrics"][f"importance/ResNet-18/{task}/{agg}"]
             assert len(layers) == 20 and abs(sum(layers.values()) - 1) < 1e-3
-    assert a2["paper"]["table2/ResNet-18/first half/zoom_in/val"] == 91.0
     assert {"table2/ResNet-50/second half/hue/val", "variants/untrained/zoom_in/val"} <= set(a2["metrics"])
+    assert {c["id"] for c in a2["claims"]} == {"fig5_6/colour_earlier", "fig5_6/contrast_later",
+                                               "table2/first_half_at_least_second", "table2/first_half_beats_all"}
 
 
 def test_bad_inputs_say_what_is_wrong():
@@ -216,6 +330,6 @@ def test_bad_inputs_say_what_is_wrong():
         probes.extract(probes.DCT(), images, boxes, "blur", 16, cache=False)
     feats = probes.extract(probes.DCT(), images, boxes, "zoom_in", 16, cache=False)
     with pytest.raises(ValueError, match=r"Unknown layer\(s\) \['layer9'\]; the features hold: dct"):
-        probes.fit(feats, layers=["layer9"])
+        probes.train_probe(feats, layers=["layer9"])
     with pytest.raises(ValueError, match="geometric task"):
         probes.crops_for("hue", boxes, (48, 48), torch.zeros(4))

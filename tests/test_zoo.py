@@ -1,73 +1,177 @@
+import dataclasses
+import re
 import warnings
+from pathlib import Path
 
 import pytest
 import torch
 
-from invlib import train, zoo
-from invlib.profiles import Profile
+from invlib import __main__ as cli
+from invlib import probes, train, zoo
+from invlib.profiles import PROFILES, Profile
 
-TINY = Profile("tiny", n_train=1024, n_test=256, epochs=1, batch_size=32, progress=False)
+TINY = Profile("tiny", n_train=512, n_test=256, epochs=1, batch_size=32, progress=False)
+ROOT = Path(__file__).resolve().parent.parent
+SPEC = zoo.Spec(n_train=1024, n_test=128, epochs=1, batch_size=32)  # learns: > 30 % test accuracy
 
 
-def test_entries_and_bad_names():
-    assert zoo.available() == [f"{m}/{v}" for m in ("small_resnet18", "small_vit")
-                               for v in ("untrained", "none", "standard")] + [
-                                   "small_resnet50/untrained", "small_resnet50/standard"]
+def _weights(model):
+    return [t.clone() for t in model.state_dict().values()]
+
+
+def _same(a, b) -> bool:
+    return all(torch.equal(x, y) for x, y in zip(a, b))
+
+
+def write_folder(root, classes=("dot", "bar", "block"), per_class=20, size=24):
+    """A user's image folder: greyscale PNGs, one shape per class (a dot, a bar, a block: different areas) at
+    random positions; every image is unique (its brightness is its index)."""
+    from torchvision.io import write_png
+
+    gen = torch.Generator().manual_seed(0)
+    for c, name in enumerate(classes):
+        (root / name).mkdir(parents=True)
+        for i in range(per_class):
+            img = torch.zeros(1, size, size, dtype=torch.uint8)
+            x, y = torch.randint(1, size - 14, (2,), generator=gen).tolist()
+            h, w = ((3, 3), (4, size - 2), (14, 14))[c]
+            img[0, y:y + h, x:x + w] = 155 + i
+            write_png(img, str(root / name / f"{i:03d}.png"))
+    return root
+
+
+# ----------------------------------------------------------------------------- specs and names
+def test_same_spec_same_path_and_every_field_that_changes_weights_a_new_one(tmp_path):
+    base = zoo.path(SPEC)
+    assert base == zoo.path(dataclasses.replace(SPEC)) == zoo.path(SPEC.replace(device="cuda"))
+    changes = dict(arch="small_vit", dataset="fashion_mnist", root=str(tmp_path), augment="standard",
+                   augment_params={"flip_p": 0.0}, seed=1, n_train=300, n_test=100, img_size=32, epochs=2,
+                   batch_size=64, optimizer="adam", lr=0.01, weight_decay=0.0, warmup_epochs=0.5)
+    assert set(changes) == {f.name for f in dataclasses.fields(zoo.Spec)} - {"device"}
+    paths = {field: zoo.path(SPEC.replace(**{field: value})) for field, value in changes.items()
+             if field != "augment_params"}
+    paths["augment_params"] = zoo.path(SPEC.replace(augment="standard", augment_params=changes["augment_params"]))
+    assert base not in paths.values() and len(set(paths.values())) == len(changes)
+    explicit_default = SPEC.replace(augment="standard", augment_params={"flip_p": 0.5})
+    assert zoo.path(explicit_default) == paths["augment"]  # the same augmentation, the same model
+    untrained = SPEC.replace(epochs=0)  # no training: the recipe does not matter
+    assert zoo.path(untrained) == zoo.path(untrained.replace(lr=0.5, augment="standard", n_train=9))
+    assert zoo.path(untrained) != zoo.path(untrained.replace(seed=1))
+
+
+def test_augmentation_registry_names_and_parameters():
+    with pytest.raises(ValueError, match="Unknown augmentation 'crop'. Valid augmentations: none, standard."):
+        zoo.Spec(augment="crop")
+    with pytest.raises(TypeError, match=r"'standard' takes the parameters \(scale, ratio, flip_p\); got \['flip'\]"):
+        zoo.Spec(augment="standard", augment_params={"flip": 0.0})
+    s = zoo.Spec(augment="standard", augment_params={"scale": [0.5, 1.0], "flip_p": 0.0})
+    assert s.augment_params == (("flip_p", 0.0), ("scale", (0.5, 1.0))) and hash(s)
+    assert zoo.augmentation(s.augment, **dict(s.augment_params)).scale == (0.5, 1.0)
+    zoo.register_augmentation("flip_only", lambda p=0.5: train.StandardAugment((1.0, 1.0), (1.0, 1.0), p))
+    try:
+        assert "small_resnet18/flip_only" in zoo.available()
+        assert zoo.spec("small_resnet18/flip_only", TINY).augment == "flip_only"
+    finally:
+        del zoo.AUGMENTATIONS["flip_only"]
+
+
+def test_named_entries_follow_the_profile_and_bad_input_says_what_is_valid():
+    s = zoo.spec("small_vit/none", PROFILES["cpu"])
+    assert (s.optimizer, s.epochs, s.batch_size, s.n_train) == ("adamw", 8, 64, PROFILES["cpu"].n_train)
+    assert zoo.spec("small_resnet18/untrained", "gpu").device == "cuda"
+    assert zoo.spec("small_resnet18/none", TINY, seed=3).seed == 3
     with pytest.raises(ValueError, match="Valid zoo entrys: small_resnet18/none"):
         zoo.get("resnet18/none", TINY)
     with pytest.raises(ValueError, match="Valid profiles: cpu, gpu, paper, smoke"):
         zoo.get("small_vit/none", "laptop")
+    with pytest.raises(TypeError, match="zoo spec field 'seed' must be int"):
+        zoo.Spec(seed="0")
+    with pytest.raises(ValueError, match="epochs >= 0"):
+        zoo.Spec(epochs=-1)
 
 
-def test_hash_keys_the_whole_config():
-    p = zoo.path("small_resnet18/none", TINY)
-    assert p == zoo.path("small_resnet18/none", TINY)
-    assert p != zoo.path("small_resnet18/none", TINY.replace(epochs=2))
-    assert p != zoo.path("small_resnet18/standard", TINY)
-    assert zoo.config("small_resnet18/standard", TINY)["augment"].startswith("StandardAugment(")
-    assert zoo.config("small_resnet18/untrained", TINY)["train"] is None
+def test_the_book_trains_exactly_the_entries_its_chapters_use():
+    """Chapters name zoo entries as backbone specs ``"zoo:<entry>"`` (invlib.probes) or call ``zoo.get``."""
+    sources = [Path(probes.__file__), *(ROOT / "notebooks").glob("*.py")]
+    used = {m for f in sources for m in re.findall(r'(?:"zoo:|zoo\.get\(")(\w+/\w+)"', f.read_text())}
+    assert used == set(zoo.BOOK)
 
 
-def test_train_once_then_load_from_cache(monkeypatch):
-    first = zoo.get("small_resnet18/standard", TINY)
+# ----------------------------------------------------------------------------- data
+def test_missing_data_fails_before_any_training_or_job(tmp_path):
+    missing = SPEC.replace(dataset="folder", root=str(tmp_path / "nope"))
+    with pytest.raises(FileNotFoundError, match="nope does not exist"):
+        zoo.get(missing)
+
+    class NoJobs:
+        def map_array(self, *a):
+            raise AssertionError("nothing may be submitted for data that are not there")
+
+    with pytest.raises(FileNotFoundError, match="does not exist"):
+        zoo.train_many([SPEC.replace(epochs=0), missing], NoJobs(), progress=False)
+    with pytest.raises(ValueError, match="needs root="):
+        zoo.get(SPEC.replace(dataset="folder"))
+
+
+def test_a_folder_without_splits_holds_out_a_test_set(tmp_path):
+    root = write_folder(tmp_path / "shapes", per_class=40)
+    spec = zoo.spec("small_resnet18/none", PROFILES["smoke"], root=root, dataset="folder", n_train=500, n_test=100)
+    tr, te = zoo.splits(spec)
+    assert (len(tr), len(te)) == (96, 24) and tr.images.shape[1:] == (3, 28, 28)  # capped: a fifth for testing
+    assert not set(map(bytes, tr.images.flatten(1).numpy())) & set(map(bytes, te.images.flatten(1).numpy()))
+    model = zoo.get(spec.replace(epochs=3, batch_size=16, lr=0.05), progress=False)
+    assert (model.zoo_info["n_train"], model.zoo_info["n_test"]) == (96, 24)
+    assert model.zoo_info["test_acc"] > 0.6  # three classes: chance is 1/3
+
+
+# ----------------------------------------------------------------------------- train, cache, resume
+def test_train_once_then_load_from_cache_without_data(monkeypatch):
+    first = zoo.get(SPEC)
     info = first.zoo_info
     assert info["test_acc"] > 0.3 and len(info["history"]) == 1 and not first.training
-    assert not (zoo.path("small_resnet18/standard", TINY).with_suffix(".partial")).exists()
+    assert info["spec"]["n_train"] == 1024 and not zoo.path(SPEC).with_suffix(".partial").exists()
 
     def no_training(*a, **k):
         raise AssertionError("should have loaded the cached checkpoint")
 
     monkeypatch.setattr(zoo, "fit", no_training)
-    second = zoo.get("small_resnet18/standard", TINY)
-    assert second.zoo_info["test_acc"] == info["test_acc"]
-    assert all(torch.equal(a, b) for a, b in zip(first.state_dict().values(), second.state_dict().values()))
+    monkeypatch.setattr(zoo, "splits", no_training)  # a cached model needs no data
+    second = zoo.get(SPEC)
+    assert second.zoo_info["test_acc"] == info["test_acc"] and _same(_weights(first), _weights(second))
+
+
+def test_training_is_deterministic_and_the_seed_matters():
+    spec = SPEC.replace(n_train=256)
+    a = _weights(zoo.get(spec))
+    b = _weights(zoo.get(spec, retrain=True))
+    c = _weights(zoo.get(spec.replace(seed=1)))
+    assert _same(a, b) and not _same(a, c)
 
 
 def test_corrupt_checkpoint_is_retrained_with_warning():
-    name = "small_vit/none"
-    model = zoo.get(name, TINY)
-    file = zoo.path(name, TINY)
+    spec = SPEC.replace(arch="small_vit", optimizer="adamw", lr=1e-3, n_train=256)
+    model = zoo.get(spec)
+    file = zoo.path(spec)
     file.write_bytes(file.read_bytes()[:1000])  # truncated: a crash mid-copy, a full disk
     with pytest.warns(UserWarning, match="unreadable.*retraining"):
-        again = zoo.get(name, TINY)
+        again = zoo.get(spec)
     assert again.zoo_info["test_acc"] == pytest.approx(model.zoo_info["test_acc"])  # deterministic retrain
     with warnings.catch_warnings():
         warnings.simplefilter("error")
-        zoo.get(name, TINY)  # the rewritten file loads cleanly
+        zoo.get(spec)  # the rewritten file loads cleanly
 
 
-def test_untrained_is_near_chance_and_train_all_reports(monkeypatch):
+def test_untrained_entries_never_train_and_train_all_reports(monkeypatch):
     calls = []
     monkeypatch.setattr(zoo, "fit", lambda *a, **k: calls.append(1))
     rows = zoo.train_all(TINY, ["small_resnet18/untrained"], progress=False)
-    assert calls == []  # untrained entries never train
-    assert rows[0]["name"] == "small_resnet18/untrained" and rows[0]["test_acc"] < 0.3
+    assert calls == []
+    assert rows[0]["name"] == "small_resnet18/untrained" and rows[0]["test_acc"] < 0.3 and rows[0]["epochs"] == 0
     assert zoo.train_all(TINY, ["small_resnet18/untrained"], progress=False)[0]["cached"]
 
 
-def test_interrupted_zoo_training_resumes_from_partial(monkeypatch):
-    prof = TINY.replace(epochs=2)
-    name = "small_resnet18/none"
+def test_interrupted_training_resumes_from_partial(monkeypatch):
+    spec = SPEC.replace(epochs=2, n_train=256, n_test=100)
     real_fit = train.fit
 
     def crash_after_first_epoch(*a, **k):
@@ -78,20 +182,110 @@ def test_interrupted_zoo_training_resumes_from_partial(monkeypatch):
 
     monkeypatch.setattr(zoo, "fit", crash_after_first_epoch)
     with pytest.raises(KeyboardInterrupt):
-        zoo.get(name, prof)
-    partial = zoo.path(name, prof).with_suffix(".partial")
+        zoo.get(spec)
+    partial = zoo.path(spec).with_suffix(".partial")
     assert partial.exists()
     monkeypatch.setattr(zoo, "fit", real_fit)
-    resumed = zoo.get(name, prof)
+    resumed = zoo.get(spec)
     assert [h["epoch"] for h in resumed.zoo_info["history"]] == [0, 1] and not partial.exists()
+    assert _same(_weights(resumed), _weights(zoo.get(spec, retrain=True)))  # as if never interrupted
 
 
 def test_corrupt_partial_checkpoint_trains_from_scratch():
-    prof = TINY.replace(n_test=128)  # its own cache key
-    name = "small_resnet18/none"
-    partial = zoo.path(name, prof).with_suffix(".partial")
-    partial.parent.mkdir(parents=True, exist_ok=True)
+    spec = SPEC.replace(n_test=120)  # its own cache key
+    partial = zoo.path(spec).with_suffix(".partial")
     partial.write_bytes(b"half a checkpoint")
     with pytest.warns(UserWarning, match="corrupt; training small_resnet18/none from scratch"):
-        model = zoo.get(name, prof)
+        model = zoo.get(spec)
     assert model.zoo_info["test_acc"] > 0.3 and not partial.exists()
+
+
+# ----------------------------------------------------------------------------- families and executors
+class InProcess:
+    """A stand-in submitit executor: runs each job here, records what was submitted."""
+
+    folder = "here"
+
+    def __init__(self):
+        self.submitted = []
+
+    def map_array(self, fn, items):
+        self.submitted += items
+
+        class Done:
+            def __init__(self, value):
+                self.value = value
+
+            def result(self):
+                return self.value
+
+        return [Done(fn(i)) for i in items]
+
+
+def test_a_gpu_spec_trained_elsewhere_loads_here_without_cuda(monkeypatch):
+    spec = SPEC.replace(epochs=0, n_test=64, device="cuda")
+    monkeypatch.setattr(torch.cuda, "is_available", lambda: False)
+    assert next(zoo.get(spec).parameters()).device.type == "cpu"
+
+
+def test_train_many_submits_only_what_is_missing_once():
+    family = [SPEC.replace(epochs=0, n_test=48, seed=k) for k in range(3)]  # n_test: keys of this test only
+    ex = InProcess()
+    models = zoo.train_many([*family, family[0]], ex, progress=False)
+    assert ex.submitted == family and len(models) == 4
+    assert [m.zoo_info["spec"]["seed"] for m in models] == [0, 1, 2, 0]
+    again = InProcess()
+    zoo.train_many(family, again, progress=False)
+    assert again.submitted == []
+
+
+def test_cli_zoo_train_passes_slurm_options_to_the_executor(monkeypatch, capsys):
+    made = {}
+
+    def fake_executor(kind, folder=None, **params):
+        made.update(kind=kind, **params)
+        return InProcess()
+
+    monkeypatch.setattr(zoo, "executor", fake_executor)
+    argv = ["zoo", "train", "--profile", "smoke", "--only", "small_resnet18/untrained", "--seeds", "0", "1",
+            "--executor", "slurm", "--partition", "gpu", "--timeout-min", "30", "--slurm", "slurm_account=abc",
+            "--quiet"]
+    assert cli.main(argv) == 0
+    assert made == dict(kind="slurm", timeout_min=30, gpus_per_node=0, cpus_per_task=8,
+                        slurm_array_parallelism=16, slurm_partition="gpu", slurm_account="abc")
+    out = capsys.readouterr().out
+    assert out.count("small_resnet18/untrained") == 2
+
+
+def test_cli_without_slurm_says_so(capsys):
+    code = cli.main(["zoo", "train", "--profile", "smoke", "--only", "small_resnet18/untrained", "--executor",
+                     "slurm", "--quiet"])
+    assert code == 2 and "No SLURM here" in capsys.readouterr().err
+
+
+@pytest.mark.slow
+def test_train_many_trains_a_family_through_submitit_local_jobs(tmp_path):
+    import submitit
+
+    family = [SPEC.replace(n_train=128, n_test=64, seed=0), SPEC.replace(n_train=128, n_test=64, seed=1),
+              SPEC.replace(n_train=128, n_test=64, augment="standard")]
+    ex = submitit.LocalExecutor(tmp_path / "logs")
+    ex.update_parameters(timeout_min=10)
+    models = zoo.train_many(family, ex, progress=False)
+    assert all(zoo.path(s).exists() for s in family)
+    assert [len(m.zoo_info["history"]) for m in models] == [1, 1, 1]
+    assert not _same(_weights(models[0]), _weights(models[1]))
+    assert _same(_weights(models[0]), _weights(zoo.get(family[0], retrain=True)))  # a job trains as here
+    assert len(list((tmp_path / "logs").glob("*_result.pkl"))) == 3
+
+
+@pytest.mark.slow
+def test_the_books_entries_train_and_beat_chance():
+    """What the skipped doctests of get() and train_all() show, on a tiny profile."""
+    prof = TINY.replace(n_train=2048)  # the smoke profile's training set
+    rows = zoo.train_all(prof, progress=False)
+    acc = {r["name"]: r["test_acc"] for r in rows}
+    assert list(acc) == list(zoo.BOOK) and not any(r["cached"] for r in rows[1:])  # (untrained: maybe cached)
+    assert acc["small_resnet18/untrained"] < 0.2 and acc["small_resnet18/none"] > 0.5  # ten classes: chance 0.1
+    assert min(acc["small_resnet18/standard"], acc["small_resnet50/standard"]) > 0.25  # 64 steps of random crops
+    assert all(r["cached"] for r in zoo.train_all(prof, progress=False))

@@ -8,12 +8,30 @@ log-probabilities (``C = 1`` in training, ``C = copies`` at evaluation, as both 
   with learned magnitudes and the selective regulariser ``-||w * mu||_2``.
 - :mod:`invlib.learned.augerino`: Augerino (Benton et al.), uniform distributions over the Lie algebra of
   the 2-D affine group with learned widths and the regulariser ``-||width||_2``.
+- :mod:`invlib.learned.experiments`: the settings and drivers of the AugNet paper's experiments (chapters
+  E1 to E4 of the book).
 
 An augmentation module is any ``nn.Module`` with ``forward(x) -> x`` (random, differentiable),
 ``penalty() -> scalar`` (the regulariser, already times its strength) and ``state() -> dict`` (what it has
 learned, for logging). :func:`invlib.train.fit` trains an :class:`Invariant` like any model: it adds
-:meth:`Invariant.penalty` to the loss and gives :meth:`Invariant.augmentation_parameters` their own
-learning rate and weight decay (``TrainConfig.aug_lr``, ``aug_weight_decay``).
+:meth:`Invariant.penalty` to the loss, gives :meth:`Invariant.augmentation_parameters` their own
+learning rate and weight decay (``TrainConfig.aug_lr``, ``aug_weight_decay``) and records ``state()`` after
+every epoch.
+
+What was learned: one shape, one unit per quantity
+---------------------------------------------------
+``state()`` of both methods is ``{layer: {op: {"weight": w, "magnitude": m, "max_value": v}}}`` (plain floats):
+
+- ``layer``: ``"layer0"``, ``"layer1"``, ... in the order they apply (Augerino has one layer).
+- ``op``: an operation name. Names shared by the two methods mean the same transformation in the same unit
+  (``translate_x``, ``translate_y``, ``rotate``); :data:`UNITS` gives every name's unit.
+- ``weight``: AugNet's ``softmax(w' / T)`` (sums to 1 over a layer); Augerino 1 (every generator applies to
+  every image).
+- ``magnitude``: AugNet's ``mu`` in [0, 1]; Augerino's full width ``theta`` of the uniform coefficient.
+- ``max_value``: the largest transformation the op applies, in its unit: **radians** for rotations,
+  **fractions of the width / height** for translations, **Hz** for frequency shifts, and the units of
+  :data:`UNITS` for the rest (AugNet: ``mu * scale``; Augerino: ``theta / 2`` in Lie-algebra coefficients,
+  which is radians for ``rotate`` and ``theta / 4`` of the size for the translations).
 
 Example
 -------
@@ -23,18 +41,24 @@ Example
 ...                     ops="geometric", copies=4)
 >>> net.train()(torch.rand(5, 1, 28, 28)).shape, net.eval()(torch.rand(5, 1, 28, 28)).shape
 (torch.Size([5, 4]), torch.Size([5, 4]))
+>>> round(max_rotation(net.state()), 4)  # magnitude 0.5 of +-pi
+1.5708
 """
 
 from __future__ import annotations
 
-import math
-
 import torch
 from torch import nn
 
-from .. import train as _train
+__all__ = ["UNITS", "Invariant", "max_rotation", "unit_clamp"]
 
-__all__ = ["Invariant", "fit", "max_rotation", "settings", "unit_clamp"]
+UNITS = {  # op name -> unit of its max_value in state()
+    "translate_x": "fraction of width", "translate_y": "fraction of height", "rotate": "radians",
+    "shear_x": "shear coefficient", "shear_y": "shear coefficient", "contrast": "factor - 1",
+    "brightness": "factor - 1", "sample_pairing": "mixing weight", "frequency_shift": "Hz",
+    "ft_surrogate": "fraction of 2 pi", "gaussian_noise": "std", "scale": "log of the zoom factor",
+    "stretch": "log of the stretch factor", "shear": "Lie-algebra coefficient",
+}
 
 
 def unit_clamp(x: torch.Tensor) -> torch.Tensor:
@@ -105,112 +129,21 @@ class Invariant(nn.Module):
         return self.augment.state()
 
 
-def fit(model: nn.Module, train, cfg: _train.TrainConfig, val=None, test=None, progress: bool = False,
-        checkpoint=None, augment=None) -> list[dict]:
-    """Train ``model`` with :func:`invlib.train.fit`, recording after every epoch what it has learned.
+def max_rotation(state: dict) -> float:
+    """The largest rotation, in radians, that a learned augmentation applies: the ``max_value`` of the
+    ``rotate`` op in the first layer that has one (whatever its weight), 0 when no layer has one.
 
     Args:
-        model: an :class:`Invariant` (its ``state()`` is logged) or any classifier.
-        train, val, test: ``Dataset`` or ``(x (N, ...), labels (N,))``; val and test are evaluated after
-            every epoch (at ``C`` copies for an :class:`Invariant`).
-        cfg: :class:`invlib.train.TrainConfig`.
-        augment: a fixed augmentation ``augment(x, generator) -> x`` for plain models (the baselines).
-
-    Returns:
-        the history: one dict per epoch with ``loss``, ``train_acc``, ``val_acc``, ``test_acc``,
-        ``test_at_best_val`` (the early-stopped test accuracy) and ``state`` (the learned augmentation).
+        state: ``state()`` of an AugNet or Augerino module (see the package docstring).
 
     Example
     -------
-    >>> from invlib import models
-    >>> from invlib.learned import augnet
-    >>> x, y = torch.rand(64, 1, 28, 28), torch.randint(0, 4, (64,))
-    >>> net = augnet.augnet(models.create("conv4", num_classes=4, in_chans=1, widths=(4, 4, 4, 4)), "geometric")
-    >>> hist = fit(net, (x, y), _train.TrainConfig(epochs=2, batch_size=32, optimizer="adam", lr=1e-3),
-    ...            val=(x, y))
-    >>> sorted(hist[-1]["state"]["layer0"])[:2], len(hist)
-    (['rotate', 'shear_x'], 2)
-    """
-    best = {"val": -1.0, "test": None}
-
-    def record(epoch: int, rec: dict) -> None:
-        if hasattr(model, "state"):
-            rec["state"] = model.state()
-        if val is not None:
-            rec["val_acc"] = _train.evaluate(model, val, cfg.eval_batch_size)["acc"]
-        if test is not None:
-            rec["test_acc"] = _train.evaluate(model, test, cfg.eval_batch_size)["acc"]
-            if val is None or rec["val_acc"] > best["val"]:
-                best["val"], best["test"] = rec.get("val_acc", -1.0), rec["test_acc"]
-            rec["test_at_best_val"] = best["test"]
-
-    return _train.fit(model, train, cfg, augment=augment, progress=progress, callback=record, checkpoint=checkpoint)
-
-
-# ----------------------------------------------------------------------------- per-profile settings
-# The paper's settings at ``paper`` (and ``gpu``); ``cpu`` and ``smoke`` keep the method and shrink data,
-# trunk width and epochs to the 3-minute / 60-second budgets of a 2-core machine. Each notebook says
-# where it departs from the paper and why.
-_PAPER = {
-    "sprites": dict(n_train=10_000, n_test=5_000, size=32, epochs=20, batch_size=128, widths=(32, 64, 128, 256),
-                    lr=5e-4, aug_lr=5e-4, augerino_lr=1e-2, reg=0.5, augerino_reg=0.05, init_magnitude=1 / 8),
-    "sinusoids": dict(n_train=400, n_test=200, epochs=50, batch_size=32, widths=(2, 2), lr=1e-2, reg=0.2,
-                      weight_decay=1e-4, init_magnitude=0.0, seeds=(0, 1, 2, 3, 4, 5), copies=4),
-    "capacity": dict(n_train=400, n_test=200, epochs=50, batch_size=32, lr=1e-2, reg=0.8, weight_decay=1e-4,
-                     init_magnitude=0.05, copies=10, widths=(4, 16, 64), depths=(1, 2, 3)),
-    "images": dict(dataset="cifar10", n_train=50_000, n_test=10_000, val_fraction=0.2, epochs=200, batch_size=128,
-                   trunk="small_resnet18", widths=None, lr=1e-2, aug_lr=5e-4, augnet_lr=5e-4, weight_decay=1e-4,
-                   augerino_reg=0.01, reg=(0.1, 0.1, 0.5), init_magnitude=0.5, copies=4),
-}
-_SMALLER = {
-    "gpu": {"images": dict(epochs=30)},
-    "cpu": {"sprites": dict(n_train=2560, n_test=1000, size=28, epochs=12, widths=(8, 16, 32, 64), aug_lr=2e-3),
-            "capacity": dict(widths=(4, 16, 64), depths=(1, 2)),
-            "images": dict(dataset="fashion_mnist", n_train=5000, n_test=2000, epochs=4, trunk="conv4",
-                           widths=(8, 16, 32, 64), aug_lr=2e-3, augnet_lr=2e-3)},
-    "smoke": {"sprites": dict(n_train=1024, n_test=500, size=28, epochs=3, widths=(8, 16, 32, 64), aug_lr=2e-3),
-              "sinusoids": dict(epochs=12, seeds=(0,)),
-              "capacity": dict(epochs=12, widths=(4, 64), depths=(1,)),
-              "images": dict(dataset="fashion_mnist", n_train=1500, n_test=500, epochs=2, trunk="conv4",
-                             widths=(8, 16, 32, 64), aug_lr=2e-3, augnet_lr=2e-3)},
-}
-
-
-def settings(experiment: str, profile, **overrides) -> dict:
-    """The settings of one of paper E's experiments (``sprites``, ``sinusoids``, ``capacity``, ``images``)
-    on a profile, with the notebook's overrides that are not ``None``.
-
-    Example
-    -------
-    >>> settings("sprites", "paper")["epochs"], settings("sprites", "cpu", epochs=5)["epochs"]
-    (20, 5)
-    """
-    from ..profiles import get_profile
-    from ..utils import check_choice
-
-    check_choice(experiment, _PAPER, "experiment")
-    name = get_profile(profile).name
-    out = {**_PAPER[experiment], **_SMALLER.get(name, {}).get(experiment, {})}
-    unknown = sorted(set(overrides) - set(out))
-    if unknown:
-        raise ValueError(f"Unknown setting(s) {unknown} for {experiment!r}; valid: {sorted(out)}.")
-    return {**out, **{k: v for k, v in overrides.items() if v is not None}}
-
-
-def max_rotation(state: dict) -> float:
-    """The largest rotation, in radians, that a learned augmentation applies: ``mu * scale`` of AugNet's
-    rotate op (first layer that has one, whatever its weight) or Augerino's ``theta_rotation / 2``.
-
-    Example
-    -------
-    >>> max_rotation({"rotation": {"width": 1.5708, "max_value": 0.7854}})
+    >>> max_rotation({"layer0": {"rotate": {"weight": 1.0, "magnitude": 1.5708, "max_value": 0.7854}}})
     0.7854
-    >>> round(max_rotation({"layer0": {"rotate": {"weight": 1.0, "magnitude": 0.25, "max_value": 45.0}}}), 4)
-    0.7854
+    >>> max_rotation({"layer0": {"contrast": {"weight": 1.0, "magnitude": 0.5, "max_value": 0.5}}})
+    0.0
     """
-    if "rotation" in state:
-        return state["rotation"]["max_value"]
     for ops in state.values():
         if "rotate" in ops:
-            return math.radians(ops["rotate"]["max_value"])
+            return ops["rotate"]["max_value"]
     return 0.0

@@ -2,21 +2,24 @@
 
 Six generators of the affine group's Lie algebra, in the normalised coordinates of ``affine_grid``
 (x, y in [-1, 1]): translation in x and in y, rotation, uniform scale, stretch ``diag(1, -1)`` and shear
-``[[0, 1], [1, 0]]``. Each image draws coefficients ``eps_k ~ U[-theta_k / 2, theta_k / 2]`` with widths
+``[[0, 1], [1, 0]]`` (named as AugNet's operations where they are the same transformation: ``translate_x``,
+``translate_y``, ``rotate``). Each image draws coefficients ``eps_k ~ U[-theta_k / 2, theta_k / 2]`` with widths
 ``theta = softplus(width)``; the transformation is ``matrix_exp(sum_k eps_k G_k)`` (``torch.linalg.matrix_exp``,
 no ODE solver), applied with ``affine_grid`` / ``grid_sample``. The loss adds ``-lambda ||theta||_2``
-(not squared). ``width`` starts at 0, i.e. ``theta = log 2`` per generator (authors' code, see
-``../shared/reference-facts.md``).
+(not squared). ``width`` starts at 0, i.e. ``theta = log 2`` per generator (Benton et al.'s code,
+github.com/g-benton/learning-invariances).
 
 The sampled matrix maps output coordinates to input coordinates (inverse warping); for these symmetric
 distributions the set of transformations is the same. A rotation coefficient ``eps`` is an angle in
-radians, so the largest rotation is ``theta_rotation / 2``; a translation ``eps`` moves by ``eps / 2`` of the size.
+radians, so the largest rotation is ``theta_rotate / 2``; a translation ``eps`` moves by ``eps / 2`` of the size,
+so the largest translation is ``theta / 4`` of the size. :meth:`AffineAugment.state` reports these, in the
+shape and units of :mod:`invlib.learned` (radians, fractions of the size).
 
 Example
 -------
 >>> from invlib import models
 >>> net = augerino(models.create("conv4", num_classes=4, in_chans=1, widths=(8, 8, 8, 8)), reg=0.05)
->>> round(net.state()["rotation"]["max_value"], 3)  # softplus(0) / 2 rad
+>>> round(net.state()["layer0"]["rotate"]["max_value"], 3)  # softplus(0) / 2 rad
 0.347
 """
 
@@ -29,7 +32,10 @@ from torch import nn
 from ..utils import check_choice
 from . import Invariant
 
-GENERATORS = ("translate_x", "translate_y", "rotation", "scale", "stretch", "shear")
+GENERATORS = ("translate_x", "translate_y", "rotate", "scale", "stretch", "shear")
+# max_value of state() per unit of width theta: theta / 2 in Lie-algebra coefficients, which is radians for
+# rotate; a translation coefficient moves by half of it in fractions of the size
+_PER_WIDTH = {"translate_x": 0.25, "translate_y": 0.25, "rotate": 0.5, "scale": 0.5, "stretch": 0.5, "shear": 0.5}
 
 
 def generators(dtype=torch.float32) -> torch.Tensor:
@@ -38,7 +44,7 @@ def generators(dtype=torch.float32) -> torch.Tensor:
 
     Example
     -------
-    >>> torch.linalg.matrix_exp(0.5 * generators()[2])[:2, :2]  # rotation by 0.5 rad
+    >>> torch.linalg.matrix_exp(0.5 * generators()[2])[:2, :2]  # rotate by 0.5 rad
     tensor([[ 0.8776, -0.4794],
             [ 0.4794,  0.8776]])
     """
@@ -99,9 +105,19 @@ class AffineAugment(nn.Module):
         return -self.reg * torch.linalg.vector_norm(self.widths())
 
     def state(self) -> dict:
-        """``{generator: {"width": theta, "max_value": theta / 2}}`` (radians for rotation)."""
+        """``{"layer0": {generator: {"weight": 1.0, "magnitude": theta, "max_value": v}}}``: every generator
+        applies to every image (weight 1); ``v`` is ``theta / 2`` (radians for rotate) or ``theta / 4`` of the
+        size for the translations (see :data:`invlib.learned.UNITS`).
+
+        Example
+        -------
+        >>> st = AffineAugment(generators=["translate_x", "rotate"]).state()["layer0"]
+        >>> [round(st[g]["max_value"], 4) for g in st]  # theta = log 2
+        [0.1733, 0.3466]
+        """
         th = self.widths().tolist()
-        return {n: dict(width=t, max_value=t / 2) for n, t in zip(self.names, th)}
+        return {"layer0": {n: dict(weight=1.0, magnitude=t, max_value=t * _PER_WIDTH[n])
+                           for n, t in zip(self.names, th)}}
 
 
 def augerino(trunk: nn.Module, reg: float = 0.05, copies: int = 4, generators=GENERATORS,
@@ -110,7 +126,7 @@ def augerino(trunk: nn.Module, reg: float = 0.05, copies: int = 4, generators=GE
 
     Example
     -------
-    >>> net = augerino(nn.Sequential(nn.Flatten(), nn.Linear(64, 3)), generators=["rotation"]).eval()
+    >>> net = augerino(nn.Sequential(nn.Flatten(), nn.Linear(64, 3)), generators=["rotate"]).eval()
     >>> net(torch.rand(2, 1, 8, 8)).shape
     torch.Size([2, 3])
     """

@@ -9,26 +9,30 @@ magnitude; at evaluation each sample goes through one operation drawn from ``w``
 stack. The loss adds ``lam * R`` with the selective regulariser ``R = -||w * mu||_2`` (summed over
 layers), or Augerino's ``-||mu||_2``, or nothing (the paper's ablation).
 
-Settings from the authors' code (``../shared/reference-facts.md`` and their operation classes): temperature
+Settings from the authors' code (github.com/cedricrommel/augnet, its operation classes): temperature
 ``T = 0.01`` (near-hard selection); operation scales translate 0.5 of the size (the paper's "half the
-image"), rotate 180 degrees, shear 0.3, contrast and brightness factor ``1 +- 1``, sample pairing up to the
-partner alone (weight 1), frequency shift 2 Hz, FT surrogate 0.1 of 2 pi, Gaussian noise 0.1. Magnitudes
+image"), rotate pi radians (section 4.1: "an angle of +-pi"), shear 0.3, contrast and brightness factor
+``1 +- 1``, sample pairing up to the partner alone (weight 1), frequency shift 2 Hz, FT surrogate 0.1 of
+2 pi, Gaussian noise 0.1. Magnitudes
 are free parameters passed through :func:`invlib.learned.unit_clamp`, which keeps a gradient at exactly 0
-(``torch.clamp`` has none there in torch 2.14.1).
+(``torch.clamp`` has none there in torch 2.14.1). Scales, ``scales=`` overrides and :meth:`AugLayer.state` are
+in the units of :data:`invlib.learned.UNITS` (radians for rotate).
 
 Example
 -------
 >>> from invlib import models
 >>> trunk = models.create("conv4", num_classes=4, in_chans=1, widths=(8, 8, 8, 8))
 >>> net = augnet(trunk, ops="geometric", layers=1, reg=0.5, init_magnitude=1 / 8)
->>> net.state()["layer0"]["rotate"]["magnitude"]
-0.125
+>>> st = net.state()["layer0"]["rotate"]
+>>> st["magnitude"], round(st["max_value"], 4)  # 1/8 of +-pi radians
+(0.125, 0.3927)
 >>> float(net.penalty()) < 0
 True
 """
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
 from dataclasses import dataclass
 
@@ -51,11 +55,13 @@ class AugOp:
     ----------
     name:   registry key
     fn:     ``fn(x, v, fs) -> x``: images ``(B, C, H, W)`` or signals ``(B, C, T)``, values ``v`` ``(B,)`` in
-            ``unit``, ``fs`` the sampling rate (signals only)
-    scale:  the value at magnitude 1
+            ``unit`` (in degrees when ``degrees``), ``fs`` the sampling rate (signals only)
+    scale:  the value at magnitude 1, in ``unit``
     symmetric: values are drawn uniformly in ``[-mu, mu] * scale``; else every sample gets ``mu * scale``
-    unit:   what a value measures
+    unit:   what a value measures (the unit of ``max_value`` in :meth:`AugLayer.state`)
     kind:   ``"image"`` or ``"signal"``
+    degrees: ``unit`` is radians but ``fn`` takes degrees (:func:`invlib.transforms.rotate`'s unit): the layer
+            draws values in degrees, so the draws are those of a scale of 180 degrees, to the bit
     """
 
     name: str
@@ -64,6 +70,7 @@ class AugOp:
     symmetric: bool
     unit: str
     kind: str
+    degrees: bool = False
 
 
 def _image(name: str, convert=lambda v: v):
@@ -89,7 +96,7 @@ def _sample_pairing(x, v, fs):
 OPS: dict[str, AugOp] = {op.name: op for op in [
     AugOp("translate_x", _image("translate_x"), 0.5, True, "fraction of width", "image"),
     AugOp("translate_y", _image("translate_y"), 0.5, True, "fraction of height", "image"),
-    AugOp("rotate", _image("rotate"), 180.0, True, "degrees", "image"),
+    AugOp("rotate", _image("rotate"), math.pi, True, "radians", "image", degrees=True),
     AugOp("shear_x", _kornia_shear(0), 0.3, True, "shear coefficient", "image"),
     AugOp("shear_y", _kornia_shear(1), 0.3, True, "shear coefficient", "image"),
     AugOp("contrast", _image("contrast", lambda v: 1 + v), 1.0, True, "factor - 1", "image"),
@@ -126,7 +133,8 @@ class AugLayer(nn.Module):
         ops: operation names or a group name (``geometric``, ``appearance``, ``signal``); see :data:`OPS`.
         init_magnitude: starting ``mu`` for every operation (a float, or ``{name: float}``).
         temperature: ``T`` of ``softmax(w' / T)``.
-        scales: ``{name: value at magnitude 1}`` overriding :data:`OPS` (e.g. ``{"rotate": 30}``).
+        scales: ``{name: value at magnitude 1}`` in the op's unit, overriding :data:`OPS` (e.g.
+            ``{"rotate": math.pi / 6}``).
         fs: sampling rate in Hz, for signal operations.
 
     ``forward(x)``: ``(B, ...)`` -> ``(B, ...)``, the weighted mixture in training and one operation per
@@ -150,13 +158,15 @@ class AugLayer(nn.Module):
         unknown = sorted(set(scales or {}) - set(self.names))
         if unknown:
             raise ValueError(f"scales for operations not in this layer: {unknown}; its operations: {self.names}.")
-        self.scales = [float((scales or {}).get(n, OPS[n].scale)) for n in self.names]
+        self.scales = [float((scales or {}).get(n, OPS[n].scale)) for n in self.names]  # in each op's unit
+        # the scales in the units the ops take (degrees for rotate)
+        self._fn_scales = [math.degrees(s) if OPS[n].degrees else s for n, s in zip(self.names, self.scales)]
         init = [float(init_magnitude.get(n, 0.5) if isinstance(init_magnitude, dict) else init_magnitude)
                 for n in self.names]
         if not all(0 <= m <= 1 for m in init):
             raise ValueError(f"init_magnitude must be in [0, 1], got {init}.")
         # per-op constants of values(), built once (non-persistent: they follow the layer to its device)
-        self.register_buffer("_scale", torch.tensor(self.scales), persistent=False)
+        self.register_buffer("_scale", torch.tensor(self._fn_scales), persistent=False)
         self.register_buffer("_symmetric", torch.tensor([OPS[n].symmetric for n in self.names]), persistent=False)
         self.logits = nn.Parameter(torch.zeros(len(self.names)))  # w' (uniform weights)
         self.magnitude = nn.Parameter(torch.tensor(init))  # mu before the clamp
@@ -171,7 +181,8 @@ class AugLayer(nn.Module):
 
     def values(self, n: int, device=None) -> torch.Tensor:
         """``(n, Q)`` per-sample values, ``U(-1, 1) * mu * scale`` for symmetric operations and
-        ``mu * scale`` for the others (differentiable in ``mu``)."""
+        ``mu * scale`` for the others (differentiable in ``mu``), in the units the ops' ``fn`` take (degrees
+        for rotate)."""
         device = device or self._scale.device
         u = torch.rand(n, len(self.names), device=device) * 2 - 1
         u = torch.where(self._symmetric.to(device), u, torch.ones_like(u))
@@ -192,10 +203,12 @@ class AugLayer(nn.Module):
         return out
 
     def state(self) -> dict:
-        """``{op: {"weight", "magnitude", "max_value"}}``: ``max_value = mu * scale`` in the op's unit."""
+        """``{op: {"weight", "magnitude", "max_value"}}``: ``max_value = mu * scale`` in the op's unit
+        (radians for rotate; see :data:`invlib.learned.UNITS`)."""
         w, mu = self.weights().tolist(), self.magnitudes().tolist()
-        return {n: dict(weight=w[q], magnitude=mu[q], max_value=mu[q] * self.scales[q])
-                for q, n in enumerate(self.names)}
+        top = [mu[q] * s for q, s in enumerate(self._fn_scales)]
+        top = [math.radians(t) if OPS[n].degrees else t for n, t in zip(self.names, top)]
+        return {n: dict(weight=w[q], magnitude=mu[q], max_value=top[q]) for q, n in enumerate(self.names)}
 
 
 class AugModule(nn.Module):
@@ -243,7 +256,7 @@ def augnet(trunk: nn.Module, ops="geometric", layers: int = 1, reg: float = 0.5,
         copies, init_magnitude, temperature, scales, fs: see :class:`invlib.learned.Invariant` and :class:`AugLayer`.
 
     Returns:
-        an :class:`invlib.learned.Invariant`; train it with :func:`invlib.learned.fit` (Adam; the
+        an :class:`invlib.learned.Invariant`; train it with :func:`invlib.train.fit` (Adam; the
         augmentation parameters take ``TrainConfig.aug_lr`` and ``aug_weight_decay``).
 
     Example
@@ -263,9 +276,9 @@ def selected(state: dict) -> dict:
 
     Example
     -------
-    >>> selected({"layer0": {"rotate": dict(weight=0.9, magnitude=0.25, max_value=45.0),
+    >>> selected({"layer0": {"rotate": dict(weight=0.9, magnitude=0.25, max_value=0.785),
     ...                      "shear_x": dict(weight=0.1, magnitude=0.5, max_value=0.15)}})
-    {'layer0': ('rotate', 0.9, 45.0)}
+    {'layer0': ('rotate', 0.9, 0.785)}
     """
     out = {}
     for layer, ops in state.items():

@@ -1,0 +1,466 @@
+"""The experiments of the AugNet paper (Rommel et al., 2022), as chapters E1 to E4 of the book run them.
+
+Each experiment has one frozen settings dataclass whose defaults are the paper's settings, and a table of
+what the smaller profiles change (read through :func:`invlib.profiles.settings`); :func:`settings` picks one
+by name. A chapter calls three things: the data, the driver here that trains its models with
+:func:`invlib.train.fit`, and the report of :mod:`invlib.learned.reports` that logs its metrics, records the
+paper's claims with computed verdicts and draws its figures.
+
+=============  =======  ======================  ===================================================
+experiment     chapter  settings                data, driver (here); report (:mod:`~invlib.learned.reports`)
+=============  =======  ======================  ===================================================
+``sprites``    E1       :class:`Sprites` (4.1)  :func:`sprite_data`, :func:`train_sprites`; ``sprites_report``
+``sinusoids``  E2       :class:`Sinusoids`      :func:`sinusoid_data`, :func:`train_sinusoids`; ``sinusoids_report``
+``capacity``   E3       :class:`Capacity`       :func:`sinusoid_data`, :func:`train_capacity`; ``capacity_report``
+``images``     E4       :class:`Images` (5.1)   :func:`image_data`, :func:`train_images`; ``images_report``
+=============  =======  ======================  ===================================================
+
+Every model of a chapter starts from the trunk weights of its seed (``models.create(seed=...)``), whatever
+the order of the runs. A history is what :func:`invlib.train.fit` returns: one dict per epoch with ``loss``,
+``train_acc``, ``state`` (the learned augmentation, in the shape and units of :mod:`invlib.learned`) and,
+where the data were given, ``val_acc``, ``test_acc`` and ``test_at_best_val``.
+
+Example
+-------
+>>> S = settings("sprites", "smoke", n_train=64, epochs=1, extra_seeds=[])
+>>> S.size, S.widths, S.reg, S.n_train
+(28, (8, 16, 32, 64), 0.5, 64)
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+from dataclasses import dataclass
+from pathlib import Path
+
+import pandas as pd
+import torch
+
+from .. import data, metrics, models, profiles
+from .. import train as _train
+from .. import transforms as T
+from ..utils import check_choice
+from . import augerino, augnet, max_rotation
+
+FS, TRUE_HZ = 100.0, 0.5  # the sinusoids' sampling rate and frequency jitter: their true invariance, +-0.5 Hz
+TRUE_ANGLE = math.pi / 4  # the sprites' true rotation invariance
+
+
+# ----------------------------------------------------------------------------- settings
+@dataclass(frozen=True)
+class Sprites:
+    """Section 4.1, rotated sprites (chapter E1). Defaults: the paper's settings.
+
+    ``lr``/``aug_lr``/``reg``: AugNet (Adam, weight decay 1 on the augmentation); ``augerino_lr``/``augerino_reg``:
+    Augerino. ``sprite_files``: two image paths (None: a Fashion-MNIST sneaker and ankle boot); ``fill``: the
+    sprite's side over the canvas's; ``extra_seeds``: more AugNet seeds, to see how stable the selection is.
+    """
+
+    profile: str = "paper"
+    n_train: int = 10_000
+    n_test: int = 5_000
+    size: int = 32
+    epochs: int = 20
+    batch_size: int = 128
+    widths: tuple[int, ...] = (32, 64, 128, 256)
+    lr: float = 5e-4
+    aug_lr: float = 5e-4
+    augerino_lr: float = 1e-2
+    reg: float = 0.5
+    augerino_reg: float = 0.05
+    init_magnitude: float = 1 / 8
+    sprite_files: tuple[str, ...] | None = None
+    fill: float = 1.0
+    seed: int = 0
+    extra_seeds: tuple[int, ...] = (1, 2, 3, 4, 5)
+
+
+@dataclass(frozen=True)
+class Sinusoids:
+    """Section 4.2, noisy sinusoids (chapter E2): one AugNet layer of the three signal ops per seed in
+    ``seeds`` (the trunk's initial weights and the training draws); ``seed`` draws the data."""
+
+    profile: str = "paper"
+    n_train: int = 400
+    n_test: int = 200
+    epochs: int = 50
+    batch_size: int = 32
+    widths: tuple[int, ...] = (2, 2)
+    lr: float = 1e-2
+    reg: float = 0.2
+    weight_decay: float = 1e-4
+    init_magnitude: float = 0.0
+    seeds: tuple[int, ...] = (0, 1, 2, 3, 4, 5)
+    copies: int = 4
+    seed: int = 0
+
+
+@dataclass(frozen=True)
+class Capacity:
+    """Section 4.3, invariance against trunk capacity (chapter E3): MLP trunks of every width x depth."""
+
+    profile: str = "paper"
+    n_train: int = 400
+    n_test: int = 200
+    epochs: int = 50
+    batch_size: int = 32
+    lr: float = 1e-2
+    reg: float = 0.8
+    weight_decay: float = 1e-4
+    init_magnitude: float = 0.05
+    copies: int = 10
+    widths: tuple[int, ...] = (4, 16, 64)
+    depths: tuple[int, ...] = (1, 2, 3)
+    seed: int = 0
+
+
+@dataclass(frozen=True)
+class Images:
+    """Section 5.1, image recognition (chapter E4). ``dataset``/``root``: any :func:`invlib.data.load` name
+    and folder (``"folder"`` with ``root=<class subfolders of images>`` for your own); ``size``: image side
+    (None: the dataset's own, 64 for a folder); sizes are capped at what the data hold. ``lr``: the baselines
+    and Augerino; ``augnet_lr``: AugNet; ``reg``: AugNet's ``lambda`` for 1, 2 and 3 layers."""
+
+    profile: str = "paper"
+    dataset: str = "cifar10"
+    root: str | None = None
+    size: int | None = None
+    n_train: int = 50_000
+    n_test: int = 10_000
+    val_fraction: float = 0.2
+    epochs: int = 200
+    batch_size: int = 128
+    trunk: str = "small_resnet18"
+    widths: tuple[int, ...] | None = None
+    lr: float = 1e-2
+    augnet_lr: float = 5e-4
+    weight_decay: float = 1e-4
+    augerino_reg: float = 0.01
+    reg: tuple[float, float, float] = (0.1, 0.1, 0.5)
+    init_magnitude: float = 0.5
+    copies: int = 4
+    seed: int = 0
+
+
+# What the smaller profiles change: the method stays, data, trunk width and epochs shrink to the 3-minute /
+# 60-second budgets of a 2-core machine (each chapter says where it departs from the paper and why).
+_SMALL_SPRITES = dict(size=28, widths=(8, 16, 32, 64), aug_lr=2e-3)
+_SMALL_IMAGES = dict(dataset="fashion_mnist", trunk="conv4", widths=(8, 16, 32, 64), augnet_lr=2e-3)
+TABLES = {
+    "sprites": (Sprites, {"cpu": dict(n_train=2560, n_test=1000, epochs=12, **_SMALL_SPRITES),
+                          "smoke": dict(n_train=1024, n_test=500, epochs=3, extra_seeds=(), **_SMALL_SPRITES)}),
+    "sinusoids": (Sinusoids, {"smoke": dict(epochs=12, seeds=(0,))}),
+    "capacity": (Capacity, {"cpu": dict(depths=(1, 2)), "smoke": dict(epochs=12, widths=(4, 64), depths=(1,))}),
+    "images": (Images, {"gpu": dict(epochs=30),
+                        "cpu": dict(n_train=5000, n_test=2000, epochs=4, **_SMALL_IMAGES),
+                        "smoke": dict(n_train=1500, n_test=500, epochs=2, **_SMALL_IMAGES)}),
+}
+
+
+def settings(experiment: str, profile: str | profiles.Profile, **overrides):
+    """The settings of one experiment (``sprites``, ``sinusoids``, ``capacity``, ``images``) on a profile,
+    with the overrides that are not ``None`` (a chapter's papermill parameters); type-checked.
+
+    Example
+    -------
+    >>> settings("sprites", "paper").epochs, settings("sprites", "cpu", epochs=5).epochs
+    (20, 5)
+    >>> settings("images", "cpu", dataset=None).dataset
+    'fashion_mnist'
+    """
+    cls, table = TABLES[check_choice(experiment, TABLES, "experiment")]
+    return profiles.settings(cls, table, profile, **overrides)
+
+
+def _profile(S) -> profiles.Profile:
+    return profiles.get_profile(S.profile)
+
+
+def _adam(S, **kw) -> _train.TrainConfig:
+    return _train.TrainConfig(epochs=S.epochs, batch_size=S.batch_size, optimizer="adam", seed=S.seed,
+                              device=_profile(S).device, **kw)
+
+
+def _quiet(fn, *args, **kwargs):
+    """``fn(*args, **kwargs)`` without its printed lines (for the examples)."""
+    import contextlib
+    import io
+
+    with contextlib.redirect_stdout(io.StringIO()):
+        return fn(*args, **kwargs)
+
+
+# ----------------------------------------------------------------------------- E1: sprites
+def sprite_data(S: Sprites) -> tuple[data.Dataset, data.Dataset]:
+    """Train and test sprites ``(N, C, size, size)`` uint8, labels ``2 * sprite + upside_down`` (4 classes).
+
+    Example
+    -------
+    >>> train, test = sprite_data(settings("sprites", "smoke", n_train=8, n_test=4))
+    >>> train.images.shape, len(test), train.classes[1]
+    (torch.Size([8, 1, 28, 28]), 4, 'Sneaker upside down')
+    """
+    opts = dict(fill=S.fill, **({"files": list(S.sprite_files)} if S.sprite_files else {}))
+    return tuple(data.load("sprites", split, n=n, size=S.size, seed=S.seed, **opts)
+                 for split, n in (("train", S.n_train), ("test", S.n_test)))
+
+
+def sprite_models(S: Sprites, in_chans: int = 1) -> dict:
+    """The models of chapter E1: ``{name: (make() -> model, TrainConfig)}``; every one starts from the trunk
+    weights of its seed (``models.create(seed=...)``), whatever the order of the runs.
+
+    Example
+    -------
+    >>> list(sprite_models(settings("sprites", "smoke", extra_seeds=[1])))  # doctest: +NORMALIZE_WHITESPACE
+    ['AugNet', 'Augerino', 'AugNet, no regulariser', "AugNet, Augerino's regulariser", 'AugNet, no shear ops',
+     'AugNet, seed 1']
+    """
+    def trunk(s):
+        return models.create("conv4", num_classes=4, in_chans=in_chans, widths=S.widths, seed=s)
+
+    def net(regulariser="selective", reg=S.reg, ops="geometric", s=S.seed):
+        return augnet.augnet(trunk(s), ops=ops, reg=reg, regulariser=regulariser, init_magnitude=S.init_magnitude)
+
+    common = dict(weight_decay=0.0, schedule="none")
+    cfg = _adam(S, lr=S.lr, aug_lr=S.aug_lr, aug_weight_decay=1.0, **common)
+    specs = {
+        "AugNet": (net, cfg),
+        "Augerino": (lambda: augerino.augerino(trunk(S.seed), reg=S.augerino_reg),
+                     _adam(S, lr=S.augerino_lr, aug_weight_decay=0.0, **common)),
+        "AugNet, no regulariser": (lambda: net("none", 0.0), cfg),
+        "AugNet, Augerino's regulariser": (lambda: net("augerino"), cfg),
+        # beyond the paper: the same layer without the two shears
+        "AugNet, no shear ops": (lambda: net(ops=["translate_x", "translate_y", "rotate"]), cfg),
+    }
+    for s in S.extra_seeds:  # the paper's AugNet again from other seeds: is the selection stable?
+        specs[f"AugNet, seed {s}"] = (lambda s=s: net(s=s), dataclasses.replace(cfg, seed=s))
+    return specs
+
+
+def train_sprites(S: Sprites, train, test) -> dict[str, list[dict]]:
+    """Train every model of :func:`sprite_models`; the last epoch's record also holds ``test_acc`` (evaluated
+    once, at the end). Returns ``{name: history}``.
+
+    Example
+    -------
+    >>> S = settings("sprites", "smoke", n_train=32, n_test=8, epochs=1, batch_size=32, extra_seeds=[])
+    >>> hist = train_sprites(S, *sprite_data(S))  # doctest: +ELLIPSIS
+    AugNet ... test acc ...
+    >>> len(hist), sorted(hist["Augerino"][-1]["state"]["layer0"])[:2]
+    (5, ['rotate', 'scale'])
+    """
+    hist = {}
+    for name, (make, cfg) in sprite_models(S, train.images.shape[1]).items():
+        net = make()
+        hist[name] = _train.fit(net, train, cfg, progress=_profile(S).progress)
+        last = hist[name][-1]
+        last["test_acc"] = _train.evaluate(net, test)["acc"]  # at the end only: the curves need no test
+        print(f"{name:32s} test acc {last['test_acc']:.3f}  rotation range {max_rotation(last['state']):.3f} rad")
+    return hist
+
+
+# ----------------------------------------------------------------------------- E2: sinusoids
+def sinusoid_data(S: Sinusoids | Capacity) -> tuple[data.Dataset, data.Dataset]:
+    """Train and test sinusoids: signals ``(N, 1, 1000)`` float (10 s at 100 Hz), labels ``(N,)`` (4 classes).
+
+    Example
+    -------
+    >>> train, test = sinusoid_data(settings("sinusoids", "smoke", n_train=8, n_test=4))
+    >>> train.images.shape, train.classes
+    (torch.Size([8, 1, 1000]), ['2 Hz', '4 Hz', '6 Hz', '8 Hz'])
+    """
+    return tuple(data.load("sinusoids", split, n=n, seed=S.seed)
+                 for split, n in (("train", S.n_train), ("test", S.n_test)))
+
+
+def _shift_hz(record: dict) -> float:
+    return record["state"]["layer0"]["frequency_shift"]["max_value"]
+
+
+def train_sinusoids(S: Sinusoids, train, test) -> tuple[dict, dict]:
+    """Chapter E2's runs: per seed, AugNet with the paper's layer of three signal ops (tested every epoch),
+    then, beyond the paper, a layer offering frequency shift alone. Returns ``({seed: history}, {seed: history})``.
+
+    Example
+    -------
+    >>> S = settings("sinusoids", "smoke", n_train=16, n_test=8, epochs=1, batch_size=16)
+    >>> hist, alone = train_sinusoids(S, *sinusoid_data(S))  # doctest: +ELLIPSIS
+    seed 0: selected ...
+    >>> sorted(hist[0][-1]["state"]["layer0"]), list(alone[0][-1]["state"]["layer0"])
+    (['frequency_shift', 'ft_surrogate', 'gaussian_noise'], ['frequency_shift'])
+    """
+    cfg = dict(lr=S.lr, weight_decay=S.weight_decay, aug_weight_decay=S.weight_decay, schedule="none")
+
+    def net(ops, s):  # the trunk's initial weights depend on the seed only
+        trunk = models.create("signal_cnn", num_classes=4, in_chans=1, widths=S.widths, seed=s)
+        return augnet.augnet(trunk, ops=ops, reg=S.reg, init_magnitude=S.init_magnitude, fs=FS, copies=S.copies)
+
+    progress = _profile(S).progress
+    hist, alone = {}, {}
+    for s in S.seeds:
+        hist[s] = _train.fit(net("signal", s), train, dataclasses.replace(_adam(S, **cfg), seed=s), test=test,
+                             progress=progress)
+        sel = augnet.selected(hist[s][-1]["state"])["layer0"]
+        print(f"seed {s}: selected {sel[0]} (weight {sel[1]:.2f}), max value {sel[2]:.3f}, "
+              f"test acc {hist[s][-1]['test_acc']:.3f}")
+    for s in S.seeds:
+        alone[s] = _train.fit(net(["frequency_shift"], s), train, dataclasses.replace(_adam(S, **cfg), seed=s),
+                              progress=progress)
+        print(f"seed {s}, frequency shift alone: largest shift {_shift_hz(alone[s][-1]):.3f} Hz")
+    return hist, alone
+
+
+# ----------------------------------------------------------------------------- E3: capacity
+def true_shift(x: torch.Tensor, generator: torch.Generator | None = None) -> torch.Tensor:
+    """The sinusoids' symmetry: a random frequency shift in [-0.5, 0.5] Hz per signal, ``(B, C, T) -> (B, C, T)``.
+
+    Example
+    -------
+    >>> x = torch.sin(2 * math.pi * 4 * torch.arange(1000) / FS).view(1, 1, -1)
+    >>> true_shift(x, torch.Generator().manual_seed(0)).shape
+    torch.Size([1, 1, 1000])
+    """
+    hz = (torch.rand(len(x), generator=generator) * 2 - 1).to(x) * TRUE_HZ
+    return T.frequency_shift(x, hz, FS)
+
+
+def train_capacity(S: Capacity, train, test) -> pd.DataFrame:
+    """Chapter E3's grid: per MLP trunk (every depth x width), the trunk alone, the trunk trained with the
+    oracle augmentation :func:`true_shift`, and AugNet (one layer offering frequency shift alone, ``copies``
+    copies). Returns one row per (trunk, method): ``depth, width, params, method, acc, median, q25, q75, mean``
+    (the invariance Eq. 4 to :func:`true_shift` on the pre-softmax test outputs) and AugNet's ``shift_hz``.
+
+    Example
+    -------
+    >>> S = settings("capacity", "smoke", n_train=32, n_test=16, epochs=1, widths=[4], depths=[1])
+    >>> res = train_capacity(S, *sinusoid_data(S))  # doctest: +ELLIPSIS
+    depth 1 width   4: baseline inv ...
+    >>> res["method"].tolist(), int(res["params"][0])
+    (['baseline', 'oracle augmentation', 'AugNet'], 4024)
+    """
+    import functools
+
+    cfg = _adam(S, lr=S.lr, weight_decay=S.weight_decay, aug_weight_decay=S.weight_decay, schedule="none")
+    x_test, rows = test.float(), []
+    for depth in S.depths:
+        for width in S.widths:
+            def trunk(width=width, depth=depth):
+                return models.create("signal_mlp", num_classes=4, in_chans=1, length=train.images.shape[-1],
+                                     width=width, depth=depth, seed=S.seed)
+            base, oracle = trunk(), trunk()
+            _train.fit(base, train, cfg, progress=False)
+            _train.fit(oracle, train, cfg, augment=true_shift, progress=False)
+            net = augnet.augnet(trunk(), ops=["frequency_shift"], reg=S.reg, init_magnitude=S.init_magnitude, fs=FS,
+                                copies=S.copies)
+            _train.fit(net, train, cfg, progress=False)
+            for method, model, rep in [("baseline", base, base), ("oracle augmentation", oracle, oracle),
+                                       ("AugNet", net, functools.partial(net, reduce="logits"))]:
+                model.eval()
+                inv = metrics.summary(metrics.invariance(rep, x_test, true_shift, seed=S.seed))
+                rows.append(dict(depth=depth, width=width, params=sum(p.numel() for p in base.parameters()),
+                                 method=method, acc=_train.evaluate(model, test)["acc"], **inv,
+                                 shift_hz=_shift_hz(dict(state=net.state())) if method == "AugNet" else None))
+            print(f"depth {depth} width {width:3d}: " + ", ".join(
+                f"{r['method']} inv {r['median']:.3f} acc {r['acc']:.3f}" for r in rows[-3:]))
+    return pd.DataFrame(rows)
+
+
+# ----------------------------------------------------------------------------- E4: images
+def rows(ds: data.Dataset, index) -> data.Dataset:
+    """The images of ``ds`` at ``index`` (a slice, or a ``(M,)`` index tensor or list), as a Dataset.
+
+    Example
+    -------
+    >>> ds = data.load("sinusoids", "test", n=10)
+    >>> len(rows(ds, slice(0, 3))), len(rows(ds, [4, 7]))
+    (3, 2)
+    """
+    return dataclasses.replace(ds, images=ds.images[index], labels=ds.labels[index],
+                               boxes=None if ds.boxes is None else ds.boxes[index])
+
+
+def _one_split(S: Images) -> bool:
+    """A folder of class subfolders with no train/ and test/ (or val/) folders: all its images are one split."""
+    root = Path(S.root) if S.root else None
+    return S.dataset == "folder" and root is not None and root.is_dir() and not any(
+        (root / d).is_dir() for d in ("train", "test", "val"))
+
+
+def image_data(S: Images) -> tuple[data.Dataset, data.Dataset, data.Dataset]:
+    """``(train, val, test)``: ``n_train`` training images (the first ``val_fraction`` of them held out for
+    early stopping) and ``n_test`` test images, each capped at what the data hold (with a printed note). A
+    folder with no test split gives a fifth of its images, at most ``n_test``, to the test set.
+
+    Example
+    -------
+    >>> train, val, test = image_data(settings("images", "smoke", n_train=100, n_test=20))
+    fashion_mnist: 80 train, 20 validation, 20 test images
+    >>> train.images.shape
+    torch.Size([80, 1, 28, 28])
+    """
+    def load(split, n):
+        return data.load(S.dataset, split, root=S.root, n=n, seed=S.seed, size=S.size, cap=True)
+
+    if _one_split(S):
+        every = load("train", S.n_train + S.n_test)
+        n_test = min(S.n_test, len(every) // 5)
+        if n_test < S.n_test:
+            print(f"note: {S.root} has no test split; {n_test} of its {len(every)} images (a fifth) are the test set.")
+        test, full = rows(every, slice(0, n_test)), rows(every, slice(n_test, None))
+    else:
+        full, test = load("train", S.n_train), load("test", S.n_test)
+    n_val = int(len(full) * S.val_fraction)
+    val, train = rows(full, slice(0, n_val)), rows(full, slice(n_val, None))
+    print(f"{S.dataset}: {len(train)} train, {len(val)} validation, {len(test)} test images")
+    return train, val, test
+
+
+def image_models(S: Images, in_chans: int = 1, num_classes: int = 10) -> dict:
+    """The six models of chapter E4: ``{name: (make() -> model, TrainConfig, fixed augmentation or None)}``,
+    all from the same trunk weights.
+
+    Example
+    -------
+    >>> list(image_models(settings("images", "smoke")))  # doctest: +NORMALIZE_WHITESPACE
+    ['no augmentation', 'fixed augmentation', 'Augerino', 'AugNet, 1 layer', 'AugNet, 2 layers',
+     'AugNet, 3 layers']
+    """
+    def trunk():
+        kw = dict(widths=S.widths) if S.widths else {}
+        return models.create(S.trunk, num_classes=num_classes, in_chans=in_chans, seed=S.seed, **kw)
+
+    common = dict(weight_decay=S.weight_decay, schedule="cosine")
+    plain = _adam(S, lr=S.lr, aug_lr=S.lr, aug_weight_decay=0.0, **common)
+    learned = _adam(S, lr=S.augnet_lr, aug_lr=S.augnet_lr, aug_weight_decay=1.0, **common)
+    specs = {
+        "no augmentation": (trunk, plain, None),
+        "fixed augmentation": (trunk, plain, _train.StandardAugment(scale=(0.64, 1.0))),
+        "Augerino": (lambda: augerino.augerino(trunk(), reg=S.augerino_reg, copies=S.copies), plain, None),
+    }
+    layers = {1: ["geometric"], 2: ["appearance", "geometric"], 3: ["appearance", "geometric", "geometric"]}
+    for k, ops in layers.items():
+        specs[f"AugNet, {k} layer{'s' if k > 1 else ''}"] = (
+            lambda ops=ops, k=k: augnet.augnet(trunk(), ops=ops, reg=S.reg[k - 1], copies=S.copies,
+                                               init_magnitude=S.init_magnitude), learned, None)
+    return specs
+
+
+def train_images(S: Images, train, val, test) -> dict[str, list[dict]]:
+    """Train the six models of :func:`image_models`, validated and tested after every epoch. Returns
+    ``{name: history}``; ``test_at_best_val`` is the paper's early-stopped test accuracy.
+
+    Example
+    -------
+    >>> S = settings("images", "smoke", n_train=40, n_test=8, epochs=1, batch_size=32)
+    >>> hist = train_images(S, *_quiet(image_data, S))  # doctest: +ELLIPSIS
+    no augmentation ... early-stopped test acc ...
+    >>> len(hist["AugNet, 3 layers"][-1]["state"])
+    3
+    """
+    hist = {}
+    for name, (make, cfg, aug) in image_models(S, train.images.shape[1], len(train.classes)).items():
+        hist[name] = _train.fit(make(), train, cfg, val=val, test=test, augment=aug, progress=_profile(S).progress)
+        h = hist[name][-1]
+        print(f"{name:22s} early-stopped test acc {h['test_at_best_val']:.3f}, train acc {h['train_acc']:.3f}")
+    return hist

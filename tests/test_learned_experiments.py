@@ -1,0 +1,169 @@
+"""invlib.learned.experiments: the settings of paper E's experiments per profile, the data (capped, own
+folders), the models' shared starting weights, the oracle shift, and the chapters E1-E4 of the smoke book."""
+
+import math
+
+import pytest
+import torch
+
+from invlib import data, results
+from invlib.learned import experiments as E
+from invlib.learned import reports as R
+
+
+# ----------------------------------------------------------------------------- settings
+def test_settings_profile_tables_and_overrides():
+    paper, cpu, smoke = (E.settings("sprites", p) for p in ("paper", "cpu", "smoke"))
+    assert (paper.n_train, paper.size, paper.widths, paper.aug_lr) == (10_000, 32, (32, 64, 128, 256), 5e-4)
+    assert (cpu.size, cpu.aug_lr, cpu.lr, cpu.profile) == (28, 2e-3, 5e-4, "cpu")  # cpu changes only its table
+    assert smoke.extra_seeds == () and cpu.extra_seeds == (1, 2, 3, 4, 5)
+    assert E.settings("sprites", "cpu", epochs=None, widths=[4, 8]).widths == (4, 8)  # None keeps, lists -> tuples
+    assert E.settings("sprites", "cpu", extra_seeds=[]).extra_seeds == ()  # an empty list is a value, not None
+    assert E.settings("images", "gpu").epochs == 30 and E.settings("images", "gpu").dataset == "cifar10"
+    assert E.settings("images", "cpu", dataset=None).dataset == "fashion_mnist"
+    assert E.settings("images", "smoke", dataset="folder", root="/data/x").root == "/data/x"
+    assert E.settings("capacity", "cpu").depths == (1, 2) and E.settings("sinusoids", "smoke").seeds == (0,)
+
+
+def test_settings_errors_name_the_fix():
+    with pytest.raises(ValueError, match="Did you mean 'epochs'"):
+        E.settings("sprites", "cpu", epoch=3)
+    with pytest.raises(TypeError, match="n_train.*int"):
+        E.settings("images", "cpu", n_train="lots")
+    with pytest.raises(ValueError, match="experiment.*capacity, images, sinusoids, sprites"):
+        E.settings("mario", "cpu")
+    with pytest.raises(ValueError, match="profile"):
+        E.settings("sprites", "laptop")
+
+
+# ----------------------------------------------------------------------------- models
+def trunk_weights(net):
+    return [p.detach().clone() for p in getattr(net, "trunk", net).parameters()]
+
+
+def test_sprite_models_share_their_seed_trunk_whatever_the_order_and_keep_the_rng():
+    specs = E.sprite_models(E.settings("sprites", "smoke", extra_seeds=[1]))
+    rng = torch.random.get_rng_state()
+    first = {name: trunk_weights(make()) for name, (make, _) in reversed(specs.items())}
+    assert torch.equal(rng, torch.random.get_rng_state())  # the caller's random state is untouched
+    again = trunk_weights(specs["AugNet"][0]())
+    for name in ("Augerino", "AugNet, no regulariser", "AugNet, no shear ops"):
+        assert all(torch.equal(a, b) for a, b in zip(first[name], again)), name
+    assert not torch.equal(first["AugNet, seed 1"][0], again[0])  # another seed, other weights
+    assert specs["AugNet, seed 1"][1].seed == 1 and specs["AugNet"][1].seed == 0
+
+
+def test_image_models_share_one_trunk():
+    specs = E.image_models(E.settings("images", "smoke"), in_chans=1, num_classes=10)
+    weights = [trunk_weights(make()) for make, _, _ in specs.values()]
+    assert all(all(torch.equal(a, b) for a, b in zip(w, weights[0])) for w in weights)
+    layers = [len(make().augment.layers) for name, (make, _, _) in specs.items() if name.startswith("AugNet")]
+    assert layers == [1, 2, 3]
+
+
+# ----------------------------------------------------------------------------- data
+def test_rows_keeps_images_and_labels_aligned():
+    ds = data.load("sinusoids", "test", n=12)
+    part = E.rows(ds, torch.tensor([5, 2]))
+    assert torch.equal(part.images, ds.images[[5, 2]]) and torch.equal(part.labels, ds.labels[[5, 2]])
+    assert part.classes == ds.classes and len(ds) == 12  # the source is not changed
+
+
+def write_folder(root, per_class=10, classes=("a", "b", "c"), split=None):
+    from PIL import Image
+
+    g = torch.Generator().manual_seed(0)
+    for k, c in enumerate(classes):
+        folder = root / (split or "") / c
+        folder.mkdir(parents=True, exist_ok=True)
+        for i in range(per_class):
+            img = (torch.rand(20, 20, generator=g) * 80 + 60 * k).to(torch.uint8).numpy()
+            Image.fromarray(img).save(folder / f"{i}.png")  # greyscale PNGs
+    return root
+
+
+def test_image_data_caps_sizes_and_holds_out_a_test_fifth_of_a_single_folder(tmp_path, capsys):
+    root = write_folder(tmp_path)
+    S = E.settings("images", "smoke", dataset="folder", root=str(root), size=16)  # asks for 1500 + 500
+    train, val, test = E.image_data(S)
+    out = capsys.readouterr().out
+    assert "30 images, fewer than the 2000 asked for" in out and "6 of its 30 images (a fifth)" in out
+    assert (len(train), len(val), len(test)) == (20, 4, 6)
+    assert train.images.shape[1:] == (3, 16, 16)
+    every = torch.cat([train.images, val.images, test.images]).flatten(1)
+    assert len(torch.unique(every, dim=0)) == 30  # no image in two splits
+
+
+def test_image_data_uses_a_folders_own_test_split(tmp_path, capsys):
+    write_folder(tmp_path, per_class=8, split="train")
+    write_folder(tmp_path, per_class=3, split="test")
+    S = E.settings("images", "smoke", dataset="folder", root=str(tmp_path), size=16, n_train=20, n_test=100)
+    train, val, test = E.image_data(S)
+    assert (len(train), len(val), len(test)) == (16, 4, 9)
+    assert "a fifth" not in capsys.readouterr().out
+
+
+# ----------------------------------------------------------------------------- the oracle shift
+def test_true_shift_moves_the_frequency_by_at_most_half_a_hertz():
+    t = torch.arange(1000) / E.FS
+    x = torch.sin(2 * math.pi * 4.0 * t).repeat(64, 1, 1)
+    y = E.true_shift(x, torch.Generator().manual_seed(0))
+    spectrum = torch.fft.rfft(y[:, 0], n=16_000).abs()  # 100 Hz / 16000 = 0.00625 Hz per bin
+    peak = spectrum.argmax(1) * E.FS / 16_000
+    assert (peak - 4.0).abs().max() <= 0.5 + 0.01
+    assert (peak - 4.0).min() < -0.4 and (peak - 4.0).max() > 0.4  # both directions, most of the range
+    assert torch.equal(y, E.true_shift(x, torch.Generator().manual_seed(0)))  # the generator fixes the draws
+
+
+# ----------------------------------------------------------------------------- drivers, end to end
+@pytest.mark.slow
+def test_image_chapter_runs_on_an_own_folder_of_greyscale_pngs(tmp_path, capsys):
+    S = E.settings("images", "smoke", dataset="folder", root=str(write_folder(tmp_path)), size=16, epochs=2,
+                   batch_size=8)
+    hist = E.train_images(S, *E.image_data(S))
+    assert len(hist) == 6 and all(len(h) == 2 and 0 <= h[-1]["test_at_best_val"] <= 1 for h in hist.values())
+    run = results.Run("demo_e4", "smoke")
+    table, facts = R.images_report(run, S, hist)
+    assert {c["verdict"] for c in run.claims.values()} == {"not measurable at this profile"}  # not CIFAR-10
+    learned = R.learned_table(hist)
+    assert learned.groupby("model").size().to_dict() == {"Augerino": 6, "AugNet, 1 layer": 1, "AugNet, 2 layers": 2,
+                                                         "AugNet, 3 layers": 3}
+    assert set(learned.loc[learned["model"] == "Augerino", "unit"]) >= {"radians", "fraction of width"}
+
+
+# ----------------------------------------------------------------------------- the E chapters of the smoke book
+def test_e_chapters_log_their_metrics_and_claims(smoke_book):
+    """The E chapters of the smoke book (run once per session by the book runner) log the learned
+    augmentations per epoch in radians, and record the paper's claims with verdicts that follow their numbers."""
+    e1 = results.load("e1_learning_the_right_invariance", "smoke")
+    m = e1["metrics"]
+    epochs = e1["params"]["epochs"]
+    for key in ("augnet", "augerino", "augnet/no_regulariser", "augnet/augerinos_regulariser"):
+        curve = m[f"{key}/rotation_by_epoch"]
+        assert len(curve) == epochs and all(0 <= a <= math.pi + 1e-6 for a in curve)
+    assert m["augerino/final_state"]["layer0"]["rotate"]["max_value"] == pytest.approx(
+        m["augerino/final_state"]["layer0"]["rotate"]["magnitude"] / 2)  # radians, theta / 2
+    claims = {c["id"]: c for c in e1["claims"]}
+    assert set(claims) == {"fig3/augnet_selects_rotate", "fig3/augerino_rotation", "fig3/no_regulariser_collapses",
+                           "fig4/augerino_regulariser_misses"}
+    assert (claims["fig3/no_regulariser_collapses"]["verdict"] == "reproduced") == (
+        m["augnet/no_regulariser/rotation_rad"] <= 0.05)
+    assert (claims["fig3/augnet_selects_rotate"]["verdict"] == "reproduced") == m["augnet_criterion_met"]
+
+    e2 = results.load("e2_beyond_vision", "smoke")
+    assert len(e2["metrics"]["alone/seed0/shift_hz_by_epoch"]) == e2["params"]["epochs"]
+    verdict = e2["claims"][0]["verdict"]
+    assert (verdict == "reproduced") == e2["metrics"]["criterion_met"]
+
+    e3 = results.load("e3_capacity", "smoke")
+    claims = {c["id"]: c["verdict"] for c in e3["claims"]}
+    medians = [v for k, v in e3["metrics"].items() if k.startswith("augnet/d") and k.endswith("invariance_median")]
+    assert len(medians) == 2
+    assert (claims["fig6/augnet_invariance_any_capacity"] == "reproduced") == (min(medians) >= 0.9)
+
+    e4 = results.load("e4_image_recognition", "smoke")
+    assert e4["params"]["dataset"] == "fashion_mnist"
+    assert {c["verdict"] for c in e4["claims"]} == {"not measurable at this profile"}
+    assert len(e4["metrics"]["augnet/3_layers/final_state"]) == 3
+    rotate = e4["metrics"]["augnet/1_layer/final_state"]["layer0"]["rotate"]
+    assert rotate["max_value"] == pytest.approx(rotate["magnitude"] * math.pi)  # radians, not degrees

@@ -1,0 +1,164 @@
+"""invlib.learned.reports: the verdicts of paper E's claims follow the numbers of a run by their stated criteria,
+the metric keys stay those of earlier results, and the learned-augmentation table reads both methods."""
+
+import math
+
+import pandas as pd
+import pytest
+from torch import nn
+
+from invlib import results
+from invlib.learned import augerino, augnet
+from invlib.learned import experiments as E
+from invlib.learned import reports as R
+
+
+def layer(**ops):
+    """``{"layer0": {op: {weight, magnitude, max_value}}}`` from ``op=(weight, max_value)``."""
+    return {"layer0": {op: dict(weight=w, magnitude=0.5, max_value=v) for op, (w, v) in ops.items()}}
+
+
+def sprite_hist(rotate=(0.95, math.pi / 4), augerino_rad=0.8, none_rad=0.01, augerino_reg=(0.1, 0.1), seeds=()):
+    """Final states: AugNet's rotate ``(weight, range)`` (the other four ops share the rest of the weight), the
+    same for the AugNet with Augerino's regulariser and the extra ``seeds`` ``[(seed, (weight, range))]``."""
+    def geo(w, v):
+        rest = (1 - w) / 4
+        return layer(translate_x=(rest, 0.1), translate_y=(rest, 0.1), rotate=(w, v), shear_x=(rest, 0.1),
+                     shear_y=(rest, 0.1))
+
+    aug = {"layer0": {g: dict(weight=1.0, magnitude=2 * augerino_rad, max_value=augerino_rad)
+                      for g in augerino.GENERATORS}}
+    states = {"AugNet": geo(*rotate), "Augerino": aug, "AugNet, no regulariser": geo(0.2, none_rad),
+              "AugNet, Augerino's regulariser": geo(*augerino_reg),
+              "AugNet, no shear ops": layer(translate_x=(0.05, 0.1), translate_y=(0.05, 0.1), rotate=(0.9, 0.8))}
+    states.update({f"AugNet, seed {s}": geo(*r) for s, r in seeds})
+    return {n: [dict(epoch=0, state=st, test_acc=0.9)] for n, st in states.items()}
+
+
+def verdicts(run):
+    return {cid: c["verdict"] for cid, c in run.claims.items()}
+
+
+# ----------------------------------------------------------------------------- E1
+def test_sprites_verdicts_follow_the_numbers():
+    S = E.settings("sprites", "smoke", extra_seeds=[1, 2])
+    run = results.Run("demo", "smoke")
+    hist = sprite_hist(seeds=[(1, (0.95, 0.7)), (2, (0.1, 0.1))])  # seed 2 selects a shear instead
+    table, facts = R.sprites_report(run, S, hist)
+    assert verdicts(run) == {"fig3/augnet_selects_rotate": "reproduced", "fig3/augerino_rotation": "reproduced",
+                             "fig3/no_regulariser_collapses": "reproduced",
+                             "fig4/augerino_regulariser_misses": "reproduced"}
+    assert run.metrics["augnet/criterion_met_over_seeds"] == 2 and facts["e1_count"] == "2 of 3"
+    assert table.loc["Augerino", "selected op"] == "affine (all six)"
+    assert table.loc["AugNet", "rotation range (rad)"] == pytest.approx(0.785)
+
+    run = results.Run("demo", "smoke")
+    R.sprites_report(run, S, sprite_hist(rotate=(0.95, 1.2), augerino_rad=0.5, none_rad=0.3,
+                                         augerino_reg=(0.9, 0.8), seeds=[(1, (0.95, 0.7)), (2, (0.1, 0.1))]))
+    assert verdicts(run) == {"fig3/augnet_selects_rotate": "partly",  # met on one seed of three
+                             "fig3/augerino_rotation": "partly",  # 0.5 rad: closer to pi/4 than its start, 0.35
+                             "fig3/no_regulariser_collapses": "partly",  # 0.3 rad: below its start, pi/8
+                             "fig4/augerino_regulariser_misses": "not reproduced"}  # it found rotate at 0.8 rad
+
+
+def test_sprites_report_keeps_the_metric_keys_of_earlier_results():
+    run = results.Run("demo", "smoke")
+    R.sprites_report(run, E.settings("sprites", "smoke"), sprite_hist())
+    per_model = ["rotation_rad", "test_acc", "selected", "selected_weight", "rotation_by_epoch", "final_state"]
+    models = ["augnet", "augerino", "augnet/no_regulariser", "augnet/augerinos_regulariser", "augnet/no_shear_ops"]
+    expected = {f"{m}/{k}" for m in models for k in per_model} | {
+        "augnet/selected_over_seeds", "augnet/criterion_met_over_seeds", "augnet_criterion_met"}
+    assert set(run.metrics) == expected
+    assert run.paper["augnet/rotation_rad"] == pytest.approx(math.pi / 4) and run.paper["augnet/selected"] == "rotate"
+
+
+# ----------------------------------------------------------------------------- E2
+def sinusoid_hist(*runs):
+    """One seed per ``(weight of frequency shift, its range in Hz)``."""
+    def st(w, hz):
+        return layer(frequency_shift=(w, hz), ft_surrogate=((1 - w) / 2, 0.01), gaussian_noise=((1 - w) / 2, 0.01))
+    return {s: [dict(epoch=0, state=st(w, hz), test_acc=0.9)] for s, (w, hz) in enumerate(runs)}
+
+
+def test_sinusoids_verdict_uses_the_unrounded_ranges():
+    S = E.settings("sinusoids", "smoke")
+    alone = {0: [dict(epoch=0, state=layer(frequency_shift=(1.0, 0.5)))]}
+    run = results.Run("demo", "smoke")
+    R.sinusoids_report(run, S, sinusoid_hist((0.9, 0.6504), (0.9, 0.64), (0.1, 0.0)), alone)
+    # 0.6504 Hz is 0.1504 from 0.5: it does not count, though it rounds to 0.650
+    assert run.metrics["median_shift_hz"] == pytest.approx(0.64) and run.metrics["criterion_met"] is True
+    assert "1 of 3 seeds" in run.claims["fig5/frequency_shift_selected"]["ours"]
+    assert verdicts(run) == {"fig5/frequency_shift_selected": "reproduced"}
+    run = results.Run("demo", "smoke")
+    R.sinusoids_report(run, S, sinusoid_hist((0.9, 0.45), (0.1, 0.0), (0.2, 0.0)), alone)
+    assert verdicts(run) == {"fig5/frequency_shift_selected": "partly"}  # one seed alone meets it
+    assert run.metrics["seeds_selecting_frequency_shift"] == 1
+
+
+# ----------------------------------------------------------------------------- E3
+def capacity_res(augnet_medians, oracle_medians):
+    rows = []
+    for (w, p), a, o in zip([(4, 4024), (16, 16084), (64, 64324)], augnet_medians, oracle_medians):
+        for method, v in [("baseline", 0.1), ("oracle augmentation", o), ("AugNet", a)]:
+            rows.append(dict(depth=1, width=w, params=p, method=method, acc=0.9, median=v, q25=v - 0.1, q75=v,
+                             mean=v, shift_hz=0.4 if method == "AugNet" else None))
+    return pd.DataFrame(rows)
+
+
+def test_capacity_verdicts_follow_the_numbers():
+    S = E.settings("capacity", "smoke")
+    run = results.Run("demo", "smoke")
+    R.capacity_report(run, S, capacity_res([0.95, 0.99, 0.97], [0.3, 0.6, 0.9]))
+    assert verdicts(run) == {"fig6/augnet_invariance_any_capacity": "reproduced",
+                             "fig6/oracle_invariance_grows": "reproduced"}
+    run = results.Run("demo", "smoke")
+    R.capacity_report(run, S, capacity_res([0.5, 0.95, 0.97], [0.9, 0.6, 0.3]))
+    assert verdicts(run) == {"fig6/augnet_invariance_any_capacity": "partly",
+                             "fig6/oracle_invariance_grows": "not reproduced"}
+    assert run.metrics["augnet_min_invariance"] == 0.5 and run.metrics["augnet_spread"] == pytest.approx(0.47)
+
+
+# ----------------------------------------------------------------------------- E4
+def image_hist(acc: dict, epochs_to_80: dict | None = None):
+    """Histories whose early-stopped accuracy ends at ``acc[name]`` (passing 0.8 at ``epochs_to_80[name]``)."""
+    out = {}
+    for name, a in acc.items():
+        first = (epochs_to_80 or {}).get(name, 10)
+        out[name] = [dict(epoch=e, train_acc=0.9, test_at_best_val=0.85 if e + 1 >= first else 0.5) for e in range(9)]
+        out[name][-1]["test_at_best_val"] = a
+    return out
+
+
+NAMES = ["no augmentation", "fixed augmentation", "Augerino", "AugNet, 1 layer", "AugNet, 2 layers", "AugNet, 3 layers"]
+
+
+def test_images_claims_measurable_on_cifar10_only():
+    acc = dict(zip(NAMES, [0.80, 0.90, 0.86, 0.87, 0.86, 0.899]))
+    fast = dict(zip(NAMES, [9, 9, 9, 1, 2, 1]))
+    run = results.Run("demo", "gpu")
+    table, facts = R.images_report(run, E.settings("images", "gpu"), image_hist(acc, fast))
+    assert verdicts(run) == {"fig7/augerino_and_augnet1_beat_baseline": "reproduced", "fig7/augnet3_top": "reproduced",
+                             "fig7/augnet_faster": "reproduced"}
+    assert run.metrics["best_model"] == "fixed augmentation" and facts["e4_beats"] == "both beat"
+    run = results.Run("demo", "cpu")
+    R.images_report(run, E.settings("images", "cpu"), image_hist(acc, fast))
+    assert set(verdicts(run).values()) == {"not measurable at this profile"}
+    run = results.Run("demo", "gpu")
+    worse = dict(acc, Augerino=0.7, **{"AugNet, 3 layers": 0.85})
+    R.images_report(run, E.settings("images", "gpu"), image_hist(worse, dict(fast, **{"AugNet, 1 layer": 5,
+                                                                                     "AugNet, 3 layers": 5})))
+    assert verdicts(run) == {"fig7/augerino_and_augnet1_beat_baseline": "partly", "fig7/augnet3_top": "partly",
+                             "fig7/augnet_faster": "partly"}
+
+
+def test_learned_table_reads_both_methods_in_their_units():
+    nets = {"Augerino": augerino.augerino(nn.Identity()),
+            "AugNet": augnet.augnet(nn.Identity(), ops=["appearance", "geometric"], init_magnitude=0.25)}
+    nets["AugNet"].augment.layers[1].logits.data[augnet.GROUPS["geometric"].index("rotate")] = 1.0
+    hist = {name: [dict(state=net.state())] for name, net in nets.items()} | {"trunk": [dict(train_acc=0.5)]}
+    t = R.learned_table(hist)
+    assert t["model"].tolist() == ["Augerino"] * 6 + ["AugNet"] * 2
+    rot = t[(t["model"] == "AugNet") & (t["layer"] == "layer1")].iloc[0]
+    assert (rot["op"], rot["unit"], rot["max_value"]) == ("rotate", "radians", round(math.pi / 4, 3))
+    aug_rot = t[(t["model"] == "Augerino") & (t["op"] == "rotate")].iloc[0]
+    assert aug_rot["max_value"] == round(math.log(2) / 2, 3) and aug_rot["unit"] == "radians"
