@@ -728,7 +728,8 @@ def load(
     ``n``: keep ``subset(n, seed)`` (more than the split holds is an error, unless ``cap=True``: then the
     whole split, with a printed note; chapters use it so that they run on a small folder of your own);
     ``size``: resize images to ``size x size`` (antialiased, batched) and scale the boxes; ``opts``: the
-    dataset's options (``color_seed`` for fashion_mnist_color, ``max_per_class`` for imagenet and folder, ``box_filter`` for imagenet, ``synsets`` for folder).
+    dataset's options (``color_seed`` for fashion_mnist_color, ``max_per_class`` for imagenet and folder,
+    ``box_filter`` for imagenet, ``synsets`` for folder).
 
     Returns a :class:`Dataset` with images (N, C, H, W) uint8, labels (N,) int64, boxes (N, 4) or None.
     Raises :class:`DataMissingError` (a ``FileNotFoundError``) naming the ways to get missing files.
