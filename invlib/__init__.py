@@ -16,7 +16,7 @@ plots       image grids, magnitude grids, heatmaps
 book        the papermill runner and the Jupyter Book build
 metrics     invariance of a representation to a transformation (papers B and E)
 probes      paper A: ranking probes of augmentations on frozen layers
-learned     paper E: AugNet and Augerino, augmentation layers learned end to end
+learned     paper E: AugNet and Augerino (learned augmentation layers); experiments + reports drive chapters E1-E4
 """
 
 import warnings
