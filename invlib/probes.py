@@ -752,7 +752,7 @@ class Settings:
 _SMALL = dict(dataset="fashion_mnist_color", backbones=_ZOO, variants=_ZOO_VARIANTS, source_size=None, canvas=1.5,
               batch_size=128, passthrough_size=None)
 SETTINGS = {  # profile -> the fields it changes (see Settings)
-    "smoke": dict(_SMALL, n_train=128, n_val=128),
+    "smoke": dict(_SMALL, n_train=256, n_val=256),
     "cpu": dict(_SMALL, n_train=1500, n_val=500),
     "gpu": dict(n_train=20_000, n_val=5_000),
 }
