@@ -152,7 +152,7 @@ class Spec:
     lr: float = 0.1
     weight_decay: float = 5e-4
     warmup_epochs: float = 0.0
-    device: str = field(default="cpu", compare=False)
+    device: str = field(default="auto", compare=False)  # "auto": CUDA when there is one (on the job's node)
 
     def __post_init__(self):
         params = self.augment_params

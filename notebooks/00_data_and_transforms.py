@@ -54,7 +54,7 @@ P
 # has no annotated boxes; `invlib` derives one per image from the foreground (pixels above a small threshold),
 # which is what paper A's zoom and aspect-ratio tasks crop around. The red boxes below are those boxes.
 # Shown are the test images every zoo model below is scored on (`zoo.splits`: the test split, or for a folder
-# without `test/` sub-folder, a held-out fifth of its images).
+# without a `test/` sub-folder, images held out from it).
 
 # %%
 _, test = zoo.splits(zoo.BOOK[0], P, root, train=False)

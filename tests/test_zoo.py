@@ -141,7 +141,7 @@ def test_train_once_then_load_from_cache_without_data(monkeypatch):
 
 
 def test_training_is_deterministic_and_the_seed_matters():
-    spec = SPEC.replace(n_train=256)
+    spec = SPEC.replace(n_train=128)
     a = _weights(zoo.get(spec))
     b = _weights(zoo.get(spec, retrain=True))
     c = _weights(zoo.get(spec.replace(seed=1)))
