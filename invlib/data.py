@@ -613,6 +613,7 @@ def _folder(
 # ---------------------------------------------------------------- generated sets (AugNet, section 4)
 
 SPRITE_CLASSES = ("Sneaker", "Ankle boot")  # the default two asymmetric Fashion-MNIST items
+SPRITE_TINTS = ((1.0, 0.55, 0.15), (0.25, 0.6, 1.0))  # sprites(color=True): orange sneaker, blue boot
 
 
 def _split_generator(seed: int, split: str) -> torch.Generator:
@@ -638,7 +639,8 @@ def _sprite_images(files, inner: int) -> Tensor:
                         .permute(2, 0, 1).float() / 255 for f in files])
 
 
-def _sprites(split, root, n, seed, size, *, files=None, max_angle: float = 45.0, fill: float = 1.0) -> Dataset:
+def _sprites(split, root, n, seed, size, *, files=None, max_angle: float = 45.0, fill: float = 1.0,
+             color: bool = False) -> Dataset:
     """AugNet's section 4.1 / Augerino's "Mario and Iggy" task, with two real images.
 
     Each image is one of two sprites (two Fashion-MNIST items by default, ``files`` = two image paths
@@ -647,7 +649,9 @@ def _sprites(split, root, n, seed, size, *, files=None, max_angle: float = 45.0,
     0 and 2 upright, 1 and 3 upside down. ``n`` images (default 10,000 train / 5,000 test, as the paper).
     ``fill`` is the sprite's side as a fraction of the canvas: 1 (default) rotates the whole frame, as the
     Mario-Iggy generator of Benton et al. does, so rotations cut the corners; ``1 / sqrt(2)`` keeps every
-    rotated sprite whole inside the canvas.
+    rotated sprite whole inside the canvas. ``color=True`` renders grey sprites in colour, 3 channels, as the
+    RGB sprites of the AugNet and Augerino code: each sprite keeps its grey levels times its own tint
+    (:data:`SPRITE_TINTS`); sprites from colour files are in colour already.
     """
     from .transforms import apply
 
@@ -657,6 +661,8 @@ def _sprites(split, root, n, seed, size, *, files=None, max_angle: float = 45.0,
     if not 0 < fill <= 1:
         raise ValueError(f"fill is the sprite's side as a fraction of the canvas, in (0, 1]; got {fill}.")
     sprites = _sprite_images(files, max(1, round(side * fill)))
+    if color and sprites.shape[1] == 1:
+        sprites = sprites * torch.tensor(SPRITE_TINTS).view(2, 3, 1, 1)
     pad = (side - sprites.shape[-1]) // 2
     canvas = torch.nn.functional.pad(sprites, (pad, side - sprites.shape[-1] - pad) * 2)
     which = torch.randint(0, 2, (n,), generator=gen)

@@ -30,6 +30,7 @@ from .utils import atomic_save, check_choice, resolve_device
 
 OPTIMIZERS = ("sgd", "adam", "adamw")
 SCHEDULES = ("cosine", "step", "none")
+DECAY_ON = ("weights", "all")
 
 
 @dataclass
@@ -48,6 +49,7 @@ class TrainConfig:
     lr: float = 0.05
     momentum: float = 0.9
     weight_decay: float = 5e-4
+    weight_decay_on: str = "weights"  # "weights": conv/linear weights only; "all": biases and norms too
     schedule: str = "cosine"
     step_size: int = 30  # epochs between decays for schedule="step"
     gamma: float = 0.1
@@ -64,6 +66,7 @@ class TrainConfig:
     def __post_init__(self):
         check_choice(self.optimizer, OPTIMIZERS, "optimizer")
         check_choice(self.schedule, SCHEDULES, "schedule")
+        check_choice(self.weight_decay_on, DECAY_ON, "weight_decay_on")
         if self.epochs < 1 or self.batch_size < 1 or self.lr <= 0:
             raise ValueError(f"epochs, batch_size and lr must be positive, got {self.epochs}, "
                              f"{self.batch_size}, {self.lr}.")
@@ -160,10 +163,15 @@ def _memory_format(x: torch.Tensor, channels_last: bool = True):
 
 
 def make_optimizer(model: nn.Module, cfg: TrainConfig) -> torch.optim.Optimizer:
-    """The optimizer named by ``cfg.optimizer``; no weight decay on biases and norm weights.
+    """The optimizer named by ``cfg.optimizer``, with ``cfg.weight_decay`` on the weight matrices and kernels
+    only (``cfg.weight_decay_on="weights"``, the default) or on every parameter, biases and norm weights
+    included (``"all"``: what ``torch.optim.Adam(model.parameters(), weight_decay=...)`` does, as the AugNet
+    authors' sprite code).
 
     A model with an ``augmentation_parameters()`` method (AugNet, Augerino in :mod:`invlib.learned`) gets
-    them in a group of their own, with ``cfg.aug_lr`` and ``cfg.aug_weight_decay``.
+    them in a group of their own, with ``cfg.aug_lr`` and ``cfg.aug_weight_decay``. So weight decay on the
+    augmentation alone is ``weight_decay=0, aug_weight_decay=w``; on every parameter, ``weight_decay=w,
+    weight_decay_on="all", aug_weight_decay=w``.
 
     Example
     -------
@@ -173,8 +181,8 @@ def make_optimizer(model: nn.Module, cfg: TrainConfig) -> torch.optim.Optimizer:
     aug = list(model.augmentation_parameters()) if hasattr(model, "augmentation_parameters") else []
     aug_ids = {id(p) for p in aug}
     rest = [p for p in model.parameters() if p.requires_grad and id(p) not in aug_ids]
-    decay = [p for p in rest if p.ndim > 1]
-    no_decay = [p for p in rest if p.ndim <= 1]
+    decay = [p for p in rest if p.ndim > 1 or cfg.weight_decay_on == "all"]
+    no_decay = [p for p in rest if p.ndim <= 1 and cfg.weight_decay_on != "all"]
     groups = [dict(params=decay, weight_decay=cfg.weight_decay), dict(params=no_decay, weight_decay=0.0)]
     if aug:
         groups.append(dict(params=aug, weight_decay=cfg.aug_weight_decay, lr=cfg.aug_lr or cfg.lr))

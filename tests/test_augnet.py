@@ -222,11 +222,11 @@ def test_state_max_value_is_magnitude_times_scale_in_the_ops_unit():
     layer = AugLayer("geometric", init_magnitude={"rotate": 0.5, "shear_x": 0.5, "translate_x": 0.2,
                                                   "translate_y": 0.0, "shear_y": 1.0}, scales={"rotate": math.pi / 6})
     with torch.no_grad():
-        layer.logits[GROUPS["geometric"].index("rotate")] = 1.0
+        layer.logits[GROUPS["geometric"].index("rotate")] += 1.0
     st = AugModule([layer]).state()["layer0"]
     assert st["rotate"]["max_value"] == pytest.approx(math.pi / 12)  # radians, from a scale given in radians
     assert st["shear_x"]["max_value"] == pytest.approx(0.15)
-    assert st["translate_x"]["max_value"] == pytest.approx(0.1) and st["translate_y"]["max_value"] == 0.0
+    assert st["translate_x"]["max_value"] == pytest.approx(0.2 * 0.45) and st["translate_y"]["max_value"] == 0.0
     assert st["rotate"]["weight"] > 0.99 and st["shear_x"]["weight"] < 0.01  # T = 0.01: near-hard
     assert augnet.selected({"layer0": st})["layer0"] == ("rotate", st["rotate"]["weight"], st["rotate"]["max_value"])
 
@@ -473,3 +473,59 @@ def test_fit_adds_penalty_to_loss():
         net = trunk if step is None else Invariant(ShiftAugment(step), trunk)
         losses[step] = _train.fit(net, (x, y), cfg, progress=False)[0]["loss"]
     assert losses[0.0] == pytest.approx(losses[None] + 1.5, abs=1e-4)
+
+
+# ----------------------------------------------------------------------------- the authors' defaults as options
+def _decay_of(opt) -> dict[int, float]:
+    return {id(p): g["weight_decay"] for g in opt.param_groups for p in g["params"]}
+
+
+def test_weight_decay_on_every_parameter_or_on_the_augmentation_only():
+    """The authors' Adam(model.parameters(), weight_decay=1): every parameter decays, biases and batch-norm
+    included; the other choice decays the augmentation alone; the default spares biases and norms."""
+    net = augnet.augnet(models.create("conv4", num_classes=4, in_chans=3, widths=(4, 4, 4, 4)), ops="geometric")
+    aug = {id(p) for p in net.augmentation_parameters()}
+    vectors = {id(p) for p in net.trunk.parameters() if p.ndim <= 1}
+    assert vectors  # the trunk has biases and batch-norm weights to check
+    every = _decay_of(_train.make_optimizer(net, _train.TrainConfig(
+        optimizer="adam", weight_decay=1.0, weight_decay_on="all", aug_weight_decay=1.0)))
+    assert set(every) == {id(p) for p in net.parameters()} and set(every.values()) == {1.0}
+    aug_only = _decay_of(_train.make_optimizer(net, _train.TrainConfig(
+        optimizer="adam", weight_decay=0.0, weight_decay_on="all", aug_weight_decay=1.0)))
+    assert {k for k, v in aug_only.items() if v > 0} == aug
+    default = _decay_of(_train.make_optimizer(net, _train.TrainConfig(optimizer="adam", weight_decay=1e-4)))
+    assert all(default[k] == 0.0 for k in vectors) and any(v == 1e-4 for v in default.values())
+    with pytest.raises(ValueError, match="all, weights"):
+        _train.TrainConfig(weight_decay_on="biases")
+
+
+def test_op_logits_start_where_configured_and_weight_decay_tells_the_starts_apart():
+    ones, zeros = AugLayer("geometric", init_logit=1.0), AugLayer("geometric", init_logit=0.0)
+    assert torch.equal(ones.logits.detach(), torch.ones(5)) and torch.equal(zeros.logits.detach(), torch.zeros(5))
+    assert torch.allclose(ones.weights(), zeros.weights())  # the same uniform weights either way
+    assert torch.equal(augnet.augnet(nn.Identity()).augment.layers[0].logits.detach(), torch.ones(5))  # default
+    for layer in (ones, zeros):  # a weight-decay step alone: logits at 1 move towards 0, logits at 0 stay
+        opt = torch.optim.SGD([layer.logits], lr=0.1, weight_decay=1.0)
+        layer.logits.grad = torch.zeros(5)
+        opt.step()
+    assert torch.allclose(ones.logits.detach(), torch.full((5,), 0.9)) and torch.equal(zeros.logits.detach(),
+                                                                                       torch.zeros(5))
+
+
+def test_eval_draw_batch_gives_every_sample_of_a_batch_the_same_op():
+    x = images(64)
+    layer = AugLayer(["rotate", "translate_x"], init_magnitude=1.0, temperature=1.0, eval_draw="batch").eval()
+    seen = set()
+    for seed in range(8):
+        torch.manual_seed(seed)
+        out = layer(x)
+        torch.manual_seed(seed)
+        v = layer.values(len(x))
+        rot, tra = OPS["rotate"].fn(x, v[:, 0], None), OPS["translate_x"].fn(x, v[:, 1], None)
+        is_rot = torch.isclose(out, rot, atol=1e-6).flatten(1).all(1)
+        is_tra = torch.isclose(out, tra, atol=1e-6).flatten(1).all(1)
+        assert is_rot.all() or is_tra.all()
+        seen.add("rotate" if is_rot.all() else "translate_x")
+    assert seen == {"rotate", "translate_x"}  # the batch's op is drawn, not fixed
+    with pytest.raises(ValueError, match="batch, sample"):
+        AugLayer("geometric", eval_draw="image")

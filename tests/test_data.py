@@ -438,6 +438,20 @@ def test_sprites_upside_down_is_upright_turned(sprites_train):
         assert turned < 0.5 * as_is, (down, float(turned), float(as_is))
 
 
+def test_color_sprites_are_the_two_sprites_in_their_tints(sprites_train):
+    """color=True: 3 channels, each image the grey sprite's levels times its sprite's tint (same draws)."""
+    from invlib.data import SPRITE_TINTS
+
+    col = load("sprites", "train", n=400, size=28, color=True)
+    assert col.images.shape == (400, 3, 28, 28) and torch.equal(col.labels, sprites_train.labels)
+    tint = torch.tensor(SPRITE_TINTS)[col.labels // 2].view(-1, 3, 1, 1)  # sprite = label // 2
+    expected = sprites_train.images.float() * tint
+    assert (col.images.float() - expected).abs().max() <= 3  # rounding of the rotated levels
+    for k, rgb in enumerate(SPRITE_TINTS):  # each sprite's pixels have its own colour
+        pix = col.images[col.labels // 2 == k].float().sum((0, 2, 3))
+        assert torch.allclose(pix / pix.max(), torch.tensor(rgb) / max(rgb), atol=0.02)
+
+
 def test_sprites_from_files(tmp_path):
     from PIL import Image
 

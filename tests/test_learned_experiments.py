@@ -8,14 +8,17 @@ import torch
 
 from invlib import data, results
 from invlib.learned import experiments as E
+from invlib.learned import max_rotation
 from invlib.learned import reports as R
 
 
 # ----------------------------------------------------------------------------- settings
 def test_settings_profile_tables_and_overrides():
     paper, cpu, smoke = (E.settings("sprites", p) for p in ("paper", "cpu", "smoke"))
-    assert (paper.n_train, paper.size, paper.widths, paper.aug_lr) == (10_000, 32, (32, 64, 128, 256), 5e-4)
-    assert (cpu.size, cpu.aug_lr, cpu.lr, cpu.profile) == (28, 2e-3, 5e-4, "cpu")  # cpu changes only its table
+    assert (paper.n_train, paper.size, paper.widths, paper.aug_lr) == (10_000, 32, (32, 64, 128, 256), None)
+    assert (paper.weight_decay, paper.weight_decay_on, paper.init_logit, paper.translate_scale, paper.color) == (
+        1.0, "all", 1.0, 0.45, True)  # the authors' code where the paper is silent
+    assert (cpu.size, cpu.widths, cpu.lr, cpu.profile) == (32, (8, 16, 32, 64), 5e-4, "cpu")  # only its table
     assert smoke.extra_seeds == () and cpu.extra_seeds == (1, 2, 3, 4, 5)
     assert E.settings("sprites", "cpu", epochs=None, widths=[4, 8]).widths == (4, 8)  # None keeps, lists -> tuples
     assert E.settings("sprites", "cpu", extra_seeds=[]).extra_seeds == ()  # an empty list is a value, not None
@@ -34,6 +37,10 @@ def test_settings_errors_name_the_fix():
         E.settings("mario", "cpu")
     with pytest.raises(ValueError, match="profile"):
         E.settings("sprites", "laptop")
+    with pytest.raises(ValueError, match="all, augmentation"):
+        E.settings("sprites", "cpu", weight_decay_on="trunk")
+    with pytest.raises(ValueError, match="degrees, in \\(0, 90\\)"):
+        E.settings("sprites", "cpu", max_angle=3.14 * 40)
 
 
 # ----------------------------------------------------------------------------- models
@@ -167,3 +174,15 @@ def test_e_chapters_log_their_metrics_and_claims(smoke_book):
     assert len(e4["metrics"]["augnet/3_layers/final_state"]) == 3
     rotate = e4["metrics"]["augnet/1_layer/final_state"]["layer0"]["rotate"]
     assert rotate["max_value"] == pytest.approx(rotate["magnitude"] * math.pi)  # radians, not degrees
+
+
+@pytest.mark.slow
+def test_the_learned_angle_follows_the_datas_range_when_rotate_alone_is_offered(capsys):
+    """Rotate alone, from 45 degrees: on sprites within 15 degrees the largest label-preserving rotation is 75,
+    so the angle must grow; within 60 it is 30, so it must shrink. A layer stuck at its start fails both."""
+    S = E.settings("sprites", "smoke", n_train=1024, epochs=8, batch_size=64, lr=3e-3, aug_lr=2e-2,
+                   init_magnitude=0.25, max_angle=15.0, other_angle=60.0)
+    got = {a: max_rotation(h[-1]["state"]) for a, h in E.train_angle_ranges(S).items()}
+    start = 0.25 * math.pi
+    assert got[15.0] > start + 0.1 and got[60.0] < start - 0.1, got
+    assert "data within 15 degrees" in capsys.readouterr().out

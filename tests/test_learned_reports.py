@@ -44,10 +44,12 @@ def test_sprites_verdicts_follow_the_numbers():
     S = E.settings("sprites", "smoke", extra_seeds=[1, 2])
     run = results.Run("demo", "smoke")
     hist = sprite_hist(seeds=[(1, (0.95, 0.7)), (2, (0.1, 0.1))])  # seed 2 selects a shear instead
-    table, facts = R.sprites_report(run, S, hist)
-    assert verdicts(run) == {"fig3/augnet_selects_rotate": "reproduced", "fig3/augerino_rotation": "reproduced",
-                             "fig3/no_regulariser_collapses": "reproduced",
+    table, seeds, facts = R.sprites_report(run, S, hist)
+    assert verdicts(run) == {"fig3/augnet_selects_rotate": "reproduced",  # met on 2 of 3 seeds: most
+                             "fig3/same_as_authors": "not measurable at this profile",  # theirs not run at smoke
+                             "fig3/augerino_rotation": "reproduced", "fig3/no_regulariser_collapses": "reproduced",
                              "fig4/augerino_regulariser_misses": "reproduced"}
+    assert seeds["ours: selected"].tolist() == ["rotate", "rotate", "translate_x"]  # a tie: the first op
     assert run.metrics["augnet/criterion_met_over_seeds"] == 2 and facts["e1_count"] == "2 of 3"
     assert table.loc["Augerino", "selected op"] == "affine (all six)"
     assert table.loc["AugNet", "rotation range (rad)"] == pytest.approx(0.785)
@@ -56,6 +58,7 @@ def test_sprites_verdicts_follow_the_numbers():
     R.sprites_report(run, S, sprite_hist(rotate=(0.95, 1.2), augerino_rad=0.5, none_rad=0.3,
                                          augerino_reg=(0.9, 0.8), seeds=[(1, (0.95, 0.7)), (2, (0.1, 0.1))]))
     assert verdicts(run) == {"fig3/augnet_selects_rotate": "partly",  # met on one seed of three
+                             "fig3/same_as_authors": "not measurable at this profile",
                              "fig3/augerino_rotation": "partly",  # 0.5 rad: closer to pi/4 than its start, 0.35
                              "fig3/no_regulariser_collapses": "partly",  # 0.3 rad: below its start, pi/8
                              "fig4/augerino_regulariser_misses": "not reproduced"}  # it found rotate at 0.8 rad
@@ -67,7 +70,8 @@ def test_sprites_report_keeps_the_metric_keys_of_earlier_results():
     per_model = ["rotation_rad", "test_acc", "selected", "selected_weight", "rotation_by_epoch", "final_state"]
     models = ["augnet", "augerino", "augnet/no_regulariser", "augnet/augerinos_regulariser", "augnet/no_shear_ops"]
     expected = {f"{m}/{k}" for m in models for k in per_model} | {
-        "augnet/selected_over_seeds", "augnet/criterion_met_over_seeds", "augnet_criterion_met"}
+        "augnet/selected_over_seeds", "augnet/criterion_met_over_seeds", "augnet_criterion_met",
+        "fig3/same_as_authors/authors_selected", "fig3/same_as_authors/fisher_p"}
     assert set(run.metrics) == expected
     assert run.paper["augnet/rotation_rad"] == pytest.approx(math.pi / 4) and run.paper["augnet/selected"] == "rotate"
 
@@ -86,13 +90,49 @@ def test_sinusoids_verdict_uses_the_unrounded_ranges():
     run = results.Run("demo", "smoke")
     R.sinusoids_report(run, S, sinusoid_hist((0.9, 0.6504), (0.9, 0.64), (0.1, 0.0)), alone)
     # 0.6504 Hz is 0.1504 from 0.5: it does not count, though it rounds to 0.650
-    assert run.metrics["median_shift_hz"] == pytest.approx(0.64) and run.metrics["criterion_met"] is True
-    assert "1 of 3 seeds" in run.claims["fig5/frequency_shift_selected"]["ours"]
-    assert verdicts(run) == {"fig5/frequency_shift_selected": "reproduced"}
+    assert run.metrics["median_shift_hz"] == pytest.approx(0.64) and run.metrics["criterion_met"] is False
+    assert "met on 1 of 3 seeds" in run.claims["fig5/frequency_shift_selected"]["ours"]
+    assert verdicts(run)["fig5/frequency_shift_selected"] == "partly"
+    run = results.Run("demo", "smoke")
+    R.sinusoids_report(run, S, sinusoid_hist((0.9, 0.6499), (0.9, 0.64), (0.1, 0.0)), alone)
+    assert verdicts(run)["fig5/frequency_shift_selected"] == "reproduced"  # 2 of 3 seeds: most
     run = results.Run("demo", "smoke")
     R.sinusoids_report(run, S, sinusoid_hist((0.9, 0.45), (0.1, 0.0), (0.2, 0.0)), alone)
-    assert verdicts(run) == {"fig5/frequency_shift_selected": "partly"}  # one seed alone meets it
+    assert verdicts(run)["fig5/frequency_shift_selected"] == "partly"  # one seed alone meets it
     assert run.metrics["seeds_selecting_frequency_shift"] == 1
+
+
+# ----------------------------------------------------------------------------- the authors' code
+def test_same_rate_p_is_fishers_exact_test():
+    assert R.same_rate_p(3, 6, 3, 6) == pytest.approx(1.0)
+    assert R.same_rate_p(0, 6, 6, 6) == pytest.approx(2 / math.comb(12, 6))  # the two most extreme tables
+    assert R.same_rate_p(1, 6, 5, 6) == pytest.approx(0.0801, abs=1e-4)  # not rejected at 0.05
+    assert R.same_rate_p(2, 6, 4, 6) == R.same_rate_p(4, 6, 2, 6)
+
+
+def test_authors_runs_filter_and_the_comparison_verdict(tmp_path, monkeypatch):
+    runs = [dict(experiment="sprites", variant="v", n_train=2560, width=8, epochs=12, trunk="seed", seed=s,
+                 selected=sel, weight=0.9, max_value=0.7, seconds=10.0, commit="2c2ee6b8a2", date="2026-11-23")
+            for s, sel in enumerate(["rotate"] * 5 + ["shear_x"])]
+    runs.append(dict(runs[0], width=32, selected="translate_y"))
+    path = tmp_path / "authors.json"
+    path.write_text(__import__("json").dumps({"runs": runs}))
+    monkeypatch.setattr(R, "AUTHORS_FILE", path)
+    theirs = R.authors_runs("sprites", width=8)
+    assert len(theirs) == 6 and set(theirs["width"]) == {8}
+    assert R.authors_runs("sinusoids").empty
+    for ours_sel, expected in [(["shear_x"] * 6, "not reproduced"), (["rotate"] * 4 + ["shear_y"] * 2, "reproduced")]:
+        ours = pd.DataFrame(dict(seed=range(6), selected=ours_sel, weight=0.9, max_value=0.5))
+        run = results.Run("demo", "cpu")
+        table = R.compare_with_authors(run, "c", "rotate", ours, theirs, "test")
+        assert run.claims["c"]["verdict"] == expected, run.claims["c"]
+        assert "5 of 6" in run.claims["c"]["paper"] and "2c2ee6b" in run.claims["c"]["paper"]
+        assert table["authors: selected"].tolist() == ["rotate"] * 5 + ["shear_x"]
+    summary = R.authors_table("sprites", "rotate")
+    assert summary.loc[0, "selected true op"] == "5 of 7"  # one variant "v" holds all seven runs
+    run = results.Run("demo", "cpu")
+    R.compare_with_authors(run, "c", "rotate", ours, theirs.iloc[:0], "test")
+    assert run.claims["c"]["verdict"] == "not measurable at this profile"
 
 
 # ----------------------------------------------------------------------------- E3
@@ -108,7 +148,7 @@ def capacity_res(augnet_medians, oracle_medians):
 def test_capacity_verdicts_follow_the_numbers():
     S = E.settings("capacity", "smoke")
     run = results.Run("demo", "smoke")
-    R.capacity_report(run, S, capacity_res([0.95, 0.99, 0.97], [0.3, 0.6, 0.9]))
+    table, authors, facts = R.capacity_report(run, S, capacity_res([0.95, 0.99, 0.97], [0.3, 0.6, 0.9]))
     assert verdicts(run) == {"fig6/augnet_invariance_any_capacity": "reproduced",
                              "fig6/oracle_invariance_grows": "reproduced"}
     run = results.Run("demo", "smoke")
@@ -154,7 +194,7 @@ def test_images_claims_measurable_on_cifar10_only():
 def test_learned_table_reads_both_methods_in_their_units():
     nets = {"Augerino": augerino.augerino(nn.Identity()),
             "AugNet": augnet.augnet(nn.Identity(), ops=["appearance", "geometric"], init_magnitude=0.25)}
-    nets["AugNet"].augment.layers[1].logits.data[augnet.GROUPS["geometric"].index("rotate")] = 1.0
+    nets["AugNet"].augment.layers[1].logits.data[augnet.GROUPS["geometric"].index("rotate")] += 1.0
     hist = {name: [dict(state=net.state())] for name, net in nets.items()} | {"trunk": [dict(train_acc=0.5)]}
     t = R.learned_table(hist)
     assert t["model"].tolist() == ["Augerino"] * 6 + ["AugNet"] * 2

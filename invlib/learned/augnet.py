@@ -10,13 +10,15 @@ stack. The loss adds ``lam * R`` with the selective regulariser ``R = -||w * mu|
 layers), or Augerino's ``-||mu||_2``, or nothing (the paper's ablation).
 
 Settings from the authors' code (github.com/cedricrommel/augnet, its operation classes): temperature
-``T = 0.01`` (near-hard selection); operation scales translate 0.5 of the size (the paper's "half the
-image"), rotate pi radians (section 4.1: "an angle of +-pi"), shear 0.3, contrast and brightness factor
-``1 +- 1``, sample pairing up to the partner alone (weight 1), frequency shift 2 Hz, FT surrogate 0.1 of
-2 pi, Gaussian noise 0.1. Magnitudes
-are free parameters passed through :func:`invlib.learned.unit_clamp`, which keeps a gradient at exactly 0
-(``torch.clamp`` has none there in torch 2.14.1). Scales, ``scales=`` overrides and :meth:`AugLayer.state` are
-in the units of :data:`invlib.learned.UNITS` (radians for rotate).
+``T = 0.01`` (near-hard selection); operation scales translate 0.45 of the size (their ``TranslateX``;
+the paper says "half the image"), rotate pi radians (section 4.1: "an angle of +-pi"), shear 0.3,
+contrast and brightness factor ``1 +- 1``, sample pairing up to the partner alone (weight 1), frequency
+shift 2 Hz, FT surrogate 0.1 of 2 pi, Gaussian noise 0.1; the weight logits ``w'`` start at 1 (their
+``_weights``: the same uniform weights as 0, but not the same path under weight decay), and at
+evaluation their layer draws one operation per batch (``eval_draw="batch"``; ours draws one per sample
+by default). Magnitudes are free parameters passed through :func:`invlib.learned.unit_clamp`, which keeps
+a gradient at exactly 0 (``torch.clamp`` has none there in torch 2.14.1). Scales, ``scales=`` overrides
+and :meth:`AugLayer.state` are in the units of :data:`invlib.learned.UNITS` (radians for rotate).
 
 Example
 -------
@@ -45,6 +47,7 @@ from ..utils import check_choice
 from . import Invariant, unit_clamp
 
 REGULARISERS = ("selective", "augerino", "none")
+EVAL_DRAWS = ("sample", "batch")
 
 
 @dataclass(frozen=True)
@@ -94,8 +97,8 @@ def _sample_pairing(x, v, fs):
 
 
 OPS: dict[str, AugOp] = {op.name: op for op in [
-    AugOp("translate_x", _image("translate_x"), 0.5, True, "fraction of width", "image"),
-    AugOp("translate_y", _image("translate_y"), 0.5, True, "fraction of height", "image"),
+    AugOp("translate_x", _image("translate_x"), 0.45, True, "fraction of width", "image"),
+    AugOp("translate_y", _image("translate_y"), 0.45, True, "fraction of height", "image"),
     AugOp("rotate", _image("rotate"), math.pi, True, "radians", "image", degrees=True),
     AugOp("shear_x", _kornia_shear(0), 0.3, True, "shear coefficient", "image"),
     AugOp("shear_y", _kornia_shear(1), 0.3, True, "shear coefficient", "image"),
@@ -115,7 +118,14 @@ GROUPS = {
 }
 
 
-def _resolve(ops) -> list[str]:
+def layer_ops(ops) -> list[str]:
+    """The operation names of one layer: a group name (:data:`GROUPS`), one name or a list of names, checked.
+
+    Example
+    -------
+    >>> layer_ops("signal"), layer_ops("rotate")
+    (['frequency_shift', 'ft_surrogate', 'gaussian_noise'], ['rotate'])
+    """
     names = GROUPS[ops] if isinstance(ops, str) and ops in GROUPS else ([ops] if isinstance(ops, str) else list(ops))
     for n in names:
         if n not in OPS:
@@ -136,9 +146,12 @@ class AugLayer(nn.Module):
         scales: ``{name: value at magnitude 1}`` in the op's unit, overriding :data:`OPS` (e.g.
             ``{"rotate": math.pi / 6}``).
         fs: sampling rate in Hz, for signal operations.
+        init_logit: starting value of every weight logit ``w'`` (the authors' code: 1).
+        eval_draw: at evaluation, one operation drawn from ``w`` per ``"sample"`` or one per ``"batch"``
+            (the authors' code).
 
     ``forward(x)``: ``(B, ...)`` -> ``(B, ...)``, the weighted mixture in training and one operation per
-    sample (drawn from ``w``) at evaluation.
+    sample (or per batch, ``eval_draw``) drawn from ``w`` at evaluation.
 
     Example
     -------
@@ -149,9 +162,11 @@ class AugLayer(nn.Module):
     """
 
     def __init__(self, ops="geometric", init_magnitude=0.5, temperature: float = 0.01,
-                 scales: dict | None = None, fs: float | None = None):
+                 scales: dict | None = None, fs: float | None = None, init_logit: float = 1.0,
+                 eval_draw: str = "sample"):
         super().__init__()
-        self.names = _resolve(ops)
+        self.eval_draw = check_choice(eval_draw, EVAL_DRAWS, "eval_draw")
+        self.names = layer_ops(ops)
         if OPS[self.names[0]].kind == "signal" and fs is None:
             raise ValueError("Signal operations need the sampling rate: pass fs=<Hz>.")
         self.fs, self.temperature = fs, float(temperature)
@@ -168,7 +183,7 @@ class AugLayer(nn.Module):
         # per-op constants of values(), built once (non-persistent: they follow the layer to its device)
         self.register_buffer("_scale", torch.tensor(self._fn_scales), persistent=False)
         self.register_buffer("_symmetric", torch.tensor([OPS[n].symmetric for n in self.names]), persistent=False)
-        self.logits = nn.Parameter(torch.zeros(len(self.names)))  # w' (uniform weights)
+        self.logits = nn.Parameter(torch.full((len(self.names),), float(init_logit)))  # w' (uniform weights)
         self.magnitude = nn.Parameter(torch.tensor(init))  # mu before the clamp
 
     def weights(self) -> torch.Tensor:
@@ -194,7 +209,8 @@ class AugLayer(nn.Module):
         shape = (-1,) + (1,) * (x.ndim - 1)
         if self.training:
             return sum(w[q] * OPS[n].fn(x, v[:, q], self.fs) for q, n in enumerate(self.names))
-        pick = torch.multinomial(w.detach().float(), len(x), replacement=True).to(x.device)
+        pick = torch.multinomial(w.detach().float(), len(x) if self.eval_draw == "sample" else 1,
+                                 replacement=True).to(x.device).expand(len(x))
         out = torch.zeros_like(x)
         for q, n in enumerate(self.names):  # Q ops on the whole batch, each sample keeps the one it drew
             chosen = pick == q
@@ -244,7 +260,7 @@ class AugModule(nn.Module):
 
 def augnet(trunk: nn.Module, ops="geometric", layers: int = 1, reg: float = 0.5, regulariser: str = "selective",
            copies: int = 4, init_magnitude=0.5, temperature: float = 0.01, scales: dict | None = None,
-           fs: float | None = None) -> Invariant:
+           fs: float | None = None, init_logit: float = 1.0, eval_draw: str = "sample") -> Invariant:
     """An AugNet: ``layers`` augmentation layers in front of ``trunk``, ``copies`` copies at evaluation.
 
     Args:
@@ -253,7 +269,8 @@ def augnet(trunk: nn.Module, ops="geometric", layers: int = 1, reg: float = 0.5,
             ``["appearance", "geometric", "geometric"]`` for the paper's three-layer CIFAR-10 model.
         layers: number of layers when ``ops`` names one set for all.
         reg, regulariser: see :class:`AugModule`.
-        copies, init_magnitude, temperature, scales, fs: see :class:`invlib.learned.Invariant` and :class:`AugLayer`.
+        copies, init_magnitude, temperature, scales, fs, init_logit, eval_draw: see
+            :class:`invlib.learned.Invariant` and :class:`AugLayer`.
 
     Returns:
         an :class:`invlib.learned.Invariant`; train it with :func:`invlib.train.fit` (Adam; the
@@ -267,7 +284,7 @@ def augnet(trunk: nn.Module, ops="geometric", layers: int = 1, reg: float = 0.5,
     [0.1, 0.005, 0.005]
     """
     per_layer = ops if isinstance(ops, (list, tuple)) and all(o in GROUPS for o in ops) else [ops] * layers
-    mods = [AugLayer(o, init_magnitude, temperature, scales, fs) for o in per_layer]
+    mods = [AugLayer(o, init_magnitude, temperature, scales, fs, init_logit, eval_draw) for o in per_layer]
     return Invariant(AugModule(mods, reg, regulariser), trunk, copies)
 
 

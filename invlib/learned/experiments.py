@@ -50,11 +50,21 @@ TRUE_ANGLE = math.pi / 4  # the sprites' true rotation invariance
 # ----------------------------------------------------------------------------- settings
 @dataclass(frozen=True)
 class Sprites:
-    """Section 4.1, rotated sprites (chapter E1). Defaults: the paper's settings.
+    """Section 4.1, rotated sprites (chapter E1). Defaults: the paper's settings, and where the paper is
+    silent, the authors' code (github.com/cedricrommel/augnet, ``experiments/mario_iggy``).
 
-    ``lr``/``aug_lr``/``reg``: AugNet (Adam, weight decay 1 on the augmentation); ``augerino_lr``/``augerino_reg``:
-    Augerino. ``sprite_files``: two image paths (None: a Fashion-MNIST sneaker and ankle boot); ``fill``: the
-    sprite's side over the canvas's; ``extra_seeds``: more AugNet seeds, to see how stable the selection is.
+    - ``lr``, ``aug_lr`` (None: ``lr``, one optimiser as theirs), ``reg``: AugNet's Adam and ``lambda``.
+    - ``weight_decay`` and ``weight_decay_on``: Adam's L2 term on ``"all"`` parameters (theirs: trunk, biases,
+      batch-norm and augmentation alike) or on the ``"augmentation"`` parameters only.
+    - ``init_logit``: where the op weight logits start (theirs: 1); ``translate_scale``: the translations'
+      largest shift, a fraction of the side (theirs: 0.45); ``eval_draw``: at evaluation one op per
+      ``"sample"`` or per ``"batch"`` (theirs).
+    - ``color``: the two sprites in colour, 3 channels (theirs are RGB); ``max_angle``: the data's rotation
+      range in degrees (the paper: 45); ``other_angle``: beyond the paper, a second range (degrees) on which
+      a layer offering rotate alone is trained beside one at ``max_angle`` (None: skip).
+    - ``augerino_lr``/``augerino_reg``: Augerino. ``sprite_files``: two image paths (None: a Fashion-MNIST
+      sneaker and ankle boot); ``fill``: the sprite's side over the canvas's; ``extra_seeds``: more AugNet
+      seeds (each its own trunk initialisation and training draws), for the selection rate over seeds.
     """
 
     profile: str = "paper"
@@ -65,15 +75,30 @@ class Sprites:
     batch_size: int = 128
     widths: tuple[int, ...] = (32, 64, 128, 256)
     lr: float = 5e-4
-    aug_lr: float = 5e-4
+    aug_lr: float | None = None
+    weight_decay: float = 1.0
+    weight_decay_on: str = "all"
     augerino_lr: float = 1e-2
     reg: float = 0.5
     augerino_reg: float = 0.05
     init_magnitude: float = 1 / 8
+    init_logit: float = 1.0
+    translate_scale: float = 0.45
+    eval_draw: str = "sample"
+    color: bool = True
+    max_angle: float = 45.0
+    other_angle: float | None = 30.0
     sprite_files: tuple[str, ...] | None = None
     fill: float = 1.0
     seed: int = 0
     extra_seeds: tuple[int, ...] = (1, 2, 3, 4, 5)
+
+    def __post_init__(self):
+        check_choice(self.weight_decay_on, ("all", "augmentation"), "weight_decay_on")
+        check_choice(self.eval_draw, augnet.EVAL_DRAWS, "eval_draw")
+        for a in (self.max_angle, self.other_angle):
+            if a is not None and not 0 < a < 90:
+                raise ValueError(f"max_angle and other_angle are rotation ranges in degrees, in (0, 90); got {a}.")
 
 
 @dataclass(frozen=True)
@@ -145,11 +170,12 @@ class Images:
 
 # What the smaller profiles change: the method stays, data, trunk width and epochs shrink to the 3-minute /
 # 60-second budgets of a 2-core machine (each chapter says where it departs from the paper and why).
-_SMALL_SPRITES = dict(size=28, widths=(8, 16, 32, 64), aug_lr=2e-3)
+_SMALL_SPRITES = dict(widths=(8, 16, 32, 64))
 _SMALL_IMAGES = dict(dataset="fashion_mnist", trunk="conv4", widths=(8, 16, 32, 64), augnet_lr=2e-3)
 TABLES = {
     "sprites": (Sprites, {"cpu": dict(n_train=2560, n_test=1000, epochs=12, **_SMALL_SPRITES),
-                          "smoke": dict(n_train=1024, n_test=500, epochs=3, extra_seeds=(), **_SMALL_SPRITES)}),
+                          "smoke": dict(n_train=1024, n_test=500, epochs=3, extra_seeds=(), other_angle=None,
+                                        **_SMALL_SPRITES)}),
     "sinusoids": (Sinusoids, {"smoke": dict(epochs=12, seeds=(0,))}),
     "capacity": (Capacity, {"cpu": dict(depths=(1, 2)), "smoke": dict(epochs=12, widths=(4, 64), depths=(1,))}),
     "images": (Images, {"gpu": dict(epochs=30),
@@ -192,21 +218,56 @@ def _quiet(fn, *args, **kwargs):
 
 
 # ----------------------------------------------------------------------------- E1: sprites
-def sprite_data(S: Sprites) -> tuple[data.Dataset, data.Dataset]:
-    """Train and test sprites ``(N, C, size, size)`` uint8, labels ``2 * sprite + upside_down`` (4 classes).
+def sprite_data(S: Sprites, max_angle: float | None = None) -> tuple[data.Dataset, data.Dataset]:
+    """Train and test sprites ``(N, C, size, size)`` uint8 (C = 3 when ``S.color``), labels
+    ``2 * sprite + upside_down`` (4 classes), rotated within ``max_angle`` degrees (default ``S.max_angle``).
 
     Example
     -------
     >>> train, test = sprite_data(settings("sprites", "smoke", n_train=8, n_test=4))
     >>> train.images.shape, len(test), train.classes[1]
-    (torch.Size([8, 1, 28, 28]), 4, 'Sneaker upside down')
+    (torch.Size([8, 3, 32, 32]), 4, 'Sneaker upside down')
     """
-    opts = dict(fill=S.fill, **({"files": list(S.sprite_files)} if S.sprite_files else {}))
+    opts = dict(fill=S.fill, color=S.color, max_angle=S.max_angle if max_angle is None else max_angle,
+                **({"files": list(S.sprite_files)} if S.sprite_files else {}))
     return tuple(data.load("sprites", split, n=n, size=S.size, seed=S.seed, **opts)
                  for split, n in (("train", S.n_train), ("test", S.n_test)))
 
 
-def sprite_models(S: Sprites, in_chans: int = 1) -> dict:
+def sprite_config(S: Sprites) -> _train.TrainConfig:
+    """AugNet's optimiser for the sprites: Adam, constant ``S.lr``, weight decay ``S.weight_decay`` on every
+    parameter (``S.weight_decay_on="all"``, the authors' code) or on the augmentation parameters only.
+
+    Example
+    -------
+    >>> cfg = sprite_config(settings("sprites", "smoke"))
+    >>> cfg.optimizer, cfg.weight_decay, cfg.weight_decay_on, cfg.aug_weight_decay
+    ('adam', 1.0, 'all', 1.0)
+    """
+    trunk_decay = S.weight_decay if S.weight_decay_on == "all" else 0.0
+    return _adam(S, lr=S.lr, aug_lr=S.aug_lr, weight_decay=trunk_decay, weight_decay_on="all",
+                 aug_weight_decay=S.weight_decay, schedule="none")
+
+
+def sprite_augnet(S: Sprites, trunk, ops="geometric", reg: float | None = None, regulariser: str = "selective"):
+    """One AugNet layer of ``ops`` in front of ``trunk``, with the sprite settings' initial magnitude and
+    logits, translation scale and evaluation draw.
+
+    Example
+    -------
+    >>> S = settings("sprites", "smoke")
+    >>> net = sprite_augnet(S, models.create("conv4", num_classes=4, in_chans=3, widths=S.widths), ["rotate"])
+    >>> net.state()["layer0"]["rotate"]["weight"], round(net.state()["layer0"]["rotate"]["max_value"], 4)
+    (1.0, 0.3927)
+    """
+    names = augnet.layer_ops(ops)
+    scales = {n: S.translate_scale for n in ("translate_x", "translate_y") if n in names}
+    return augnet.augnet(trunk, ops=names, reg=S.reg if reg is None else reg, regulariser=regulariser,
+                         init_magnitude=S.init_magnitude, init_logit=S.init_logit, eval_draw=S.eval_draw,
+                         scales=scales)
+
+
+def sprite_models(S: Sprites, in_chans: int | None = None) -> dict:
     """The models of chapter E1: ``{name: (make() -> model, TrainConfig)}``; every one starts from the trunk
     weights of its seed (``models.create(seed=...)``), whatever the order of the runs.
 
@@ -216,18 +277,19 @@ def sprite_models(S: Sprites, in_chans: int = 1) -> dict:
     ['AugNet', 'Augerino', 'AugNet, no regulariser', "AugNet, Augerino's regulariser", 'AugNet, no shear ops',
      'AugNet, seed 1']
     """
+    in_chans = in_chans or (3 if S.color or S.sprite_files else 1)  # files load as RGB
+
     def trunk(s):
         return models.create("conv4", num_classes=4, in_chans=in_chans, widths=S.widths, seed=s)
 
     def net(regulariser="selective", reg=S.reg, ops="geometric", s=S.seed):
-        return augnet.augnet(trunk(s), ops=ops, reg=reg, regulariser=regulariser, init_magnitude=S.init_magnitude)
+        return sprite_augnet(S, trunk(s), ops, reg, regulariser)
 
-    common = dict(weight_decay=0.0, schedule="none")
-    cfg = _adam(S, lr=S.lr, aug_lr=S.aug_lr, aug_weight_decay=1.0, **common)
+    cfg = sprite_config(S)
     specs = {
         "AugNet": (net, cfg),
         "Augerino": (lambda: augerino.augerino(trunk(S.seed), reg=S.augerino_reg),
-                     _adam(S, lr=S.augerino_lr, aug_weight_decay=0.0, **common)),
+                     _adam(S, lr=S.augerino_lr, weight_decay=0.0, aug_weight_decay=0.0, schedule="none")),
         "AugNet, no regulariser": (lambda: net("none", 0.0), cfg),
         "AugNet, Augerino's regulariser": (lambda: net("augerino"), cfg),
         # beyond the paper: the same layer without the two shears
@@ -260,6 +322,37 @@ def train_sprites(S: Sprites, train, test) -> dict[str, list[dict]]:
     return hist
 
 
+def train_angle_ranges(S: Sprites) -> dict[float, list[dict]]:
+    """Beyond the paper: does the learned angle follow the data? One AugNet layer offering rotate alone
+    (same seed, trunk, optimiser and steps) trained on sprites rotated within ``S.max_angle`` degrees and on
+    sprites rotated within ``S.other_angle``. Returns ``{range in degrees: history}`` (empty when
+    ``S.other_angle`` is None).
+
+    Two answers are possible: the data's own range (``max_angle``), or the largest rotation that keeps every
+    label (``90 - max_angle`` degrees: an upright sprite turned further lies nearer the upside-down ones). At
+    the paper's 45 degrees both are pi/4; at another range they part.
+
+    Example
+    -------
+    >>> S = settings("sprites", "smoke", n_train=32, n_test=4, epochs=1, batch_size=32, other_angle=20)
+    >>> hist = train_angle_ranges(S)  # doctest: +ELLIPSIS
+    data within 45 degrees: ...
+    >>> sorted(hist)
+    [20.0, 45.0]
+    """
+    if S.other_angle is None:
+        return {}
+    out = {}
+    for angle in (S.max_angle, S.other_angle):
+        train, _ = sprite_data(dataclasses.replace(S, n_test=1), max_angle=angle)
+        trunk = models.create("conv4", num_classes=4, in_chans=train.images.shape[1], widths=S.widths, seed=S.seed)
+        out[float(angle)] = h = _train.fit(sprite_augnet(S, trunk, ["rotate"]), train, sprite_config(S),
+                                           progress=_profile(S).progress)
+        print(f"data within {angle:g} degrees: rotate alone learned {max_rotation(h[-1]['state']):.3f} rad "
+              f"(data range {math.radians(angle):.3f}, label-preserving {math.radians(90 - angle):.3f})")
+    return out
+
+
 # ----------------------------------------------------------------------------- E2: sinusoids
 def sinusoid_data(S: Sinusoids | Capacity) -> tuple[data.Dataset, data.Dataset]:
     """Train and test sinusoids: signals ``(N, 1, 1000)`` float (10 s at 100 Hz), labels ``(N,)`` (4 classes).
@@ -290,7 +383,8 @@ def train_sinusoids(S: Sinusoids, train, test) -> tuple[dict, dict]:
     >>> sorted(hist[0][-1]["state"]["layer0"]), list(alone[0][-1]["state"]["layer0"])
     (['frequency_shift', 'ft_surrogate', 'gaussian_noise'], ['frequency_shift'])
     """
-    cfg = dict(lr=S.lr, weight_decay=S.weight_decay, aug_weight_decay=S.weight_decay, schedule="none")
+    cfg = dict(lr=S.lr, weight_decay=S.weight_decay, weight_decay_on="all", aug_weight_decay=S.weight_decay,
+               schedule="none")  # the authors' Adam: weight decay on every parameter
 
     def net(ops, s):  # the trunk's initial weights depend on the seed only
         trunk = models.create("signal_cnn", num_classes=4, in_chans=1, widths=S.widths, seed=s)
@@ -341,7 +435,8 @@ def train_capacity(S: Capacity, train, test) -> pd.DataFrame:
     """
     import functools
 
-    cfg = _adam(S, lr=S.lr, weight_decay=S.weight_decay, aug_weight_decay=S.weight_decay, schedule="none")
+    cfg = _adam(S, lr=S.lr, weight_decay=S.weight_decay, weight_decay_on="all", aug_weight_decay=S.weight_decay,
+                schedule="none")  # the authors' Adam: weight decay on every parameter
     x_test, rows = test.float(), []
     for depth in S.depths:
         for width in S.widths:

@@ -22,7 +22,9 @@ Example
 
 from __future__ import annotations
 
+import json
 import math
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -64,10 +66,125 @@ def best_gain(cap: float, lam: float, decay: float = 1.0) -> tuple[float, float]
     return lam * mu - decay / 2 * mu**2, mu
 
 
+# ----------------------------------------------------------------------------- the authors' code, run here
+AUTHORS_FILE = Path(__file__).with_name("authors_augnet.json")
+
+
+def authors_runs(experiment: str, path: str | Path | None = None, **match) -> pd.DataFrame:
+    """Runs of the AugNet authors' own code on this project's machine, one row per run: what it selected, the
+    weight, the largest value (in :data:`invlib.learned.UNITS`), its wall seconds, the commit and date.
+
+    The runs were made by ``benchmarks/authors/augnet_runs.py`` (which needs their repository; see the
+    README there) and are stored in ``invlib/learned/authors_augnet.json``. ``experiment`` is ``"sprites"``,
+    ``"sinusoids"`` or ``"capacity"``; ``match`` keeps the rows whose column equals the value (e.g.
+    ``n_train=2560, width=8, epochs=12, trunk="seed"``).
+
+    Example
+    -------
+    >>> df = authors_runs("sprites", n_train=-1)  # no such runs: an empty table with the columns
+    >>> len(df), {"seed", "selected", "weight", "max_value", "commit", "date"} <= set(df.columns)
+    (0, True)
+    """
+    path = Path(path or AUTHORS_FILE)
+    runs = json.loads(path.read_text())["runs"] if path.exists() else []
+    rows = [r for r in runs if r["experiment"] == experiment and all(r.get(k) == v for k, v in match.items())]
+    cols = ["seed", "selected", "weight", "max_value", "seconds", "commit", "date"]
+    return pd.DataFrame(rows, columns=list(dict.fromkeys(cols + [k for r in rows for k in r])))
+
+
+def same_rate_p(k1: int, n1: int, k2: int, n2: int) -> float:
+    """Two-sided Fisher exact test that two rates, ``k1`` of ``n1`` and ``k2`` of ``n2``, are the same: the
+    probability, given the margins, of a split at most as likely as the one observed.
+
+    Example
+    -------
+    >>> round(same_rate_p(1, 6, 2, 6), 3), round(same_rate_p(0, 6, 6, 6), 4)
+    (1.0, 0.0022)
+    """
+    k, n = k1 + k2, n1 + n2
+
+    def prob(a):
+        return math.comb(n1, a) * math.comb(n2, k - a) / math.comb(n, k)
+
+    seen = prob(k1)
+    return min(1.0, sum(prob(a) for a in range(max(0, k - n2), min(k, n1) + 1) if prob(a) <= seen * (1 + 1e-9)))
+
+
+def compare_with_authors(run, cid: str, true_op: str, ours: pd.DataFrame, theirs: pd.DataFrame,
+                         setting: str) -> pd.DataFrame:
+    """Record the claim ``cid``: our AugNet selects ``true_op`` as often as the authors' code does on the same
+    setting and seeds (verdict: two-sided Fisher exact test, :func:`same_rate_p` >= 0.05). ``ours`` and
+    ``theirs`` hold one row per seed with ``seed, selected, weight, max_value`` (the selected op's); the claim
+    is not measurable when ``theirs`` is empty (their code was not run at this setting). Returns the seeds
+    side by side.
+
+    Example
+    -------
+    >>> from invlib import results
+    >>> ours = pd.DataFrame(dict(seed=[0, 1], selected=["rotate", "shear_x"], weight=[0.9, 0.95],
+    ...                          max_value=[0.8, 0.3]))
+    >>> run = results.Run("demo", "smoke")
+    >>> theirs = ours.assign(selected="rotate", commit="2c2ee6b8", date="2026-11-23")
+    >>> table = compare_with_authors(run, "e1/same_as_authors", "rotate", ours, theirs, "demo setting")
+    >>> run.claims["e1/same_as_authors"]["verdict"], list(table.columns)
+    ('reproduced', ['authors: selected', 'weight', 'largest value', 'ours: selected', 'weight ', 'largest value '])
+    """
+    theirs = theirs[theirs["seed"].isin(ours["seed"])]
+    k_o, n_o = int((ours["selected"] == true_op).sum()), len(ours)
+    k_t, n_t = int((theirs["selected"] == true_op).sum()), len(theirs)
+    measurable = n_t > 0
+    p = same_rate_p(k_o, n_o, k_t, n_t) if measurable else float("nan")
+    where = (f"authors' code (commit {theirs['commit'].iloc[0][:7]}, run here {theirs['date'].max()}): "
+             f"{k_t} of {n_t} seeds" if measurable else "their code not run at this setting")
+    run.claim(cid, f"Our AugNet selects {true_op} as often as the authors' code on the same setting and seeds "
+              f"({setting}).", paper=where, ours=f"{k_o} of {n_o} seeds",
+              criterion="two-sided Fisher exact test of equal selection rates, p >= 0.05"
+              + (f" (p = {p:.3f})" if measurable else ""), reproduced=bool(measurable and p >= 0.05),
+              measurable=measurable)
+    run.log(f"{cid}/authors_selected", theirs["selected"].tolist(), note=f"seeds {theirs['seed'].tolist()}")
+    run.log(f"{cid}/fisher_p", p)
+    cols = ["selected", "weight", "max_value"]
+    a = theirs.set_index("seed")[cols].set_axis(["authors: selected", "weight", "largest value"], axis=1)
+    b = ours.set_index("seed")[cols].set_axis(["ours: selected", "weight ", "largest value "], axis=1)
+    return a.join(b, how="outer").round(3)
+
+
+def _authors_fact(claim: dict, seeds: pd.DataFrame) -> str:
+    """One sentence for the prose: the authors' code's selections beside ours, and the verdict."""
+    if claim["verdict"] == "not measurable at this profile":
+        return "not measured: their code was not run at this profile's setting"
+    theirs = seeds["authors: selected"].dropna().tolist()
+    return (f"{claim['paper']} ({', '.join(f'`{t}`' for t in theirs)}); ours {claim['ours']}. "
+            f"Verdict: {claim['verdict']} ({claim['criterion']})")
+
+
+def authors_table(experiment: str, true_op: str) -> pd.DataFrame:
+    """Every setting the authors' code was run at here (:func:`authors_runs`): how many seeds selected
+    ``true_op``, the median largest value of ``true_op`` where it was selected, the median wall seconds.
+
+    Example
+    -------
+    >>> list(authors_table("sprites", "rotate").columns)
+    ['setting', 'seeds', 'selected true op', 'its range (median, when selected)', 'seconds per run', 'run here']
+    """
+    df = authors_runs(experiment)
+    cols = ["setting", "seeds", "selected true op", "its range (median, when selected)", "seconds per run",
+            "run here"]
+    rows = []
+    for variant, g in (df.groupby("variant", sort=False) if len(df) else []):
+        sel = g[g["selected"] == true_op]
+        rows.append({cols[0]: variant, cols[1]: ", ".join(map(str, sorted(g["seed"]))),
+                     cols[2]: f"{len(sel)} of {len(g)}",
+                     cols[3]: round(float(sel["max_value"].median()), 3) if len(sel) else None,
+                     cols[4]: round(float(g["seconds"].median()), 1), cols[5]: g["date"].max()})
+    return pd.DataFrame(rows, columns=cols)
+
+
 # ----------------------------------------------------------------------------- E1: sprites
-def sprites_report(run, S: Sprites, hist: dict) -> tuple[pd.DataFrame, dict]:
-    """Log chapter E1's metrics, record its claims; return the "paper vs this run" table (one row per model)
-    and the facts its prose quotes ``{glue name: Markdown text}``.
+def sprites_report(run, S: Sprites, hist: dict) -> tuple[pd.DataFrame, pd.DataFrame, dict]:
+    """Log chapter E1's metrics, record its claims; return the "paper vs this run" table (one row per model),
+    the seeds of AugNet beside the authors' code's on the same seeds (:func:`compare_with_authors`) and the
+    facts its prose quotes ``{glue name: Markdown text}``.
 
     Example
     -------
@@ -77,11 +194,13 @@ def sprites_report(run, S: Sprites, hist: dict) -> tuple[pd.DataFrame, dict]:
     >>> untrained = {n: [dict(epoch=0, state=make().state(), test_acc=0.25)] for n, (make, _) in
     ...              sprite_models(S).items()}
     >>> run = results.Run("demo", "smoke")
-    >>> table, facts = sprites_report(run, S, untrained)
+    >>> table, seeds, facts = sprites_report(run, S, untrained)
     >>> list(table.columns), list(run.claims)  # doctest: +NORMALIZE_WHITESPACE
     (['selected op', 'its weight', 'rotation range (rad)', 'test acc'], ['fig3/augnet_selects_rotate',
-     'fig3/augerino_rotation', 'fig3/no_regulariser_collapses', 'fig4/augerino_regulariser_misses'])
+     'fig3/same_as_authors', 'fig3/augerino_rotation', 'fig3/no_regulariser_collapses',
+     'fig4/augerino_regulariser_misses'])
     """
+    true_angle = math.radians(S.max_angle)
     rows = []
     for name, h in hist.items():
         st, key = h[-1]["state"], _key(name)
@@ -89,6 +208,7 @@ def sprites_report(run, S: Sprites, hist: dict) -> tuple[pd.DataFrame, dict]:
         rows.append({"model": name, "selected op": sel[0], "its weight": round(sel[1], 3),
                      "rotation range (rad)": round(angle, 3), "test acc": round(h[-1]["test_acc"], 3)})
         paper = {"AugNet": TRUE_ANGLE, "Augerino": TRUE_ANGLE, "AugNet, no regulariser": 0.0}.get(name)
+        paper = paper if S.max_angle == 45 else None  # the paper's numbers are for sprites within pi/4
         run.log(f"{key}/rotation_rad", angle, paper=paper)
         run.log(f"{key}/test_acc", h[-1]["test_acc"])
         run.log(f"{key}/selected", sel[0], paper="rotate" if name == "AugNet" else None)
@@ -99,7 +219,7 @@ def sprites_report(run, S: Sprites, hist: dict) -> tuple[pd.DataFrame, dict]:
     seeds = [S.seed, *S.extra_seeds]
     seed_runs = ["AugNet"] + [f"AugNet, seed {s}" for s in S.extra_seeds]
     picks = [_pick(final[n])[0] for n in seed_runs]
-    met = [_met(final[n], "rotate", TRUE_ANGLE, 0.15) for n in seed_runs]
+    met = [_met(final[n], "rotate", true_angle, 0.15) for n in seed_runs]
     rot_ranges = [max_rotation(final[n]) for n, p in zip(seed_runs, picks) if p == "rotate"]
     a, ns = final["AugNet"], final["AugNet, no shear ops"]
     rot_w, rot_rad = a["layer0"]["rotate"]["weight"], max_rotation(a)
@@ -109,17 +229,27 @@ def sprites_report(run, S: Sprites, hist: dict) -> tuple[pd.DataFrame, dict]:
     run.log("augnet/selected_over_seeds", picks, note=f"seeds {seeds}")
     run.log("augnet/criterion_met_over_seeds", sum(met), note=f"of {len(met)} seeds")
     run.log("augnet_criterion_met", met[0], note=f"seed {S.seed}: rotate weight >= 0.8 and range within 0.15 rad "
-                                                 "of pi/4")
-    crit = "rotate's weight >= 0.8 and its range within 0.15 rad of π/4"
-    run.claim("fig3/augnet_selects_rotate", "AugNet (one layer of five affine ops) selects rotate and learns a "
-              "rotation range of about π/4.", paper="rotate, π/4 = 0.785 rad",
-              ours=f"{sel_name} (weight {sel_w:.2f}), {rot_rad:.3f} rad; met on {sum(met)} of {len(met)} seeds",
-              criterion=f"{crit}; reproduced on at least half of the seeds, partly on at least one",
-              reproduced=2 * sum(met) >= len(met), partly=sum(met) > 0)
+                                                 f"of the data's {true_angle:.3f} rad")
+    crit = f"rotate's weight >= 0.8 and its range within 0.15 rad of the data's {true_angle:.3f} rad"
+    run.claim("fig3/augnet_selects_rotate", "AugNet (one layer of five affine ops) selects rotate and learns the "
+              "data's rotation range (π/4 in the paper).", paper="rotate, π/4 = 0.785 rad",
+              ours=f"met on {sum(met)} of {len(met)} seeds (seed {S.seed}: {sel_name}, weight {sel_w:.2f}; "
+              f"rotation {rot_rad:.3f} rad)", criterion=f"{crit}, on most seeds (more than half); partly: on at "
+              "least one", reproduced=2 * sum(met) > len(met), partly=sum(met) > 0)
+    ours = pd.DataFrame([dict(seed=sd, selected=_pick(final[n])[0], weight=_pick(final[n])[1],
+                              max_value=_pick(final[n])[2]) for sd, n in zip(seeds, seed_runs)])
+    match = dict(n_train=S.n_train, width=S.widths[0], epochs=S.epochs, trunk="seed")
+    comparable = (S.size == 32 and S.batch_size == 128 and tuple(S.widths) == tuple(S.widths[0] * 2**i
+                                                                                     for i in range(4)))
+    theirs = authors_runs("sprites", **match) if comparable else authors_runs("sprites", n_train=-1)
+    seeds_table = compare_with_authors(
+        run, "fig3/same_as_authors", "rotate", ours, theirs,
+        f"{S.n_train} sprites of 32 px, trunk width {S.widths[0]}, {S.epochs} epochs, one trunk initialisation "
+        "per seed")
     run.claim("fig3/augerino_rotation", "Augerino learns a rotation range of about π/4.", paper=TRUE_ANGLE,
-              ours=aug_rad, criterion=f"|range - π/4| <= 0.15 rad; partly: closer to π/4 than its start, "
-              f"{augerino_start:.3f} rad", reproduced=abs(aug_rad - TRUE_ANGLE) <= 0.15,
-              partly=abs(aug_rad - TRUE_ANGLE) < abs(augerino_start - TRUE_ANGLE))
+              ours=aug_rad, criterion=f"|range - {true_angle:.3f}| <= 0.15 rad; partly: closer to it than its "
+              f"start, {augerino_start:.3f} rad", reproduced=abs(aug_rad - true_angle) <= 0.15,
+              partly=abs(aug_rad - true_angle) < abs(augerino_start - true_angle))
     run.claim("fig3/no_regulariser_collapses", "Without a regulariser, AugNet's rotation range shrinks to 0.",
               paper=0.0, ours=none_rad, criterion=f"range <= 0.05 rad; partly: below its start, {start_rad:.3f} rad",
               reproduced=none_rad <= 0.05, partly=none_rad < start_rad)
@@ -127,9 +257,9 @@ def sprites_report(run, S: Sprites, hist: dict) -> tuple[pd.DataFrame, dict]:
     run.claim("fig4/augerino_regulariser_misses", "With Augerino's regulariser -||μ||₂ instead of the selective one, "
               "AugNet misses the angle.", paper="misses π/4",
               ours=f"selects {_pick(ar)[0]}; largest rotation {max_rotation(ar):.3f} rad",
-              criterion=f"not ({crit})", reproduced=not _met(ar, "rotate", TRUE_ANGLE, 0.15))
+              criterion=f"not ({crit})", reproduced=not _met(ar, "rotate", true_angle, 0.15))
     free_gain, free_mu = best_gain(1.0, S.reg)  # an operation the trained trunk ignores at any magnitude
-    rot_gain, rot_mu = best_gain(TRUE_ANGLE / augnet.OPS["rotate"].scale, S.reg)  # rotate, held to pi/4
+    rot_gain, rot_mu = best_gain(true_angle / augnet.OPS["rotate"].scale, S.reg)  # rotate, held to the data's
     when = ", ".join(f"{r:.2f}" for r in rot_ranges)
     ns_rad, ns_w = max_rotation(ns), ns["layer0"]["rotate"]["weight"]
     facts = {
@@ -140,12 +270,46 @@ def sprites_report(run, S: Sprites, hist: dict) -> tuple[pd.DataFrame, dict]:
                   f"{free_gain:.3f}; rotate, held to μ = {rot_mu:.2f} (π/4) by the labels, lowers it by {rot_gain:.3f}",
         "e1_sel": f"`{sel_name}` (weight {sel_w:.2f})", "e1_rot": f"{rot_rad:.2f} rad (rotate's weight {rot_w:.2f})",
         "e1_verdict": "reproduces" if met[0] else "does not reproduce",
+        "e1_authors": _authors_fact(run.claims["fig3/same_as_authors"], seeds_table),
         "e1_none": f"{none_rad:.2f} rad, starting from {start_rad:.2f}",
-        "e1_ns": f"{ns_rad:.2f} rad with weight {ns_w:.2f}" + (", within 0.15 rad of π/4" if _met(
-            ns, "rotate", TRUE_ANGLE, 0.15) else ", not within 0.15 rad of π/4"),
+        "e1_ns": f"{ns_rad:.2f} rad with weight {ns_w:.2f}" + (", within 0.15 rad of the data's range" if _met(
+            ns, "rotate", true_angle, 0.15) else ", not within 0.15 rad of the data's range"),
         "e1_aug": f"{aug_rad:.2f} rad",
     }
-    return pd.DataFrame(rows).set_index("model"), facts
+    return pd.DataFrame(rows).set_index("model"), seeds_table, facts
+
+
+def angle_ranges_report(run, S: Sprites, ranges: dict) -> tuple[pd.DataFrame, dict]:
+    """Beyond the paper (chapter E1): the rotation a layer offering rotate alone learned on sprites of each
+    data range (:func:`invlib.learned.experiments.train_angle_ranges`), beside the data's own range and the
+    largest label-preserving rotation, ``90 - range`` degrees. Logs them; returns the table and the facts.
+
+    Example
+    -------
+    >>> from invlib import results
+    >>> st = lambda rad: {"layer0": {"rotate": dict(weight=1.0, magnitude=rad / math.pi, max_value=rad)}}
+    >>> run = results.Run("demo", "smoke")
+    >>> table, facts = angle_ranges_report(run, None, {45.0: [dict(state=st(0.8))], 30.0: [dict(state=st(1.0))]})
+    >>> table["nearer to"].tolist()
+    ['both (equal at 45 degrees)', 'label-preserving range']
+    """
+    rows = []
+    for angle, h in ranges.items():
+        learned, data_rad, safe = max_rotation(h[-1]["state"]), math.radians(angle), math.radians(90 - angle)
+        nearer = ("both (equal at 45 degrees)" if angle == 45 else
+                  "data range" if abs(learned - data_rad) < abs(learned - safe) else "label-preserving range")
+        rows.append({"data range (degrees)": angle, "data range (rad)": round(data_rad, 3),
+                     "label-preserving (rad)": round(safe, 3), "learned (rad)": round(learned, 3),
+                     "nearer to": nearer})
+        run.log(f"rotate_alone/data{angle:g}deg/rotation_rad", learned,
+                note=f"data range {data_rad:.3f} rad, label-preserving {safe:.3f} rad")
+        run.log(f"rotate_alone/data{angle:g}deg/rotation_by_epoch", [max_rotation(r["state"]) for r in h])
+    table = pd.DataFrame(rows)
+    facts = {"e1_ranges": "; ".join(f"data within {r['data range (degrees)']:g}°: learned {r['learned (rad)']:.2f} "
+                                    f"rad (data {r['data range (rad)']:.2f}, label-preserving "
+                                    f"{r['label-preserving (rad)']:.2f}); nearer to: {r['nearer to']}"
+                                    for r in rows) or "not run at this profile"}
+    return table, facts
 
 
 def plot_rotation(hist: dict):
@@ -217,7 +381,7 @@ def plot_ops_over_training(h: list[dict], op: str | None = None, axes=None, labe
 
 
 # ----------------------------------------------------------------------------- E2: sinusoids
-def sinusoids_report(run, S: Sinusoids, hist: dict, alone: dict) -> tuple[pd.DataFrame, dict]:
+def sinusoids_report(run, S: Sinusoids, hist: dict, alone: dict) -> tuple[pd.DataFrame, pd.DataFrame, dict]:
     """Log chapter E2's metrics, record its claim; return the per-seed table and the facts its prose quotes.
 
     Example
@@ -227,7 +391,7 @@ def sinusoids_report(run, S: Sinusoids, hist: dict, alone: dict) -> tuple[pd.Dat
     >>> from invlib.learned.experiments import settings
     >>> three, alone = (augnet.augnet(nn.Identity(), ops=o, fs=100) for o in ("signal", ["frequency_shift"]))
     >>> run = results.Run("demo", "smoke")
-    >>> table, facts = sinusoids_report(run, settings("sinusoids", "smoke"),
+    >>> table, seeds, facts = sinusoids_report(run, settings("sinusoids", "smoke"),
     ...                                 {0: [dict(epoch=0, state=three.state(), test_acc=0.5)]},
     ...                                 {0: [dict(epoch=0, state=alone.state())]})
     >>> table.loc[0, "selected"], run.claims["fig5/frequency_shift_selected"]["verdict"]  # untrained: uniform
@@ -254,18 +418,24 @@ def sinusoids_report(run, S: Sinusoids, hist: dict, alone: dict) -> tuple[pd.Dat
     run.log("alone/seeds_within_0.15_hz", alone_ok, note=f"of {len(alone)}")
     table = pd.DataFrame(rows).set_index("seed")
     shift_hz, shift_w = float(np.median(table["shift range (Hz)"])), float(np.median(table["shift weight"]))
-    ok = shift_w >= 0.8 and abs(shift_hz - TRUE_HZ) <= 0.15
     n_ok = sum(_met(h[-1]["state"], "frequency_shift", TRUE_HZ, 0.15) for h in hist.values())
+    ok = 2 * n_ok > len(hist)
     n_sel = int((table["selected"] == "frequency_shift").sum())
     run.log("median_shift_hz", shift_hz, paper=TRUE_HZ, note="median over seeds")
     run.log("median_shift_weight", shift_w, note="median over seeds")
-    run.log("criterion_met", ok, note="median weight >= 0.8 and median range within 0.15 Hz of 0.5 Hz")
+    run.log("criterion_met", ok, note="on most seeds: frequency shift's weight >= 0.8, range within 0.15 Hz of 0.5")
     run.log("seeds_selecting_frequency_shift", n_sel, note=f"of {len(table)}")
     run.claim("fig5/frequency_shift_selected", "One AugNet layer of frequency shift, FT surrogate and noise selects "
               "frequency shift and learns a range of about ±0.5 Hz.", paper="frequency_shift, 0.5 Hz",
-              ours=f"median weight {shift_w:.2f}, median range {shift_hz:.3f} Hz; {n_ok} of {len(table)} seeds",
-              criterion="median shift weight >= 0.8 and median range within 0.15 Hz of 0.5 Hz over the seeds; "
-              "partly: at least one seed meets it alone", reproduced=ok, partly=n_ok > 0)
+              ours=f"met on {n_ok} of {len(table)} seeds (median weight {shift_w:.2f}, median range "
+              f"{shift_hz:.3f} Hz)", criterion="frequency shift's weight >= 0.8 and its range within 0.15 Hz of "
+              "0.5 Hz, on most seeds (more than half); partly: on at least one", reproduced=ok, partly=n_ok > 0)
+    ours = table.reset_index()[["seed", "selected", "weight"]].assign(
+        max_value=[augnet.selected(h[-1]["state"])["layer0"][2] for h in hist.values()])
+    theirs = authors_runs("sinusoids", epochs=S.epochs) if (S.n_train, S.n_test, S.batch_size, S.widths) == (
+        400, 200, 32, (2, 2)) else authors_runs("sinusoids", epochs=-1)
+    seeds_table = compare_with_authors(run, "fig5/same_as_authors", "frequency_shift", ours, theirs,
+                                       f"the paper's sinusoids and CNN trunk, {S.epochs} epochs")
     free_gain = S.reg * 1.0 - S.weight_decay / 2  # an operation harmless at magnitude 1, at full weight
     mu_true = TRUE_HZ / augnet.OPS["frequency_shift"].scale
     shift_gain = S.reg * mu_true - S.weight_decay / 2 * mu_true**2  # frequency shift held to 0.5 Hz
@@ -274,10 +444,11 @@ def sinusoids_report(run, S: Sinusoids, hist: dict, alone: dict) -> tuple[pd.Dat
         "e2_hz": f"{shift_hz:.2f} Hz (median weight {shift_w:.2f})",
         "e2_verdict": "reproduces" if ok else "does not reproduce", "e2_nok": f"{n_ok} of {len(table)}",
         "e2_nsel": f"{n_sel} of {len(table)}",
+        "e2_authors": _authors_fact(run.claims["fig5/same_as_authors"], seeds_table),
         "e2_obj": f"an operation that costs nothing at magnitude 1 lowers the loss by {free_gain:.3f}, frequency "
                   f"shift held to 0.5 Hz (μ = {mu_true:.2f}) by {shift_gain:.3f}",
     }
-    return table.round(3), facts
+    return table.round(3), seeds_table, facts
 
 
 def plot_shift(hist: dict, alone: dict):
@@ -334,9 +505,10 @@ def plot_curves(hist: dict, test_key: str = "test_acc"):
 
 
 # ----------------------------------------------------------------------------- E3: capacity
-def capacity_report(run, S: Capacity, res: pd.DataFrame) -> tuple[pd.DataFrame, dict]:
+def capacity_report(run, S: Capacity, res: pd.DataFrame) -> tuple[pd.DataFrame, pd.DataFrame, dict]:
     """Log chapter E3's metrics, record its claims; return the (trunk x method) table of median invariance and
-    accuracy, and the facts its prose quotes.
+    accuracy, the trunks the authors' code was also run on (their AugNet's range and invariance per seed
+    beside ours, :func:`authors_runs`) and the facts its prose quotes.
 
     Example
     -------
@@ -348,7 +520,7 @@ def capacity_report(run, S: Capacity, res: pd.DataFrame) -> tuple[pd.DataFrame, 
     ...                                        (4, 4024, "AugNet", 0.95), (64, 64324, "baseline", 0.7),
     ...                                        (64, 64324, "oracle augmentation", 0.9), (64, 64324, "AugNet", 0.97)]])
     >>> run = results.Run("demo", "smoke")
-    >>> table, facts = capacity_report(run, settings("capacity", "smoke"), res)
+    >>> table, authors, facts = capacity_report(run, settings("capacity", "smoke"), res)
     >>> [c["verdict"] for c in run.claims.values()], facts["e3_aug"]
     (['reproduced', 'reproduced'], '0.95–0.97')
     """
@@ -388,7 +560,21 @@ def capacity_report(run, S: Capacity, res: pd.DataFrame) -> tuple[pd.DataFrame, 
         "e3_shift": f"{shifts.min():.2f}–{shifts.max():.2f} Hz", "e3_zero": f"{n_zero} of {len(shifts)}",
     }
     table = res.pivot_table(index=["depth", "width", "params"], columns="method", values=["median", "acc"])
-    return table.round(3), facts
+    theirs = authors_runs("capacity", method="AugNet", epochs=S.epochs)
+    side = []
+    for (d, w), g in (theirs.groupby(["depth", "width"]) if len(theirs) else []):
+        mine = res[(res["depth"] == d) & (res["width"] == w) & (res["method"] == "AugNet")]
+        side.append({"trunk": f"depth {d}, width {w}", "seeds": ", ".join(map(str, sorted(g["seed"]))),
+                     "authors: shift range (Hz)": ", ".join(f"{v:.2f}" for v in g.sort_values("seed")["shift_hz"]),
+                     "authors: invariance": ", ".join(f"{v:.2f}" for v in g.sort_values("seed")["invariance_median"]),
+                     "ours: shift range (Hz)": round(float(mine["shift_hz"].iloc[0]), 2) if len(mine) else None,
+                     "ours: invariance": round(float(mine["median"].iloc[0]), 2) if len(mine) else None})
+        collapsed = int((g["shift_hz"] < 0.05).sum())
+        run.log(f"authors/d{d}_w{w}/collapsed_seeds", collapsed, note=f"of {len(g)}: their AugNet's shift < 0.05 Hz")
+    authors = pd.DataFrame(side)
+    facts["e3_authors"] = ("; ".join(f"{r['trunk']}: {r['authors: shift range (Hz)']} Hz" for r in side)
+                           if side else "not run at this profile's epochs")
+    return table.round(3), authors, facts
 
 
 def plot_capacity(res: pd.DataFrame):
