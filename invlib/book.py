@@ -141,6 +141,22 @@ def notebook_parameters(nb) -> dict:
     return params
 
 
+MAX_CODE_LINES = 70  # a chapter is parameters, a few calls, figures and prose
+
+
+def code_lines(nb) -> int:
+    """Lines of code a chapter holds outside its parameters cell: non-blank, non-comment lines of its code
+    cells (at most :data:`MAX_CODE_LINES`; the experiment loops belong in ``invlib``).
+
+    Example
+    -------
+    >>> code_lines(read_notebook("e3_capacity")) <= MAX_CODE_LINES
+    True
+    """
+    return sum(1 for c in nb.cells if c.cell_type == "code" and "parameters" not in c.metadata.get("tags", [])
+               for line in c.source.splitlines() if line.strip() and not line.lstrip().startswith("#"))
+
+
 def parse_overrides(pairs: list[str] | None) -> dict:
     """``["epochs=2", "dataset=cifar10"]`` -> ``{"epochs": 2, "dataset": "cifar10"}`` (Python literals, else text).
 

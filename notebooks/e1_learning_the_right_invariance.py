@@ -53,6 +53,7 @@ extra_seeds = None  # more seeds for AugNet; None: 1 to 5, none on smoke
 import dataclasses
 
 import matplotlib.pyplot as plt
+import numpy as np
 import torch
 from IPython.display import Markdown
 from myst_nb import glue
@@ -161,7 +162,8 @@ R.authors_table("sprites", "rotate")
 ranges = E.train_angle_ranges(S)
 range_table, range_facts = R.angle_ranges_report(run, S, ranges)
 if ranges:
-    R.plot_rotation({f"rotate alone, data within {a:g}°": h for a, h in ranges.items()})
+    R.plot_rotation({f"rotate alone, data within {a:g}°": h for a, h in ranges.items()},
+                    {f"{90 - a:g}° (label-preserving at {a:g}°)": np.radians(90 - a) for a in ranges})
     plt.show()
 range_table
 
@@ -193,8 +195,12 @@ run.table()
 #   the weight decay of 1 on the magnitudes, {glue:md}`e1_obj`. The weights are also decided early: with
 #   `T = 0.01` the softmax is near-hard once one logit leads by a few hundredths, so whichever operation
 #   leads then keeps the weight.
+# - **How far the range can move.** {glue:md}`e1_reach`. Where that bound is near π/4, a range short of
+#   π/4 says the run was short, not that the method stopped; the selection is decided long before.
 # - **Without the shears** (beyond the paper), the same layer learns {glue:md}`e1_ns`.
-# - **Rotate alone, two data ranges** (beyond the paper): {glue:md}`e1_ranges`.
+# - **Rotate alone, two data ranges** (beyond the paper): {glue:md}`e1_ranges`. The two candidate answers,
+#   the data's range and the largest label-preserving rotation (90° minus it), meet at the paper's 45°, so
+#   the paper's experiment cannot tell them apart; another range can.
 # - **Augerino** ends at {glue:md}`e1_aug`.
 # - **Without a regulariser**, AugNet's rotation range shrinks to {glue:md}`e1_none`: the collapse toward
 #   the identity that both papers report.

@@ -49,8 +49,9 @@ S
 # %% [markdown]
 # ## Training the grid
 #
-# Adam at 1e-2 with weight decay 1e-4 on every parameter (as the authors' optimiser), batch 32. AugNet has one layer with `λ = 0.8` and starting magnitude
-# 0.05, and averages 10 copies at evaluation, as in the paper. The layer offers frequency shift alone, as
+# Adam at 1e-2 with weight decay 1e-4 on every parameter (as the authors' optimiser), batch 32. AugNet has
+# one layer with `λ = 0.8` and starting magnitude 0.05, and averages 10 copies at evaluation, as in the
+# paper. The layer offers frequency shift alone, as
 # in the authors' capacity runs (the paper's text does not say): the question here is whether a learned
 # augmentation makes any trunk invariant, not which operation a layer selects (chapter E2). The oracle
 # augmentation is `invlib.learned.experiments.true_shift`, a random shift of ±0.5 Hz per signal; the three

@@ -28,6 +28,11 @@ def test_every_notebook_is_a_chapter_and_every_chapter_has_a_source():
     assert CHAPTERS[0] == "00_data_and_transforms"
 
 
+def test_every_chapter_keeps_to_the_code_line_limit():
+    counts = {name: book.code_lines(book.read_notebook(name)) for name in book.toc_notebooks()}
+    assert all(0 < n <= book.MAX_CODE_LINES for n in counts.values()), counts
+
+
 def test_toc_pages_exist_and_cited_keys_are_in_the_bib():
     toc = (ROOT / "_toc.yml").read_text()
     pages = [f for f in re.findall(r"file: (\S+)", toc) if not f.startswith(str(book.GENERATED))]

@@ -180,7 +180,7 @@ def test_e_chapters_log_their_metrics_and_claims(smoke_book):
 def test_the_learned_angle_follows_the_datas_range_when_rotate_alone_is_offered(capsys):
     """Rotate alone, from 45 degrees: on sprites within 15 degrees the largest label-preserving rotation is 75,
     so the angle must grow; within 60 it is 30, so it must shrink. A layer stuck at its start fails both."""
-    S = E.settings("sprites", "smoke", n_train=1024, epochs=8, batch_size=64, lr=3e-3, aug_lr=2e-2,
+    S = E.settings("sprites", "smoke", n_train=1024, epochs=8, batch_size=64, lr=3e-3, range_aug_lr=2e-2,
                    init_magnitude=0.25, max_angle=15.0, other_angle=60.0)
     got = {a: max_rotation(h[-1]["state"]) for a, h in E.train_angle_ranges(S).items()}
     start = 0.25 * math.pi

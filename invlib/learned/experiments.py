@@ -61,7 +61,9 @@ class Sprites:
       ``"sample"`` or per ``"batch"`` (theirs).
     - ``color``: the two sprites in colour, 3 channels (theirs are RGB); ``max_angle``: the data's rotation
       range in degrees (the paper: 45); ``other_angle``: beyond the paper, a second range (degrees) on which
-      a layer offering rotate alone is trained beside one at ``max_angle`` (None: skip).
+      a layer offering rotate alone is trained beside one at ``max_angle`` (None: skip); ``range_aug_lr``:
+      the augmentation's learning rate in those two runs (None: AugNet's). Adam moves a magnitude by at most
+      about its learning rate per step, so a short run at 5e-4 cannot travel from pi/8 to a range of pi/3.
     - ``augerino_lr``/``augerino_reg``: Augerino. ``sprite_files``: two image paths (None: a Fashion-MNIST
       sneaker and ankle boot); ``fill``: the sprite's side over the canvas's; ``extra_seeds``: more AugNet
       seeds (each its own trunk initialisation and training draws), for the selection rate over seeds.
@@ -88,6 +90,7 @@ class Sprites:
     color: bool = True
     max_angle: float = 45.0
     other_angle: float | None = 30.0
+    range_aug_lr: float | None = None
     sprite_files: tuple[str, ...] | None = None
     fill: float = 1.0
     seed: int = 0
@@ -170,7 +173,7 @@ class Images:
 
 # What the smaller profiles change: the method stays, data, trunk width and epochs shrink to the 3-minute /
 # 60-second budgets of a 2-core machine (each chapter says where it departs from the paper and why).
-_SMALL_SPRITES = dict(widths=(8, 16, 32, 64))
+_SMALL_SPRITES = dict(widths=(8, 16, 32, 64), range_aug_lr=5e-3)
 _SMALL_IMAGES = dict(dataset="fashion_mnist", trunk="conv4", widths=(8, 16, 32, 64), augnet_lr=2e-3)
 TABLES = {
     "sprites": (Sprites, {"cpu": dict(n_train=2560, n_test=1000, epochs=12, **_SMALL_SPRITES),
@@ -346,7 +349,8 @@ def train_angle_ranges(S: Sprites) -> dict[float, list[dict]]:
     for angle in (S.max_angle, S.other_angle):
         train, _ = sprite_data(dataclasses.replace(S, n_test=1), max_angle=angle)
         trunk = models.create("conv4", num_classes=4, in_chans=train.images.shape[1], widths=S.widths, seed=S.seed)
-        out[float(angle)] = h = _train.fit(sprite_augnet(S, trunk, ["rotate"]), train, sprite_config(S),
+        cfg = dataclasses.replace(sprite_config(S), aug_lr=S.range_aug_lr or S.aug_lr)
+        out[float(angle)] = h = _train.fit(sprite_augnet(S, trunk, ["rotate"]), train, cfg,
                                            progress=_profile(S).progress)
         print(f"data within {angle:g} degrees: rotate alone learned {max_rotation(h[-1]['state']):.3f} rad "
               f"(data range {math.radians(angle):.3f}, label-preserving {math.radians(90 - angle):.3f})")

@@ -111,12 +111,13 @@ def same_rate_p(k1: int, n1: int, k2: int, n2: int) -> float:
 
 
 def compare_with_authors(run, cid: str, true_op: str, ours: pd.DataFrame, theirs: pd.DataFrame,
-                         setting: str) -> pd.DataFrame:
+                         setting: str, truth: float | None = None, tol: float = 0.15) -> pd.DataFrame:
     """Record the claim ``cid``: our AugNet selects ``true_op`` as often as the authors' code does on the same
     setting and seeds (verdict: two-sided Fisher exact test, :func:`same_rate_p` >= 0.05). ``ours`` and
     ``theirs`` hold one row per seed with ``seed, selected, weight, max_value`` (the selected op's); the claim
-    is not measurable when ``theirs`` is empty (their code was not run at this setting). Returns the seeds
-    side by side.
+    is not measurable when ``theirs`` is empty (their code was not run at this setting). With ``truth``, both
+    sides also say on how many seeds the selected ``true_op``'s range lies within ``tol`` of it. Returns the
+    seeds side by side.
 
     Example
     -------
@@ -133,11 +134,18 @@ def compare_with_authors(run, cid: str, true_op: str, ours: pd.DataFrame, theirs
     k_o, n_o = int((ours["selected"] == true_op).sum()), len(ours)
     k_t, n_t = int((theirs["selected"] == true_op).sum()), len(theirs)
     measurable = n_t > 0
+
+    def close(df):  # seeds that selected true_op with its range within tol of the truth
+        if truth is None:
+            return ""
+        n = int(((df["selected"] == true_op) & ((df["max_value"] - truth).abs() <= tol)).sum())
+        return f", its range within {tol:g} of {truth:.3f} on {n}"
+
     p = same_rate_p(k_o, n_o, k_t, n_t) if measurable else float("nan")
     where = (f"authors' code (commit {theirs['commit'].iloc[0][:7]}, run here {theirs['date'].max()}): "
-             f"{k_t} of {n_t} seeds" if measurable else "their code not run at this setting")
+             f"{k_t} of {n_t} seeds{close(theirs)}" if measurable else "their code not run at this setting")
     run.claim(cid, f"Our AugNet selects {true_op} as often as the authors' code on the same setting and seeds "
-              f"({setting}).", paper=where, ours=f"{k_o} of {n_o} seeds",
+              f"({setting}).", paper=where, ours=f"{k_o} of {n_o} seeds{close(ours)}",
               criterion="two-sided Fisher exact test of equal selection rates, p >= 0.05"
               + (f" (p = {p:.3f})" if measurable else ""), reproduced=bool(measurable and p >= 0.05),
               measurable=measurable)
@@ -245,7 +253,7 @@ def sprites_report(run, S: Sprites, hist: dict) -> tuple[pd.DataFrame, pd.DataFr
     seeds_table = compare_with_authors(
         run, "fig3/same_as_authors", "rotate", ours, theirs,
         f"{S.n_train} sprites of 32 px, trunk width {S.widths[0]}, {S.epochs} epochs, one trunk initialisation "
-        "per seed")
+        "per seed", truth=true_angle)
     run.claim("fig3/augerino_rotation", "Augerino learns a rotation range of about π/4.", paper=TRUE_ANGLE,
               ours=aug_rad, criterion=f"|range - {true_angle:.3f}| <= 0.15 rad; partly: closer to it than its "
               f"start, {augerino_start:.3f} rad", reproduced=abs(aug_rad - true_angle) <= 0.15,
@@ -275,8 +283,18 @@ def sprites_report(run, S: Sprites, hist: dict) -> tuple[pd.DataFrame, pd.DataFr
         "e1_ns": f"{ns_rad:.2f} rad with weight {ns_w:.2f}" + (", within 0.15 rad of the data's range" if _met(
             ns, "rotate", true_angle, 0.15) else ", not within 0.15 rad of the data's range"),
         "e1_aug": f"{aug_rad:.2f} rad",
+        "e1_reach": _reach(S),
     }
     return pd.DataFrame(rows).set_index("model"), seeds_table, facts
+
+
+def _reach(S: Sprites) -> str:
+    """How far AugNet's rotation range can travel in this run: Adam moves a parameter by about its learning
+    rate per step at most, so ``steps * lr`` of magnitude, times rotate's scale of pi."""
+    steps = S.epochs * math.ceil(S.n_train / S.batch_size)
+    top = (S.init_magnitude + steps * (S.aug_lr or S.lr)) * augnet.OPS["rotate"].scale
+    return (f"{steps} steps at a learning rate of {S.aug_lr or S.lr:g} take the range from "
+            f"{S.init_magnitude * augnet.OPS['rotate'].scale:.2f} rad to at most about {top:.2f} rad")
 
 
 def angle_ranges_report(run, S: Sprites, ranges: dict) -> tuple[pd.DataFrame, dict]:
@@ -312,8 +330,9 @@ def angle_ranges_report(run, S: Sprites, ranges: dict) -> tuple[pd.DataFrame, di
     return table, facts
 
 
-def plot_rotation(hist: dict):
-    """Figure 3: the largest rotation of every model after each epoch, against the true π/4.
+def plot_rotation(hist: dict, lines: dict[str, float] | None = None):
+    """Figure 3: the largest rotation of every model after each epoch, against the true π/4 (or the dashed
+    reference ``lines``, ``{label: radians}``).
 
     Example
     -------
@@ -327,7 +346,8 @@ def plot_rotation(hist: dict):
     for name, h in hist.items():
         ax.plot([r["epoch"] + 1 for r in h], [max_rotation(r["state"]) for r in h], marker="o", ms=3, label=name,
                 ls=":" if "no shear" in name else "-")
-    ax.axhline(TRUE_ANGLE, color="k", ls="--", lw=1, label="π/4 (true)")
+    for i, (label, rad) in enumerate((lines or {"π/4 (true)": TRUE_ANGLE}).items()):
+        ax.axhline(rad, color="k" if i == 0 else f"C{len(hist) + i}", ls="--", lw=1, label=label)
     ax.set(xlabel="epoch", ylabel="largest rotation (rad)", title="Learned rotation range")
     ax.legend(fontsize=8)
     return ax
@@ -435,7 +455,7 @@ def sinusoids_report(run, S: Sinusoids, hist: dict, alone: dict) -> tuple[pd.Dat
     theirs = authors_runs("sinusoids", epochs=S.epochs) if (S.n_train, S.n_test, S.batch_size, S.widths) == (
         400, 200, 32, (2, 2)) else authors_runs("sinusoids", epochs=-1)
     seeds_table = compare_with_authors(run, "fig5/same_as_authors", "frequency_shift", ours, theirs,
-                                       f"the paper's sinusoids and CNN trunk, {S.epochs} epochs")
+                                       f"the paper's sinusoids and CNN trunk, {S.epochs} epochs", truth=TRUE_HZ)
     free_gain = S.reg * 1.0 - S.weight_decay / 2  # an operation harmless at magnitude 1, at full weight
     mu_true = TRUE_HZ / augnet.OPS["frequency_shift"].scale
     shift_gain = S.reg * mu_true - S.weight_decay / 2 * mu_true**2  # frequency shift held to 0.5 Hz
