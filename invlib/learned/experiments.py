@@ -24,7 +24,7 @@ Example
 -------
 >>> S = settings("sprites", "smoke", n_train=64, epochs=1, extra_seeds=[])
 >>> S.size, S.widths, S.reg, S.n_train
-(28, (8, 16, 32, 64), 0.5, 64)
+(32, (8, 16, 32, 64), 0.5, 64)
 """
 
 from __future__ import annotations
