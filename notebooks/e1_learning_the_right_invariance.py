@@ -135,8 +135,8 @@ table
 
 # %% [markdown]
 # The paper's AugNet on every seed, beside the authors' code run on this machine with the same seed numbers
-# at the same setting: the same number of sprites, trunk width and epochs, each seed with its own trunk
-# initialisation. "Largest value" is the selected op's range: radians for rotate, a fraction of the side
+# at the same setting: our colour sprites fed to their generator, the same number of sprites, trunk width
+# and epochs, each seed with its own trunk initialisation. "Largest value" is the selected op's range: radians for rotate, a fraction of the side
 # for translations, the shear coefficient for shears. An empty side means that code was not run at this
 # setting (run `benchmarks/authors/augnet_runs.py`, or pick the `cpu` profile).
 
@@ -144,7 +144,8 @@ table
 seeds
 
 # %% [markdown]
-# Every setting the authors' code was run at here, with how many seeds selected rotate. The paper's setting
+# Every setting the authors' code was run at here, with how many seeds selected rotate, on our sprites and
+# on their own Mario and Iggy: the sprites themselves change how often rotate wins. The paper's setting
 # is 10,000 sprites of width 32. "trunk shared" is their script as published: every seed starts from one trunk
 # initialisation, and the seed changes only the data order and the augmentation draws.
 

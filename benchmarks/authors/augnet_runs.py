@@ -91,7 +91,8 @@ def _save(records: list[dict], out: Path) -> None:
 
 
 # ----------------------------------------------------------------------------- sprites (section 4.1)
-def sprites(repo: Path, seed: int, epochs: int, trunk: str, n_train: int = 10_000, width: int = 32) -> dict:
+def sprites(repo: Path, seed: int, epochs: int, trunk: str, n_train: int = 10_000, width: int = 32,
+            images: Path | None = None) -> dict:
     import torch
     from augnet import losses, models
     from augnet.utils import set_global_rngs
@@ -99,8 +100,8 @@ def sprites(repo: Path, seed: int, epochs: int, trunk: str, n_train: int = 10_00
     from experiments.mario_iggy.generate_data import generate_mario_data
 
     set_global_rngs(seed)  # as their main(): data order from the seed, sprite angles from their data seed
-    loader, _ = generate_mario_data(ntrain=n_train, ntest=128, batch_size=128,
-                                    dpath=str(repo / "experiments" / "mario_iggy") + "/")
+    folder = images.parent if images else repo / "experiments" / "mario_iggy"  # their loader reads images.npz
+    loader, _ = generate_mario_data(ntrain=n_train, ntest=128, batch_size=128, dpath=str(folder) + "/")
     layer = create_augnet_layer(1 / 8, freeze_weights=False)
     if trunk == "seed":
         torch.manual_seed(seed)
@@ -125,8 +126,9 @@ def sprites(repo: Path, seed: int, epochs: int, trunk: str, n_train: int = 10_00
     w_steps = log[[f"w.{i}" for i in range(5)]].to_numpy()
     over = (w_steps.max(1) > 0.5).nonzero()[0]
     last = per_epoch[-1]
-    variant = f"{n_train} images, width {width}, trunk {trunk}, {epochs} epochs"
-    return dict(experiment="sprites", variant=variant, trunk=trunk, seed=seed, epochs=epochs,
+    sprite_set = "ours" if images else "theirs"
+    variant = f"{sprite_set} sprites, {n_train} images, width {width}, trunk {trunk}, {epochs} epochs"
+    return dict(experiment="sprites", variant=variant, sprites=sprite_set, trunk=trunk, seed=seed, epochs=epochs,
                 steps_per_epoch=steps, n_train=n_train, width=width, batch_size=128, seconds=round(seconds, 1),
                 selected=last["leader"], weight=last["weight"], max_value=last["max_values"][last["leader"]],
                 rotate_max_value=last["max_values"]["rotate"],
@@ -213,6 +215,8 @@ def main(argv=None) -> int:
                    help="sprites: their shared trunk initialisation, or one per seed")
     p.add_argument("--n-train", type=int, default=10_000, help="sprites: training images (theirs: 10,000)")
     p.add_argument("--width", type=int, default=32, help="sprites: their trunk's width c (theirs: 32)")
+    p.add_argument("--images", type=Path, help="sprites: an images.npz of two other sprites (our colour sprites: "
+                   "benchmarks/authors/our_sprites.py writes one); default: their Mario and Iggy")
     p.add_argument("--trunks", nargs="+", default=["1x16", "2x64"], help="capacity: DEPTHxWIDTH MLP trunks")
     p.add_argument("--out", type=Path, default=OUT)
     args = p.parse_args(argv)
@@ -223,7 +227,8 @@ def main(argv=None) -> int:
     meta = _meta(repo)
     for seed in args.seeds:
         if args.experiment == "sprites":
-            recs = [sprites(repo, seed, args.epochs or 20, t, args.n_train, args.width) for t in args.trunk]
+            recs = [sprites(repo, seed, args.epochs or 20, t, args.n_train, args.width, args.images)
+                    for t in args.trunk]
         elif args.experiment == "sinusoids":
             recs = [sinusoids(repo, seed, args.epochs or 50)]
         else:
