@@ -136,9 +136,10 @@ table
 # %% [markdown]
 # The paper's AugNet on every seed, beside the authors' code run on this machine with the same seed numbers
 # at the same setting: our colour sprites fed to their generator, the same number of sprites, trunk width
-# and epochs, each seed with its own trunk initialisation. "Largest value" is the selected op's range: radians for rotate, a fraction of the side
-# for translations, the shear coefficient for shears. An empty side means that code was not run at this
-# setting (run `benchmarks/authors/augnet_runs.py`, or pick the `cpu` profile).
+# and epochs, each seed with its own trunk initialisation. "Largest value" is the selected op's range:
+# radians for rotate, a fraction of the side for translations, the shear coefficient for shears. An empty
+# side means that code was not run at this setting (run `benchmarks/authors/augnet_runs.py`, or pick the
+# `cpu` profile).
 
 # %%
 seeds
