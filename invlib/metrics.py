@@ -113,3 +113,125 @@ def summary(scores: torch.Tensor) -> dict:
     """
     q = torch.quantile(scores.float(), torch.tensor([0.5, 0.25, 0.75]))
     return dict(median=float(q[0]), q25=float(q[1]), q75=float(q[2]), mean=float(scores.float().mean()))
+
+
+def equivariance_alignment(z: torch.Tensor, z_t: torch.Tensor, generator: torch.Generator | None = None) -> float:
+    """Paper B's equivariance score (App. D): how much more aligned the responses ``D = z - z_t`` are than
+    a baseline ``B`` made of ``D`` with every column shuffled independently over the rows.
+
+    ``(N, D), (N, D) -> float``: mean pairwise cosine distance of the rows of ``B`` minus that of ``D``, over
+    all pairs ``i != j`` (the expectation of the authors' ``cosdist(B, B[perm]) - cosdist(D, D[perm])`` over
+    random pairings). Higher means the transform moves every representation in a more consistent direction
+    than chance; 0 means no alignment beyond the columns' own distributions. A row of zeros (the image did
+    not move) has cosine 0 with every row. Needs ``N >= 2``.
+
+    Example
+    -------
+    >>> g = torch.Generator().manual_seed(0)
+    >>> z = torch.randn(200, 16, generator=g)
+    >>> abs(equivariance_alignment(z, z + torch.randn(200, 16, generator=g), g)) < 0.05  # random responses
+    True
+    >>> step = torch.randn(16, generator=g)  # every response along one direction, of varying length
+    >>> equivariance_alignment(z, z - torch.rand(200, 1, generator=g).mul(3).exp() * step, g) > 0.3
+    True
+    """
+    if z.shape != z_t.shape or len(z) < 2:
+        raise ValueError(f"z and z_t must have the same shape (N, D) with N >= 2, got {tuple(z.shape)} "
+                         f"and {tuple(z_t.shape)}.")
+    d = (z - z_t).flatten(1).float()
+    order = torch.rand(d.shape, generator=generator).argsort(0).to(d.device)
+    b = d.gather(0, order)
+    return float(_mean_pair_cosine_distance(b) - _mean_pair_cosine_distance(d))
+
+
+def _mean_pair_cosine_distance(rows: torch.Tensor) -> torch.Tensor:
+    """Mean of ``1 - cos(r_i, r_j)`` over all pairs ``i != j`` of the rows ``(N, D)``."""
+    u = torch.nn.functional.normalize(rows, dim=1, eps=1e-12)
+    n = len(u)
+    total = u.sum(0).square().sum() - u.square().sum()  # sum over i != j of <u_i, u_j>
+    return 1 - total / (n * (n - 1))
+
+
+def rank(x: torch.Tensor) -> torch.Tensor:
+    """Ranks ``0 .. N-1`` along the last dimension, ties sharing their average rank: ``(..., N) -> (..., N)``.
+
+    Example
+    -------
+    >>> rank(torch.tensor([10.0, 30.0, 20.0, 20.0])).tolist()
+    [0.0, 3.0, 1.5, 1.5]
+    """
+    x = torch.as_tensor(x, dtype=torch.float64)
+    v, order = x.sort(dim=-1)
+    left = torch.searchsorted(v.contiguous(), v.contiguous(), side="left")
+    right = torch.searchsorted(v.contiguous(), v.contiguous(), side="right")
+    return torch.empty_like(x).scatter_(-1, order, (left + right - 1).to(x.dtype) / 2)
+
+
+def spearman(a: torch.Tensor, b: torch.Tensor) -> torch.Tensor:
+    """Spearman rank correlation along the last dimension (average ranks for ties): ``(..., N) x2 -> (...)``.
+
+    NaN where one side is constant.
+
+    Example
+    -------
+    >>> float(spearman(torch.tensor([1.0, 2, 3, 4]), torch.tensor([10.0, 20, 25, 99])))
+    1.0
+    >>> float(spearman(torch.tensor([1.0, 2, 3]), torch.tensor([3.0, 2, 1])))
+    -1.0
+    """
+    return _pearson(rank(a), rank(b))
+
+
+def rank_correlation_test(a, b, permutations: int = 10_000, seed: int = 0) -> tuple[float, float]:
+    """Spearman's rho of two paired samples ``(N,)`` and its two-sided permutation p-value.
+
+    The p-value is ``(1 + #{|rho_perm| >= |rho|}) / (1 + permutations)`` over random re-pairings of ``b``
+    (exact up to Monte Carlo error; no distributional assumption).
+
+    Example
+    -------
+    >>> rho, p = rank_correlation_test(torch.arange(30.0), torch.arange(30.0) ** 2)
+    >>> rho, p < 0.001
+    (1.0, True)
+    """
+    a, b = torch.as_tensor(a, dtype=torch.float64), torch.as_tensor(b, dtype=torch.float64)
+    if a.shape != b.shape or a.ndim != 1 or len(a) < 3:
+        raise ValueError(f"need two paired samples of the same length >= 3, got {tuple(a.shape)}, {tuple(b.shape)}")
+    ra, rb = rank(a), rank(b)
+    rho = float(_pearson(ra, rb))
+    g = torch.Generator().manual_seed(seed)
+    hits = 0
+    for start in range(0, permutations, 1000):  # re-pairing the ranks re-pairs the samples
+        k = min(1000, permutations - start)
+        null = _pearson(ra.expand(k, -1), rb[torch.rand(k, len(rb), generator=g).argsort(1)])
+        hits += int((null.abs() >= abs(rho) - 1e-12).sum())
+    return rho, (1 + hits) / (1 + permutations)
+
+
+def _pearson(a: torch.Tensor, b: torch.Tensor) -> torch.Tensor:
+    a, b = a - a.mean(-1, keepdim=True), b - b.mean(-1, keepdim=True)
+    return (a * b).sum(-1) / (a.square().sum(-1) * b.square().sum(-1)).sqrt()
+
+
+def iou(a, b) -> float:
+    """Intersection over union of two collections taken as sets (1.0 for two empty ones).
+
+    Example
+    -------
+    >>> iou(["rotate", "color"], ["color", "invert", "solarize"])
+    0.25
+    """
+    a, b = set(a), set(b)
+    return len(a & b) / len(a | b) if a | b else 1.0
+
+
+def sem(values) -> float:
+    """Standard error of the mean, ``std / sqrt(n)`` (``n - 1`` in the std); NaN for fewer than 2 values.
+
+    Example
+    -------
+    >>> round(sem([1.0, 2.0, 3.0, 4.0]), 4)
+    0.6455
+    """
+    v = torch.as_tensor(values, dtype=torch.float64).flatten()
+    return float(v.std() / len(v) ** 0.5) if len(v) >= 2 else float("nan")

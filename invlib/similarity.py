@@ -1,0 +1,562 @@
+"""Paper B's measurements (Bouchacourt et al. 2021, sections 3-4, App. D-E), for any embedding function.
+
+- **Invariance vs magnitude** (section 3, Fig. 2): :data:`GRIDS` holds the paper's magnitude grids (levels 0-9);
+  :func:`sweep` applies each (transform, level) to the whole probe set in one batched pass per model and
+  reports the distribution of the relative invariance (:func:`invlib.metrics.relative_invariance`) and the
+  equivariance alignment (:func:`invlib.metrics.equivariance_alignment`) of every embedding.
+- **Similarity search** (section 4): :data:`POOL` is the 63 (operation, level) entries of the AutoAugment
+  ImageNet and SVHN policies plus ``rescale``; :data:`SUBPOLICIES` their two-operation sub-policies.
+  :func:`search` pairs same-class images (image ``i`` with image ``i + 16`` of each batch of 32), transforms the
+  second image only, and records the percent change of the pair's cosine similarity; :class:`Search` holds
+  the per-pair changes and answers the paper's questions (per-class means, top transforms, weighted boost,
+  appearance vs geometric).
+- **WordNet** (section 4.5, App. E.3): :func:`wordnet_correlation` relates class-pair WordNet similarity to
+  the rank correlation of the classes' transformation rankings.
+- **Foreground statistics** (App. E.1): :func:`foreground_stats` of object boxes.
+
+Transforms act on images in ``[0, 1]`` before any normalisation (models from :func:`invlib.models.create`
+normalise inside), unlike the authors' code, which applied colour operations to normalised tensors.
+
+Example
+-------
+>>> len(POOL), POOL[0], len(SUBPOLICIES)  # 50 sub-policies, 39 distinct once probabilities are dropped
+(63, ('autocontrast', 1), True)
+>>> embed = lambda b: b.mean((2, 3))  # a toy embedding: the mean colour
+>>> x, y = torch.rand(64, 3, 8, 8), torch.arange(64) % 2
+>>> s = search(embed, x, y, ["rotate/3", "invert/3"], classes=["a", "b"])
+>>> s.changes.shape, s.class_means().shape  # (entries, pairs), (classes, entries)
+(torch.Size([2, 32]), (2, 2))
+"""
+
+from __future__ import annotations
+
+import hashlib
+import math
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+
+import numpy as np
+import torch
+
+from . import metrics
+from . import transforms as T
+from .utils import check_choice
+
+# ------------------------------------------------------------------------------ section 3: magnitude grids
+_LIN = lambda a, b: tuple(float(v) for v in torch.linspace(a, b, 10))  # noqa: E731
+# name -> (registry op, magnitudes of levels 0..9); the paper's grids (reference facts, section B)
+PAPER_GRIDS: dict[str, tuple[str, tuple[float, ...]]] = {
+    "translate": ("translate_x", _LIN(0, 1)),  # 0 .. the image's width
+    "zoom_in": ("zoom_in", _LIN(1, 3.5)),
+    "zoom_out": ("zoom_out", _LIN(1, 0.28)),
+    "rotate": ("rotate", (0, -27, 45, -54, -81, 90, -108, -135, 135, 180)),
+    "shear": ("shear_x", (0, -17.8, 22.75, -35.6, 45.5, -53.4, 68.25, -71.2, -89, 91)),
+    "brightness_up": ("brightness", _LIN(1, 2)),
+    "brightness_down": ("brightness", _LIN(1, 0)),
+    "contrast_up": ("contrast", _LIN(1, 2)),
+    "contrast_down": ("contrast", _LIN(1, 0)),
+    "posterize": ("posterize", (8, 7, 6, 5, 4, 4, 3, 2, 1, 0)),
+    "solarize": ("solarize", _LIN(1, 0)),
+}
+# the other registry ops, from the identity to the far end of their range (invlib.transforms.levels)
+OTHER_GRIDS: dict[str, tuple[str, tuple[float, ...]]] = {
+    "translate_y": ("translate_y", _LIN(0, 1)),
+    "shear_y": ("shear_y", PAPER_GRIDS["shear"][1]),
+    **{name: (name, tuple(float(v) for v in T.levels(name)))
+       for name in ("saturation", "hue", "equalize", "autocontrast", "invert", "sharpness", "gaussian_blur",
+                    "gaussian_noise", "hflip", "vflip")},
+}
+GRIDS = {**PAPER_GRIDS, **OTHER_GRIDS}
+
+
+def grid(name: str) -> tuple[str, tuple[float, ...]]:
+    """``(registry op, magnitudes of levels 0..9)`` of a grid of :data:`GRIDS`; unknown names list the valid ones.
+
+    Example
+    -------
+    >>> grid("rotate")[1][:3]
+    (0, -27, 45)
+    """
+    return GRIDS[check_choice(name, GRIDS, "transform grid")]
+
+
+def group_of(name: str) -> str:
+    """``'geometric'`` or ``'appearance'``: the group of a grid's registry op, or of a pool operation.
+
+    Example
+    -------
+    >>> group_of("zoom_in"), group_of("posterize"), group_of("shearX")
+    ('geometric', 'appearance', 'geometric')
+    """
+    if name in AA_OPS:
+        return AA_OPS[name][1]
+    return T.get(grid(name)[0]).group
+
+
+def transform_level(name: str, x: torch.Tensor, level: int, generator: torch.Generator | None = None):
+    """Grid ``name`` at ``level`` (0-9) applied to images ``x`` ``(B, C, H, W)`` in [0, 1] -> same shape.
+
+    Example
+    -------
+    >>> x = torch.rand(2, 3, 8, 8)
+    >>> torch.equal(transform_level("rotate", x, 0), x), transform_level("posterize", x, 9).max().item()
+    (True, 0.0)
+    """
+    op, mags = grid(name)
+    _check_level(level)
+    return T.apply(op, x, mags[level], generator=generator)
+
+
+def _check_level(level) -> int:
+    if isinstance(level, bool) or not isinstance(level, (int, np.integer)) or not 0 <= level <= 9:
+        raise ValueError(f"level must be an integer in 0..9 (0 = no transformation, 9 = the largest), got {level!r}.")
+    return int(level)
+
+
+def embedding(model: torch.nn.Module) -> Callable[[torch.Tensor], torch.Tensor]:
+    """The paper's embedding of a classifier: its pooled penultimate output (the classifier's input).
+
+    ``(B, C, H, W)`` in [0, 1] -> ``(B, D)``; uses timm's ``forward_head(..., pre_logits=True)`` when the model
+    has it (our models, timm's), else :func:`invlib.models.features`.
+
+    Example
+    -------
+    >>> from invlib import models
+    >>> embedding(models.create("small_resnet18").eval())(torch.rand(2, 3, 28, 28)).shape
+    torch.Size([2, 128])
+    """
+    if hasattr(model, "forward_head") and hasattr(model, "forward_features"):
+        return lambda b: model.forward_head(model.forward_features(b), pre_logits=True)
+    from .models import features
+
+    return lambda b: features(model, b, ["pre_logits"])["pre_logits"]
+
+
+def _batched(fn, x: torch.Tensor, batch_size: int, device) -> torch.Tensor:
+    """``fn`` over ``x`` in batches on ``device``; the outputs as float32 on the CPU."""
+    return torch.cat([fn(x[i:i + batch_size].to(device)).float().cpu() for i in range(0, len(x), batch_size)])
+
+
+@torch.inference_mode()
+def sweep(embeddings: dict[str, Callable], x: torch.Tensor, names: Sequence[str] | None = None,
+          levels: Sequence[int] = range(10), seed: int = 0, batch_size: int = 256,
+          device: str | torch.device = "cpu", progress: bool = False) -> list[dict]:
+    """Invariance and equivariance of several embeddings to every grid of ``names`` at every level.
+
+    Args:
+        embeddings: label -> ``f(images (B, C, H, W)) -> (B, D)`` (e.g. :func:`embedding` of a model).
+        x: probe images ``(N, C, H, W)`` in [0, 1], ``N >= 2``.
+        names: grids of :data:`GRIDS` (default: all). levels: which of 0..9.
+        seed: the draws of random ops, of the invariance pairing and of the alignment baseline.
+
+    Each (grid, level) transforms the whole probe set once, in batches, and feeds it to every embedding.
+
+    Returns one row per (embedding, grid, level): ``model, transform, group, level, magnitude, median, q25,
+    q75, mean`` (of the per-image relative invariance) and ``alignment``.
+
+    Example
+    -------
+    >>> rows = sweep({"mean": lambda b: b.mean((2, 3))}, torch.rand(16, 3, 8, 8), ["hflip"], levels=[0, 9])
+    >>> [(r["level"], round(r["median"], 3)) for r in rows]  # the mean colour ignores a flip
+    [(0, 1.0), (9, 1.0)]
+    """
+    names = list(GRIDS) if names is None else [check_choice(n, GRIDS, "transform grid") for n in names]
+    levels = [_check_level(lv) for lv in levels]
+    if len(x) < 2:
+        raise ValueError(f"the sweep needs at least 2 probe images, got {len(x)}.")
+    z = {label: _batched(f, x, batch_size, device) for label, f in embeddings.items()}
+    rows = []
+    todo = [(n, lv) for n in names for lv in levels]
+    bar = _bar(todo, "sweep", progress)
+    for name, level in bar:
+        op, mags = GRIDS[name]
+        gen = torch.Generator().manual_seed(_seed(seed, name, level))
+        xt = T.apply(op, x, mags[level], generator=gen) if level else x
+        for label, f in embeddings.items():
+            z_t = _batched(f, xt, batch_size, device) if level else z[label]
+            inv = metrics.relative_invariance(z[label], z_t, generator=gen)
+            rows.append(dict(model=label, transform=name, group=T.get(op).group, level=level,
+                             magnitude=float(mags[level]), **metrics.summary(inv),
+                             alignment=metrics.equivariance_alignment(z[label], z_t, gen)))
+    return rows
+
+
+def _seed(seed: int, *parts) -> int:
+    """A stable per-item seed (Python's ``hash`` of strings changes between runs)."""
+    text = "/".join(map(str, (seed, *parts)))
+    return int.from_bytes(hashlib.sha1(text.encode()).digest()[:6], "big")
+
+
+def _bar(items, desc: str, progress: bool):
+    if not progress:
+        return items
+    from tqdm.auto import tqdm
+
+    return tqdm(items, desc=desc, leave=False)
+
+
+# ------------------------------------------------------------------------------ section 4: similarity search
+# AutoAugment operation -> (registry op, group, value of level 0..9 as (identity, step per level, signed)).
+# The values follow the AutoAugment ranges (reference facts, section B); signed values take a random sign per
+# image, as AutoAugment does; operations without a magnitude ignore the level.
+_TAN = lambda level: math.degrees(math.atan(0.3 * level / 9))  # noqa: E731  shear 0..0.3 as degrees
+AA_OPS: dict[str, tuple[str, str, Callable[[int], float], float, bool]] = {
+    #            registry op     group         level -> value                             identity signed
+    "shearX": ("shear_x", "geometric", _TAN, 0.0, True),
+    "shearY": ("shear_y", "geometric", _TAN, 0.0, True),
+    "translateX": ("translate_x", "geometric", lambda lv: 150 / 331 * lv / 9, 0.0, True),
+    "translateY": ("translate_y", "geometric", lambda lv: 150 / 331 * lv / 9, 0.0, True),
+    "rotate": ("rotate", "geometric", lambda lv: 30 * lv / 9, 0.0, True),
+    "rescale": ("zoom", "geometric", lambda lv: RESCALE[lv], 1.0, False),
+    "color": ("saturation", "appearance", lambda lv: 0.9 * lv / 9, 1.0, True),
+    "contrast": ("contrast", "appearance", lambda lv: 0.9 * lv / 9, 1.0, True),
+    "sharpness": ("sharpness", "appearance", lambda lv: 0.9 * lv / 9, 1.0, True),
+    "brightness": ("brightness", "appearance", lambda lv: 0.9 * lv / 9, 1.0, True),
+    "posterize": ("posterize", "appearance", lambda lv: float(round(8 - 4 * lv / 9)), 0.0, False),
+    "solarize": ("solarize", "appearance", lambda lv: 1 - lv / 9, 0.0, False),
+    "autocontrast": ("autocontrast", "appearance", lambda lv: 1.0, 0.0, False),
+    "equalize": ("equalize", "appearance", lambda lv: 1.0, 0.0, False),
+    "invert": ("invert", "appearance", lambda lv: 1.0, 0.0, False),
+}
+RESCALE = (1.0, 0.85, 0.70, 0.55, 0.40, 0.25, 1.625, 2.25, 2.875, 3.5)  # zoom factor of rescale levels 0..9
+_POOL_LEVELS = {"autocontrast": (1, 3, 5), "color": (0, 2, 4, 8), "contrast": (3, 8),
+                "equalize": (1, 2, 3, 4, 5, 7, 8, 9), "invert": (3, 4, 5, 6, 8), "posterize": (5, 6, 7, 8),
+                "rotate": (3, 4, 8, 9), "sharpness": (7,), "shearX": (2, 4, 5, 6, 9), "shearY": (4, 5, 6, 7, 8),
+                "solarize": (2, 3, 4, 5, 6, 7, 8), "translateX": (3,), "translateY": (2, 3, 6, 7),
+                "rescale": tuple(range(10))}
+POOL: list[tuple[str, int]] = [(op, lv) for op, lvs in _POOL_LEVELS.items() for lv in lvs]
+OP_TYPES = tuple(_POOL_LEVELS)  # the 14 operation types of the pool
+
+
+def _autoaugment_subpolicies() -> list[tuple[tuple[str, int], tuple[str, int]]]:
+    """The 2-operation sub-policies of AutoAugment's ImageNet and SVHN policies (as torchvision lists them),
+    probabilities dropped (the paper applies both operations); no-magnitude operations get level 0."""
+    from torchvision.transforms import AutoAugmentPolicy, v2
+
+    rename = {"ShearX": "shearX", "ShearY": "shearY", "TranslateX": "translateX", "TranslateY": "translateY",
+              "AutoContrast": "autocontrast"}
+    out = []
+    for policy in (AutoAugmentPolicy.IMAGENET, AutoAugmentPolicy.SVHN):
+        for sub in v2.AutoAugment(policy)._policies:
+            pair = tuple((rename.get(op, op.lower()), level or 0) for op, _p, level in sub)
+            if pair not in out:
+                out.append(pair)
+    return out
+
+
+SUBPOLICIES = _autoaugment_subpolicies()
+
+
+def entry_name(entry) -> str:
+    """``"rotate/8"`` for ``("rotate", 8)``; ``"rotate/8+color/0"`` for a sub-policy.
+
+    Example
+    -------
+    >>> entry_name((("rotate", 8), ("color", 0)))
+    'rotate/8+color/0'
+    """
+    if isinstance(entry, str):
+        return entry
+    if isinstance(entry[0], str):
+        return f"{entry[0]}/{entry[1]}"
+    return "+".join(entry_name(e) for e in entry)
+
+
+def parse_entry(entry) -> tuple[tuple[str, int], ...]:
+    """An entry (name like ``"rotate/8+color/0"``, ``(op, level)`` or a tuple of those) as ``((op, level), ...)``.
+
+    Unknown operations list the valid ones; levels must be in 0..9.
+
+    Example
+    -------
+    >>> parse_entry("solarize/4")
+    (('solarize', 4),)
+    >>> parse_entry("spin/3")
+    Traceback (most recent call last):
+    ValueError: Unknown AutoAugment operation 'spin'. Valid AutoAugment operations: autocontrast, brightness, ...
+    """
+    if isinstance(entry, str):
+        parts = []
+        for part in entry.split("+"):
+            op, _, level = part.partition("/")
+            if not level.strip().lstrip("-").isdigit():
+                raise ValueError(f"entry {part!r} must read '<operation>/<level>', e.g. 'rotate/8'.")
+            parts.append((op, int(level)))
+    elif entry and isinstance(entry[0], str):
+        parts = [tuple(entry)]
+    else:
+        parts = [tuple(e) for e in entry]
+    for op, level in parts:
+        if op not in AA_OPS:
+            raise ValueError(f"Unknown AutoAugment operation {op!r}. Valid AutoAugment operations: "
+                             f"{', '.join(sorted(AA_OPS))}.")
+        _check_level(level)
+    return tuple((op, int(level)) for op, level in parts)
+
+
+def apply_entry(entry, x: torch.Tensor, generator: torch.Generator | None = None) -> torch.Tensor:
+    """Apply a pool entry or sub-policy (operations in sequence) to ``x`` ``(B, C, H, W)`` in [0, 1].
+
+    Signed operations (shear, translate, rotate, colour factors) draw one sign per image from ``generator``.
+
+    Example
+    -------
+    >>> x = torch.rand(4, 3, 8, 8)
+    >>> torch.allclose(apply_entry("invert/3", x), 1 - x), apply_entry("rotate/9+color/0", x).shape
+    (True, torch.Size([4, 3, 8, 8]))
+    """
+    for op, level in parse_entry(entry):
+        name, _group, value_of, identity, signed = AA_OPS[op]
+        value = value_of(level)
+        if signed:
+            sign = torch.randint(0, 2, (len(x),), generator=generator).float().mul(2).sub(1)
+            m = identity + sign * value
+        else:
+            m = torch.full((len(x),), float(value))
+        if name == "zoom":
+            name, m = ("zoom_in", m) if value >= 1 else ("zoom_out", m)
+        x = T.apply(name, x, m, generator=generator)
+    return x
+
+
+def op_type(entry) -> str:
+    """The operation type of an entry (its first operation for a sub-policy).
+
+    Example
+    -------
+    >>> op_type("rescale/7"), op_type("rotate/3+color/2")
+    ('rescale', 'rotate')
+    """
+    return parse_entry(entry)[0][0]
+
+
+def pairs(labels: torch.Tensor, n_classes: int, max_pairs: int | None = None, seed: int = 0,
+          batch: int = 32) -> tuple[torch.Tensor, torch.Tensor]:
+    """Same-class pairs as the paper draws them: each class's images in a seeded random order, cut into
+    batches of ``batch``; image ``i`` of a batch is paired with image ``i + batch // 2`` (a last, smaller batch
+    of ``r`` images pairs ``i`` with ``i + r // 2``). At most ``max_pairs`` per class.
+
+    Returns ``(first, second)`` index tensors ``(P,)``, class by class. A class with fewer than 2 images
+    raises ``ValueError`` naming it.
+
+    Example
+    -------
+    >>> labels = torch.tensor([0] * 32 + [1] * 5)
+    >>> a, b = pairs(labels, 2)
+    >>> len(a), bool((labels[a] == labels[b]).all()), len(a[16:])
+    (18, True, 2)
+    """
+    g = torch.Generator().manual_seed(seed)
+    first, second = [], []
+    for c in range(n_classes):
+        idx = (labels == c).nonzero().flatten()
+        if len(idx) < 2:
+            raise ValueError(f"class {c} has {len(idx)} image(s); the similarity search needs at least 2 per "
+                             "class (a pair). Load more images or drop the class.")
+        idx = idx[torch.randperm(len(idx), generator=g)]
+        fa, fb = [], []
+        for start in range(0, len(idx), batch):
+            group = idx[start:start + batch]
+            h = len(group) // 2
+            fa.append(group[:h])
+            fb.append(group[h:2 * h])
+        fa, fb = torch.cat(fa)[:max_pairs], torch.cat(fb)[:max_pairs]
+        first.append(fa)
+        second.append(fb)
+    return torch.cat(first), torch.cat(second)
+
+
+@dataclass
+class Search:
+    """The result of :func:`search`: per-pair percent similarity changes and what the paper reads from them.
+
+    Attributes
+    ----------
+    entries: entry names (``"rotate/8"``, ``"rotate/8+color/0"``), E of them
+    changes: ``(E, P)`` percent change of each pair's cosine similarity, ``100 (sim_t - sim) / sim``
+    labels:  ``(P,)`` class index of each pair
+    classes: class names, C of them
+    """
+
+    entries: list[str]
+    changes: torch.Tensor
+    labels: torch.Tensor
+    classes: list[str]
+    meta: dict = field(default_factory=dict)
+
+    def class_means(self) -> np.ndarray:
+        """``(C, E)`` mean percent change per class and entry."""
+        onehot = torch.nn.functional.one_hot(self.labels, len(self.classes)).double()
+        return ((self.changes.double() @ onehot) / onehot.sum(0)).T.numpy()
+
+    def boosted_share(self) -> np.ndarray:
+        """``(C, E)`` share of a class's pairs whose similarity the entry raised."""
+        onehot = torch.nn.functional.one_hot(self.labels, len(self.classes)).double()
+        return (((self.changes > 0).double() @ onehot) / onehot.sum(0)).T.numpy()
+
+    def weighted_boost(self) -> np.ndarray:
+        """``(C, E)`` App. E.2's weighted boost: mean percent change x share of pairs boosted."""
+        return self.class_means() * self.boosted_share()
+
+    def top(self, k: int = 1, entries: Sequence[str] | None = None, score: str = "mean") -> list[list[str]]:
+        """Each class's ``k`` best entries (by ``score``: ``"mean"`` change or ``"weighted"`` boost), best first,
+        among ``entries`` (default: all)."""
+        values = self.class_means() if score == "mean" else self.weighted_boost()
+        cols = [self.entries.index(e) for e in entries] if entries is not None else range(len(self.entries))
+        cols = list(cols)
+        order = np.argsort(-values[:, cols], axis=1, kind="stable")[:, :k]
+        return [[self.entries[cols[j]] for j in row] for row in order]
+
+    def global_ranking(self) -> list[tuple[str, float, float]]:
+        """``(entry, mean over classes of the class means, SEM over classes)``, best first."""
+        m = self.class_means()
+        rows = [(e, float(m[:, j].mean()), metrics.sem(m[:, j])) for j, e in enumerate(self.entries)]
+        return sorted(rows, key=lambda r: -r[1])
+
+    def op_type_ranks(self) -> np.ndarray:
+        """``(C, len(OP_TYPES))`` rank of each operation type per class (0 = best): types ordered by the first
+        occurrence of one of their entries in the class's ranking by mean change (App. E.3)."""
+        m = self.class_means()
+        out = np.full((len(self.classes), len(OP_TYPES)), np.nan)
+        types = [op_type(e) for e in self.entries]
+        for c in range(len(self.classes)):
+            seen = []
+            for j in np.argsort(-m[c], kind="stable"):
+                if types[j] not in seen:
+                    seen.append(types[j])
+            for r, t in enumerate(seen):
+                out[c, OP_TYPES.index(t)] = r
+        present = ~np.isnan(out).all(0)
+        return out[:, present]
+
+
+@torch.inference_mode()
+def search(embed: Callable, x: torch.Tensor, labels: torch.Tensor, entries: Sequence | None = None,
+           classes: Sequence[str] | None = None, max_pairs: int | None = None, seed: int = 0,
+           batch_size: int = 256, device: str | torch.device = "cpu", progress: bool = False) -> Search:
+    """The similarity search of section 4 for one embedding.
+
+    Args:
+        embed: ``f(images (B, C, H, W)) -> (B, D)`` (e.g. :func:`embedding` of a model trained without
+            augmentation, as the paper).
+        x: images ``(N, C, H, W)`` in [0, 1]; labels: ``(N,)`` class indices.
+        entries: pool entries or sub-policies (default: :data:`POOL`), as names or tuples (:func:`parse_entry`).
+        classes: class names (default: ``"0"``, ``"1"``, ...). max_pairs: pairs per class (default: all).
+        seed: the pair draw and the random signs (the same for every embedding, so two embeddings see the
+            same transformed images).
+
+    The embeddings of both images of every pair are computed once; each entry then transforms all second
+    images in one batched pass. Entries that apply the same operations (``equalize/1`` and ``equalize/9``)
+    are computed once.
+
+    Returns a :class:`Search`.
+
+    Example
+    -------
+    >>> s = search(lambda b: b.mean((2, 3)), torch.rand(40, 3, 8, 8), torch.arange(40) % 2, ["invert/3"])
+    >>> s.changes.shape
+    torch.Size([1, 20])
+    """
+    entries = list(POOL) if entries is None else list(entries)
+    parsed = [parse_entry(e) for e in entries]
+    names = [entry_name(p) for p in parsed]
+    labels = torch.as_tensor(labels).long()
+    n_classes = int(labels.max()) + 1 if classes is None else len(classes)
+    classes = [str(c) for c in range(n_classes)] if classes is None else list(classes)
+    a, b = pairs(labels, n_classes, max_pairs, seed)
+    za, zb = _batched(embed, x[a], batch_size, device), _batched(embed, x[b], batch_size, device)
+    sim = torch.nn.functional.cosine_similarity(za, zb, dim=1)
+    done: dict[tuple, torch.Tensor] = {}
+    rows = []
+    for p in _bar(parsed, "similarity search", progress):
+        key = tuple((op, level if AA_OPS[op][2](0) != AA_OPS[op][2](9) else 0) for op, level in p)
+        if key not in done:
+            gen = torch.Generator().manual_seed(_seed(seed, entry_name(key)))
+            zt = _batched(embed, apply_entry(key, x[b], gen), batch_size, device)
+            sim_t = torch.nn.functional.cosine_similarity(za, zt, dim=1)
+            done[key] = 100 * (sim_t - sim) / sim.abs().clamp_min(1e-8)
+        rows.append(done[key])
+    return Search(names, torch.stack(rows), labels[a], classes,
+                  meta=dict(pairs=len(a), evaluated=len(done), mean_similarity=float(sim.mean())))
+
+
+# ------------------------------------------------------------------------------ section 4.5: WordNet
+def wordnet_correlation(s: Search, synsets: Sequence[str], metric: str = "wup", max_pairs: int = 10_000,
+                        seed: int = 0, bins: int = 4) -> dict:
+    """Class-pair WordNet similarity against the similarity of the classes' transformation rankings.
+
+    For each pair of classes (all of them, or ``max_pairs`` random ones): the WordNet similarity of their
+    synsets (``metric``: ``wup``, ``lch`` or ``path``, :func:`invlib.wordnet.similarity_matrix`), the
+    Spearman correlation of their operation-type ranks (:meth:`Search.op_type_ranks`) and the IoU of their
+    top-5 and top-25 entries.
+
+    Returns a dict: ``pairs`` (a DataFrame, one row per class pair), ``rho`` and ``p`` (Spearman's rank
+    correlation of WordNet similarity with ranking correlation over the pairs, permutation p-value),
+    ``rho_top5`` and ``rho_top25`` (the same against the IoUs), and ``bins`` (mean and standard error of the
+    ranking correlation within ``bins`` quantile bins of WordNet similarity).
+
+    Example
+    -------
+    >>> s = search(lambda b: b.mean((2, 3)), torch.rand(60, 3, 8, 8), torch.arange(60) % 3, POOL[:20])
+    >>> out = wordnet_correlation(s, ["dog.n.01", "cat.n.01", "car.n.01"])  # doctest: +SKIP
+    >>> len(out["pairs"])  # doctest: +SKIP
+    3
+    """
+    import pandas as pd
+
+    from . import wordnet
+
+    if len(synsets) != len(s.classes):
+        raise ValueError(f"need one synset per class: {len(s.classes)} classes, {len(synsets)} synsets.")
+    wn_sim = wordnet.similarity_matrix(list(synsets), metric)
+    ranks = torch.as_tensor(s.op_type_ranks())
+    top5, top25 = s.top(5), s.top(25)
+    c = len(s.classes)
+    all_pairs = [(i, j) for i in range(c) for j in range(i + 1, c)]
+    if len(all_pairs) > max_pairs:
+        g = np.random.default_rng(seed)
+        all_pairs = [all_pairs[k] for k in g.choice(len(all_pairs), max_pairs, replace=False)]
+    rows = [dict(a=s.classes[i], b=s.classes[j], wordnet=float(wn_sim[i, j]),
+                 ranking=float(metrics.spearman(ranks[i], ranks[j])),
+                 top5_iou=metrics.iou(top5[i], top5[j]), top25_iou=metrics.iou(top25[i], top25[j]))
+            for i, j in all_pairs]
+    frame = pd.DataFrame(rows)
+    rho, p = metrics.rank_correlation_test(frame.wordnet.values, frame.ranking.values, seed=seed)
+    frame["bin"] = pd.qcut(frame.wordnet.rank(method="first"), min(bins, len(frame)), labels=False)
+    binned = frame.groupby("bin").agg(wordnet=("wordnet", "mean"), ranking=("ranking", "mean"),
+                                      se=("ranking", metrics.sem), pairs=("ranking", "size"))
+    return dict(pairs=frame, rho=rho, p=p, metric=metric, bins=binned,
+                rho_top5=float(metrics.spearman(torch.tensor(frame.wordnet.values),
+                                                torch.tensor(frame.top5_iou.values))),
+                rho_top25=float(metrics.spearman(torch.tensor(frame.wordnet.values),
+                                                 torch.tensor(frame.top25_iou.values))))
+
+
+# ------------------------------------------------------------------------------ App. E.1: foregrounds
+def foreground_stats(boxes: torch.Tensor, size: tuple[int, int]) -> dict:
+    """Centre and area of object boxes relative to the frame (App. E.1).
+
+    Args:
+        boxes: ``(N, 4)`` as ``x0, y0, x1, y1`` in pixels; size: the frame's ``(H, W)``.
+
+    Returns a dict of per-box arrays ``cx``, ``cy`` (centre, fractions of width / height), ``area`` (fraction
+    of the frame) and ``side`` (its square root, the box's linear scale), and for each of them the mean, SEM,
+    standard deviation and 5th / 95th percentiles under ``summary``.
+
+    Example
+    -------
+    >>> st = foreground_stats(torch.tensor([[0.0, 0, 10, 10], [5, 5, 15, 15]]), (20, 20))
+    >>> st["summary"]["cx"]["mean"], st["summary"]["area"]["mean"]
+    (0.375, 0.25)
+    """
+    b = torch.as_tensor(boxes, dtype=torch.float64)
+    if b.ndim != 2 or b.shape[1] != 4 or len(b) == 0:
+        raise ValueError(f"boxes must be (N, 4) with N >= 1 as x0, y0, x1, y1, got {tuple(b.shape)}.")
+    h, w = size
+    out = dict(cx=((b[:, 0] + b[:, 2]) / 2 / w).numpy(), cy=((b[:, 1] + b[:, 3]) / 2 / h).numpy(),
+               area=((b[:, 2] - b[:, 0]).clamp_min(0) * (b[:, 3] - b[:, 1]).clamp_min(0) / (h * w)).numpy())
+    out["side"] = np.sqrt(out["area"])
+    out["summary"] = {k: dict(mean=float(v.mean()), sem=metrics.sem(torch.from_numpy(v)), std=float(v.std()),
+                              p5=float(np.percentile(v, 5)), p95=float(np.percentile(v, 95)))
+                      for k, v in out.items()}
+    return out
