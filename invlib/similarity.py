@@ -20,7 +20,7 @@ normalise inside), unlike the authors' code, which applied colour operations to 
 Example
 -------
 >>> len(POOL), POOL[0], len(SUBPOLICIES)  # 50 sub-policies, 39 distinct once probabilities are dropped
-(63, ('autocontrast', 1), True)
+(63, ('autocontrast', 1), 39)
 >>> embed = lambda b: b.mean((2, 3))  # a toy embedding: the mean colour
 >>> x, y = torch.rand(64, 3, 8, 8), torch.arange(64) % 2
 >>> s = search(embed, x, y, ["rotate/3", "invert/3"], classes=["a", "b"])
