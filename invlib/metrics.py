@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import functools
 
+import numpy as np
 import torch
 
 
@@ -233,5 +234,5 @@ def sem(values) -> float:
     >>> round(sem([1.0, 2.0, 3.0, 4.0]), 4)
     0.6455
     """
-    v = torch.as_tensor(values, dtype=torch.float64).flatten()
+    v = torch.as_tensor(np.asarray(values, dtype=np.float64)).flatten()
     return float(v.std() / len(v) ** 0.5) if len(v) >= 2 else float("nan")

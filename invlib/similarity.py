@@ -319,6 +319,24 @@ def apply_entry(entry, x: torch.Tensor, generator: torch.Generator | None = None
     return x
 
 
+def is_identity(entry) -> bool:
+    """True when every operation of the entry is at its identity (``color/0``: factor 1 ± 0; ``rescale/0``:
+    zoom 1). The pool keeps such entries, as the authors' does; rankings of "the best transformation" skip them.
+
+    Example
+    -------
+    >>> is_identity("rescale/0"), is_identity("color/0"), is_identity("color/2"), is_identity("posterize/0")
+    (True, True, False, True)
+    """
+    for op, level in parse_entry(entry):
+        name, _group, value_of, identity, signed = AA_OPS[op]
+        value = value_of(level)
+        registry_identity = 1.0 if name == "zoom" else T.get(name).identity
+        if (value != 0) if signed else (value != registry_identity):
+            return False
+    return True
+
+
 def op_type(entry) -> str:
     """The operation type of an entry (its first operation for a sub-policy).
 
@@ -398,31 +416,35 @@ class Search:
         """``(C, E)`` App. E.2's weighted boost: mean percent change x share of pairs boosted."""
         return self.class_means() * self.boosted_share()
 
+    def transforms(self) -> list[str]:
+        """The entries that change the image (all but identities such as ``rescale/0``, :func:`is_identity`)."""
+        return [e for e in self.entries if not is_identity(e)]
+
     def top(self, k: int = 1, entries: Sequence[str] | None = None, score: str = "mean") -> list[list[str]]:
         """Each class's ``k`` best entries (by ``score``: ``"mean"`` change or ``"weighted"`` boost), best first,
-        among ``entries`` (default: all)."""
+        among ``entries`` (default: :meth:`transforms`, every entry but the identities)."""
         values = self.class_means() if score == "mean" else self.weighted_boost()
-        cols = [self.entries.index(e) for e in entries] if entries is not None else range(len(self.entries))
-        cols = list(cols)
+        cols = [self.entries.index(e) for e in (self.transforms() if entries is None else entries)]
         order = np.argsort(-values[:, cols], axis=1, kind="stable")[:, :k]
         return [[self.entries[cols[j]] for j in row] for row in order]
 
     def global_ranking(self) -> list[tuple[str, float, float]]:
-        """``(entry, mean over classes of the class means, SEM over classes)``, best first."""
+        """``(entry, mean over classes of the class means, SEM over classes)``, best first; identities skipped."""
         m = self.class_means()
-        rows = [(e, float(m[:, j].mean()), metrics.sem(m[:, j])) for j, e in enumerate(self.entries)]
+        rows = [(e, float(m[:, j].mean()), metrics.sem(m[:, j])) for j, e in enumerate(self.entries)
+                if not is_identity(e)]
         return sorted(rows, key=lambda r: -r[1])
 
     def op_type_ranks(self) -> np.ndarray:
         """``(C, len(OP_TYPES))`` rank of each operation type per class (0 = best): types ordered by the first
-        occurrence of one of their entries in the class's ranking by mean change (App. E.3)."""
+        occurrence of one of their entries in the class's ranking by mean change (App. E.3); identities skipped."""
         m = self.class_means()
         out = np.full((len(self.classes), len(OP_TYPES)), np.nan)
-        types = [op_type(e) for e in self.entries]
+        types = [None if is_identity(e) else op_type(e) for e in self.entries]
         for c in range(len(self.classes)):
             seen = []
             for j in np.argsort(-m[c], kind="stable"):
-                if types[j] not in seen:
+                if types[j] is not None and types[j] not in seen:
                     seen.append(types[j])
             for r, t in enumerate(seen):
                 out[c, OP_TYPES.index(t)] = r

@@ -222,8 +222,9 @@ ARCHS = {
     "small_resnet50": dict(optimizer="sgd", lr=0.1, weight_decay=5e-4),
     "small_vit": dict(optimizer="adamw", lr=1e-3, weight_decay=0.05, warmup_epochs=0.5, epochs=2.0, batch=0.5),
 }
-# The entries some chapter uses (paper A's probes, through invlib.probes): what `make book` trains.
-BOOK = ("small_resnet18/untrained", "small_resnet18/none", "small_resnet18/standard", "small_resnet50/standard")
+# The entries some chapter uses (paper A's probes, paper B's sweep): what `make book` trains.
+BOOK = ("small_resnet18/untrained", "small_resnet18/none", "small_resnet18/standard", "small_resnet50/standard",
+        "small_vit/untrained", "small_vit/none", "small_vit/standard")
 
 
 def available() -> list[str]:

@@ -1,0 +1,635 @@
+"""Paper B, part 1 (Bouchacourt et al. 2021, sections 3-4, App. D-E): the experiments of chapters B3-B5.
+
+Settings -> images -> models (the zoo, or hub weights) -> :mod:`invlib.similarity` -> claims and figures.
+Every measurement is cached on disk (``cache_dir("grounding")``) under a digest of the model's weights, the
+images and the options, so chapter B4 reuses B3's sweep and B5 reuses B4's search.
+
+Example
+-------
+>>> S = settings("smoke")
+>>> S.models["ResNet"]["none"], S.n_probe
+('zoo:small_resnet18/none', 64)
+"""
+
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass, field
+
+import numpy as np
+import torch
+
+from . import metrics, similarity
+from .profiles import get_profile
+from .profiles import settings as _settings
+from .utils import cache_dir, check_choice
+
+VARIANTS = ("untrained", "none", "standard")  # untrained / trained without augmentation / with RRC + flip
+VARIANT_LABELS = {"untrained": "untrained", "none": "trained, no augmentation",
+                  "standard": "trained, standard augmentation"}
+CACHE_VERSION = 1
+
+
+@dataclass(frozen=True)
+class Settings:
+    """What chapters B3-B5 run on. The defaults are the paper's (ImageNet, torchvision's ResNet-18 and timm's
+    ViT-L/16, 300 batches of 32 probe images); :data:`SETTINGS` holds what each smaller profile changes.
+
+    Attributes
+    ----------
+    profile:        the profile's name (filled in by :func:`settings`)
+    dataset, root:  the images (a name of :func:`invlib.data.available`) and their folder
+    image_size:     side the images are loaded at (None: the dataset's own)
+    models:         architecture -> variant (``untrained``, ``none``, ``standard``) -> model spec
+                    (:func:`invlib.probes.load_backbone`: ``zoo:<entry>``, a hub name, ``<name>@<weights file>``,
+                    ``random:<name>``); a variant left out is not measured
+    grids:          transform grids of :data:`invlib.similarity.GRIDS` for the invariance sweep
+    n_probe:        probe images of the sweep (test split)
+    search_arch:    the architecture whose ``none`` (and ``standard``) models embed the similarity search
+    n_search:       training images loaded for the search; pairs_per_class caps the pairs of a class
+    subpolicies:    also search the two-operation sub-policies
+    batch_size:     images per forward pass
+    seed:           image draws, pairings, random signs
+
+    Example
+    -------
+    >>> settings("cpu", n_probe=128).n_probe
+    128
+    """
+
+    profile: str = "paper"
+    dataset: str = "imagenet"
+    root: str | None = None
+    image_size: int | None = 224
+    models: dict[str, dict[str, str]] = field(default_factory=lambda: {
+        "ResNet": {"untrained": "random:tv/resnet18", "standard": "tv/resnet18"},
+        "ViT": {"untrained": "random:vit_large_patch16_224", "standard": "vit_large_patch16_224"}})
+    grids: tuple[str, ...] = tuple(similarity.GRIDS)
+    n_probe: int = 9600
+    search_arch: str = "ResNet"
+    n_search: int = 50_000
+    pairs_per_class: int | None = 16
+    subpolicies: bool = True
+    batch_size: int = 256
+    seed: int = 0
+
+
+_ZOO = {arch: {v: f"zoo:{name}/{v}" for v in VARIANTS} for arch, name in (("ResNet", "small_resnet18"),
+                                                                          ("ViT", "small_vit"))}
+_SMALL = dict(dataset="fashion_mnist_color", image_size=None, models=_ZOO)
+SETTINGS = {
+    "smoke": dict(_SMALL, n_probe=64, n_search=400, pairs_per_class=16,
+                  grids=("translate", "rotate", "shear", "zoom_in", "brightness_up", "posterize", "solarize",
+                         "contrast_down")),
+    "cpu": dict(_SMALL, n_probe=256, n_search=1500, pairs_per_class=48),
+    "gpu": dict(n_probe=3200, n_search=20_000),
+}
+
+
+def settings(profile: str = "cpu", **overrides) -> Settings:
+    """Chapter settings: the paper's, then the profile's changes, then the overrides that are not ``None``.
+
+    Example
+    -------
+    >>> settings("smoke", n_probe=None).n_probe
+    64
+    """
+    return _settings(Settings, SETTINGS, profile, **overrides)
+
+
+# ------------------------------------------------------------------------------ images and models
+def _images(S: Settings, split: str, n: int):
+    from . import data
+
+    ds = data.load(S.dataset, split, root=S.root, n=n, seed=S.seed, size=S.image_size, cap=True)
+    x = ds.float()
+    if x.shape[1] == 1:
+        x = x.expand(-1, 3, -1, -1).contiguous()
+    return x, ds
+
+
+def probe_images(S: Settings) -> torch.Tensor:
+    """The sweep's probe images ``(n_probe, 3, H, W)`` in [0, 1], from the test split.
+
+    Example
+    -------
+    >>> probe_images(settings("smoke")).shape
+    torch.Size([64, 3, 28, 28])
+    """
+    return _images(S, "test", S.n_probe)[0]
+
+
+def search_images(S: Settings):
+    """The search's training images: ``(x (N, 3, H, W) in [0, 1], labels (N,), classes, synsets, boxes)``.
+
+    Example
+    -------
+    >>> x, y, classes, synsets, boxes = search_images(settings("smoke"))
+    >>> x.shape[0], len(classes), synsets[0], boxes.shape
+    (400, 10, 'jersey.n.03', torch.Size([400, 4]))
+    """
+    x, ds = _images(S, "train", S.n_search)
+    return x, ds.labels, list(ds.classes), ds.synsets, ds.boxes
+
+
+def load_model(spec: str, S: Settings) -> torch.nn.Module:
+    """One model of the settings, in eval mode (:func:`invlib.probes.load_backbone`)."""
+    from .probes import load_backbone
+
+    return load_backbone(spec, S.profile)[0]
+
+
+def _digest(*parts) -> str:
+    h = hashlib.sha1()
+    for p in parts:
+        if isinstance(p, torch.nn.Module):
+            for k, t in p.state_dict().items():
+                h.update(k.encode())
+                h.update(t.detach().cpu().contiguous().numpy().tobytes())
+        elif isinstance(p, torch.Tensor):
+            h.update(p.detach().cpu().contiguous().numpy().tobytes())
+        else:
+            h.update(repr(p).encode())
+    return h.hexdigest()[:16]
+
+
+def _cached(kind: str, key: str, make):
+    path = cache_dir("grounding") / f"{kind}-{key}.pt"
+    if path.exists():
+        return torch.load(path, weights_only=False)
+    value = make()
+    from .utils import atomic_save
+
+    atomic_save(value, path)
+    return value
+
+
+# ------------------------------------------------------------------------------ section 3: the sweep
+def invariance_table(S: Settings, x: torch.Tensor | None = None, grids=None, models=None, progress=None):
+    """Invariance and equivariance of every model of ``S.models`` to every grid, at levels 0-9 (Fig. 2, A3, A10).
+
+    Args:
+        x: probe images (default :func:`probe_images`). grids: default ``S.grids``.
+        models: ``{arch: {variant: spec}}`` (default ``S.models``).
+
+    Returns a DataFrame, one row per (arch, variant, transform, level): ``group, magnitude, median, q25, q75,
+    mean`` (relative invariance over the probe images) and ``alignment`` (equivariance). Each model's rows are
+    cached under its weights, the images and the grids.
+
+    Example
+    -------
+    >>> one = {"ResNet": {"untrained": "random:small_resnet18"}}
+    >>> t = invariance_table(settings("smoke"), grids=["rotate"], models=one)
+    >>> t.shape[0], float(t[t.level == 0]["median"].iloc[0])
+    (10, 1.0)
+    """
+    import pandas as pd
+
+    x = probe_images(S) if x is None else x
+    grids = list(S.grids if grids is None else grids)
+    models = S.models if models is None else models
+    prof = get_profile(S.profile)
+    progress = prof.progress if progress is None else progress
+    rows = []
+    for arch, variants in models.items():
+        for variant, spec in variants.items():
+            model = load_model(spec, S)
+            embed = similarity.embedding(model)
+            device = next(model.parameters()).device
+            key = _digest(model, x, grids, S.seed, CACHE_VERSION)
+            part = _cached("sweep", key, lambda embed=embed, device=device: similarity.sweep(
+                {"m": embed}, x, grids, seed=S.seed, batch_size=S.batch_size, device=device,
+                progress=progress))
+            rows += [dict(r, arch=arch, variant=variant, spec=spec) for r in part]
+    table = pd.DataFrame(rows).drop(columns="model")
+    return table[["arch", "variant", "transform", "group", "level", "magnitude", "median", "q25", "q75", "mean",
+                  "alignment", "spec"]]
+
+
+def level_mean(table, arch: str, variant: str, transform: str, column: str = "median") -> float:
+    """Mean of ``column`` over levels 1-9 (level 0 is the identity) for one model and grid; NaN if absent."""
+    t = table[(table.arch == arch) & (table.variant == variant) & (table["transform"] == transform) & (table.level > 0)]
+    return float(t[column].mean()) if len(t) else float("nan")
+
+
+def training_change(table, arch: str = "ResNet", before: str = "untrained", after: str = "none") -> dict:
+    """``{grid: level-mean median invariance after training - before}`` (positive: training raised it).
+
+    Example
+    -------
+    >>> import pandas as pd
+    >>> t = pd.DataFrame(dict(arch="R", variant=["untrained", "none"], transform="rotate", level=1,
+    ...                       median=[0.2, 0.5]))
+    >>> round(training_change(t, "R")["rotate"], 3)
+    0.3
+    """
+    grids = sorted(set(table[table.arch == arch]["transform"]))
+    return {g: level_mean(table, arch, after, g) - level_mean(table, arch, before, g) for g in grids}
+
+
+def figure_a2(x: torch.Tensor, grids=None):
+    """Fig. A2: one image under every grid at levels 0-9 (rows: grids, columns: levels)."""
+    import matplotlib.pyplot as plt
+
+    grids = list(similarity.GRIDS if grids is None else grids)
+    fig, axes = plt.subplots(len(grids), 10, figsize=(10, len(grids) * 1.05), squeeze=False)
+    img = x[:1]
+    for i, g in enumerate(grids):
+        for lv in range(10):
+            ax = axes[i, lv]
+            gen = torch.Generator().manual_seed(lv)
+            ax.imshow(similarity.transform_level(g, img, lv, gen)[0].permute(1, 2, 0).clamp(0, 1).numpy())
+            ax.set_xticks([])
+            ax.set_yticks([])
+            if lv == 0:
+                ax.set_ylabel(g, rotation=0, ha="right", va="center", fontsize=8)
+            if i == 0:
+                ax.set_title(str(lv), fontsize=8)
+    fig.tight_layout(pad=0.2)
+    return fig
+
+
+def plot_sweep(table, grids=None, column: str = "median", ncols: int = 4):
+    """Fig. 2 / A3 (``column="median"``, with the quartiles shaded) or Fig. A10 (``column="alignment"``):
+    one panel per grid, one line per model, against the level."""
+    import matplotlib.pyplot as plt
+
+    grids = list(dict.fromkeys(table["transform"]) if grids is None else grids)
+    nrows = -(-len(grids) // ncols)
+    fig, axes = plt.subplots(nrows, ncols, figsize=(3.2 * ncols, 2.5 * nrows), squeeze=False, sharey=True)
+    styles = {"ResNet": "-", "ViT": "--"}
+    colours = {"untrained": "tab:orange", "none": "tab:blue", "standard": "navy"}
+    for ax, g in zip(axes.flat, grids):
+        for (arch, variant), t in table[table["transform"] == g].groupby(["arch", "variant"], sort=False):
+            t = t.sort_values("level")
+            ax.plot(t.level, t[column], styles.get(arch, ":"), color=colours.get(variant), lw=1.5,
+                    label=f"{arch}, {VARIANT_LABELS.get(variant, variant)}")
+            if column == "median":
+                ax.fill_between(t.level, t.q25, t.q75, color=colours.get(variant), alpha=0.12)
+        ax.set_title(g, fontsize=9)
+        ax.axhline(0, color="grey", lw=0.5)
+    for ax in list(axes.flat)[len(grids):]:
+        ax.axis("off")
+    axes[0, 0].set_ylabel("relative invariance" if column == "median" else "equivariance alignment")
+    handles, labels = axes.flat[0].get_legend_handles_labels()
+    fig.legend(handles, labels, loc="lower center", ncol=3, fontsize=8, bbox_to_anchor=(0.5, -0.02))
+    fig.tight_layout(rect=(0, 0.06, 1, 1))
+    return fig
+
+
+APPEARANCE_B3 = ("brightness_up", "brightness_down", "contrast_up", "contrast_down", "posterize", "solarize")
+
+
+def record_sweep_claims(run, table) -> None:
+    """Section 3's claims (Fig. 2, A3, A10) as scoreboard rows, each with a verdict computed from ``table``.
+
+    Per model, a grid's score is the mean over levels 1-9 of the median relative invariance; "training" is
+    the model trained without augmentation against the untrained one; equivariance is the mean alignment over
+    levels 1-9.
+    """
+    archs = [a for a in ("ResNet", "ViT") if {"untrained", "none"} <= set(table[table.arch == a].variant)]
+    have = set(table["transform"])
+    fmt = lambda d: "; ".join(f"{a}: " + ", ".join(f"{g} {v:+.3f}" for g, v in row.items()) for a, row in d.items())  # noqa: E731
+    measurable = bool(archs)
+
+    # 1. training raises invariance to translation and appearance
+    app = [g for g in APPEARANCE_B3 if g in have]
+    d = {a: {g: round(training_change(table, a)[g], 3) for g in ["translate", *app] if g in have} for a in archs}
+    ok_t = [d[a].get("translate", np.nan) > 0 for a in archs]
+    ok_app = [sum(d[a][g] > 0 for g in app) for a in archs]
+    run.claim("fig2/train_raises_translation_appearance",
+              "Training raises invariance to translation and to appearance changes (Fig. 2a-b, A3).",
+              paper="raised (Fig. 2, A3; values not in the text)", ours=fmt(d),
+              criterion=f"Δ (trained − untrained) > 0 for translate and for ≥ {len(app) - 1} of the {len(app)} "
+                        "appearance grids, on every architecture",
+              reproduced=measurable and all(ok_t) and all(n >= len(app) - 1 for n in ok_app),
+              partly=any(ok_t) or any(n > len(app) / 2 for n in ok_app), measurable=measurable and "translate" in have)
+    # 2. training lowers invariance to rotation and shear
+    d = {a: {g: round(training_change(table, a)[g], 3) for g in ("rotate", "shear") if g in have} for a in archs}
+    signs = [v < 0 for a in archs for v in d[a].values()]
+    run.claim("fig2/train_lowers_rotation_shear", "Training lowers invariance to rotation and shear (Fig. 2d, A3).",
+              paper="lowered (values not in the text)", ours=fmt(d),
+              criterion="Δ (trained − untrained) < 0 for rotate and shear, on every architecture",
+              reproduced=measurable and bool(signs) and all(signs), partly=any(signs),
+              measurable=measurable and {"rotate", "shear"} <= have)
+    # 3. zooming in: mean unchanged
+    d = {a: {"zoom_in": round(training_change(table, a).get("zoom_in", np.nan), 3)} for a in archs}
+    small = [abs(d[a]["zoom_in"]) <= 0.05 for a in archs]
+    run.claim("fig2/zoom_in_unchanged", "Training leaves the mean invariance to zooming in unchanged (Fig. 2).",
+              paper="no change in the mean, less spread (values not in the text)", ours=fmt(d),
+              criterion="|Δ (trained − untrained)| ≤ 0.05 for zoom_in, on every architecture",
+              reproduced=measurable and all(small), partly=any(small), measurable=measurable and "zoom_in" in have)
+    # 4. standard augmentation: only slightly more translation invariance
+    aug = {a: (level_mean(table, a, "standard", "translate") - level_mean(table, a, "none", "translate"),
+               training_change(table, a).get("translate", np.nan)) for a in archs}
+    aug = {a: v for a, v in aug.items() if not np.isnan(v[0])}
+    ok = [0 < g < t for g, t in aug.values()]
+    run.claim("fig2/augmentation_slight_translation",
+              "Standard augmentation raises translation invariance, but only slightly (Fig. 2a-b).",
+              paper="slightly (values not in the text)",
+              ours="; ".join(f"{a}: augmentation {g:+.3f} vs training {t:+.3f}" for a, (g, t) in aug.items()),
+              criterion="0 < Δ (standard − none) < Δ (none − untrained) on translate, on every architecture",
+              reproduced=bool(ok) and all(ok), partly=any(g > 0 for g, _ in aug.values()), measurable=bool(aug))
+    # 5. untrained ViT more translation-invariant than untrained ResNet
+    v = {a: level_mean(table, a, "untrained", "translate") for a in ("ResNet", "ViT")}
+    both = not any(np.isnan(list(v.values())))
+    run.claim("fig2/untrained_vit_translation",
+              "An untrained ViT is more translation-invariant than an untrained ResNet (Fig. 2a-b).",
+              paper="ViT higher (values not in the text)", ours=f"ViT {v['ViT']:.3f}, ResNet {v['ResNet']:.3f}",
+              criterion="level-mean median invariance to translate: untrained ViT > untrained ResNet",
+              reproduced=both and v["ViT"] > v["ResNet"], measurable=both)
+    # 6. untrained ResNet: equivariant, not invariant, to translation
+    al = {a: level_mean(table, a, "untrained", "translate", "alignment") for a in ("ResNet", "ViT")}
+    inv = v["ResNet"]
+    both = not any(np.isnan(list(al.values())))
+    run.claim("figA10/untrained_resnet_equivariant",
+              "An untrained ResNet responds to translation in an aligned way (equivariance) without being invariant "
+              "to it; a ViT does not (App. D, Fig. A10).",
+              paper="aligned for ResNet, not for ViT (values not in the text)",
+              ours=f"alignment ResNet {al['ResNet']:.3f}, ViT {al['ViT']:.3f}; ResNet invariance {inv:.3f}",
+              criterion="untrained ResNet: level-mean alignment > max(0.05, ViT's) and median invariance < 0.5",
+              reproduced=both and al["ResNet"] > max(0.05, al["ViT"]) and inv < 0.5,
+              partly=both and al["ResNet"] > al["ViT"], measurable=both)
+
+
+# ------------------------------------------------------------------------------ section 4: the search
+def run_searches(S: Settings, x=None, labels=None, classes=None, variants=("none", "standard"), progress=None):
+    """The similarity search with the ``none`` and ``standard`` models of ``S.search_arch``:
+    ``{variant: {"single": Search over POOL, "sub": Search over SUBPOLICIES (when S.subpolicies)}}``.
+
+    Cached under each model's weights, the images and the options (chapter B5 reuses chapter B4's searches).
+    """
+    if x is None:
+        x, labels, classes, *_ = search_images(S)
+    prof = get_profile(S.profile)
+    progress = prof.progress if progress is None else progress
+    arch = check_choice(S.search_arch, S.models, "architecture")
+    out = {}
+    for variant in variants:
+        spec = S.models[arch].get(variant)
+        if spec is None:
+            print(f"note: no {arch}/{variant} model in the settings; its search is skipped.")
+            continue
+        model = load_model(spec, S)
+        embed, device = similarity.embedding(model), next(model.parameters()).device
+        pools = {"single": similarity.POOL, **({"sub": similarity.SUBPOLICIES} if S.subpolicies else {})}
+        out[variant] = {}
+        for kind, pool in pools.items():
+            key = _digest(model, x, labels, pool, S.pairs_per_class, S.seed, CACHE_VERSION)
+            out[variant][kind] = _cached("search", key, lambda pool=pool, embed=embed, device=device: similarity.search(
+                embed, x, labels, pool, classes, S.pairs_per_class, S.seed, S.batch_size, device, progress))
+    return out
+
+
+def _pool_grids(entry: str) -> list[str]:
+    """The sweep grids that measure invariance to a pool entry's operation (Fig. 3C)."""
+    op, level = similarity.parse_entry(entry)[0]
+    return {"rotate": ["rotate"], "shearX": ["shear"], "shearY": ["shear_y"], "translateX": ["translate"],
+            "translateY": ["translate_y"], "color": ["saturation"], "contrast": ["contrast_up", "contrast_down"],
+            "brightness": ["brightness_up", "brightness_down"], "posterize": ["posterize"],
+            "solarize": ["solarize"], "equalize": ["equalize"], "autocontrast": ["autocontrast"],
+            "invert": ["invert"], "sharpness": ["sharpness"],
+            "rescale": ["zoom_in" if similarity.RESCALE[level] > 1 else "zoom_out"]}[op]
+
+
+def top5_by_invariance_change(search, change: dict, threshold: float = 0.02) -> dict:
+    """Fig. 3C: how often entries whose invariance grew in training are in a class's top 5, against the rest.
+
+    ``change``: :func:`training_change` per grid. An entry "grew" when the mean change of its grids exceeds
+    ``threshold``. Returns ``{"grew": rate, "other": rate, "entries_grew": [...], ...}`` where a rate is the
+    share of (class, entry) combinations of that kind that are in the class's top 5.
+    """
+    deltas = {e: np.mean([change[g] for g in _pool_grids(e) if g in change] or [np.nan]) for e in search.transforms()}
+    grew = {e for e, d in deltas.items() if d > threshold}
+    other = {e for e, d in deltas.items() if not np.isnan(d) and d <= threshold}
+    top5 = search.top(5)
+    hits = {k: sum(e in s for row in top5 for e in row) for k, s in (("grew", grew), ("other", other))}
+    n = len(search.classes)
+    return dict(grew=hits["grew"] / max(1, n * len(grew)), other=hits["other"] / max(1, n * len(other)),
+                entries_grew=sorted(grew), entries_other=sorted(other), deltas=deltas)
+
+
+def plot_search(searches: dict, kind: str = "single", drop=()):
+    """Fig. 3A / A4 / A5: the distribution over classes of each entry's mean percent change, per embedding.
+    ``drop``: operation types to leave out (Fig. A5 drops translations and rescales)."""
+    import matplotlib.pyplot as plt
+
+    fig, axes = plt.subplots(len(searches), 1, figsize=(14, 3.2 * len(searches)), squeeze=False, sharex=True)
+    for ax, (variant, s) in zip(axes[:, 0], searches.items()):
+        s = s[kind]
+        keep = [j for j, e in enumerate(s.entries) if similarity.op_type(e) not in drop]
+        m = s.class_means()[:, keep]
+        ax.boxplot(m, showfliers=True, widths=0.6, flierprops=dict(markersize=2))
+        ax.axhline(0, color="red", lw=0.8)
+        ax.set_ylabel("% similarity change")
+        ax.set_title(f"ResNet {VARIANT_LABELS.get(variant, variant)}: distribution over classes", fontsize=9)
+        ax.set_xticks(range(1, len(keep) + 1), [s.entries[j] for j in keep], rotation=90, fontsize=6)
+    fig.tight_layout()
+    return fig
+
+
+def plot_top_per_class(s):
+    """Fig. 3B: each class's best entry against the best entry across classes (mean ± SEM over its pairs)."""
+    import matplotlib.pyplot as plt
+
+    m, best = s.class_means(), s.global_ranking()[0][0]
+    j_best = s.entries.index(best)
+    tops = [row[0] for row in s.top(1)]
+    sems = [metrics.sem(s.changes[s.entries.index(t), s.labels == c]) for c, t in enumerate(tops)]
+    sems_g = [metrics.sem(s.changes[j_best, s.labels == c]) for c in range(len(s.classes))]
+    fig, ax = plt.subplots(figsize=(9, 3.2))
+    pos = np.arange(len(s.classes))
+    ax.bar(pos - 0.2, [m[c, s.entries.index(t)] for c, t in enumerate(tops)], 0.4, yerr=sems, label="top per class")
+    ax.bar(pos + 0.2, m[:, j_best], 0.4, yerr=sems_g, label=f"top across classes ({best})")
+    for c, t in enumerate(tops):
+        ax.annotate(t, (pos[c] - 0.2, 0), rotation=90, fontsize=7, ha="center", va="bottom")
+    ax.axhline(0, color="grey", lw=0.6)
+    ax.set_xticks(pos, s.classes, rotation=30, fontsize=8)
+    ax.set_ylabel("% similarity change")
+    ax.legend(fontsize=8)
+    fig.tight_layout()
+    return fig
+
+
+def _share_appearance(names) -> float:
+    names = list(names)
+    return sum(similarity.group_of(similarity.op_type(e)) == "appearance" for e in names) / max(1, len(names))
+
+
+def record_search_claims(run, searches: dict, change: dict | None, boxes=None, size=None) -> dict:
+    """Section 4.1-4.4's claims (Fig. 3, A4, A5) and App. E.1's as scoreboard rows; returns the numbers."""
+    s = searches["none"]["single"]
+    m = s.class_means()
+    ranking = s.global_ranking()
+    best, best_mean, best_sem = ranking[0]
+    out = dict(best_global=best, best_global_mean=best_mean, best_global_sem=best_sem)
+    # 1. no single transform raises similarity for every class
+    n_all = sum(bool((m[:, s.entries.index(e)] > 0).all()) for e in s.transforms())
+    run.claim("fig3a/no_single_transform",
+              "No single transformation raises same-class pair similarity across all classes; the best one across "
+              "classes (posterize in the paper) gives no significant change (Fig. 3A).",
+              paper="0 transformations; best: posterize (its change: not in the text)",
+              ours=f"{n_all} of {len(s.transforms())}; best: {best}, {best_mean:+.2f} ± {best_sem:.2f} % (mean ± SEM "
+                   "over classes)",
+              criterion="no entry raises the mean change of every class, and the best entry's mean over classes is "
+                        "within 2 SEM of 0",
+              reproduced=n_all == 0 and abs(best_mean) <= 2 * best_sem, partly=n_all == 0)
+    # 2. the top transform per class raises similarity for every class
+    tops = [row[0] for row in s.top(1)]
+    top_vals = np.array([m[c, s.entries.index(t)] for c, t in enumerate(tops)])
+    out.update(top_per_class=dict(zip(s.classes, tops)), top_mean=float(top_vals.mean()),
+               top_sem=metrics.sem(torch.from_numpy(top_vals)))
+    run.claim("fig3b/top_per_class",
+              "The best transformation chosen per class raises similarity for every class (Fig. 3B).",
+              paper="every class (mean ± SEM: not in the text)",
+              ours=f"{int((top_vals > 0).sum())} of {len(tops)} classes; {top_vals.mean():+.2f} ± "
+                   f"{out['top_sem']:.2f} %",
+              criterion="every class's top entry has a mean change > 0", reproduced=bool((top_vals > 0).all()),
+              partly=bool((top_vals > 0).mean() > 0.5))
+    n_pos = float(np.mean([sum(m[c, s.entries.index(e)] > 0 for e in row) for c, row in enumerate(s.top(10))]))
+    out["top10_positive"] = n_pos
+    run.claim("e/top10_positive", "On average 6.5 of a class's top 10 transformations raise similarity (App. E).",
+              paper=6.5, ours=round(n_pos, 2), criterion="|ours − 6.5| ≤ 2 (partly: ≥ 1)",
+              reproduced=abs(n_pos - 6.5) <= 2, partly=n_pos >= 1)
+    # 3. sub-policies
+    if "sub" in searches["none"]:
+        sub = searches["none"]["sub"]
+        n_sub = sum(bool((sub.class_means()[:, sub.entries.index(e)] > 0).all()) for e in sub.transforms())
+        run.claim("figA4/no_subpolicy", "No two-operation sub-policy raises similarity across all classes (Fig. A4).",
+                  paper=0, ours=f"{n_sub} of {len(sub.entries)}",
+                  criterion="no sub-policy raises the mean change of every class", reproduced=n_sub == 0)
+    # 4. augmentation dampens similarity changes
+    if "standard" in searches:
+        ms = searches["standard"]["single"].class_means()
+        geo = [j for j, e in enumerate(s.entries) if similarity.op_type(e) not in ("translateX", "translateY",
+                                                                                    "rescale")]
+        vals = {v: (float(mm.mean()), float(mm.std()), float(mm[:, geo].std())) for v, mm in (("none", m),
+                                                                                            ("standard", ms))}
+        out["dampen"] = vals
+        run.claim("fig3a/augmentation_dampens",
+                  "With standard augmentation, transformations lower similarity less and vary less, also for "
+                  "transformations not used in training (Fig. 3A, A5).",
+                  paper="smaller decrease, lower variance (values not in the text)",
+                  ours=f"mean {vals['none'][0]:+.2f} → {vals['standard'][0]:+.2f} %, spread {vals['none'][1]:.2f} → "
+                       f"{vals['standard'][1]:.2f}, without translations and rescales {vals['none'][2]:.2f} → "
+                       f"{vals['standard'][2]:.2f}",
+                  criterion="standard vs none: higher mean change, lower spread (std over classes and entries), "
+                            "and lower spread without translations and rescales",
+                  reproduced=vals["standard"][0] > vals["none"][0] and vals["standard"][1] < vals["none"][1]
+                  and vals["standard"][2] < vals["none"][2],
+                  partly=vals["standard"][1] < vals["none"][1])
+    # 5. appearance vs geometric
+    top5 = [e for row in s.top(5) for e in row]
+    pool_share = _share_appearance(s.transforms())
+    share5, share1 = _share_appearance(top5), _share_appearance(tops)
+    out.update(appearance_top5=share5, appearance_top1=share1, appearance_pool=pool_share)
+    run.claim("sec4.3/appearance_prevails",
+              "Appearance transformations account for more of the within-class variation than geometric ones "
+              "(section 4.3).", paper="more appearance than geometric among top transforms (shares not in the text)",
+              ours=f"appearance: {share1:.0%} of the top-1 and {share5:.0%} of the top-5 entries per class "
+                   f"(pool: {pool_share:.0%})",
+              criterion="appearance share of the per-class top-5 entries > its share of the pool",
+              reproduced=share5 > pool_share, partly=share1 > 0.5 or share5 > 0.5)
+    geo_entries = [e for e in s.transforms() if similarity.group_of(similarity.op_type(e)) == "geometric"]
+    j_geo = [s.entries.index(e) for e in geo_entries]
+    identity_best = float((m[:, j_geo].max(1) <= 0).mean())
+    out["identity_best_geometric"] = identity_best
+    run.claim("sec4.3/identity_best_geometric",
+              "Among geometric transformations, the identity is the best choice for most classes (section 4.3).",
+              paper="share of classes not in the text", ours=f"{identity_best:.0%} of classes",
+              criterion="share of classes where every geometric entry lowers the mean change > 50 %",
+              reproduced=identity_best > 0.5, partly=identity_best > 0)
+    if "standard" in searches:
+        tops_std = [row[0] for row in searches["standard"]["single"].top(1)]
+        share_std = _share_appearance(tops_std)
+        out["appearance_top1_standard"] = share_std
+        run.claim("sec4.3/appearance_with_augmentation",
+                  "With standard augmentation too, most classes' top transformation alters appearance (section 4.3).",
+                  paper="more than a share of classes not in the text", ours=f"{share_std:.0%} of classes",
+                  criterion="appearance share of the per-class top-1 entries (standard-augmentation model) > 50 %",
+                  reproduced=share_std > 0.5)
+    # 6. Fig. 3C
+    if change:
+        f3c = top5_by_invariance_change(s, change)
+        out["fig3c"] = f3c
+        run.claim("fig3c/invariance_grew_top5",
+                  "Transformations whose invariance grew in training are more often in a class's top 5 (Fig. 3C).",
+                  paper="substantially more likely (rates not in the text)",
+                  ours=f"{f3c['grew']:.0%} of (class, entry) for {len(f3c['entries_grew'])} entries that grew vs "
+                       f"{f3c['other']:.0%} for {len(f3c['entries_other'])} others",
+                  criterion="top-5 rate of entries whose grids gained > 0.02 invariance (untrained → trained, "
+                            "ResNet) ≥ 1.5 x the rate of the other entries (partly: higher)",
+                  reproduced=f3c["grew"] >= 1.5 * f3c["other"], partly=f3c["grew"] > f3c["other"],
+                  measurable=bool(f3c["entries_grew"] and f3c["entries_other"]))
+    # 7. App. E.1
+    if boxes is not None:
+        fg = similarity.foreground_stats(boxes, size)["summary"]
+        out["foreground"] = fg
+        spread_c = max(fg["cx"]["std"], fg["cy"]["std"])
+        run.claim("e1/scale_varies_more",
+                  "Foreground boxes vary more in scale than in position, which stays centred (App. E.1).",
+                  paper="scale varies over a range, centres centred (numbers not in the text)",
+                  ours=f"side std {fg['side']['std']:.3f} (area {fg['area']['p5']:.2f}–{fg['area']['p95']:.2f}); "
+                       f"centre std {spread_c:.3f} (cx {fg['cx']['mean']:.3f} ± {fg['cx']['sem']:.3f})",
+                  criterion="std of the box side (sqrt of its area fraction) > std of its centre (fraction of the "
+                            "frame)", reproduced=fg["side"]["std"] > spread_c)
+    return out
+
+
+# ------------------------------------------------------------------------------ section 4.5: WordNet
+def wordnet_report(searches: dict, synsets, metrics_=("wup", "lch", "path"), seed: int = 0) -> dict:
+    """:func:`invlib.similarity.wordnet_correlation` of the no-augmentation search for each WordNet metric."""
+    s = searches["none"]["single"]
+    return {m: similarity.wordnet_correlation(s, synsets, m, seed=seed) for m in metrics_}
+
+
+def plot_wordnet(reports: dict):
+    """Fig. 4: ranking correlation against WordNet similarity, per class pair, with binned means ± SE."""
+    import matplotlib.pyplot as plt
+
+    fig, axes = plt.subplots(1, len(reports), figsize=(4 * len(reports), 3.2), squeeze=False)
+    for ax, (metric, r) in zip(axes[0], reports.items()):
+        f, b = r["pairs"], r["bins"]
+        ax.scatter(f.wordnet, f.ranking, s=10, alpha=0.5)
+        ax.errorbar(b.wordnet, b.ranking, yerr=b.se, color="red", marker="o", capsize=3)
+        ax.set_xlabel(f"WordNet similarity ({metric})")
+        ax.set_title(f"ρ = {r['rho']:.2f}, p = {r['p']:.3f}", fontsize=9)
+    axes[0, 0].set_ylabel("Spearman of op-type rankings")
+    fig.tight_layout()
+    return fig
+
+
+def rotation_classes(searches: dict, variant: str = "none") -> dict:
+    """Section 4.5 / App. E.2: classes whose top entry (by mean change, and by weighted boost) is a rotation,
+    and the top 10 (class, entry) combinations by weighted boost."""
+    s = searches[variant]["single"]
+    wb = s.weighted_boost()
+    order = np.dstack(np.unravel_index(np.argsort(-wb, axis=None), wb.shape))[0][:10]
+    return dict(by_mean=[c for c, row in zip(s.classes, s.top(1)) if similarity.op_type(row[0]) == "rotate"],
+                by_boost=[c for c, row in zip(s.classes, s.top(1, score="weighted"))
+                          if similarity.op_type(row[0]) == "rotate"],
+                top10=[(s.classes[c], s.entries[j], round(float(wb[c, j]), 3)) for c, j in order])
+
+
+def record_wordnet_claims(run, reports: dict, rot: dict, rot_std: dict | None = None) -> None:
+    """Section 4.5's claims (Fig. 4, App. E.2-E.3) as scoreboard rows."""
+    r = reports.get("wup") or next(iter(reports.values()))
+    others = ", ".join(f"{m} ρ = {x['rho']:+.2f} (p = {x['p']:.3f})" for m, x in reports.items())
+    run.claim("fig4/wordnet_similar_classes",
+              "Classes close in WordNet have more similar rankings of transformations (Fig. 4).",
+              paper="similar classes consistently more similar (correlation not in the text)",
+              ours=f"{others}; {len(r['pairs'])} class pairs",
+              criterion=f"Spearman ρ between {r['metric']} similarity and ranking correlation > 0 with permutation "
+                        "p < 0.05 (partly: ρ > 0)",
+              reproduced=r["rho"] > 0 and r["p"] < 0.05, partly=r["rho"] > 0)
+    src = rot_std or rot
+    n_rot = sum(similarity.op_type(e) == "rotate" for _c, e, _v in src["top10"])
+    run.claim("e2/rotation_top_weighted_boost",
+              "Rotation is the transformation of all top-10 (class, transformation) pairs by weighted boost for the "
+              "standard-augmentation ResNet-18; the classes are textiles (velvet, handkerchief, envelope, wool) "
+              "(App. E.2).",
+              paper="10 of 10", ours=f"{n_rot} of 10; classes with rotation on top: "
+                                     f"{', '.join(rot['by_boost']) or 'none'} (weighted boost), "
+                                     f"{', '.join(rot['by_mean']) or 'none'} (mean change)",
+              criterion="rotations among the top 10 by weighted boost: 10 (partly: ≥ 5)",
+              reproduced=n_rot == 10, partly=n_rot >= 5)
