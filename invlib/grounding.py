@@ -74,8 +74,10 @@ class Settings:
     seed: int = 0
 
 
-_ZOO = {arch: {v: f"zoo:{name}/{v}" for v in VARIANTS} for arch, name in (("ResNet", "small_resnet18"),
-                                                                          ("ViT", "small_vit"))}
+_ZOO = {"ResNet": {"untrained": "zoo:small_resnet18/untrained", "none": "zoo:small_resnet18/none",
+                   "standard": "zoo:small_resnet18/standard"},
+        "ViT": {"untrained": "zoo:small_vit/untrained", "none": "zoo:small_vit/none",
+                "standard": "zoo:small_vit/standard"}}
 _SMALL = dict(dataset="fashion_mnist_color", image_size=None, models=_ZOO)
 SETTINGS = {
     "smoke": dict(_SMALL, n_probe=64, n_search=400, pairs_per_class=16,

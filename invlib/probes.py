@@ -867,7 +867,7 @@ def load_backbone(spec: str, profile="cpu") -> tuple[nn.Module, int]:
     | ``zoo:<entry>``         | :func:`invlib.zoo.get` (trained on first use), input = profile's |
     | ``<model>``             | hub weights of a timm / ``tv/`` model (online only), input 224    |
     | ``<model>@<path>``      | local weights file for that model, input 224                     |
-    | ``random:<model>``      | the model's random initialisation, input 224                     |
+    | ``random:<model>``      | the model's random initialisation (seed 0), input 224           |
 
     Zoo backbones are trained on the profile's dataset (not the chapter's): a chapter on your own images
     probes the same networks, and trains nothing on your folder.
@@ -887,7 +887,7 @@ def load_backbone(spec: str, profile="cpu") -> tuple[nn.Module, int]:
     if spec.startswith("zoo:"):
         return zoo.get(spec[4:], prof), prof.img_size
     if spec.startswith("random:"):
-        model = models.create(spec[7:], num_classes=1000)
+        model = models.create(spec[7:], num_classes=1000, seed=0)  # the same untrained weights every time
     elif "@" in spec:
         name, path = spec.split("@", 1)
         model = models.create(name, num_classes=1000, pretrained=path, normalize=True)

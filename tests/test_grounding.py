@@ -1,0 +1,140 @@
+"""invlib.grounding: paper B part 1's settings, the claims computed from sweep and search numbers, Fig. 3C's
+rates, and the caches that let chapter B4 reuse chapter B3's sweep."""
+
+import numpy as np
+import pandas as pd
+import pytest
+import torch
+
+from invlib import grounding as G
+from invlib import results, similarity
+
+
+def test_settings_profiles_and_overrides():
+    S = G.settings("cpu")
+    assert S.dataset == "fashion_mnist_color" and S.models["ViT"]["none"] == "zoo:small_vit/none"
+    assert G.settings("paper").dataset == "imagenet" and "none" not in G.settings("paper").models["ResNet"]
+    assert G.settings("smoke", n_probe=32).n_probe == 32
+    with pytest.raises(ValueError, match="Valid Settings fields"):
+        G.settings("cpu", n_probes=3)
+    with pytest.raises(TypeError, match="n_probe"):
+        G.settings("cpu", n_probe="many")
+    with pytest.raises(ValueError, match="Valid transform grids"):
+        G.invariance_table(G.settings("smoke"), torch.rand(4, 3, 8, 8), grids=["spin"],
+                           models={"ResNet": {"untrained": "random:small_resnet18"}})
+
+
+def _table(delta_translate, delta_rotate, aug_translate=0.02, align=(0.3, 0.0), vit_untrained=0.5):
+    """A sweep table with known level means: untrained at 0.4 (ViT: vit_untrained), trained = untrained +
+    delta, standard = trained + aug_translate on translate."""
+    rows = []
+    for arch in ("ResNet", "ViT"):
+        base0 = 0.4 if arch == "ResNet" else vit_untrained
+        for g in ["translate", "rotate", "shear", "zoom_in", *G.APPEARANCE_B3]:
+            d = {"translate": delta_translate, "rotate": delta_rotate, "shear": delta_rotate, "zoom_in": 0.0}.get(g, 0.1)
+            for variant, value in (("untrained", base0), ("none", base0 + d),
+                                   ("standard", base0 + d + (aug_translate if g == "translate" else 0))):
+                for level in range(10):
+                    a = (align[0] if arch == "ResNet" else align[1]) if variant == "untrained" else 0.0
+                    rows.append(dict(arch=arch, variant=variant, transform=g, level=level,
+                                     median=1.0 if level == 0 else value, alignment=0.0 if level == 0 else a))
+    return pd.DataFrame(rows)
+
+
+def test_sweep_claims_follow_the_numbers():
+    run = results.Run("t", "smoke")
+    G.record_sweep_claims(run, _table(0.2, -0.1))
+    v = {k: c["verdict"] for k, c in run.claims.items()}
+    assert v["fig2/train_raises_translation_appearance"] == "reproduced"
+    assert v["fig2/train_lowers_rotation_shear"] == "reproduced"
+    assert v["fig2/zoom_in_unchanged"] == "reproduced"
+    assert v["fig2/augmentation_slight_translation"] == "reproduced"  # 0 < 0.02 < 0.2
+    assert v["fig2/untrained_vit_translation"] == "reproduced"  # 0.5 > 0.4
+    assert v["figA10/untrained_resnet_equivariant"] == "reproduced"  # 0.3 > 0.05, invariance 0.4 < 0.5
+
+    run = results.Run("t", "smoke")
+    G.record_sweep_claims(run, _table(-0.2, 0.1, aug_translate=-0.01, align=(0.01, 0.2), vit_untrained=0.3))
+    v = {k: c["verdict"] for k, c in run.claims.items()}
+    assert v["fig2/train_raises_translation_appearance"] == "partly"  # appearance rose, translation fell
+    assert v["fig2/train_lowers_rotation_shear"] == "not reproduced"
+    assert v["fig2/augmentation_slight_translation"] == "not reproduced"
+    assert v["fig2/untrained_vit_translation"] == "not reproduced"
+    assert v["figA10/untrained_resnet_equivariant"] == "not reproduced"
+
+
+def test_training_change_and_level_mean_skip_level_zero():
+    t = _table(0.2, -0.1)
+    assert G.level_mean(t, "ResNet", "untrained", "translate") == pytest.approx(0.4)
+    assert G.training_change(t, "ResNet")["rotate"] == pytest.approx(-0.1)
+    assert np.isnan(G.level_mean(t, "ResNet", "untrained", "nothing"))
+
+
+def _search(values: dict, classes=("a", "b", "c")) -> similarity.Search:
+    """A Search whose every pair of class c under entry e changes by values[e][c] (two pairs per class)."""
+    entries = list(values)
+    labels = torch.tensor([c for c in range(len(classes)) for _ in range(2)])
+    changes = torch.tensor([[values[e][int(c)] for c in labels] for e in entries], dtype=torch.float32)
+    return similarity.Search(entries, changes, labels, list(classes))
+
+
+def test_search_claims_per_class_beats_global():
+    single = _search({"posterize/5": [3.0, -2.0, -1.0], "rotate/3": [-1.0, 4.0, -3.0], "color/4": [-2.0, -1.0, 2.0],
+                      "rescale/0": [0.0, 0.0, 0.0], "shearX/2": [-5.0, -5.0, -5.0]})
+    damp = _search({e: [v / 2 for v in vals] for e, vals in {"posterize/5": [3.0, -2.0, -1.0],
+                    "rotate/3": [-1.0, 4.0, -3.0], "color/4": [-2.0, -1.0, 2.0], "rescale/0": [0.0, 0.0, 0.0],
+                    "shearX/2": [-5.0, -5.0, -5.0]}.items()})
+    searches = {"none": {"single": single}, "standard": {"single": damp}}
+    run = results.Run("t", "smoke")
+    out = G.record_search_claims(run, searches, change=None)
+    v = {k: c["verdict"] for k, c in run.claims.items()}
+    assert v["fig3a/no_single_transform"] in ("reproduced", "partly")  # no entry helps every class
+    assert v["fig3b/top_per_class"] == "reproduced"  # each class has its own helpful entry
+    assert out["top_per_class"] == {"a": "posterize/5", "b": "rotate/3", "c": "color/4"}
+    assert v["fig3a/augmentation_dampens"] == "reproduced"
+    assert "rescale/0" not in [e for e, *_ in single.global_ranking()]  # the identity is not "a transformation"
+    # geometric entries (rotate, shearX) lower class a and c; class b is helped by rotate
+    assert out["identity_best_geometric"] == pytest.approx(2 / 3)
+
+    bad = _search({"posterize/5": [1.0, 1.0, 1.0], "rotate/3": [-1.0, -1.0, -1.0]})
+    run = results.Run("t", "smoke")
+    G.record_search_claims(run, {"none": {"single": bad}}, change=None)
+    assert run.claims["fig3a/no_single_transform"]["verdict"] == "not reproduced"
+
+
+def test_fig3c_rates():
+    s = _search({f"posterize/{lv}": [5.0, 5.0, 5.0] for lv in (5, 6, 7, 8)}
+                | {f"rotate/{lv}": [-1.0, -1.0, -1.0] for lv in (3, 4, 8, 9)}
+                | {"shearX/2": [-2.0, -2.0, -2.0], "solarize/2": [-3.0, -3.0, -3.0]})
+    out = G.top5_by_invariance_change(s, {"posterize": 0.3, "rotate": -0.2, "shear": 0.0, "solarize": 0.1})
+    assert set(out["entries_grew"]) == {"posterize/5", "posterize/6", "posterize/7", "posterize/8", "solarize/2"}
+    # top 5 of every class: the 4 posterize entries and rotate (-1): 4 of 5 grew entries per class
+    assert out["grew"] == pytest.approx(4 / 5) and out["other"] == pytest.approx(1 / 5)
+
+
+def test_every_pool_operation_maps_to_sweep_grids():
+    for entry in similarity.POOL:
+        assert set(G._pool_grids(similarity.entry_name(entry))) <= set(similarity.GRIDS)
+
+
+def test_rotation_classes_and_wordnet_claims():
+    s = _search({"rotate/3": [5.0, -1.0, 2.0], "color/4": [1.0, 3.0, 1.0]})
+    rot = G.rotation_classes({"none": {"single": s}})
+    assert rot["by_mean"] == ["a", "c"] and rot["top10"][0][:2] == ("a", "rotate/3")
+    run = results.Run("t", "smoke")
+    reports = {"wup": dict(rho=0.4, p=0.01, metric="wup", pairs=pd.DataFrame(dict(a=[1, 2, 3])))}
+    G.record_wordnet_claims(run, reports, rot)
+    assert run.claims["fig4/wordnet_similar_classes"]["verdict"] == "reproduced"
+    assert run.claims["e2/rotation_top_weighted_boost"]["verdict"] == "not reproduced"  # 2 of 6 combinations
+
+
+def test_sweep_cache_is_reused(tmp_path, monkeypatch):
+    monkeypatch.setenv("INVLIB_CACHE", str(tmp_path))
+    S = G.settings("smoke")
+    x = torch.rand(8, 3, 28, 28)
+    one = {"ResNet": {"untrained": "random:small_resnet18"}}
+    t1 = G.invariance_table(S, x, grids=["rotate"], models=one)
+    assert len(list((tmp_path / "grounding").glob("sweep-*.pt"))) == 1
+    t2 = G.invariance_table(S, x, grids=["rotate"], models=one)
+    pd.testing.assert_frame_equal(t1, t2)
+    G.invariance_table(S, x[:6], grids=["rotate"], models=one)  # other images: another entry
+    assert len(list((tmp_path / "grounding").glob("sweep-*.pt"))) == 2
