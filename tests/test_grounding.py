@@ -31,7 +31,8 @@ def _table(delta_translate, delta_rotate, aug_translate=0.02, align=(0.3, 0.0), 
     for arch in ("ResNet", "ViT"):
         base0 = 0.4 if arch == "ResNet" else vit_untrained
         for g in ["translate", "rotate", "shear", "zoom_in", *G.APPEARANCE_B3]:
-            d = {"translate": delta_translate, "rotate": delta_rotate, "shear": delta_rotate, "zoom_in": 0.0}.get(g, 0.1)
+            deltas = {"translate": delta_translate, "rotate": delta_rotate, "shear": delta_rotate, "zoom_in": 0.0}
+            d = deltas.get(g, 0.1)
             for variant, value in (("untrained", base0), ("none", base0 + d),
                                    ("standard", base0 + d + (aug_translate if g == "translate" else 0))):
                 for level in range(10):
