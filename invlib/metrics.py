@@ -162,6 +162,8 @@ def rank(x: torch.Tensor) -> torch.Tensor:
     [0.0, 3.0, 1.5, 1.5]
     """
     x = torch.as_tensor(x, dtype=torch.float64)
+    if x.isnan().any():
+        raise ValueError("rank: the values hold NaN, which has no rank; drop or fill them first.")
     v, order = x.sort(dim=-1)
     left = torch.searchsorted(v.contiguous(), v.contiguous(), side="left")
     right = torch.searchsorted(v.contiguous(), v.contiguous(), side="right")
@@ -189,15 +191,23 @@ def rank_correlation_test(a, b, permutations: int = 10_000, seed: int = 0) -> tu
     The p-value is ``(1 + #{|rho_perm| >= |rho|}) / (1 + permutations)`` over random re-pairings of ``b``
     (exact up to Monte Carlo error; no distributional assumption).
 
+    A constant sample gives ``(nan, nan)``; NaN values raise ``ValueError``.
+
     Example
     -------
     >>> rho, p = rank_correlation_test(torch.arange(30.0), torch.arange(30.0) ** 2)
     >>> rho, p < 0.001
     (1.0, True)
     """
-    a, b = torch.as_tensor(a, dtype=torch.float64), torch.as_tensor(b, dtype=torch.float64)
+    a = torch.as_tensor(np.array(a, dtype=np.float64))
+    b = torch.as_tensor(np.array(b, dtype=np.float64))
     if a.shape != b.shape or a.ndim != 1 or len(a) < 3:
         raise ValueError(f"need two paired samples of the same length >= 3, got {tuple(a.shape)}, {tuple(b.shape)}")
+    if a.isnan().any() or b.isnan().any():
+        raise ValueError("the samples hold NaN (e.g. a WordNet similarity between synsets with no common path); "
+                         "drop those pairs first.")
+    if len(a.unique()) == 1 or len(b.unique()) == 1:
+        return float("nan"), float("nan")  # a constant sample has no ranking to correlate
     ra, rb = rank(a), rank(b)
     rho = float(_pearson(ra, rb))
     g = torch.Generator().manual_seed(seed)

@@ -423,7 +423,8 @@ class Search:
     def top(self, k: int = 1, entries: Sequence[str] | None = None, score: str = "mean") -> list[list[str]]:
         """Each class's ``k`` best entries (by ``score``: ``"mean"`` change or ``"weighted"`` boost), best first,
         among ``entries`` (default: :meth:`transforms`, every entry but the identities)."""
-        values = self.class_means() if score == "mean" else self.weighted_boost()
+        values = self.class_means() if check_choice(score, ("mean", "weighted"), "score") == "mean" \
+            else self.weighted_boost()
         cols = [self.entries.index(e) for e in (self.transforms() if entries is None else entries)]
         order = np.argsort(-values[:, cols], axis=1, kind="stable")[:, :k]
         return [[self.entries[cols[j]] for j in row] for row in order]
@@ -528,8 +529,9 @@ def wordnet_correlation(s: Search, synsets: Sequence[str], metric: str = "wup", 
 
     from . import wordnet
 
-    if len(synsets) != len(s.classes):
-        raise ValueError(f"need one synset per class: {len(s.classes)} classes, {len(synsets)} synsets.")
+    if len(synsets) != len(s.classes) or len(s.classes) < 3:
+        raise ValueError(f"need one synset per class and at least 3 classes (3 class pairs): {len(s.classes)} "
+                         f"classes, {len(synsets)} synsets.")
     wn_sim = wordnet.similarity_matrix(list(synsets), metric)
     ranks = torch.as_tensor(s.op_type_ranks())
     top5, top25 = s.top(5), s.top(25)
@@ -543,6 +545,10 @@ def wordnet_correlation(s: Search, synsets: Sequence[str], metric: str = "wup", 
                  top5_iou=metrics.iou(top5[i], top5[j]), top25_iou=metrics.iou(top25[i], top25[j]))
             for i, j in all_pairs]
     frame = pd.DataFrame(rows)
+    dropped = int(frame[["wordnet", "ranking"]].isna().any(axis=1).sum())
+    if dropped:  # no WordNet path between the synsets, or a class whose ranking is constant
+        print(f"note: {dropped} class pair(s) without a WordNet similarity or a ranking correlation left out.")
+        frame = frame.dropna(subset=["wordnet", "ranking"]).reset_index(drop=True)
     rho, p = metrics.rank_correlation_test(frame.wordnet.values, frame.ranking.values, seed=seed)
     frame["bin"] = pd.qcut(frame.wordnet.rank(method="first"), min(bins, len(frame)), labels=False)
     binned = frame.groupby("bin").agg(wordnet=("wordnet", "mean"), ranking=("ranking", "mean"),

@@ -193,3 +193,135 @@ def test_summary():
     s = metrics.summary(torch.tensor([4, 1, 3, 2]))  # integers; linear interpolation between order statistics
     assert s == pytest.approx({"median": 2.5, "q25": 1.75, "q75": 3.25, "mean": 2.5})
     assert all(isinstance(v, float) for v in s.values())
+
+
+# ----------------------------------------------------------------------------- equivariance alignment
+def test_alignment_of_random_responses_is_about_zero():
+    """D made of independent random rows: shuffling its columns changes nothing, the score is ~0."""
+    z = torch.randn(400, 16, generator=gen())
+    for seed in range(3):
+        d = torch.randn(400, 16, generator=gen(10 + seed))
+        assert abs(metrics.equivariance_alignment(z, z + d, gen(seed))) < 0.05
+
+
+def test_alignment_of_responses_along_one_direction():
+    """Every response along the same direction v, with log-normally varying lengths: clearly aligned."""
+    z = torch.randn(400, 16, generator=gen())
+    v = torch.randn(16, generator=gen(1))
+    s = torch.randn(400, 1, generator=gen(2))
+    score = metrics.equivariance_alignment(z, z - s.exp() * v, gen(3))
+    assert score > 0.3
+    # the baseline is random: another generator gives about the same score; the same one the same score
+    assert score == metrics.equivariance_alignment(z, z - s.exp() * v, gen(3))
+    assert abs(score - metrics.equivariance_alignment(z, z - s.exp() * v, gen(4))) < 0.05
+
+
+def test_alignment_of_identity_is_exactly_zero():
+    z = torch.randn(50, 8, generator=gen())
+    assert metrics.equivariance_alignment(z, z, gen(1)) == 0.0
+    assert metrics.equivariance_alignment(z, z.clone()) == 0.0  # no generator: still 0
+
+
+def test_alignment_of_a_linear_equivariant_model():
+    """f(x) = W vec(x) and x -> x + a_i p (a fixed pattern, a per-image log-normal amount): every response is
+    -a_i W p, along one direction."""
+    w = torch.randn(16, 64, generator=gen())
+    f = lambda b: b.flatten(1) @ w.T
+    x = torch.rand(400, 1, 8, 8, generator=gen(1))
+    p = torch.rand(1, 8, 8, generator=gen(2))
+    a = torch.randn(400, 1, 1, 1, generator=gen(3)).exp()
+    assert metrics.equivariance_alignment(f(x), f(x + a * p), gen(4)) > 0.3
+    # an unstructured change of the images is not aligned
+    noise = torch.randn(x.shape, generator=gen(5))
+    assert abs(metrics.equivariance_alignment(f(x), f(x + noise), gen(4))) < 0.05
+
+
+def test_alignment_shape_checks():
+    with pytest.raises(ValueError, match="same shape"):
+        metrics.equivariance_alignment(torch.randn(4, 3), torch.randn(4, 2))
+    with pytest.raises(ValueError, match="N >= 2"):
+        metrics.equivariance_alignment(torch.randn(5, 3), torch.randn(4, 3))
+    with pytest.raises(ValueError, match="N >= 2"):
+        metrics.equivariance_alignment(torch.randn(1, 3), torch.randn(1, 3))
+
+
+# ----------------------------------------------------------------------------- ranks and rank correlation
+def test_rank_ties_share_the_average_rank_and_batches():
+    assert metrics.rank(torch.tensor([10.0, 30.0, 20.0, 20.0])).tolist() == [0.0, 3.0, 1.5, 1.5]
+    assert metrics.rank([4, 4, 4]).tolist() == [1.0, 1.0, 1.0]  # lists and integers; all tied
+    x = torch.tensor([[3.0, 1, 2, 2], [5, 5, 5, 0], [0, 1, 2, 3]])
+    r = metrics.rank(x)
+    assert r.dtype == torch.float64 and r.shape == (3, 4)
+    assert r.tolist() == [[3.0, 0.0, 1.5, 1.5], [2.0, 2.0, 2.0, 0.0], [0.0, 1.0, 2.0, 3.0]]
+    # batched over two leading dimensions, each row ranked on its own; the ranks of a row always sum to N(N-1)/2
+    y = torch.randint(0, 5, (2, 3, 7), generator=gen()).float()
+    ry = metrics.rank(y)
+    assert torch.equal(ry[1, 2], metrics.rank(y[1, 2]))
+    assert torch.allclose(ry.sum(-1), torch.full((2, 3), 21.0, dtype=torch.float64))
+
+
+def test_spearman():
+    a = torch.randn(20, generator=gen())
+    assert float(metrics.spearman(a, a)) == pytest.approx(1.0)
+    assert float(metrics.spearman(a, -a)) == pytest.approx(-1.0)
+    # invariant to strictly increasing transforms of either side
+    b = torch.randn(20, generator=gen(1))
+    rho = float(metrics.spearman(a, b))
+    assert float(metrics.spearman(a.exp(), b ** 3 + 5)) == pytest.approx(rho)
+    assert float(metrics.spearman(a, -b)) == pytest.approx(-rho)
+    # by hand, with ties: ranks (0, 1, 2, 3, 4) and (0, 1.5, 1.5, 4, 3): 8.5 / sqrt(10 * 9.5)
+    hand = float(metrics.spearman(torch.tensor([1.0, 2, 3, 4, 5]), torch.tensor([1.0, 2, 2, 4, 3])))
+    assert hand == pytest.approx(8.5 / math.sqrt(95))
+    # batched, and NaN where one side is constant
+    batch = metrics.spearman(torch.stack([a, a]), torch.stack([a, -a]))
+    assert batch.shape == (2,) and batch.tolist() == pytest.approx([1.0, -1.0])
+    assert math.isnan(float(metrics.spearman(a, torch.ones(20))))
+
+
+def test_rank_correlation_test():
+    a = torch.randn(40, generator=gen())
+    rho, p = metrics.rank_correlation_test(a, a ** 3 + 0.1 * torch.randn(40, generator=gen(1)), permutations=2000)
+    assert rho > 0.9 and p < 0.01
+    assert p >= 1 / 2001  # a permutation p-value is never 0
+    rho, p = metrics.rank_correlation_test(a.tolist(), (-a).numpy(), permutations=2000)  # lists and arrays
+    assert rho == pytest.approx(-1.0) and p < 0.01
+    # independent samples (this seed): not significant; the same seed gives the same p-value
+    b = torch.randn(40, generator=gen(7))
+    rho, p = metrics.rank_correlation_test(a, b, permutations=2000, seed=3)
+    assert abs(rho) < 0.3 and p > 0.05
+    assert (rho, p) == metrics.rank_correlation_test(a, b, permutations=2000, seed=3)
+    assert rho == pytest.approx(float(metrics.spearman(a, b)))
+
+
+def test_rank_correlation_test_shape_checks():
+    with pytest.raises(ValueError, match="same length >= 3"):
+        metrics.rank_correlation_test(torch.randn(5), torch.randn(4))
+    with pytest.raises(ValueError, match="same length >= 3"):
+        metrics.rank_correlation_test(torch.randn(2), torch.randn(2))
+    with pytest.raises(ValueError, match="same length >= 3"):
+        metrics.rank_correlation_test(torch.randn(2, 5), torch.randn(2, 5))
+
+
+# ----------------------------------------------------------------------------- iou, sem
+def test_iou():
+    assert metrics.iou(["rotate", "color"], ["color", "invert", "solarize"]) == 0.25
+    assert metrics.iou("abc", "cab") == 1.0  # taken as sets
+    assert metrics.iou([1, 1, 2], [3]) == 0.0
+    assert metrics.iou([1, 2, 3, 4], [3, 4, 5, 6]) == pytest.approx(2 / 6)
+    assert metrics.iou([], []) == 1.0
+
+
+def test_sem():
+    assert metrics.sem([1.0, 2.0, 3.0, 4.0]) == pytest.approx(math.sqrt(5 / 3) / 2)  # std (n - 1) = sqrt(5/3)
+    assert metrics.sem(torch.tensor([[2.0, 2.0], [2.0, 2.0]])) == 0.0  # flattened
+    assert metrics.sem([1, 3]) == pytest.approx(1.0)  # std sqrt(2), n = 2
+    assert math.isnan(metrics.sem([5.0])) and math.isnan(metrics.sem([]))
+
+
+def test_rank_tests_refuse_nan_and_constant_samples():
+    with pytest.raises(ValueError, match="NaN"):
+        metrics.rank(torch.tensor([1.0, float("nan"), 2.0]))
+    with pytest.raises(ValueError, match="NaN"):
+        metrics.rank_correlation_test([1, 2, float("nan"), 4, 5], [1, 2, 3, 4, 5])
+    rho, p = metrics.rank_correlation_test([1, 2, 3, 4, 5], [2, 2, 2, 2, 2])  # no ranking: not "significant"
+    assert math.isnan(rho) and math.isnan(p)
