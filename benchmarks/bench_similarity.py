@@ -88,7 +88,7 @@ def main(argv=None) -> int:
     device = resolve_device(args.device)
     torch.manual_seed(0)
     ds = data.load("fashion_mnist_color", "train", n=args.n, seed=0)
-    x, labels = ds.images.float() / 255, ds.labels
+    x, labels = ds.float(), ds.labels
     model = models.create(args.model, num_classes=int(labels.max()) + 1).to(device).eval()
     embed = similarity.embedding(model)
     entries = list(similarity.POOL)

@@ -13,7 +13,6 @@ Example
 
 from __future__ import annotations
 
-import hashlib
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -22,7 +21,7 @@ import torch
 from . import metrics, similarity
 from .profiles import get_profile
 from .profiles import settings as _settings
-from .utils import cache_dir, check_choice
+from .utils import atomic_save, cache_dir, check_choice, digest
 
 VARIANTS = ("untrained", "none", "standard")  # untrained / trained without augmentation / with RRC + flip
 VARIANT_LABELS = {"untrained": "untrained", "none": "trained, no augmentation",
@@ -141,18 +140,10 @@ def load_model(spec: str, S: Settings) -> torch.nn.Module:
     return load_backbone(spec, S.profile)[0]
 
 
-def _digest(*parts) -> str:
-    h = hashlib.sha1()
-    for p in parts:
-        if isinstance(p, torch.nn.Module):
-            for k, t in p.state_dict().items():
-                h.update(k.encode())
-                h.update(t.detach().cpu().contiguous().numpy().tobytes())
-        elif isinstance(p, torch.Tensor):
-            h.update(p.detach().cpu().contiguous().numpy().tobytes())
-        else:
-            h.update(repr(p).encode())
-    return h.hexdigest()[:16]
+def _weights_key(model: torch.nn.Module) -> str:
+    """:func:`invlib.utils.digest` of a model's parameter names and weights."""
+    state = model.state_dict()
+    return digest(*state, *state.values())
 
 
 def _cached(kind: str, key: str, make):
@@ -160,8 +151,6 @@ def _cached(kind: str, key: str, make):
     if path.exists():
         return torch.load(path, weights_only=False)
     value = make()
-    from .utils import atomic_save
-
     atomic_save(value, path)
     return value
 
@@ -192,13 +181,13 @@ def invariance_table(S: Settings, x: torch.Tensor | None = None, grids=None, mod
     models = S.models if models is None else models
     prof = get_profile(S.profile)
     progress = prof.progress if progress is None else progress
-    rows = []
+    rows, data_key = [], digest(x, grids, S.seed, CACHE_VERSION)  # the images are hashed once for all models
     for arch, variants in models.items():
         for variant, spec in variants.items():
             model = load_model(spec, S)
             embed = similarity.embedding(model)
             device = next(model.parameters()).device
-            key = _digest(model, x, grids, S.seed, CACHE_VERSION)
+            key = digest(_weights_key(model), data_key)
             part = _cached("sweep", key, lambda embed=embed, device=device: similarity.sweep(
                 {"m": embed}, x, grids, seed=S.seed, batch_size=S.batch_size, device=device,
                 progress=progress))
@@ -291,12 +280,13 @@ def record_sweep_claims(run, table) -> None:
     """
     archs = [a for a in ("ResNet", "ViT") if {"untrained", "none"} <= set(table[table.arch == a].variant)]
     have = set(table["transform"])
+    change = {a: training_change(table, a) for a in archs}
     fmt = lambda d: "; ".join(f"{a}: " + ", ".join(f"{g} {v:+.3f}" for g, v in row.items()) for a, row in d.items())  # noqa: E731
     measurable = bool(archs)
 
     # 1. training raises invariance to translation and appearance
     app = [g for g in APPEARANCE_B3 if g in have]
-    d = {a: {g: round(training_change(table, a)[g], 3) for g in ["translate", *app] if g in have} for a in archs}
+    d = {a: {g: round(change[a][g], 3) for g in ["translate", *app] if g in have} for a in archs}
     ok_t = [d[a].get("translate", np.nan) > 0 for a in archs]
     ok_app = [sum(d[a][g] > 0 for g in app) for a in archs]
     run.claim("fig2/train_raises_translation_appearance",
@@ -307,7 +297,7 @@ def record_sweep_claims(run, table) -> None:
               reproduced=measurable and all(ok_t) and all(n >= len(app) - 1 for n in ok_app),
               partly=any(ok_t) or any(n > len(app) / 2 for n in ok_app), measurable=measurable and "translate" in have)
     # 2. training lowers invariance to rotation and shear
-    d = {a: {g: round(training_change(table, a)[g], 3) for g in ("rotate", "shear") if g in have} for a in archs}
+    d = {a: {g: round(change[a][g], 3) for g in ("rotate", "shear") if g in have} for a in archs}
     signs = [v < 0 for a in archs for v in d[a].values()]
     run.claim("fig2/train_lowers_rotation_shear", "Training lowers invariance to rotation and shear (Fig. 2d, A3).",
               paper="lowered (values not in the text)", ours=fmt(d),
@@ -315,7 +305,7 @@ def record_sweep_claims(run, table) -> None:
               reproduced=measurable and bool(signs) and all(signs), partly=any(signs),
               measurable=measurable and {"rotate", "shear"} <= have)
     # 3. zooming in: mean unchanged
-    d = {a: {"zoom_in": round(training_change(table, a).get("zoom_in", np.nan), 3)} for a in archs}
+    d = {a: {"zoom_in": round(change[a].get("zoom_in", np.nan), 3)} for a in archs}
     small = [abs(d[a]["zoom_in"]) <= 0.05 for a in archs]
     run.claim("fig2/zoom_in_unchanged", "Training leaves the mean invariance to zooming in unchanged (Fig. 2).",
               paper="no change in the mean, less spread (values not in the text)", ours=fmt(d),
@@ -323,7 +313,7 @@ def record_sweep_claims(run, table) -> None:
               reproduced=measurable and all(small), partly=any(small), measurable=measurable and "zoom_in" in have)
     # 4. standard augmentation: only slightly more translation invariance
     aug = {a: (level_mean(table, a, "standard", "translate") - level_mean(table, a, "none", "translate"),
-               training_change(table, a).get("translate", np.nan)) for a in archs}
+               change[a].get("translate", np.nan)) for a in archs}
     aug = {a: v for a, v in aug.items() if not np.isnan(v[0])}
     ok = [0 < g < t for g, t in aug.values()]
     run.claim("fig2/augmentation_slight_translation",
@@ -366,7 +356,7 @@ def run_searches(S: Settings, x=None, labels=None, classes=None, variants=("none
     prof = get_profile(S.profile)
     progress = prof.progress if progress is None else progress
     arch = check_choice(S.search_arch, S.models, "architecture")
-    out = {}
+    out, data_key = {}, digest(x, labels, S.pairs_per_class, S.seed, CACHE_VERSION)
     for variant in variants:
         spec = S.models[arch].get(variant)
         if spec is None:
@@ -375,9 +365,9 @@ def run_searches(S: Settings, x=None, labels=None, classes=None, variants=("none
         model = load_model(spec, S)
         embed, device = similarity.embedding(model), next(model.parameters()).device
         pools = {"single": similarity.POOL, **({"sub": similarity.SUBPOLICIES} if S.subpolicies else {})}
-        out[variant] = {}
+        out[variant], model_key = {}, _weights_key(model)
         for kind, pool in pools.items():
-            key = _digest(model, x, labels, pool, S.pairs_per_class, S.seed, CACHE_VERSION)
+            key = digest(model_key, data_key, pool)
             out[variant][kind] = _cached("search", key, lambda pool=pool, embed=embed, device=device: similarity.search(
                 embed, x, labels, pool, classes, S.pairs_per_class, S.seed, S.batch_size, device, progress))
     return out

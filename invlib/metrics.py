@@ -47,15 +47,20 @@ def relative_invariance(z: torch.Tensor, z_t: torch.Tensor, perm: torch.Tensor |
     >>> relative_invariance(z, z, perm=torch.tensor([1, 2, 0]))
     tensor([1., 1., 1.])
     """
-    if z.shape != z_t.shape or len(z) < 2:
-        raise ValueError(f"z and z_t must have the same shape (N, ...) with N >= 2, got {tuple(z.shape)} "
-                         f"and {tuple(z_t.shape)}.")
+    _check_pair(z, z_t)
     if perm is None:  # a random derangement: shift a random order by one
         order = torch.randperm(len(z), generator=generator)
         perm = torch.empty_like(order)
         perm[order] = order.roll(1)
     b = cosine_distance(z, z_t[perm.to(z.device)])
     return (b - cosine_distance(z, z_t)) / b.clamp_min(1e-12)
+
+
+def _check_pair(z: torch.Tensor, z_t: torch.Tensor) -> None:
+    """Representations of images and of their transformed versions: the same shape ``(N, ...)``, ``N >= 2``."""
+    if z.shape != z_t.shape or len(z) < 2:
+        raise ValueError(f"z and z_t must have the same shape (N, ...) with N >= 2, got {tuple(z.shape)} "
+                         f"and {tuple(z_t.shape)}.")
 
 
 @torch.inference_mode()
@@ -136,9 +141,7 @@ def equivariance_alignment(z: torch.Tensor, z_t: torch.Tensor, generator: torch.
     >>> equivariance_alignment(z, z - torch.rand(200, 1, generator=g).mul(3).exp() * step, g) > 0.3
     True
     """
-    if z.shape != z_t.shape or len(z) < 2:
-        raise ValueError(f"z and z_t must have the same shape (N, D) with N >= 2, got {tuple(z.shape)} "
-                         f"and {tuple(z_t.shape)}.")
+    _check_pair(z, z_t)
     d = (z - z_t).flatten(1).float()
     order = torch.rand(d.shape, generator=generator).argsort(0).to(d.device)
     b = d.gather(0, order)

@@ -53,7 +53,6 @@ True
 
 from __future__ import annotations
 
-import hashlib
 import math
 import time
 from dataclasses import dataclass, field
@@ -63,7 +62,7 @@ from torch import nn
 from torchvision.ops import roi_align
 
 from . import transforms
-from .utils import atomic_save, cache_dir, check_choice, check_images, resolve_device
+from .utils import atomic_save, cache_dir, check_choice, check_images, digest, resolve_device
 
 CACHE_VERSION = 1
 
@@ -286,16 +285,6 @@ def ladder(image: torch.Tensor, box: torch.Tensor, task: str, size: int, k: int 
 
 
 # ----------------------------------------------------------------------------------------- featurizers
-def _digest(*parts) -> str:
-    h = hashlib.sha256()
-    for p in parts:
-        if isinstance(p, torch.Tensor):
-            h.update(p.detach().cpu().contiguous().reshape(-1).view(torch.uint8).numpy())
-        else:
-            h.update(repr(p).encode())
-    return h.hexdigest()[:16]
-
-
 def data_digest(images: torch.Tensor, boxes: torch.Tensor) -> str:
     """A short hash of the images and boxes: the data part of :func:`extract`'s cache key.
 
@@ -305,7 +294,7 @@ def data_digest(images: torch.Tensor, boxes: torch.Tensor) -> str:
     >>> data_digest(x, b) == data_digest(x.clone(), b.clone()) != data_digest(x + 1, b)
     True
     """
-    return _digest(images, boxes)
+    return digest(images, boxes)
 
 
 class Passthrough:
@@ -439,7 +428,7 @@ class Backbone:
             model.to(memory_format=torch.channels_last)
         self.layers = list(layers or conv_layers(model))
         self.name = name or type(model).__name__
-        self.key = "backbone-" + _digest(type(model).__name__, self.layers, *model.state_dict().values())
+        self.key = "backbone-" + digest(type(model).__name__, self.layers, *model.state_dict().values())
         self.groups = None
 
     def __call__(self, x: torch.Tensor) -> torch.Tensor:
@@ -527,8 +516,8 @@ def extract_many(featurizers: dict, images: torch.Tensor, boxes: torch.Tensor, t
     out, todo, files = {}, {}, {}
     for name, featurizer in featurizers.items():
         t0 = time.perf_counter()
-        digest = _digest(CACHE_VERSION, featurizer.key, data_key, task, size, seed)
-        files[name] = cache_dir("probes") / f"{featurizer.name}-{task}-{digest}.pt"
+        key = digest(CACHE_VERSION, featurizer.key, data_key, task, size, seed)
+        files[name] = cache_dir("probes") / f"{featurizer.name}-{task}-{key}.pt"
         if cache and files[name].exists():
             saved = torch.load(files[name], weights_only=True)
             featurizer.groups = featurizer.groups or saved["groups"]

@@ -190,33 +190,34 @@ def _seed(seed: int, *parts) -> int:
 def _bar(items, desc: str, progress: bool):
     if not progress:
         return items
-    from tqdm.auto import tqdm
+    from tqdm import tqdm  # text bars, as invlib.train (tqdm.auto needs ipywidgets in notebooks)
 
     return tqdm(items, desc=desc, leave=False)
 
 
 # ------------------------------------------------------------------------------ section 4: similarity search
-# AutoAugment operation -> (registry op, group, value of level 0..9 as (identity, step per level, signed)).
-# The values follow the AutoAugment ranges (reference facts, section B); signed values take a random sign per
-# image, as AutoAugment does; operations without a magnitude ignore the level.
+# AutoAugment operation -> (registry op, group, level 0..9 -> value, signed). The values follow the AutoAugment
+# ranges (reference facts, section B). A signed value moves the registry op's identity by +-value, the sign drawn
+# per image as AutoAugment does; an unsigned value is the magnitude itself; operations without a magnitude ignore
+# the level. "zoom" is zoom_in for a factor >= 1, else zoom_out.
 _TAN = lambda level: math.degrees(math.atan(0.3 * level / 9))  # noqa: E731  shear 0..0.3 as degrees
-AA_OPS: dict[str, tuple[str, str, Callable[[int], float], float, bool]] = {
-    #            registry op     group         level -> value                             identity signed
-    "shearX": ("shear_x", "geometric", _TAN, 0.0, True),
-    "shearY": ("shear_y", "geometric", _TAN, 0.0, True),
-    "translateX": ("translate_x", "geometric", lambda lv: 150 / 331 * lv / 9, 0.0, True),
-    "translateY": ("translate_y", "geometric", lambda lv: 150 / 331 * lv / 9, 0.0, True),
-    "rotate": ("rotate", "geometric", lambda lv: 30 * lv / 9, 0.0, True),
-    "rescale": ("zoom", "geometric", lambda lv: RESCALE[lv], 1.0, False),
-    "color": ("saturation", "appearance", lambda lv: 0.9 * lv / 9, 1.0, True),
-    "contrast": ("contrast", "appearance", lambda lv: 0.9 * lv / 9, 1.0, True),
-    "sharpness": ("sharpness", "appearance", lambda lv: 0.9 * lv / 9, 1.0, True),
-    "brightness": ("brightness", "appearance", lambda lv: 0.9 * lv / 9, 1.0, True),
-    "posterize": ("posterize", "appearance", lambda lv: float(round(8 - 4 * lv / 9)), 0.0, False),
-    "solarize": ("solarize", "appearance", lambda lv: 1 - lv / 9, 0.0, False),
-    "autocontrast": ("autocontrast", "appearance", lambda lv: 1.0, 0.0, False),
-    "equalize": ("equalize", "appearance", lambda lv: 1.0, 0.0, False),
-    "invert": ("invert", "appearance", lambda lv: 1.0, 0.0, False),
+AA_OPS: dict[str, tuple[str, str, Callable[[int], float], bool]] = {
+    #            registry op     group         level -> value                     signed
+    "shearX": ("shear_x", "geometric", _TAN, True),
+    "shearY": ("shear_y", "geometric", _TAN, True),
+    "translateX": ("translate_x", "geometric", lambda lv: 150 / 331 * lv / 9, True),
+    "translateY": ("translate_y", "geometric", lambda lv: 150 / 331 * lv / 9, True),
+    "rotate": ("rotate", "geometric", lambda lv: 30 * lv / 9, True),
+    "rescale": ("zoom", "geometric", lambda lv: RESCALE[lv], False),
+    "color": ("saturation", "appearance", lambda lv: 0.9 * lv / 9, True),
+    "contrast": ("contrast", "appearance", lambda lv: 0.9 * lv / 9, True),
+    "sharpness": ("sharpness", "appearance", lambda lv: 0.9 * lv / 9, True),
+    "brightness": ("brightness", "appearance", lambda lv: 0.9 * lv / 9, True),
+    "posterize": ("posterize", "appearance", lambda lv: float(round(8 - 4 * lv / 9)), False),
+    "solarize": ("solarize", "appearance", lambda lv: 1 - lv / 9, False),
+    "autocontrast": ("autocontrast", "appearance", lambda lv: 1.0, False),
+    "equalize": ("equalize", "appearance", lambda lv: 1.0, False),
+    "invert": ("invert", "appearance", lambda lv: 1.0, False),
 }
 RESCALE = (1.0, 0.85, 0.70, 0.55, 0.40, 0.25, 1.625, 2.25, 2.875, 3.5)  # zoom factor of rescale levels 0..9
 _POOL_LEVELS = {"autocontrast": (1, 3, 5), "color": (0, 2, 4, 8), "contrast": (3, 8),
@@ -306,17 +307,23 @@ def apply_entry(entry, x: torch.Tensor, generator: torch.Generator | None = None
     (True, torch.Size([4, 3, 8, 8]))
     """
     for op, level in parse_entry(entry):
-        name, _group, value_of, identity, signed = AA_OPS[op]
-        value = value_of(level)
+        name, identity, value, signed = _resolve(op, level)
         if signed:
             sign = torch.randint(0, 2, (len(x),), generator=generator).float().mul(2).sub(1)
             m = identity + sign * value
         else:
             m = torch.full((len(x),), float(value))
-        if name == "zoom":
-            name, m = ("zoom_in", m) if value >= 1 else ("zoom_out", m)
         x = T.apply(name, x, m, generator=generator)
     return x
+
+
+def _resolve(op: str, level: int) -> tuple[str, float, float, bool]:
+    """``(registry op, its identity, value at level, signed)`` of an AutoAugment operation."""
+    name, _group, value_of, signed = AA_OPS[op]
+    value = value_of(level)
+    if name == "zoom":
+        name = "zoom_in" if value >= 1 else "zoom_out"
+    return name, T.get(name).identity, value, signed
 
 
 def is_identity(entry) -> bool:
@@ -329,10 +336,8 @@ def is_identity(entry) -> bool:
     (True, True, False, True)
     """
     for op, level in parse_entry(entry):
-        name, _group, value_of, identity, signed = AA_OPS[op]
-        value = value_of(level)
-        registry_identity = 1.0 if name == "zoom" else T.get(name).identity
-        if (value != 0) if signed else (value != registry_identity):
+        _name, identity, value, signed = _resolve(op, level)
+        if value != (0 if signed else identity):
             return False
     return True
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import difflib
+import hashlib
 import os
 import random
 import socket
@@ -160,6 +161,24 @@ def atomic_save(obj, path: str | os.PathLike) -> Path:
         if os.path.exists(tmp):
             os.remove(tmp)
     return path
+
+
+def digest(*parts) -> str:
+    """A short hash of tensors (their bytes) and other values (their ``repr``): the key of a disk cache.
+
+    Example
+    -------
+    >>> x = torch.zeros(2, 3)
+    >>> digest(x, "rotate", 0) == digest(x.clone(), "rotate", 0) != digest(x + 1, "rotate", 0)
+    True
+    """
+    h = hashlib.sha256()
+    for p in parts:
+        if isinstance(p, torch.Tensor):
+            h.update(p.detach().cpu().contiguous().reshape(-1).view(torch.uint8).numpy())
+        else:
+            h.update(repr(p).encode())
+    return h.hexdigest()[:16]
 
 
 def seed_everything(seed: int) -> None:

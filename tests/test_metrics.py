@@ -66,13 +66,14 @@ def test_default_perm_is_random_and_seeded():
     assert not torch.equal(a, metrics.relative_invariance(z, z_t, generator=gen(4)))
 
 
-def test_relative_invariance_shape_checks():
+@pytest.mark.parametrize("score", [metrics.relative_invariance, metrics.equivariance_alignment])
+def test_pair_scores_check_their_shapes(score):
     with pytest.raises(ValueError, match="same shape"):
-        metrics.relative_invariance(torch.randn(4, 3), torch.randn(4, 2))
+        score(torch.randn(4, 3), torch.randn(4, 2))
     with pytest.raises(ValueError, match="N >= 2"):
-        metrics.relative_invariance(torch.randn(5, 3), torch.randn(4, 3))
+        score(torch.randn(5, 3), torch.randn(4, 3))
     with pytest.raises(ValueError, match="N >= 2"):
-        metrics.relative_invariance(torch.randn(1, 3), torch.randn(1, 3))
+        score(torch.randn(1, 3), torch.randn(1, 3))
 
 
 # ----------------------------------------------------------------------------- invariance of models
@@ -234,15 +235,6 @@ def test_alignment_of_a_linear_equivariant_model():
     # an unstructured change of the images is not aligned
     noise = torch.randn(x.shape, generator=gen(5))
     assert abs(metrics.equivariance_alignment(f(x), f(x + noise), gen(4))) < 0.05
-
-
-def test_alignment_shape_checks():
-    with pytest.raises(ValueError, match="same shape"):
-        metrics.equivariance_alignment(torch.randn(4, 3), torch.randn(4, 2))
-    with pytest.raises(ValueError, match="N >= 2"):
-        metrics.equivariance_alignment(torch.randn(5, 3), torch.randn(4, 3))
-    with pytest.raises(ValueError, match="N >= 2"):
-        metrics.equivariance_alignment(torch.randn(1, 3), torch.randn(1, 3))
 
 
 # ----------------------------------------------------------------------------- ranks and rank correlation
