@@ -14,7 +14,7 @@ channels_last plus one more change:
 | 1 thread         | + ``torch.set_num_threads(1)`` (when ``--threads`` > 1)                          |
 | bf16 autocast    | + ``torch.autocast("cpu", torch.bfloat16)`` (fast only with AVX512-BF16/AMX)     |
 | compile          | + ``torch.compile(model)``; its compile seconds printed apart                    |
-| invlib fit       | :func:`invlib.train.fit` with its defaults and StandardAugment                  |
+| invlib fit       | :func:`invlib.train.fit` with its defaults and crops.standard()                  |
 | eval b1024/128/64| :func:`invlib.train.evaluate` (forward only) at three batch sizes; ratio to b1024 |
 
 Variants run interleaved, ``--repeats`` rounds, best of each (robust to other load on the machine).
@@ -34,7 +34,8 @@ import torch
 import torch.nn.functional as F
 
 from invlib import models
-from invlib.train import StandardAugment, TrainConfig, evaluate, fit, make_optimizer
+from invlib.crops import standard
+from invlib.train import TrainConfig, evaluate, fit, make_optimizer
 
 VARIANTS = ("bare", "channels_last", "uint8 input", "batch 32", "batch 64", "batch 256", "1 thread", "bf16 autocast",
             "compile", "invlib fit", "eval b1024", "eval b128", "eval b64")
@@ -77,7 +78,7 @@ def measure(name: str, variant: str, images, labels, steps: int, compiled: dict)
         n = steps * 128
         t0 = time.perf_counter()
         fit(make(), (images[:n], labels[:n]), TrainConfig(epochs=1, batch_size=128, lr=0.01, device="cpu"),
-            augment=StandardAugment(), progress=False)
+            augment=standard(), progress=False)
         return n / (time.perf_counter() - t0)
     if variant == "1 thread":
         threads = torch.get_num_threads()

@@ -14,7 +14,8 @@ import torch
 import torch.nn.functional as F
 
 from invlib import models
-from invlib.train import StandardAugment, TrainConfig, fit, make_optimizer
+from invlib.crops import standard
+from invlib.train import TrainConfig, fit, make_optimizer
 
 
 def bare_loop(model, x, y, cfg) -> float:
@@ -34,7 +35,7 @@ def bare_loop(model, x, y, cfg) -> float:
 
 def invlib_loop(model, images_u8, y, cfg) -> float:
     t0 = time.perf_counter()
-    hist = fit(model, (images_u8, y), cfg, augment=StandardAugment(), progress=True)
+    hist = fit(model, (images_u8, y), cfg, augment=standard(), progress=True)
     steps = len(images_u8) // cfg.batch_size
     return steps * cfg.batch_size / (time.perf_counter() - t0) if hist else 0.0
 

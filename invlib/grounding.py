@@ -21,7 +21,7 @@ import torch
 from . import metrics, similarity
 from .profiles import get_profile
 from .profiles import settings as _settings
-from .utils import atomic_save, cache_dir, check_choice, digest
+from .utils import cached, check_choice, digest
 
 VARIANTS = ("untrained", "none", "standard")  # untrained / trained without augmentation / with RRC + flip
 VARIANT_LABELS = {"untrained": "untrained", "none": "trained, no augmentation",
@@ -147,12 +147,7 @@ def _weights_key(model: torch.nn.Module) -> str:
 
 
 def _cached(kind: str, key: str, make):
-    path = cache_dir("grounding") / f"{kind}-{key}.pt"
-    if path.exists():
-        return torch.load(path, weights_only=False)
-    value = make()
-    atomic_save(value, path)
-    return value
+    return cached("grounding", f"{kind}-{key}", make)
 
 
 # ------------------------------------------------------------------------------ section 3: the sweep

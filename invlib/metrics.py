@@ -249,3 +249,79 @@ def sem(values) -> float:
     """
     v = torch.as_tensor(np.asarray(values, dtype=np.float64)).flatten()
     return float(v.std() / len(v) ** 0.5) if len(v) >= 2 else float("nan")
+
+
+# ---------------------------------------------------------------------- per-class comparisons (paper B, App. B, D.1)
+def per_class_accuracy(pred, labels, num_classes: int) -> np.ndarray:
+    """``(K,)`` accuracy of predictions ``pred`` ``(N,)`` per class of ``labels`` ``(N,)`` (NaN for a class with no
+    sample).
+
+    Example
+    -------
+    >>> per_class_accuracy(torch.tensor([0, 1, 1, 2]), torch.tensor([0, 1, 2, 2]), 4).round(2).tolist()
+    [1.0, 1.0, 0.5, nan]
+    """
+    pred, labels = (torch.as_tensor(v).long().flatten() for v in (pred, labels))
+    if pred.shape != labels.shape:
+        raise ValueError(f"pred and labels must have the same length, got {len(pred)} and {len(labels)}.")
+    total = torch.bincount(labels, minlength=num_classes)[:num_classes].double()
+    right = torch.bincount(labels[pred == labels], minlength=num_classes)[:num_classes].double()
+    return (right / total).numpy()  # 0 / 0 = NaN for an empty class
+
+
+def class_comparison(acc_a, acc_b) -> dict:
+    """Per-class comparison of two groups of runs, every run of ``a`` against every run of ``b``
+    (App. D.1: ``a`` = RandomResizedCrop seeds, ``b`` = no-augmentation seeds).
+
+    Args:
+        acc_a: ``(Sa, K)`` per-class accuracies of the runs of ``a``; acc_b: ``(Sb, K)`` those of ``b``.
+
+    Returns:
+        ``{"hurt": (K,) share of the Sa x Sb comparisons where ``a`` is below ``b``, "helped": (K,) share where it
+        is above, "loss": (K,) mean of ``b - a`` over the comparisons where ``a`` is hurt (NaN if never),
+        "comparisons": Sa * Sb}``
+
+    Example
+    -------
+    >>> c = class_comparison([[0.5, 0.9], [0.6, 0.9]], [[0.7, 0.8]])
+    >>> c["hurt"].tolist(), c["helped"].tolist(), c["loss"].round(2).tolist(), c["comparisons"]
+    ([1.0, 0.0], [0.0, 1.0], [0.15, nan], 2)
+    """
+    a, b = np.asarray(acc_a, dtype=np.float64), np.asarray(acc_b, dtype=np.float64)
+    if a.ndim != 2 or b.ndim != 2 or a.shape[1] != b.shape[1]:
+        raise ValueError(f"acc_a and acc_b must be (runs, classes) with the same classes, got {a.shape}, {b.shape}.")
+    diff = b[None, :, :] - a[:, None, :]  # (Sa, Sb, K): positive where a is hurt
+    hurt = diff > 0
+    with np.errstate(invalid="ignore"):
+        loss = np.where(hurt, diff, 0).sum((0, 1)) / hurt.sum((0, 1))
+    return dict(hurt=hurt.mean((0, 1)), helped=(diff < 0).mean((0, 1)), loss=loss, comparisons=len(a) * len(b))
+
+
+def helped(pred_base, pred, labels) -> np.ndarray:
+    """Indices of the samples that ``pred_base`` gets wrong and ``pred`` right (App. B's "helped samples").
+
+    Example
+    -------
+    >>> helped([0, 1, 1, 0], [0, 0, 1, 1], [0, 0, 1, 1]).tolist()
+    [1, 3]
+    """
+    base, new, y = (np.asarray(v) for v in (pred_base, pred, labels))
+    return np.flatnonzero((base != y) & (new == y))
+
+
+def mean_iou(lists_a, lists_b=None) -> float:
+    """Mean :func:`iou` over all pairs of lists, one from ``lists_a`` and one from ``lists_b``; without
+    ``lists_b``, over the pairs of distinct lists of ``lists_a`` (App. B's intra-method IoU).
+
+    Example
+    -------
+    >>> mean_iou([[1, 2], [2, 3]]), mean_iou([[1, 2]], [[1, 2], [3]])
+    (0.3333333333333333, 0.5)
+    """
+    if lists_b is None:
+        pairs = [(a, b) for i, a in enumerate(lists_a) for b in lists_a[i + 1:]]
+    else:
+        pairs = [(a, b) for a in lists_a for b in lists_b]
+    if not pairs:
+        raise ValueError("mean_iou needs at least one pair of lists (two lists within one group).")
+    return float(np.mean([iou(a, b) for a, b in pairs]))

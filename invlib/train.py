@@ -7,7 +7,8 @@ after every epoch with resume; DDP when launched under ``torchrun`` (gloo on CPU
 
 Data are in-memory tensors: ``(N, C, H, W)`` uint8 (or float in [0, 1]) images and ``(N,)`` labels,
 or an :class:`invlib.data.Dataset`. Train-time augmentation is any callable
-``augment(x: (B, C, H, W) float, generator) -> (B, C, H, W)`` applied to whole batches.
+``augment(x: (B, C, H, W) float, generator) -> (B, C, H', W')`` applied to whole batches (the crop family of
+:mod:`invlib.crops`, for instance).
 """
 
 from __future__ import annotations
@@ -22,7 +23,6 @@ import torch
 import torch.distributed as dist
 import torch.nn.functional as F
 from torch import nn
-from torchvision.ops import roi_align
 from tqdm import tqdm  # text bars everywhere (tqdm.auto needs ipywidgets in notebooks)
 
 from .models import read_checkpoint
@@ -70,44 +70,6 @@ class TrainConfig:
         if self.epochs < 1 or self.batch_size < 1 or self.lr <= 0:
             raise ValueError(f"epochs, batch_size and lr must be positive, got {self.epochs}, "
                              f"{self.batch_size}, {self.lr}.")
-
-
-# ----------------------------------------------------------------------------- augmentation on batches
-class StandardAugment:
-    """The zoo's "standard augmentation": RandomResizedCrop + horizontal flip, batched.
-
-    Every image gets its own crop (area fraction ``scale``, aspect ``ratio``, as torchvision's
-    RandomResizedCrop) resized back to the input size with one ``roi_align`` call, and a flip with
-    probability ``flip_p``. Default ``scale=(0.35, 1)`` rather than torchvision's ``(0.08, 1)``:
-    Fashion-MNIST objects fill the 28 px frame, and a crop of 8 % of the area keeps too little of the
-    object for short CPU training (measured: the small ViT stayed under 79 % test accuracy with (0.25, 1)).
-
-    Example
-    -------
-    >>> aug = StandardAugment()
-    >>> aug(torch.rand(8, 3, 28, 28), torch.Generator().manual_seed(0)).shape
-    torch.Size([8, 3, 28, 28])
-    """
-
-    def __init__(self, scale=(0.35, 1.0), ratio=(3 / 4, 4 / 3), flip_p=0.5):
-        self.scale, self.ratio, self.flip_p = scale, ratio, flip_p
-
-    def __call__(self, x: torch.Tensor, generator: torch.Generator | None = None) -> torch.Tensor:
-        b, _, h, w = x.shape
-        u = torch.rand(b, 5, generator=generator)
-        area = (self.scale[0] + (self.scale[1] - self.scale[0]) * u[:, 0]) * h * w
-        log_r = math.log(self.ratio[0]) + (math.log(self.ratio[1]) - math.log(self.ratio[0])) * u[:, 1]
-        aspect = torch.exp(log_r)
-        cw = torch.sqrt(area * aspect).clamp(1, w)
-        ch = torch.sqrt(area / aspect).clamp(1, h)
-        x0, y0 = (w - cw) * u[:, 2], (h - ch) * u[:, 3]
-        boxes = torch.stack([torch.arange(b, dtype=torch.float), x0, y0, x0 + cw, y0 + ch], 1).to(x)
-        out = roi_align(x, boxes, output_size=(h, w), spatial_scale=1.0, sampling_ratio=1, aligned=True)
-        flip = (u[:, 4] < self.flip_p).to(x.device).view(b, 1, 1, 1)
-        return torch.where(flip, out.flip(-1), out)
-
-    def __repr__(self):
-        return f"StandardAugment(scale={self.scale}, ratio={self.ratio}, flip_p={self.flip_p})"
 
 
 # ----------------------------------------------------------------------------- helpers
@@ -233,7 +195,7 @@ def fit(model: nn.Module, train, cfg: TrainConfig | None = None, augment=None, t
         model: a classifier mapping ``(B, C, H, W)`` in [0, 1] to logits ``(B, K)``.
         train: ``Dataset`` or ``(images (N, C, H, W) uint8|float, labels (N,) int64)``.
         cfg: :class:`TrainConfig`.
-        augment: ``augment(x, generator) -> x`` on float batches (e.g. :class:`StandardAugment`), or None.
+        augment: ``augment(x, generator) -> x`` on float batches (e.g. :class:`invlib.crops.Crop`), or None.
         test: optional held-out data, evaluated after every epoch (``test_acc`` in the history).
         val: optional validation data, evaluated after every epoch (``val_acc``); with both, the history also
             holds ``test_at_best_val``, the test accuracy of the epoch with the best validation accuracy so far

@@ -181,6 +181,22 @@ def digest(*parts) -> str:
     return h.hexdigest()[:16]
 
 
+def cached(folder: str, name: str, make):
+    """``make()``'s value, computed once and kept in ``cache_dir(folder) / f"{name}.pt"`` (written atomically).
+
+    Example
+    -------
+    >>> cached("doctest", digest("demo", 1), lambda: {"answer": 42})
+    {'answer': 42}
+    """
+    path = cache_dir(folder) / f"{name}.pt"
+    if path.exists():
+        return torch.load(path, weights_only=False)
+    value = make()
+    atomic_save(value, path)
+    return value
+
+
 def seed_everything(seed: int) -> None:
     """Seed Python, NumPy and torch (CPU and CUDA).
 

@@ -42,11 +42,11 @@ import torch
 from torch import nn
 from tqdm import tqdm
 
+from . import crops, models
 from . import data as datasets
-from . import models
 from .models import CheckpointError
 from .profiles import Profile, get_profile, replace_checked
-from .train import OPTIMIZERS, StandardAugment, TrainConfig, evaluate, fit
+from .train import OPTIMIZERS, SCHEDULES, TrainConfig, evaluate, fit
 from .utils import atomic_save, cache_dir, check_choice, check_type, resolve_device
 
 ZOO_VERSION = 2
@@ -54,7 +54,9 @@ ZOO_VERSION = 2
 # ----------------------------------------------------------------------------- training augmentations
 AUGMENTATIONS: dict[str, Callable] = {
     "none": lambda: None,
-    "standard": StandardAugment,  # RandomResizedCrop (scale, ratio) + horizontal flip (flip_p)
+    "standard": crops.standard,  # RandomResizedCrop (scale, ratio) + horizontal flip (flip_p)
+    # paper B's crop family (invlib.crops.METHODS): each method with its parameters (size, scale, ratio, ...)
+    **{method: functools.partial(crops.Crop, method) for method in crops.METHODS},
 }
 
 
@@ -66,8 +68,8 @@ def register_augmentation(name: str, factory: Callable) -> Callable:
 
     Example
     -------
-    >>> from invlib.train import StandardAugment
-    >>> _ = register_augmentation("crop_only", lambda scale=(0.08, 1.0): StandardAugment(scale, flip_p=0.0))
+    >>> from invlib.crops import Crop
+    >>> _ = register_augmentation("crop_only", lambda scale=(0.08, 1.0): Crop("rrc", scale=scale))
     >>> Spec(augment="crop_only", augment_params={"scale": (0.5, 1.0)}).name
     'small_resnet18/crop_only'
     >>> del AUGMENTATIONS["crop_only"]
@@ -84,10 +86,12 @@ def augmentation(name: str, **params):
     Example
     -------
     >>> augmentation("standard", flip_p=0.0)
-    StandardAugment(scale=(0.35, 1.0), ratio=(0.75, 1.3333333333333333), flip_p=0.0)
-    >>> augmentation("rrc")
+    Crop('rrc', size=None, scale=(0.35, 1.0), ratio=(0.75, 1.3333333333333333))
+    >>> augmentation("translate", size=28)
+    Crop('translate', size=28, translate=0.3)
+    >>> augmentation("crop")  # doctest: +ELLIPSIS
     Traceback (most recent call last):
-    ValueError: Unknown augmentation 'rrc'. Valid augmentations: none, standard.
+    ValueError: Unknown augmentation 'crop'. Valid augmentations: fixed_size_center_crop, ...
     """
     arguments = augmentation_arguments(name, **params)
     return AUGMENTATIONS[name](**arguments)
@@ -99,7 +103,7 @@ def augmentation_arguments(name: str, **params) -> dict:
     Example
     -------
     >>> augmentation_arguments("standard", flip_p=0.0)
-    {'scale': (0.35, 1.0), 'ratio': (0.75, 1.3333333333333333), 'flip_p': 0.0}
+    {'scale': (0.35, 1.0), 'ratio': (0.75, 1.3333333333333333), 'flip_p': 0.0, 'size': None}
     """
     factory = AUGMENTATIONS[check_choice(name, AUGMENTATIONS, "augmentation")]
     signature = inspect.signature(factory)
@@ -132,9 +136,9 @@ class Spec:
     >>> s = Spec("small_resnet18", augment="standard", augment_params={"scale": [0.2, 1.0]}, epochs=2)
     >>> s.name, s.augment_params
     ('small_resnet18/standard', (('scale', (0.2, 1.0)),))
-    >>> Spec(augment="crop")
+    >>> Spec(augment="crop")  # doctest: +ELLIPSIS
     Traceback (most recent call last):
-    ValueError: Unknown augmentation 'crop'. Valid augmentations: none, standard.
+    ValueError: Unknown augmentation 'crop'. Valid augmentations: fixed_size_center_crop, ...
     """
 
     arch: str = "small_resnet18"
@@ -152,6 +156,8 @@ class Spec:
     lr: float = 0.1
     weight_decay: float = 5e-4
     warmup_epochs: float = 0.0
+    schedule: str = "cosine"  # or "step": lr x gamma 0.1 every step_size epochs (the paper B recipe)
+    step_size: int = 30
     device: str = field(default="auto", compare=False)  # "auto": CUDA when there is one (on the job's node)
 
     def __post_init__(self):
@@ -167,6 +173,7 @@ class Spec:
             set_("root", str(Path(self.root).expanduser().resolve()))
         check_choice(self.dataset, datasets.available(), "dataset")
         check_choice(self.optimizer, OPTIMIZERS, "optimizer")
+        check_choice(self.schedule, SCHEDULES, "schedule")
         augmentation_arguments(self.augment, **dict(self.augment_params))  # a known name, parameters it takes
         small = [k for k in ("n_train", "n_test", "img_size", "batch_size") if getattr(self, k) < 1]
         if small or self.epochs < 0 or self.lr <= 0:
@@ -198,10 +205,13 @@ class Spec:
         0.5
         """
         fields = {k: v for k, v in asdict(self).items() if k != "device"}
+        for k, default in _LATER_FIELDS.items():  # added after ZOO_VERSION 2: at their defaults, keys are unchanged
+            if fields[k] == default:
+                fields.pop(k)
         if self.epochs == 0:
             for k in ("augment", "augment_params", "n_train", "epochs", "batch_size", "optimizer", "lr",
-                      "weight_decay", "warmup_epochs"):
-                fields.pop(k)
+                      "weight_decay", "warmup_epochs", "schedule", "step_size"):
+                fields.pop(k, None)
         else:
             fields["augment_params"] = augmentation_arguments(self.augment, **dict(self.augment_params))
         return dict(fields, zoo_version=ZOO_VERSION)
@@ -210,7 +220,10 @@ class Spec:
         """The :class:`invlib.train.TrainConfig` that :func:`get` trains this spec with."""
         return TrainConfig(epochs=max(self.epochs, 1), batch_size=self.batch_size, optimizer=self.optimizer,
                            lr=self.lr, weight_decay=self.weight_decay, warmup_epochs=self.warmup_epochs,
-                           seed=self.seed, device=self.device)
+                           schedule=self.schedule, step_size=self.step_size, seed=self.seed, device=self.device)
+
+
+_LATER_FIELDS = {"schedule": "cosine", "step_size": 30}
 
 
 # Per-architecture recipe of the named entries; the profile sets data, sizes, epochs, batch and device. The ViT

@@ -3,6 +3,7 @@ non-invariant models), the pairing permutation, the summary quantiles."""
 
 import math
 
+import numpy as np
 import pytest
 import torch
 from torch import nn
@@ -317,3 +318,27 @@ def test_rank_tests_refuse_nan_and_constant_samples():
         metrics.rank_correlation_test([1, 2, float("nan"), 4, 5], [1, 2, 3, 4, 5])
     rho, p = metrics.rank_correlation_test([1, 2, 3, 4, 5], [2, 2, 2, 2, 2])  # no ranking: not "significant"
     assert math.isnan(rho) and math.isnan(p)
+
+
+def test_per_class_comparisons_count_every_pair_of_runs():
+    acc = metrics.per_class_accuracy(torch.tensor([0, 0, 1, 1, 2]), torch.tensor([0, 1, 1, 1, 0]), 3)
+    assert acc[0] == 0.5 and acc[1] == pytest.approx(2 / 3) and np.isnan(acc[2])
+    with pytest.raises(ValueError, match="same length"):
+        metrics.per_class_accuracy([0, 1], [0], 2)
+    # class 0: a (RRC) below b in 3 of 4 comparisons, by 10, 20 and 10 points; class 1: never below
+    c = metrics.class_comparison([[50.0, 90.0], [70.0, 95.0]], [[60.0, 80.0], [80.0, 80.0]])
+    assert c["comparisons"] == 4
+    assert c["hurt"].tolist() == [0.75, 0.0] and c["helped"].tolist() == [0.25, 1.0]
+    assert c["loss"][0] == pytest.approx((10 + 30 + 10) / 3) and np.isnan(c["loss"][1])
+    with pytest.raises(ValueError, match="same classes"):
+        metrics.class_comparison([[1.0, 2.0]], [[1.0, 2.0, 3.0]])
+
+
+def test_helped_samples_and_their_mean_iou():
+    y = np.array([0, 1, 2, 3])
+    assert metrics.helped([1, 1, 0, 0], [0, 1, 2, 0], y).tolist() == [0, 2]
+    assert metrics.helped(y, y, y).tolist() == []
+    assert metrics.mean_iou([[1, 2], [1, 2], [3]]) == pytest.approx((1 + 0 + 0) / 3)
+    assert metrics.mean_iou([[1]], [[1], [2]]) == 0.5
+    with pytest.raises(ValueError, match="at least one pair"):
+        metrics.mean_iou([[1, 2]])

@@ -6,8 +6,9 @@ import pytest
 import torch
 
 from invlib import models
+from invlib.crops import standard
 from invlib.models import CheckpointError
-from invlib.train import StandardAugment, TrainConfig, evaluate, fit
+from invlib.train import TrainConfig, evaluate, fit
 
 
 def _toy(n=256, seed=0):
@@ -55,8 +56,8 @@ def test_optimizers_and_schedules(opt, schedule):
 def test_same_seed_same_weights_deterministic_cpu():
     a, b = _net(), _net()
     cfg = TrainConfig(epochs=1, batch_size=32)
-    fit(a, _toy(), cfg, augment=StandardAugment(), progress=False)
-    fit(b, _toy(), cfg, augment=StandardAugment(), progress=False)
+    fit(a, _toy(), cfg, augment=standard(), progress=False)
+    fit(b, _toy(), cfg, augment=standard(), progress=False)
     assert all(torch.equal(p, q) for p, q in zip(a.state_dict().values(), b.state_dict().values()))
 
 
@@ -64,7 +65,7 @@ def test_same_seed_same_weights_deterministic_cpu():
 def test_interrupted_run_resumes_to_identical_weights(tmp_path):
     cfg = TrainConfig(epochs=3, batch_size=32)
     full = _net()
-    fit(full, _toy(), cfg, augment=StandardAugment(), progress=False)
+    fit(full, _toy(), cfg, augment=standard(), progress=False)
 
     def crash(epoch, record):
         if epoch == 1:
@@ -73,9 +74,9 @@ def test_interrupted_run_resumes_to_identical_weights(tmp_path):
     ckpt = tmp_path / "run.pt"
     first = _net()
     with pytest.raises(KeyboardInterrupt):
-        fit(first, _toy(), cfg, augment=StandardAugment(), checkpoint=ckpt, progress=False, callback=crash)
+        fit(first, _toy(), cfg, augment=standard(), checkpoint=ckpt, progress=False, callback=crash)
     resumed = _net()  # a fresh process: new model, same checkpoint file
-    hist = fit(resumed, _toy(), cfg, augment=StandardAugment(), checkpoint=ckpt, progress=False)
+    hist = fit(resumed, _toy(), cfg, augment=standard(), checkpoint=ckpt, progress=False)
     assert [h["epoch"] for h in hist] == [0, 1, 2]
     for (k, p), q in zip(full.state_dict().items(), resumed.state_dict().values()):
         assert torch.equal(p, q), k
@@ -86,19 +87,6 @@ def test_corrupt_checkpoint_raises_clear_error(tmp_path):
     ckpt.write_bytes(b"garbage")
     with pytest.raises(CheckpointError, match="(?s)corrupt.*Delete it"):
         fit(_net(), _toy(), TrainConfig(epochs=1), checkpoint=ckpt, progress=False)
-
-
-def test_standard_augment_crops_and_flips_per_sample():
-    x = torch.linspace(0, 1, 16).view(1, 1, 1, 16).expand(64, 3, 16, 16).contiguous()
-    out = StandardAugment(scale=(1.0, 1.0), ratio=(1.0, 1.0), flip_p=0.5)(x, torch.Generator().manual_seed(0))
-    flipped = out[:, 0, 8, 0] > out[:, 0, 8, -1]
-    assert 10 < flipped.sum() < 54  # about half the batch flipped, each image on its own
-    assert torch.allclose(out[~flipped], x[~flipped], atol=1e-5)  # full-area crop is the identity
-    small = StandardAugment(scale=(0.25, 0.25), ratio=(1.0, 1.0), flip_p=0.0)(
-        x, torch.Generator().manual_seed(1)
-    )
-    spread = small[:, 0, 8, -1] - small[:, 0, 8, 0]  # a half-width crop spans half the ramp
-    assert torch.allclose(spread, torch.full_like(spread, 0.5), atol=0.08)
 
 
 def test_bad_inputs():
@@ -115,12 +103,13 @@ def test_bad_inputs():
 DDP_SCRIPT = textwrap.dedent("""
     import sys, torch, torch.distributed as dist
     from invlib import models
-    from invlib.train import TrainConfig, StandardAugment, fit
+    from invlib.crops import standard
+    from invlib.train import TrainConfig, fit
     torch.manual_seed(0)
     x = torch.rand(128, 1, 16, 16); y = torch.randint(0, 4, (128,))
     m = models.create("small_resnet18", num_classes=4, in_chans=1)
     init = [p.detach().clone() for p in m.parameters()]
-    hist = fit(m, (x, y), TrainConfig(epochs=2, batch_size=16), augment=StandardAugment(), progress=False)
+    hist = fit(m, (x, y), TrainConfig(epochs=2, batch_size=16), augment=standard(), progress=False)
     rank = dist.get_rank()
     assert dist.get_world_size() == 2 and len(hist) == 2
     moved = sum((p.detach() - q).abs().sum().item() for p, q in zip(m.parameters(), init))

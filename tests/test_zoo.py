@@ -7,7 +7,7 @@ import pytest
 import torch
 
 from invlib import __main__ as cli
-from invlib import grounding, probes, train, zoo
+from invlib import crops, grounding, probes, train, zoo
 from invlib.profiles import PROFILES, Profile
 
 TINY = Profile("tiny", n_train=512, n_test=256, epochs=1, batch_size=32, progress=False)
@@ -60,14 +60,14 @@ def test_same_spec_same_path_and_every_field_that_changes_weights_a_new_one(tmp_
 
 
 def test_augmentation_registry_names_and_parameters():
-    with pytest.raises(ValueError, match="Unknown augmentation 'crop'. Valid augmentations: none, standard."):
+    with pytest.raises(ValueError, match="Unknown augmentation 'crop'. Valid augmentations: fixed_size_center_crop"):
         zoo.Spec(augment="crop")
-    with pytest.raises(TypeError, match=r"'standard' takes the parameters \(scale, ratio, flip_p\); got \['flip'\]"):
+    with pytest.raises(TypeError, match=r"'standard' takes the parameters \(scale, ratio, flip_p, size\); got"):
         zoo.Spec(augment="standard", augment_params={"flip": 0.0})
     s = zoo.Spec(augment="standard", augment_params={"scale": [0.5, 1.0], "flip_p": 0.0})
     assert s.augment_params == (("flip_p", 0.0), ("scale", (0.5, 1.0))) and hash(s)
     assert zoo.augmentation(s.augment, **dict(s.augment_params)).scale == (0.5, 1.0)
-    zoo.register_augmentation("flip_only", lambda p=0.5: train.StandardAugment((1.0, 1.0), (1.0, 1.0), p))
+    zoo.register_augmentation("flip_only", lambda p=0.5: crops.Crop("rrc", scale=(1, 1), ratio=(1, 1), flip_p=p))
     try:
         assert "small_resnet18/flip_only" in zoo.available()
         assert zoo.spec("small_resnet18/flip_only", TINY).augment == "flip_only"

@@ -37,7 +37,7 @@ from pathlib import Path
 import pandas as pd
 import torch
 
-from .. import data, metrics, models, profiles
+from .. import crops, data, metrics, models, profiles
 from .. import train as _train
 from .. import transforms as T
 from ..utils import check_choice
@@ -534,7 +534,7 @@ def image_models(S: Images, in_chans: int = 1, num_classes: int = 10) -> dict:
     learned = _adam(S, lr=S.augnet_lr, aug_lr=S.augnet_lr, aug_weight_decay=1.0, **common)
     specs = {
         "no augmentation": (trunk, plain, None),
-        "fixed augmentation": (trunk, plain, _train.StandardAugment(scale=(0.64, 1.0))),
+        "fixed augmentation": (trunk, plain, crops.standard(scale=(0.64, 1.0))),
         "Augerino": (lambda: augerino.augerino(trunk(), reg=S.augerino_reg, copies=S.copies), plain, None),
     }
     layers = {1: ["geometric"], 2: ["appearance", "geometric"], 3: ["appearance", "geometric", "geometric"]}

@@ -1,0 +1,94 @@
+# ---
+# jupyter:
+#   jupytext:
+#     text_representation:
+#       extension: .py
+#       format_name: percent
+#   kernelspec:
+#     display_name: Python 3
+#     language: python
+#     name: python3
+# ---
+
+# %% [markdown]
+# # B2. The shape of RandomResizedCrop's scale distribution
+#
+# Section 2.2 and App. C of {cite}`bouchacourt2021grounding`. RandomResizedCrop draws the crop's area fraction
+# `s` uniformly in `[0.08, 1]`. Does only that range matter, or also how `s` is spread over it? The paper keeps
+# the range and draws `s = 0.08 + 0.92 X` with `X ~ Beta(1, shape)` (the authors' code): shape 1 is the uniform,
+# small shapes put `s` near 1 (little zoom), large shapes near 0.08 (strong zoom). An object in a crop of area
+# fraction `s` appears `1/√s` times larger than in the whole image, so the shape trades the *variance* of the zoom
+# `1/s` (Table A1), which is what teaches scale invariance, against the *mismatch* between training crops and the
+# central evaluation crop (Touvron et al.'s train/test discrepancy of apparent object sizes).
+
+# %% tags=["parameters"]
+profile = "cpu"  # smoke | cpu | gpu | paper
+dataset = None  # fashion_mnist_color on smoke/cpu; "folder" with root for your own images
+root = None
+arch = None
+beta_shapes = None  # e.g. [0.1, 0.5, 1.0, 2.0, 3.0, 10.0] (the paper's)
+beta_seeds = None  # seeds per shape
+n_train = None
+epochs = None
+executor = None  # None, "local" or "slurm"
+seed = 0
+
+# %%
+import dataclasses
+
+import matplotlib.pyplot as plt
+
+from invlib import results
+from invlib import rrc as R
+
+S = R.settings(profile, dataset=dataset, root=root, arch=arch, beta_shapes=beta_shapes, beta_seeds=beta_seeds,
+               n_train=n_train, epochs=epochs, executor=executor, seed=seed)
+run = results.Run("b2_scale_distribution", S.profile, params=dataclasses.asdict(S))
+S
+
+# %% [markdown]
+# ## The shapes (Fig. A1) and the variance of the zoom (Table A1)
+#
+# `var_inv_s` is Var(1/s) from 40 million draws per shape (`invlib.crops.beta_stats`), beside the paper's own
+# Monte-Carlo estimate. `size_ratio` is how much larger objects appear, on average, in training crops than in
+# the central evaluation crop: `(224/256) E[1/√s]`.
+
+# %%
+R.plot_beta_shapes(S)
+plt.show()
+beta = R.beta_table(S)
+beta.round(4)
+
+# %% [markdown]
+# ## Table 1b: top-1 per shape
+#
+# One RRC model per (shape, seed), trained as the models of chapter B1 (shape 1 *is* B1's RRC family, loaded
+# from the zoo), evaluated on the central crop.
+
+# %%
+trained = R.train(R.beta_family(S), S)
+ev = R.evaluate(trained, S)
+t1b = R.table_1b(ev).join(beta[["var_inv_s", "size_ratio"]])
+R.plot_table_1b(t1b)
+plt.show()
+t1b
+
+# %% [markdown]
+# ## Paper vs this run
+
+# %%
+R.record_b2_claims(run, beta, t1b)
+run.claims_table()
+
+# %% [markdown]
+# ## Reading the results
+#
+# Table A1 is arithmetic and reproduces at any scale: every shape's variance agrees with the paper to two
+# decimals. The paper's 0.823 for shape 0.1 is 0.005 below the exact value (0.828 by quadrature; see the
+# tests), as expected of a Monte-Carlo estimate of a heavy-tailed quantity. Table 1b's claims are about
+# ImageNet after 150 epochs: there, shape 1 wins and both ends lose. With centred Fashion-MNIST garments and a
+# few epochs, the train/test mismatch that large shapes create may dominate, and the differences between
+# shapes may be within the seeds' noise; the verdicts above test the paper's ordering on this run's numbers.
+
+# %%
+run.save()
