@@ -604,7 +604,7 @@ def _augerino_run(S: Settings, group: str, reg: float, seed: int, ds: data.Datas
                           seed=seed)
     caps = augerino_caps(S, gens)
     net = augerino.augerino(trunk, reg=reg, copies=S.copies, generators=gens, init_width=caps, caps=caps,
-                            order="sequential" if "scale" in gens else "joint", zoom_in_only=True)
+                            order="sequential" if "scale" in gens else "joint", zoom_in_only="scale" in gens)
     cfg = TrainConfig(epochs=S.epochs, batch_size=S.batch_size, optimizer="sgd", lr=S.lr,
                       weight_decay=S.weight_decay, schedule=S.schedule, seed=seed,
                       device=get_profile(S.profile).device, aug_lr=S.lr * S.aug_lr_factor, aug_weight_decay=0.0)

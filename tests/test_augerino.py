@@ -204,3 +204,156 @@ def test_invalid_generator():
         A.AffineAugment(generators=["rotation"])
     with pytest.raises(ValueError, match="Augerino generator"):
         A.augerino(nn.Identity(), generators=["rotate", "flip"])
+
+
+# ------------------------------------------------------------ paper B's options (Bouchacourt et al., App. G)
+def test_defaults_reproduce_the_joint_path_exactly():
+    x = images(4)
+    for aug in [A.AffineAugment(), A.AffineAugment(caps=None, order="joint", zoom_in_only=False)]:
+        torch.manual_seed(0)
+        y = aug(x)
+        torch.manual_seed(0)  # Benton et al.'s path, written out: one draw, one matrix_exp, one warp
+        eps = torch.zeros(4, 6)
+        eps[:, aug.index] = (torch.rand(4, 6) - 0.5) * F.softplus(aug.width)
+        assert torch.equal(y, A.transform(x, eps))
+        assert torch.equal(aug.penalty(), -0.05 * torch.linalg.vector_norm(F.softplus(aug.width)))
+        assert list(aug.state_dict()) == ["width"]  # checkpoints of chapters E1-E4 still load
+        # the values the module gave before the new options (commit c001c11)
+        assert y[:, 0, 6, 6].tolist() == pytest.approx([0.67208523, 0.78229809, 0.46396306, 0.18766540], abs=1e-5)
+        assert y.sum().item() == pytest.approx(219.92172241, abs=1e-3)
+
+
+def test_caps_switch_the_penalty_off_per_coordinate():
+    names = ["translate_x", "scale", "rotate"]
+    aug = A.AffineAugment(reg=0.3, generators=names, init_width={"translate_x": 0.5, "scale": 2.0, "rotate": 1.0},
+                          caps={"scale": 1.5, "rotate": 5.0})
+    p = aug.penalty()
+    assert float(p.detach()) == pytest.approx(-0.3 * math.hypot(0.5, 1.0), rel=1e-6)
+    p.backward()
+    g = aug.width.grad
+    assert g[1] == 0 and g[0] < 0 and g[2] < 0, g  # scale is above its cap: no push outward
+    assert aug.at_cap() == {"translate_x": False, "scale": True, "rotate": False}
+    with torch.no_grad():  # back below the cap: regularised again; at the cap exactly: still regularised
+        aug.width[1] = math.log(math.expm1(1.4))
+    aug.width.grad = None
+    aug.penalty().backward()
+    assert (aug.width.grad < 0).all() and not any(aug.at_cap().values())
+    aug.cap[1] = aug.widths()[1].item()
+    aug.width.grad = None
+    aug.penalty().backward()
+    assert (aug.width.grad < 0).all() and not any(aug.at_cap().values())
+    # with every coordinate below its cap the penalty is Benton et al.'s, exactly
+    below = dict(reg=0.3, generators=names, init_width={"translate_x": 0.5, "scale": 1.4, "rotate": 1.0})
+    assert torch.equal(A.AffineAugment(**below).penalty(), A.AffineAugment(**below, caps={"scale": 1e9}).penalty())
+
+
+def test_regulariser_alone_stops_a_capped_width_just_above_its_cap():
+    aug = A.AffineAugment(reg=1.0, generators=["rotate", "scale"], caps={"scale": 1.0})
+    opt = torch.optim.SGD(aug.parameters(), lr=0.5)
+    for _ in range(20):
+        opt.zero_grad()
+        aug.penalty().backward()
+        opt.step()
+    rotate, scale = aug.widths().tolist()
+    assert 1.0 < scale < 1.5 and rotate > 4.0 and aug.at_cap() == {"rotate": False, "scale": True}
+    assert A.AffineAugment().at_cap() == {g: False for g in A.GENERATORS}
+
+
+def test_sequential_is_two_successive_warps_not_the_joint_warp():
+    kw = dict(generators=["translate_x", "scale"], init_width={"translate_x": 1.0, "scale": 1.0})
+    seq, joint = A.AffineAugment(order="sequential", **kw), A.AffineAugment(**kw)
+    back = A.AffineAugment(order="sequential", generators=["scale", "translate_x"],
+                           init_width={"translate_x": 1.0, "scale": 1.0})
+    x = images(8, c=2, h=16, w=16)
+    torch.manual_seed(3)
+    y = seq(x)
+    torch.manual_seed(3)
+    u = (torch.rand(8, 2) - 0.5) * seq.widths()
+    tx, sc = torch.zeros(8, 6), torch.zeros(8, 6)
+    tx[:, 0], sc[:, 3] = u[:, 0], u[:, 1]
+    assert torch.equal(y, A.transform(A.transform(x, tx), sc))  # translate, then scale
+    for other in (joint, back):
+        torch.manual_seed(3)
+        assert (other(x) - y).abs().amax((1, 2, 3)).min() > 1e-2
+
+
+def test_sequential_translates_before_it_scales():
+    """A dot at the centre ends at -t exp(-s) of the half-width: the shift is zoomed with the image (joint:
+    -t (e^s - 1) / (s e^s); scale then translate: -t)."""
+    aug = A.AffineAugment(order="sequential", generators=["translate_x", "scale"],
+                          init_width={"translate_x": 1.0, "scale": 1.0})
+    x = torch.zeros(300, 1, 1, 65)
+    x[..., 32] = 1.0
+    torch.manual_seed(0)
+    y = aug(x)[:, 0, 0].detach()
+    torch.manual_seed(0)
+    t, s = ((torch.rand(300, 2) - 0.5) * aug.widths().detach()).unbind(1)
+    pos = (y * torch.arange(65.0)).sum(-1) / y.sum(-1) - 32  # pixels from the centre
+    half = 65 / 2
+    assert (pos - (-t * torch.exp(-s) * half)).abs().max() < 0.5  # bilinear: within half a pixel
+    assert (pos - (-t * torch.expm1(s) / (s * torch.exp(s)) * half)).abs().max() > 2.0
+    assert (pos - (-t * half)).abs().max() > 2.0
+
+
+def square_mass(aug, n=300, seed=0):
+    x = torch.zeros(n, 1, 40, 40)
+    x[..., 17:23, 17:23] = 1.0  # a centred bright 6 x 6 square
+    torch.manual_seed(seed)
+    return aug(x).detach().sum((1, 2, 3)) / 36
+
+
+def test_zoom_in_only_never_zooms_out():
+    init = {"scale": 2.52}  # zoom in up to e^1.26 = 3.53x
+    aug = A.AffineAugment(generators=["scale"], init_width=init, zoom_in_only=True)
+    ratio = square_mass(aug)
+    assert ratio.min() >= 1 - 1e-4  # negative coefficient: a smaller region of the input, the square grows
+    top = aug.state()["layer0"]["scale"]["max_value"]
+    assert top == pytest.approx(1.26, rel=1e-5)  # the largest |coefficient|, theta / 2
+    assert 0.9 * math.exp(top) < ratio.max().sqrt() <= 1.02 * math.exp(top)
+    both = square_mass(A.AffineAugment(generators=["scale"], init_width=init))
+    assert both.min() < 0.5 and both.max() > 4  # the symmetric default zooms both ways
+    eps = A.AffineAugment(generators=["rotate", "scale"], init_width=init, zoom_in_only=True).coefficients(2000)
+    assert eps[:, 1].max() <= 0 and eps[:, 1].min() >= -1.26 - 1e-6 and eps[:, 0].min() < 0 < eps[:, 0].max()
+
+
+def test_init_width_dict_sets_theta():
+    want = {"translate_x": 1.2, "translate_y": 1.2, "scale": 2.52, "shear": 1e-3, "stretch": 50.0}
+    aug = A.AffineAugment(init_width=want)
+    theta = dict(zip(aug.names, aug.widths().tolist(), strict=True))
+    for g, t in want.items():
+        assert theta[g] == pytest.approx(t, rel=1e-6), g
+    assert theta["rotate"] == pytest.approx(math.log(2))  # left out: width 0, as the float default
+    assert aug.width.dtype == torch.float32 and torch.isfinite(aug.width).all()
+    st = aug.state()["layer0"]
+    assert st["translate_x"]["max_value"] == pytest.approx(0.3) and st["scale"]["magnitude"] == pytest.approx(2.52)
+
+
+def test_augerino_passes_the_options_and_the_trunk_evaluates_without_augmentation():
+    trunk = nn.Sequential(nn.Flatten(), nn.Linear(64, 3))
+    net = A.augerino(trunk, 0.1, 2, ["translate_x", "scale"], {"scale": 2.0}, caps={"scale": 1.0},
+                     order="sequential", zoom_in_only=True).eval()
+    aug = net.augment
+    assert (aug.reg, aug.order, aug.zoom_in_only, aug.caps, net.copies) == (0.1, "sequential", True, {"scale": 1.0}, 2)
+    assert aug.widths()[1].item() == pytest.approx(2.0) and aug.at_cap() == {"translate_x": False, "scale": True}
+    x = torch.rand(5, 1, 8, 8)
+    with torch.no_grad():
+        assert torch.equal(net.trunk(x), trunk(x)) and not torch.allclose(net(x, reduce="logits"), trunk(x))
+
+
+def test_invalid_options():
+    with pytest.raises(ValueError, match=r"caps: Unknown learned generator 'rotat'.*Valid learned generators: rotate"):
+        A.AffineAugment(generators=["rotate"], caps={"rotat": 1.0})
+    with pytest.raises(ValueError, match=r"caps: .*'scale'.*Valid learned generators: rotate, translate_x\."):
+        A.AffineAugment(generators=["translate_x", "rotate"], caps={"scale": 1.0})  # a generator not learned
+    with pytest.raises(ValueError, match=r"init_width: Unknown learned generator 'flip'.*Valid learned generators"):
+        A.augerino(nn.Identity(), init_width={"flip": 1.0})
+    for cap in (0.0, -1.0, float("nan")):
+        with pytest.raises(ValueError, match="caps: every cap must be > 0"):
+            A.AffineAugment(caps={"scale": cap})
+    for t in (0.0, -0.5, float("inf")):
+        with pytest.raises(ValueError, match="init_width: the widths theta must be positive and finite"):
+            A.AffineAugment(init_width={"scale": t})
+    with pytest.raises(ValueError, match=r"order 'sequentail'.*Valid Augerino orders: joint, sequential\."):
+        A.augerino(nn.Identity(), order="sequentail")
+    with pytest.raises(ValueError, match="zoom_in_only needs the 'scale' generator"):
+        A.AffineAugment(generators=["rotate"], zoom_in_only=True)

@@ -15,6 +15,14 @@ radians, so the largest rotation is ``theta_rotate / 2``; a translation ``eps`` 
 so the largest translation is ``theta / 4`` of the size. :meth:`AffineAugment.state` reports these, in the
 shape and units of :mod:`invlib.learned` (radians, fractions of the size).
 
+Paper B (Bouchacourt et al., 2021, App. G) runs Augerino on ImageNet with four changes, all keyword arguments
+of :class:`AffineAugment` and :func:`augerino` whose defaults are Benton et al.'s method above:
+
+- ``caps``: a cap per generator on ``theta``; a coordinate above its cap drops out of the regulariser.
+- ``order="sequential"``: one warp per generator, in the order of ``generators`` (translations, then scale).
+- ``zoom_in_only=True``: the scale coefficient is drawn from ``U[-theta / 2, 0]`` (zoom in, never out).
+- ``init_width`` as a dict of starting ``theta`` per generator (theirs: 1.2 for the translations, 2.52 for scale).
+
 Example
 -------
 >>> from invlib import models
@@ -25,6 +33,8 @@ Example
 
 from __future__ import annotations
 
+import math
+
 import torch
 import torch.nn.functional as F
 from torch import nn
@@ -33,6 +43,7 @@ from ..utils import check_choice
 from . import Invariant
 
 GENERATORS = ("translate_x", "translate_y", "rotate", "scale", "stretch", "shear")
+ORDERS = ("joint", "sequential")  # one warp by exp(sum_k eps_k G_k), or one warp per generator in turn
 # max_value of state() per unit of width theta: theta / 2 in Lie-algebra coefficients, which is radians for
 # rotate; a translation coefficient moves by half of it in fractions of the size
 _PER_WIDTH = {"translate_x": 0.25, "translate_y": 0.25, "rotate": 0.5, "scale": 0.5, "stretch": 0.5, "shear": 0.5}
@@ -75,39 +86,158 @@ def transform(x: torch.Tensor, eps: torch.Tensor, which: list[int] | None = None
     return F.grid_sample(x, grid, mode="bilinear", padding_mode="zeros", align_corners=False)
 
 
+def _check_keys(what: str, d: dict, names: list[str]) -> None:
+    """Raise ``ValueError`` when ``d`` has a key that is not one of the learned generators ``names``."""
+    for k in d:
+        try:
+            check_choice(k, names, "learned generator")
+        except ValueError as e:
+            raise ValueError(f"{what}: {e}") from None
+
+
+def _inverse_softplus(theta: float) -> float:
+    """``w`` with ``softplus(w) = theta`` (``log(expm1(theta))``, written so as not to overflow)."""
+    return theta + math.log(-math.expm1(-theta))
+
+
 class AffineAugment(nn.Module):
     """Augerino's augmentation module: uniform coefficients with learned widths over chosen generators.
 
     Args:
         reg: ``lambda`` of the regulariser ``-lambda ||softplus(width)||_2``.
-        generators: names from :data:`GENERATORS` to learn (the others stay at 0).
-        init_width: starting value of the free ``width`` parameter (``theta = softplus(width)``).
+        generators: names from :data:`GENERATORS` to learn (the others stay at 0). With ``order="sequential"``
+            also the order in which they apply.
+        init_width: a float: the starting value of the free ``width`` parameter of every generator
+            (``theta = softplus(width)``, so 0 is ``theta = log 2``); or a dict ``{generator: theta}`` of
+            starting full widths ``theta > 0`` (after the softplus; ``width = log(expm1(theta))``), the
+            generators it leaves out starting at ``theta = log 2``.
+        caps: ``None`` or a dict ``{generator: cap > 0}`` of caps on ``theta``. The regulariser becomes
+            ``-lambda ||m * theta||_2`` with ``m_k = [theta_k <= cap_k]`` evaluated without gradient: a
+            coordinate above its cap is not pushed outward (nothing pulls it back either but the loss); once it
+            falls back below, it is regularised again. Generators without a cap are always regularised.
+        order: ``"joint"``: one warp by ``matrix_exp(sum_k eps_k G_k)`` (Benton et al.). ``"sequential"``: one
+            ``affine_grid`` / ``grid_sample`` warp by ``matrix_exp(eps_k G_k)`` per generator, in the order of
+            ``generators`` (paper B: ``translate_x``, ``translate_y``, then ``scale``, so the translation happens
+            before the scaling). This is not one warp by the product of the matrices: each intermediate image
+            is zero outside the frame and resampled bilinearly, so a zoom in after a shift magnifies the
+            zero-filled border, and the interpolations add up; the warps are applied one after another, as
+            the authors do.
+        zoom_in_only: draw the ``scale`` coefficient from ``U[-theta / 2, 0]`` instead of
+            ``U[-theta / 2, theta / 2]``. With inverse warping a negative coefficient samples a smaller region
+            of the input, so the content appears larger (a zoom in by up to ``exp(theta / 2)``), as with
+            ``RandomResizedCrop``. Needs ``scale`` among ``generators``.
+
+    ``forward(x)``: ``x`` ``(B, C, H, W)`` to ``(B, C, H, W)``, one draw of coefficients per image.
+
+    Example
+    -------
+    >>> aug = AffineAugment(generators=["translate_x", "translate_y", "scale"], order="sequential",
+    ...                     zoom_in_only=True, init_width={"translate_x": 1.2, "translate_y": 1.2, "scale": 2.52},
+    ...                     caps={"scale": 3.0})
+    >>> aug(torch.rand(2, 3, 16, 16)).shape
+    torch.Size([2, 3, 16, 16])
+    >>> [round(t, 2) for t in aug.widths().tolist()], aug.at_cap()
+    ([1.2, 1.2, 2.52], {'translate_x': False, 'translate_y': False, 'scale': False})
     """
 
-    def __init__(self, reg: float = 0.05, generators=GENERATORS, init_width: float = 0.0):
+    def __init__(self, reg: float = 0.05, generators=GENERATORS, init_width: float | dict[str, float] = 0.0, *,
+                 caps: dict[str, float] | None = None, order: str = "joint", zoom_in_only: bool = False):
         super().__init__()
         self.names = [check_choice(g, GENERATORS, "Augerino generator") for g in generators]
         self.index = [GENERATORS.index(g) for g in self.names]
         self.reg = float(reg)
-        self.width = nn.Parameter(torch.full((len(self.names),), float(init_width)))
+        self.order = check_choice(order, ORDERS, "Augerino order")
+        self.zoom_in_only = bool(zoom_in_only)
+        if self.zoom_in_only and "scale" not in self.names:
+            raise ValueError(f"zoom_in_only needs the 'scale' generator; the learned generators are {self.names}.")
+        if isinstance(init_width, dict):
+            _check_keys("init_width", init_width, self.names)
+            bad = {k: t for k, t in init_width.items() if not 0 < t < math.inf}
+            if bad:
+                raise ValueError(f"init_width: the widths theta must be positive and finite, got {bad}.")
+            start = [_inverse_softplus(float(init_width.get(n, math.log(2)))) for n in self.names]
+            self.width = nn.Parameter(torch.tensor(start, dtype=torch.float64).float())
+        else:
+            self.width = nn.Parameter(torch.full((len(self.names),), float(init_width)))
+        self.caps = None if caps is None else dict(caps)
+        if self.caps is not None:
+            _check_keys("caps", self.caps, self.names)
+            bad = {k: c for k, c in self.caps.items() if not c > 0}
+            if bad:
+                raise ValueError(f"caps: every cap must be > 0, got {bad}.")
+            cap = torch.tensor([float(self.caps.get(n, math.inf)) for n in self.names])
+        else:
+            cap = None
+        self.register_buffer("cap", cap, persistent=False)  # (K,), inf where uncapped; None without caps
 
     def widths(self) -> torch.Tensor:
         """``(K,)`` the full widths ``theta = softplus(width)`` of the uniform distributions."""
         return F.softplus(self.width)
 
+    def coefficients(self, n: int, device=None, dtype=torch.float32) -> torch.Tensor:
+        """``(n, K)`` one draw of the coefficients ``eps`` of the learned generators (differentiable in ``width``).
+
+        Example
+        -------
+        >>> aug = AffineAugment(generators=["rotate", "scale"], init_width={"scale": 1.0}, zoom_in_only=True)
+        >>> eps = aug.coefficients(1000)
+        >>> bool(eps[:, 1].max() <= 0 and eps[:, 1].min() >= -0.5 and eps[:, 0].max() > 0)
+        True
+        """
+        u = torch.rand(n, len(self.names), device=device, dtype=dtype) - 0.5
+        if self.zoom_in_only:
+            s = self.names.index("scale")
+            u[:, s] = -u[:, s].abs()  # U[-1/2, 0]
+        return u * self.widths().to(dtype)
+
     def forward(self, x: torch.Tensor) -> torch.Tensor:
-        u = torch.rand(len(x), len(self.names), device=x.device, dtype=x.dtype) - 0.5
+        coef = self.coefficients(len(x), x.device, x.dtype)
+        if self.order == "sequential":
+            for j, k in enumerate(self.index):
+                eps = x.new_zeros(len(x), len(GENERATORS))
+                eps[:, k] = coef[:, j]
+                x = transform(x, eps)
+            return x
         eps = x.new_zeros(len(x), len(GENERATORS))
-        eps[:, self.index] = u * self.widths().to(x.dtype)
+        eps[:, self.index] = coef
         return transform(x, eps)
 
     def penalty(self) -> torch.Tensor:
-        return -self.reg * torch.linalg.vector_norm(self.widths())
+        """``-reg * ||theta||_2``; with ``caps``, ``-reg * ||m * theta||_2``, ``m = [theta <= cap]`` (no gradient).
+
+        Example
+        -------
+        >>> kw = dict(reg=1.0, generators=["rotate", "scale"], init_width={"rotate": 3.0, "scale": 4.0})
+        >>> round(AffineAugment(**kw).penalty().item(), 4)  # -||(3, 4)||
+        -5.0
+        >>> round(AffineAugment(**kw, caps={"scale": 2.0}).penalty().item(), 4)  # scale is above its cap
+        -3.0
+        """
+        theta = self.widths()
+        if self.cap is not None:
+            theta = theta * (theta.detach() <= self.cap).to(theta.dtype)
+        return -self.reg * torch.linalg.vector_norm(theta)
+
+    def at_cap(self) -> dict[str, bool]:
+        """``{generator: bool}``: True where ``theta`` is above its cap, i.e. the regulariser is off for it
+        (always False for a generator without a cap).
+
+        Example
+        -------
+        >>> AffineAugment(generators=["rotate", "scale"], caps={"rotate": 0.5}).at_cap()  # theta = log 2
+        {'rotate': True, 'scale': False}
+        """
+        if self.cap is None:
+            return {n: False for n in self.names}
+        above = (self.widths().detach() > self.cap).tolist()
+        return dict(zip(self.names, above, strict=True))
 
     def state(self) -> dict:
         """``{"layer0": {generator: {"weight": 1.0, "magnitude": theta, "max_value": v}}}``: every generator
         applies to every image (weight 1); ``v`` is ``theta / 2`` (radians for rotate) or ``theta / 4`` of the
-        size for the translations (see :data:`invlib.learned.UNITS`).
+        size for the translations (see :data:`invlib.learned.UNITS`). With ``zoom_in_only`` the ``max_value`` of
+        ``scale`` is still ``theta / 2``, the largest ``|eps|`` applied: the log of the largest zoom-in factor.
+        Whether a generator is above its cap: :meth:`at_cap`.
 
         Example
         -------
@@ -121,13 +251,26 @@ class AffineAugment(nn.Module):
 
 
 def augerino(trunk: nn.Module, reg: float = 0.05, copies: int = 4, generators=GENERATORS,
-             init_width: float = 0.0) -> Invariant:
+             init_width: float | dict[str, float] = 0.0, *, caps: dict[str, float] | None = None,
+             order: str = "joint", zoom_in_only: bool = False) -> Invariant:
     """Augerino around ``trunk``: learned affine augmentation, ``copies`` copies at evaluation.
+
+    ``reg``, ``generators``, ``init_width``, ``caps``, ``order`` and ``zoom_in_only`` go to
+    :class:`AffineAugment`. Input ``(B, C, H, W)``, output ``(B, K)`` (see :class:`invlib.learned.Invariant`).
+    To evaluate without the augmentation (one un-augmented copy), call the trunk: ``net.trunk(x)``.
 
     Example
     -------
     >>> net = augerino(nn.Sequential(nn.Flatten(), nn.Linear(64, 3)), generators=["rotate"]).eval()
     >>> net(torch.rand(2, 1, 8, 8)).shape
     torch.Size([2, 3])
+    >>> x = torch.rand(2, 1, 8, 8)
+    >>> torch.equal(net.trunk(x), net.trunk[1](x.flatten(1)))  # Augerino disabled: the bare trunk
+    True
+    >>> b = augerino(nn.Identity(), generators=["translate_x", "translate_y", "scale"], order="sequential",
+    ...              zoom_in_only=True, init_width={"translate_x": 1.2, "translate_y": 1.2, "scale": 2.52})
+    >>> round(math.exp(b.state()["layer0"]["scale"]["max_value"]), 2)  # largest zoom in: 1 / sqrt(0.08)
+    3.53
     """
-    return Invariant(AffineAugment(reg, generators, init_width), trunk, copies)
+    return Invariant(AffineAugment(reg, generators, init_width, caps=caps, order=order, zoom_in_only=zoom_in_only),
+                     trunk, copies)
