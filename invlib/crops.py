@@ -106,8 +106,8 @@ def sample_scale(u: torch.Tensor, scale=(0.08, 1.0), beta_shape: float = 1.0) ->
 
 
 def _random_sizes(n, h, w, generator, scale, ratio, beta_shape):
-    """``(n,)`` widths and heights by torchvision's rule: 10 (area, log-ratio) draws, the first that fits, else
-    the whole image (its ratio clamped to ``ratio``)."""
+    """``(n,)`` widths, heights and fallback mask by torchvision's rule: 10 (area, log-ratio) draws, the first that
+    fits, else the whole image (its ratio clamped to ``ratio``), which torchvision centres."""
     u = torch.rand(n, _TRIES, 2, generator=generator, dtype=torch.float64)
     area = sample_scale(u[..., 0], scale, beta_shape) * (h * w)
     lr0, lr1 = math.log(ratio[0]), math.log(ratio[1])
@@ -121,7 +121,7 @@ def _random_sizes(n, h, w, generator, scale, ratio, beta_shape):
     fw, fh = (w, w / ratio[0]) if in_ratio < ratio[0] else (h * ratio[1], h) if in_ratio > ratio[1] else (w, h)
     none = first < 0
     cw, ch = torch.where(none, fw, cw), torch.where(none, fh, ch)
-    return cw, ch
+    return cw, ch, none
 
 
 def sample_boxes(method: str, n: int, h: int, w: int, generator: torch.Generator | None = None,
@@ -144,12 +144,14 @@ def sample_boxes(method: str, n: int, h: int, w: int, generator: torch.Generator
     short = min(h, w)
     if method in _RANDOM_SIZE:
         r = (1.0, 1.0) if method.endswith("_no_ar") else ratio
-        cw, ch = _random_sizes(n, h, w, generator, scale, r, beta_shape)
+        cw, ch, fallback = _random_sizes(n, h, w, generator, scale, r, beta_shape)
     else:
         cw = ch = torch.full((n,), crop_fraction * short, dtype=torch.float64)
+        fallback = torch.zeros(n, dtype=torch.bool)
     u = torch.rand(n, 2, generator=generator, dtype=torch.float64)
-    if method in ("rrc", "fixed_size_random_crop"):  # anywhere inside the image
-        x0, y0 = (w - cw) * u[:, 0], (h - ch) * u[:, 1]
+    if method in ("rrc", "fixed_size_random_crop"):  # anywhere inside the image (a fallback box centred)
+        x0 = torch.where(fallback, (w - cw) / 2, (w - cw) * u[:, 0])
+        y0 = torch.where(fallback, (h - ch) / 2, (h - ch) * u[:, 1])
     else:  # centred, then shifted by the translation (the image moves by t, so the box by -t)
         x0, y0 = (w - cw) / 2, (h - ch) / 2
         if method.startswith("translate"):
@@ -186,7 +188,7 @@ class Crop:
 
     Args:
         method: a key of :data:`METHODS`.
-        size: output side (None: the input's side, e.g. the zoo's ``standard`` augmentation).
+        size: output side (None: the input's height, e.g. the zoo's ``standard`` augmentation).
         scale, ratio, beta_shape: the random-size methods' area fraction interval, aspect-ratio interval and
             Beta shape (1 = uniform); translate: the largest shift, a fraction of the width / height;
             flip_p: probability of a horizontal flip after the crop (0 for the paper's family).
@@ -209,8 +211,8 @@ class Crop:
                  crop_fraction: float = CROP_FRACTION):
         self.method = check_choice(method, METHODS, "crop method")
         check_params(scale, ratio, beta_shape, translate, flip_p)
-        if size is not None and (int(size) != size or size < 1):
-            raise ValueError(f"size must be a positive integer (or None: the input's side), got {size!r}.")
+        if size is not None and (not isinstance(size, int) or size < 1):
+            raise ValueError(f"size must be a positive integer (or None: the input's height), got {size!r}.")
         if not 0 < crop_fraction <= 1:
             raise ValueError(f"crop_fraction must be in (0, 1], got {crop_fraction}.")
         self.size, self.scale, self.ratio = size, tuple(scale), tuple(ratio)

@@ -24,6 +24,7 @@ a box covering only pixel (0, 0) is ``(0, 0, 1, 1)``), so resizing scales them e
 from __future__ import annotations
 
 import contextvars
+import dataclasses
 import gzip
 import inspect
 import os
@@ -128,6 +129,18 @@ class Dataset:
 
     def __len__(self) -> int:
         return len(self.labels)
+
+    def rows(self, index) -> Dataset:
+        """The samples at ``index`` (a slice, or a ``(M,)`` index tensor or list), as a Dataset.
+
+        Example
+        -------
+        >>> ds = load("sinusoids", "test", n=10)
+        >>> len(ds.rows(slice(0, 3))), len(ds.rows([4, 7]))
+        (3, 2)
+        """
+        return dataclasses.replace(self, images=self.images[index], labels=self.labels[index],
+                                   boxes=None if self.boxes is None else self.boxes[index])
 
     def __repr__(self) -> str:
         shape = "x".join(map(str, self.images.shape))

@@ -305,11 +305,6 @@ def _one_split_folder(dataset: str, root: str | None) -> bool:
         (Path(root) / sub).is_dir() for sub in ("train", "test", "val"))
 
 
-def _rows(ds: datasets.Dataset, start: int, stop: int) -> datasets.Dataset:
-    boxes = None if ds.boxes is None else ds.boxes[start:stop]
-    return dataclasses.replace(ds, images=ds.images[start:stop], labels=ds.labels[start:stop], boxes=boxes)
-
-
 def splits(entry: Spec | str, profile: str | Profile | None = None, root=None, train: bool = True):
     """``(train, test)`` datasets of a spec (``train`` None when ``train=False``), capped at what the data hold.
 
@@ -333,7 +328,7 @@ def _splits(dataset, root, seed, n_train, n_test, img_size, train):
     if _one_split_folder(dataset, root):
         drawn = load("train", n_train + n_test)
         n_test = n_test if len(drawn) == n_train + n_test else max(1, len(drawn) // 5)
-        return (_rows(drawn, n_test, len(drawn)) if train else None), _rows(drawn, 0, n_test)
+        return (drawn.rows(slice(n_test, len(drawn))) if train else None), drawn.rows(slice(0, n_test))
     return (load("train", n_train) if train else None), load("test", n_test)
 
 

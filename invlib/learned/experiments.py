@@ -475,8 +475,7 @@ def rows(ds: data.Dataset, index) -> data.Dataset:
     >>> len(rows(ds, slice(0, 3))), len(rows(ds, [4, 7]))
     (3, 2)
     """
-    return dataclasses.replace(ds, images=ds.images[index], labels=ds.labels[index],
-                               boxes=None if ds.boxes is None else ds.boxes[index])
+    return ds.rows(index)
 
 
 def _one_split(S: Images) -> bool:
