@@ -57,10 +57,11 @@ S
 #
 # One Augerino model per (group, regulariser weight, seed), on the same training images, recipe and epochs as
 # chapter B1's models. The baselines are B1's models without augmentation, with T.(30%), and with T.(30%) +
-# RandomSizeCenterCrop without aspect-ratio change (loaded from the zoo).
+# RandomSizeCenterCrop without aspect-ratio change (loaded from the zoo). Every model is evaluated on the same
+# `n_augmented` images (2,000 on `cpu`).
 
 # %%
-ds = R.eval_images(S)
+ds = R.augmented_eval_images(S)
 runs = R.train_augerino(S, ds)
 base = R.evaluate(R.train({m: [R.spec(S, m, k) for k in range(S.seeds)] for m in R.BASELINES}, S), S, ds)
 R.table_1a(base)

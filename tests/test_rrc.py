@@ -89,6 +89,14 @@ def test_b1_claims_follow_the_numbers():
     assert verdicts["paper"]["figA7/rrc_partly_invariant_to_zoom"] == "reproduced"
     assert verdicts["no gain"]["table1a/translation_recovers_rrc"] == "not measurable at this profile"
     assert verdicts["no gain"]["table1a/neither_part_matches_rrc"] == "not reproduced"
+    assert verdicts["no gain"]["tableA2/classes_consistently_hurt"] == "not measurable at this profile"
+    # the figures draw from the same tables
+    import matplotlib.pyplot as plt
+
+    ev = _eval(paper_like)
+    for ax in (R.plot_table_1a(R.table_1a(ev)), R.plot_iou(R.helped_iou(ev)), R.plot_zoom(curve)):
+        assert ax.has_data() or ax.images
+    plt.close("all")
 
 
 def test_table_a1_and_b2_claims():
@@ -107,11 +115,16 @@ def test_table_a1_and_b2_claims():
     R.record_b2_claims(run, beta, t1b.assign(top1=[71.0, 68.0, 70.0, 72.0, 67.0, 66.0]))
     assert run.claims["table1b/uniform_best"]["verdict"] == "partly"
     assert run.claims["table1b/too_small_shape_hurts"]["verdict"] == "partly"
+    import matplotlib.pyplot as plt
+
+    assert R.plot_table_1b(t1b.join(beta[["var_inv_s"]])).has_data() and R.plot_beta_shapes(S).has_data()
+    plt.close("all")
 
 
 def test_wordnet_check_of_the_hurt_classes():
     hurt = pd.DataFrame({"consistently": ["hurt", "hurt", "helped", ""]}, index=["dog", "cat", "car", "tree"])
     rep = R.hurt_wordnet(hurt, list(hurt.index), ["dog.n.01", "cat.n.01", "car.n.01", "tree.n.01"])
+    rep["rrc_gain"] = 1.5  # RRC helps overall (hurt_report measures it)
     assert rep["n_hurt"] == 2 and rep["among"] > rep["with_rest"] and rep["hurt"] == ["dog", "cat"]
     run = results.Run("demo", "smoke")
     R.record_d1_wordnet_claim(run, rep)
@@ -119,7 +132,10 @@ def test_wordnet_check_of_the_hurt_classes():
     one = R.hurt_wordnet(hurt.assign(consistently=["hurt", "", "", ""]), list(hurt.index),
                          ["dog.n.01", "cat.n.01", "car.n.01", "tree.n.01"])
     run = results.Run("demo", "smoke")
-    R.record_d1_wordnet_claim(run, one)
+    R.record_d1_wordnet_claim(run, dict(one, rrc_gain=1.5))
+    assert run.claims["appD1/hurt_classes_unrelated"]["verdict"] == "not measurable at this profile"
+    run = results.Run("demo", "smoke")
+    R.record_d1_wordnet_claim(run, dict(rep, rrc_gain=-2.0))  # RRC hurts overall: "hurt" means most classes
     assert run.claims["appD1/hurt_classes_unrelated"]["verdict"] == "not measurable at this profile"
     with pytest.raises(ValueError, match="no WordNet synsets"):
         R.hurt_wordnet(hurt, list(hurt.index), None)
