@@ -46,6 +46,7 @@ import matplotlib.pyplot as plt
 
 from invlib import results
 from invlib import rrc as R
+from invlib.learned import real_data as G
 
 S = R.settings(profile, dataset=dataset, root=root, arch=arch, regs=regs, augerino_seeds=augerino_seeds,
                n_train=n_train, epochs=epochs, seed=seed)
@@ -62,8 +63,8 @@ S
 
 # %%
 ds = R.augmented_eval_images(S)
-runs = R.train_augerino(S, ds)
-base = R.evaluate(R.train({m: [R.spec(S, m, k) for k in range(S.seeds)] for m in R.BASELINES}, S), S, ds)
+runs = G.train_augerino(S, ds)
+base = R.evaluate(R.train({m: [R.spec(S, m, k) for k in range(S.seeds)] for m in G.BASELINES}, S), S, ds)
 R.table_1a(base)
 
 # %% [markdown]
@@ -73,7 +74,7 @@ R.table_1a(base)
 # in % of the image side, and the largest zoom factor.
 
 # %%
-tables = R.augerino_tables(runs)
+tables = G.augerino_tables(runs)
 tables
 
 # %% [markdown]
@@ -83,14 +84,14 @@ tables
 # is off, so only the classification loss moves it.
 
 # %%
-R.plot_bounds(tables, S)
+G.plot_bounds(tables, S)
 plt.show()
 
 # %% [markdown]
 # ## Paper vs this run
 
 # %%
-R.record_b6_claims(run, S, tables, base)
+G.record_b6_claims(run, S, tables, base)
 run.claims_table()
 
 # %% [markdown]

@@ -9,6 +9,7 @@ import pytest
 
 from invlib import crops, results, zoo
 from invlib import rrc as R
+from invlib.learned import real_data as G
 
 K = 4  # classes of the synthetic evaluations
 
@@ -143,7 +144,7 @@ def test_wordnet_check_of_the_hurt_classes():
 
 def test_augerino_caps_and_b6_claims():
     S = R.settings("cpu")
-    caps = R.augerino_caps(S)
+    caps = G.augerino_caps(S)
     assert caps["translate_x"] == pytest.approx(1.2) and caps["scale"] == pytest.approx(2 * math.log(12.5) / 2)
     rows = []
     for group, tx, ty, zoom in (("translation", [0.05, 0.15, 0.3], [0.05, 0.15, 0.3], None),
@@ -154,11 +155,11 @@ def test_augerino_caps_and_b6_claims():
             if zoom:
                 row["scale bound"] = zoom[i]
             rows.append(row)
-    tables = R.augerino_tables(pd.DataFrame(rows))
+    tables = G.augerino_tables(pd.DataFrame(rows))
     assert tables.loc[("translation", 0.1), "tx (% size)"] == 15 and tables.loc[("translation then scale", 1.0),
                                                                                "zoom (x)"] == round(math.e ** 1.2, 2)
     run = results.Run("demo", "smoke")
-    R.record_b6_claims(run, S, tables, _eval({R.NONE: [68, 68], "translate": [70, 70]}))
+    G.record_b6_claims(run, S, tables, _eval({R.NONE: [68, 68], "translate": [70, 70]}))
     v = {c: r["verdict"] for c, r in run.claims.items()}
     assert v["figA8/bounds_depend_on_reg"] == "reproduced"
     assert v["tableA3/augerino_translation_beats_none"] == "reproduced"
@@ -179,9 +180,9 @@ def test_a_tiny_family_and_augerino_run_end_to_end(tmp_path, monkeypatch):
     assert (R.evaluate(trained, S, ds).preds["rrc"] == ev.preds["rrc"]).all()  # from the cache
     curve = R.zoom_curve(trained, S, ds)
     assert list(curve.zoom) == [1.0, 2.0, 1.0, 2.0] and curve.top1.between(0, 100).all()
-    runs = R.train_augerino(S, ds)
-    assert len(runs) == 2 and set(runs.group) == set(R.AUGERINO_GROUPS)
+    runs = G.train_augerino(S, ds)
+    assert len(runs) == 2 and set(runs.group) == set(G.AUGERINO_GROUPS)
     scaled = runs[runs.group == "translation then scale"].iloc[0]
     assert 0 <= scaled["scale bound"] <= 2 * math.log(S.zoom_cap) and runs.top1_off.between(0, 100).all()
-    assert R.train_augerino(S, ds).equals(runs)  # cached
+    assert G.train_augerino(S, ds).equals(runs)  # cached
     assert crops.stored_size(S.size) == ds.images.shape[-1]
