@@ -46,7 +46,8 @@ def test_same_spec_same_path_and_every_field_that_changes_weights_a_new_one(tmp_
     assert base == zoo.path(dataclasses.replace(SPEC)) == zoo.path(SPEC.replace(device="cuda"))
     changes = dict(arch="small_vit", dataset="fashion_mnist", root=str(tmp_path), augment="standard",
                    augment_params={"flip_p": 0.0}, seed=1, n_train=300, n_test=100, img_size=32, epochs=2,
-                   batch_size=64, optimizer="adam", lr=0.01, weight_decay=0.0, warmup_epochs=0.5)
+                   batch_size=64, optimizer="adam", lr=0.01, weight_decay=0.0, warmup_epochs=0.5,
+                   schedule="step", step_size=10)
     assert set(changes) == {f.name for f in dataclasses.fields(zoo.Spec)} - {"device"}
     paths = {field: zoo.path(SPEC.replace(**{field: value})) for field, value in changes.items()
              if field != "augment_params"}
@@ -80,7 +81,7 @@ def test_named_entries_follow_the_profile_and_bad_input_says_what_is_valid():
     assert (s.optimizer, s.epochs, s.batch_size, s.n_train) == ("adamw", 8, 64, PROFILES["cpu"].n_train)
     assert zoo.spec("small_resnet18/untrained", "gpu").device == "cuda"
     assert zoo.spec("small_resnet18/none", TINY, seed=3).seed == 3
-    with pytest.raises(ValueError, match="Valid zoo entrys: small_resnet18/none"):
+    with pytest.raises(ValueError, match="Did you mean 'small_resnet18/none'.*small_resnet18/none, "):
         zoo.get("resnet18/none", TINY)
     with pytest.raises(ValueError, match="Valid profiles: cpu, gpu, paper, smoke"):
         zoo.get("small_vit/none", "laptop")
