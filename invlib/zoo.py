@@ -205,8 +205,8 @@ class Spec:
         0.5
         """
         fields = {k: v for k, v in asdict(self).items() if k != "device"}
-        for k, default in _LATER_FIELDS.items():  # added after ZOO_VERSION 2: at their defaults, keys are unchanged
-            if fields[k] == default:
+        for k in _LATER_FIELDS:  # added after ZOO_VERSION 2: at their defaults, keys are unchanged
+            if fields[k] == Spec.__dataclass_fields__[k].default:
                 fields.pop(k)
         if self.epochs == 0:
             for k in ("augment", "augment_params", "n_train", "epochs", "batch_size", "optimizer", "lr",
@@ -223,7 +223,7 @@ class Spec:
                            schedule=self.schedule, step_size=self.step_size, seed=self.seed, device=self.device)
 
 
-_LATER_FIELDS = {"schedule": "cosine", "step_size": 30}
+_LATER_FIELDS = ("schedule", "step_size")
 
 
 # Per-architecture recipe of the named entries; the profile sets data, sizes, epochs, batch and device. The ViT

@@ -97,6 +97,8 @@ def test_b1_claims_follow_the_numbers():
     ev = _eval(paper_like)
     for ax in (R.plot_table_1a(R.table_1a(ev)), R.plot_iou(R.helped_iou(ev)), R.plot_zoom(curve)):
         assert ax.has_data() or ax.images
+    ticks = R.plot_table_1a(R.table_1a(ev)).collections[-1].get_offsets()  # the paper's stated values
+    assert sorted(np.asarray(ticks)[:, 0][~np.isnan(np.asarray(ticks)[:, 0])].tolist()) == [63.5, 67.9, 67.9]
     plt.close("all")
 
 

@@ -13,6 +13,7 @@ Example
 
 from __future__ import annotations
 
+import dataclasses
 import math
 
 import numpy as np
@@ -47,19 +48,18 @@ def augerino_caps(S: Settings, generators=AUGERINO_GROUPS["translation then scal
 
 
 def _augerino_run(S: Settings, group: str, reg: float, seed: int, ds: data.Dataset, progress: bool) -> dict:
-    from ..train import TrainConfig, fit
+    from ..train import fit
     from . import augerino
 
     gens = AUGERINO_GROUPS[group]
-    train_ds, _ = zoo.splits(spec(S, NONE, seed))  # the no-augmentation model's training images
+    base = spec(S, NONE, seed)  # the no-augmentation model: its training images and recipe
+    train_ds, _ = zoo.splits(base)
     trunk = models.create(S.arch, num_classes=len(ds.classes), in_chans=ds.images.shape[1], img_size=S.size,
                           seed=seed)
     caps = augerino_caps(S, gens)
     net = augerino.augerino(trunk, reg=reg, copies=S.copies, generators=gens, init_width=caps, caps=caps,
                             order="sequential" if "scale" in gens else "joint", zoom_in_only="scale" in gens)
-    cfg = TrainConfig(epochs=S.epochs, batch_size=S.batch_size, optimizer="sgd", lr=S.lr,
-                      weight_decay=S.weight_decay, schedule=S.schedule, seed=seed,
-                      device=get_profile(S.profile).device, aug_lr=S.lr * S.aug_lr_factor, aug_weight_decay=0.0)
+    cfg = dataclasses.replace(base.train_config(), aug_lr=S.lr * S.aug_lr_factor, aug_weight_decay=0.0)
     history = fit(net, train_ds, cfg, augment=crops.Crop(NONE, size=S.size), progress=progress)
     labels = ds.labels.numpy()
     acc = lambda model, t: float((predict(model, ds.images, S.size, seed=t).numpy() == labels).mean() * 100)
