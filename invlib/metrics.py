@@ -325,3 +325,187 @@ def mean_iou(lists_a, lists_b=None) -> float:
     if not pairs:
         raise ValueError("mean_iou needs at least one pair of lists (two lists within one group).")
     return float(np.mean([iou(a, b) for a, b in pairs]))
+
+
+# ---------------------------------------------------------------------- learned maps between representations (paper C)
+def rms_scale(r: torch.Tensor) -> torch.Tensor:
+    """``(D,)`` root mean square of each dimension of features ``r`` ``(N, D)`` (1 where a dimension is all 0).
+
+    Dividing features by it gives every dimension a similar magnitude, as paper C does before its L2 measures.
+
+    Example
+    -------
+    >>> rms_scale(torch.tensor([[3.0, 0.0], [4.0, 0.0]])).tolist()
+    [3.535533905029297, 1.0]
+    """
+    rms = r.float().pow(2).mean(0).sqrt()
+    return torch.where(rms > 0, rms, torch.ones_like(rms))
+
+
+def normalized_l2(r: torch.Tensor, r_hat: torch.Tensor) -> torch.Tensor:
+    """Paper C's ``L_L2``: ``||r - r_hat|| / ||r||`` per sample over the last dimension; ``(..., N, D)`` ->
+    ``(..., N)`` (0 where both are 0).
+
+    Example
+    -------
+    >>> normalized_l2(torch.tensor([[3.0, 4.0]]), torch.tensor([[3.0, 0.0]])).tolist()
+    [0.800000011920929]
+    """
+    norm = r.norm(dim=-1)
+    return (r - r_hat).norm(dim=-1) / torch.where(norm > 0, norm, torch.ones_like(norm))
+
+
+class LinearMaps(torch.nn.Module):
+    """``G`` independent maps of features, fitted together: ``ReLU(r + W r + b)`` (``residual=True``, paper C's
+    ``M_g``, Eq. 8: the identity when ``W = 0, b = 0``) or ``ReLU(W r + b)`` (the ``E`` of Eq. 4).
+
+    ``forward(r)``: ``(G, N, D_in)`` (or ``(N, D_in)``, the same inputs for every map) -> ``(G, N, D_out)``.
+    ``W`` starts at ``N(0, init_std^2)``, ``b`` at 0 (:func:`fit_maps` starts a non-residual ``b`` at the mean
+    target).
+
+    Example
+    -------
+    >>> maps = LinearMaps(3, 8)
+    >>> maps(torch.rand(5, 8)).shape
+    torch.Size([3, 5, 8])
+    """
+
+    def __init__(self, groups: int, d_in: int, d_out: int | None = None, residual: bool = True,
+                 init_std: float = 1e-3, generator: torch.Generator | None = None):
+        super().__init__()
+        d_out = d_in if d_out is None else d_out
+        if residual and d_out != d_in:
+            raise ValueError(f"A residual map keeps the width: d_out must equal d_in ({d_in}), got {d_out}.")
+        self.residual = residual
+        self.weight = torch.nn.Parameter(torch.randn(groups, d_out, d_in, generator=generator) * init_std)
+        self.bias = torch.nn.Parameter(torch.zeros(groups, 1, d_out))
+
+    def forward(self, r: torch.Tensor) -> torch.Tensor:
+        y = torch.matmul(r, self.weight.transpose(1, 2)) + self.bias
+        return torch.relu(r + y if self.residual else y)
+
+
+def fit_maps(inputs: torch.Tensor, targets: torch.Tensor, residual: bool = True, epochs: int = 10,
+             batch_size: int = 16, lr: float = 0.3, momentum: float = 0.9, weight_decay: float = 1e-5,
+             init_std: float = 1e-3, seed: int = 0, loss: str = "l2", head=None, labels=None) -> LinearMaps:
+    """Fit ``G`` :class:`LinearMaps` at once by mini-batch SGD with momentum (paper C, Sec. 5.2-5.3).
+
+    Args:
+        inputs: ``(G, N, D_in)`` features to map (e.g. of ``G`` transformed versions of ``N`` images, or of ``G``
+            other networks).
+        targets: ``(N, D_out)`` or ``(G, N, D_out)`` features to reach (e.g. of the untransformed images).
+        loss: ``"l2"``: squared error averaged over dimensions (the paper's L2, divided by the width so that the
+            learning rate does not depend on it); ``"ce"``: cross-entropy of ``head(mapped)`` against ``labels``
+            ``(N,)`` (the frozen classifier, the alternative of Sec. 3.3).
+        epochs, batch_size, lr, momentum, weight_decay, init_std: the optimiser. The paper: online SGD (batch 1),
+            10 epochs, learning rate 1e-3 on the summed squared error, momentum 0.9, weight decay 1e-5, W with
+            std 1e-3. Mini-batches of 16 at 0.3 on the mean reach the same fit ~10x faster here.
+
+    Returns:
+        the fitted maps (``requires_grad`` off), in eval use: ``maps(inputs)`` is ``(G, N, D_out)``.
+
+    Example
+    -------
+    >>> r = torch.rand(2, 400, 6)
+    >>> target = torch.relu(r[0] @ torch.tensor([[1.0, 0.5], [0.0, 1.0], [0, 0], [0, 0], [0, 0], [0, 0]]))
+    >>> maps = fit_maps(r, target, residual=False, epochs=30)
+    >>> err = normalized_l2(target, maps(r)).mean(-1)
+    >>> bool(err[0] < 0.05), bool(err[1] > 0.2)   # the related input is mapped, the unrelated one is not
+    (True, True)
+    """
+    if inputs.ndim != 3:
+        raise ValueError(f"inputs must be (G, N, D_in), got shape {tuple(inputs.shape)}.")
+    g, n, d_in = inputs.shape
+    targets = targets.expand(g, -1, -1) if targets.ndim == 2 else targets
+    if targets.shape[:2] != (g, n):
+        raise ValueError(f"targets must be (N, D_out) or (G, N, D_out) with N = {n}, got {tuple(targets.shape)}.")
+    check_loss = ("l2", "ce")
+    if loss not in check_loss:
+        raise ValueError(f"Unknown loss {loss!r}. Valid losses: {', '.join(check_loss)}.")
+    if loss == "ce" and (head is None or labels is None):
+        raise ValueError("loss='ce' needs the frozen classifier head and the labels (N,).")
+    gen = torch.Generator().manual_seed(seed)
+    maps = LinearMaps(g, d_in, targets.shape[-1], residual, init_std, gen).to(inputs.device)
+    if not residual:  # start E at the mean target, every unit active (from b = 0 large steps can kill them)
+        maps.bias.data.copy_(targets.detach().float().mean(1, keepdim=True))
+    opt = torch.optim.SGD(maps.parameters(), lr=lr, momentum=momentum, weight_decay=weight_decay)
+    inputs, targets = inputs.detach().float(), targets.detach().float()
+    with torch.enable_grad():
+        for _ in range(epochs):
+            order = torch.randperm(n, generator=gen).to(inputs.device)
+            for i in range(0, n, batch_size):
+                idx = order[i:i + batch_size]
+                out = maps(inputs[:, idx])
+                if loss == "l2":
+                    value = (out - targets[:, idx]).pow(2).mean(-1).mean(-1).sum()
+                else:
+                    logits = head(out.flatten(0, 1))
+                    value = torch.nn.functional.cross_entropy(logits, labels[idx].repeat(g)) * g
+                opt.zero_grad(set_to_none=True)
+                value.backward()
+                opt.step()
+    return maps.requires_grad_(False)
+
+
+def representation_distances(features: list[torch.Tensor], fit: int, **fit_options) -> torch.Tensor:
+    """Paper C's one-way distances between representations (Eq. 4): ``(M, M)`` with entry ``[i, j]`` the mean
+    :func:`normalized_l2` error of predicting network ``i``'s features from network ``j``'s by a fitted
+    ``E(r) = ReLU(W r + b)`` (0 on the diagonal).
+
+    Args:
+        features: ``M`` tensors ``(N, D_m)`` of the same ``N`` images, each already divided by its
+            :func:`rms_scale`; the first ``fit`` rows fit the maps, the rest score them.
+        fit_options: passed to :func:`fit_maps` (``residual`` is False here).
+
+    The distance of Eq. 4 is ``d + d.T``; its asymmetry (Eq. 9) ``|d - d.T|``.
+
+    Example
+    -------
+    >>> a = torch.rand(300, 4)
+    >>> d = representation_distances([a, a.clone(), torch.rand(300, 4)], fit=200, epochs=30)
+    >>> bool(d[0, 1] < 0.05 < d[0, 2])
+    True
+    """
+    m = len(features)
+    if len({len(f) for f in features}) != 1 or not 0 < fit < len(features[0]):
+        raise ValueError(f"features must share N rows and 0 < fit < N; got N = {[len(f) for f in features]}, "
+                         f"fit = {fit}.")
+    out = torch.zeros(m, m)
+    widths = {f.shape[1] for f in features}
+    for i in range(m):
+        others = [j for j in range(m) if j != i]
+        groups = [[j for j in others if features[j].shape[1] == w] for w in widths]  # same width: one fit
+        for js in filter(None, groups):
+            src = torch.stack([features[j] for j in js])
+            maps = fit_maps(src[:, :fit], features[i][:fit], residual=False, **fit_options)
+            with torch.no_grad():
+                out[i, js] = normalized_l2(features[i][fit:], maps(src[:, fit:])).mean(-1).cpu()
+    return out
+
+
+def knn_same_group_rate(distance: np.ndarray, groups, ks=None) -> dict:
+    """Paper C's Fig. 3a: for every ordered pair ``(a, b)`` of distinct items of the same group, whether ``b`` is
+    among the ``k`` nearest neighbours of ``a`` (by ``distance``, ``(M, M)``, symmetric, the diagonal ignored).
+
+    Returns ``{"k": [...], "rate": [...] (share of same-group pairs within k), "chance": [...] (k / (M - 1),
+    the rate of a random ordering), "pairs": number of ordered same-group pairs}``.
+
+    Example
+    -------
+    >>> d = np.array([[0, 1, 5, 5], [1, 0, 5, 5], [5, 5, 0, 1], [5, 5, 1, 0]], dtype=float)
+    >>> r = knn_same_group_rate(d, ["a", "a", "b", "b"])
+    >>> r["rate"], r["chance"][0]
+    ([1.0, 1.0, 1.0], 0.3333333333333333)
+    """
+    d = np.asarray(distance, dtype=float).copy()
+    m = len(d)
+    if d.shape != (m, m) or len(groups) != m:
+        raise ValueError(f"distance must be (M, M) and groups M long, got {d.shape} and {len(groups)}.")
+    np.fill_diagonal(d, np.inf)
+    order = np.argsort(d, axis=1, kind="stable")
+    rank = np.empty_like(order)
+    rank[np.arange(m)[:, None], order] = np.arange(m)[None]  # rank[a, b]: 0 = nearest
+    pairs = [(a, b) for a in range(m) for b in range(m) if a != b and groups[a] == groups[b]]
+    ks = list(ks or range(1, m))
+    rate = [float(np.mean([rank[a, b] < k for a, b in pairs])) if pairs else float("nan") for k in ks]
+    return dict(k=ks, rate=rate, chance=[k / (m - 1) for k in ks], pairs=len(pairs))

@@ -508,3 +508,37 @@ def features(model: nn.Module, x: torch.Tensor, layers: list[str] | None = None,
 def _pool(y: torch.Tensor) -> torch.Tensor:
     """Global average pool: ``(B, C, h, w)`` -> ``(B, C)``, tokens ``(B, N, D)`` -> ``(B, D)``."""
     return y.mean((2, 3)) if y.ndim == 4 else y.mean(1) if y.ndim == 3 else y
+
+
+def logits_from(model: nn.Module, layer: str, feats: torch.Tensor, x: torch.Tensor | None = None) -> torch.Tensor:
+    """The logits ``(B, K)`` that the rest of ``model`` gives when layer ``layer`` outputs ``feats`` instead of
+    its own output: the frozen "remaining layers" of paper C's classification measures.
+
+    For ``"pre_logits"`` only the classifier runs (``x`` unused). For any other layer the whole model runs on the
+    images ``x`` ``(B, C, H, W)`` with that layer's output replaced by ``feats`` (the earlier layers' work is
+    discarded). Gradients flow as usual; wrap in ``torch.inference_mode()`` to measure.
+
+    Example
+    -------
+    >>> m = create("small_resnet18").eval()
+    >>> x = torch.rand(2, 3, 28, 28)
+    >>> f = features(m, x, ["layer4", "pre_logits"])   # inference tensors: measure under inference_mode
+    >>> with torch.inference_mode():
+    ...     same = [torch.allclose(logits_from(m, "pre_logits", f["pre_logits"]), m(x), atol=1e-5),
+    ...             torch.allclose(logits_from(m, "layer4", f["layer4"], x), m(x), atol=1e-5)]
+    >>> same
+    [True, True]
+    """
+    if layer == "pre_logits":
+        return _classifier(model)(feats)
+    modules = dict(model.named_modules())
+    if layer not in modules:
+        raise ValueError(f"Model has no layer {layer!r}. Probe-able layers: {', '.join(probe_layers(model))} "
+                         "(or any name from model.named_modules()).")
+    if x is None:
+        raise ValueError(f"logits_from(..., {layer!r}, ...) runs the model with that layer replaced: pass images x.")
+    handle = modules[layer].register_forward_hook(lambda _m, _a, _y: feats)
+    try:
+        return model(x)
+    finally:
+        handle.remove()

@@ -22,7 +22,7 @@ Example
 >>> apply("rotate", x, torch.tensor([0.0, 10.0, -30.0, 90.0])).shape
 torch.Size([4, 3, 32, 32])
 >>> available("geometric")[:3]
-['hflip', 'rotate', 'shear_x']
+['elastic', 'hflip', 'perspective']
 """
 
 from __future__ import annotations
@@ -147,12 +147,13 @@ def _magnitudes(op: Op, magnitude, x: torch.Tensor) -> torch.Tensor:
     return m.to(device=x.device, dtype=x.dtype).expand(b)
 
 
-def apply(name: str, x: torch.Tensor, magnitude, generator: torch.Generator | None = None) -> torch.Tensor:
+def apply(name: str, x: torch.Tensor, magnitude, generator: torch.Generator | None = None, **options) -> torch.Tensor:
     """Apply op ``name`` to images ``x`` ``(B, C, H, W)`` with magnitude a scalar or a ``(B,)`` tensor.
 
     Returns ``(B, C, H, W)`` clamped to ``[0, 1]``. ``generator`` (on ``x``'s device) is passed only to
-    random ops (``gaussian_noise``) and ignored by the others. Out-of-range magnitudes raise ``ValueError``
-    naming the op, range and unit.
+    random ops (``gaussian_noise``, ``color_cast``, ``elastic``, ``perspective``) and ignored by the others.
+    ``options`` are an op's own keywords (``elastic``'s ``sigma``; ``shared=True``: one random draw for the
+    whole batch). Out-of-range magnitudes raise ``ValueError`` naming the op, range and unit.
 
     Example
     -------
@@ -165,7 +166,7 @@ def apply(name: str, x: torch.Tensor, magnitude, generator: torch.Generator | No
     op = get(name)
     check_images(x)
     m = _magnitudes(op, magnitude, x)
-    out = op.fn(x, m, generator=generator) if op.random else op.fn(x, m)
+    out = op.fn(x, m, generator=generator, **options) if op.random else op.fn(x, m, **options)
     return out.clamp(0.0, 1.0)
 
 
@@ -344,6 +345,58 @@ def vflip(x, m):
     return x.reshape(b * c * h, w).index_select(0, rows.view(-1)).view(b, c, h, w)
 
 
+def _unchanged_at_zero(x: torch.Tensor, out: torch.Tensor, m: torch.Tensor) -> torch.Tensor:
+    """``out``, except the images whose magnitude is exactly 0, which stay bit for bit ``x``."""
+    return torch.where(_bc(m) == 0, x, out)
+
+
+def _pixel_grid(h: int, w: int, like: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+    """Pixel-centre coordinates x and y, each ``(H, W)``, in ``like``'s dtype and device."""
+    ys, xs = torch.meshgrid(torch.arange(h, dtype=like.dtype, device=like.device),
+                            torch.arange(w, dtype=like.dtype, device=like.device), indexing="ij")
+    return xs, ys
+
+
+def _sample_at(x: torch.Tensor, sx: torch.Tensor, sy: torch.Tensor) -> torch.Tensor:
+    """Sample ``x`` bilinearly at pixel coordinates ``sx, sy`` ``(B, H, W)``; black outside the image."""
+    h, w = x.shape[-2:]
+    grid = torch.stack([(2 * sx + 1) / w - 1, (2 * sy + 1) / h - 1], -1)
+    return torch.nn.functional.grid_sample(x, grid, "bilinear", padding_mode="zeros", align_corners=False)
+
+
+@register("elastic", "geometric", 0, 64, 0, "alpha (pixels)")
+def elastic(x, m, generator=None, sigma: float = 3.0, shared: bool = False):
+    """Elastic deformation (Simard et al. 2003): a U(-1, 1) displacement field per pixel, smoothed by a
+    Gaussian of ``sigma`` pixels, times ``m``; each output pixel samples the input that far away.
+
+    ``shared=True`` draws one field for the whole batch (the paper's fixed measurement transform).
+    """
+    b, _, h, w = x.shape
+    n = 1 if shared else b
+    noise = torch.rand((n, 2, h, w), generator=generator, device=x.device, dtype=x.dtype) * 2 - 1
+    r = min(math.ceil(3 * sigma), h - 1, w - 1)
+    field = kornia.filters.gaussian_blur2d(noise, (2 * r + 1, 2 * r + 1), (float(sigma), float(sigma)),
+                                           border_type="constant").expand(b, -1, -1, -1) * _bc(m)
+    xs, ys = _pixel_grid(h, w, x)
+    return _unchanged_at_zero(x, _sample_at(x, xs + field[:, 0], ys + field[:, 1]), m)
+
+
+@register("perspective", "geometric", 0, 0.5, 0, "corner std (fraction of the side)")
+def perspective(x, m, generator=None, shared: bool = False):
+    """Warp the image square to a quadrilateral whose corners move by ``N(0, m)`` (fractions of the side) in
+    x and y (the paper's App. A.7). ``shared=True`` draws one set of corner moves for the whole batch."""
+    b, _, h, w = x.shape
+    size = x.new_tensor([w, h])
+    corners = x.new_tensor([[0, 0], [1, 0], [1, 1], [0, 1]]) * size - 0.5  # pixel-edge corners
+    z = torch.randn((1 if shared else b, 4, 2), generator=generator, device=x.device, dtype=x.dtype)
+    moved = corners + z.expand(b, -1, -1) * m.view(-1, 1, 1) * size
+    back = kornia.geometry.transform.get_perspective_transform(moved, corners.expand(b, -1, -1))  # dst -> src
+    xs, ys = _pixel_grid(h, w, x)
+    pts = torch.stack([xs, ys, torch.ones_like(xs)], -1).view(1, -1, 3) @ back.transpose(1, 2)  # (B, HW, 3)
+    src = (pts[..., :2] / pts[..., 2:]).view(b, h, w, 2)
+    return _unchanged_at_zero(x, _sample_at(x, src[..., 0], src[..., 1]), m)
+
+
 # ---------------------------------------------------------------------------------------------- appearance
 
 
@@ -458,6 +511,22 @@ def gaussian_blur(x, m):
     r = min(math.ceil(3 * _MAX_SIGMA), h - 1, w - 1)
     sigma = m.clamp_min(1e-3).unsqueeze(-1).expand(-1, 2)  # sigma -> 0 gives a delta kernel (identity)
     return kornia.filters.gaussian_blur2d(x, (2 * r + 1, 2 * r + 1), sigma, border_type="reflect")
+
+
+@register("brightness_shift", "appearance", -1, 1, 0, "fraction of the intensity range")
+def brightness_shift(x, m):
+    """Add ``m`` to every channel of every pixel (the paper C colour-jitter measurement: 10/255 for +10 grey
+    levels); the final clamp truncates to ``[0, 1]``."""
+    return x + _bc(m)
+
+
+@register("color_cast", "appearance", 0, 1, 0, "std (fraction of the intensity range)")
+def color_cast(x, m, generator=None, shared: bool = False):
+    """Add one ``N(0, m)`` value per channel to the whole image (paper C's colour jitter: a random colour
+    cast, the same at every pixel)."""
+    b, c = x.shape[:2]
+    offset = torch.randn((1 if shared else b, c, 1, 1), generator=generator, device=x.device, dtype=x.dtype)
+    return x + offset * _bc(m)
 
 
 @register("gaussian_noise", "appearance", 0, 1, 0, "std")

@@ -42,7 +42,7 @@ import torch
 from torch import nn
 from tqdm import tqdm
 
-from . import crops, models
+from . import crops, models, transform_types
 from . import data as datasets
 from .models import CheckpointError
 from .profiles import Profile, get_profile, replace_checked
@@ -57,6 +57,8 @@ AUGMENTATIONS: dict[str, Callable] = {
     "standard": crops.standard,  # RandomResizedCrop (scale, ratio) + horizontal flip (flip_p)
     # paper B's crop family (invlib.crops.METHODS): each method with its parameters (size, scale, ratio, ...)
     **{method: functools.partial(crops.Crop, method) for method in crops.METHODS},
+    # paper C's nine transformation types (invlib.transform_types): tm_rotation(magnitude=20.0), ...
+    **transform_types.AUGMENTATIONS,
 }
 
 
@@ -89,9 +91,9 @@ def augmentation(name: str, **params):
     Crop('rrc', size=None, scale=(0.35, 1.0), ratio=(0.75, 1.3333333333333333))
     >>> augmentation("translate", size=28)
     Crop('translate', size=28, translate=0.3)
-    >>> augmentation("crop")  # doctest: +ELLIPSIS
+    >>> augmentation("flip")  # doctest: +ELLIPSIS
     Traceback (most recent call last):
-    ValueError: Unknown augmentation 'crop'. Valid augmentations: fixed_size_center_crop, ...
+    ValueError: Unknown augmentation 'flip'. Valid augmentations: fixed_size_center_crop, ...
     """
     arguments = augmentation_arguments(name, **params)
     return AUGMENTATIONS[name](**arguments)
@@ -136,9 +138,9 @@ class Spec:
     >>> s = Spec("small_resnet18", augment="standard", augment_params={"scale": [0.2, 1.0]}, epochs=2)
     >>> s.name, s.augment_params
     ('small_resnet18/standard', (('scale', (0.2, 1.0)),))
-    >>> Spec(augment="crop")  # doctest: +ELLIPSIS
+    >>> Spec(augment="flip")  # doctest: +ELLIPSIS
     Traceback (most recent call last):
-    ValueError: Unknown augmentation 'crop'. Valid augmentations: fixed_size_center_crop, ...
+    ValueError: Unknown augmentation 'flip'. Valid augmentations: fixed_size_center_crop, ...
     """
 
     arch: str = "small_resnet18"
