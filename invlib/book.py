@@ -48,7 +48,7 @@ PAGES = (SCOREBOARD,)  # pages under book/_generated/ that the runner writes its
 # summary and benchmarks/bench_book.py compare each chapter's seconds with them; nothing fails on a slow machine.
 BUDGETS = {"smoke": (60, 60), "cpu": (120, 300)}
 TRAINS_A_FAMILY = {"00_data_and_transforms", "b1_rrc_decomposition", "e1_learning_the_right_invariance",
-                   "e2_beyond_vision", "e3_capacity", "e4_image_recognition"}
+                   "e2_beyond_vision", "e3_capacity", "e4_image_recognition", "c1_invariance_equivariance"}
 OWN_BUDGETS = {("b2_scale_distribution", "cpu"): 180}  # a family chapter with a tighter limit of its own
 ZOO_BUDGET = {"cpu": 300}  # seconds to train the whole model zoo (``python -m invlib zoo train``), cold cache
 

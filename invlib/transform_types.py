@@ -106,8 +106,9 @@ def grid(kind: str, which: str = "paper") -> tuple:
 
 
 def check_value(kind: str, value, values=None):
-    """``value`` as :func:`measure` takes it, if it is on the grid ``values`` (default: App. A's grid, the
-    identity and the fine-tuning values allowed); else ``ValueError`` saying the grid.
+    """``value`` as :func:`measure` takes it (crop positions as ints, elastic pairs as tuples of floats, numbers
+    as floats), if it is on the grid ``values``; else ``ValueError`` saying the grid. ``values=None`` checks the
+    form only (any magnitude; fine-tuning uses values between the grid's).
 
     Example
     -------

@@ -176,7 +176,7 @@ class Spec:
         check_choice(self.dataset, datasets.available(), "dataset")
         check_choice(self.optimizer, OPTIMIZERS, "optimizer")
         check_choice(self.schedule, SCHEDULES, "schedule")
-        augmentation_arguments(self.augment, **dict(self.augment_params))  # a known name, parameters it takes
+        augmentation(self.augment, **dict(self.augment_params))  # a known name, parameters it takes, valid values
         small = [k for k in ("n_train", "n_test", "img_size", "batch_size") if getattr(self, k) < 1]
         if small or self.epochs < 0 or self.lr <= 0:
             raise ValueError(f"Spec {self.name}: {', '.join(small) or 'epochs/lr'} out of range; sizes, batch_size "

@@ -33,7 +33,7 @@ n_train = None
 epochs = None
 layer = None
 cross_dataset = None  # App. B.2's second data set: fashion_mnist (grey) on smoke/cpu, or "folder"
-cross_root = None  # the folder of cross_dataset="folder" (<root>/<class>/<image>, or train/ and test/)
+cross_root = None  # the folder of a "folder" cross_dataset (<root>/<class>/<image>, or train/ and test/)
 executor = None
 seed = 0
 

@@ -1,12 +1,13 @@
 """Fixtures shared by the book tests: a fresh copy of the book's sources per test, and one smoke build of the
 whole book per test session. Both live in temporary folders: no test reads or writes the checkout's
 ``book/_generated/``, ``_build/`` or ``results/`` (results and caches go to the temporary ``$INVLIB_RESULTS`` and
-``$INVLIB_CACHE`` that the root ``conftest.py`` sets)."""
+``$INVLIB_CACHE`` that the root ``conftest.py`` sets). And ``one_thread``: torch on one thread for one test."""
 
 import shutil
 from pathlib import Path
 
 import pytest
+import torch
 
 from invlib import book
 
@@ -52,3 +53,13 @@ def pytest_collection_modifyitems(config, items):
     for item in items:
         if "smoke_book" in getattr(item, "fixturenames", ()):
             item.add_marker(pytest.mark.slow)
+
+
+@pytest.fixture
+def one_thread():
+    """Torch on one thread for the test: small tensors (many small SGD steps, forward passes of a few images) run
+    faster on one thread than on two that contend with other work on the machine."""
+    before = torch.get_num_threads()
+    torch.set_num_threads(1)
+    yield
+    torch.set_num_threads(before)

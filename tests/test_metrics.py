@@ -342,3 +342,137 @@ def test_helped_samples_and_their_mean_iou():
     assert metrics.mean_iou([[1]], [[1], [2]]) == 0.5
     with pytest.raises(ValueError, match="at least one pair"):
         metrics.mean_iou([[1, 2]])
+
+
+# ----------------------------------------------------------------------------- learned maps (paper C)
+def relu_features(n, d, seed):
+    """Non-negative features, each dimension scaled to RMS 1 (as paper C's fc7 after rms_scale)."""
+    r = torch.relu(torch.randn(n, d, generator=gen(seed)))
+    return r / metrics.rms_scale(r)
+
+
+def test_rms_scale_and_normalized_l2():
+    r = torch.tensor([[3.0, 0.0, 1.0], [4.0, 0.0, -1.0]])
+    assert torch.allclose(metrics.rms_scale(r), torch.tensor([math.sqrt(12.5), 1.0, 1.0]))
+    scaled = relu_features(500, 7, 0)
+    assert torch.allclose(scaled.pow(2).mean(0), torch.ones(7), atol=1e-5)
+    a = torch.tensor([[3.0, 4.0], [0.0, 0.0], [1.0, 0.0]])
+    b = torch.tensor([[3.0, 0.0], [0.0, 0.0], [1.0, 1.0]])
+    assert torch.allclose(metrics.normalized_l2(a, b), torch.tensor([0.8, 0.0, 1.0]))  # 0 where both are 0
+    assert torch.allclose(metrics.normalized_l2(a, 2 * a), torch.tensor([1.0, 0.0, 1.0]))  # relative to ||r||
+    # batched over leading dimensions: (G, N, D) against (N, D)
+    assert torch.allclose(metrics.normalized_l2(a, torch.stack([a, b])), torch.stack([torch.zeros(3),
+                                                                                     metrics.normalized_l2(a, b)]))
+
+
+def test_linear_maps_start_near_the_identity_and_keep_shapes():
+    r = relu_features(10, 6, 1)
+    maps = metrics.LinearMaps(3, 6, init_std=0.0)
+    assert torch.equal(maps(r), r.expand(3, -1, -1))  # ReLU(r + 0 r + 0) = r for r >= 0
+    assert metrics.LinearMaps(3, 6)(torch.stack([r, r, r])).shape == (3, 10, 6)
+    e = metrics.LinearMaps(2, 6, 4, residual=False)
+    assert e(r).shape == (2, 10, 4) and e.weight.shape == (2, 4, 6)
+    with torch.no_grad():
+        e.weight.zero_()
+        e.bias.fill_(-1.0)
+    assert torch.equal(e(r), torch.zeros(2, 10, 4))  # the ReLU
+    with pytest.raises(ValueError, match="A residual map keeps the width"):
+        metrics.LinearMaps(1, 6, 4)
+
+
+@pytest.mark.usefixtures("one_thread")
+def test_fit_maps_recovers_a_known_linear_map_and_not_an_unrelated_target():
+    n, d, fit = 1000, 16, 800
+    r = relu_features(n, d, 0)
+    a = torch.eye(d) + 0.2 * torch.randn(d, d, generator=gen(1))
+    b = 0.1 * torch.randn(d, generator=gen(2))
+    target = torch.relu(r @ a.T + b)
+    unrelated = relu_features(n, d, 3)  # independent of the target
+    maps = metrics.fit_maps(torch.stack([r[:fit], unrelated[:fit]]), target[:fit], residual=True, epochs=3,
+                            batch_size=32)
+    assert not maps.weight.requires_grad
+    with torch.no_grad():
+        err = metrics.normalized_l2(target[fit:], maps(torch.stack([r[fit:], unrelated[fit:]]))).mean(-1)
+    identity_err = metrics.normalized_l2(target[fit:], r[fit:]).mean()
+    assert identity_err > 0.3  # the target is far from the input: the map has work to do
+    assert err[0] < 0.05  # held-out rows: the map is recovered
+    assert err[1] > 0.3 and err[1] > 5 * err[0]
+    # the residual parametrisation: the learned W is A - I and b is b (where the units are active)
+    torch.testing.assert_close(maps.weight[0] + torch.eye(d), a, atol=0.1, rtol=0)
+
+
+@pytest.mark.usefixtures("one_thread")
+def test_fit_maps_targets_per_group_seed_and_errors():
+    r = relu_features(200, 5, 0)
+    t = torch.stack([r, 2 * r])  # one target per map: the identity and a doubling
+    maps = metrics.fit_maps(torch.stack([r, r]), t, epochs=10, batch_size=32)
+    with torch.no_grad():
+        err = metrics.normalized_l2(t, maps(r)).mean(-1)
+    assert (err < 0.05).all()
+    again = metrics.fit_maps(torch.stack([r, r]), t, epochs=10, batch_size=32)
+    other = metrics.fit_maps(torch.stack([r, r]), t, epochs=2, batch_size=32, seed=1)
+    assert torch.equal(maps.weight, again.weight) and not torch.equal(maps.weight, other.weight)
+    with pytest.raises(ValueError, match=r"inputs must be \(G, N, D_in\)"):
+        metrics.fit_maps(r, r)
+    with pytest.raises(ValueError, match="targets must be"):
+        metrics.fit_maps(torch.stack([r]), r[:100])
+    with pytest.raises(ValueError, match="Unknown loss 'l1'. Valid losses: l2, ce"):
+        metrics.fit_maps(torch.stack([r]), r, loss="l1")
+    with pytest.raises(ValueError, match="needs the frozen classifier head and the labels"):
+        metrics.fit_maps(torch.stack([r]), r, loss="ce")
+
+
+@pytest.mark.usefixtures("one_thread")
+def test_fit_maps_with_the_classifier_loss_restores_the_predictions():
+    """loss='ce' (Sec. 3.3's alternative): the map is fitted so the frozen head classifies mapped features right."""
+    n, d, k = 600, 8, 4
+    r = relu_features(n, d, 0)
+    head = nn.Linear(d, k)
+    with torch.no_grad():
+        head.weight.copy_(torch.randn(k, d, generator=gen(1)))
+        head.bias.zero_()
+    perm = torch.randperm(d, generator=gen(2))
+    moved = r[:, perm]  # the transform shuffles the feature dimensions
+    labels = head(r).argmax(1).detach()
+    before = (head(moved).argmax(1) == labels).float().mean()
+    maps = metrics.fit_maps(torch.stack([moved[:400]]), r[:400], epochs=5, batch_size=32, loss="ce", head=head,
+                            labels=labels[:400])
+    with torch.no_grad():
+        after = (head(maps(moved[400:])[0]).argmax(1) == labels[400:]).float().mean()
+    assert after > before + 0.2 and after > 0.8
+
+
+@pytest.mark.usefixtures("one_thread")
+def test_representation_distances_of_synthetic_features():
+    a = relu_features(300, 6, 0)
+    wide = relu_features(300, 10, 1)  # another width: fitted apart, still compared
+    d = metrics.representation_distances([a, a.clone(), relu_features(300, 6, 2), wide], fit=200, epochs=20,
+                                         batch_size=32)
+    assert d.shape == (4, 4) and torch.equal(d.diagonal(), torch.zeros(4))
+    assert d[0, 1] < 0.05 and d[1, 0] < 0.05  # the same representation: predicted from itself
+    assert d[0, 2] > 0.3 and d[0, 3] > 0.3 and d[3, 0] > 0.3  # independent ones: not
+    assert d[0, 2] > 10 * d[0, 1]
+    with pytest.raises(ValueError, match="0 < fit < N"):
+        metrics.representation_distances([a, a], fit=300)
+    with pytest.raises(ValueError, match="share N rows"):
+        metrics.representation_distances([a, a[:200]], fit=100)
+
+
+def test_knn_same_group_rate_on_a_hand_made_matrix():
+    # every item's nearest neighbour is of the other group; its group partner comes second
+    d = np.array([[0, 5, 1, 6], [5, 0, 6, 1], [1, 6, 0, 5], [6, 1, 5, 0]], dtype=float)
+    r = metrics.knn_same_group_rate(d, ["a", "a", "b", "b"])
+    assert r["k"] == [1, 2, 3] and r["rate"] == [0.0, 1.0, 1.0] and r["pairs"] == 4
+    assert r["chance"] == pytest.approx([1 / 3, 2 / 3, 1.0])
+    # one group close, the other not: half of the ordered pairs within 1
+    d2 = np.array([[0, 1, 5, 6], [1, 0, 6, 5], [5, 6, 0, 9], [6, 5, 9, 0]], dtype=float)
+    r = metrics.knn_same_group_rate(d2, ["a", "a", "b", "b"], ks=[1, 2])
+    assert r["k"] == [1, 2] and r["rate"] == [0.5, 0.5]
+    # the diagonal never counts (even a negative one), singletons have no pairs
+    d3 = d2 - 10 * np.eye(4)
+    r = metrics.knn_same_group_rate(d3, ["a", "a", "b", "c"], ks=[1])
+    assert r["pairs"] == 2 and r["rate"] == [1.0]
+    r = metrics.knn_same_group_rate(d2, ["a", "b", "c", "d"], ks=[1])
+    assert r["pairs"] == 0 and math.isnan(r["rate"][0])
+    with pytest.raises(ValueError, match=r"distance must be \(M, M\) and groups M long"):
+        metrics.knn_same_group_rate(d, ["a", "b"])

@@ -143,3 +143,34 @@ def test_create_with_a_seed_is_reproducible_and_leaves_the_global_rng_alone():
     c = models.create("conv4", num_classes=4, in_chans=1, seed=8)
     assert all(torch.equal(p, q) for p, q in zip(a.parameters(), b.parameters()))
     assert not all(torch.equal(p, q) for p, q in zip(a.parameters(), c.parameters()))
+
+
+@pytest.mark.usefixtures("one_thread")
+def test_logits_from_runs_the_rest_of_the_network_on_replaced_features():
+    m = models.create("small_resnet18", seed=0).eval()
+    x = torch.rand(3, 3, 28, 28, generator=torch.Generator().manual_seed(0))
+    f = models.features(m, x, ["layer3", "layer4", "pre_logits"])
+    with torch.inference_mode():
+        logits = m(x)
+        # the features of the images themselves: the model's own logits
+        assert torch.allclose(models.logits_from(m, "pre_logits", f["pre_logits"]), logits, atol=1e-5)
+        assert torch.allclose(models.logits_from(m, "layer4", f["layer4"], x), logits, atol=1e-5)
+        assert torch.allclose(models.logits_from(m, "layer3", f["layer3"], x), logits, atol=1e-5)
+        # replaced features: zero features give the classifier's bias alone, whatever the images
+        zeros = models.logits_from(m, "layer4", torch.zeros_like(f["layer4"]), x)
+        assert torch.allclose(zeros, m.fc.bias.expand(3, -1), atol=1e-6)
+        assert torch.allclose(models.logits_from(m, "pre_logits", torch.zeros_like(f["pre_logits"])), zeros)
+        # another image's layer-3 features: that image's logits
+        swapped = models.logits_from(m, "layer3", f["layer3"].flip(0), x)
+        assert torch.allclose(swapped, logits.flip(0), atol=1e-5)
+        assert not torch.allclose(swapped, logits, atol=1e-3)
+    # the hook is removed afterwards, and gradients flow to the features (fine-tuning)
+    with torch.inference_mode():
+        assert torch.allclose(m(x), logits)
+    feats = f["pre_logits"].clone().requires_grad_(True)
+    models.logits_from(m, "pre_logits", feats).sum().backward()
+    assert feats.grad is not None and feats.grad.abs().sum() > 0
+    with pytest.raises(ValueError, match="Model has no layer 'nope'. Probe-able layers: layer1, layer2"):
+        models.logits_from(m, "nope", f["layer4"], x)
+    with pytest.raises(ValueError, match="pass images x"):
+        models.logits_from(m, "layer4", f["layer4"])

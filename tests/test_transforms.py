@@ -35,6 +35,7 @@ APPEARANCE = [
     "gaussian_blur",
     "gaussian_noise",
 ]
+RANDOM = {"gaussian_noise", "color_cast", "elastic", "perspective"}  # the ops that take a generator
 
 
 def images(b=4, c=3, h=16, w=16, seed=0):
@@ -58,7 +59,7 @@ def test_registry_lists_every_op_by_group():
     for name in ALL:
         op = T.get(name)
         assert op.name == name and op.low <= op.identity <= op.high and op.unit and op.doc
-        assert op.random == (name == "gaussian_noise")
+        assert op.random == (name in RANDOM)
 
 
 def test_levels_run_from_identity_to_far_end():
@@ -129,8 +130,11 @@ def test_batch_equals_each_image_alone(name):
     m = mags(name, 5, seed=1)
     if name in ("hflip", "vflip", "equalize", "autocontrast", "invert"):
         m = torch.tensor([0.0, 0.3, 0.5, 0.8, 1.0])
-    batched = T.apply(name, x, m)
-    alone = torch.cat([T.apply(name, x[i : i + 1], m[i]) for i in range(5)])
+    # a random op draws once for the whole batch with shared=True: then each image alone, from the same seed,
+    # gets the same draw
+    opts = lambda: dict(generator=torch.Generator().manual_seed(3), shared=True) if name in RANDOM else {}
+    batched = T.apply(name, x, m, **opts())
+    alone = torch.cat([T.apply(name, x[i : i + 1], m[i], **opts()) for i in range(5)])
     torch.testing.assert_close(batched, alone, atol=1e-6, rtol=0)
 
 
@@ -486,3 +490,118 @@ def test_signal_ops_bad_shapes(fn):
         fn(torch.randn(4, 1, 100), torch.full((3,), 0.1))
     with pytest.raises(ValueError, match=r"shape \(4,\), got shape \(4, 1\)"):
         fn(torch.randn(4, 1, 100), torch.full((4, 1), 0.1))
+
+
+# ------------------------------------------------------------------------------------------- paper C's ops
+
+
+def seeded(seed):
+    return torch.Generator().manual_seed(seed)
+
+
+def ramps(b=2, h=20, w=24):
+    """Channel 0 = column index, channel 1 = row index (scaled into [0, 1]): bilinear sampling of a ramp is exact,
+    so a warped ramp says, per output pixel, where the op sampled the input."""
+    ys, xs = torch.meshgrid(torch.arange(h, dtype=torch.float64), torch.arange(w, dtype=torch.float64), indexing="ij")
+    return torch.stack([xs / (w - 1), ys / (h - 1)]).expand(b, -1, -1, -1).contiguous()
+
+
+@pytest.mark.parametrize("name, m", [("elastic", 4.0), ("perspective", 0.08)])
+def test_elastic_and_perspective_zero_is_bit_identity_and_seeded(name, m):
+    x = images(b=4, c=3, h=20, w=24)
+    for opts in ({}, {"shared": True}):
+        assert torch.equal(T.apply(name, x, 0.0, seeded(1), **opts), x)
+    # a per-sample magnitude: the images at 0 stay bit for bit, the others move
+    y = T.apply(name, x, torch.tensor([0.0, m, 0.0, m]), seeded(1))
+    assert torch.equal(y[[0, 2]], x[[0, 2]]) and (y[[1, 3]] - x[[1, 3]]).abs().amax((1, 2, 3)).min() > 0.05
+    a, b, c = (T.apply(name, x, m, seeded(s)) for s in (5, 5, 6))
+    assert torch.equal(a, b)  # the same seed: the same deformation
+    assert (a - c).abs().max() > 0.05  # another seed: another one
+    assert (a - x).abs().max() > 0.05
+
+
+@pytest.mark.parametrize("name, m", [("elastic", 4.0), ("perspective", 0.08), ("color_cast", 0.1)])
+def test_shared_gives_every_image_of_the_batch_the_same_draw(name, m):
+    x = images(b=1, c=3, h=20, w=24).expand(5, -1, -1, -1).contiguous()  # five identical images
+    shared = T.apply(name, x, m, seeded(2), shared=True)
+    assert all(torch.equal(shared[0], shared[i]) for i in range(1, 5))
+    own = T.apply(name, x, m, seeded(2))  # default: one draw per image
+    assert min((own[0] - own[i]).abs().max() for i in range(1, 5)) > 1e-3
+
+
+def test_elastic_displacement_is_smooth_bounded_by_alpha_and_linear_in_it():
+    x = ramps()
+    g = lambda alpha, sigma=3.0: T.apply("elastic", x, alpha, seeded(0), sigma=sigma)
+    # displacement in pixels, read off the ramps, inside a margin where no sample leaves the image
+    disp = lambda y: torch.stack([(y[:, 0] - x[:, 0]) * 23, (y[:, 1] - x[:, 1]) * 19], 1)[..., 3:-3, 3:-3]
+    d2, d1 = disp(g(2.0)), disp(g(1.0))
+    assert d2.abs().max() <= 2.0 + 1e-9 and d2.abs().max() > 0.1  # |U(-1, 1) smoothed| <= 1, times alpha
+    torch.testing.assert_close(d2, 2 * d1, atol=1e-9, rtol=0)  # the same field, scaled by alpha
+    # smoothed: neighbouring pixels move alike, far less than the field varies over the image; a narrower
+    # smoothing (sigma 1) gives a rougher field
+    rough = lambda d: (d[..., 1:, :] - d[..., :-1, :]).abs().mean() / d.abs().mean()
+    assert rough(d1) < 0.35  # white noise: about 1.3
+    assert rough(disp(g(1.0, sigma=1.0))) > 1.5 * rough(d1)
+
+
+def test_perspective_samples_through_the_homography_of_the_moved_corners():
+    """Rebuild the corner moves from the same seed, solve the homography (DLT) independently, check the op."""
+    np = pytest.importorskip("numpy")
+    h, w, m = 20, 24, 0.05
+    x = ramps(b=1, h=h, w=w)
+    y = T.apply("perspective", x, m, seeded(4))
+    z = torch.randn((1, 4, 2), generator=seeded(4), dtype=torch.float64)[0].numpy()
+    corners = np.array([[0, 0], [w, 0], [w, h], [0, h]], dtype=float) - 0.5
+    moved = corners + z * m * np.array([w, h])
+    # the homography H with H(corner_k) = moved_k: the image square goes to the moved quadrilateral
+    rows = []
+    for (u, v), (p, q) in zip(corners, moved):
+        rows += [[u, v, 1, 0, 0, 0, -p * u, -p * v, -p], [0, 0, 0, u, v, 1, -q * u, -q * v, -q]]
+    H = np.linalg.svd(np.array(rows))[2][-1].reshape(3, 3)
+    inv = np.linalg.inv(H)
+    checked = 0
+    for r in range(h):
+        for c in range(w):
+            sx, sy, s = inv @ [c, r, 1]
+            sx, sy = sx / s, sy / s
+            if 0.5 <= sx <= w - 1.5 and 0.5 <= sy <= h - 1.5:  # sampled inside: the ramps give the source point
+                assert float(y[0, 0, r, c]) * (w - 1) == pytest.approx(sx, abs=1e-4)
+                assert float(y[0, 1, r, c]) * (h - 1) == pytest.approx(sy, abs=1e-4)
+                checked += 1
+    assert checked > h * w / 2
+
+
+def test_brightness_shift_adds_exactly_m_and_clamps():
+    x = images()
+    assert torch.equal(T.apply("brightness_shift", x, 10 / 255), (x + 10 / 255).clamp(0, 1))
+    m = torch.tensor([0.0, 0.25, -0.25, 1.0])
+    y = T.apply("brightness_shift", x, m)
+    assert torch.equal(y, (x + m.view(-1, 1, 1, 1)).clamp(0, 1))
+    assert torch.equal(y[0], x[0]) and torch.equal(y[3], torch.ones_like(x[3]))
+    with pytest.raises(ValueError, match=r"'brightness_shift' must be in \[-1, 1\]"):
+        T.apply("brightness_shift", x, 1.5)
+
+
+def test_color_cast_shifts_each_channel_by_one_constant():
+    x = 0.4 + 0.2 * images(b=64, c=3)  # room on both sides: no clamping
+    y = T.apply("color_cast", x, 0.02, seeded(0))
+    d = (y - x).double()
+    offsets = d[..., :1, :1]
+    assert (d - offsets).abs().max() < 1e-6  # the same value at every pixel of a channel
+    offsets = offsets.flatten(1)  # (64, 3): one value per image and channel, different across them
+    assert (offsets[:, 0] - offsets[:, 1]).abs().max() > 1e-3 and (offsets[0] - offsets[1]).abs().max() > 1e-3
+    assert offsets.std().item() == pytest.approx(0.02, rel=0.25)  # N(0, m)
+    assert torch.equal(y, T.apply("color_cast", x, 0.02, seeded(0)))
+    assert not torch.equal(y, T.apply("color_cast", x, 0.02, seeded(1)))
+    assert torch.equal(T.apply("color_cast", x, 0.0, seeded(0)), x)
+
+
+def test_paper_c_ops_are_registered_with_their_ranges():
+    for name, group, low, high in (("elastic", "geometric", 0, 64), ("perspective", "geometric", 0, 0.5),
+                                   ("brightness_shift", "appearance", -1, 1), ("color_cast", "appearance", 0, 1)):
+        op = T.get(name)
+        assert (op.group, op.low, op.high, op.identity) == (group, low, high, 0)
+    with pytest.raises(ValueError, match=r"'elastic' must be in \[0, 64\] \(alpha \(pixels\)\)"):
+        T.apply("elastic", images(), -1.0)
+    with pytest.raises(TypeError):  # an op's own keyword, misspelt, is not silently ignored
+        T.apply("elastic", images(), 1.0, sigmaa=2.0)

@@ -61,8 +61,12 @@ def test_same_spec_same_path_and_every_field_that_changes_weights_a_new_one(tmp_
 
 
 def test_augmentation_registry_names_and_parameters():
-    with pytest.raises(ValueError, match="Unknown augmentation 'crop'. Valid augmentations: fixed_size_center_crop"):
+    with pytest.raises(ValueError, match="Unknown augmentation 'flip'. Valid augmentations: fixed_size_center_crop"):
+        zoo.Spec(augment="flip")
+    with pytest.raises(ValueError, match="Unknown augmentation 'crop'. Did you mean 'tm_crop'?"):
         zoo.Spec(augment="crop")
+    with pytest.raises(ValueError, match="The rotation magnitude must be a number >= 0"):  # values checked at once
+        zoo.Spec(augment="tm_rotation", augment_params={"magnitude": -5.0})
     with pytest.raises(TypeError, match=r"'standard' takes the parameters \(scale, ratio, flip_p, size\); got"):
         zoo.Spec(augment="standard", augment_params={"flip": 0.0})
     s = zoo.Spec(augment="standard", augment_params={"scale": [0.5, 1.0], "flip_p": 0.0})
