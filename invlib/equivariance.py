@@ -158,7 +158,7 @@ SETTINGS = {
                   cross_types=("rotation", "mirror"), ft_types=("rotation", "noise"), ft_steps=4, ft_batch=32,
                   ft_lr=0.005, ft_decay_every=1000),
     "cpu": dict(_SMALL, n_train=3000, epochs=3, batch_size=128, baselines=2, n_fit=600, n_eval=600,
-                ft_steps=40, ft_batch=64, ft_lr=0.005, ft_decay_every=1000),
+                ft_steps=18, ft_batch=48, ft_lr=0.005, ft_decay_every=1000),
     "gpu": dict(_SMALL, dataset="cifar10", size=32, n_train=50_000, epochs=30, batch_size=256, magnitudes=2,
                 grid="paper", baselines=3, n_fit=10_000, n_eval=10_000, cross_dataset=None, ft_steps=5000,
                 ft_batch=100, ft_lr=0.005, ft_decay_every=2000),
@@ -944,22 +944,37 @@ def finetune_table(nets: dict, S: Settings, fit_ds=None, eval_ds=None, control: 
     return pd.DataFrame(rows).round(2)
 
 
-def record_c3_claims(run, table: pd.DataFrame) -> None:
-    """The scoreboard rows of chapter C3 (``table`` from :func:`finetune_table`)."""
+def record_c3_claims(run, table: pd.DataFrame, n_eval: int) -> None:
+    """The scoreboard rows of chapter C3 (``table`` from :func:`finetune_table`, measured on ``n_eval`` images).
+
+    A type counts as raised (lowered) when its mean change exceeds the standard error of a difference of two
+    accuracies on ``n_eval`` images, averaged over its fine-tuning transforms; changes within it are noise.
+    """
     transformed = table["transform"] != "untransformed"
+
     def by_type(col, rows):
         t = table[rows]
         return (t[col] - t.original).groupby(t["type"], sort=False).mean()
 
-    eq, clean = by_type("finetuned", transformed), by_type("finetuned", ~transformed)
+    def noise(rows):
+        t = table[rows]
+        p = (t.original / 100).clip(0.01, 0.99)
+        return (100 * np.sqrt(2 * p * (1 - p) / n_eval)).groupby(t["type"], sort=False).mean() / np.sqrt(
+            t.groupby(t["type"], sort=False).size())
+
+    eq, clean, se = by_type("finetuned", transformed), by_type("finetuned", ~transformed), noise(transformed)
+    up, down = eq > se, eq < -se
     run.log("finetune", table.to_dict("records"))
     run.claim("sec6.3/finetuning_raises_equivariance",
               "Fine-tuning with Eq. 7 raises equivariance on the fine-tuning transforms.",
               paper="most of 9 types on RVL-CDIP (Table 2); 3 of 9 on ILSVRC (Table 4)",
-              ours=f"{int((eq > 0).sum())} of {len(eq)} types: " + ", ".join(f"{k} {d:+.2f}" for k, d in eq.items()),
-              criterion="mean change of equivariance accuracy over each type's fine-tuning transforms; reproduced: "
-                        "up for two thirds of the types (RVL-CDIP); partly: for a third (ILSVRC)",
-              reproduced=bool(len(eq) and (eq > 0).mean() >= 2 / 3), partly=bool(len(eq) and (eq > 0).mean() >= 1 / 3),
+              ours=f"up for {int(up.sum())}, down for {int(down.sum())}, within noise for "
+                   f"{int(len(eq) - up.sum() - down.sum())} of {len(eq)} types: "
+                   + ", ".join(f"{k} {d:+.2f} (±{se[k]:.1f})" for k, d in eq.items()),
+              criterion="mean change of equivariance accuracy over each type's fine-tuning transforms, 'up' beyond "
+                        "one standard error of the difference; reproduced: up for two thirds of the types (RVL-CDIP); "
+                        "partly: for a third (ILSVRC)",
+              reproduced=bool(len(eq) and up.mean() >= 2 / 3), partly=bool(len(eq) and up.mean() >= 1 / 3),
               measurable=len(eq) >= 1)
     run.claim("sec6.3/clean_accuracy_kept",
               "Fine-tuning improves or only slightly lowers accuracy on untransformed images.",
@@ -970,15 +985,18 @@ def record_c3_claims(run, table: pd.DataFrame) -> None:
     if "control" not in table:
         return
     extra = by_type("finetuned", transformed) - by_type("control", transformed)
+    above = extra > se
     run.claim("sec6.3/gain_from_the_loss",
               "The equivariance gained comes from Eq. 7's terms, not from the extra updates alone.",
               paper="implied: the paper credits Eq. 7 (it reports no run of the same updates without its terms)",
-              ours=f"Eq. 7 above the control (lambda3 = 0, same updates) for {int((extra > 0).sum())} of {len(extra)} "
-                   "types: " + ", ".join(f"{k} {d:+.2f}" for k, d in extra.items()),
-              criterion="mean equivariance accuracy over each type's fine-tuning transforms, Eq. 7 minus control; "
-                        "reproduced: > 0 for two thirds of the types and on average; partly: > 0 on average",
-              reproduced=bool(len(extra) and (extra > 0).mean() >= 2 / 3 and extra.mean() > 0),
-              partly=bool(len(extra) and extra.mean() > 0), measurable=len(extra) >= 1)
+              ours=f"Eq. 7 above the control (lambda3 = 0, same updates) beyond noise for {int(above.sum())} of "
+                   f"{len(extra)} types (mean {extra.mean():+.2f}): "
+                   + ", ".join(f"{k} {d:+.2f} (±{se[k]:.1f})" for k, d in extra.items()),
+              criterion="mean equivariance accuracy over each type's fine-tuning transforms, Eq. 7 minus control, "
+                        "against one standard error; reproduced: above it for two thirds of the types; partly: "
+                        "above it for a third, or > 0 on average",
+              reproduced=bool(len(extra) and above.mean() >= 2 / 3),
+              partly=bool(len(extra) and (above.mean() >= 1 / 3 or extra.mean() > 0)), measurable=len(extra) >= 1)
 
 
 def plot_finetune(table: pd.DataFrame):

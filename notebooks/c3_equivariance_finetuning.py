@@ -82,7 +82,7 @@ plt.show()
 # ## Paper vs this run
 
 # %%
-C.record_c3_claims(run, table)
+C.record_c3_claims(run, table, len(eval_ds))
 run.claims_table()
 
 # %% [markdown]
