@@ -947,8 +947,9 @@ def finetune_table(nets: dict, S: Settings, fit_ds=None, eval_ds=None, control: 
 def record_c3_claims(run, table: pd.DataFrame, n_eval: int) -> None:
     """The scoreboard rows of chapter C3 (``table`` from :func:`finetune_table`, measured on ``n_eval`` images).
 
-    A type counts as raised (lowered) when its mean change exceeds the standard error of a difference of two
-    accuracies on ``n_eval`` images, averaged over its fine-tuning transforms; changes within it are noise.
+    Noise: ``se[type]`` is the standard error of a difference of two accuracies on ``n_eval`` images, averaged
+    over the type's fine-tuning transforms; the mean change over the types has standard error
+    ``sqrt(mean(se^2) / types)``. A type is "up" beyond noise when its change exceeds its own ``se``.
     """
     transformed = table["transform"] != "untransformed"
 
@@ -963,18 +964,20 @@ def record_c3_claims(run, table: pd.DataFrame, n_eval: int) -> None:
             t.groupby(t["type"], sort=False).size())
 
     eq, clean, se = by_type("finetuned", transformed), by_type("finetuned", ~transformed), noise(transformed)
-    up, down = eq > se, eq < -se
+    mean_se = float(np.sqrt((se**2).mean() / max(len(se), 1)))
+    up = eq > se
     run.log("finetune", table.to_dict("records"))
     run.claim("sec6.3/finetuning_raises_equivariance",
               "Fine-tuning with Eq. 7 raises equivariance on the fine-tuning transforms.",
               paper="most of 9 types on RVL-CDIP (Table 2); 3 of 9 on ILSVRC (Table 4)",
-              ours=f"up for {int(up.sum())}, down for {int(down.sum())}, within noise for "
-                   f"{int(len(eq) - up.sum() - down.sum())} of {len(eq)} types: "
+              ours=f"mean {eq.mean():+.2f} ± {mean_se:.2f} points over {len(eq)} types; up for {int((eq > 0).sum())}, "
+                   f"beyond one standard error for {int(up.sum())}: "
                    + ", ".join(f"{k} {d:+.2f} (±{se[k]:.1f})" for k, d in eq.items()),
-              criterion="mean change of equivariance accuracy over each type's fine-tuning transforms, 'up' beyond "
-                        "one standard error of the difference; reproduced: up for two thirds of the types (RVL-CDIP); "
-                        "partly: for a third (ILSVRC)",
-              reproduced=bool(len(eq) and up.mean() >= 2 / 3), partly=bool(len(eq) and up.mean() >= 1 / 3),
+              criterion="change of equivariance accuracy over each type's fine-tuning transforms; reproduced: the mean "
+                        "over types above twice its standard error and two thirds of the types up; partly: one of "
+                        "the two, or a third of the types up beyond their own standard error (ILSVRC's 3 of 9)",
+              reproduced=bool(len(eq) and eq.mean() > 2 * mean_se and (eq > 0).mean() >= 2 / 3),
+              partly=bool(len(eq) and (eq.mean() > 2 * mean_se or (eq > 0).mean() >= 2 / 3 or up.mean() >= 1 / 3)),
               measurable=len(eq) >= 1)
     run.claim("sec6.3/clean_accuracy_kept",
               "Fine-tuning improves or only slightly lowers accuracy on untransformed images.",
@@ -985,18 +988,17 @@ def record_c3_claims(run, table: pd.DataFrame, n_eval: int) -> None:
     if "control" not in table:
         return
     extra = by_type("finetuned", transformed) - by_type("control", transformed)
-    above = extra > se
     run.claim("sec6.3/gain_from_the_loss",
               "The equivariance gained comes from Eq. 7's terms, not from the extra updates alone.",
               paper="implied: the paper credits Eq. 7 (it reports no run of the same updates without its terms)",
-              ours=f"Eq. 7 above the control (lambda3 = 0, same updates) beyond noise for {int(above.sum())} of "
-                   f"{len(extra)} types (mean {extra.mean():+.2f}): "
-                   + ", ".join(f"{k} {d:+.2f} (±{se[k]:.1f})" for k, d in extra.items()),
-              criterion="mean equivariance accuracy over each type's fine-tuning transforms, Eq. 7 minus control, "
-                        "against one standard error; reproduced: above it for two thirds of the types; partly: "
-                        "above it for a third, or > 0 on average",
-              reproduced=bool(len(extra) and above.mean() >= 2 / 3),
-              partly=bool(len(extra) and (above.mean() >= 1 / 3 or extra.mean() > 0)), measurable=len(extra) >= 1)
+              ours=f"Eq. 7 minus the control (lambda3 = 0, same updates): mean {extra.mean():+.2f} ± {mean_se:.2f} "
+                   f"points, above 0 for {int((extra > 0).sum())} of {len(extra)} types: "
+                   + ", ".join(f"{k} {d:+.2f}" for k, d in extra.items()),
+              criterion="equivariance accuracy over each type's fine-tuning transforms, Eq. 7 minus control; "
+                        "reproduced: the mean over types above twice its standard error and two thirds of the types "
+                        "above 0; partly: the mean above 0",
+              reproduced=bool(len(extra) and extra.mean() > 2 * mean_se and (extra > 0).mean() >= 2 / 3),
+              partly=bool(len(extra) and extra.mean() > 0), measurable=len(extra) >= 1)
 
 
 def plot_finetune(table: pd.DataFrame):
