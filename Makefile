@@ -63,6 +63,7 @@ bench: setup
 	$(BIN)/python benchmarks/bench_transforms.py
 	$(BIN)/python benchmarks/bench_train.py
 	$(BIN)/python benchmarks/bench_probes.py
+	$(BIN)/python benchmarks/bench_equivariance.py
 	$(BIN)/python benchmarks/bench_book.py
 
 clean:

@@ -16,7 +16,8 @@ plots       image grids, magnitude grids, heatmaps
 book        the papermill runner and the Jupyter Book build
 metrics     invariance of a representation to a transformation (papers B and E); learned maps, distances (C)
 transform_types  paper C's nine transformation types: training augmentations and measurement grids
-equivariance     paper C: invariance/equivariance through learned maps, network distances, fine-tuning (C1-C3)
+equivariance     paper C: invariance/equivariance through learned maps, network distances, fine-tuning (C1-C3);
+                 its figures and claims: equivariance_reports
 probes      paper A: ranking probes of augmentations on frozen layers
 learned     paper E: AugNet and Augerino (learned augmentation layers); experiments + reports drive chapters E1-E4
 """

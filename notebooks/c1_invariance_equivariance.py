@@ -46,6 +46,7 @@ import dataclasses
 import matplotlib.pyplot as plt
 
 from invlib import equivariance as C
+from invlib import equivariance_reports as R
 from invlib import results
 
 S = C.settings(profile, dataset=dataset, root=root, arch=arch, types=types, magnitudes=magnitudes,
@@ -64,7 +65,7 @@ S
 # %%
 fit_ds, eval_ds = C.images(S)
 members = C.family(S)
-C.plot_training_draws(S, members, eval_ds)
+R.plot_training_draws(S, members, eval_ds)
 plt.show()
 
 # %% [markdown]
@@ -91,8 +92,8 @@ acc
 
 # %%
 table = C.curves(nets, S, fit_ds, eval_ds)
-summary = C.type_summary(table)
-C.plot_curves(table)
+summary = R.type_summary(table)
+R.plot_curves(table)
 plt.show()
 summary
 
@@ -103,8 +104,8 @@ summary
 # the test values beyond the narrow network's range.
 
 # %%
-ranges = C.range_summary(table)
-C.plot_ranges(table)
+ranges = R.range_summary(table)
+R.plot_ranges(table)
 plt.show()
 ranges
 
@@ -115,14 +116,14 @@ ranges
 # classifier applies.
 
 # %%
-C.plot_curves(table, what="l2")
+R.plot_curves(table, what="l2")
 plt.show()
 
 # %% [markdown]
 # ## Paper vs this run
 
 # %%
-C.record_c1_claims(run, summary, ranges, acc)
+R.record_c1_claims(run, summary, ranges, acc)
 run.claims_table()
 
 # %% [markdown]

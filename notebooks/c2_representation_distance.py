@@ -43,6 +43,7 @@ import dataclasses
 import matplotlib.pyplot as plt
 
 from invlib import equivariance as C
+from invlib import equivariance_reports as R
 from invlib import results
 
 S = C.settings(profile, dataset=dataset, root=root, arch=arch, types=types, magnitudes=magnitudes,
@@ -72,7 +73,7 @@ dist.frame("total")
 # %%
 knn = C.knn_rates(dist)
 groups = C.group_distances(dist)
-C.plot_distances(dist, knn, groups, seed=S.seed)
+R.plot_distances(dist, knn, groups, seed=S.seed)
 plt.show()
 groups
 
@@ -87,15 +88,15 @@ groups
 
 # %%
 cross = C.cross_dataset(nets, S, fit_ds, eval_ds)
-C.plot_curves(cross[cross.domain == S.cross_dataset], what="l2")
+R.plot_curves(cross[cross.domain == S.cross_dataset], what="l2")
 plt.show()
-C.cross_summary(cross)
+R.cross_summary(cross)
 
 # %% [markdown]
 # ## Paper vs this run
 
 # %%
-C.record_c2_claims(run, dist, knn, groups, cross)
+R.record_c2_claims(run, dist, knn, groups, cross)
 run.claims_table()
 
 # %% [markdown]

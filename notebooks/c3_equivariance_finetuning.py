@@ -45,6 +45,7 @@ import dataclasses
 import matplotlib.pyplot as plt
 
 from invlib import equivariance as C
+from invlib import equivariance_reports as R
 from invlib import results
 
 S = C.settings(profile, dataset=dataset, root=root, arch=arch, types=types, magnitudes=magnitudes,
@@ -75,14 +76,14 @@ table = C.finetune_table(nets, S, fit_ds, eval_ds)
 table
 
 # %%
-C.plot_finetune(table)
+R.plot_finetune(table)
 plt.show()
 
 # %% [markdown]
 # ## Paper vs this run
 
 # %%
-C.record_c3_claims(run, table, len(eval_ds))
+R.record_c3_claims(run, table, len(eval_ds))
 run.claims_table()
 
 # %% [markdown]

@@ -13,6 +13,7 @@ import torch.nn.functional as F
 from torch import nn
 
 from invlib import equivariance as E
+from invlib import equivariance_reports as R
 from invlib import models, results, zoo
 from invlib import transform_types as tt
 
@@ -373,7 +374,7 @@ def curves_table(wide_inv=(70, 85, 88, 70)):
 
 
 def test_type_and_range_summaries_from_a_hand_made_table():
-    s = E.type_summary(curves_table())
+    s = R.type_summary(curves_table())
     assert list(s.index) == ["rotation"]
     r = s.loc["rotation"]
     assert r.network == "Rotation ±20"  # the widest range against the baseline
@@ -382,12 +383,12 @@ def test_type_and_range_summaries_from_a_hand_made_table():
     assert r.base_gap == 13.75  # 68.75 - 55
     assert r.aug_gap_inside == 0.75 and r.base_gap_inside == 7.5  # at -15 and 5
     assert r.aug_clean == 89.0 and r.base_clean == 90.0
-    g = E.range_summary(curves_table())
+    g = R.range_summary(curves_table())
     assert g.loc["rotation", "narrow"] == "Rotation ±5" and g.loc["rotation", "wide"] == "Rotation ±20"
     assert g.loc["rotation", "values"] == 3  # -30, -15, 30 are beyond +-5
     assert g.loc["rotation", "narrow_inv"] == pytest.approx(56.67) and g.loc["rotation", "wide_inv"] == 75.0
     one = curves_table()
-    assert E.range_summary(one[one.member != NARROW]).empty  # one magnitude: no comparison
+    assert R.range_summary(one[one.member != NARROW]).empty  # one magnitude: no comparison
 
 
 def verdicts(run):
@@ -399,7 +400,7 @@ def test_c1_claims_verdicts_from_known_numbers():
                        index=pd.Index(["Baseline", "Rotation ±5", "Rotation ±20"], name="network"))
     run = results.Run("c9_test", "smoke")
     table = curves_table()
-    E.record_c1_claims(run, E.type_summary(table), E.range_summary(table), acc)
+    R.record_c1_claims(run, R.type_summary(table), R.range_summary(table), acc)
     assert verdicts(run) == {"sec6.1/augmentation_raises_invariance": "reproduced",
                              "sec6.1/baseline_equivariance_gap": "reproduced",
                              "sec6.1/augmentation_collapses_structure": "reproduced",
@@ -409,7 +410,7 @@ def test_c1_claims_verdicts_from_known_numbers():
     # the wide network now less invariant than the baseline and than the narrow one
     run = results.Run("c9_test", "smoke")
     table = curves_table(wide_inv=(30, 40, 50, 30))
-    E.record_c1_claims(run, E.type_summary(table), E.range_summary(table), acc)
+    R.record_c1_claims(run, R.type_summary(table), R.range_summary(table), acc)
     assert verdicts(run) == {"sec6.1/augmentation_raises_invariance": "not reproduced",
                              "sec6.1/baseline_equivariance_gap": "reproduced",
                              "sec6.1/augmentation_collapses_structure": "not reproduced",
@@ -418,7 +419,7 @@ def test_c1_claims_verdicts_from_known_numbers():
     # more invariant on average, but no more than the baseline beyond its training range (40 vs 40 at +-30)
     run = results.Run("c9_test", "smoke")
     table = curves_table(wide_inv=(40, 85, 88, 40))
-    E.record_c1_claims(run, E.type_summary(table), E.range_summary(table), acc)
+    R.record_c1_claims(run, R.type_summary(table), R.range_summary(table), acc)
     assert verdicts(run)["sec6.1/augmentation_raises_invariance"] == "partly"
     assert "1 of 1 types overall, 0 of 1 beyond the range" in run.claims["sec6.1/augmentation_raises_invariance"][
         "ours"]
@@ -450,7 +451,7 @@ def c2_inputs(rigid_close=True, asymmetric=True):
 
 def test_c2_claims_verdicts_from_known_numbers():
     run = results.Run("c9_test", "smoke")
-    E.record_c2_claims(run, *c2_inputs())
+    R.record_c2_claims(run, *c2_inputs())
     assert verdicts(run) == {"sec6.2/same_type_nearest": "reproduced", "sec6.2/transform_groups": "reproduced",
                              "appB.3/asymmetric_distances": "reproduced", "appB.2/invariance_transfers": "reproduced"}
     assert "100% of 4 ordered same-type pairs within 1 of 5" in run.claims["sec6.2/same_type_nearest"]["ours"]
@@ -459,14 +460,14 @@ def test_c2_claims_verdicts_from_known_numbers():
     dist, knn, groups, cross = c2_inputs(rigid_close=False, asymmetric=False)
     cross.loc[cross.group != "baseline", "inv_l2"] = 0.7
     run = results.Run("c9_test", "smoke")
-    E.record_c2_claims(run, dist, knn, groups, cross)
+    R.record_c2_claims(run, dist, knn, groups, cross)
     v = verdicts(run)
     assert v["sec6.2/transform_groups"] == "partly"  # the pixel-wise group still holds
     assert v["appB.3/asymmetric_distances"] == "not reproduced"
     assert v["appB.2/invariance_transfers"] == "not reproduced"
     assert v["sec6.2/same_type_nearest"] == "reproduced"
     run = results.Run("c9_test", "smoke")  # one domain only: the transfer claim is not made
-    E.record_c2_claims(run, dist, knn, groups, cross[cross.domain == "train data"])
+    R.record_c2_claims(run, dist, knn, groups, cross[cross.domain == "train data"])
     assert "appB.2/invariance_transfers" not in run.claims and len(run.claims) == 3
 
 
@@ -487,38 +488,38 @@ BIG, SMALL = 100_000, 100  # evaluation images: one standard error of a differen
 
 def test_c3_claims_verdicts_from_known_numbers():
     run = results.Run("c9_test", "smoke")
-    E.record_c3_claims(run, c3_table({"rotation": (1.0, 2.0), "noise": (-1.0, -1.0)},
+    R.record_c3_claims(run, c3_table({"rotation": (1.0, 2.0), "noise": (-1.0, -1.0)},
                                      {"rotation": -0.5, "noise": -0.5}), BIG)
     assert verdicts(run) == {"sec6.3/finetuning_raises_equivariance": "partly",  # 1 of 2 types up
                              "sec6.3/clean_accuracy_kept": "reproduced"}
     assert run.claims["sec6.3/finetuning_raises_equivariance"]["ours"].startswith(
         "mean +0.25 ± 0.11 points over 2 types; up for 1, beyond one standard error for 1: rotation +1.50 (±0.2)")
     run = results.Run("c9_test", "smoke")
-    E.record_c3_claims(run, c3_table({"rotation": (1.0, 2.0), "noise": (0.5, 0.1)},
+    R.record_c3_claims(run, c3_table({"rotation": (1.0, 2.0), "noise": (0.5, 0.1)},
                                      {"rotation": -5.0, "noise": -0.5}), BIG)
     assert verdicts(run) == {"sec6.3/finetuning_raises_equivariance": "reproduced",
                              "sec6.3/clean_accuracy_kept": "partly"}  # mean -2.75
     run = results.Run("c9_test", "smoke")  # the same gains on 100 images: up, but within the noise
-    E.record_c3_claims(run, c3_table({"rotation": (1.0, 2.0), "noise": (0.5, 0.1)},
+    R.record_c3_claims(run, c3_table({"rotation": (1.0, 2.0), "noise": (0.5, 0.1)},
                                      {"rotation": -5.0, "noise": -0.5}), SMALL)
     assert verdicts(run)["sec6.3/finetuning_raises_equivariance"] == "partly"
     assert "up for 2, beyond one standard error for 0" in run.claims["sec6.3/finetuning_raises_equivariance"]["ours"]
     run = results.Run("c9_test", "smoke")
-    E.record_c3_claims(run, c3_table({"rotation": (-1.0, -2.0), "noise": (-0.5, 0.1)},
+    R.record_c3_claims(run, c3_table({"rotation": (-1.0, -2.0), "noise": (-0.5, 0.1)},
                                      {"rotation": -5.0, "noise": -3.0}), BIG)
     assert verdicts(run) == {"sec6.3/finetuning_raises_equivariance": "not reproduced",
                              "sec6.3/clean_accuracy_kept": "not reproduced"}
     # with a control: Eq. 7 beats continued training for rotation only (partly), then for both (reproduced)
     run = results.Run("c9_test", "smoke")
-    E.record_c3_claims(run, c3_table({"rotation": (2.0, 2.0), "noise": (1.0, 1.0)}, {"rotation": 0.0, "noise": 0.0},
+    R.record_c3_claims(run, c3_table({"rotation": (2.0, 2.0), "noise": (1.0, 1.0)}, {"rotation": 0.0, "noise": 0.0},
                                      {"rotation": (0.0, 0.0), "noise": (1.0, 1.0)}), BIG)
     assert verdicts(run)["sec6.3/gain_from_the_loss"] == "partly"
     run = results.Run("c9_test", "smoke")
-    E.record_c3_claims(run, c3_table({"rotation": (2.0, 2.0), "noise": (1.0, 1.0)}, {"rotation": 0.0, "noise": 0.0},
+    R.record_c3_claims(run, c3_table({"rotation": (2.0, 2.0), "noise": (1.0, 1.0)}, {"rotation": 0.0, "noise": 0.0},
                                      {"rotation": (0.0, 0.0), "noise": (0.0, 0.0)}), BIG)
     assert verdicts(run)["sec6.3/gain_from_the_loss"] == "reproduced"
     run = results.Run("c9_test", "smoke")
-    E.record_c3_claims(run, c3_table({"rotation": (2.0, 2.0), "noise": (1.0, 1.0)}, {"rotation": 0.0, "noise": 0.0},
+    R.record_c3_claims(run, c3_table({"rotation": (2.0, 2.0), "noise": (1.0, 1.0)}, {"rotation": 0.0, "noise": 0.0},
                                      {"rotation": (3.0, 3.0), "noise": (2.0, 2.0)}), BIG)
     assert verdicts(run)["sec6.3/gain_from_the_loss"] == "not reproduced"
     json.loads(run.save().read_text())
