@@ -24,6 +24,7 @@ Example
 from __future__ import annotations
 
 import copy
+import dataclasses
 from dataclasses import dataclass
 
 import numpy as np
@@ -274,10 +275,8 @@ def images(S: Settings, cross: bool = False) -> tuple[data.Dataset, data.Dataset
     load = lambda split, n: data.load(name, split, root=root, n=n, seed=S.seed, size=S.size, cap=True)
     fit_ds, eval_ds = load("train", S.n_fit), load("test", S.n_eval)
     channels = data.load(S.dataset, "test", root=S.root, n=1, size=S.size).images.shape[1]
-    for ds in (fit_ds, eval_ds):
-        if ds.images.shape[1] != channels:
-            ds.images = ds.images.expand(-1, channels, -1, -1).contiguous()
-    return fit_ds, eval_ds
+    grey_to = lambda ds: dataclasses.replace(ds, images=ds.images.expand(-1, channels, -1, -1).contiguous())
+    return tuple(grey_to(ds) if ds.images.shape[1] != channels else ds for ds in (fit_ds, eval_ds))
 
 
 # ------------------------------------------------------------------------------ measuring one network
@@ -533,7 +532,7 @@ def cross_dataset(nets: dict, S: Settings, fit_ds=None, eval_ds=None) -> pd.Data
         fit_ds, eval_ds = images(S)
     other = images(S, cross=True)
     members = list(nets)
-    base = members[0]
+    base = next(m for m in members if m.kind is None)
     kinds = [k for k in S.cross_types if any(m.kind == k for m in members)]
     parts = []
     for domain, (f, e) in (("train data", (fit_ds, eval_ds)), (S.cross_dataset, other)):
@@ -560,11 +559,13 @@ class Finetuned(nn.Module):
 
 
 def finetune_loss(kind: str, values, resize: float = 1.0, lambda1: float = 50 / 4096, lambda2: float = 25 / 4096,
-                  lambda3: float = 0.3, seed: int = 0):
+                  lambda3: float = 0.3, seed: int = 0, layer: str = "pre_logits"):
     """Eq. 7 as a loss hook of :func:`invlib.train.fit`: ``CE(C(phi(x)), y) + lambda3 * mean_j [CE(C(x'_j), y)
     + lambda1 ||x'_j - phi(x)||^2 + lambda2 ||phi(g_j x) - phi(x)||^2]`` with ``x'_j = M_j(phi(g_j x))``,
-    ``phi`` the classifier's input and ``g_j`` the fixed transforms ``values`` of ``kind``; the model is a
-    :class:`Finetuned`. With ``lambda3 = 0`` it is the cross-entropy of the clean images.
+    ``phi`` the output of ``layer`` (fc7 in the paper; the classifier's input by default), ``C`` the rest of the
+    network and ``g_j`` the fixed transforms ``values`` of ``kind``; the model is a :class:`Finetuned` (its maps act
+    on the channels of a spatial layer, at every position). With ``lambda3 = 0`` it is the cross-entropy of the
+    clean images.
 
     Example
     -------
@@ -577,22 +578,23 @@ def finetune_loss(kind: str, values, resize: float = 1.0, lambda1: float = 50 / 
     values = [tt.check_value(kind, v) for v in values]
     step = iter(range(10**12))
 
+    def run(net, x):
+        r = models.features(net, x, [layer], grad=True)[layer]
+        return r, models.logits_from(net, layer, r, x)
+
     def loss(model, x, y):
         inner = getattr(model, "module", model)
         x0 = tt.reference(kind, x, resize)
-        r = models.features(inner.net, x0, ["pre_logits"], grad=True)["pre_logits"]
-        logits = models.logits_from(inner.net, "pre_logits", r)
+        r, logits = run(inner.net, x0)
         value = F.cross_entropy(logits, y)
         if lambda3 > 0:
-            k = next(step)
+            k, j = next(step), len(values)
             gx = torch.cat([tt.measure(kind, x, v, resize, seed, k) for v in values])
-            rg = models.features(inner.net, gx, ["pre_logits"], grad=True)["pre_logits"].view(len(values), len(x), -1)
-            mapped = inner.maps(rg)
-            logits_g = models.logits_from(inner.net, "pre_logits", mapped.flatten(0, 1))
-            ce = F.cross_entropy(logits_g, y.repeat(len(values)))
-            eq = (mapped - r).pow(2).sum(-1).mean()
-            inv = (rg - r).pow(2).sum(-1).mean()
-            value = value + lambda3 * (ce + lambda1 * eq + lambda2 * inv)
+            rg, _ = run(inner.net, gx)
+            mapped = _unrows(inner.maps(_rows(rg).view(j, -1, rg.shape[1])).flatten(0, 1), rg)
+            ce = F.cross_entropy(models.logits_from(inner.net, layer, mapped, gx), y.repeat(j))
+            sq = lambda a: (a.reshape(j, len(x), -1) - r.reshape(1, len(x), -1)).pow(2).sum(-1).mean()
+            value = value + lambda3 * (ce + lambda1 * sq(mapped) + lambda2 * sq(rg))
         return value, logits
 
     return loss
@@ -605,15 +607,13 @@ def finetune(net: nn.Module, member: Member, S: Settings, progress: bool = False
     rate divided by 10 every ``S.ft_decay_every`` updates); cached on disk. ``lambda3`` overrides
     ``S.ft_lambda3`` (0: the control, the same updates on the clean cross-entropy alone)."""
     lambda3 = S.ft_lambda3 if lambda3 is None else lambda3
-    if S.layer != "pre_logits" and not S.arch.startswith("tv/"):
-        raise ValueError("Fine-tuning acts on the classifier's input: use layer='pre_logits'.")
     kind, values = member.kind, FT_VALUES[member.kind]
     key = digest(*[p.detach() for p in net.state_dict().values()], kind, values, S.ft_lambda1, S.ft_lambda2,
-                 lambda3, S.ft_steps, S.ft_batch, S.ft_lr, S.ft_decay_every, S.seed)
+                 lambda3, S.ft_steps, S.ft_batch, S.ft_lr, S.ft_decay_every, S.seed, S.layer)
     train_ds = zoo.splits(spec(S, member))[0]
 
     def make():
-        width = models.features(net, train_ds.float()[:1].to(_device(net)), ["pre_logits"])["pre_logits"].shape[1]
+        width = models.features(net, train_ds.float()[:1].to(_device(net)), [S.layer])[S.layer].shape[1]
         model = Finetuned(copy.deepcopy(net), len(values), width)
         n = min(len(train_ds), S.ft_steps * S.ft_batch)
         epochs = -(-S.ft_steps * S.ft_batch // n)
@@ -622,7 +622,7 @@ def finetune(net: nn.Module, member: Member, S: Settings, progress: bool = False
                           schedule="step", step_size=max(1, S.ft_decay_every // per_epoch), seed=S.seed,
                           device=str(_device(net)))
         fit(model, train_ds.rows(slice(0, n)), cfg, loss=finetune_loss(kind, values, member.resize, S.ft_lambda1,
-                                                                      S.ft_lambda2, lambda3, S.seed),
+                                                                      S.ft_lambda2, lambda3, S.seed, S.layer),
             progress=progress)
         return {k: v.cpu() for k, v in model.net.state_dict().items()}
 

@@ -350,8 +350,11 @@ def test_finetune_trains_a_copy_and_caches_it(tiny, tmp_path):
     assert len(list((tmp_path / "cache" / "equivariance").glob("finetune-*.pt"))) == 1
     again = E.finetune(net, E.Member("rotation", 20.0), S)
     assert all(torch.equal(v, again.state_dict()[k]) for k, v in tuned.state_dict().items())
-    with pytest.raises(ValueError, match="use layer='pre_logits'"):
-        E.finetune(net, E.Member("rotation", 20.0), E.settings("smoke", layer="layer4"))
+    inner = E.finetune(net, E.Member("rotation", 20.0), E.settings("smoke", ft_steps=2, ft_batch=16, layer="layer4"))
+    assert any(not torch.equal(v, tuned.state_dict()[k]) for k, v in inner.state_dict().items()
+               if v.is_floating_point())  # another layer, another fine-tuning (and another cache entry)
+    with pytest.raises(ValueError, match="Model has no layer 'fc7'"):
+        E.finetune(net, E.Member("rotation", 20.0), E.settings("smoke", ft_steps=2, ft_batch=16, layer="fc7"))
 
 
 # ------------------------------------------------------------------------------ summaries and claims
@@ -523,3 +526,17 @@ def test_c3_claims_verdicts_from_known_numbers():
                                      {"rotation": (3.0, 3.0), "noise": (2.0, 2.0)}), BIG)
     assert verdicts(run)["sec6.3/gain_from_the_loss"] == "not reproduced"
     json.loads(run.save().read_text())
+
+
+@pytest.mark.parametrize("layer,width", [("layer4", 128), ("layer3", 64)])
+def test_finetune_loss_at_an_inner_layer(layer, width):
+    """At a spatial layer the maps act on its channels at every position; lambda3 = 0 is still the clean
+    cross-entropy, and with lambda3 > 0 the maps receive gradients."""
+    net = E.Finetuned(models.create("small_resnet18", seed=0).eval(), 2, width)
+    x, y = torch.rand(4, 3, 28, 28, generator=seeded(1)), torch.tensor([0, 1, 2, 3])
+    plain, _ = E.finetune_loss("rotation", (-10.0, 15.0), lambda3=0.0, layer=layer)(net, x, y)
+    assert torch.allclose(plain, F.cross_entropy(net(x), y), atol=1e-6)
+    full, _ = E.finetune_loss("rotation", (-10.0, 15.0), layer=layer)(net, x, y)
+    assert full > plain
+    full.backward()
+    assert net.maps.weight.grad.abs().sum() > 0
