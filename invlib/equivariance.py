@@ -383,7 +383,7 @@ def measure_network(model: nn.Module, kind: str, values, S: Settings, fit_ds: da
             g_fit = [layer_features(model, fit_ds.images, S.layer, tf(v, 0)) for v in values]
             g_eval = [layer_features(model, eval_ds.images, S.layer, tf(v, 10**6)) for v in values]
         scale = metrics.rms_scale(_rows(r_fit))
-        head = models._classifier(model) if S.layer == "pre_logits" else None
+        head = (lambda f: models.logits_from(model, "pre_logits", f)) if S.layer == "pre_logits" else None
         positions = len(_rows(r_fit)) // len(fit_ds)
         maps = metrics.fit_maps(torch.stack([_rows(g) for g in g_fit]) / scale, _rows(r_fit) / scale,
                                 epochs=S.map_epochs, batch_size=S.map_batch * positions, lr=S.map_lr, seed=S.seed,
