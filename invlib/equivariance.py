@@ -26,6 +26,7 @@ from __future__ import annotations
 import copy
 import dataclasses
 from dataclasses import dataclass
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -268,13 +269,28 @@ def strongest(members, kind: str) -> Member:
 
 def images(S: Settings, cross: bool = False) -> tuple[data.Dataset, data.Dataset]:
     """``(fit, eval)``: training images the maps are fitted on, test images they are scored on (of
-    ``S.cross_dataset`` when ``cross``, as 3 channels when the networks take 3)."""
+    ``S.cross_dataset`` when ``cross``, as 3 channels when the networks take 3). A folder of class folders with
+    no ``train/`` and ``test/`` inside is split as the zoo splits it (:func:`invlib.zoo.splits`): the evaluation
+    images are the ones the seed-0 networks of the family held out.
+
+    Example
+    -------
+    >>> fit_ds, eval_ds = images(settings("smoke", n_fit=32, n_eval=16))
+    >>> len(fit_ds), len(eval_ds), fit_ds.split, eval_ds.split
+    (32, 16, 'train', 'test')
+    """
     name, root = (S.cross_dataset, S.cross_root) if cross else (S.dataset, S.root)
     if name is None:
         raise ValueError("No second data set: set cross_dataset (e.g. 'folder' with cross_root=/path/to/images).")
-    load = lambda split, n: data.load(name, split, root=root, n=n, seed=S.seed, size=S.size, cap=True)
-    fit_ds, eval_ds = load("train", S.n_fit), load("test", S.n_eval)
-    channels = data.load(S.dataset, "test", root=S.root, n=1, size=S.size).images.shape[1]
+    if name == "folder" and root is not None and not any((Path(root) / s).is_dir() for s in ("train", "test", "val")):
+        source = spec(S, Member(None, None)) if not cross else zoo.Spec(S.arch, name, root, seed=S.seed,
+                                                                         n_train=S.n_fit, n_test=S.n_eval)
+        train_ds, test_ds = zoo.splits(source.replace(img_size=S.size))
+        fit_ds, eval_ds = train_ds.rows(slice(0, S.n_fit)), test_ds.rows(slice(0, S.n_eval))
+    else:
+        load = lambda split, n: data.load(name, split, root=root, n=n, seed=S.seed, size=S.size, cap=True)
+        fit_ds, eval_ds = load("train", S.n_fit), load("test", S.n_eval)
+    channels = data.load(S.dataset, "train", root=S.root, n=1, size=S.size, cap=True).images.shape[1]
     grey_to = lambda ds: dataclasses.replace(ds, images=ds.images.expand(-1, channels, -1, -1).contiguous())
     return tuple(grey_to(ds) if ds.images.shape[1] != channels else ds for ds in (fit_ds, eval_ds))
 

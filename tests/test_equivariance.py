@@ -540,3 +540,27 @@ def test_finetune_loss_at_an_inner_layer(layer, width):
     assert full > plain
     full.backward()
     assert net.maps.weight.grad.abs().sum() > 0
+
+
+def test_images_of_a_folder_without_splits_hold_out_as_the_zoo_does(tmp_path):
+    """A folder of class folders: the evaluation images are those the family's seed-0 networks never trained on,
+    and the fit images come from their training part; the same folder also serves as App. B.2's second set."""
+    from PIL import Image
+
+    g = np.random.default_rng(0)
+    for label in ("a", "b"):
+        (tmp_path / "imgs" / label).mkdir(parents=True)
+        for k in range(15):
+            pixels = g.integers(0, 255, (28, 28, 3), dtype=np.uint8)
+            Image.fromarray(pixels).save(tmp_path / "imgs" / label / f"{k}.png")
+    root = str(tmp_path / "imgs")
+    S = E.settings("smoke", dataset="folder", root=root, size=28, n_train=20, n_fit=8, n_eval=4,
+                   cross_dataset="folder", cross_root=root)
+    fit_ds, eval_ds = E.images(S)
+    train_ds, test_ds = zoo.splits(E.spec(S, E.Member(None, None)))
+    assert (len(fit_ds), len(eval_ds)) == (8, 4)
+    assert torch.equal(eval_ds.images, test_ds.images[:4]) and torch.equal(fit_ds.images, train_ds.images[:8])
+    rows = lambda ds: {bytes(im.numpy().tobytes()) for im in ds.images}
+    assert not rows(eval_ds) & rows(train_ds)  # nothing the networks trained on is scored
+    cross_fit, cross_eval = E.images(S, cross=True)
+    assert (len(cross_fit), len(cross_eval)) == (8, 4) and not rows(cross_fit) & rows(cross_eval)
