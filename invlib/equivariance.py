@@ -296,7 +296,7 @@ def images(S: Settings, cross: bool = False) -> tuple[data.Dataset, data.Dataset
 
 
 # ------------------------------------------------------------------------------ measuring one network
-_REFERENCE: dict = {}  # features of the untransformed images, per (weights, images, layer, resize)
+_REFERENCE: dict = {}  # reference_features: per (weights, images, layer, resize)
 _BATCH = 64  # images per forward pass on CPU (measured: ~15 % more images/s than 128 for the small ResNet)
 
 
@@ -325,6 +325,25 @@ def _batches(model, x, transform):
         xb = x[i:i + _BATCH].to(_device(model))
         xb = xb.float() / 255 if xb.dtype == torch.uint8 else xb.float()
         yield transform(xb, k) if transform is not None else xb
+
+
+def _weights(model: nn.Module) -> str:
+    return digest(*[p.detach() for p in model.state_dict().values()])
+
+
+def reference_features(model: nn.Module, ds: data.Dataset, layer: str, resize: float = 1.0,
+                       weights: str | None = None) -> torch.Tensor:
+    """``layer``'s features of the untransformed images of ``ds`` (the centre window of the image resized by
+    ``resize`` when it is not 1: a crop network's input), kept in memory per (weights, images, layer, resize), so
+    that a network measured on several types, or in Table 3 first, computes them once. ``weights``: the
+    network's weight digest when the caller has it."""
+    key = (weights or _weights(model), digest(ds.images), layer, float(resize))
+    if key not in _REFERENCE:
+        if len(_REFERENCE) > 64:
+            _REFERENCE.clear()
+        with torch.inference_mode():
+            _REFERENCE[key] = layer_features(model, ds.images, layer, lambda x, k: tt.reference("crop", x, resize))
+    return _REFERENCE[key]
 
 
 def _rows(f: torch.Tensor) -> torch.Tensor:
@@ -379,22 +398,16 @@ def measure_network(model: nn.Module, kind: str, values, S: Settings, fit_ds: da
     kind = tt.check_kind(kind)
     allowed = tuple(dict.fromkeys(tt.grid(kind, "paper") + tt.SMALL_GRIDS[kind] + FT_VALUES[kind]))
     values = [tt.check_value(kind, v, allowed) for v in values]
-    models.features(model, fit_ds.float()[:1].to(_device(model)), [S.layer])  # an unknown layer fails here
-    weights = digest(*[p.detach() for p in model.state_dict().values()])
-    data_key = digest(fit_ds.images, eval_ds.images)
+    models.features(model, fit_ds.rows(slice(0, 1)).float().to(_device(model)), [S.layer])  # unknown layer: fails
+    weights = _weights(model)
     key = digest(weights, kind, values, resize, S.layer, S.map_epochs, S.map_batch, S.map_lr, S.map_loss, S.seed,
-                 data_key)
+                 fit_ds.images, eval_ds.images)
 
     def compute():
         ref = lambda x, k: tt.reference(kind, x, resize)
         tf = lambda v, offset: lambda x, k: tt.measure(kind, x, v, resize, S.seed, offset + k)
-        ref_key = (weights, data_key, S.layer, resize if kind == "crop" else 1.0)
-        if ref_key not in _REFERENCE:  # one network measured on several types shares its reference features
-            with torch.inference_mode():
-                if len(_REFERENCE) > 32:
-                    _REFERENCE.clear()
-                _REFERENCE[ref_key] = tuple(layer_features(model, ds.images, S.layer, ref) for ds in (fit_ds, eval_ds))
-        r_fit, r_eval = _REFERENCE[ref_key]
+        r_fit, r_eval = (reference_features(model, ds, S.layer, resize if kind == "crop" else 1.0, weights)
+                         for ds in (fit_ds, eval_ds))
         with torch.inference_mode():
             g_fit = [layer_features(model, fit_ds.images, S.layer, tf(v, 0)) for v in values]
             g_eval = [layer_features(model, eval_ds.images, S.layer, tf(v, 10**6)) for v in values]
@@ -462,7 +475,7 @@ def accuracy_table(nets: dict, S: Settings, eval_ds=None) -> pd.DataFrame:
     for m, net in nets.items():
         ref = lambda x, k, m=m: tt.reference("crop", x, m.resize)
         with torch.inference_mode():
-            pred = _predict(net, S.layer, layer_features(net, eval_ds.images, S.layer, ref), eval_ds.images, ref)
+            pred = _predict(net, S.layer, reference_features(net, eval_ds, S.layer, m.resize), eval_ds.images, ref)
         rvl, ilsvrc = PAPER_TABLE3.get((m.kind, m.magnitude), (np.nan, np.nan))
         rows.append(dict(network=m.name, type=m.group, accuracy=_acc(pred, eval_ds.labels), paper_rvl_cdip=rvl,
                          paper_ilsvrc=ilsvrc))
@@ -475,9 +488,7 @@ def clean_features(nets: dict, S: Settings, fit_ds: data.Dataset, eval_ds: data.
     window at their own resize), ``(n_fit + n_eval, D)``, divided by their RMS on the fit images."""
     out = []
     for m, net in nets.items():
-        ref = lambda x, k, m=m: tt.reference("crop", x, m.resize)
-        with torch.inference_mode():
-            f = torch.cat([layer_features(net, ds.images, S.layer, ref).flatten(1) for ds in (fit_ds, eval_ds)])
+        f = torch.cat([reference_features(net, ds, S.layer, m.resize).flatten(1) for ds in (fit_ds, eval_ds)])
         out.append(f / metrics.rms_scale(f[:len(fit_ds)]))
     return out
 
@@ -563,12 +574,13 @@ def cross_dataset(nets: dict, S: Settings, fit_ds=None, eval_ds=None) -> pd.Data
 # ------------------------------------------------------------------------------ C3: Tables 2 and 4
 class Finetuned(nn.Module):
     """A network and one residual map ``M_g`` per fine-tuning transform (Eq. 6), trained together; ``forward`` is
-    the network's."""
+    the network's. The maps start from ``seed`` (not from the global random state, which depends on what ran
+    before in the process)."""
 
-    def __init__(self, net: nn.Module, transforms: int, width: int):
+    def __init__(self, net: nn.Module, transforms: int, width: int, seed: int = 0):
         super().__init__()
         self.net = net
-        self.maps = metrics.LinearMaps(transforms, width)
+        self.maps = metrics.LinearMaps(transforms, width, generator=torch.Generator().manual_seed(seed))
 
     def forward(self, x):
         return self.net(x)
@@ -626,11 +638,11 @@ def finetune(net: nn.Module, member: Member, S: Settings, progress: bool = False
     kind, values = member.kind, FT_VALUES[member.kind]
     key = digest(*[p.detach() for p in net.state_dict().values()], kind, values, S.ft_lambda1, S.ft_lambda2,
                  lambda3, S.ft_steps, S.ft_batch, S.ft_lr, S.ft_decay_every, S.seed, S.layer)
-    train_ds = zoo.splits(spec(S, member))[0]
 
     def make():
-        width = models.features(net, train_ds.float()[:1].to(_device(net)), [S.layer])[S.layer].shape[1]
-        model = Finetuned(copy.deepcopy(net), len(values), width)
+        train_ds = zoo.splits(spec(S, member))[0]
+        width = models.features(net, train_ds.rows(slice(0, 1)).float().to(_device(net)), [S.layer])[S.layer].shape[1]
+        model = Finetuned(copy.deepcopy(net), len(values), width, S.seed)
         n = min(len(train_ds), S.ft_steps * S.ft_batch)
         epochs = -(-S.ft_steps * S.ft_batch // n)
         per_epoch = n // S.ft_batch

@@ -32,7 +32,7 @@ def plot_training_draws(S: Settings, members, ds: data.Dataset, n: int = 6, inde
     import matplotlib.pyplot as plt
 
     show = [strongest(members, k) for k in S.types]
-    x = ds.float()[index:index + 1].expand(n, -1, -1, -1)
+    x = ds.rows(slice(index, index + 1)).float().expand(n, -1, -1, -1)
     fig, axes = plt.subplots(len(show), n + 1, figsize=(1.1 * (n + 1), 1.15 * len(show)), squeeze=False)
     gen = torch.Generator().manual_seed(S.seed)
     for row, m in zip(axes, show):

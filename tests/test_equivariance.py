@@ -564,3 +564,12 @@ def test_images_of_a_folder_without_splits_hold_out_as_the_zoo_does(tmp_path):
     assert not rows(eval_ds) & rows(train_ds)  # nothing the networks trained on is scored
     cross_fit, cross_eval = E.images(S, cross=True)
     assert (len(cross_fit), len(cross_eval)) == (8, 4) and not rows(cross_fit) & rows(cross_eval)
+
+
+def test_finetuned_maps_start_from_their_seed_not_the_global_random_state():
+    net = models.create("small_resnet18", seed=0)
+    torch.manual_seed(1)
+    a = E.Finetuned(net, 2, 128, seed=3).maps.weight.detach().clone()
+    torch.manual_seed(2)
+    b = E.Finetuned(net, 2, 128, seed=3).maps.weight.detach()
+    assert torch.equal(a, b) and not torch.equal(a, E.Finetuned(net, 2, 128, seed=4).maps.weight.detach())
