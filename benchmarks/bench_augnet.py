@@ -6,7 +6,7 @@ Four things are timed, each on the images/s of one epoch:
 
 - **authors**: their ``trainer`` from ``experiments/mario_iggy/augnet_training.py``, run in a subprocess
   with ``--authors-python`` (an environment for their code; see ``benchmarks/authors/README.md``).
-- **ours**: :func:`invlib.train.fit` on :func:`invlib.learned.experiments.sprite_augnet`.
+- **ours**: :func:`invlib.train.fit` on :func:`invlib.papers.e.experiments.sprite_augnet`.
 - **trunk alone**: our trunk, bare forward, backward and Adam step on pre-made float batches in
   channels_last, after two warm-up steps. This is the floor that any AugNet step pays.
 - **per op**: forward and backward of each op of our layer on one batch, to show where the layer's time goes.
@@ -33,7 +33,7 @@ import torch.nn.functional as F
 from invlib import models
 from invlib import train as _train
 from invlib.learned import augnet
-from invlib.learned import experiments as E
+from invlib.papers.e import experiments as E
 
 AUTHORS_EPOCH = """
 import json, sys, time, contextlib, io

@@ -15,10 +15,10 @@ import kornia
 import torch
 import torchvision.transforms.v2.functional as F
 
-from invlib import equivariance as C
 from invlib import models
 from invlib import transform_types as tt
 from invlib import transforms as T
+from invlib.papers.c import equivariance as C
 
 B, SIZE, REPEATS = 128, 28, 5
 

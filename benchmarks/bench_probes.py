@@ -1,4 +1,4 @@
-"""Probe pipeline throughput: invlib.probes.extract (sample two views per image, crop + resize + colour op,
+"""Probe pipeline throughput: invlib.papers.a.probes.extract (sample two views per image, crop + resize + colour op,
 forward with every conv layer hooked and pooled, differences, feature statistics) in pairs/s, against the
 same backbone's bare forward in images/s on pre-made channels-last batches.
 
@@ -19,7 +19,8 @@ import time
 
 import torch
 
-from invlib import data, models, probes
+from invlib import data, models
+from invlib.papers.a import probes
 from invlib.utils import resolve_device
 
 

@@ -1,6 +1,7 @@
-"""Similarity search throughput: invlib.similarity.search over the AutoAugment pool (pair same-class images, embed
+"""Similarity search throughput: invlib.papers.b.similarity.search over the AutoAugment pool (pair same-class images,
+embed
 both sides once, then per entry transform every second image, embed it and take the cosine change) in pairs/s,
-against the bare forward of the same embedding (invlib.similarity.embedding) in images/s.
+against the bare forward of the same embedding (invlib.papers.b.similarity.embedding) in images/s.
 
 Two rates for the search: "entry-pairs/s" counts every (entry, pair) result, 63 per pair for the whole pool;
 "forwards/s" counts only the images the search embeds: both untransformed sides once, plus one transformed
@@ -28,7 +29,8 @@ from collections import defaultdict
 
 import torch
 
-from invlib import data, models, similarity
+from invlib import data, models
+from invlib.papers.b import similarity
 from invlib.utils import resolve_device
 
 TARGET = 0.45
@@ -50,7 +52,7 @@ def bare_forward(embed, x: torch.Tensor, batch_size: int) -> float:
 
 
 def run_search(embed, x, labels, entries, max_pairs: int, seed: int, batch_size: int, device):
-    """``(seconds, Search)`` of one :func:`invlib.similarity.search`."""
+    """``(seconds, Search)`` of one :func:`invlib.papers.b.similarity.search`."""
     t0 = time.perf_counter()
     s = similarity.search(embed, x, labels, entries, max_pairs=max_pairs, seed=seed, batch_size=batch_size,
                           device=device)

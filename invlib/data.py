@@ -551,7 +551,7 @@ def _imagenet(split, root, n, seed, size, *, max_per_class: int | None = None, b
     ``<size>`` to the stored image; an image without XML gets the whole image as its box.
     A whole split is loaded only when it fits in ``IMAGENET_MAX_BYTES`` (1 GiB); otherwise pass ``n`` (a
     seeded subset, chosen before decoding) and/or ``max_per_class`` (the first files of each class by name).
-    ``box_filter(boxes (K, 4), width, height) -> bool``, e.g. :func:`invlib.probes.ilsvrc_filter`, keeps only
+    ``box_filter(boxes (K, 4), width, height) -> bool``, e.g. :func:`invlib.papers.a.probes.ilsvrc_filter`, keeps only
     images whose XML boxes (in annotated pixels) pass; it runs on every XML before ``n`` is drawn.
     """
     base = Path(root) if root is not None else _data_env("imagenet")

@@ -171,3 +171,27 @@ def settings(cls: type, table: dict[str, dict], profile: str | Profile, **overri
 def _given(overrides: dict) -> dict:
     """The overrides a caller actually gave (``None`` means "keep the default")."""
     return {k: v for k, v in overrides.items() if v is not None}
+
+
+_NOT_PARAMETERS = {"In", "Out", "exit", "quit", "get_ipython", "open"}
+
+
+def cell(namespace: dict) -> dict:
+    """A chapter's parameters, read from its namespace: ``S = paper.settings(**cell(globals()))``.
+
+    A chapter's ``parameters`` cell holds only plain values (``None``, numbers, text, lists, dicts), which
+    papermill may replace; this returns every such name of ``namespace`` (a notebook's ``globals()``) that
+    does not start with ``_``, so a chapter names each parameter once, in its parameters cell. Modules,
+    functions and IPython's own names (``In``, ``Out``) are left out. Call it before the chapter defines any
+    plain value of its own; the paper's ``settings`` then rejects a name it does not know, listing the valid
+    ones.
+
+    Example
+    -------
+    >>> import math
+    >>> cell({"profile": "smoke", "seeds": 2, "dataset": None, "math": math, "In": [""], "_i": ""})
+    {'profile': 'smoke', 'seeds': 2, 'dataset': None}
+    """
+    plain = (type(None), bool, int, float, str, list, tuple, dict)
+    return {k: v for k, v in namespace.items()
+            if not k.startswith("_") and k not in _NOT_PARAMETERS and isinstance(v, plain)}

@@ -527,3 +527,39 @@ def train_all(profile: str | Profile = "cpu", names: list[str] | None = None, pr
                          epochs=s.epochs, n_train=info["n_train"], train_seconds=info["seconds"],
                          seconds=time.perf_counter() - t0, cached=existed, path=info["path"]))
     return rows
+
+
+def load(spec: str, profile="cpu") -> tuple[nn.Module, int]:
+    """Any model by spec string, in eval mode, and its input side: a zoo entry, hub weights, a local file or
+    a random initialisation. Every paper loads its models here.
+
+    | spec                    | what                                                             |
+    |-------------------------|------------------------------------------------------------------|
+    | ``zoo:<entry>``         | :func:`invlib.zoo.get` (trained on first use), input = profile's |
+    | ``<model>``             | hub weights of a timm / ``tv/`` model (online only), input 224    |
+    | ``<model>@<path>``      | local weights file for that model, input 224                     |
+    | ``random:<model>``      | the model's random initialisation (seed 0), input 224           |
+
+    Zoo backbones are trained on the profile's dataset (not the chapter's): a chapter on your own images
+    probes the same networks, and trains nothing on your folder.
+
+    Example
+    -------
+    >>> model, size = load("random:small_resnet18", "smoke")
+    >>> size, model.training
+    (224, False)
+    >>> load("zoo:small_resnet18/standard", "smoke")[1]  # doctest: +SKIP
+    28
+    """
+    prof = get_profile(profile)
+    if spec.startswith("zoo:"):
+        return get(spec[4:], prof), prof.img_size
+    if spec.startswith("random:"):
+        model = models.create(spec[7:], num_classes=1000, seed=0)  # the same untrained weights every time
+    elif "@" in spec:
+        name, path = spec.split("@", 1)
+        model = models.create(name, num_classes=1000, pretrained=path, normalize=True)
+    else:
+        model = models.create(spec, num_classes=1000, pretrained=True)
+    size = getattr(model, "pretrained_cfg", {}).get("input_size", (3, 224, 224))[-1]
+    return model.to(resolve_device(prof.device)).eval(), size

@@ -20,7 +20,7 @@
 # of that is already in the pixels. This chapter shows the seven tasks (the paper's Figure 2), the DCT
 # intuition for scale (Figure 3) and the accuracy table (Table 1), beside the paper's numbers.
 #
-# Everything heavy is `invlib.probes`: `sample` draws the strengths and crop boxes, `render` makes the views
+# Everything heavy is `invlib.papers.a.probes`: `sample` draws the strengths and crop boxes, `render` makes the views
 # of a whole batch in one call, `extract` runs the featurizer and caches the features on disk, `train_probe`
 # trains the probe, and `run_table` does all of it for every featurizer and task. A second run of this
 # notebook, or chapter A2, reuses the cached features. The settings (`probes.Settings`) default to the
@@ -30,7 +30,7 @@
 profile = "cpu"  # smoke | cpu | gpu | paper
 dataset = None  # None: the profile's (colourised Fashion-MNIST on smoke/cpu, ImageNet on gpu/paper); or "folder"
 root = None  # folder of the dataset: an ImageNet folder with ILSVRC box XML files, or root/<class>/<image>
-backbones = None  # {"ResNet-18": spec, "ResNet-50": spec}; None: from the profile (see probes.load_backbone)
+backbones = None  # {"ResNet-18": spec, "ResNet-50": spec}; None: from the profile (see zoo.load)
 n_train = None  # training pairs per task (one pair per image); None: from the profile
 n_val = None  # validation pairs per task, from other images
 canvas = None  # black margin around each image (1.5 on smoke/cpu: room to zoom out of 28 px garments)
@@ -42,11 +42,11 @@ import matplotlib.pyplot as plt
 from IPython.display import Markdown
 from myst_nb import glue
 
-from invlib import plots, probes, profiles, results
+from invlib import plots, profiles, results
+from invlib.papers.a import probes, probes_reports
 
-S = profiles.settings(probes.Settings, probes.SETTINGS, profile, dataset=dataset, root=root, backbones=backbones,
-                      n_train=n_train, n_val=n_val, canvas=canvas, weight_decay=weight_decay, seed=seed)
-run = results.Run("a1_ranking_tasks", S.profile, params=vars(S))
+S = profiles.settings(**profiles.cell(globals()))
+run = results.Run(S)
 S
 
 # %% [markdown]
@@ -83,9 +83,9 @@ plt.show()
 # %%
 backbone_features, sizes = probes.featurizers(S.backbones, S.profile)
 size = next(iter(sizes.values()))
-probes.figure2(*train, size, seed=S.seed)
+probes_reports.figure2(*train, size, seed=S.seed)
 plt.show()
-probes.task_table()
+probes_reports.task_table()
 
 # %% [markdown]
 # ## Frequency content and scale (Figure 3)
@@ -97,7 +97,7 @@ probes.task_table()
 # zoomed in by half.
 
 # %%
-fig, high = probes.figure3(*val, size)
+fig, high = probes_reports.figure3(*val, size)
 plt.show()
 for name, value in high.items():
     run.log(f"dct_high_share/{name.split()[0]}", value, note="mean |AC| of the upper 32 coefficients / all AC")
@@ -126,18 +126,18 @@ glue("dct_fades", Markdown("fades" if fades else "does not fade steadily"), disp
 features, feature_sizes = probes.baselines(size, S.passthrough_size)
 table, trained = probes.run_table(features | backbone_features, train, val, sizes=feature_sizes | sizes,
                                   **probes.run_options(S))
-probes.log_table(run, table, "table1")
+probes_reports.log_table(run, table, "table1")
 print(f"features: {table.groupby('featurizer', sort=False).seconds.sum().round(1).to_dict()} seconds "
       "(0 when read from the cache)")
 print("Validation accuracy %, this run (paper)")
-probes.side_by_side(table, "val_acc")
+probes_reports.side_by_side(table, "val_acc")
 
 # %%
 print("Training accuracy %, this run (paper)")
-probes.side_by_side(table, "train_acc")
+probes_reports.side_by_side(table, "train_acc")
 
 # %%
-probes.table1_bars(table)
+probes_reports.table1_bars(table)
 plt.show()
 
 # %% [markdown]
@@ -148,7 +148,7 @@ plt.show()
 # ResNets" must hold for both. A claim that needs a task these images cannot pose is not measurable here.
 
 # %%
-probes.record_table1_claims(run, table, list(S.backbones))
+probes_reports.record_table1_claims(run, table, list(S.backbones))
 glue("beat_magnitude", Markdown("yes" if run.metrics["claim/... and the DCT of magnitudes too"] else "no"),
      display=False)
 run.claims_table()
@@ -164,7 +164,7 @@ glue("data_note", Markdown(
     "differences from the paper follow from that rather than from the method:" if fashion else
     f"This run's data are `{S.dataset}`. The notes below explain what happens on the `cpu` profile's "
     "colourised Fashion-MNIST; compare them with the table above:"), display=False)
-for key, text in probes.table1_readings(table, list(S.backbones)).items():
+for key, text in probes_reports.table1_readings(table, list(S.backbones)).items():
     glue(key, Markdown(text), display=False)
 
 # %% [markdown]

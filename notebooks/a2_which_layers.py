@@ -28,7 +28,7 @@
 profile = "cpu"  # smoke | cpu | gpu | paper
 dataset = None  # None: the profile's (colourised Fashion-MNIST on smoke/cpu, ImageNet on gpu/paper); or "folder"
 root = None  # folder of the dataset: an ImageNet folder with ILSVRC box XML files, or root/<class>/<image>
-backbones = None  # {"ResNet-18": spec, "ResNet-50": spec}; None: from the profile (see probes.load_backbone)
+backbones = None  # {"ResNet-18": spec, "ResNet-50": spec}; None: from the profile (see zoo.load)
 variants = None  # {label: spec} for "does training change it?"; None: from the profile
 n_train = None  # training pairs per task (one pair per image); None: from the profile
 n_val = None  # validation pairs per task, from other images
@@ -42,12 +42,11 @@ import pandas as pd
 from IPython.display import Markdown
 from myst_nb import glue
 
-from invlib import plots, probes, profiles, results
+from invlib import plots, profiles, results
+from invlib.papers.a import probes, probes_reports
 
-S = profiles.settings(probes.Settings, probes.SETTINGS, profile, dataset=dataset, root=root, backbones=backbones,
-                      variants=variants, n_train=n_train, n_val=n_val, canvas=canvas, weight_decay=weight_decay,
-                      seed=seed)
-run = results.Run("a2_which_layers", S.profile, params=vars(S))
+S = profiles.settings(**profiles.cell(globals()))
+run = results.Run(S)
 train, val = probes.chapter_images(S)
 features, sizes = probes.featurizers(S.backbones, S.profile)
 table, trained = probes.run_table(features, train, val, sizes=sizes, layers=probes.halves, **probes.run_options(S))
@@ -78,11 +77,11 @@ for (name, agg), m in maps.items():
 
 # %%
 depths, first_block = probes.layer_depths(maps, list(S.backbones))
-probes.log_layers(run, maps, depths, first_block)
-probes.bar_panels({"importance-weighted depth (0 = first layer)": depths,
+probes_reports.log_layers(run, maps, depths, first_block)
+probes_reports.bar_panels({"importance-weighted depth (0 = first layer)": depths,
                    "Figure 1b: share of the stem + first stage": first_block})
 plt.show()
-probes.record_layer_claims(run, depths, table)
+probes_reports.record_layer_claims(run, depths, table)
 colour, geo = depths.reindex(list(probes.COLOUR)).mean(), depths.reindex(list(probes.GEOMETRIC)).mean()
 early = {len(colour): "earlier", 0: "not earlier"}.get(int((colour < geo).sum()), "earlier for one backbone only")
 glue("depth_verdict", Markdown(early), display=False)
@@ -102,9 +101,9 @@ depths.round(3)
 # paper's validation accuracy in brackets where it has one.
 
 # %%
-probes.log_table(run, table, "table2")
+probes_reports.log_table(run, table, "table2")
 print("Validation accuracy %, this run (paper)")
-probes.side_by_side(table, "val_acc", "table2")
+probes_reports.side_by_side(table, "val_acc", "table2")
 
 # %%
 shares = {k.split("/")[1]: v for k, v in run.metrics.items() if k.startswith("first_half_at_least_second/")}
@@ -145,7 +144,7 @@ both = pd.concat({"validation accuracy %": 100 * vacc, "importance-weighted dept
 both.round(2)
 
 # %%
-probes.bar_panels({"validation accuracy %": 100 * vacc, "importance-weighted depth": vdepth},
+probes_reports.bar_panels({"validation accuracy %": 100 * vacc, "importance-weighted depth": vdepth},
                   xlim={"validation accuracy %": (40, 101)})
 plt.show()
 labels = list(S.variants)

@@ -38,16 +38,14 @@ executor = None  # None (train here), "local" or "slurm": one zoo job per model
 seed = 0
 
 # %%
-import dataclasses
-
 import matplotlib.pyplot as plt
 
-from invlib import results
-from invlib import rrc as R
+from invlib import profiles, results
+from invlib.papers.b import rrc as R
+from invlib.papers.b import rrc_reports as RR
 
-S = R.settings(profile, dataset=dataset, root=root, arch=arch, methods=methods, seeds=seeds, n_train=n_train,
-               epochs=epochs, executor=executor, seed=seed)
-run = results.Run("b1_rrc_decomposition", S.profile, params=dataclasses.asdict(S))
+S = R.settings(**profiles.cell(globals()))
+run = results.Run(S)
 S
 
 # %% [markdown]
@@ -57,7 +55,7 @@ S
 
 # %%
 ds = R.eval_images(S)
-R.plot_methods(ds, S)
+RR.plot_methods(ds, S)
 plt.show()
 
 # %% [markdown]
@@ -79,8 +77,8 @@ ev = R.evaluate(trained, S, ds)
 # RandomSizeCenterCrop and FixedSizeRandomCrop.
 
 # %%
-t1a = R.table_1a(ev)
-R.plot_table_1a(t1a)
+t1a = RR.table_1a(ev)
+RR.plot_table_1a(t1a)
 plt.show()
 t1a
 
@@ -93,7 +91,7 @@ t1a
 
 # %%
 iou = R.helped_iou(ev)
-R.plot_iou(iou)
+RR.plot_iou(iou)
 plt.show()
 
 # %% [markdown]
@@ -117,14 +115,14 @@ hurt
 
 # %%
 curve = R.zoom_curve(trained, S, ds)
-R.plot_zoom(curve)
+RR.plot_zoom(curve)
 plt.show()
 
 # %% [markdown]
 # ## Paper vs this run
 
 # %%
-R.record_b1_claims(run, S, ev, iou, hurt, curve)
+RR.record_b1_claims(run, S, ev, iou, hurt, curve)
 run.claims_table()
 
 # %% [markdown]

@@ -34,16 +34,14 @@ executor = None  # None, "local" or "slurm"
 seed = 0
 
 # %%
-import dataclasses
-
 import matplotlib.pyplot as plt
 
-from invlib import results
-from invlib import rrc as R
+from invlib import profiles, results
+from invlib.papers.b import rrc as R
+from invlib.papers.b import rrc_reports as RR
 
-S = R.settings(profile, dataset=dataset, root=root, arch=arch, beta_shapes=beta_shapes, beta_seeds=beta_seeds,
-               n_train=n_train, epochs=epochs, executor=executor, seed=seed)
-run = results.Run("b2_scale_distribution", S.profile, params=dataclasses.asdict(S))
+S = R.settings(**profiles.cell(globals()))
+run = results.Run(S)
 S
 
 # %% [markdown]
@@ -54,7 +52,7 @@ S
 # the central evaluation crop: `(224/256) E[1/√s]`.
 
 # %%
-R.plot_beta_shapes(S)
+RR.plot_beta_shapes(S)
 plt.show()
 beta = R.beta_table(S)
 beta.round(4)
@@ -68,8 +66,8 @@ beta.round(4)
 # %%
 trained = R.train(R.beta_family(S), S)
 ev = R.evaluate(trained, S)
-t1b = R.table_1b(ev).join(beta[["var_inv_s", "size_ratio"]])
-R.plot_table_1b(t1b)
+t1b = RR.table_1b(ev).join(beta[["var_inv_s", "size_ratio"]])
+RR.plot_table_1b(t1b)
 plt.show()
 t1b
 
@@ -77,7 +75,7 @@ t1b
 # ## Paper vs this run
 
 # %%
-R.record_b2_claims(run, beta, t1b)
+RR.record_b2_claims(run, beta, t1b)
 run.claims_table()
 
 # %% [markdown]

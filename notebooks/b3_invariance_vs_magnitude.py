@@ -29,21 +29,20 @@ profile = "cpu"  # smoke | cpu | gpu | paper
 dataset = None  # e.g. "cifar10", "imagenet" (with root)
 root = None  # folder of your own images
 models = None  # {arch: {variant: spec}}, e.g. {"ResNet": {"untrained": "random:tv/resnet18"}}
-grids = None  # transform grids of invlib.similarity.GRIDS
+grids = None  # transform grids of invlib.papers.b.similarity.GRIDS
 n_probe = None  # probe images (the paper: 300 batches of 32)
 seed = 0
 
 # %%
-import dataclasses
-
 import matplotlib.pyplot as plt
 import pandas as pd
 
-from invlib import grounding as G
-from invlib import results
+from invlib import profiles, results
+from invlib.papers.b import grounding as G
+from invlib.papers.b import grounding_reports as GR
 
-S = G.settings(profile, dataset=dataset, root=root, models=models, grids=grids, n_probe=n_probe, seed=seed)
-run = results.Run("b3_invariance_vs_magnitude", S.profile, params=dataclasses.asdict(S))
+S = G.settings(**profiles.cell(globals()))
+run = results.Run(S)
 x = G.probe_images(S)
 print(f"{len(x)} probe images of {tuple(x.shape[1:])} from {S.dataset}")
 S
@@ -59,7 +58,7 @@ S
 # tensors, which changed images even at level 0.
 
 # %%
-G.figure_a2(x, S.grids)
+GR.figure_a2(x, S.grids)
 plt.show()
 
 # %% [markdown]
@@ -71,7 +70,7 @@ plt.show()
 
 # %%
 table = G.invariance_table(S, x)
-G.plot_sweep(table, S.grids)
+GR.plot_sweep(table, S.grids)
 plt.show()
 
 # %% [markdown]
@@ -81,7 +80,7 @@ plt.show()
 # matrix's columns are shuffled independently; 0 means no alignment beyond chance.
 
 # %%
-G.plot_sweep(table, S.grids, column="alignment")
+GR.plot_sweep(table, S.grids, column="alignment")
 plt.show()
 
 # %% [markdown]
@@ -100,7 +99,7 @@ change_table
 # ## Paper vs this run
 
 # %%
-G.record_sweep_claims(run, table)
+GR.record_sweep_claims(run, table)
 run.claims_table()
 
 # %% [markdown]

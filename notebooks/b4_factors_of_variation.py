@@ -18,7 +18,7 @@
 # The paper pairs training images of the same class (image `i` with image `i + 16` of each batch of 32),
 # transforms the second image only, and records the percent change of the pair's cosine similarity in the
 # embedding of a ResNet trained *without* augmentation. The pool of transformations is the 63 (operation,
-# level) entries of AutoAugment's ImageNet and SVHN policies plus ten rescales (`invlib.similarity.POOL`),
+# level) entries of AutoAugment's ImageNet and SVHN policies plus ten rescales (`invlib.papers.b.similarity.POOL`),
 # and the policies' two-operation sub-policies.
 
 # %% tags=["parameters"]
@@ -31,17 +31,15 @@ pairs_per_class = None  # pairs per class
 seed = 0
 
 # %%
-import dataclasses
-
 import matplotlib.pyplot as plt
 import pandas as pd
 
-from invlib import grounding as G
-from invlib import results
+from invlib import profiles, results
+from invlib.papers.b import grounding as G
+from invlib.papers.b import grounding_reports as GR
 
-S = G.settings(profile, dataset=dataset, root=root, models=models, n_search=n_search,
-               pairs_per_class=pairs_per_class, seed=seed)
-run = results.Run("b4_factors_of_variation", S.profile, params=dataclasses.asdict(S))
+S = G.settings(**profiles.cell(globals()))
+run = results.Run(S)
 x, labels, classes, synsets, boxes = G.search_images(S)
 searches = G.run_searches(S, x, labels, classes)
 s = searches["none"]["single"]
@@ -56,21 +54,21 @@ print(f"{s.meta['pairs']} same-class pairs over {len(classes)} classes; {len(s.e
 # without augmentation (the paper's embedding); bottom: with standard augmentation.
 
 # %%
-G.plot_search(searches)
+GR.plot_search(searches)
 plt.show()
 
 # %% [markdown]
 # Fig. A5: the same without translations and rescales, the operations standard augmentation trains on.
 
 # %%
-G.plot_search(searches, drop=("translateX", "translateY", "rescale"))
+GR.plot_search(searches, drop=("translateX", "translateY", "rescale"))
 plt.show()
 
 # %% [markdown]
 # ## Two operations at once (Fig. A4)
 
 # %%
-G.plot_search(searches, kind="sub")
+GR.plot_search(searches, kind="sub")
 plt.show()
 
 # %% [markdown]
@@ -80,7 +78,7 @@ plt.show()
 # class's pairs.
 
 # %%
-G.plot_top_per_class(s)
+GR.plot_top_per_class(s)
 plt.show()
 pd.DataFrame(s.global_ranking()[:10], columns=["entry", "mean change (%)", "SEM over classes"])
 
@@ -94,7 +92,7 @@ pd.DataFrame(s.global_ranking()[:10], columns=["entry", "mean change (%)", "SEM 
 # %%
 table = G.invariance_table(S, models={S.search_arch: {v: S.models[S.search_arch][v] for v in ("untrained", "none")}})
 change = G.training_change(table, S.search_arch)
-numbers = G.record_search_claims(run, searches, change, boxes, tuple(x.shape[-2:]))
+numbers = GR.record_search_claims(run, searches, change, boxes, tuple(x.shape[-2:]))
 fig3c = numbers["fig3c"]
 pd.Series({"grew in training": fig3c["grew"], "did not": fig3c["other"]}, name="share in a class's top 5")
 

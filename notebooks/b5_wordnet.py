@@ -30,18 +30,17 @@ pairs_per_class = None
 seed = 0
 
 # %%
-import dataclasses
-
 import matplotlib.pyplot as plt
 import pandas as pd
 
-from invlib import grounding as G
-from invlib import results
-from invlib import rrc as R
+from invlib import profiles, results
+from invlib.papers.b import grounding as G
+from invlib.papers.b import grounding_reports as GR
+from invlib.papers.b import rrc as R
+from invlib.papers.b import rrc_reports as RR
 
-S = G.settings(profile, dataset=dataset, root=root, models=models, n_search=n_search,
-               pairs_per_class=pairs_per_class, seed=seed)
-run = results.Run("b5_wordnet", S.profile, params=dataclasses.asdict(S))
+S = G.settings(**profiles.cell(globals()))
+run = results.Run(S)
 x, labels, classes, synsets, boxes = G.search_images(S)
 searches = G.run_searches(S, x, labels, classes)  # chapter B4's search, from the cache when B4 has run
 pd.DataFrame({"class": classes, "synset": synsets})
@@ -55,7 +54,7 @@ pd.DataFrame({"class": classes, "synset": synsets})
 
 # %%
 reports = G.wordnet_report(searches, synsets, seed=S.seed)
-G.plot_wordnet(reports)
+GR.plot_wordnet(reports)
 plt.show()
 pd.DataFrame({m: dict(rho=r["rho"], p=r["p"], rho_top5_iou=r["rho_top5"], rho_top25_iou=r["rho_top25"])
               for m, r in reports.items()}).T.round(3)
@@ -87,8 +86,8 @@ hurt, d1 = R.hurt_report(R.settings(S.profile, dataset=dataset, root=root, seed=
 pd.DataFrame({k: d1[k] for k in ("among", "among_with_self", "with_helped", "with_rest")}, index=["wup"]).round(3)
 
 # %%
-G.record_wordnet_claims(run, reports, rot["none"], rot.get("standard"))
-R.record_d1_wordnet_claim(run, d1)
+GR.record_wordnet_claims(run, reports, rot["none"], rot.get("standard"))
+RR.record_d1_wordnet_claim(run, d1)
 run.log("rotation_top_classes", {v: r["by_boost"] for v, r in rot.items()})
 run.claims_table()
 

@@ -40,17 +40,14 @@ epochs = None
 seed = 0
 
 # %%
-import dataclasses
-
 import matplotlib.pyplot as plt
 
-from invlib import results
-from invlib import rrc as R
-from invlib.learned import real_data as G
+from invlib import profiles, results
+from invlib.papers.b import rrc as R
+from invlib.papers.b import rrc_reports as RR
 
-S = R.settings(profile, dataset=dataset, root=root, arch=arch, regs=regs, augerino_seeds=augerino_seeds,
-               n_train=n_train, epochs=epochs, seed=seed)
-run = results.Run("b6_augerino_real_data", S.profile, params=dataclasses.asdict(S))
+S = R.settings(**profiles.cell(globals()))
+run = results.Run(S)
 S
 
 # %% [markdown]
@@ -63,9 +60,9 @@ S
 
 # %%
 ds = R.augmented_eval_images(S)
-runs = G.train_augerino(S, ds)
-base = R.evaluate(R.train({m: [R.spec(S, m, k) for k in range(S.seeds)] for m in G.BASELINES}, S), S, ds)
-R.table_1a(base)
+runs = R.train_augerino(S, ds)
+base = R.evaluate(R.train({m: [R.spec(S, m, k) for k in range(S.seeds)] for m in R.BASELINES}, S), S, ds)
+RR.table_1a(base)
 
 # %% [markdown]
 # ## Tables A3-A6: accuracy and learned bounds per regulariser weight
@@ -74,7 +71,7 @@ R.table_1a(base)
 # in % of the image side, and the largest zoom factor.
 
 # %%
-tables = G.augerino_tables(runs)
+tables = RR.augerino_tables(runs)
 tables
 
 # %% [markdown]
@@ -84,14 +81,14 @@ tables
 # is off, so only the classification loss moves it.
 
 # %%
-G.plot_bounds(tables, S)
+RR.plot_bounds(tables, S)
 plt.show()
 
 # %% [markdown]
 # ## Paper vs this run
 
 # %%
-G.record_b6_claims(run, S, tables, base)
+RR.record_b6_claims(run, S, tables, base)
 run.claims_table()
 
 # %% [markdown]

@@ -41,17 +41,14 @@ executor = None  # None (train here), "local" or "slurm": one zoo job per networ
 seed = 0
 
 # %%
-import dataclasses
-
 import matplotlib.pyplot as plt
 
-from invlib import equivariance as C
-from invlib import equivariance_reports as R
-from invlib import results
+from invlib import profiles, results
+from invlib.papers.c import equivariance as C
+from invlib.papers.c import equivariance_reports as R
 
-S = C.settings(profile, dataset=dataset, root=root, arch=arch, types=types, magnitudes=magnitudes,
-               n_train=n_train, epochs=epochs, layer=layer, grid=grid, executor=executor, seed=seed)
-run = results.Run("c1_invariance_equivariance", S.profile, params=dataclasses.asdict(S))
+S = C.settings(**profiles.cell(globals()))
+run = results.Run(S)
 S
 
 # %% [markdown]

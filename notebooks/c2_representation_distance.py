@@ -38,18 +38,14 @@ executor = None
 seed = 0
 
 # %%
-import dataclasses
-
 import matplotlib.pyplot as plt
 
-from invlib import equivariance as C
-from invlib import equivariance_reports as R
-from invlib import results
+from invlib import profiles, results
+from invlib.papers.c import equivariance as C
+from invlib.papers.c import equivariance_reports as R
 
-S = C.settings(profile, dataset=dataset, root=root, arch=arch, types=types, magnitudes=magnitudes,
-               n_train=n_train, epochs=epochs, layer=layer, cross_dataset=cross_dataset, cross_root=cross_root,
-               executor=executor, seed=seed)
-run = results.Run("c2_representation_distance", S.profile, params=dataclasses.asdict(S))
+S = C.settings(**profiles.cell(globals()))
+run = results.Run(S)
 fit_ds, eval_ds = C.images(S)
 nets = C.train(S)
 S

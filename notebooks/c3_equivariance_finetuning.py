@@ -40,18 +40,14 @@ executor = None
 seed = 0
 
 # %%
-import dataclasses
-
 import matplotlib.pyplot as plt
 
-from invlib import equivariance as C
-from invlib import equivariance_reports as R
-from invlib import results
+from invlib import profiles, results
+from invlib.papers.c import equivariance as C
+from invlib.papers.c import equivariance_reports as R
 
-S = C.settings(profile, dataset=dataset, root=root, arch=arch, types=types, magnitudes=magnitudes,
-               n_train=n_train, epochs=epochs, ft_types=ft_types, ft_steps=ft_steps, ft_lambda3=ft_lambda3,
-               executor=executor, seed=seed)
-run = results.Run("c3_equivariance_finetuning", S.profile, params=dataclasses.asdict(S))
+S = C.settings(**profiles.cell(globals()))
+run = results.Run(S)
 fit_ds, eval_ds = C.images(S)
 nets = C.train(S)
 {k: C.FT_VALUES[k] for k in S.ft_types}

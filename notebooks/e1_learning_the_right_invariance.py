@@ -50,23 +50,18 @@ seed = 0
 extra_seeds = None  # more seeds for AugNet; None: 1 to 5, none on smoke
 
 # %%
-import dataclasses
-
 import matplotlib.pyplot as plt
 import numpy as np
 import torch
 from IPython.display import Markdown
 from myst_nb import glue
 
-from invlib import plots, results
-from invlib.learned import experiments as E
-from invlib.learned import reports as R
+from invlib import plots, profiles, results
+from invlib.papers.e import experiments as E
+from invlib.papers.e import experiments_reports as R
 
-S = E.settings("sprites", profile, n_train=n_train, n_test=n_test, size=size, epochs=epochs, widths=widths,
-               aug_lr=aug_lr, weight_decay_on=weight_decay_on, init_logit=init_logit,
-               translate_scale=translate_scale, eval_draw=eval_draw, color=color, max_angle=max_angle,
-               other_angle=other_angle, sprite_files=sprite_files, fill=fill, seed=seed, extra_seeds=extra_seeds)
-run = results.Run("e1_learning_the_right_invariance", S.profile, params=dataclasses.asdict(S))
+S = E.settings("sprites", **profiles.cell(globals()))
+run = results.Run(S)
 train, test = E.sprite_data(S)
 print(train, test, sep="\n")
 S
@@ -88,7 +83,7 @@ plt.show()
 # paper mentions it only for the augmentation). Augerino trains everything at 1e-2 without weight decay.
 # Both start at a rotation range equivalent to π/8 (AugNet's magnitude 1/8 of ±π; Augerino's width 0 gives
 # log 2 / 2 ≈ 0.35 rad). Training uses one copy per image, evaluation four. Every model starts from the
-# trunk weights of its seed (`invlib.learned.experiments.sprite_models` lists them); the extra seeds repeat
+# trunk weights of its seed (`invlib.papers.e.experiments.sprite_models` lists them); the extra seeds repeat
 # the paper's AugNet with other initial weights and data orders. The test accuracy is measured once, after
 # the last epoch.
 

@@ -31,22 +31,19 @@ seeds = None  # training seeds, e.g. [0, 1, 2]
 seed = 0  # data seed
 
 # %%
-import dataclasses
-
 import matplotlib.pyplot as plt
 import numpy as np
 import torch
 from IPython.display import Markdown
 from myst_nb import glue
 
-from invlib import models, results
+from invlib import models, profiles, results
 from invlib.learned import augnet
-from invlib.learned import experiments as E
-from invlib.learned import reports as R
+from invlib.papers.e import experiments as E
+from invlib.papers.e import experiments_reports as R
 
-S = E.settings("sinusoids", profile, epochs=epochs, widths=widths, init_magnitude=init_magnitude, reg=reg,
-               seeds=seeds, seed=seed)
-run = results.Run("e2_beyond_vision", S.profile, params=dataclasses.asdict(S))
+S = E.settings("sinusoids", **profiles.cell(globals()))
+run = results.Run(S)
 train, test = E.sinusoid_data(S)
 print(train, test, sep="\n")
 S

@@ -31,18 +31,16 @@ reg = None  # AugNet regulariser strength (0.8 on paper)
 seed = 0
 
 # %%
-import dataclasses
-
 import matplotlib.pyplot as plt
 from IPython.display import Markdown
 from myst_nb import glue
 
-from invlib import results
-from invlib.learned import experiments as E
-from invlib.learned import reports as R
+from invlib import profiles, results
+from invlib.papers.e import experiments as E
+from invlib.papers.e import experiments_reports as R
 
-S = E.settings("capacity", profile, widths=widths, depths=depths, epochs=epochs, reg=reg, seed=seed)
-run = results.Run("e3_capacity", S.profile, params=dataclasses.asdict(S))
+S = E.settings("capacity", **profiles.cell(globals()))
+run = results.Run(S)
 train, test = E.sinusoid_data(S)
 S
 
@@ -54,7 +52,7 @@ S
 # paper. The layer offers frequency shift alone, as
 # in the authors' capacity runs (the paper's text does not say): the question here is whether a learned
 # augmentation makes any trunk invariant, not which operation a layer selects (chapter E2). The oracle
-# augmentation is `invlib.learned.experiments.true_shift`, a random shift of ±0.5 Hz per signal; the three
+# augmentation is `invlib.papers.e.experiments.true_shift`, a random shift of ±0.5 Hz per signal; the three
 # models of a trunk start from the same weights.
 
 # %%

@@ -36,19 +36,16 @@ epochs = None  # training epochs (200 on paper)
 seed = 0
 
 # %%
-import dataclasses
-
 import matplotlib.pyplot as plt
 from IPython.display import Markdown
 from myst_nb import glue
 
-from invlib import results
-from invlib.learned import experiments as E
-from invlib.learned import reports as R
+from invlib import profiles, results
+from invlib.papers.e import experiments as E
+from invlib.papers.e import experiments_reports as R
 
-S = E.settings("images", profile, dataset=dataset, root=root, size=size, n_train=n_train, n_test=n_test,
-               epochs=epochs, seed=seed)
-run = results.Run("e4_image_recognition", S.profile, params=dataclasses.asdict(S))
+S = E.settings("images", **profiles.cell(globals()))
+run = results.Run(S)
 train, val, test = E.image_data(S)
 S
 

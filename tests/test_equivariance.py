@@ -1,4 +1,4 @@
-"""invlib.equivariance: paper C's settings and family, the measurement of one network (networks invariant and
+"""invlib.papers.c.equivariance: paper C's settings and family, the measurement of one network (networks invariant and
 equivariant by construction), distances between networks, the fine-tuning loss, the summaries and the claims'
 verdicts from known numbers."""
 
@@ -12,10 +12,10 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
-from invlib import equivariance as E
-from invlib import equivariance_reports as R
 from invlib import models, results, zoo
 from invlib import transform_types as tt
+from invlib.papers.c import equivariance as E
+from invlib.papers.c import equivariance_reports as R
 
 pytestmark = pytest.mark.usefixtures("one_thread")
 
@@ -363,7 +363,8 @@ BASE, NARROW, WIDE = E.Member(None, None), E.Member("rotation", 5.0), E.Member("
 
 
 def curves_table(wide_inv=(70, 85, 88, 70)):
-    """A hand-made :func:`invlib.equivariance.curves` table of the rotation grid ROT: the baseline, the +-5 and the
+    """A hand-made :func:`invlib.papers.c.equivariance.curves` table of the rotation grid ROT: the baseline, the +-5
+    and the
     +-20 networks (inv / eq accuracy per value)."""
     rows = []
     for m, inv, eq, clean in ((BASE, (40, 60, 80, 40), (60, 70, 85, 60), 90.0),

@@ -1,4 +1,4 @@
-"""invlib.grounding: paper B part 1's settings, the claims computed from sweep and search numbers, Fig. 3C's
+"""invlib.papers.b.grounding: paper B part 1's settings, the claims computed from sweep and search numbers, Fig. 3C's
 rates, and the caches that let chapter B4 reuse chapter B3's sweep."""
 
 import numpy as np
@@ -6,8 +6,10 @@ import pandas as pd
 import pytest
 import torch
 
-from invlib import grounding as G
-from invlib import results, similarity
+from invlib import results
+from invlib.papers.b import grounding as G
+from invlib.papers.b import grounding_reports as GR
+from invlib.papers.b import similarity
 
 
 def test_settings_profiles_and_overrides():
@@ -44,7 +46,7 @@ def _table(delta_translate, delta_rotate, aug_translate=0.02, align=(0.3, 0.0), 
 
 def test_sweep_claims_follow_the_numbers():
     run = results.Run("t", "smoke")
-    G.record_sweep_claims(run, _table(0.2, -0.1))
+    GR.record_sweep_claims(run, _table(0.2, -0.1))
     v = {k: c["verdict"] for k, c in run.claims.items()}
     assert v["fig2/train_raises_translation_appearance"] == "reproduced"
     assert v["fig2/train_lowers_rotation_shear"] == "reproduced"
@@ -54,7 +56,7 @@ def test_sweep_claims_follow_the_numbers():
     assert v["figA10/untrained_resnet_equivariant"] == "reproduced"  # 0.3 > 0.05, invariance 0.4 < 0.5
 
     run = results.Run("t", "smoke")
-    G.record_sweep_claims(run, _table(-0.2, 0.1, aug_translate=-0.01, align=(0.01, 0.2), vit_untrained=0.3))
+    GR.record_sweep_claims(run, _table(-0.2, 0.1, aug_translate=-0.01, align=(0.01, 0.2), vit_untrained=0.3))
     v = {k: c["verdict"] for k, c in run.claims.items()}
     assert v["fig2/train_raises_translation_appearance"] == "partly"  # appearance rose, translation fell
     assert v["fig2/train_lowers_rotation_shear"] == "not reproduced"
@@ -86,7 +88,7 @@ def test_search_claims_per_class_beats_global():
                     "shearX/2": [-5.0, -5.0, -5.0]}.items()})
     searches = {"none": {"single": single}, "standard": {"single": damp}}
     run = results.Run("t", "smoke")
-    out = G.record_search_claims(run, searches, change=None)
+    out = GR.record_search_claims(run, searches, change=None)
     v = {k: c["verdict"] for k, c in run.claims.items()}
     assert v["fig3a/no_single_transform"] in ("reproduced", "partly")  # no entry helps every class
     assert v["fig3b/top_per_class"] == "reproduced"  # each class has its own helpful entry
@@ -98,7 +100,7 @@ def test_search_claims_per_class_beats_global():
 
     bad = _search({"posterize/5": [1.0, 1.0, 1.0], "rotate/3": [-1.0, -1.0, -1.0]})
     run = results.Run("t", "smoke")
-    G.record_search_claims(run, {"none": {"single": bad}}, change=None)
+    GR.record_search_claims(run, {"none": {"single": bad}}, change=None)
     assert run.claims["fig3a/no_single_transform"]["verdict"] == "not reproduced"
 
 
@@ -123,7 +125,7 @@ def test_rotation_classes_and_wordnet_claims():
     assert rot["by_mean"] == ["a", "c"] and rot["top10"][0][:2] == ("a", "rotate/3")
     run = results.Run("t", "smoke")
     reports = {"wup": dict(rho=0.4, p=0.01, metric="wup", pairs=pd.DataFrame(dict(a=[1, 2, 3])))}
-    G.record_wordnet_claims(run, reports, rot)
+    GR.record_wordnet_claims(run, reports, rot)
     assert run.claims["fig4/wordnet_similar_classes"]["verdict"] == "reproduced"
     assert run.claims["e2/rotation_top_weighted_boost"]["verdict"] == "not reproduced"  # 2 of 6 combinations
 

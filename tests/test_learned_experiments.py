@@ -1,4 +1,4 @@
-"""invlib.learned.experiments: the settings of paper E's experiments per profile, the data (capped, own
+"""invlib.papers.e.experiments: the settings of paper E's experiments per profile, the data (capped, own
 folders), the models' shared starting weights, the oracle shift, and the chapters E1-E4 of the smoke book."""
 
 import math
@@ -7,9 +7,9 @@ import pytest
 import torch
 
 from invlib import data, results
-from invlib.learned import experiments as E
 from invlib.learned import max_rotation
-from invlib.learned import reports as R
+from invlib.papers.e import experiments as E
+from invlib.papers.e import experiments_reports as R
 
 
 # ----------------------------------------------------------------------------- settings

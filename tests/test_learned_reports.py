@@ -1,4 +1,5 @@
-"""invlib.learned.reports: the verdicts of paper E's claims follow the numbers of a run by their stated criteria,
+"""invlib.papers.e.experiments_reports: the verdicts of paper E's claims follow the numbers of a run by their stated
+criteria,
 the metric keys stay those of earlier results, and the learned-augmentation table reads both methods."""
 
 import math
@@ -9,8 +10,8 @@ from torch import nn
 
 from invlib import results
 from invlib.learned import augerino, augnet
-from invlib.learned import experiments as E
-from invlib.learned import reports as R
+from invlib.papers.e import experiments as E
+from invlib.papers.e import experiments_reports as R
 
 
 def layer(**ops):

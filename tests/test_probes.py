@@ -1,11 +1,13 @@
-"""invlib.probes: paper A's ranking tasks, featurizers, cached features, the probe, importance, the ILSVRC filter."""
+"""invlib.papers.a.probes: paper A's ranking tasks, featurizers, cached features, the probe, importance, the ILSVRC
+filter."""
 
 import pytest
 import torch
 from test_data import CAT, DOG, _jpeg, _xml
 
-from invlib import data, models, probes, profiles, results
+from invlib import data, models, results, zoo
 from invlib.models import PretrainedUnavailableError
+from invlib.papers.a import probes, probes_reports
 
 
 def _object(n=1, size=48, box=(8, 8, 40, 40), inner=(22, 22, 26, 26)):
@@ -190,24 +192,24 @@ def test_load_images_are_disjoint_and_padded():
 
 
 def test_settings_default_to_the_paper_and_profiles_change_what_they_must(tmp_path):
-    paper = profiles.settings(probes.Settings, probes.SETTINGS, "paper")
+    paper = probes.settings("paper")
     assert (paper.dataset, paper.n_train, paper.n_val, paper.canvas) == ("imagenet", 65_000, 21_000, 1.0)
-    cpu = profiles.settings(probes.Settings, probes.SETTINGS, "cpu", n_train=10, dataset="folder", root=str(tmp_path))
+    cpu = probes.settings("cpu", n_train=10, dataset="folder", root=str(tmp_path))
     assert (cpu.profile, cpu.n_train, cpu.n_val, cpu.dataset, cpu.root) == ("cpu", 10, 500, "folder", str(tmp_path))
     assert cpu.backbones["ResNet-50"].startswith("zoo:") and paper.backbones["ResNet-50"] == "tv/resnet50"
     with pytest.raises(ValueError, match="Valid Settings fields: backbones"):
-        profiles.settings(probes.Settings, probes.SETTINGS, "cpu", pairs=10)
+        probes.settings("cpu", pairs=10)
     with pytest.raises(TypeError, match="'n_train' must be int"):
-        profiles.settings(probes.Settings, probes.SETTINGS, "cpu", n_train="many")
+        probes.settings("cpu", n_train="many")
 
 
 def test_backbones_from_specs(tmp_path):
     with pytest.raises(PretrainedUnavailableError, match="local file"):
-        probes.load_backbone("tv/resnet18", "smoke")
-    model, size = probes.load_backbone("random:small_resnet18", "smoke")
+        zoo.load("tv/resnet18", "smoke")
+    model, size = zoo.load("random:small_resnet18", "smoke")
     assert size == 224 and not model.training
     torch.save(model.state_dict(), tmp_path / "w.pt")
-    again, _ = probes.load_backbone(f"small_resnet18@{tmp_path / 'w.pt'}", "smoke")
+    again, _ = zoo.load(f"small_resnet18@{tmp_path / 'w.pt'}", "smoke")
     assert torch.equal(again.fc.weight, model.fc.weight) and again.input_normalization
 
 
@@ -227,7 +229,7 @@ def _grey_folder(root, n_per_class=6, classes=3, side=40):
 
 
 def test_greyscale_images_leave_colour_tasks_undefined_not_scored(tmp_path, capsys):
-    S = profiles.settings(probes.Settings, probes.SETTINGS, "smoke", dataset="folder",
+    S = probes.settings("smoke", dataset="folder",
                           root=str(_grey_folder(tmp_path / "grey")), n_train=200, n_val=100)
     train, val = probes.chapter_images(S)  # 18 images, not 300: all of them, split 2 : 1
     out = capsys.readouterr().out
@@ -239,9 +241,9 @@ def test_greyscale_images_leave_colour_tasks_undefined_not_scored(tmp_path, caps
     hue = table.set_index("task").loc["hue"]
     assert hue.val_acc != hue.val_acc and hue.undefined.startswith("greyscale")  # NaN, not 0.0
     assert ("pixels", "all", "hue") not in trained and ("pixels", "all", "brightness") in trained
-    assert probes.side_by_side(table).loc["pixels", "hue"] == "undefined"
+    assert probes_reports.side_by_side(table).loc["pixels", "hue"] == "undefined"
     run = results.Run("demo", "smoke")
-    probes.log_table(run, table)
+    probes_reports.log_table(run, table)
     assert run.metrics["table1/pixels/hue/val"] is None and "greyscale" in run.notes["table1/pixels/hue/val"]
 
 
@@ -262,10 +264,11 @@ def _table1(changes=None):
 
 def test_table1_claims_get_verdicts_from_the_numbers():
     run = results.Run("demo", "smoke")
-    probes.record_table1_claims(run, _table1(), ["ResNet-18", "ResNet-50"])
+    probes_reports.record_table1_claims(run, _table1(), ["ResNet-18", "ResNet-50"])
     assert {c["verdict"] for c in run.claims.values()} == {"reproduced"} and len(run.claims) == 7
     run = results.Run("demo", "smoke")
-    probes.record_table1_claims(run, _table1({"zoom_in": 0.40}), ["ResNet-18", "ResNet-50"])  # all at 40 % on zoom-in
+    # all at 40 % on zoom-in
+    probes_reports.record_table1_claims(run, _table1({"zoom_in": 0.40}), ["ResNet-18", "ResNet-50"])
     verdicts = {cid: c["verdict"] for cid, c in run.claims.items()}
     assert verdicts["table1/resnets_beat_dct"] == "partly"  # 4 of the 6 comparisons hold
     assert verdicts["table1/zoom_out_harder"] == "not reproduced"
@@ -273,7 +276,7 @@ def test_table1_claims_get_verdicts_from_the_numbers():
     assert run.metrics["claim/Zoom-out is harder than zoom-in for the ResNets"] is False
     assert run.paper["claim/Zoom-out is harder than zoom-in for the ResNets"] is True
     run = results.Run("demo", "smoke")
-    probes.record_table1_claims(run, _table1({("ResNet-18", "hue"): float("nan")}), ["ResNet-18"])
+    probes_reports.record_table1_claims(run, _table1({("ResNet-18", "hue"): float("nan")}), ["ResNet-18"])
     verdicts = {cid: c["verdict"] for cid, c in run.claims.items()}
     assert verdicts["table1/hue_hardest_colour"] == "not measurable at this profile"
     assert "needs two backbones" in run.claims["table1/resnet18_at_least_resnet50"]["criterion"]
@@ -288,14 +291,14 @@ def test_layer_claims_follow_depth_and_half_layer_accuracy():
     early = dict(zip(probes.ORDER, [0.1, 0.2, 0.2, 0.5, 0.6, 0.6, 0.7]))
     late = dict(zip(probes.ORDER, [0.8, 0.8, 0.8, 0.5, 0.6, 0.6, 0.7]))
     run = results.Run("demo", "smoke")
-    probes.record_layer_claims(run, pd.DataFrame({"ResNet-18": early, "ResNet-50": late}), pd.DataFrame(rows))
+    probes_reports.record_layer_claims(run, pd.DataFrame({"ResNet-18": early, "ResNet-50": late}), pd.DataFrame(rows))
     verdicts = {cid: c["verdict"] for cid, c in run.claims.items()}
     assert verdicts == {"fig5_6/colour_earlier": "partly", "fig5_6/contrast_later": "partly",
                         "table2/first_half_at_least_second": "reproduced", "table2/first_half_beats_all": "reproduced"}
     assert run.metrics["colour_tasks_earlier_than_geometric"] is False
     swapped = pd.DataFrame(rows).replace({"layers": {"first half": "second half", "second half": "first half"}})
     run = results.Run("demo", "smoke")
-    probes.record_layer_claims(run, pd.DataFrame({"ResNet-18": early}), swapped)
+    probes_reports.record_layer_claims(run, pd.DataFrame({"ResNet-18": early}), swapped)
     assert run.claims["table2/first_half_at_least_second"]["verdict"] == "not reproduced"
     assert run.claims["table2/first_half_at_least_second"]["ours"] == "0 of 3 (ResNet-18)"
     assert run.claims["fig5_6/colour_earlier"]["verdict"] == "reproduced"

@@ -1,4 +1,4 @@
-"""invlib.rrc: paper B part 2's settings and family specs, Table 1a/1b, App. B, D.1 and F computed from known
+"""invlib.papers.b.rrc: paper B part 2's settings and family specs, Table 1a/1b, App. B, D.1 and F computed from known
 predictions, the claims' verdicts, and one tiny end-to-end run of the family and of Augerino."""
 
 import math
@@ -8,8 +8,8 @@ import pandas as pd
 import pytest
 
 from invlib import crops, results, zoo
-from invlib import rrc as R
-from invlib.learned import real_data as G
+from invlib.papers.b import rrc as R
+from invlib.papers.b import rrc_reports as RR
 
 K = 4  # classes of the synthetic evaluations
 
@@ -56,7 +56,7 @@ def test_settings_specs_and_bad_inputs():
 def test_table_1a_iou_and_hurt_classes_from_known_predictions():
     ev = _eval({R.NONE: [60, 62], "rrc": [70, 72], "translate": [69, 69],
                 "translate_random_size_center_crop": [70, 70], "fixed_size_random_crop": [65, 65]})
-    t = R.table_1a(ev)
+    t = RR.table_1a(ev)
     assert t.loc["RandomResizedCrop", "top1"] == 71 and t.loc["RandomResizedCrop", "gain"] == 10
     assert t.loc["FixedSizeCenterCrop", "paper"] == 63.5 and t.loc["T.(p%)", "paper"] == "not in the text"
     iou = R.helped_iou(ev)
@@ -82,7 +82,7 @@ def test_b1_claims_follow_the_numbers():
     for name, acc in (("paper", paper_like), ("no gain", {**paper_like, "rrc": [60, 61]})):
         run = results.Run("demo", "smoke")
         ev = _eval(acc)
-        R.record_b1_claims(run, S, ev, R.helped_iou(ev), R.hurt_classes(ev, S), curve)
+        RR.record_b1_claims(run, S, ev, R.helped_iou(ev), R.hurt_classes(ev, S), curve)
         verdicts[name] = {c: v["verdict"] for c, v in run.claims.items()}
     assert verdicts["paper"]["table1a/translation_recovers_rrc"] == "reproduced"
     assert verdicts["paper"]["table1a/scale_alone_less"] == "reproduced"
@@ -95,9 +95,9 @@ def test_b1_claims_follow_the_numbers():
     import matplotlib.pyplot as plt
 
     ev = _eval(paper_like)
-    for ax in (R.plot_table_1a(R.table_1a(ev)), R.plot_iou(R.helped_iou(ev)), R.plot_zoom(curve)):
+    for ax in (RR.plot_table_1a(RR.table_1a(ev)), RR.plot_iou(R.helped_iou(ev)), RR.plot_zoom(curve)):
         assert ax.has_data() or ax.images
-    ticks = R.plot_table_1a(R.table_1a(ev)).collections[-1].get_offsets()  # the paper's stated values
+    ticks = RR.plot_table_1a(RR.table_1a(ev)).collections[-1].get_offsets()  # the paper's stated values
     assert sorted(np.asarray(ticks)[:, 0][~np.isnan(np.asarray(ticks)[:, 0])].tolist()) == [63.5, 67.9, 67.9]
     plt.close("all")
 
@@ -110,17 +110,17 @@ def test_table_a1_and_b2_claims():
     assert abs(beta.var_inv_s[1.0] - 4.9625) < 0.03  # the uniform's exact value: 12.5 - (ln 12.5 / 0.92)^2
     run = results.Run("demo", "smoke")
     t1b = pd.DataFrame(dict(top1=[65.0, 68.0, 70.0, 69.0, 67.0, 66.0], sem=0.1), index=beta.index)
-    R.record_b2_claims(run, beta, t1b)
+    RR.record_b2_claims(run, beta, t1b)
     v = {c: r["verdict"] for c, r in run.claims.items()}
     assert v["table1b/uniform_best"] == "reproduced" and v["table1b/too_small_shape_hurts"] == "reproduced"
     assert v["sec2.2/smaller_shape_less_discrepancy"] == "reproduced"
     run = results.Run("demo", "smoke")
-    R.record_b2_claims(run, beta, t1b.assign(top1=[71.0, 68.0, 70.0, 72.0, 67.0, 66.0]))
+    RR.record_b2_claims(run, beta, t1b.assign(top1=[71.0, 68.0, 70.0, 72.0, 67.0, 66.0]))
     assert run.claims["table1b/uniform_best"]["verdict"] == "partly"
     assert run.claims["table1b/too_small_shape_hurts"]["verdict"] == "partly"
     import matplotlib.pyplot as plt
 
-    assert R.plot_table_1b(t1b.join(beta[["var_inv_s"]])).has_data() and R.plot_beta_shapes(S).has_data()
+    assert RR.plot_table_1b(t1b.join(beta[["var_inv_s"]])).has_data() and RR.plot_beta_shapes(S).has_data()
     plt.close("all")
 
 
@@ -130,15 +130,15 @@ def test_wordnet_check_of_the_hurt_classes():
     rep["rrc_gain"] = 1.5  # RRC helps overall (hurt_report measures it)
     assert rep["n_hurt"] == 2 and rep["among"] > rep["with_rest"] and rep["hurt"] == ["dog", "cat"]
     run = results.Run("demo", "smoke")
-    R.record_d1_wordnet_claim(run, rep)
+    RR.record_d1_wordnet_claim(run, rep)
     assert run.claims["appD1/hurt_classes_unrelated"]["verdict"] == "not reproduced"  # dog and cat are related
     one = R.hurt_wordnet(hurt.assign(consistently=["hurt", "", "", ""]), list(hurt.index),
                          ["dog.n.01", "cat.n.01", "car.n.01", "tree.n.01"])
     run = results.Run("demo", "smoke")
-    R.record_d1_wordnet_claim(run, dict(one, rrc_gain=1.5))
+    RR.record_d1_wordnet_claim(run, dict(one, rrc_gain=1.5))
     assert run.claims["appD1/hurt_classes_unrelated"]["verdict"] == "not measurable at this profile"
     run = results.Run("demo", "smoke")
-    R.record_d1_wordnet_claim(run, dict(rep, rrc_gain=-2.0))  # RRC hurts overall: "hurt" means most classes
+    RR.record_d1_wordnet_claim(run, dict(rep, rrc_gain=-2.0))  # RRC hurts overall: "hurt" means most classes
     assert run.claims["appD1/hurt_classes_unrelated"]["verdict"] == "not measurable at this profile"
     with pytest.raises(ValueError, match="no WordNet synsets"):
         R.hurt_wordnet(hurt, list(hurt.index), None)
@@ -146,7 +146,7 @@ def test_wordnet_check_of_the_hurt_classes():
 
 def test_augerino_caps_and_b6_claims():
     S = R.settings("cpu")
-    caps = G.augerino_caps(S)
+    caps = R.augerino_caps(S)
     assert caps["translate_x"] == pytest.approx(1.2) and caps["scale"] == pytest.approx(2 * math.log(12.5) / 2)
     rows = []
     for group, tx, ty, zoom in (("translation", [0.05, 0.15, 0.3], [0.05, 0.15, 0.3], None),
@@ -157,11 +157,11 @@ def test_augerino_caps_and_b6_claims():
             if zoom:
                 row["scale bound"] = zoom[i]
             rows.append(row)
-    tables = G.augerino_tables(pd.DataFrame(rows))
+    tables = RR.augerino_tables(pd.DataFrame(rows))
     assert tables.loc[("translation", 0.1), "tx (% size)"] == 15 and tables.loc[("translation then scale", 1.0),
                                                                                "zoom (x)"] == round(math.e ** 1.2, 2)
     run = results.Run("demo", "smoke")
-    G.record_b6_claims(run, S, tables, _eval({R.NONE: [68, 68], "translate": [70, 70]}))
+    RR.record_b6_claims(run, S, tables, _eval({R.NONE: [68, 68], "translate": [70, 70]}))
     v = {c: r["verdict"] for c, r in run.claims.items()}
     assert v["figA8/bounds_depend_on_reg"] == "reproduced"
     assert v["tableA3/augerino_translation_beats_none"] == "reproduced"
@@ -182,9 +182,9 @@ def test_a_tiny_family_and_augerino_run_end_to_end(tmp_path, monkeypatch):
     assert (R.evaluate(trained, S, ds).preds["rrc"] == ev.preds["rrc"]).all()  # from the cache
     curve = R.zoom_curve(trained, S, ds)
     assert list(curve.zoom) == [1.0, 2.0, 1.0, 2.0] and curve.top1.between(0, 100).all()
-    runs = G.train_augerino(S, ds)
-    assert len(runs) == 2 and set(runs.group) == set(G.AUGERINO_GROUPS)
+    runs = R.train_augerino(S, ds)
+    assert len(runs) == 2 and set(runs.group) == set(R.AUGERINO_GROUPS)
     scaled = runs[runs.group == "translation then scale"].iloc[0]
     assert 0 <= scaled["scale bound"] <= 2 * math.log(S.zoom_cap) and runs.top1_off.between(0, 100).all()
-    assert G.train_augerino(S, ds).equals(runs)  # cached
+    assert R.train_augerino(S, ds).equals(runs)  # cached
     assert crops.stored_size(S.size) == ds.images.shape[-1]

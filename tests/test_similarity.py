@@ -1,4 +1,5 @@
-"""invlib.similarity: magnitude grids and the sweep (identity, invariant-by-construction models), the AutoAugment
+"""invlib.papers.b.similarity: magnitude grids and the sweep (identity, invariant-by-construction models), the
+AutoAugment
 pool and its level -> value mapping, entry parsing and errors, same-class pairs, the similarity search and what
 a Search reads from it, the WordNet correlation, foreground statistics."""
 
@@ -10,8 +11,8 @@ import torch
 from torch import nn
 
 from invlib import metrics
-from invlib import similarity as S
 from invlib import transforms as T
+from invlib.papers.b import similarity as S
 
 
 def gen(seed=0):

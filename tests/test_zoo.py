@@ -7,7 +7,9 @@ import pytest
 import torch
 
 from invlib import __main__ as cli
-from invlib import crops, grounding, probes, train, zoo
+from invlib import crops, train, zoo
+from invlib.papers.a import probes
+from invlib.papers.b import grounding
 from invlib.profiles import PROFILES, Profile
 
 TINY = Profile("tiny", n_train=512, n_test=256, epochs=1, batch_size=32, progress=False)
@@ -96,7 +98,8 @@ def test_named_entries_follow_the_profile_and_bad_input_says_what_is_valid():
 
 
 def test_the_book_trains_exactly_the_entries_its_chapters_use():
-    """Chapters name zoo entries as backbone specs ``"zoo:<entry>"`` (invlib.probes, invlib.grounding) or call
+    """Chapters name zoo entries as backbone specs ``"zoo:<entry>"`` (invlib.papers.a.probes,
+    invlib.papers.b.grounding) or call
     ``zoo.get``."""
     sources = [Path(probes.__file__), Path(grounding.__file__), *(ROOT / "notebooks").glob("*.py")]
     used = {m for f in sources for m in re.findall(r'(?:"zoo:|zoo\.get\(")(\w+/\w+)"', f.read_text())}

@@ -3,8 +3,8 @@
 Paper E (Rommel, Moreau, Gramfort, 2022) has public code: https://github.com/cedricrommel/augnet. Chapters
 E1-E3 compare our AugNet with it on the same seeds. This script imports *their* modules from a checkout of
 their repository and calls their data generators, layers and training loops. Nothing of theirs is copied into
-``invlib``. What it writes are numbers: one record per run in ``invlib/learned/authors_augnet.json``, which
-the chapters read through :func:`invlib.learned.reports.authors_runs`.
+``invlib``. What it writes are numbers: one record per run in ``invlib/papers/e/authors_augnet.json``, which
+the chapters read through :func:`invlib.papers.e.experiments_reports.authors_runs`.
 
 Every record holds the code's commit, the date, the torch version, the wall seconds and, for each epoch, the
 weight of every operation and its largest value. Values are in the units of :data:`invlib.learned.UNITS`
@@ -46,7 +46,7 @@ import tempfile
 import time
 from pathlib import Path
 
-OUT = Path(__file__).resolve().parents[2] / "invlib" / "learned" / "authors_augnet.json"
+OUT = Path(__file__).resolve().parents[2] / "invlib" / "papers" / "e" / "authors_augnet.json"
 SPRITE_OPS = ["translate_x", "translate_y", "rotate", "shear_x", "shear_y"]  # their layer's order
 # what one unit of an op's reported magnitude is, in our units (their Rotate reports degrees)
 TO_OURS = {"rotate": math.pi / 180}

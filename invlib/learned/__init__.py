@@ -8,7 +8,7 @@ log-probabilities (``C = 1`` in training, ``C = copies`` at evaluation, as both 
   with learned magnitudes and the selective regulariser ``-||w * mu||_2``.
 - :mod:`invlib.learned.augerino`: Augerino (Benton et al.), uniform distributions over the Lie algebra of
   the 2-D affine group with learned widths and the regulariser ``-||width||_2``.
-- :mod:`invlib.learned.experiments`: the settings and drivers of the AugNet paper's experiments (chapters
+- :mod:`invlib.papers.e.experiments`: the settings and drivers of the AugNet paper's experiments (chapters
   E1 to E4 of the book).
 
 An augmentation module is any ``nn.Module`` with ``forward(x) -> x`` (random, differentiable),

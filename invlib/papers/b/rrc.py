@@ -1,5 +1,5 @@
 """Paper B, part 2 (Bouchacourt et al. 2021, §2, App. A-C, D.1, F, G): what RandomResizedCrop does (chapters B1,
-B2); Augerino on real data (chapter B6) is :mod:`invlib.learned.real_data`, on the same settings and family.
+B2); Augerino on real data (chapter B6, App. G), on the same settings and family.
 
 Settings -> the crop family (:mod:`invlib.crops`) trained as one zoo family (:func:`invlib.zoo.train_many`, in
 this process or on SLURM) -> predictions on the evaluation crop (cached) -> tables, figures and claims.
@@ -11,10 +11,22 @@ Example
 >>> S = settings("smoke")
 >>> S.size, crops.stored_size(S.size), len(family(S)["rrc"])
 (28, 32, 2)
+
+App. G (chapter B6), Augerino on real data: Augerino (:mod:`invlib.learned.augerino`) with the paper's changes
+(per-coordinate regulariser shut-off at a cap,
+translation then zoom as separate warps, zoom in only, widths starting at their caps, augmentation learning rate
+0.1x the network's), trained on the central crop with the settings and the no-augmentation training images of
+chapter B1 (:mod:`invlib.papers.b.rrc`), and compared with B1's models.
+
+Example
+-------
+>>> {k: round(v, 2) for k, v in augerino_caps(settings("cpu")).items()}
+{'translate_x': 1.2, 'translate_y': 1.2, 'scale': 2.53}
 """
 
 from __future__ import annotations
 
+import dataclasses
 import math
 from dataclasses import dataclass
 
@@ -22,17 +34,25 @@ import numpy as np
 import pandas as pd
 import torch
 
-from . import crops, data, metrics, zoo
-from .profiles import get_profile
-from .profiles import settings as _settings
-from .utils import cached, check_choice, digest
+from ... import crops, data, metrics, models, zoo
+from ...profiles import get_profile
+from ...profiles import settings as _settings
+from ...utils import cached, check_choice, digest
 
 NAMES = crops.METHODS  # method -> the paper's name
+
+
 # Table 1a as far as the text states it (its table lost its numbers in extraction): no augmentation 63.5 %;
 # RandomSizeCenterCrop and FixedSizeRandomCrop "on par", 67.9 %.
 PAPER_TOP1 = {"fixed_size_center_crop": 63.5, "random_size_center_crop": 67.9, "fixed_size_random_crop": 67.9}
+
+
 PAPER_VAR_INV_S = {0.1: 0.823, 0.5: 3.193, 1.0: 4.962, 2.0: 6.809, 3.0: 7.626, 10.0: 7.317}  # Table A1
+
+
 IOU_METHODS = ("translate", "translate_random_size_center_crop", "fixed_size_random_crop")  # App. B
+
+
 NONE, RRC = "fixed_size_center_crop", "rrc"
 
 
@@ -101,6 +121,8 @@ class Settings:
 
 _SMALL = dict(dataset="fashion_mnist_color", arch="small_resnet18", size=28, lr=0.1, weight_decay=5e-4,
               schedule="cosine")
+
+
 SETTINGS = {
     "smoke": dict(_SMALL, n_train=1024, n_test=500, epochs=1, batch_size=64, seeds=2, beta_shapes=(0.1, 1.0, 10.0),
                   beta_seeds=2, zooms=(1.0, 2.0, 1 / math.sqrt(0.08)), test_seeds=1, regs=(0.1, 1.0),
@@ -197,7 +219,7 @@ def predict(model: torch.nn.Module, images: torch.Tensor, size: int, extra=None,
     ``extra(x, generator)`` when given (App. F's validation augmentation). ``seed`` seeds ``extra`` and the
     global RNG (an Augerino model draws its own copies from it). ``batch``: images per forward pass (default
     :data:`invlib.train.EVAL_BATCH` of the device, divided by the copies of an averaging model)."""
-    from .train import EVAL_BATCH
+    from ...train import EVAL_BATCH
 
     center = crops.Crop(NONE, size=size)
     device = next(model.parameters()).device
@@ -245,46 +267,6 @@ def evaluate(trained: dict, S: Settings, ds: data.Dataset | None = None) -> Eval
     return Evaluation(ds.labels.numpy(), list(ds.classes), ds.synsets, preds)
 
 
-def plot_methods(ds: data.Dataset, S: Settings, n: int = 5, index: int = 0):
-    """One stored image under each method of ``S.methods``: its ``n`` boxes drawn on the image, then the ``n``
-    crops the model sees."""
-    import matplotlib.pyplot as plt
-    from matplotlib.patches import Rectangle
-
-    x = ds.images[index:index + 1].float() / 255
-    h, w = x.shape[-2:]
-    fig, axes = plt.subplots(len(S.methods), n + 1, figsize=(1.3 * (n + 1), 1.35 * len(S.methods)), squeeze=False)
-    gen = torch.Generator().manual_seed(S.seed)
-    for row, m in zip(axes, S.methods):
-        aug = crops.Crop(m, S.size, translate=S.translate)
-        boxes = aug.boxes(n, h, w, gen)
-        out = crops.resample(x.expand(n, -1, -1, -1), boxes, S.size)
-        row[0].imshow(x[0].permute(1, 2, 0).clamp(0, 1))
-        for k, (x0, y0, x1, y1) in enumerate(boxes.tolist()):
-            row[0].add_patch(Rectangle((x0 - 0.5, y0 - 0.5), x1 - x0, y1 - y0, fill=False, lw=0.8,
-                                       color=plt.cm.tab10(k)))
-        row[0].set_ylabel(NAMES[m].replace(" + ", "\n+ "), rotation=0, ha="right", va="center", fontsize=7)
-        for ax, img in zip(row[1:], out):
-            ax.imshow(img.permute(1, 2, 0).clamp(0, 1))
-        for ax in row:
-            ax.set_xticks([])
-            ax.set_yticks([])
-    fig.tight_layout()
-    return fig
-
-
-# ------------------------------------------------------------------------------ B1: Table 1a, App. B, D.1, F
-def table_1a(ev: Evaluation) -> pd.DataFrame:
-    """Table 1a: top-1 (%) mean and SEM over seeds per method, the gain over no augmentation, the paper's top-1."""
-    rows = []
-    base = ev.accuracy(NONE).mean() if NONE in ev.preds else np.nan
-    for m in ev.preds:
-        acc = ev.accuracy(m)
-        rows.append(dict(method=NAMES[m], top1=acc.mean(), sem=metrics.sem(acc), gain=acc.mean() - base,
-                         seeds=len(acc), paper=PAPER_TOP1.get(m, "not in the text")))
-    return pd.DataFrame(rows).set_index("method").round(2)
-
-
 def helped_iou(ev: Evaluation, methods=IOU_METHODS) -> pd.DataFrame:
     """App. B: mean IoU of the "helped samples" lists (wrong without augmentation, right with the method), one list
     per (no-augmentation seed, method seed) pair; the diagonal compares a method's lists with each other."""
@@ -325,130 +307,6 @@ def zoom_curve(trained: dict, S: Settings, ds: data.Dataset | None = None, metho
     return pd.DataFrame(rows)
 
 
-def plot_table_1a(table: pd.DataFrame, ax=None):
-    """Bar chart of Table 1a with SEM error bars; the paper's values, where its text states them, as black ticks
-    (the paper's ImageNet top-1 beside this run's: compare orderings, not levels)."""
-    import matplotlib.pyplot as plt
-
-    ax = ax or plt.subplots(figsize=(8, 3.2))[1]
-    y = np.arange(len(table))
-    ax.barh(y, table.top1, xerr=table["sem"].fillna(0), color="tab:blue", alpha=0.8, label="this run")
-    paper = pd.to_numeric(table.paper, errors="coerce")  # "not in the text" -> NaN, not drawn
-    ax.scatter(paper, y, marker="|", s=300, color="black", zorder=3, label="paper (where the text states it)")
-    ax.set_yticks(y, table.index)
-    ax.invert_yaxis()
-    lo = min(table.top1.min(), paper.min()) - 3 * max(table["sem"].fillna(0).max(), 0.5)
-    ax.set_xlim(lo, max(table.top1.max(), paper.max()) + 2)
-    ax.legend(fontsize=8, loc="lower right")
-    ax.set_xlabel("top-1 on the central crop (%)")
-    ax.set_title("Table 1a: the crop family (mean and SEM over seeds)")
-    return ax
-
-
-def plot_iou(iou: pd.DataFrame, ax=None):
-    """App. B's IoU matrix as a heat map."""
-    import matplotlib.pyplot as plt
-
-    ax = ax or plt.subplots(figsize=(5, 4))[1]
-    im = ax.imshow(iou.values.astype(float), vmin=0, vmax=1, cmap="viridis")
-    short = [n.replace(" + RandomSizeCenterCrop", " + RSCC") for n in iou.index]
-    ax.set_xticks(range(len(iou)), short, rotation=30, ha="right")
-    ax.set_yticks(range(len(iou)), short)
-    for i in range(len(iou)):
-        for j in range(len(iou)):
-            ax.text(j, i, f"{iou.values[i, j]:.2f}", ha="center", va="center", color="w")
-    ax.figure.colorbar(im, ax=ax, label="mean IoU of helped samples")
-    return ax
-
-
-def plot_zoom(curve: pd.DataFrame, ax=None):
-    """Fig. A7: top-1 against the largest zoom of the validation crops, RRC vs no augmentation."""
-    import matplotlib.pyplot as plt
-
-    ax = ax or plt.subplots(figsize=(5, 3.2))[1]
-    for name, g in curve.groupby("method", sort=False):
-        ax.errorbar(g.zoom, g.top1, yerr=g["sem"].fillna(0), marker="o", capsize=3, label=name)
-    ax.set_xlabel("largest zoom of the validation crop (per axis)")
-    ax.set_ylabel("top-1 (%)")
-    ax.legend()
-    return ax
-
-
-def _gain_sem(ev: Evaluation, m: str) -> float:
-    """SEM of the difference of two methods' mean top-1 (independent seeds)."""
-    return math.hypot(metrics.sem(ev.accuracy(m)), metrics.sem(ev.accuracy(NONE)))
-
-
-def record_b1_claims(run, S: Settings, ev: Evaluation, iou: pd.DataFrame, hurt: pd.DataFrame,
-                     curve: pd.DataFrame) -> None:
-    """The scoreboard rows of chapter B1, each verdict computed from this run's numbers."""
-    gain = {m: ev.accuracy(m).mean() - ev.accuracy(NONE).mean() for m in ev.preds}
-    run.log("top1", {NAMES[m]: float(ev.accuracy(m).mean()) for m in ev.preds},
-            paper={NAMES[m]: v for m, v in PAPER_TOP1.items()})
-    t, ts, rscc, fsrc = "translate", "translate_random_size_center_crop", "random_size_center_crop", \
-        "fixed_size_random_crop"
-    rrc_helps = gain[RRC] > 2 * _gain_sem(ev, RRC)
-    share = gain[t] / gain[RRC] if gain[RRC] > 0 else float("nan")
-    run.claim("table1a/translation_recovers_rrc",
-              "Translation alone, T.(30%), recovers most of RRC's gain over no augmentation.",
-              paper="T.(30%) almost matches T.(30%) + RandomSizeCenterCrop, which nearly matches RRC",
-              ours=f"gain T.(30%) {gain[t]:+.2f}, RRC {gain[RRC]:+.2f} points (share {share:.2f})",
-              criterion="RRC's gain > 2 SEM; reproduced: T's gain >= half of RRC's; partly: T's gain > 0",
-              reproduced=bool(rrc_helps and share >= 0.5), partly=bool(rrc_helps and gain[t] > 0),
-              measurable=bool(rrc_helps))
-    run.claim("table1a/scale_alone_less",
-              "Scale alone (RandomSizeCenterCrop) helps less than RRC and than translation with scale.",
-              paper="RandomSizeCenterCrop ~67.9 % < T.(30%) + RandomSizeCenterCrop < RRC",
-              ours=f"RSCC {gain[rscc]:+.2f}, T + RSCC {gain[ts]:+.2f}, RRC {gain[RRC]:+.2f} points",
-              criterion="reproduced: RSCC below both; partly: below one of them",
-              reproduced=bool(gain[rscc] < min(gain[ts], gain[RRC])),
-              partly=bool(gain[rscc] < max(gain[ts], gain[RRC])))
-    run.claim("table1a/neither_part_matches_rrc",
-              "Neither RandomSizeCenterCrop nor FixedSizeRandomCrop alone reaches RRC; both beat no augmentation.",
-              paper="67.9 % (both) vs 63.5 % without augmentation; RRC best",
-              ours=f"RSCC {gain[rscc]:+.2f}, FSRC {gain[fsrc]:+.2f}, RRC {gain[RRC]:+.2f} points over none",
-              criterion="reproduced: both gains > 0 and < RRC's; partly: both < RRC's",
-              reproduced=bool(0 < gain[rscc] < gain[RRC] and 0 < gain[fsrc] < gain[RRC]),
-              partly=bool(max(gain[rscc], gain[fsrc]) < gain[RRC]))
-    off = iou.values[~np.eye(len(iou), dtype=bool)]
-    diag = np.diag(iou.values)
-    run.log("helped_iou", iou.to_dict())
-    run.claim("appB/no_pattern_in_helped_samples",
-              "The samples that translation-type augmentations fix are not consistent, within or across methods.",
-              paper="IoUs within and across methods show no pattern (values not in the text)",
-              ours=f"within {diag.min():.2f}-{diag.max():.2f}, across {off.min():.2f}-{off.max():.2f}",
-              criterion="reproduced: every IoU < 0.5 and within-method IoUs exceed across-method ones by < 0.1; "
-                        "partly: one of the two", reproduced=bool(iou.values.max() < 0.5 and
-                                                                  diag.mean() - off.mean() < 0.1),
-              partly=bool(iou.values.max() < 0.5 or diag.mean() - off.mean() < 0.1))
-    n_hurt = int((hurt.consistently == "hurt").sum())
-    comparisons = len(ev.preds[RRC]) * len(ev.preds[NONE])
-    run.log("hurt_classes", hurt.reset_index().to_dict("records"))
-    run.claim("tableA2/classes_consistently_hurt",
-              "Some classes are consistently hurt by RRC compared with no augmentation.",
-              paper="17 of 1000 classes hurt in >= 72 % of 25 comparisons, losing up to 22 points",
-              ours=f"{n_hurt} of {len(hurt)} classes hurt in > {S.hurt_share:.0%} of {comparisons} comparisons; "
-                   f"most hurt: {hurt.index[0]} "
-                   f"({hurt.hurt.iloc[0]:.0f} %, -{hurt.loss.iloc[0]:.2f} points)",
-              criterion="needs RRC to help overall (mean gain > 0) and >= 4 comparisons; reproduced: at least one "
-                        "class consistently hurt", reproduced=n_hurt >= 1,
-              measurable=bool(comparisons >= 4 and gain[RRC] > 0))
-    first = curve[curve.zoom > 1].groupby("method", sort=False).first()
-    drop = (curve[curve.zoom == 1].set_index("method").top1 - curve.groupby("method", sort=False).top1.last())
-    rrc_first = (curve[(curve.method == NAMES[RRC]) & (curve.zoom == 1)].top1.iloc[0] - first.top1[NAMES[RRC]])
-    run.log("zoom_drop", drop.to_dict())
-    run.claim("figA7/rrc_partly_invariant_to_zoom",
-              "Zooming validation crops lowers accuracy, less for the RRC model than without augmentation, yet "
-              "the RRC model already drops at the smallest zooms (partial invariance).",
-              paper="Fig. A7: both fall; RRC more robust; RRC falls from the smallest values",
-              ours=f"drop to the largest zoom: RRC {drop[NAMES[RRC]]:.2f}, none {drop[NAMES[NONE]]:.2f} points; "
-                   f"RRC at the first zoom {rrc_first:.2f}",
-              criterion="reproduced: both drops > 0, none's > RRC's, RRC's first-zoom drop > 0.2 points; "
-                        "partly: none's drop > RRC's > 0",
-              reproduced=bool(drop.min() > 0 and drop[NAMES[NONE]] > drop[NAMES[RRC]] and rrc_first > 0.2),
-              partly=bool(drop[NAMES[NONE]] > drop[NAMES[RRC]] > 0))
-
-
 def hurt_wordnet(hurt: pd.DataFrame, classes: list, synsets: list | None, metric: str = "wup") -> dict:
     """App. D.1's WordNet check: mean similarity among the classes consistently hurt by RRC (without and with each
     class's similarity to itself), between them and the consistently helped classes, and between them and the
@@ -461,7 +319,7 @@ def hurt_wordnet(hurt: pd.DataFrame, classes: list, synsets: list | None, metric
     >>> r["n_hurt"], round(r["among"], 3), r["among"] > r["with_helped"]
     (2, 0.857, True)
     """
-    from . import wordnet
+    from ... import wordnet
 
     if synsets is None:
         raise ValueError("This dataset has no WordNet synsets per class (fashion_mnist_color, cifar10 and imagenet "
@@ -485,25 +343,6 @@ def hurt_report(S: Settings) -> tuple[pd.DataFrame, dict]:
     return hurt, dict(hurt_wordnet(hurt, ev.classes, ev.synsets), rrc_gain=gain)
 
 
-def record_d1_wordnet_claim(run, report: dict) -> None:
-    """Chapter B5's row for App. D.1: the classes RRC hurts are not related in WordNet."""
-    others = np.nanmean([report["with_helped"], report["with_rest"]]) if report["n_helped"] + report["n_rest"] \
-        else float("nan")
-    run.log("d1_wordnet", report)
-    run.claim("appD1/hurt_classes_unrelated",
-              "The classes RRC consistently hurts show no WordNet pattern: they are no closer to each other than "
-              "to other classes.", paper="17 hurt classes; similarities among / with helped / with the rest not "
-                                         "in the text; 'no pattern'",
-              ours=f"RRC gain {report.get('rrc_gain', np.nan):+.2f} points; {report['n_hurt']} hurt classes "
-                   f"({', '.join(report['hurt']) or 'none'}): among "
-                   f"{report['among']:.3f}, with helped {report['with_helped']:.3f}, with the rest "
-                   f"{report['with_rest']:.3f} (wup)",
-              criterion="needs RRC to help overall (rrc_gain > 0; otherwise 'hurt' means most classes), >= 2 hurt "
-                        "classes and another class; reproduced: among - others < 0.1",
-              reproduced=bool(report["among"] - others < 0.1),
-              measurable=bool(report.get("rrc_gain", np.nan) > 0 and report["n_hurt"] >= 2 and np.isfinite(others)))
-
-
 # ------------------------------------------------------------------------------ B2: Table 1b, App. C
 def beta_table(S: Settings, n: int = 40_000_000) -> pd.DataFrame:
     """Table A1 by simulation (``n`` draws per shape) beside the paper, with the mean area fraction and the
@@ -516,83 +355,69 @@ def beta_table(S: Settings, n: int = 40_000_000) -> pd.DataFrame:
     return pd.DataFrame(rows).set_index("shape")
 
 
-def plot_beta_shapes(S: Settings, ax=None):
-    """Fig. A1: the density of RRC's area fraction ``s`` for each Beta shape (a histogram of 200,000 draws)."""
-    import matplotlib.pyplot as plt
-
-    ax = ax or plt.subplots(figsize=(5.5, 3.2))[1]
-    u = torch.rand(200_000, generator=torch.Generator().manual_seed(0), dtype=torch.float64)
-    for a in S.beta_shapes:
-        ax.hist(crops.sample_scale(u, (0.08, 1.0), a).numpy(), bins=60, density=True, histtype="step",
-                label=f"shape {a:g}")
-    ax.set_xlabel("area fraction s of the crop")
-    ax.set_ylabel("density")
-    ax.set_ylim(0, 6)
-    ax.legend(fontsize=8)
-    return ax
+# ------------------------------------------------------------------------------ App. G: Augerino on real data (B6)
 
 
-def table_1b(ev: Evaluation) -> pd.DataFrame:
-    """Table 1b: top-1 (%) mean and SEM per Beta shape."""
-    rows = [dict(shape=a, top1=ev.accuracy(a).mean(), sem=metrics.sem(ev.accuracy(a)), seeds=len(ev.preds[a]))
-            for a in ev.preds]
-    return pd.DataFrame(rows).set_index("shape").round(2)
+AUGERINO_GROUPS = {"translation": ("translate_x", "translate_y"),  # G.2, one joint warp
+                   "translation then scale": ("translate_x", "translate_y", "scale")}  # G.3, one warp each
 
 
-def plot_table_1b(t1b: pd.DataFrame, ax=None):
-    """Table 1b as top-1 (± SEM) against the Beta shape (log axis), with Var(1/s) on a second axis."""
-    import matplotlib.pyplot as plt
-
-    ax = ax or plt.subplots(figsize=(5.5, 3.2))[1]
-    ax.errorbar(t1b.index, t1b.top1, yerr=t1b["sem"].fillna(0), marker="o", capsize=3, color="tab:blue")
-    ax.set_xscale("log")
-    ax.set_xlabel("Beta shape (1 = uniform, RRC)")
-    ax.set_ylabel("top-1 (%)", color="tab:blue")
-    if "var_inv_s" in t1b:
-        twin = ax.twinx()
-        twin.plot(t1b.index, t1b.var_inv_s, "s--", color="tab:gray")
-        twin.set_ylabel("Var(1/s)", color="tab:gray")
-    ax.set_title("Table 1b: top-1 per shape of the scale distribution")
-    return ax
+BASELINES = (NONE, "translate", "translate_random_size_center_crop_no_ar")  # the paper's comparisons in G.2, G.3
 
 
-def record_b2_claims(run, beta: pd.DataFrame, t1b: pd.DataFrame) -> None:
-    """The scoreboard rows of chapter B2."""
-    paper = {a: p for a, p in beta.paper.items() if not isinstance(p, str)}
-    err = {a: abs(beta.var_inv_s[a] - p) for a, p in paper.items()}
-    run.log("var_inv_s", beta.var_inv_s.to_dict(), paper=paper)
-    run.claim("tableA1/variance_of_inverse_scale",
-              "Var(1/s) per Beta shape is as Table A1 gives it (to two decimals).",
-              paper=", ".join(f"{a:g}: {p}" for a, p in paper.items()),
-              ours=", ".join(f"{a:g}: {beta.var_inv_s[a]:.3f}" for a in paper),
-              criterion="reproduced: every |ours - paper| <= 0.01; partly: all but one",
-              reproduced=bool(max(err.values()) <= 0.01), partly=bool(sorted(err.values())[-2] <= 0.01))
-    ratio = beta.size_ratio.sort_index()
-    run.claim("sec2.2/smaller_shape_less_discrepancy",
-              "Smaller Beta shapes reduce the train/test discrepancy of apparent object sizes.",
-              paper="the smaller the shape, the smaller the expected zoom",
-              ours=", ".join(f"{a:g}: {r:.3f}" for a, r in ratio.items()),
-              criterion="the train/test size ratio increases with the shape",
-              reproduced=bool(ratio.is_monotonic_increasing))
-    acc = t1b.top1
-    if 1.0 not in acc.index or len(acc) < 3:
-        run.claim("table1b/uniform_best", "The uniform shape (1, RRC) is best; other shapes cost accuracy.",
-                  paper="shape 1 best", ours="shape 1 or other shapes missing",
-                  criterion="needs shape 1 and two others",
-                  reproduced=False, measurable=False)
-        return
-    others = acc.drop(1.0)
-    run.log("top1_per_shape", acc.to_dict())
-    run.claim("table1b/uniform_best", "Changing the shape of the scale distribution, same range, costs accuracy.",
-              paper="shape 1 (uniform, RRC) gives the best top-1 (values not in the text)",
-              ours=", ".join(f"{a:g}: {v:.2f}" for a, v in acc.items()),
-              criterion="reproduced: every other shape below shape 1; partly: at least half of them",
-              reproduced=bool((others < acc[1.0]).all()), partly=bool((others < acc[1.0]).mean() >= 0.5))
-    small = acc.index.min()
-    run.claim("table1b/too_small_shape_hurts",
-              "Too small a shape (0.1: little scale variance) also costs accuracy: a trade-off between variance "
-              "and train/test consistency.", paper="shape 0.1 below 0.5 and 1",
-              ours=f"shape {small:g}: {acc[small]:.2f}, best: {acc.idxmax():g} ({acc.max():.2f})",
-              criterion="reproduced: the smallest shape is below the next one and below shape 1; partly: below "
-                        "the best", reproduced=bool(acc[small] < acc.iloc[1] and acc[small] < acc[1.0]),
-              partly=bool(acc[small] < acc.max()))
+def augerino_caps(S: Settings, generators=AUGERINO_GROUPS["translation then scale"]) -> dict:
+    """Where each coordinate's regulariser shuts off, as full widths ``theta`` of Augerino's uniform coefficients:
+    a translation coefficient moves by at most ``theta / 4`` of the size (so 30 % is 1.2), a zoom-in scale
+    coefficient by ``theta / 2`` in log-zoom (so 1/sqrt(0.08) is 2.53). The authors' code starts the widths
+    there too.
+
+    Example
+    -------
+    >>> {k: round(v, 2) for k, v in augerino_caps(settings("cpu")).items()}
+    {'translate_x': 1.2, 'translate_y': 1.2, 'scale': 2.53}
+    """
+    caps = {"translate_x": 4 * S.translate_cap, "translate_y": 4 * S.translate_cap, "scale": 2 * math.log(S.zoom_cap)}
+    return {g: caps[g] for g in generators}
+
+
+def _augerino_run(S: Settings, group: str, reg: float, seed: int, ds: data.Dataset, progress: bool) -> dict:
+    from ...learned import augerino
+    from ...train import fit
+
+    gens = AUGERINO_GROUPS[group]
+    base = spec(S, NONE, seed)  # the no-augmentation model: its training images and recipe
+    train_ds, _ = zoo.splits(base)
+    trunk = models.create(S.arch, num_classes=len(ds.classes), in_chans=ds.images.shape[1], img_size=S.size,
+                          seed=seed)
+    caps = augerino_caps(S, gens)
+    net = augerino.augerino(trunk, reg=reg, copies=S.copies, generators=gens, init_width=caps, caps=caps,
+                            order="sequential" if "scale" in gens else "joint", zoom_in_only="scale" in gens)
+    cfg = dataclasses.replace(base.train_config(), aug_lr=S.lr * S.aug_lr_factor, aug_weight_decay=0.0)
+    history = fit(net, train_ds, cfg, augment=crops.Crop(NONE, size=S.size), progress=progress)
+    labels = ds.labels.numpy()
+    acc = lambda model, t: float((predict(model, ds.images, S.size, seed=t).numpy() == labels).mean() * 100)
+    on = np.mean([acc(net.eval(), t) for t in range(S.test_seeds)])
+    state = net.state()["layer0"]
+    bounds = {g: state[g]["max_value"] for g in gens}
+    return dict(group=group, reg=reg, seed=seed, top1_on=float(on), top1_off=acc(net.trunk.eval(), 0),
+                **{f"{g} bound": v for g, v in bounds.items()},
+                **{f"{g} at cap": bool(c) for g, c in net.augment.at_cap().items()},
+                widths={g: state[g]["magnitude"] for g in gens}, history=history)
+
+
+def train_augerino(S: Settings, ds: data.Dataset | None = None) -> pd.DataFrame:
+    """App. G: Augerino on the central crop, for each group of :data:`AUGERINO_GROUPS`, regulariser weight of
+    ``S.regs`` and seed; one row per run (cached): ``top1_on`` (Augerino at evaluation, ``S.copies`` copies,
+    averaged over ``S.test_seeds`` draws), ``top1_off`` (the trunk alone), the learned bounds (translations as a
+    fraction of the size, ``scale`` as the log of the largest zoom) and whether each sits at its cap."""
+    from tqdm import tqdm
+
+    ds = augmented_eval_images(S, ds)
+    progress = get_profile(S.profile).progress
+    jobs = [(g, r, k) for g in AUGERINO_GROUPS for r in S.regs for k in range(S.augerino_seeds)]
+    rows = []
+    for g, r, k in tqdm(jobs, desc="Augerino", disable=not progress):
+        key = digest(spec(S, NONE, k).key(), S.copies, S.aug_lr_factor, S.test_seeds, augerino_caps(S), g, r,
+                     ds.images)
+        rows.append(cached("rrc", f"augerino-{key}", lambda g=g, r=r, k=k: _augerino_run(S, g, r, k, ds, progress)))
+    return pd.DataFrame(rows)

@@ -12,7 +12,7 @@ here) on fixed transforms -> learned maps (:func:`invlib.metrics.fit_maps`) -> t
 - **Distance between networks** (Eq. 4, 9): :func:`invlib.metrics.representation_distances`.
 - **Equivariance fine-tuning** (Eq. 6, 7): :func:`finetune_loss` through :func:`invlib.train.fit`.
 
-The chapters' summaries, figures and claims are :mod:`invlib.equivariance_reports`.
+The chapters' summaries, figures and claims are :mod:`invlib.papers.c.equivariance_reports`.
 
 Example
 -------
@@ -34,12 +34,12 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
-from . import data, metrics, models, zoo
-from . import transform_types as tt
-from .profiles import get_profile
-from .profiles import settings as _settings
-from .train import TrainConfig, fit
-from .utils import cached, check_choice, digest
+from ... import data, metrics, models, zoo
+from ... import transform_types as tt
+from ...profiles import get_profile
+from ...profiles import settings as _settings
+from ...train import TrainConfig, fit
+from ...utils import cached, check_choice, digest
 
 # The fixed transforms each network is fine-tuned on (Tables 2 and 4: two of the paper's 4-6 per type, inside the
 # training range of the most augmented network). Shear is horizontal here, as the measurement grid of App. A.9.

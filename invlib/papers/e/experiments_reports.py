@@ -2,7 +2,7 @@
 "paper vs this run" tables, the numbers their prose quotes and their figures.
 
 Each ``*_report(run, S, ...)`` takes the :class:`invlib.results.Run` of a chapter, its settings (from
-:func:`invlib.learned.experiments.settings`) and what the experiment's driver returned; it logs the metrics
+:func:`invlib.papers.e.experiments.settings`) and what the experiment's driver returned; it logs the metrics
 (keys kept stable so that results of different runs compare), records each claim of the paper the chapter
 tests with :meth:`invlib.results.Run.claim` (the verdict computed from the run's numbers by the criterion
 stated beside it) and returns a table and ``facts``, ``{glue name: Markdown text}`` for the prose. The
@@ -11,7 +11,7 @@ stated beside it) and returns a table and ``facts``, ``{glue name: Markdown text
 Example
 -------
 >>> from invlib import results
->>> from invlib.learned.experiments import image_models, settings
+>>> from invlib.papers.e.experiments import image_models, settings
 >>> S = settings("images", "cpu")
 >>> hist = {name: [dict(epoch=0, test_at_best_val=0.5, train_acc=0.6)] for name in image_models(S)}
 >>> run = results.Run("demo", "cpu")
@@ -29,7 +29,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from . import UNITS, augnet, max_rotation
+from ...learned import UNITS, augnet, max_rotation
 from .experiments import TRUE_ANGLE, TRUE_HZ, Capacity, Images, Sinusoids, Sprites, _shift_hz
 
 
@@ -75,7 +75,7 @@ def authors_runs(experiment: str, path: str | Path | None = None, **match) -> pd
     weight, the largest value (in :data:`invlib.learned.UNITS`), its wall seconds, the commit and date.
 
     The runs were made by ``benchmarks/authors/augnet_runs.py`` (which needs their repository; see the
-    README there) and are stored in ``invlib/learned/authors_augnet.json``. ``experiment`` is ``"sprites"``,
+    README there) and are stored in ``invlib/papers/e/authors_augnet.json``. ``experiment`` is ``"sprites"``,
     ``"sinusoids"`` or ``"capacity"``; ``match`` keeps the rows whose column equals the value (e.g.
     ``n_train=2560, width=8, epochs=12, trunk="seed"``).
 
@@ -197,7 +197,7 @@ def sprites_report(run, S: Sprites, hist: dict) -> tuple[pd.DataFrame, pd.DataFr
     Example
     -------
     >>> from invlib import results
-    >>> from invlib.learned.experiments import settings, sprite_models
+    >>> from invlib.papers.e.experiments import settings, sprite_models
     >>> S = settings("sprites", "smoke", extra_seeds=[])
     >>> untrained = {n: [dict(epoch=0, state=make().state(), test_acc=0.25)] for n, (make, _) in
     ...              sprite_models(S).items()}
@@ -300,7 +300,7 @@ def _reach(S: Sprites) -> str:
 
 def angle_ranges_report(run, S: Sprites, ranges: dict) -> tuple[pd.DataFrame, dict]:
     """Beyond the paper (chapter E1): the rotation a layer offering rotate alone learned on sprites of each
-    data range (:func:`invlib.learned.experiments.train_angle_ranges`), beside the data's own range and the
+    data range (:func:`invlib.papers.e.experiments.train_angle_ranges`), beside the data's own range and the
     largest label-preserving rotation, ``90 - range`` degrees. Logs them; returns the table and the facts.
 
     Example
@@ -409,7 +409,7 @@ def sinusoids_report(run, S: Sinusoids, hist: dict, alone: dict) -> tuple[pd.Dat
     -------
     >>> from torch import nn
     >>> from invlib import results
-    >>> from invlib.learned.experiments import settings
+    >>> from invlib.papers.e.experiments import settings
     >>> three, alone = (augnet.augnet(nn.Identity(), ops=o, fs=100) for o in ("signal", ["frequency_shift"]))
     >>> run = results.Run("demo", "smoke")
     >>> table, seeds, facts = sinusoids_report(run, settings("sinusoids", "smoke"),
@@ -534,7 +534,7 @@ def capacity_report(run, S: Capacity, res: pd.DataFrame) -> tuple[pd.DataFrame, 
     Example
     -------
     >>> from invlib import results
-    >>> from invlib.learned.experiments import settings
+    >>> from invlib.papers.e.experiments import settings
     >>> res = pd.DataFrame([dict(depth=1, width=w, params=p, method=m, acc=0.9, median=v, q25=v - 0.1, q75=v,
     ...                          mean=v, shift_hz=0.4 if m == "AugNet" else None)
     ...                     for w, p, m, v in [(4, 4024, "baseline", 0.1), (4, 4024, "oracle augmentation", 0.5),
@@ -651,7 +651,7 @@ def images_report(run, S: Images, hist: dict) -> tuple[pd.DataFrame, dict]:
     Example
     -------
     >>> from invlib import results
-    >>> from invlib.learned.experiments import image_models, settings
+    >>> from invlib.papers.e.experiments import image_models, settings
     >>> S = settings("images", "smoke")
     >>> hist = {name: [dict(epoch=0, test_at_best_val=0.5, train_acc=0.6)] for name in image_models(S)}
     >>> run = results.Run("demo", "smoke")

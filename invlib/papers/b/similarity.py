@@ -38,9 +38,9 @@ from dataclasses import dataclass, field
 import numpy as np
 import torch
 
-from . import metrics
-from . import transforms as T
-from .utils import check_choice
+from ... import metrics
+from ... import transforms as T
+from ...utils import check_choice
 
 # ------------------------------------------------------------------------------ section 3: magnitude grids
 _LIN = lambda a, b: tuple(float(v) for v in torch.linspace(a, b, 10))  # noqa: E731
@@ -127,7 +127,7 @@ def embedding(model: torch.nn.Module) -> Callable[[torch.Tensor], torch.Tensor]:
     """
     if hasattr(model, "forward_head") and hasattr(model, "forward_features"):
         return lambda b: model.forward_head(model.forward_features(b), pre_logits=True)
-    from .models import features
+    from ...models import features
 
     return lambda b: features(model, b, ["pre_logits"])["pre_logits"]
 
@@ -532,7 +532,7 @@ def wordnet_correlation(s: Search, synsets: Sequence[str], metric: str = "wup", 
     """
     import pandas as pd
 
-    from . import wordnet
+    from ... import wordnet
 
     if len(synsets) != len(s.classes) or len(s.classes) < 3:
         raise ValueError(f"need one synset per class and at least 3 classes (3 class pairs): {len(s.classes)} "

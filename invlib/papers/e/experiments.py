@@ -3,11 +3,13 @@
 Each experiment has one frozen settings dataclass whose defaults are the paper's settings, and a table of
 what the smaller profiles change (read through :func:`invlib.profiles.settings`); :func:`settings` picks one
 by name. A chapter calls three things: the data, the driver here that trains its models with
-:func:`invlib.train.fit`, and the report of :mod:`invlib.learned.reports` that logs its metrics, records the
+:func:`invlib.train.fit`, and the report of :mod:`invlib.papers.e.experiments_reports` that logs its metrics, records
+the
 paper's claims with computed verdicts and draws its figures.
 
 =============  =======  ======================  ===================================================
-experiment     chapter  settings                data, driver (here); report (:mod:`~invlib.learned.reports`)
+experiment     chapter  settings                data, driver (here); report
+(:mod:`~invlib.papers.e.experiments_reports`)
 =============  =======  ======================  ===================================================
 ``sprites``    E1       :class:`Sprites` (4.1)  :func:`sprite_data`, :func:`train_sprites`; ``sprites_report``
 ``sinusoids``  E2       :class:`Sinusoids`      :func:`sinusoid_data`, :func:`train_sinusoids`; ``sinusoids_report``
@@ -37,11 +39,11 @@ from pathlib import Path
 import pandas as pd
 import torch
 
-from .. import crops, data, metrics, models, profiles
-from .. import train as _train
-from .. import transforms as T
-from ..utils import check_choice
-from . import augerino, augnet, max_rotation
+from ... import crops, data, metrics, models, profiles
+from ... import train as _train
+from ... import transforms as T
+from ...learned import augerino, augnet, max_rotation
+from ...utils import check_choice
 
 FS, TRUE_HZ = 100.0, 0.5  # the sinusoids' sampling rate and frequency jitter: their true invariance, +-0.5 Hz
 TRUE_ANGLE = math.pi / 4  # the sprites' true rotation invariance

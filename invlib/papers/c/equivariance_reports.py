@@ -1,6 +1,7 @@
 """Paper C's reports: the summaries, figures and scoreboard claims of chapters C1-C3, from the tables that
-:mod:`invlib.equivariance` measures (:func:`~invlib.equivariance.curves`, :func:`~invlib.equivariance.distances`,
-:func:`~invlib.equivariance.cross_dataset`, :func:`~invlib.equivariance.finetune_table`).
+:mod:`invlib.papers.c.equivariance` measures (:func:`~invlib.papers.c.equivariance.curves`,
+:func:`~invlib.papers.c.equivariance.distances`,
+:func:`~invlib.papers.c.equivariance.cross_dataset`, :func:`~invlib.papers.c.equivariance.finetune_table`).
 
 Example
 -------
@@ -19,8 +20,8 @@ import numpy as np
 import pandas as pd
 import torch
 
-from . import data, zoo
-from . import transform_types as tt
+from ... import data, zoo
+from ... import transform_types as tt
 from .equivariance import Distances, Settings, spec, strongest
 
 GROUPS_C = {"rigid": ("rotation", "shear", "perspective"), "pixelwise": ("baseline", "color_jitter", "noise")}

@@ -1,216 +1,16 @@
-"""Paper B, part 1 (Bouchacourt et al. 2021, sections 3-4, App. D-E): the experiments of chapters B3-B5.
-
-Settings -> images -> models (the zoo, or hub weights) -> :mod:`invlib.similarity` -> claims and figures.
-Every measurement is cached on disk (``cache_dir("grounding")``) under a digest of the model's weights, the
-images and the options, so chapter B4 reuses B3's sweep and B5 reuses B4's search.
-
-Example
--------
->>> S = settings("smoke")
->>> S.models["ResNet"]["none"], S.n_probe
-('zoo:small_resnet18/none', 64)
+"""Paper B's reports for sections 3 to 4.5 (chapters B3 to B5): the sweep's and the searches' claims with their
+verdicts, and the figures. The method is :mod:`invlib.papers.b.grounding` (with the measures of
+:mod:`invlib.papers.b.similarity`).
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-
 import numpy as np
 import torch
 
-from . import metrics, similarity
-from .profiles import get_profile
-from .profiles import settings as _settings
-from .utils import cached, check_choice, digest
-
-VARIANTS = ("untrained", "none", "standard")  # untrained / trained without augmentation / with RRC + flip
-VARIANT_LABELS = {"untrained": "untrained", "none": "trained, no augmentation",
-                  "standard": "trained, standard augmentation"}
-CACHE_VERSION = 1
-
-
-@dataclass(frozen=True)
-class Settings:
-    """What chapters B3-B5 run on. The defaults are the paper's (ImageNet, torchvision's ResNet-18 and timm's
-    ViT-L/16, 300 batches of 32 probe images); :data:`SETTINGS` holds what each smaller profile changes.
-
-    Attributes
-    ----------
-    profile:        the profile's name (filled in by :func:`settings`)
-    dataset, root:  the images (a name of :func:`invlib.data.available`) and their folder
-    image_size:     side the images are loaded at (None: the dataset's own)
-    models:         architecture -> variant (``untrained``, ``none``, ``standard``) -> model spec
-                    (:func:`invlib.probes.load_backbone`: ``zoo:<entry>``, a hub name, ``<name>@<weights file>``,
-                    ``random:<name>``); a variant left out is not measured
-    grids:          transform grids of :data:`invlib.similarity.GRIDS` for the invariance sweep
-    n_probe:        probe images of the sweep (test split)
-    search_arch:    the architecture whose ``none`` (and ``standard``) models embed the similarity search
-    n_search:       training images loaded for the search; pairs_per_class caps the pairs of a class
-    subpolicies:    also search the two-operation sub-policies
-    batch_size:     images per forward pass
-    seed:           image draws, pairings, random signs
-
-    Example
-    -------
-    >>> settings("cpu", n_probe=128).n_probe
-    128
-    """
-
-    profile: str = "paper"
-    dataset: str = "imagenet"
-    root: str | None = None
-    image_size: int | None = 224
-    models: dict[str, dict[str, str]] = field(default_factory=lambda: {
-        "ResNet": {"untrained": "random:tv/resnet18", "standard": "tv/resnet18"},
-        "ViT": {"untrained": "random:vit_large_patch16_224", "standard": "vit_large_patch16_224"}})
-    grids: tuple[str, ...] = tuple(similarity.GRIDS)
-    n_probe: int = 9600
-    search_arch: str = "ResNet"
-    n_search: int = 50_000
-    pairs_per_class: int | None = 16
-    subpolicies: bool = True
-    batch_size: int = 256
-    seed: int = 0
-
-
-_ZOO = {"ResNet": {"untrained": "zoo:small_resnet18/untrained", "none": "zoo:small_resnet18/none",
-                   "standard": "zoo:small_resnet18/standard"},
-        "ViT": {"untrained": "zoo:small_vit/untrained", "none": "zoo:small_vit/none",
-                "standard": "zoo:small_vit/standard"}}
-_SMALL = dict(dataset="fashion_mnist_color", image_size=None, models=_ZOO)
-SETTINGS = {
-    "smoke": dict(_SMALL, n_probe=64, n_search=400, pairs_per_class=16,
-                  grids=("translate", "rotate", "shear", "zoom_in", "brightness_up", "posterize", "solarize",
-                         "contrast_down")),
-    "cpu": dict(_SMALL, n_probe=256, n_search=1500, pairs_per_class=48),
-    "gpu": dict(n_probe=3200, n_search=20_000),
-}
-
-
-def settings(profile: str = "cpu", **overrides) -> Settings:
-    """Chapter settings: the paper's, then the profile's changes, then the overrides that are not ``None``.
-
-    Example
-    -------
-    >>> settings("smoke", n_probe=None).n_probe
-    64
-    """
-    return _settings(Settings, SETTINGS, profile, **overrides)
-
-
-# ------------------------------------------------------------------------------ images and models
-def _images(S: Settings, split: str, n: int):
-    from . import data
-
-    ds = data.load(S.dataset, split, root=S.root, n=n, seed=S.seed, size=S.image_size, cap=True)
-    x = ds.float()
-    if x.shape[1] == 1:
-        x = x.expand(-1, 3, -1, -1).contiguous()
-    return x, ds
-
-
-def probe_images(S: Settings) -> torch.Tensor:
-    """The sweep's probe images ``(n_probe, 3, H, W)`` in [0, 1], from the test split.
-
-    Example
-    -------
-    >>> probe_images(settings("smoke")).shape
-    torch.Size([64, 3, 28, 28])
-    """
-    return _images(S, "test", S.n_probe)[0]
-
-
-def search_images(S: Settings):
-    """The search's training images: ``(x (N, 3, H, W) in [0, 1], labels (N,), classes, synsets, boxes)``.
-
-    Example
-    -------
-    >>> x, y, classes, synsets, boxes = search_images(settings("smoke"))
-    >>> x.shape[0], len(classes), synsets[0], boxes.shape
-    (400, 10, 'jersey.n.03', torch.Size([400, 4]))
-    """
-    x, ds = _images(S, "train", S.n_search)
-    return x, ds.labels, list(ds.classes), ds.synsets, ds.boxes
-
-
-def load_model(spec: str, S: Settings) -> torch.nn.Module:
-    """One model of the settings, in eval mode (:func:`invlib.probes.load_backbone`)."""
-    from .probes import load_backbone
-
-    return load_backbone(spec, S.profile)[0]
-
-
-def _weights_key(model: torch.nn.Module) -> str:
-    """:func:`invlib.utils.digest` of a model's parameter names and weights."""
-    state = model.state_dict()
-    return digest(*state, *state.values())
-
-
-def _cached(kind: str, key: str, make):
-    return cached("grounding", f"{kind}-{key}", make)
-
-
-# ------------------------------------------------------------------------------ section 3: the sweep
-def invariance_table(S: Settings, x: torch.Tensor | None = None, grids=None, models=None, progress=None):
-    """Invariance and equivariance of every model of ``S.models`` to every grid, at levels 0-9 (Fig. 2, A3, A10).
-
-    Args:
-        x: probe images (default :func:`probe_images`). grids: default ``S.grids``.
-        models: ``{arch: {variant: spec}}`` (default ``S.models``).
-
-    Returns a DataFrame, one row per (arch, variant, transform, level): ``group, magnitude, median, q25, q75,
-    mean`` (relative invariance over the probe images) and ``alignment`` (equivariance). Each model's rows are
-    cached under its weights, the images and the grids.
-
-    Example
-    -------
-    >>> one = {"ResNet": {"untrained": "random:small_resnet18"}}
-    >>> t = invariance_table(settings("smoke"), grids=["rotate"], models=one)
-    >>> t.shape[0], float(t[t.level == 0]["median"].iloc[0])
-    (10, 1.0)
-    """
-    import pandas as pd
-
-    x = probe_images(S) if x is None else x
-    grids = list(S.grids if grids is None else grids)
-    models = S.models if models is None else models
-    prof = get_profile(S.profile)
-    progress = prof.progress if progress is None else progress
-    rows, data_key = [], digest(x, grids, S.seed, CACHE_VERSION)  # the images are hashed once for all models
-    for arch, variants in models.items():
-        for variant, spec in variants.items():
-            model = load_model(spec, S)
-            embed = similarity.embedding(model)
-            device = next(model.parameters()).device
-            key = digest(_weights_key(model), data_key)
-            part = _cached("sweep", key, lambda embed=embed, device=device: similarity.sweep(
-                {"m": embed}, x, grids, seed=S.seed, batch_size=S.batch_size, device=device,
-                progress=progress))
-            rows += [dict(r, arch=arch, variant=variant, spec=spec) for r in part]
-    table = pd.DataFrame(rows).drop(columns="model")
-    return table[["arch", "variant", "transform", "group", "level", "magnitude", "median", "q25", "q75", "mean",
-                  "alignment", "spec"]]
-
-
-def level_mean(table, arch: str, variant: str, transform: str, column: str = "median") -> float:
-    """Mean of ``column`` over levels 1-9 (level 0 is the identity) for one model and grid; NaN if absent."""
-    t = table[(table.arch == arch) & (table.variant == variant) & (table["transform"] == transform) & (table.level > 0)]
-    return float(t[column].mean()) if len(t) else float("nan")
-
-
-def training_change(table, arch: str = "ResNet", before: str = "untrained", after: str = "none") -> dict:
-    """``{grid: level-mean median invariance after training - before}`` (positive: training raised it).
-
-    Example
-    -------
-    >>> import pandas as pd
-    >>> t = pd.DataFrame(dict(arch="R", variant=["untrained", "none"], transform="rotate", level=1,
-    ...                       median=[0.2, 0.5]))
-    >>> round(training_change(t, "R")["rotate"], 3)
-    0.3
-    """
-    grids = sorted(set(table[table.arch == arch]["transform"]))
-    return {g: level_mean(table, arch, after, g) - level_mean(table, arch, before, g) for g in grids}
+from ... import metrics
+from . import similarity
+from .grounding import APPEARANCE_B3, VARIANT_LABELS, level_mean, top5_by_invariance_change, training_change
 
 
 def figure_a2(x: torch.Tensor, grids=None):
@@ -261,9 +61,6 @@ def plot_sweep(table, grids=None, column: str = "median", ncols: int = 4):
     fig.legend(handles, labels, loc="lower center", ncol=3, fontsize=8, bbox_to_anchor=(0.5, -0.02))
     fig.tight_layout(rect=(0, 0.06, 1, 1))
     return fig
-
-
-APPEARANCE_B3 = ("brightness_up", "brightness_down", "contrast_up", "contrast_down", "posterize", "solarize")
 
 
 def record_sweep_claims(run, table) -> None:
@@ -337,63 +134,6 @@ def record_sweep_claims(run, table) -> None:
               criterion="untrained ResNet: level-mean alignment > max(0.05, ViT's) and median invariance < 0.5",
               reproduced=both and al["ResNet"] > max(0.05, al["ViT"]) and inv < 0.5,
               partly=both and al["ResNet"] > al["ViT"], measurable=both)
-
-
-# ------------------------------------------------------------------------------ section 4: the search
-def run_searches(S: Settings, x=None, labels=None, classes=None, variants=("none", "standard"), progress=None):
-    """The similarity search with the ``none`` and ``standard`` models of ``S.search_arch``:
-    ``{variant: {"single": Search over POOL, "sub": Search over SUBPOLICIES (when S.subpolicies)}}``.
-
-    Cached under each model's weights, the images and the options (chapter B5 reuses chapter B4's searches).
-    """
-    if x is None:
-        x, labels, classes, *_ = search_images(S)
-    prof = get_profile(S.profile)
-    progress = prof.progress if progress is None else progress
-    arch = check_choice(S.search_arch, S.models, "architecture")
-    out, data_key = {}, digest(x, labels, S.pairs_per_class, S.seed, CACHE_VERSION)
-    for variant in variants:
-        spec = S.models[arch].get(variant)
-        if spec is None:
-            print(f"note: no {arch}/{variant} model in the settings; its search is skipped.")
-            continue
-        model = load_model(spec, S)
-        embed, device = similarity.embedding(model), next(model.parameters()).device
-        pools = {"single": similarity.POOL, **({"sub": similarity.SUBPOLICIES} if S.subpolicies else {})}
-        out[variant], model_key = {}, _weights_key(model)
-        for kind, pool in pools.items():
-            key = digest(model_key, data_key, pool)
-            out[variant][kind] = _cached("search", key, lambda pool=pool, embed=embed, device=device: similarity.search(
-                embed, x, labels, pool, classes, S.pairs_per_class, S.seed, S.batch_size, device, progress))
-    return out
-
-
-def _pool_grids(entry: str) -> list[str]:
-    """The sweep grids that measure invariance to a pool entry's operation (Fig. 3C)."""
-    op, level = similarity.parse_entry(entry)[0]
-    return {"rotate": ["rotate"], "shearX": ["shear"], "shearY": ["shear_y"], "translateX": ["translate"],
-            "translateY": ["translate_y"], "color": ["saturation"], "contrast": ["contrast_up", "contrast_down"],
-            "brightness": ["brightness_up", "brightness_down"], "posterize": ["posterize"],
-            "solarize": ["solarize"], "equalize": ["equalize"], "autocontrast": ["autocontrast"],
-            "invert": ["invert"], "sharpness": ["sharpness"],
-            "rescale": ["zoom_in" if similarity.RESCALE[level] > 1 else "zoom_out"]}[op]
-
-
-def top5_by_invariance_change(search, change: dict, threshold: float = 0.02) -> dict:
-    """Fig. 3C: how often entries whose invariance grew in training are in a class's top 5, against the rest.
-
-    ``change``: :func:`training_change` per grid. An entry "grew" when the mean change of its grids exceeds
-    ``threshold``. Returns ``{"grew": rate, "other": rate, "entries_grew": [...], ...}`` where a rate is the
-    share of (class, entry) combinations of that kind that are in the class's top 5.
-    """
-    deltas = {e: np.mean([change[g] for g in _pool_grids(e) if g in change] or [np.nan]) for e in search.transforms()}
-    grew = {e for e, d in deltas.items() if d > threshold}
-    other = {e for e, d in deltas.items() if not np.isnan(d) and d <= threshold}
-    top5 = search.top(5)
-    hits = {k: sum(e in s for row in top5 for e in row) for k, s in (("grew", grew), ("other", other))}
-    n = len(search.classes)
-    return dict(grew=hits["grew"] / max(1, n * len(grew)), other=hits["other"] / max(1, n * len(other)),
-                entries_grew=sorted(grew), entries_other=sorted(other), deltas=deltas)
 
 
 def plot_search(searches: dict, kind: str = "single", drop=()):
@@ -563,13 +303,6 @@ def record_search_claims(run, searches: dict, change: dict | None, boxes=None, s
     return out
 
 
-# ------------------------------------------------------------------------------ section 4.5: WordNet
-def wordnet_report(searches: dict, synsets, metrics_=("wup", "lch", "path"), seed: int = 0) -> dict:
-    """:func:`invlib.similarity.wordnet_correlation` of the no-augmentation search for each WordNet metric."""
-    s = searches["none"]["single"]
-    return {m: similarity.wordnet_correlation(s, synsets, m, seed=seed) for m in metrics_}
-
-
 def plot_wordnet(reports: dict):
     """Fig. 4: ranking correlation against WordNet similarity, per class pair, with binned means ± SE."""
     import matplotlib.pyplot as plt
@@ -584,18 +317,6 @@ def plot_wordnet(reports: dict):
     axes[0, 0].set_ylabel("Spearman of op-type rankings")
     fig.tight_layout()
     return fig
-
-
-def rotation_classes(searches: dict, variant: str = "none") -> dict:
-    """Section 4.5 / App. E.2: classes whose top entry (by mean change, and by weighted boost) is a rotation,
-    and the top 10 (class, entry) combinations by weighted boost."""
-    s = searches[variant]["single"]
-    wb = s.weighted_boost()
-    order = np.dstack(np.unravel_index(np.argsort(-wb, axis=None), wb.shape))[0][:10]
-    return dict(by_mean=[c for c, row in zip(s.classes, s.top(1)) if similarity.op_type(row[0]) == "rotate"],
-                by_boost=[c for c, row in zip(s.classes, s.top(1, score="weighted"))
-                          if similarity.op_type(row[0]) == "rotate"],
-                top10=[(s.classes[c], s.entries[j], round(float(wb[c, j]), 3)) for c, j in order])
 
 
 def record_wordnet_claims(run, reports: dict, rot: dict, rot_std: dict | None = None) -> None:
