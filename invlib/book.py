@@ -7,13 +7,15 @@
    written to);
 2. check the ``-p key=value`` overrides against the notebook's ``parameters`` cell (unknown names and wrong
    types fail before anything runs);
-3. execute it with papermill, injecting ``profile`` and the overrides, in the repository root;
+3. execute it with papermill, injecting ``profile`` and the overrides, in the repository root, with the
+   chapter's name in the kernel's environment as ``INVLIB_CHAPTER`` (so ``results.Run(S)`` writes
+   ``results/<profile>/<name>.json`` without the chapter typing its own name);
 4. tag the injected-parameters cell ``remove-cell`` and write the executed notebook to
    ``book/_generated/<name>.ipynb``, its seconds in the notebook's metadata and, as ``book_seconds``, in the
    chapter's ``results/<profile>/<name>.json``;
 
 then writes the "Reproduction scoreboard" page and each paper's claims snippet (``book/_generated/scoreboard.md``,
-``claims_<a..e>.md``, see :func:`write_scoreboard`) from the claims the runs recorded, runs
+``claims_<a..e>.md``, see :func:`invlib.scoreboard.write_scoreboard`) from the claims the runs recorded, runs
 ``jupyter-book build . -W -n --keep-going`` (the config has ``execute_notebooks: 'off'``) and checks
 that ``_build/html/index.html`` exists, since Jupyter Book can exit 0 without building.
 
@@ -218,7 +220,7 @@ def execute(name: str, profile: str, overrides: dict | None = None, root: str | 
     failed.unlink(missing_ok=True)
     t0, started = time.perf_counter(), time.time()
     try:
-        with _kernel_env(root):
+        with _kernel_env(root, name):
             nb = pm.execute_notebook(nb, str(running), parameters=params, kernel_name="python3", cwd=str(root),
                                      progress_bar=False, language="python",
                                      extra_arguments=["--IPKernelApp.log_level=ERROR"])
@@ -255,11 +257,12 @@ def _note_seconds(path: Path, seconds: float, since: float) -> None:
         atomic_save(json.dumps(record, indent=2, allow_nan=False), path)
 
 
-def _kernel_env(root: Path):
-    """Environment of the papermill kernel (restored afterwards): no progress bars, results beside the book,
-    this interpreter's folder first on PATH (so ``python3`` is this venv's kernel)."""
+def _kernel_env(root: Path, name: str):
+    """Environment of the papermill kernel of chapter ``name`` (restored afterwards): no progress bars, results
+    beside the book, the chapter's name as ``INVLIB_CHAPTER`` (:class:`invlib.results.Run` names its JSON file
+    after it), this interpreter's folder first on PATH (so ``python3`` is this venv's kernel)."""
     return mock.patch.dict(os.environ, INVLIB_PROGRESS="0", PYDEVD_DISABLE_FILE_VALIDATION="1",
-                           INVLIB_RESULTS=str(results_root(root)),
+                           INVLIB_RESULTS=str(results_root(root)), INVLIB_CHAPTER=name,
                            PATH=f"{Path(sys.executable).parent}{os.pathsep}{os.environ.get('PATH', '')}")
 
 
@@ -303,173 +306,6 @@ def _reuse_or_stub(name: str, root: Path) -> Chapter:
     stub.metadata["invlib"] = dict(profile="", stub=True)
     atomic_save(nbformat.writes(stub), out)
     return Chapter(name, "stub")
-
-
-# --- the reproduction scoreboard ----------------------------------------------------------------------------
-
-def write_scoreboard(chapters: list[Chapter], root: str | Path = REPO) -> list[Path]:
-    """Write the "Reproduction scoreboard" page ``book/_generated/scoreboard.md`` and, for each paper,
-    ``book/_generated/claims_<a..e>.md`` (included by the paper's overview page), from the claims the
-    chapters' runs recorded (:meth:`invlib.results.Run.claim`) in ``<results_root>/<profile>/``.
-
-    Each chapter is read at the profile its page in this build was executed with; a chapter not executed
-    (a stub) is listed as not run.
-    """
-    root = Path(root).resolve()
-    toc = _toc_files(root)
-    runs = _chapter_runs(chapters, root)
-    titles = _paper_titles(root)
-    by_paper = {key: [r for r in runs if r["name"][:1].upper() == key] for key in titles}
-    pages = {f"claims_{key.lower()}.md": _paper_claims(key, by_paper[key], toc, link_scoreboard=True)
-             for key in titles}
-    pages[f"{SCOREBOARD}.md"] = _scoreboard_page(titles, by_paper, toc)
-    out = root / GENERATED
-    return [atomic_save(text, out / name) for name, text in pages.items()]
-
-
-def _toc_files(root: Path) -> set[str]:
-    toc = (root / "_toc.yml").read_text()
-    return set(re.findall(r"(?:file|root):\s*(\S+)", toc))
-
-
-def _paper_titles(root: Path) -> dict[str, str]:
-    """``{"A": "Yan & Huang", ...}`` from the toc's part captions ``Paper A: ...`` (all five papers)."""
-    import yaml
-
-    toc = yaml.safe_load((root / "_toc.yml").read_text())
-    titles = {key: "" for key in "ABCDE"}
-    for part in toc.get("parts", []):
-        found = re.match(r"Paper ([A-E]):\s*(.*)", str(part.get("caption", "")))
-        if found:
-            titles[found.group(1)] = found.group(2).strip()
-    return titles
-
-
-def _chapter_runs(chapters: list[Chapter], root: Path) -> list[dict]:
-    """Per chapter: ``{name, state, profile, date, claims}``; state is "claims", "no claims", "no results"
-    or "not run"."""
-    from . import results
-
-    folder = results_root(root)
-    rows: dict[str, list[dict]] = {}
-    with mock.patch.dict(os.environ, INVLIB_RESULTS=str(folder)):
-        for profile in sorted({c.profile for c in chapters if c.status != "stub" and c.profile in PROFILES}):
-            rows[profile] = results.scoreboard(profile)
-    runs, names = [], toc_notebooks(root)
-    for ch in chapters:
-        if ch.name not in names:
-            continue
-        run = dict(name=ch.name, state="not run", profile=ch.profile, date="", claims=[])
-        file = folder / ch.profile / f"{ch.name}.json" if ch.profile in PROFILES else None
-        if ch.status != "stub" and file is not None:
-            if not file.exists():
-                run["state"] = "no results"
-            else:
-                run["claims"] = [r for r in rows[ch.profile] if r["chapter"] == ch.name]
-                run["date"] = str(json.loads(file.read_text()).get("finished", ""))[:10]
-                run["state"] = "claims" if run["claims"] else "no claims"
-        runs.append(run)
-    return runs
-
-
-def _verdict_counts(runs: list[dict]) -> dict[str, int]:
-    from .results import VERDICTS
-
-    return {v: sum(c["verdict"] == v for r in runs for c in r["claims"]) for v in VERDICTS}
-
-
-def _paper_claims(key: str, runs: list[dict], toc: set[str], link_scoreboard: bool) -> str:
-    """The status of one paper's claims: a count of verdicts, then per chapter a table of its claims."""
-    lines = []
-    n = sum(len(r["claims"]) for r in runs)
-    if not runs:
-        lines.append(f"No claims of paper {key} are recorded yet: no chapter of this paper is in the book yet.")
-    elif all(r["state"] == "not run" for r in runs):
-        lines.append(f"No claims of paper {key} are recorded yet: none of its chapters was run in this build.")
-    elif n == 0:
-        lines.append(f"No claims of paper {key} are recorded yet.")
-    else:
-        counts = ", ".join(f"{v} {k}" for k, v in _verdict_counts(runs).items() if v)
-        lines.append(f"{n} claim{'s' * (n != 1)} tested: {counts}.")
-    if link_scoreboard and f"{GENERATED}/{SCOREBOARD}" in toc:
-        lines[-1] += f" All five papers: {{doc}}`/{GENERATED}/{SCOREBOARD}`."
-    for r in runs:
-        chapter = f"{{doc}}`/{GENERATED}/{r['name']}`" if f"{GENERATED}/{r['name']}" in toc else f"`{r['name']}`"
-        lines.append("")
-        if r["state"] == "not run":
-            lines.append(f"**{chapter}**: not run in this build (`python -m invlib book --only {r['name']}`).")
-            continue
-        run = f"profile `{r['profile']}`" + (f", run on {r['date']}" if r["date"] else "")
-        if r["state"] == "no results":
-            lines.append(f"**{chapter}** ({run}): no results file was found for this profile.")
-        elif r["state"] == "no claims":
-            lines.append(f"**{chapter}** ({run}): this chapter records no claims.")
-        else:
-            lines += [f"**{chapter}** ({run}):", "", "| Claim | Paper | Ours | Verdict | Criterion |",
-                      "|---|---|---|---|---|"]
-            lines += [f"| {_md(c['claim'])} | {_cell(c['paper_value'])} | {_cell(c['ours'])} | {c['verdict']} | "
-                      f"{_md(c['criterion'])} |" for c in r["claims"]]
-    return "\n".join(lines) + "\n"
-
-
-def _scoreboard_page(titles: dict[str, str], by_paper: dict[str, list[dict]], toc: set[str]) -> str:
-    from .results import VERDICTS
-
-    lines = ["# Reproduction scoreboard", "",
-             "Every claim of the five papers that a chapter of this book tests, with the verdict that the "
-             "chapter's run computed from its own numbers by the criterion shown. The book's runner "
-             "(`python -m invlib book`) writes this page from the runs' results, `results/<profile>/<chapter>.json`, "
-             "each time it builds the book; nothing here is kept by hand. A verdict holds for the profile it was "
-             "measured at: the `smoke` and `cpu` profiles are small stand-ins for the papers' settings.", "",
-             "| Paper | Chapters run | Claims | " + " | ".join(v.removesuffix(" at this profile") for v in VERDICTS)
-             + " |",
-             "|---" * (3 + len(VERDICTS)) + "|"]
-    for key, title in titles.items():
-        runs = by_paper[key]
-        name = f"{key}: {title}" if title else f"Paper {key}"
-        page = f"book/paper_{key.lower()}"
-        paper = f"{{doc}}`{name} </{page}>`" if page in toc else _md(name)
-        ran = sum(r["state"] != "not run" for r in runs)
-        counts = _verdict_counts(runs)
-        lines.append(f"| {paper} | {f'{ran} of {len(runs)}' if runs else 'none yet'} | {sum(counts.values())} | "
-                     + " | ".join(str(v) for v in counts.values()) + " |")
-    for key, title in titles.items():
-        lines += ["", f"## Paper {key}" + (f": {_md(title)}" if title else ""), "",
-                  _paper_claims(key, by_paper[key], toc, link_scoreboard=False).rstrip()]
-    return "\n".join(lines) + "\n"
-
-
-_SPAN = re.compile(r"(`[^`\n]+`|\$[^\s$][^$\n]*?(?<!\s)\$)")  # code spans and inline math pass through
-
-
-def _md(text) -> str:
-    """``text`` safe in a MyST table cell: markup characters escaped, except inside code spans and ``$math$``."""
-    parts = _SPAN.split(" ".join(str(text).split()))
-    out = []
-    for i, part in enumerate(parts):
-        if i % 2 and part.startswith("`"):
-            out.append(part.replace("|", "\\|"))
-        elif i % 2:
-            out.append(part.replace("|", "\\vert{}"))
-        else:
-            out.append(re.sub(r"([\\`*_\[\]<>|${}#~&])", r"\\\1", part))
-    return "".join(out)
-
-
-def _cell(value) -> str:
-    """A claim's paper value or ours, short: floats to 4 significant digits, lists and dicts inline."""
-    if value is None:
-        return "—"
-    if isinstance(value, bool):
-        return "yes" if value else "no"
-    if isinstance(value, float):
-        return f"{value:.4g}"
-    if isinstance(value, (list, tuple)):
-        shown = [_cell(v) for v in value[:6]]
-        return "[" + ", ".join(shown + ["…"] * (len(value) > 6)) + "]"
-    if isinstance(value, dict):
-        return "; ".join(f"{_md(k)}: {_cell(v)}" for k, v in value.items())
-    return _md(value)
 
 
 def build_site(root: str | Path = REPO) -> float:
@@ -551,6 +387,8 @@ def build(profile: str | Profile = "cpu", only: list[str] | None = None, params:
             ch = execute(name, profile, params, root)
         echo(f"ok {ch.seconds:.1f} s", flush=True)
         chapters.append(ch)
+    from .scoreboard import write_scoreboard  # here: the scoreboard module imports this one
+
     write_scoreboard(chapters, root)
     if site:
         echo("jupyter-book build ...", end=" ", flush=True)

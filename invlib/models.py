@@ -35,6 +35,10 @@ from .utils import check_choice, check_images, is_online
 OURS = ("small_resnet18", "small_resnet50", "small_vit", "conv4")
 SIGNAL_NETS = ("signal_cnn", "signal_mlp")
 IMAGENET_MEAN, IMAGENET_STD = (0.485, 0.456, 0.406), (0.229, 0.224, 0.225)
+# Images per forward pass of batched() (and so of train.evaluate) by device type when none is asked for: 128 on CPU,
+# where a batch's activations then stay in cache (measured on 2 cores: 2.2x the images/s of batch 1024 for
+# small_resnet18, 2.9x for small_resnet50, bit-identical logits); 1024 on CUDA.
+EVAL_BATCH = {"cpu": 128, "cuda": 1024}
 
 
 class PretrainedUnavailableError(RuntimeError):
@@ -503,6 +507,63 @@ def features(model: nn.Module, x: torch.Tensor, layers: list[str] | None = None,
         for h in handles:
             h.remove()
     return {name: out[name] for name in layers}
+
+
+def batched(fn, x: torch.Tensor, batch_size: int | None = None, device: str | torch.device | None = None,
+            transform=None, channels_last: bool = True, out_device: str | torch.device | None = "cpu",
+            transform_device: str | torch.device | None = None) -> torch.Tensor:
+    """``fn`` over ``x`` in batches, under ``torch.inference_mode``: every batched forward pass of the book.
+
+    Each batch ``x[i:i + batch_size]`` is moved to ``transform_device`` (default ``device``), converted to float
+    (uint8 to [0, 1] by ``/ 255``; other dtypes by ``.float()``), passed through ``transform(xb, k)`` (``k`` the
+    batch's index) when given, moved to ``device``, made channels_last when ``channels_last`` and 4-D (contiguous
+    when not 4-D; ``channels_last=False`` leaves the layout as it is), given to ``fn``; floating outputs become
+    float32, integer ones (class indices) keep their dtype.
+
+    Args:
+        fn: ``(B, ...) -> (B, ...)``: a model, an embedding, ``lambda b: model(b).argmax(1)``.
+        x: ``(N, C, H, W)`` images (uint8, or float in [0, 1]) or ``(N, C, T)`` signals, on any device.
+        batch_size: default :data:`EVAL_BATCH` of ``device``'s type (128 on CPU, 1024 on CUDA).
+        device: where ``fn`` runs; default the device of ``fn``'s parameters when it is a module, else the CPU.
+        transform_device: where the conversion and ``transform`` run: ``"cpu"`` keeps a transform that draws from
+            a CPU generator bit-identical whatever ``device`` (interpolation differs between CPU and CUDA).
+        out_device: where the outputs are gathered (``None``: stay on ``device``).
+
+    Returns:
+        ``fn``'s outputs of all batches concatenated, ``(N, ...)`` (a normal tensor, not an inference tensor).
+
+    Example
+    -------
+    >>> m = create("small_resnet18").eval()
+    >>> x = torch.randint(0, 256, (5, 3, 28, 28), dtype=torch.uint8)
+    >>> z = batched(m, x, batch_size=2)
+    >>> z.shape, z.dtype, torch.equal(z, batched(m, x.float() / 255, batch_size=2))
+    (torch.Size([5, 10]), torch.float32, True)
+    >>> batched(lambda b: m(b).argmax(1), x, transform=lambda b, k: b.flip(-1)).dtype
+    torch.int64
+    """
+    if len(x) == 0:
+        raise ValueError(f"batched() needs at least one input, got x of shape {tuple(x.shape)}.")
+    if device is None:
+        params = next(fn.parameters(), None) if isinstance(fn, nn.Module) else None
+        device = params.device if params is not None else "cpu"
+    device = torch.device(device)
+    prepare_on = device if transform_device is None else torch.device(transform_device)
+    batch_size = batch_size or EVAL_BATCH.get(device.type, 1024)
+    out = []
+    with torch.inference_mode():
+        for k, i in enumerate(range(0, len(x), batch_size)):
+            xb = x[i:i + batch_size].to(prepare_on)
+            xb = xb.float().div_(255) if xb.dtype == torch.uint8 else xb.float()
+            if transform is not None:
+                xb = transform(xb, k)
+            xb = xb.to(device)
+            if channels_last:
+                xb = xb.contiguous(memory_format=torch.channels_last if xb.ndim == 4 else torch.contiguous_format)
+            y = fn(xb)
+            y = y.float() if y.is_floating_point() else y
+            out.append(y if out_device is None else y.to(out_device))
+    return torch.cat(out)  # outside inference_mode: a normal tensor, which callers may modify in place
 
 
 def _pool(y: torch.Tensor) -> torch.Tensor:

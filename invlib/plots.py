@@ -1,9 +1,12 @@
-"""Figures shared by the notebooks: image grids with boxes, transformation-by-magnitude grids, heatmaps.
+"""Figures shared by the notebooks: image grids with boxes, mosaics (rows = transforms, columns = draws),
+transformation-by-magnitude grids, heatmaps.
 
 Each function returns a matplotlib ``Figure`` (the notebook shows it); nothing here computes results.
 """
 
 from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
 
 import matplotlib.pyplot as plt
 import numpy as np
@@ -67,6 +70,55 @@ def image_grid(images: torch.Tensor, titles: list[str] | None = None, boxes: tor
     if suptitle:
         fig.suptitle(suptitle, fontsize=10)
     fig.tight_layout()
+    return fig
+
+
+def mosaic(rows: Mapping[str, torch.Tensor | Sequence[torch.Tensor]], col_titles: Sequence[str] | None = None,
+           overlay: Callable | None = None, size: tuple[float, float] = (1.3, 1.35), fontsize: float = 7,
+           pad: float = 1.08) -> Figure:
+    """Rows of images, one labelled row per transform (or method, or type), one column per draw or level.
+
+    Args:
+        rows: row label -> images ``(K, C, H, W)`` (or a list of K ``(C, H, W)`` images, which may differ in
+            size, e.g. an original beside its crops); uint8, or float in [0, 1] (clipped); C is 1 or 3. Rows may
+            hold different numbers of images: the mosaic is as wide as the longest.
+        col_titles: titles over the first row's first ``len(col_titles)`` columns (e.g. the levels, "original").
+        overlay: ``overlay(ax, label, column)``, called after each image is drawn (e.g. to draw crop boxes).
+        size: inches per cell, ``(width, height)``.
+        fontsize: of the row labels and the column titles.
+        pad: ``tight_layout``'s padding.
+
+    Example
+    -------
+    >>> fig = mosaic({"rotate": torch.rand(4, 3, 16, 16), "grey": [torch.rand(1, 20, 20), torch.rand(1, 16, 16)]},
+    ...              col_titles=["original"], overlay=lambda ax, label, j: ax.axhline(8) if j == 0 else None)
+    >>> len(fig.axes), fig.axes[0].get_title(), fig.axes[4].get_ylabel()
+    (6, 'original', 'grey')
+    """
+    if not rows:
+        raise ValueError("mosaic() needs at least one row of images.")
+    ncols = max(len(images) for images in rows.values())
+    if col_titles is not None and len(col_titles) > ncols:
+        raise ValueError(f"got {len(col_titles)} column titles for {ncols} columns")
+    fig, axes = plt.subplots(len(rows), ncols, figsize=(size[0] * ncols, size[1] * len(rows)), squeeze=False)
+    for r, (label, images) in enumerate(rows.items()):
+        for j, ax in enumerate(axes[r]):
+            if j >= len(images):
+                fig.delaxes(ax)
+                continue
+            img = _as_float(images[j])
+            if img.dim() != 3 or img.shape[0] not in (1, 3):
+                raise ValueError(f"row {label!r}, column {j}: images must be (C, H, W) with C 1 or 3, "
+                                 f"got {tuple(img.shape)}")
+            ax.imshow(_hwc(img), cmap="gray", vmin=0, vmax=1, interpolation="nearest")
+            ax.set_xticks([])
+            ax.set_yticks([])
+            if overlay is not None:
+                overlay(ax, label, j)
+        axes[r, 0].set_ylabel(label, rotation=0, ha="right", va="center", fontsize=fontsize)
+    for ax, title in zip(axes[0], col_titles or []):
+        ax.set_title(title, fontsize=fontsize)
+    fig.tight_layout(pad=pad)
     return fig
 
 

@@ -1,17 +1,21 @@
 """Results of a notebook run: metrics beside the paper's values, written to ``results/<profile>/<notebook>.json``.
 
-Every notebook makes one :class:`Run`, logs its numbers with the paper's reference value where the paper
+Every notebook makes one :class:`Run` from its settings (``run = results.Run(S)``; the book runner tells it the
+chapter's name through ``$INVLIB_CHAPTER``), logs its numbers with the paper's reference value where the paper
 has one, records each paper claim it tests with :meth:`Run.claim` (the verdict is computed from this run's
 numbers by a stated criterion), shows :meth:`Run.table` ("paper vs this run") and ends with :meth:`Run.save`.
 :func:`scoreboard` gathers the claims of every saved run: the book's "Reproduction scoreboard" page. The JSON file holds
 the metrics, the paper's values, the parameters, the environment (torch version, device) and the seconds
 the run took, so runs on different machines and profiles can be compared without re-executing anything.
+A claim's criterion is often one of a few shapes, shared here: :func:`share_passes` (a share of comparisons
+passes), :func:`mean_se` and :func:`beyond_se` (a mean beyond ``k`` standard errors).
 
 The folder is ``$INVLIB_RESULTS`` if set (the book runner sets it), else ``results/`` in the repository.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import math
 import os
@@ -70,18 +74,38 @@ def environment(device: str | torch.device | None = None) -> dict:
                 device=str(device), device_name=name, cpu_threads=torch.get_num_threads())
 
 
+CHAPTER_ENV = "INVLIB_CHAPTER"  # the book runner puts the executed chapter's name here (invlib.book.execute)
+
+
 class Run:
-    """The record of one notebook run.
+    """The record of one notebook run, saved as ``results/<profile>/<name>.json``.
+
+    ``Run(S)``, ``S`` a chapter's settings (a dataclass instance with a ``profile`` field, e.g. what
+    ``invlib.papers.b.rrc.settings`` returns): the profile is ``S.profile`` and the parameters stored with the
+    results are ``dataclasses.asdict(S)``. ``Run(profile, params=...)``: a profile name or
+    :class:`invlib.profiles.Profile`, and the parameters as a dict.
+
+    The run's name (the JSON file's stem) is ``name`` if given, else ``$INVLIB_CHAPTER``, which the book runner
+    (``python -m invlib book``) sets to the chapter it executes; a notebook run some other way (papermill,
+    Jupyter, a script) passes ``name=``. The older form ``Run("demo", "smoke", params=...)`` (name, then
+    profile) still works.
 
     Args:
-        notebook: the notebook's name, e.g. ``"00_data_and_transforms"`` (the JSON file's stem).
-        profile: the profile the run used (name or :class:`invlib.profiles.Profile`).
-        params: the notebook's parameters, stored with the results.
+        settings: the settings dataclass instance, or the profile (name or ``Profile``).
+        name: the run's name, e.g. ``"00_data_and_transforms"``; default ``$INVLIB_CHAPTER``.
+        params: the parameters stored with the results (only with a profile: settings bring their own).
         device: the device the run computed on (default: the profile's).
 
     Example
     -------
-    >>> run = Run("demo", "smoke", params={"seed": 0})
+    >>> @dataclasses.dataclass(frozen=True)
+    ... class Settings:
+    ...     profile: str = "smoke"
+    ...     seeds: int = 3
+    >>> run = Run(Settings(), name="demo")
+    >>> run.profile.name, run.params
+    ('smoke', {'profile': 'smoke', 'seeds': 3})
+    >>> run = Run("smoke", name="demo", params={"seed": 0})
     >>> run.log("top1", 0.71, paper=0.69, note="ResNet-18")
     >>> run.log("epochs", 1)
     >>> run.table()["this run"].tolist()
@@ -90,9 +114,33 @@ class Run:
     'demo.json'
     """
 
-    def __init__(self, notebook: str, profile: str | Profile, params: dict | None = None, device=None):
-        self.notebook = notebook
-        self.profile = get_profile(profile)
+    def __init__(self, settings, profile: str | Profile | None = None, /, *, name: str | None = None,
+                 params: dict | None = None, device=None):
+        if profile is not None:  # the older form Run(name, profile)
+            if not isinstance(settings, str) or settings in _profile_names() or name is not None:
+                raise TypeError(f"Run({settings!r}, {profile!r}): give the settings or the profile first and "
+                                f"the name as name=, e.g. Run({profile!r}, name={settings!r})")
+            settings, name = profile, settings
+        if isinstance(settings, str | Profile):
+            if isinstance(settings, str) and settings not in _profile_names():
+                raise ValueError(f"Run({settings!r}): {settings!r} is not a profile ({', '.join(_profile_names())})"
+                                 f"; give the run's name as name=, e.g. Run('smoke', name={settings!r})")
+            self.profile = get_profile(settings)
+        elif dataclasses.is_dataclass(settings) and not isinstance(settings, type) and hasattr(settings, "profile"):
+            if params is not None:
+                raise TypeError("Run(S, params=...): the parameters of a run made from settings are the settings")
+            self.profile, params = get_profile(settings.profile), dataclasses.asdict(settings)
+        else:
+            raise TypeError(f"Run needs a chapter's settings (a dataclass with a 'profile' field) or a profile, "
+                            f"got {type(settings).__name__} {settings!r}")
+        name = name if name is not None else os.environ.get(CHAPTER_ENV)
+        if not name:
+            raise ValueError(f"Run does not know the chapter's name: the book runner (python -m invlib book) "
+                             f"sets ${CHAPTER_ENV}; executing a notebook outside it, pass name=, e.g. "
+                             f"results.Run(S, name='b1_rrc_decomposition')")
+        if not isinstance(name, str) or "/" in name or os.sep in name:
+            raise ValueError(f"a run's name is a file stem, e.g. 'b1_rrc_decomposition'; got {name!r}")
+        self.notebook = name
         self.params = dict(params or {})
         self.device = str(device or self.profile.device)
         self.metrics: dict[str, object] = {}
@@ -128,7 +176,7 @@ class Run:
 
         Example
         -------
-        >>> run = Run("demo", "smoke")
+        >>> run = Run("smoke", name="demo")
         >>> run.claim("t1", "Accuracy above 90 %.", paper=0.93, ours=0.71, criterion="ours >= 0.9",
         ...           reproduced=0.71 >= 0.9, partly=0.71 >= 0.7)
         'partly'
@@ -181,7 +229,7 @@ def load(notebook: str, profile: str = "cpu") -> dict:
 
     Example
     -------
-    >>> Run("demo2", "smoke").save().exists() and load("demo2", "smoke")["profile"]
+    >>> Run("smoke", name="demo2").save().exists() and load("demo2", "smoke")["profile"]
     'smoke'
     """
     path = results_dir(profile) / f"{notebook}.json"
@@ -198,7 +246,7 @@ def scoreboard(profile: str | None = None) -> list[dict]:
 
     Example
     -------
-    >>> run = Run("e9_demo", "smoke")
+    >>> run = Run("smoke", name="e9_demo")
     >>> _ = run.claim("x", "A claim.", paper=1.0, ours=0.5, criterion="ours >= 0.9", reproduced=False)
     >>> _ = run.save()
     >>> [(r["paper"], r["chapter"], r["verdict"]) for r in scoreboard("smoke") if r["chapter"] == "e9_demo"]
@@ -217,6 +265,88 @@ def scoreboard(profile: str | None = None) -> list[dict]:
                                  paper_value=c["paper"], ours=c["ours"], criterion=c["criterion"],
                                  verdict=c["verdict"]))
     return rows
+
+
+# --- claim criteria: small tests a chapter's report module computes a verdict with ---------------------------
+
+def share_passes(passes, at_least: float) -> tuple[float, bool]:
+    """The share of comparisons that pass, and whether it is at least ``at_least``: the criterion "at least
+    80 % of the pairs rank as the paper's do".
+
+    Args:
+        passes: one bool per comparison (a list, a numpy array or a tensor of bools, any shape).
+        at_least: the share needed, in [0, 1].
+
+    Returns:
+        ``(share, reproduced)``: a float in [0, 1] (NaN when there is no comparison) and a bool (False then).
+
+    Example
+    -------
+    >>> share_passes([True, True, False, True], at_least=0.75)
+    (0.75, True)
+    >>> share_passes(np.array([[True, False], [False, False]]), at_least=0.5)
+    (0.25, False)
+    >>> share_passes([], at_least=0.5)
+    (nan, False)
+    """
+    if isinstance(passes, torch.Tensor):
+        passes = passes.detach().cpu().numpy()
+    values = np.asarray(passes)
+    if values.size and values.dtype != np.bool_:
+        raise TypeError(f"passes must be bools (one per comparison), got dtype {values.dtype}")
+    if not 0 <= at_least <= 1:
+        raise ValueError(f"at_least is a share in [0, 1], got {at_least!r}")
+    if values.size == 0:
+        return math.nan, False
+    share = float(values.mean())
+    return share, share >= at_least
+
+
+def mean_se(values) -> tuple[float, float]:
+    """The mean of ``values`` and its standard error (the standard deviation with ``ddof=1`` over ``sqrt(n)``).
+
+    Args:
+        values: numbers (a list, numpy array or tensor; flattened). A NaN among them makes both NaN.
+
+    Returns:
+        ``(mean, se)`` as floats; ``se`` is NaN for fewer than 2 values (and ``mean`` too for none).
+
+    Example
+    -------
+    >>> mean_se([1.0, 2.0, 3.0, 6.0])
+    (3.0, 1.0801234497346435)
+    >>> mean_se([0.5])
+    (0.5, nan)
+    """
+    if isinstance(values, torch.Tensor):
+        values = values.detach().cpu().numpy()
+    x = np.asarray(values, dtype=float).ravel()
+    mean = float(x.mean()) if x.size else math.nan
+    se = float(x.std(ddof=1) / math.sqrt(x.size)) if x.size >= 2 else math.nan
+    return mean, se
+
+
+def beyond_se(mean, se, k: float = 2) -> bool:
+    """Whether ``mean`` is above ``k`` standard errors: ``mean > k * se``, the criterion "a gain beyond the
+    noise of the seeds" (one-sided; pass ``-mean`` for a drop). A NaN or None mean or standard error is False.
+
+    Args:
+        mean, se: floats (or 0-d tensors / numpy numbers), e.g. from :func:`mean_se`.
+        k: how many standard errors.
+
+    Example
+    -------
+    >>> beyond_se(*mean_se([0.3, 0.4, 0.5]))
+    True
+    >>> beyond_se(0.1, 0.06), beyond_se(0.1, 0.06, k=1), beyond_se(0.5, float("nan"))
+    (False, True, False)
+    """
+    if mean is None or se is None:
+        return False
+    mean, se = float(mean), float(se)
+    if math.isnan(mean) or math.isnan(se):
+        return False
+    return mean > k * se
 
 
 def _profile_names() -> list[str]:

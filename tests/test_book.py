@@ -1,10 +1,12 @@
-"""The book runner: parameters, errors, the reproduction scoreboard, and a real smoke build of every chapter
-through the same runner as ``make book``. Every test that runs or builds anything works on a temporary copy of
+"""The book runner: parameters, errors, the chapter's name handed to its run, the timings, and a real smoke
+build of every chapter through the same runner as ``make book`` (the scoreboard page it writes is tested in
+``test_scoreboard.py``). Every test that runs or builds anything works on a temporary copy of
 the book (the ``book_copy`` and ``smoke_book`` fixtures), so a developer's own build, results or a failed
 chapter left in the checkout neither change the outcome nor get touched."""
 
 import importlib.util
 import json
+import os
 import re
 from pathlib import Path
 
@@ -138,71 +140,7 @@ def test_cli_lists_chapters_with_their_parameters(capsys):
     assert out.splitlines()[0] == CHAPTERS[0] and "    profile = 'cpu'" in out and "    seed = 0" in out
 
 
-# --- the reproduction scoreboard and the timings --------------------------------------------------------
-
-def _claims(name: str, profile: str, claims: list[tuple]) -> None:
-    run = results.Run(name, profile)
-    for cid, text, paper, ours, reproduced, partly, measurable in claims:
-        run.claim(cid, text, paper=paper, ours=ours, criterion=f"|ours - {paper}| <= 0.05", reproduced=reproduced,
-                  partly=partly, measurable=measurable)
-    run.save()
-
-
-def test_scoreboard_lists_each_chapters_claims_by_paper_at_the_profile_it_ran(book_copy, tmp_path, monkeypatch):
-    monkeypatch.setenv("INVLIB_RESULTS", str(tmp_path / "results"))
-    _claims("a1_ranking_tasks", "cpu", [("t1", "Zoom-in | ranks *well*, `a|b`.", 0.901, 0.88, True, True, True),
-                                        ("t2", "Hue gains least.", [0.716, 0.66], None, False, False, False),
-                                        ("t3", "Contrast $|w|$ costs $5.", 1.0, 0.7, False, True, True)])
-    _claims("a1_ranking_tasks", "smoke", [("s1", "A smoke-only claim.", 1.0, 0.0, False, False, True)])
-    _claims("a2_which_layers", "cpu", [])
-    _claims("e9_not_in_the_book", "cpu", [("x", "Not a chapter.", 1.0, 1.0, True, True, True)])
-    ran = {"a1_ranking_tasks": "ok", "a2_which_layers": "reused", "e1_learning_the_right_invariance": "ok"}
-    chapters = [book.Chapter(n, ran.get(n, "stub"), 1.0, "cpu" if n in ran else "") for n in book.toc_notebooks()]
-    written = book.write_scoreboard(chapters, book_copy)
-    assert sorted(p.name for p in written) == [f"claims_{k}.md" for k in "abcde"] + ["scoreboard.md"]
-    page = (book_copy / book.GENERATED / "scoreboard.md").read_text()
-    assert page.startswith("# Reproduction scoreboard\n")
-    summary = [line for line in page.splitlines() if line.startswith("| {doc}")]
-    assert summary[0] == "| {doc}`A: Yan & Huang </book/paper_a>` | 2 of 2 | 3 | 1 | 1 | 0 | 1 |"
-    assert summary[1].endswith("| 0 of 6 | 0 | 0 | 0 | 0 | 0 |") and len(summary) == 5  # B: chapters not run
-    assert summary[2].endswith("| 0 of 3 | 0 | 0 | 0 | 0 | 0 |")  # C: chapters not run
-    assert summary[3].endswith("| none yet | 0 | 0 | 0 | 0 | 0 |")  # D: no chapter yet
-    assert summary[4].startswith("| {doc}`E: AugNet and Augerino </book/paper_e>` | 1 of 4 | 0 |")
-    claims_a = (book_copy / book.GENERATED / "claims_a.md").read_text()
-    assert claims_a.replace(" All five papers: {doc}`/book/_generated/scoreboard`.", "") in page
-    assert "3 claims tested: 1 reproduced, 1 partly, 1 not measurable at this profile." in claims_a
-    assert "{doc}`/book/_generated/scoreboard`" in claims_a, "the overview links to the scoreboard"
-    date = results.load("a1_ranking_tasks", "cpu")["finished"][:10]
-    assert f"**{{doc}}`/book/_generated/a1_ranking_tasks`** (profile `cpu`, run on {date}):" in claims_a
-    assert ("| Zoom-in \\| ranks \\*well\\*, `a\\|b`. | 0.901 | 0.88 | reproduced | \\|ours - 0.901\\| \\<= 0.05 |"
-            in claims_a)
-    assert "| Hue gains least. | [0.716, 0.66] | — | not measurable at this profile |" in claims_a
-    assert "| Contrast $\\vert{}w\\vert{}$ costs \\$5. | 1 | 0.7 | partly |" in claims_a  # math kept, a table cell
-    assert "smoke-only" not in page and "Not a chapter" not in page
-    assert "a2_which_layers`** (profile `cpu`, run on" in claims_a and "this chapter records no claims" in claims_a
-    claims_e = (book_copy / book.GENERATED / "claims_e.md").read_text()
-    assert claims_e.startswith("No claims of paper E are recorded yet.")
-    assert "e1_learning_the_right_invariance`** (profile `cpu`): no results file was found" in claims_e
-    assert "e2_beyond_vision`**: not run in this build (`python -m invlib book --only e2_beyond_vision`)" in claims_e
-    claims_b = (book_copy / book.GENERATED / "claims_b.md").read_text()
-    assert claims_b.startswith("No claims of paper B are recorded yet: none of its chapters was run in this build.")
-    assert "b3_invariance_vs_magnitude`**: not run in this build" in claims_b
-    claims_c = (book_copy / book.GENERATED / "claims_c.md").read_text()
-    assert claims_c.startswith("No claims of paper C are recorded yet: none of its chapters was run in this build.")
-    text = (book_copy / book.GENERATED / "claims_d.md").read_text()
-    assert text.startswith("No claims of paper D are recorded yet: no chapter of this paper")
-
-
-def test_overview_pages_take_their_verdicts_from_the_generated_claims():
-    for key in "abcde":
-        page = (ROOT / f"book/paper_{key}.md").read_text()
-        assert f"```{{include}} _generated/claims_{key}.md\n```" in page
-        header = next(line for line in page.splitlines() if line.startswith("| Paper item |"))
-        assert header == "| Paper item | What it shows | Notebook |", "no hand-kept status column"
-        assert "| not built yet |" not in page and "| built" not in page
-    assert "book/_generated/scoreboard" in (ROOT / "_toc.yml").read_text()
-    assert book.SCOREBOARD not in CHAPTERS
-
+# --- the timings ----------------------------------------------------------------------------------------
 
 def test_summary_puts_each_chapter_beside_its_budget():
     chapters = [book.Chapter("a1_ranking_tasks", "ok", 130.0, "cpu"), book.Chapter("e3_capacity", "ok", 130.0, "cpu"),
@@ -260,6 +198,57 @@ x = 1
 # %%
 raise ValueError(f"broken on {profile}")
 """
+
+
+NAMED = """# %% [markdown]
+# # A chapter whose run is named by the runner
+
+# %% tags=["parameters"]
+profile = "cpu"
+seeds = 2
+
+# %%
+import dataclasses
+import os
+
+from invlib import results
+
+
+@dataclasses.dataclass(frozen=True)
+class Settings:
+    profile: str
+    seeds: int
+
+
+run = results.Run(Settings(profile, seeds))
+run.log("chapter", os.environ["INVLIB_CHAPTER"])
+run.save()
+"""
+
+
+def test_the_kernel_gets_the_chapters_name_and_the_environment_is_restored(tmp_path, monkeypatch):
+    monkeypatch.delenv(results.CHAPTER_ENV, raising=False)
+    with book._kernel_env(tmp_path, "b1_rrc_decomposition"):
+        assert os.environ[results.CHAPTER_ENV] == "b1_rrc_decomposition"
+        assert os.environ["INVLIB_PROGRESS"] == "0"
+        assert results.Run("smoke").notebook == "b1_rrc_decomposition"
+    assert results.CHAPTER_ENV not in os.environ
+    with pytest.raises(ValueError, match="pass name="):
+        results.Run("smoke")
+
+
+@pytest.mark.slow
+def test_the_runner_names_the_chapters_results_file(tmp_path, monkeypatch):
+    monkeypatch.setenv("INVLIB_RESULTS", str(tmp_path / "results"))
+    monkeypatch.delenv(results.CHAPTER_ENV, raising=False)
+    (tmp_path / "notebooks").mkdir()
+    (tmp_path / "notebooks" / "zz_named.py").write_text(NAMED)
+    ch = book.execute("zz_named", "smoke", {"seeds": 3}, root=tmp_path)
+    assert ch.status == "ok" and results.CHAPTER_ENV not in os.environ
+    rec = json.loads((tmp_path / "results" / "smoke" / "zz_named.json").read_text())
+    assert rec["notebook"] == "zz_named" and rec["metrics"]["chapter"] == "zz_named"
+    assert rec["profile"] == "smoke" and rec["params"] == {"profile": "smoke", "seeds": 3}
+    assert rec["book_seconds"] == round(ch.seconds, 2)
 
 
 @pytest.mark.slow
@@ -327,7 +316,7 @@ profile = "cpu"
 # %%
 from invlib import results
 
-run = results.Run("e9_second", profile)
+run = results.Run(profile)  # the runner names the run after the chapter
 ours = 0.5
 run.claim("c1", "Accuracy | above 0.9 with *care*.", paper=0.93, ours=ours, criterion="ours >= 0.9",
           reproduced=ours >= 0.9, partly=ours >= 0.4)

@@ -2,7 +2,8 @@
 
 Checks: no failed request and no script error on any page; every page in the navigation loads; the figures
 of the first chapter are real, non-blank images; the reproduction scoreboard shows the chapters' claims with
-their verdicts, linked to their chapters; search finds a chapter; a screenshot of the first chapter
+their verdicts, linked to their chapters, and its summary table fits the text column of a 1,280 px wide window;
+search finds a chapter; a screenshot of the first chapter
 is a rendered page, not a blank one (saved as ``_build/screenshots/00_data_and_transforms.png`` of the copy,
 and to ``$INVLIB_SCREENSHOTS`` when set).
 """
@@ -110,6 +111,17 @@ def test_first_chapter_figures_are_real_images(site, browser):
     assert not page.problems, "\n".join(page.problems)
 
 
+# The right edges of the first table of a page and of the article's text column (its content box), and the
+# scrolling container that pydata-sphinx-theme wraps each table in: its scrolled width and its visible width.
+TABLE_EDGES = """() => {
+    const table = document.querySelector('article table'), article = document.querySelector('article');
+    const style = getComputedStyle(article), box = table.parentElement;
+    return {table: table.getBoundingClientRect().right, scroll: box.scrollWidth, visible: box.clientWidth,
+            column: article.getBoundingClientRect().right - parseFloat(style.paddingRight)
+                    - parseFloat(style.borderRightWidth)};
+}"""
+
+
 def test_scoreboard_shows_the_claims_of_the_chapters(site, browser):
     from invlib.results import VERDICTS
 
@@ -128,6 +140,9 @@ def test_scoreboard_shows_the_claims_of_the_chapters(site, browser):
     assert all(row[0] and row[4] for row in rows), "every claim has its text and its criterion"
     chapters = p.eval_on_selector_all("article p strong a", "els => els.map(e => e.getAttribute('href'))")
     assert "a1_ranking_tasks.html" in chapters and "e1_learning_the_right_invariance.html" in chapters, chapters
+    # at 1,280 px the summary table fits the text column: no column cut off or scrolled out of sight
+    edges = p.evaluate(TABLE_EDGES)
+    assert edges["table"] <= edges["column"] + 1 and edges["scroll"] <= edges["visible"], edges
     assert not page.problems, "\n".join(page.problems)
 
 

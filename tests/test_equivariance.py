@@ -262,6 +262,47 @@ def test_distances_between_real_networks(tiny):
     assert np.array_equal(cached.one_way, w)
 
 
+@pytest.mark.parametrize("layer", ["layer3", "pre_logits"])
+def test_layer_features_and_predict_are_the_batch_by_batch_loops(layer):
+    net = models.create("small_resnet18", seed=0).eval()
+    x = torch.randint(0, 256, (E._BATCH + 5, 3, 28, 28), dtype=torch.uint8)
+    tf = lambda b, k: tt.measure("noise", b, 0.1, 1.0, 0, k)  # new noise in every batch
+    feats = E.layer_features(net, x, layer, tf)
+    ref_f, ref_p = [], []
+    with torch.inference_mode():  # the loops they ran before models.batched
+        for k, i in enumerate(range(0, len(x), E._BATCH)):
+            b = tf(x[i:i + E._BATCH].float() / 255, k)
+            ref_f.append(models.features(net, b.contiguous(memory_format=torch.channels_last), [layer])[layer])
+            ref_p.append(models.logits_from(net, layer, ref_f[-1], b).argmax(1))
+        ref_f = torch.cat(ref_f)
+        assert torch.equal(feats, ref_f) and feats.stride() == ref_f.stride()
+        assert torch.equal(E._predict(net, layer, feats, x, tf), torch.cat(ref_p))
+
+
+def test_gain_beyond_noise_weighs_the_mean_and_each_type_against_their_standard_errors():
+    se = pd.Series([0.5, 1.5, 0.5], index=["noise", "blur", "crop"])
+    g = R.gain_beyond_noise(pd.Series({"noise": 2.0, "blur": 1.0, "crop": -0.1}), se)
+    assert g["se"] == pytest.approx(np.sqrt((0.25 + 2.25 + 0.25) / 3 / 3))
+    assert (g["beyond"], g["most_up"], g["share_up"], g["third_up_beyond"]) == (False, True, 2 / 3, True)
+    assert g["up"].tolist() == [True, False, False]  # blur's +1.0 is within its own 1.5
+    g = R.gain_beyond_noise(pd.Series({"noise": 2.0, "blur": 3.5, "crop": 1.0}), se)
+    assert g["beyond"] and g["most_up"]
+    none = R.gain_beyond_noise(pd.Series(dtype=float), pd.Series(dtype=float))
+    assert not (none["beyond"] or none["most_up"] or none["third_up_beyond"]) and len(none["up"]) == 0
+
+
+def test_plot_training_draws_one_row_per_type_after_the_original(tiny):
+    import matplotlib
+
+    matplotlib.use("Agg")
+    S, _, eval_ds = tiny
+    fig = R.plot_training_draws(S, E.family(S), eval_ds, n=3)
+    assert len(fig.axes) == 4 * len(S.types) and fig.axes[0].get_title() == "original"
+    assert [fig.axes[4 * i].get_ylabel() for i in range(len(S.types))] == [
+        E.strongest(E.family(S), k).name for k in S.types]
+    np.testing.assert_allclose(fig.axes[0].images[0].get_array(),
+                               eval_ds.rows(slice(0, 1)).float()[0].permute(1, 2, 0).numpy(), atol=1e-6)
+
 def test_distances_totals_groups_and_knn_from_a_hand_made_matrix():
     one_way = np.array([[0.0, 0.1, 0.5, 0.6],
                         [0.3, 0.0, 0.7, 0.4],

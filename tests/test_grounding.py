@@ -104,6 +104,18 @@ def test_search_claims_per_class_beats_global():
     assert run.claims["fig3a/no_single_transform"]["verdict"] == "not reproduced"
 
 
+def test_figure_a2_one_row_per_grid_levels_as_columns():
+    import matplotlib
+
+    matplotlib.use("Agg")
+    x = torch.rand(1, 3, 16, 16)
+    fig = GR.figure_a2(x, ["rotate", "hflip"])
+    assert len(fig.axes) == 20 and [ax.get_title() for ax in fig.axes[:10]] == [str(lv) for lv in range(10)]
+    assert [fig.axes[0].get_ylabel(), fig.axes[10].get_ylabel()] == ["rotate", "hflip"]
+    np.testing.assert_allclose(fig.axes[0].images[0].get_array(), x[0].permute(1, 2, 0).numpy(), atol=1e-6)
+    far = similarity.transform_level("hflip", x, 9, torch.Generator().manual_seed(9))[0]
+    np.testing.assert_allclose(fig.axes[19].images[0].get_array(), far.permute(1, 2, 0).numpy(), atol=1e-6)
+
 def test_fig3c_rates():
     s = _search({f"posterize/{lv}": [5.0, 5.0, 5.0] for lv in (5, 6, 7, 8)}
                 | {f"rotate/{lv}": [-1.0, -1.0, -1.0] for lv in (3, 4, 8, 9)}

@@ -3,6 +3,7 @@ import time
 import pytest
 import timm
 import torch
+from torch import nn
 
 from invlib import models
 from invlib.models import CheckpointError, PretrainedUnavailableError
@@ -174,3 +175,49 @@ def test_logits_from_runs_the_rest_of_the_network_on_replaced_features():
         models.logits_from(m, "nope", f["layer4"], x)
     with pytest.raises(ValueError, match="pass images x"):
         models.logits_from(m, "layer4", f["layer4"])
+
+
+def test_batched_converts_moves_and_concatenates_like_one_pass():
+    m = models.create("small_resnet18", seed=0).eval()
+    x = torch.randint(0, 256, (7, 3, 28, 28), dtype=torch.uint8)
+    z = models.batched(m, x, batch_size=3)
+    with torch.inference_mode():
+        ref = torch.cat([m((x[i:i + 3].float() / 255).contiguous(memory_format=torch.channels_last))
+                         for i in range(0, 7, 3)])
+    assert z.dtype == torch.float32 and z.device.type == "cpu" and torch.equal(z, ref)
+    assert not z.is_inference()  # callers may modify it in place
+    assert torch.equal(models.batched(m, x.float() / 255, batch_size=3), z)
+    assert models.batched(lambda b: m(b).argmax(1), x, 3).dtype == torch.int64  # class indices keep their dtype
+
+
+def test_batched_layout_transform_devices_and_default_batch(monkeypatch):
+    seen = []
+
+    def fn(b):
+        seen.append((len(b), b.is_contiguous(memory_format=torch.channels_last), b.is_contiguous()))
+        return b.double().mean((1, 2, 3), keepdim=True)
+
+    x = torch.rand(10, 3, 4, 4)
+    assert models.batched(fn, x, 4).dtype == torch.float32  # float outputs become float32
+    assert seen == [(4, True, False), (4, True, False), (2, True, False)]
+    seen.clear()
+    models.batched(fn, x.permute(0, 1, 3, 2), 4, channels_last=False)  # the layout left as it is
+    assert [s[1:] for s in seen] == [(False, False)] * 3
+    signals = torch.rand(5, 2, 9).transpose(1, 2)  # (N, C, T) has no channels_last: made contiguous
+    assert models.batched(lambda b: torch.full((len(b),), float(b.is_contiguous())), signals, 2).tolist() == [1] * 5
+    marks = models.batched(lambda b: b[:, 0, 0, 0], torch.zeros(5, 1, 2, 2), 2, transform=lambda b, k: b + k)
+    assert marks.tolist() == [0, 0, 1, 1, 2]  # transform(x, batch index)
+    sizes = []
+    monkeypatch.setitem(models.EVAL_BATCH, "cpu", 3)
+    models.batched(lambda b: sizes.append(len(b)) or b, torch.rand(7, 1, 2, 2))
+    assert sizes == [3, 3, 1]
+    stay = models.batched(lambda b: b, torch.rand(2, 1, 2, 2), out_device=None, transform_device="cpu")
+    assert stay.device.type == "cpu"
+    with pytest.raises(ValueError, match="at least one"):
+        models.batched(lambda b: b, torch.rand(0, 1, 2, 2))
+
+
+def test_batched_defaults_to_the_modules_device_and_runs_without_grad():
+    m = nn.Linear(4, 2)
+    out = models.batched(m, torch.rand(5, 4))
+    assert out.shape == (5, 2) and not out.requires_grad

@@ -29,6 +29,27 @@ def test_image_grid_draws_titles_and_boxes():
         plots.image_grid(images, boxes=torch.zeros(3, 2))
 
 
+def test_mosaic_rows_labels_titles_ragged_rows_and_overlay():
+    rot = torch.rand(3, 3, 8, 8)
+    calls = []
+    fig = plots.mosaic({"rotate": rot, "grey": [torch.full((1, 12, 12), 255, dtype=torch.uint8)]},
+                       col_titles=["original", "1"], overlay=lambda ax, label, j: calls.append((label, j)))
+    assert len(fig.axes) == 4  # 3 + 1: the short row's empty cells are removed
+    assert [ax.get_ylabel() for ax in fig.axes] == ["rotate", "", "", "grey"]
+    assert [ax.get_title() for ax in fig.axes[:3]] == ["original", "1", ""]
+    np.testing.assert_allclose(fig.axes[1].images[0].get_array(), rot[1].permute(1, 2, 0).numpy(), atol=1e-6)
+    grey = fig.axes[3].images[0]
+    assert grey.get_array().shape == (12, 12) and grey.get_array().max() == 1.0  # uint8 in [0, 1], on a fixed scale
+    assert grey.get_clim() == (0, 1)
+    assert calls == [("rotate", 0), ("rotate", 1), ("rotate", 2), ("grey", 0)]
+    with pytest.raises(ValueError, match="3 column titles for 1 columns"):
+        plots.mosaic({"a": torch.rand(1, 3, 4, 4)}, col_titles=["x", "y", "z"])
+    with pytest.raises(ValueError, match=r"row 'a', column 0: .*\(C, H, W\) with C 1 or 3"):
+        plots.mosaic({"a": torch.rand(1, 2, 4, 4)})
+    with pytest.raises(ValueError, match="at least one row"):
+        plots.mosaic({})
+
+
 def test_magnitude_grid_shows_each_op_from_identity_to_far_end():
     image = torch.rand(3, 16, 16)
     fig = plots.magnitude_grid(image, ["brightness", "rotate"], n_levels=5)

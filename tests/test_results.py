@@ -1,5 +1,7 @@
-"""invlib.results: one JSON per notebook run, and the "paper vs this run" table."""
+"""invlib.results: one JSON per notebook run, named by the book runner, the "paper vs this run" table, the
+claims, and the small claim criteria the report modules share."""
 
+import dataclasses
 import json
 import math
 import time
@@ -13,7 +15,7 @@ from invlib import results
 
 def test_run_writes_metrics_paper_values_environment_and_seconds(tmp_path, monkeypatch):
     monkeypatch.setenv("INVLIB_RESULTS", str(tmp_path))
-    run = results.Run("a1_demo", "smoke", params={"seed": 1})
+    run = results.Run("smoke", name="a1_demo", params={"seed": 1})
     run.log("zoom_in/val_acc", torch.tensor(0.8125), paper=0.901, note="ResNet-18")
     run.log("per_layer", np.array([0.25, 0.75]))
     run.log("nan_is_null", math.nan)
@@ -30,7 +32,7 @@ def test_run_writes_metrics_paper_values_environment_and_seconds(tmp_path, monke
 
 
 def test_table_puts_the_paper_beside_this_run():
-    run = results.Run("demo", "cpu")
+    run = results.Run("cpu", name="demo")
     run.log("hue", 0.7, paper=0.716)
     run.log("epochs", 4)
     table = run.table()
@@ -44,7 +46,7 @@ def test_table_puts_the_paper_beside_this_run():
 
 def test_bad_metrics_and_missing_results_say_what_to_do(tmp_path, monkeypatch):
     monkeypatch.setenv("INVLIB_RESULTS", str(tmp_path))
-    run = results.Run("demo", "smoke")
+    run = results.Run("smoke", name="demo")
     with pytest.raises(TypeError, match="cannot store object"):
         run.log("x", object())
     with pytest.raises(ValueError, match="non-empty string"):
@@ -55,7 +57,7 @@ def test_bad_metrics_and_missing_results_say_what_to_do(tmp_path, monkeypatch):
 
 def test_claims_carry_computed_verdicts_into_json_and_the_scoreboard(tmp_path, monkeypatch):
     monkeypatch.setenv("INVLIB_RESULTS", str(tmp_path))
-    run = results.Run("a7_demo", "smoke")
+    run = results.Run("smoke", name="a7_demo")
     ours = 0.62
     got = run.claim("t1", "Accuracy is above 0.9.", paper=0.93, ours=ours, criterion="ours >= 0.9",
                     reproduced=ours >= 0.9, partly=ours >= 0.6)
@@ -65,7 +67,7 @@ def test_claims_carry_computed_verdicts_into_json_and_the_scoreboard(tmp_path, m
     run.claim("t1", "Accuracy is above 0.9.", paper=0.93, ours=0.95, criterion="ours >= 0.9", reproduced=True)
     assert run.claims_table()["verdict"].tolist() == ["reproduced", "not measurable at this profile"]
     run.save()
-    other = results.Run("00_data", "cpu")
+    other = results.Run("cpu", name="00_data")
     other.claim("z", "A claim.", paper=1, ours=0, criterion="ours == 1", reproduced=False)
     other.save()
     rows = results.scoreboard("smoke")
@@ -77,3 +79,71 @@ def test_claims_carry_computed_verdicts_into_json_and_the_scoreboard(tmp_path, m
         run.claim("t3", "x", paper=1, ours=1, criterion="c", reproduced="yes")
     with pytest.raises(ValueError, match="Unknown profile"):
         results.scoreboard("laptop")
+
+
+@dataclasses.dataclass(frozen=True)
+class Settings:
+    profile: str = "smoke"
+    seeds: int = 2
+    methods: tuple = ("rrc", "translate")
+
+
+def test_a_run_takes_its_name_from_the_runner_and_its_profile_and_params_from_the_settings(tmp_path, monkeypatch):
+    monkeypatch.setenv("INVLIB_RESULTS", str(tmp_path))
+    monkeypatch.setenv(results.CHAPTER_ENV, "b9_demo")
+    run = results.Run(Settings())
+    assert run.notebook == "b9_demo" and run.profile.name == "smoke" and run.device == "cpu"
+    assert run.params == {"profile": "smoke", "seeds": 2, "methods": ("rrc", "translate")}
+    assert run.save() == tmp_path / "smoke" / "b9_demo.json"
+    assert results.load("b9_demo", "smoke")["params"]["methods"] == ["rrc", "translate"]
+    assert results.Run(Settings(), name="other").notebook == "other", "name= wins over the runner's name"
+    prof = results.get_profile("cpu").replace(epochs=1)
+    run = results.Run(prof, params={"seed": 3})
+    assert run.profile.epochs == 1 and run.params == {"seed": 3} and run.notebook == "b9_demo"
+    legacy = results.Run("c9_demo", "gpu", params={"seed": 1})  # the older form: name, then profile
+    assert legacy.notebook == "c9_demo" and legacy.profile.name == "gpu" and legacy.params == {"seed": 1}
+
+
+def test_a_run_without_a_name_or_with_wrong_arguments_says_what_to_pass(monkeypatch):
+    monkeypatch.delenv(results.CHAPTER_ENV, raising=False)
+    with pytest.raises(ValueError, match=r"outside it, pass name=, e\.g\. results\.Run\(S, name="):
+        results.Run(Settings())
+    with pytest.raises(ValueError, match="'demo' is not a profile"):
+        results.Run("demo")
+    with pytest.raises(TypeError, match="the parameters of a run made from settings are the settings"):
+        results.Run(Settings(), name="x", params={"seed": 1})
+    with pytest.raises(TypeError, match=r"e\.g\. Run\('cpu', name='smoke'\)"):
+        results.Run("smoke", "cpu")  # ambiguous: a profile name where the older form has the run's name
+    with pytest.raises(TypeError, match="give the settings or the profile first"):
+        results.Run("demo", "cpu", name="demo")
+    with pytest.raises(TypeError, match="a chapter's settings"):
+        results.Run({"profile": "smoke"}, name="x")
+    with pytest.raises(ValueError, match="file stem"):
+        results.Run("smoke", name="a/b")
+
+
+def test_share_passes_counts_the_comparisons_that_pass():
+    assert results.share_passes([True, False, True, True], at_least=0.75) == (0.75, True)
+    assert results.share_passes(np.array([True, False]), at_least=0.6) == (0.5, False)
+    share, ok = results.share_passes(torch.tensor([[True, True], [True, False]]), at_least=0.7)
+    assert (share, ok) == (0.75, True) and type(share) is float and type(ok) is bool
+    share, ok = results.share_passes([], at_least=0.0)
+    assert math.isnan(share) and ok is False
+    with pytest.raises(TypeError, match="must be bools"):
+        results.share_passes([1, 0, 1], at_least=0.5)
+    with pytest.raises(ValueError, match="share in"):
+        results.share_passes([True], at_least=80)
+
+
+def test_mean_se_and_beyond_se():
+    mean, se = results.mean_se([1.0, 2.0, 3.0, 6.0])
+    assert mean == 3.0 and se == pytest.approx(np.std([1, 2, 3, 6], ddof=1) / 2)
+    assert results.mean_se(torch.tensor([2.0, 4.0])) == (3.0, 1.0)
+    one, none = results.mean_se([0.5]), results.mean_se([])
+    assert one[0] == 0.5 and math.isnan(one[1]) and math.isnan(none[0]) and math.isnan(none[1])
+    assert all(math.isnan(v) for v in results.mean_se([1.0, math.nan, 2.0]))
+    assert results.beyond_se(0.3, 0.1) is True and results.beyond_se(0.2, 0.1) is False  # strictly beyond
+    assert results.beyond_se(0.2, 0.1, k=1) is True and results.beyond_se(-0.3, 0.1) is False  # one-sided
+    assert results.beyond_se(*results.mean_se([0.5])) is False, "a single value has no standard error"
+    assert results.beyond_se(math.nan, 0.1) is False and results.beyond_se(None, 0.1) is False
+    assert results.beyond_se(np.float32(0.5), torch.tensor(0.1)) is True

@@ -53,6 +53,39 @@ def test_settings_specs_and_bad_inputs():
         R.settings("cpu", zooms=(0.5, 1.0))
 
 
+def test_predict_crops_on_the_cpu_batch_by_batch_and_is_seeded():
+    import torch
+
+    from invlib import models
+
+    net = models.create("small_resnet18", seed=0).eval()
+    x = torch.randint(0, 256, (7, 3, 36, 36), dtype=torch.uint8)
+    extra = crops.Crop("random_size_center_crop", 28, (0.5, 1.0), (1.0, 1.0))
+    got = R.predict(net, x, 28, extra, seed=3, batch=3)
+    center, gen, ref = crops.Crop(R.NONE, size=28), torch.Generator().manual_seed(3), []
+    with torch.inference_mode():  # the loop predict() ran before models.batched
+        for i in range(0, 7, 3):
+            b = extra(center(x[i:i + 3].float() / 255), gen)
+            ref.append(net(b.contiguous(memory_format=torch.channels_last)).argmax(1))
+    assert got.dtype == torch.int64 and torch.equal(got, torch.cat(ref))
+    assert torch.equal(R.predict(net, x, 28, extra, seed=3, batch=3), got)
+
+
+def test_plot_methods_shows_each_method_with_its_boxes():
+    import types
+
+    import matplotlib
+    import torch
+
+    matplotlib.use("Agg")
+    S = R.settings("smoke")
+    ds = types.SimpleNamespace(images=torch.randint(0, 256, (1, 3, 40, 40), dtype=torch.uint8))
+    fig = RR.plot_methods(ds, S, n=3)
+    assert len(fig.axes) == 4 * len(S.methods)
+    assert [len(ax.patches) for ax in fig.axes[:4]] == [3, 0, 0, 0]  # the boxes on the stored image only
+    assert fig.axes[0].get_ylabel() == R.NAMES[S.methods[0]].replace(" + ", "\n+ ")
+    assert fig.axes[1].images[0].get_array().shape[:2] == (S.size, S.size)
+
 def test_table_1a_iou_and_hurt_classes_from_known_predictions():
     ev = _eval({R.NONE: [60, 62], "rrc": [70, 72], "translate": [69, 69],
                 "translate_random_size_center_crop": [70, 70], "fixed_size_random_crop": [65, 65]})

@@ -116,6 +116,19 @@ def test_pooled_per_pixel_map_is_invariant_to_circular_translation():
     assert metrics.summary(metrics.invariance(linear_embedding(), x, roll))["median"] < 0.5
 
 
+def test_batched_embeddings_are_the_batch_by_batch_outputs_as_float32_on_the_cpu():
+    seen = []
+
+    def embed(b):
+        seen.append((len(b), b.is_contiguous()))
+        return b.double().mean((2, 3))
+
+    x = images(10)
+    z = S._batched(embed, x, 4, "cpu")
+    assert z.dtype == torch.float32 and torch.equal(z, torch.cat([x[i:i + 4].double().mean((2, 3)).float()
+                                                                  for i in (0, 4, 8)]))
+    assert seen == [(4, True), (4, True), (2, True)]  # plain contiguous batches, as the embeddings always had
+
 def test_sweep_is_seeded_and_checks_its_arguments():
     x = images(16)
     a = S.sweep({"lin": linear_embedding()}, x, ["gaussian_noise"], levels=[3], seed=1)

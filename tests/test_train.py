@@ -89,6 +89,23 @@ def test_corrupt_checkpoint_raises_clear_error(tmp_path):
         fit(_net(), _toy(), TrainConfig(epochs=1), checkpoint=ckpt, progress=False)
 
 
+def test_evaluate_is_the_batch_by_batch_loop_bit_for_bit_and_keeps_the_mode():
+    import torch.nn.functional as F
+
+    m, (x, y) = _net(), _toy(21)
+    m.train()
+    got = evaluate(m, (x, y), batch_size=8)
+    assert m.training  # its mode is restored
+    m.eval()
+    correct, loss = 0, 0.0  # the loop evaluate() ran before models.batched
+    with torch.inference_mode():
+        for i in range(0, 21, 8):
+            logits = m((x[i:i + 8].float() / 255).contiguous(memory_format=torch.channels_last)).float()
+            correct += (logits.argmax(1) == y[i:i + 8]).sum().item()
+            loss += F.cross_entropy(logits, y[i:i + 8], reduction="sum").item()
+    assert got == dict(acc=correct / 21, loss=loss / 21, n=21)
+
+
 def test_bad_inputs():
     with pytest.raises(ValueError, match="Valid optimizers: adam, adamw, sgd"):
         TrainConfig(optimizer="rmsprop")

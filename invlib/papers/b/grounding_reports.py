@@ -14,25 +14,19 @@ from .grounding import APPEARANCE_B3, VARIANT_LABELS, level_mean, top5_by_invari
 
 
 def figure_a2(x: torch.Tensor, grids=None):
-    """Fig. A2: one image under every grid at levels 0-9 (rows: grids, columns: levels)."""
-    import matplotlib.pyplot as plt
+    """Fig. A2: one image under every grid at levels 0-9 (rows: grids, columns: levels; :func:`invlib.plots.mosaic`).
+
+    Example
+    -------
+    >>> len(figure_a2(torch.rand(1, 3, 16, 16), ["rotate", "hflip"]).axes)
+    20
+    """
+    from ... import plots
 
     grids = list(similarity.GRIDS if grids is None else grids)
-    fig, axes = plt.subplots(len(grids), 10, figsize=(10, len(grids) * 1.05), squeeze=False)
-    img = x[:1]
-    for i, g in enumerate(grids):
-        for lv in range(10):
-            ax = axes[i, lv]
-            gen = torch.Generator().manual_seed(lv)
-            ax.imshow(similarity.transform_level(g, img, lv, gen)[0].permute(1, 2, 0).clamp(0, 1).numpy())
-            ax.set_xticks([])
-            ax.set_yticks([])
-            if lv == 0:
-                ax.set_ylabel(g, rotation=0, ha="right", va="center", fontsize=8)
-            if i == 0:
-                ax.set_title(str(lv), fontsize=8)
-    fig.tight_layout(pad=0.2)
-    return fig
+    draw = lambda g, lv: similarity.transform_level(g, x[:1], lv, torch.Generator().manual_seed(lv))
+    rows = {g: torch.cat([draw(g, lv) for lv in range(10)]) for g in grids}
+    return plots.mosaic(rows, col_titles=[str(lv) for lv in range(10)], size=(1.0, 1.05), fontsize=8, pad=0.2)
 
 
 def plot_sweep(table, grids=None, column: str = "median", ncols: int = 4):

@@ -218,23 +218,25 @@ def predict(model: torch.nn.Module, images: torch.Tensor, size: int, extra=None,
     """``(N,)`` predicted classes of ``model`` on the central crop of stored images ``(N, C, H, W)``, after
     ``extra(x, generator)`` when given (App. F's validation augmentation). ``seed`` seeds ``extra`` and the
     global RNG (an Augerino model draws its own copies from it). ``batch``: images per forward pass (default
-    :data:`invlib.train.EVAL_BATCH` of the device, divided by the copies of an averaging model)."""
-    from ...train import EVAL_BATCH
+    :data:`invlib.models.EVAL_BATCH` of the device, divided by the copies of an averaging model).
 
+    The crops run on the CPU whatever the model's device (``extra`` draws from a CPU generator), then the batch moves
+    to the model (:func:`invlib.models.batched` with ``transform_device="cpu"``).
+
+    Example
+    -------
+    >>> from invlib import models
+    >>> predict(models.create("small_resnet18").eval(), torch.zeros(3, 3, 36, 36, dtype=torch.uint8), 28).shape
+    torch.Size([3])
+    """
     center = crops.Crop(NONE, size=size)
     device = next(model.parameters()).device
-    batch = batch or max(1, EVAL_BATCH.get(device.type, 1024) // getattr(model, "copies", 1))
+    batch = batch or max(1, models.EVAL_BATCH.get(device.type, 1024) // getattr(model, "copies", 1))
     gen = torch.Generator().manual_seed(seed)
-    out = []
-    with torch.inference_mode(), torch.random.fork_rng(devices=[]):
+    crop = lambda x, k: center(x) if extra is None else extra(center(x), gen)
+    with torch.random.fork_rng(devices=[]):
         torch.manual_seed(seed)
-        for i in range(0, len(images), batch):
-            x = images[i:i + batch]
-            x = center(x.float() / 255 if x.dtype == torch.uint8 else x.float())
-            if extra is not None:
-                x = extra(x, gen)
-            out.append(model(x.to(device).contiguous(memory_format=torch.channels_last)).argmax(1).cpu())
-    return torch.cat(out)
+        return models.batched(lambda x: model(x).argmax(1), images, batch, device, crop, transform_device="cpu")
 
 
 def _predictions(model, ds: data.Dataset, S: Settings, tag="", extra=None, seed=0) -> torch.Tensor:

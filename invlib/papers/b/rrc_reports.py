@@ -16,30 +16,26 @@ from .rrc import NAMES, NONE, PAPER_TOP1, RRC, Evaluation, Settings
 
 def plot_methods(ds: data.Dataset, S: Settings, n: int = 5, index: int = 0):
     """One stored image under each method of ``S.methods``: its ``n`` boxes drawn on the image, then the ``n``
-    crops the model sees."""
+    crops the model sees (:func:`invlib.plots.mosaic`, the boxes as its overlay)."""
     import matplotlib.pyplot as plt
     from matplotlib.patches import Rectangle
 
+    from ... import plots
+
     x = ds.images[index:index + 1].float() / 255
     h, w = x.shape[-2:]
-    fig, axes = plt.subplots(len(S.methods), n + 1, figsize=(1.3 * (n + 1), 1.35 * len(S.methods)), squeeze=False)
     gen = torch.Generator().manual_seed(S.seed)
-    for row, m in zip(axes, S.methods):
-        aug = crops.Crop(m, S.size, translate=S.translate)
-        boxes = aug.boxes(n, h, w, gen)
-        out = crops.resample(x.expand(n, -1, -1, -1), boxes, S.size)
-        row[0].imshow(x[0].permute(1, 2, 0).clamp(0, 1))
-        for k, (x0, y0, x1, y1) in enumerate(boxes.tolist()):
-            row[0].add_patch(Rectangle((x0 - 0.5, y0 - 0.5), x1 - x0, y1 - y0, fill=False, lw=0.8,
-                                       color=plt.cm.tab10(k)))
-        row[0].set_ylabel(NAMES[m].replace(" + ", "\n+ "), rotation=0, ha="right", va="center", fontsize=7)
-        for ax, img in zip(row[1:], out):
-            ax.imshow(img.permute(1, 2, 0).clamp(0, 1))
-        for ax in row:
-            ax.set_xticks([])
-            ax.set_yticks([])
-    fig.tight_layout()
-    return fig
+    rows, boxes = {}, {}
+    for m in S.methods:
+        label = NAMES[m].replace(" + ", "\n+ ")
+        boxes[label] = crops.Crop(m, S.size, translate=S.translate).boxes(n, h, w, gen)
+        rows[label] = [x[0], *crops.resample(x.expand(n, -1, -1, -1), boxes[label], S.size)]
+
+    def draw_boxes(ax, label, column):
+        for k, (x0, y0, x1, y1) in enumerate(boxes[label].tolist() if column == 0 else []):
+            ax.add_patch(Rectangle((x0 - 0.5, y0 - 0.5), x1 - x0, y1 - y0, fill=False, lw=0.8, color=plt.cm.tab10(k)))
+
+    return plots.mosaic(rows, overlay=draw_boxes, size=(1.3, 1.35))
 
 
 # ------------------------------------------------------------------------------ B1: Table 1a, App. B, D.1, F

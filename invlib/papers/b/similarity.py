@@ -133,8 +133,11 @@ def embedding(model: torch.nn.Module) -> Callable[[torch.Tensor], torch.Tensor]:
 
 
 def _batched(fn, x: torch.Tensor, batch_size: int, device) -> torch.Tensor:
-    """``fn`` over ``x`` in batches on ``device``; the outputs as float32 on the CPU."""
-    return torch.cat([fn(x[i:i + batch_size].to(device)).float().cpu() for i in range(0, len(x), batch_size)])
+    """``fn`` over ``x`` in batches on ``device``; the outputs as float32 on the CPU (:func:`invlib.models.batched`,
+    the layout left as it is: the embeddings have always been taken on contiguous batches)."""
+    from ...models import batched  # not at the top: the grids and the search need no timm
+
+    return batched(fn, x, batch_size, device, channels_last=False)
 
 
 @torch.inference_mode()

@@ -314,17 +314,8 @@ def layer_features(model: nn.Module, x: torch.Tensor, layer: str, transform=None
     >>> layer_features(net, torch.rand(5, 3, 28, 28), "pre_logits").shape
     torch.Size([5, 128])
     """
-    out = []
-    for xb in _batches(model, x, transform):
-        out.append(models.features(model, xb.contiguous(memory_format=torch.channels_last), [layer])[layer])
-    return torch.cat(out).float()
-
-
-def _batches(model, x, transform):
-    for k, i in enumerate(range(0, len(x), _BATCH)):
-        xb = x[i:i + _BATCH].to(_device(model))
-        xb = xb.float() / 255 if xb.dtype == torch.uint8 else xb.float()
-        yield transform(xb, k) if transform is not None else xb
+    return models.batched(lambda xb: models.features(model, xb, [layer])[layer], x, _BATCH, _device(model),
+                          transform, out_device=None)
 
 
 def _weights(model: nn.Module) -> str:
@@ -360,11 +351,9 @@ def _predict(model, layer, feats, x, transform) -> torch.Tensor:
     ``transform(x, batch_index)`` as when the features were taken, only for inner layers)."""
     if layer == "pre_logits":
         return models.logits_from(model, layer, feats).argmax(1).cpu()
-    out, i = [], 0
-    for xb in _batches(model, x, transform):
-        out.append(models.logits_from(model, layer, feats[i:i + len(xb)], xb).argmax(1).cpu())
-        i += len(xb)
-    return torch.cat(out)
+    chunks = iter(feats.split(_BATCH))  # the features of each batch, in order
+    return models.batched(lambda xb: models.logits_from(model, layer, next(chunks), xb).argmax(1), x, _BATCH,
+                          _device(model), transform, channels_last=False)
 
 
 def measure_network(model: nn.Module, kind: str, values, S: Settings, fit_ds: data.Dataset, eval_ds: data.Dataset,

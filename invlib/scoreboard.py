@@ -1,0 +1,217 @@
+"""The "Reproduction scoreboard": the book's page of every paper claim its chapters test, and each paper's claims.
+
+After the chapters have run, the book runner (:func:`invlib.book.build`) calls :func:`write_scoreboard`, which
+reads the claims the runs recorded (:meth:`invlib.results.Run.claim`, gathered by
+:func:`invlib.results.scoreboard`) and writes, under ``book/_generated/``:
+
+- ``scoreboard.md``: a summary table (one row per paper: chapters run, claims, and how many claims got each
+  verdict), then per paper and chapter a table of its claims (claim, paper's value, ours, verdict, criterion);
+- ``claims_<a..e>.md``: one paper's part of that, included by the paper's overview page ``book/paper_<a..e>.md``.
+
+Each chapter is read at the profile its page in this build was executed with. Nothing on these pages is kept by
+hand: the text of a claim is escaped for a MyST table cell (:func:`_md`), except its code spans and ``$math$``.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+from pathlib import Path
+from unittest import mock
+
+from .book import GENERATED, SCOREBOARD, Chapter, results_root, toc_notebooks
+from .profiles import PROFILES
+from .utils import REPO, atomic_save
+
+
+def write_scoreboard(chapters: list[Chapter], root: str | Path = REPO) -> list[Path]:
+    """Write the "Reproduction scoreboard" page ``book/_generated/scoreboard.md`` and, for each paper,
+    ``book/_generated/claims_<a..e>.md`` (included by the paper's overview page), from the claims the
+    chapters' runs recorded (:meth:`invlib.results.Run.claim`) in ``<results_root>/<profile>/``.
+
+    Each chapter is read at the profile its page in this build was executed with; a chapter not executed
+    (a stub) is listed as not run.
+
+    Args:
+        chapters: every chapter of the build, as :func:`invlib.book.build` returns them (name, status
+            ``"ok"``/``"reused"``/``"stub"``, profile).
+        root: the book's folder (``_toc.yml``; the pages go to ``<root>/book/_generated/``).
+
+    Returns:
+        the six paths written: ``claims_a.md`` .. ``claims_e.md``, then ``scoreboard.md``.
+
+    Example
+    -------
+    >>> from invlib.book import Chapter, toc_notebooks
+    >>> chapters = [Chapter(name, "ok", 1.0, "cpu") for name in toc_notebooks()]
+    >>> [p.name for p in write_scoreboard(chapters)][-1]   # doctest: +SKIP
+    'scoreboard.md'
+    """
+    root = Path(root).resolve()
+    toc = _toc_files(root)
+    runs = _chapter_runs(chapters, root)
+    titles = _paper_titles(root)
+    by_paper = {key: [r for r in runs if r["name"][:1].upper() == key] for key in titles}
+    pages = {f"claims_{key.lower()}.md": _paper_claims(key, by_paper[key], toc, link_scoreboard=True)
+             for key in titles}
+    pages[f"{SCOREBOARD}.md"] = _scoreboard_page(titles, by_paper, toc)
+    out = root / GENERATED
+    return [atomic_save(text, out / name) for name, text in pages.items()]
+
+
+def _toc_files(root: Path) -> set[str]:
+    """The pages ``_toc.yml`` lists (``file:`` and ``root:`` entries), e.g. ``"book/_generated/a1_ranking_tasks"``."""
+    toc = (root / "_toc.yml").read_text()
+    return set(re.findall(r"(?:file|root):\s*(\S+)", toc))
+
+
+def _paper_titles(root: Path) -> dict[str, str]:
+    """``{"A": "Yan & Huang", ...}`` from the toc's part captions ``Paper A: ...`` (all five papers)."""
+    import yaml
+
+    toc = yaml.safe_load((root / "_toc.yml").read_text())
+    titles = {key: "" for key in "ABCDE"}
+    for part in toc.get("parts", []):
+        found = re.match(r"Paper ([A-E]):\s*(.*)", str(part.get("caption", "")))
+        if found:
+            titles[found.group(1)] = found.group(2).strip()
+    return titles
+
+
+def _chapter_runs(chapters: list[Chapter], root: Path) -> list[dict]:
+    """Per chapter: ``{name, state, profile, date, claims}``; state is "claims", "no claims", "no results"
+    or "not run"."""
+    from . import results
+
+    folder = results_root(root)
+    rows: dict[str, list[dict]] = {}
+    with mock.patch.dict(os.environ, INVLIB_RESULTS=str(folder)):
+        for profile in sorted({c.profile for c in chapters if c.status != "stub" and c.profile in PROFILES}):
+            rows[profile] = results.scoreboard(profile)
+    runs, names = [], toc_notebooks(root)
+    for ch in chapters:
+        if ch.name not in names:
+            continue
+        run = dict(name=ch.name, state="not run", profile=ch.profile, date="", claims=[])
+        file = folder / ch.profile / f"{ch.name}.json" if ch.profile in PROFILES else None
+        if ch.status != "stub" and file is not None:
+            if not file.exists():
+                run["state"] = "no results"
+            else:
+                run["claims"] = [r for r in rows[ch.profile] if r["chapter"] == ch.name]
+                run["date"] = str(json.loads(file.read_text()).get("finished", ""))[:10]
+                run["state"] = "claims" if run["claims"] else "no claims"
+        runs.append(run)
+    return runs
+
+
+def _verdict_counts(runs: list[dict]) -> dict[str, int]:
+    """``{verdict: number of claims}`` over the runs, every verdict of :data:`invlib.results.VERDICTS` present."""
+    from .results import VERDICTS
+
+    return {v: sum(c["verdict"] == v for r in runs for c in r["claims"]) for v in VERDICTS}
+
+
+def _paper_claims(key: str, runs: list[dict], toc: set[str], link_scoreboard: bool) -> str:
+    """The status of one paper's claims: a count of verdicts, then per chapter a table of its claims."""
+    lines = []
+    n = sum(len(r["claims"]) for r in runs)
+    if not runs:
+        lines.append(f"No claims of paper {key} are recorded yet: no chapter of this paper is in the book yet.")
+    elif all(r["state"] == "not run" for r in runs):
+        lines.append(f"No claims of paper {key} are recorded yet: none of its chapters was run in this build.")
+    elif n == 0:
+        lines.append(f"No claims of paper {key} are recorded yet.")
+    else:
+        counts = ", ".join(f"{v} {k}" for k, v in _verdict_counts(runs).items() if v)
+        lines.append(f"{n} claim{'s' * (n != 1)} tested: {counts}.")
+    if link_scoreboard and f"{GENERATED}/{SCOREBOARD}" in toc:
+        lines[-1] += f" All five papers: {{doc}}`/{GENERATED}/{SCOREBOARD}`."
+    for r in runs:
+        chapter = f"{{doc}}`/{GENERATED}/{r['name']}`" if f"{GENERATED}/{r['name']}" in toc else f"`{r['name']}`"
+        lines.append("")
+        if r["state"] == "not run":
+            lines.append(f"**{chapter}**: not run in this build (`python -m invlib book --only {r['name']}`).")
+            continue
+        run = f"profile `{r['profile']}`" + (f", run on {r['date']}" if r["date"] else "")
+        if r["state"] == "no results":
+            lines.append(f"**{chapter}** ({run}): no results file was found for this profile.")
+        elif r["state"] == "no claims":
+            lines.append(f"**{chapter}** ({run}): this chapter records no claims.")
+        else:
+            lines += [f"**{chapter}** ({run}):", "", "| Claim | Paper | Ours | Verdict | Criterion |",
+                      "|---|---|---|---|---|"]
+            lines += [f"| {_md(c['claim'])} | {_cell(c['paper_value'])} | {_cell(c['ours'])} | {c['verdict']} | "
+                      f"{_md(c['criterion'])} |" for c in r["claims"]]
+    return "\n".join(lines) + "\n"
+
+
+# Column headers of the verdicts in the summary table, short so that the table fits the page's text column
+# (at 1,280 px, Chromium cannot wrap "reproduced" or "measurable" and cut the last column); the legend under the
+# table spells them out.
+SHORT = {"reproduced": "Repr.", "partly": "Partly", "not reproduced": "Not repr.",
+         "not measurable at this profile": "Not meas."}
+
+
+def _scoreboard_page(titles: dict[str, str], by_paper: dict[str, list[dict]], toc: set[str]) -> str:
+    """The page: the summary table (one row per paper; a count per verdict), its legend, then each paper's
+    claims (:func:`_paper_claims`)."""
+    from .results import VERDICTS
+
+    short = {v: SHORT.get(v, v) for v in VERDICTS}
+    lines = ["# Reproduction scoreboard", "",
+             "Every claim of the five papers that a chapter of this book tests, with the verdict that the "
+             "chapter's run computed from its own numbers by the criterion shown. The book's runner "
+             "(`python -m invlib book`) writes this page from the runs' results, `results/<profile>/<chapter>.json`, "
+             "each time it builds the book; nothing here is kept by hand. A verdict holds for the profile it was "
+             "measured at: the `smoke` and `cpu` profiles are small stand-ins for the papers' settings.", "",
+             "| Paper | Chapters run | Claims | " + " | ".join(short.values()) + " |",
+             "|---" * (3 + len(VERDICTS)) + "|"]
+    for key, title in titles.items():
+        runs = by_paper[key]
+        name = f"{key}: {title}" if title else f"Paper {key}"
+        page = f"book/paper_{key.lower()}"
+        paper = f"{{doc}}`{name} </{page}>`" if page in toc else _md(name)
+        ran = sum(r["state"] != "not run" for r in runs)
+        counts = _verdict_counts(runs)
+        lines.append(f"| {paper} | {f'{ran} of {len(runs)}' if runs else 'none yet'} | {sum(counts.values())} | "
+                     + " | ".join(str(v) for v in counts.values()) + " |")
+    lines += ["", "Verdict columns: " + "; ".join(f"*{s}*: {v}" for v, s in short.items() if s.lower() != v) + "."]
+    for key, title in titles.items():
+        lines += ["", f"## Paper {key}" + (f": {_md(title)}" if title else ""), "",
+                  _paper_claims(key, by_paper[key], toc, link_scoreboard=False).rstrip()]
+    return "\n".join(lines) + "\n"
+
+
+_SPAN = re.compile(r"(`[^`\n]+`|\$[^\s$][^$\n]*?(?<!\s)\$)")  # code spans and inline math pass through
+
+
+def _md(text) -> str:
+    """``text`` safe in a MyST table cell: markup characters escaped, except inside code spans and ``$math$``."""
+    parts = _SPAN.split(" ".join(str(text).split()))
+    out = []
+    for i, part in enumerate(parts):
+        if i % 2 and part.startswith("`"):
+            out.append(part.replace("|", "\\|"))
+        elif i % 2:
+            out.append(part.replace("|", "\\vert{}"))
+        else:
+            out.append(re.sub(r"([\\`*_\[\]<>|${}#~&])", r"\\\1", part))
+    return "".join(out)
+
+
+def _cell(value) -> str:
+    """A claim's paper value or ours, short: floats to 4 significant digits, lists and dicts inline."""
+    if value is None:
+        return "—"
+    if isinstance(value, bool):
+        return "yes" if value else "no"
+    if isinstance(value, float):
+        return f"{value:.4g}"
+    if isinstance(value, (list, tuple)):
+        shown = [_cell(v) for v in value[:6]]
+        return "[" + ", ".join(shown + ["…"] * (len(value) > 6)) + "]"
+    if isinstance(value, dict):
+        return "; ".join(f"{_md(k)}: {_cell(v)}" for k, v in value.items())
+    return _md(value)

@@ -1,0 +1,86 @@
+"""invlib.scoreboard: the "Reproduction scoreboard" page and each paper's claims, written from the claims the
+chapters' runs recorded. Every test writes into a temporary copy of the book (the ``book_copy`` fixture)."""
+
+from pathlib import Path
+
+from invlib import book, results, scoreboard
+
+ROOT = Path(__file__).resolve().parent.parent
+CHAPTERS = book.toc_notebooks(ROOT)
+
+
+def _claims(name: str, profile: str, claims: list[tuple]) -> None:
+    run = results.Run(profile, name=name)
+    for cid, text, paper, ours, reproduced, partly, measurable in claims:
+        run.claim(cid, text, paper=paper, ours=ours, criterion=f"|ours - {paper}| <= 0.05", reproduced=reproduced,
+                  partly=partly, measurable=measurable)
+    run.save()
+
+
+def test_scoreboard_lists_each_chapters_claims_by_paper_at_the_profile_it_ran(book_copy, tmp_path, monkeypatch):
+    monkeypatch.setenv("INVLIB_RESULTS", str(tmp_path / "results"))
+    _claims("a1_ranking_tasks", "cpu", [("t1", "Zoom-in | ranks *well*, `a|b`.", 0.901, 0.88, True, True, True),
+                                        ("t2", "Hue gains least.", [0.716, 0.66], None, False, False, False),
+                                        ("t3", "Contrast $|w|$ costs $5.", 1.0, 0.7, False, True, True)])
+    _claims("a1_ranking_tasks", "smoke", [("s1", "A smoke-only claim.", 1.0, 0.0, False, False, True)])
+    _claims("a2_which_layers", "cpu", [])
+    _claims("e9_not_in_the_book", "cpu", [("x", "Not a chapter.", 1.0, 1.0, True, True, True)])
+    ran = {"a1_ranking_tasks": "ok", "a2_which_layers": "reused", "e1_learning_the_right_invariance": "ok"}
+    chapters = [book.Chapter(n, ran.get(n, "stub"), 1.0, "cpu" if n in ran else "") for n in book.toc_notebooks()]
+    written = scoreboard.write_scoreboard(chapters, book_copy)
+    assert sorted(p.name for p in written) == [f"claims_{k}.md" for k in "abcde"] + ["scoreboard.md"]
+    page = (book_copy / book.GENERATED / "scoreboard.md").read_text()
+    assert page.startswith("# Reproduction scoreboard\n")
+    header = next(line for line in page.splitlines() if line.startswith("| Paper |"))
+    assert header == "| Paper | Chapters run | Claims | Repr. | Partly | Not repr. | Not meas. |"
+    assert ("Verdict columns: *Repr.*: reproduced; *Not repr.*: not reproduced; *Not meas.*: not measurable at "
+            "this profile.") in page, "the short headers are spelled out under the table"
+    summary = [line for line in page.splitlines() if line.startswith("| {doc}")]
+    assert summary[0] == "| {doc}`A: Yan & Huang </book/paper_a>` | 2 of 2 | 3 | 1 | 1 | 0 | 1 |"
+    assert summary[1].endswith("| 0 of 6 | 0 | 0 | 0 | 0 | 0 |") and len(summary) == 5  # B: chapters not run
+    assert summary[2].endswith("| 0 of 3 | 0 | 0 | 0 | 0 | 0 |")  # C: chapters not run
+    assert summary[3].endswith("| none yet | 0 | 0 | 0 | 0 | 0 |")  # D: no chapter yet
+    assert summary[4].startswith("| {doc}`E: AugNet and Augerino </book/paper_e>` | 1 of 4 | 0 |")
+    claims_a = (book_copy / book.GENERATED / "claims_a.md").read_text()
+    assert claims_a.replace(" All five papers: {doc}`/book/_generated/scoreboard`.", "") in page
+    assert "3 claims tested: 1 reproduced, 1 partly, 1 not measurable at this profile." in claims_a
+    assert "{doc}`/book/_generated/scoreboard`" in claims_a, "the overview links to the scoreboard"
+    date = results.load("a1_ranking_tasks", "cpu")["finished"][:10]
+    assert f"**{{doc}}`/book/_generated/a1_ranking_tasks`** (profile `cpu`, run on {date}):" in claims_a
+    assert ("| Zoom-in \\| ranks \\*well\\*, `a\\|b`. | 0.901 | 0.88 | reproduced | \\|ours - 0.901\\| \\<= 0.05 |"
+            in claims_a)
+    assert "| Hue gains least. | [0.716, 0.66] | — | not measurable at this profile |" in claims_a
+    assert "| Contrast $\\vert{}w\\vert{}$ costs \\$5. | 1 | 0.7 | partly |" in claims_a  # math kept, a table cell
+    assert "smoke-only" not in page and "Not a chapter" not in page
+    assert "a2_which_layers`** (profile `cpu`, run on" in claims_a and "this chapter records no claims" in claims_a
+    claims_e = (book_copy / book.GENERATED / "claims_e.md").read_text()
+    assert claims_e.startswith("No claims of paper E are recorded yet.")
+    assert "e1_learning_the_right_invariance`** (profile `cpu`): no results file was found" in claims_e
+    assert "e2_beyond_vision`**: not run in this build (`python -m invlib book --only e2_beyond_vision`)" in claims_e
+    claims_b = (book_copy / book.GENERATED / "claims_b.md").read_text()
+    assert claims_b.startswith("No claims of paper B are recorded yet: none of its chapters was run in this build.")
+    assert "b3_invariance_vs_magnitude`**: not run in this build" in claims_b
+    claims_c = (book_copy / book.GENERATED / "claims_c.md").read_text()
+    assert claims_c.startswith("No claims of paper C are recorded yet: none of its chapters was run in this build.")
+    text = (book_copy / book.GENERATED / "claims_d.md").read_text()
+    assert text.startswith("No claims of paper D are recorded yet: no chapter of this paper")
+
+
+def test_overview_pages_take_their_verdicts_from_the_generated_claims():
+    for key in "abcde":
+        page = (ROOT / f"book/paper_{key}.md").read_text()
+        assert f"```{{include}} _generated/claims_{key}.md\n```" in page
+        header = next(line for line in page.splitlines() if line.startswith("| Paper item |"))
+        assert header == "| Paper item | What it shows | Notebook |", "no hand-kept status column"
+        assert "| not built yet |" not in page and "| built" not in page
+    assert "book/_generated/scoreboard" in (ROOT / "_toc.yml").read_text()
+    assert book.SCOREBOARD not in CHAPTERS
+
+
+def test_table_cells_escape_markup_but_keep_code_and_math():
+    assert scoreboard._md("a | *b* <c> `x|y` $|w|$ $5") == "a \\| \\*b\\* \\<c\\> `x\\|y` $\\vert{}w\\vert{}$ \\$5"
+    assert scoreboard._md("two\nlines") == "two lines"
+    assert [scoreboard._cell(v) for v in (None, True, 0.123456, 3, "x_y")] == ["—", "yes", "0.1235", "3", "x\\_y"]
+    assert scoreboard._cell(list(range(8))) == "[0, 1, 2, 3, 4, 5, …]"
+    assert scoreboard._cell({"a|b": 0.5, "c": [1.0]}) == "a\\|b: 0.5; c: [1]"
+    assert set(scoreboard.SHORT) == set(results.VERDICTS)
