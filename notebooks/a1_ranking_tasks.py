@@ -39,8 +39,6 @@ seed = 0
 
 # %%
 import matplotlib.pyplot as plt
-from IPython.display import Markdown
-from myst_nb import glue
 
 from invlib import plots, profiles, results
 from invlib.papers.a import probes, probes_reports
@@ -102,7 +100,7 @@ plt.show()
 for name, value in high.items():
     run.log(f"dct_high_share/{name.split()[0]}", value, note="mean |AC| of the upper 32 coefficients / all AC")
 fades = list(high.values()) == sorted(high.values(), reverse=True)
-glue("dct_fades", Markdown("fades" if fades else "does not fade steadily"), display=False)
+results.glue({"dct_fades": "fades" if fades else "does not fade steadily"})
 
 # %% [markdown]
 # On this run the share of high-frequency energy {glue:md}`dct_fades` as the object grows, as in the paper's
@@ -148,9 +146,7 @@ plt.show()
 # ResNets" must hold for both. A claim that needs a task these images cannot pose is not measurable here.
 
 # %%
-probes_reports.record_table1_claims(run, table, list(S.backbones))
-glue("beat_magnitude", Markdown("yes" if run.metrics["claim/... and the DCT of magnitudes too"] else "no"),
-     display=False)
+results.glue(probes_reports.record_table1_claims(run, table, list(S.backbones)))
 run.claims_table()
 
 # %% [markdown]
@@ -158,14 +154,7 @@ run.claims_table()
 # {glue:md}`beat_magnitude`.
 
 # %%
-fashion = S.dataset.startswith("fashion_mnist")
-glue("data_note", Markdown(
-    "This run's data are colourised Fashion-MNIST garments on black, not photographs, and three of the "
-    "differences from the paper follow from that rather than from the method:" if fashion else
-    f"This run's data are `{S.dataset}`. The notes below explain what happens on the `cpu` profile's "
-    "colourised Fashion-MNIST; compare them with the table above:"), display=False)
-for key, text in probes_reports.table1_readings(table, list(S.backbones)).items():
-    glue(key, Markdown(text), display=False)
+results.glue(probes_reports.table1_readings(table, list(S.backbones), S.dataset))
 
 # %% [markdown]
 # ### Reading the table

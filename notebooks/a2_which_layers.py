@@ -39,8 +39,6 @@ seed = 0
 # %%
 import matplotlib.pyplot as plt
 import pandas as pd
-from IPython.display import Markdown
-from myst_nb import glue
 
 from invlib import plots, profiles, results
 from invlib.papers.a import probes, probes_reports
@@ -79,14 +77,9 @@ for (name, agg), m in maps.items():
 depths, first_block = probes.layer_depths(maps, list(S.backbones))
 probes_reports.log_layers(run, maps, depths, first_block)
 probes_reports.bar_panels({"importance-weighted depth (0 = first layer)": depths,
-                   "Figure 1b: share of the stem + first stage": first_block})
+                          "Figure 1b: share of the stem + first stage": first_block})
 plt.show()
-probes_reports.record_layer_claims(run, depths, table)
-colour, geo = depths.reindex(list(probes.COLOUR)).mean(), depths.reindex(list(probes.GEOMETRIC)).mean()
-early = {len(colour): "earlier", 0: "not earlier"}.get(int((colour < geo).sum()), "earlier for one backbone only")
-glue("depth_verdict", Markdown(early), display=False)
-glue("depth_colour", float(colour.mean()), display=False)
-glue("depth_geo", float(geo.mean()), display=False)
+results.glue(probes_reports.record_layer_claims(run, depths, table))
 depths.round(3)
 
 # %% [markdown]
@@ -104,11 +97,6 @@ depths.round(3)
 probes_reports.log_table(run, table, "table2")
 print("Validation accuracy %, this run (paper)")
 probes_reports.side_by_side(table, "val_acc", "table2")
-
-# %%
-shares = {k.split("/")[1]: v for k, v in run.metrics.items() if k.startswith("first_half_at_least_second/")}
-glue("first_wins", Markdown(", ".join(f"{name}: {share:.0%} of the tasks" for name, share in shares.items())),
-     display=False)
 
 # %% [markdown]
 # The first half ranks at least as well as the second half for {glue:md}`first_wins`. The paper finds the
@@ -133,24 +121,16 @@ run.claims_table()
 # %%
 features, sizes = probes.featurizers(S.variants, S.profile)
 vtable, vtrained = probes.run_table(features, train, val, sizes=sizes, **probes.run_options(S))
-vacc = vtable.pivot(index="task", columns="featurizer", values="val_acc").reindex(
-    index=list(probes.ORDER), columns=list(S.variants))
-vdepth = probes.layer_depths(probes.layer_importance(vtrained, list(S.variants)), list(S.variants))[0]
-for name in S.variants:
-    for t in vdepth.index:
-        run.log(f"variants/{name}/{t}/val", 100 * vacc.loc[t, name])
-        run.log(f"variants/{name}/{t}/depth", vdepth.loc[t, name])
+vmaps = probes.layer_importance(vtrained, list(S.variants))
+vacc, vdepth, readings = probes_reports.variants_report(run, vtable, vmaps, list(S.variants))
 both = pd.concat({"validation accuracy %": 100 * vacc, "importance-weighted depth": vdepth}, axis=1)
 both.round(2)
 
 # %%
 probes_reports.bar_panels({"validation accuracy %": 100 * vacc, "importance-weighted depth": vdepth},
-                  xlim={"validation accuracy %": (40, 101)})
+                          xlim={"validation accuracy %": (40, 101)})
 plt.show()
-labels = list(S.variants)
-gain = (100 * (vacc[labels[-1]] - vacc[labels[0]])).dropna().round(1)
-glue("train_gain", Markdown(", ".join(f"{t} {g:+.1f}" for t, g in gain.items())), display=False)
-glue("depth_shift", float((vdepth[labels[-1]] - vdepth[labels[0]]).mean()), display=False)
+results.glue(readings)
 
 # %% [markdown]
 # From the untrained network to the last variant, validation accuracy changes by {glue:md}`train_gain`

@@ -23,6 +23,7 @@ from .probes import (
     block_dct,
     crops_for,
     ladder,
+    layer_depths,
     render,
     zigzag,
     zoom_out_slack,
@@ -143,14 +144,15 @@ def _claim(run, cid: str, claim: str, paper: list[float], ours: list[float], tes
                      measurable=measurable)
 
 
-def record_table1_claims(run, table, backbones: list[str]) -> None:
+def record_table1_claims(run, table, backbones: list[str]) -> dict:
     """Record the paper's Table 1 claims (sections 5 and 6), with verdicts computed from ``table``.
 
     ``table``: :func:`run_table`'s, with the baselines of :func:`baselines` and the ``backbones`` rows. Each
     claim compares validation accuracies in %, the paper's ResNet-18 and ResNet-50 against this run's
     ``backbones``; paper and this run are recorded as the worst case of the comparisons (see the criterion).
     Also logs, as before, ``claim/<claim>`` (yes/no) and ``claim/... and the DCT of magnitudes too`` (not a
-    claim of the paper: the DCT of magnitudes is this book's second reading of its DCT baseline).
+    claim of the paper: the DCT of magnitudes is this book's second reading of its DCT baseline), and returns
+    that reading for the prose: ``{"beat_magnitude": "yes" | "no"}``.
 
     Example
     -------
@@ -161,6 +163,7 @@ def record_table1_claims(run, table, backbones: list[str]) -> None:
     >>> rows += [dict(featurizer="DCT (magnitude)", layers="all", task=t, val_acc=0.5) for t in GEOMETRIC]
     >>> run = Run("demo", "smoke")
     >>> record_table1_claims(run, pd.DataFrame(rows), ["ResNet-18", "ResNet-50"])
+    {'beat_magnitude': 'yes'}
     >>> {c["verdict"] for c in run.claims.values()}  # the paper's own numbers reproduce every claim
     {'reproduced'}
     """
@@ -205,10 +208,14 @@ def record_table1_claims(run, table, backbones: list[str]) -> None:
            *both(lambda v, rows: [v[rows[0], t] - v[rows[1], t] for t in TASKS] if len(rows) > 1 else []),
            lambda x: x >= 0, f"first ResNet's validation accuracy >= the second's on at least 4 of the {len(TASKS)} "
            "tasks; the numbers count the tasks where it is", enough=4 / len(TASKS))
+    return {"beat_magnitude": "yes" if all(magnitude) else "no"}
 
 
-def record_layer_claims(run, depths, table) -> None:
-    """Record section 6.1's claims (Figures 5, 6 and Table 2), with verdicts computed from this run.
+def record_layer_claims(run, depths, table) -> dict:
+    """Record section 6.1's claims (Figures 5, 6 and Table 2), with verdicts computed from this run, and return
+    the numbers chapter A2's prose quotes: ``depth_verdict`` ("earlier", "not earlier", ...), ``depth_colour``,
+    ``depth_geo`` (mean depths, backbones averaged) and ``first_wins`` (per backbone, the share of tasks where
+    the first half ranks at least as well as the second).
 
     ``depths``: importance-weighted depth per task (rows) and backbone (columns), from :func:`layer_depths`;
     ``table``: :func:`run_table`'s with ``layers=halves``. Table 2's claims use the ResNet-18 row (else the
@@ -223,7 +230,8 @@ def record_layer_claims(run, depths, table) -> None:
     >>> rows = [dict(featurizer="ResNet-18", layers=h, task=t, val_acc=acc[1] / 100, train_acc=acc[0] / 100)
     ...         for h, tasks in PAPER_TABLE2.items() for t, acc in tasks.items()]
     >>> run = Run("demo", "smoke")
-    >>> record_layer_claims(run, depths, pd.DataFrame(rows))
+    >>> record_layer_claims(run, depths, pd.DataFrame(rows))["first_wins"]
+    'ResNet-18: 100% of the tasks'
     >>> {c["id"]: c["verdict"] for c in run.claims.values()}["table2/first_half_at_least_second"]
     'reproduced'
     """
@@ -251,7 +259,8 @@ def record_layer_claims(run, depths, table) -> None:
               partly=measurable and bool((later > 0).any()), measurable=measurable)
     acc = table.pivot_table(index=["featurizer", "task"], columns="layers", values="val_acc", dropna=False)
     first_wins = (acc["first half"] >= acc["second half"]).astype(float).where(acc["all"].notna())
-    for name, share in first_wins.groupby("featurizer").mean().items():
+    shares = first_wins.groupby("featurizer").mean()
+    for name, share in shares.items():
         run.log(f"first_half_at_least_second/{name}", float(share), paper=1.0,
                 note="share of tasks; paper: 3 of 3 ResNet-18 tasks")
     row = "ResNet-18" if "ResNet-18" in names else names[0]
@@ -272,12 +281,48 @@ def record_layer_claims(run, depths, table) -> None:
         run.claim(cid, claim, paper=f"{wins(p)} of 3 (ResNet-18)", ours=f"{wins(v)} of 3 ({row})" if ok else None,
                   criterion=criterion + why, reproduced=ok and wins(v) >= enough, partly=ok and wins(v) >= 2,
                   measurable=ok)
+    earlier = int((colour < geo).sum())
+    return dict(depth_verdict={len(names): "earlier", 0: "not earlier"}.get(earlier, "earlier for one backbone only"),
+                depth_colour=float(colour.mean()), depth_geo=float(geo.mean()),
+                first_wins=", ".join(f"{name}: {share:.0%} of the tasks" for name, share in shares.items()))
 
 
-def table1_readings(table, backbones: list[str]) -> dict[str, str]:
+def variants_report(run, table, maps: dict, names: list[str]) -> tuple:
+    """Chapter A2's "does training change what the layers encode?": validation accuracy in % and
+    importance-weighted depth per task (rows) and variant (columns, in ``names`` order; ``maps`` from
+    :func:`invlib.papers.a.probes.layer_importance`), logged as
+    ``variants/<name>/<task>/val|depth``, and the numbers the prose quotes: ``train_gain`` (accuracy change per
+    task from the first variant to the last, text) and ``depth_shift`` (mean depth change).
+
+    Returns ``(accuracy %, depth, readings)``: two DataFrames and a dict.
+
+    Example
+    -------
+    >>> import pandas as pd
+    >>> from invlib.results import Run
+    >>> t = pd.DataFrame([dict(featurizer=f, task="hue", val_acc=a) for f, a in (("u", 0.5), ("t", 0.7))])
+    >>> m = {(n, "mean"): pd.DataFrame({"stem.0": [1.0]}, index=["hue"]) for n in ("u", "t")}
+    >>> acc, depth, readings = variants_report(Run("demo", "smoke"), t, m, ["u", "t"])
+    >>> readings["train_gain"]
+    'hue +20.0'
+    """
+    acc = 100 * table.pivot(index="task", columns="featurizer", values="val_acc").reindex(
+        index=[t for t in ORDER if t in set(table.task)], columns=names)
+    depth = layer_depths(maps, names)[0]
+    for name in names:
+        for task in depth.index:
+            run.log(f"variants/{name}/{task}/val", acc.loc[task, name])
+            run.log(f"variants/{name}/{task}/depth", depth.loc[task, name])
+    gain = (acc[names[-1]] - acc[names[0]]).dropna().round(1)
+    return acc, depth, dict(train_gain=", ".join(f"{t} {g:+.1f}" for t, g in gain.items()),
+                            depth_shift=float((depth[names[-1]] - depth[names[0]]).mean()))
+
+
+def table1_readings(table, backbones: list[str], dataset: str = "fashion_mnist_color") -> dict[str, str]:
     """The numbers the prose of chapter A1 quotes, as text (:func:`percent`; "undefined" for a task the
     images cannot pose): the best hue accuracy and its reading, passthrough on zoom-out, contrast and
-    saturation, the first backbone on saturation.
+    saturation, the first backbone on saturation; ``data_note``, the sentence that introduces them for
+    ``dataset``.
 
     Example
     -------
@@ -289,8 +334,14 @@ def table1_readings(table, backbones: list[str]) -> dict[str, str]:
     v = validation(table)
     hue = max((v[f, "hue"] for f in table.featurizer.unique()), default=math.nan)
     verdict = "undefined on these images" if math.isnan(hue) else "at chance" if hue < 60 else "above chance"
-    return dict(hue_verdict=verdict, hue_best=percent(hue), zo_pass=percent(v["Passthrough", "zoom_out"]),
-                con_pass=percent(v["Passthrough", "contrast"]), sat_pass=percent(v["Passthrough", "saturation"]),
+    note = ("This run's data are colourised Fashion-MNIST garments on black, not photographs, and three of the "
+            "differences from the paper follow from that rather than from the method:"
+            if dataset.startswith("fashion_mnist") else
+            f"This run's data are `{dataset}`. The notes below explain what happens on the `cpu` profile's "
+            "colourised Fashion-MNIST; compare them with the table above:")
+    return dict(data_note=note, hue_verdict=verdict, hue_best=percent(hue),
+                zo_pass=percent(v["Passthrough", "zoom_out"]), con_pass=percent(v["Passthrough", "contrast"]),
+                sat_pass=percent(v["Passthrough", "saturation"]),
                 sat_r18=percent(v[backbones[0], "saturation"]))
 
 
