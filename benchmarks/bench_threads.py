@@ -8,7 +8,11 @@ training images/s of small_resnet18 and small_resnet50 (channels_last, batch 128
 default setting measured in the same run, and the load average (which decides the outcome: on an idle machine
 the default spins profitably). The settings change no result: thread count and partitioning stay the same.
 
-Run: python benchmarks/bench_threads.py [--seconds 10] [--repeats 2]
+A fourth setting, "two 1-thread processes", runs two copies at once with one thread each and reports their
+summed images/s: what the book runner gains by running two chapters side by side instead of one with two
+threads. ``--load`` starts a process that keeps one core busy (a user's other work) during every measurement.
+
+Run: python benchmarks/bench_threads.py [--seconds 10] [--repeats 2] [--load]
 """
 
 from __future__ import annotations
@@ -22,7 +26,9 @@ SETTINGS = {
     "default (2 threads, spinning)": {},
     "OMP_WAIT_POLICY=PASSIVE": {"OMP_WAIT_POLICY": "PASSIVE"},
     "1 thread": {"OMP_NUM_THREADS": "1"},
+    "two 1-thread processes": {"OMP_NUM_THREADS": "1", "OMP_WAIT_POLICY": "PASSIVE", "PAIR": "1"},
 }
+BUSY = "import time\nt = time.time()\nwhile time.time() - t < 3600: pass\n"
 
 CHILD = """
 import sys, time, torch, torch.nn.functional as F
@@ -48,9 +54,15 @@ print(n * 128 / (time.perf_counter() - t0))
 
 
 def run(model: str, env: dict, seconds: float) -> float:
-    out = subprocess.run([sys.executable, "-c", CHILD, model, str(seconds)], env={**os.environ, **env},
-                         capture_output=True, text=True, check=True)
-    return float(out.stdout.strip().splitlines()[-1])
+    """Images/s of one child process, or the sum of two started together when ``env`` has ``PAIR``."""
+    env = {**os.environ, **env}
+    cmd = [sys.executable, "-c", CHILD, model, str(seconds)]
+    procs = [subprocess.Popen(cmd, env=env, stdout=subprocess.PIPE, text=True)
+             for _ in range(2 if env.pop("PAIR", None) else 1)]
+    outs = [p.communicate()[0] for p in procs]
+    if any(p.returncode for p in procs):
+        raise RuntimeError(f"benchmark child failed: {outs}")
+    return sum(float(o.strip().splitlines()[-1]) for o in outs)
 
 
 def main() -> None:
@@ -58,7 +70,9 @@ def main() -> None:
     parser.add_argument("--models", nargs="+", default=["small_resnet18", "small_resnet50"])
     parser.add_argument("--seconds", type=float, default=10.0, help="timed seconds per process")
     parser.add_argument("--repeats", type=int, default=2)
+    parser.add_argument("--load", action="store_true", help="keep one core busy with another process meanwhile")
     args = parser.parse_args()
+    busy = subprocess.Popen([sys.executable, "-c", BUSY]) if args.load else None
     print(f"{os.cpu_count()} CPUs, load average {os.getloadavg()[0]:.2f} at start")
     for model in args.models:
         best = dict.fromkeys(SETTINGS, 0.0)
@@ -69,7 +83,9 @@ def main() -> None:
         print(f"\n{model}: training images/s (x default)")
         for label, value in best.items():
             print(f"  {label:30s} {value:7.0f}  {value / base:6.2f}x")
-    print(f"\nload average {os.getloadavg()[0]:.2f} at the end")
+    print(f"\nload average {os.getloadavg()[0]:.2f} at the end" + (" (one core kept busy)" if busy else ""))
+    if busy:
+        busy.kill()
 
 
 if __name__ == "__main__":

@@ -52,6 +52,19 @@ BUDGETS = {"smoke": (60, 60), "cpu": (120, 300)}
 TRAINS_A_FAMILY = {"00_data_and_transforms", "b1_rrc_decomposition", "e1_learning_the_right_invariance",
                    "e2_beyond_vision", "e3_capacity", "e4_image_recognition", "c1_invariance_equivariance"}
 OWN_BUDGETS = {("b2_scale_distribution", "cpu"): 180}  # a family chapter with a tighter limit of its own
+# A parallel build (``jobs > 1``) starts a chapter only after the chapters whose models or cached results it
+# reuses have finished; otherwise both would wait on the zoo's training lock. The order of a build with one job
+# is the table of contents'.
+AFTER = {
+    "a1_ranking_tasks": ("00_data_and_transforms",),  # the zoo's book entries
+    "a2_which_layers": ("00_data_and_transforms", "a1_ranking_tasks"),  # and A1's cached features
+    "b3_invariance_vs_magnitude": ("00_data_and_transforms",),
+    "b4_factors_of_variation": ("00_data_and_transforms",),
+    "b5_wordnet": ("00_data_and_transforms", "b1_rrc_decomposition", "b4_factors_of_variation"),  # B1's family
+    "b6_augerino_real_data": ("b1_rrc_decomposition",),  # B1's baselines
+    "c2_representation_distance": ("c1_invariance_equivariance",),  # C1's family
+    "c3_equivariance_finetuning": ("c1_invariance_equivariance",),
+}
 ZOO_BUDGET = {"cpu": 300}  # seconds to train the whole model zoo (``python -m invlib zoo train``), cold cache
 
 
@@ -198,8 +211,11 @@ def check_overrides(name: str, declared: dict, overrides: dict) -> dict:
     return mine
 
 
-def execute(name: str, profile: str, overrides: dict | None = None, root: str | Path = REPO) -> Chapter:
+def execute(name: str, profile: str, overrides: dict | None = None, root: str | Path = REPO,
+            threads: int | None = None) -> Chapter:
     """Execute one chapter with papermill and write ``book/_generated/<name>.ipynb``.
+
+    ``threads``: CPU threads of the chapter's kernel (``OMP_NUM_THREADS``); None keeps torch's default.
 
     Example
     -------
@@ -220,7 +236,7 @@ def execute(name: str, profile: str, overrides: dict | None = None, root: str | 
     failed.unlink(missing_ok=True)
     t0, started = time.perf_counter(), time.time()
     try:
-        with _kernel_env(root, name):
+        with _kernel_env(root, name, threads):
             nb = pm.execute_notebook(nb, str(running), parameters=params, kernel_name="python3", cwd=str(root),
                                      progress_bar=False, language="python",
                                      extra_arguments=["--IPKernelApp.log_level=ERROR"])
@@ -257,13 +273,16 @@ def _note_seconds(path: Path, seconds: float, since: float) -> None:
         atomic_save(json.dumps(record, indent=2, allow_nan=False), path)
 
 
-def _kernel_env(root: Path, name: str):
+def _kernel_env(root: Path, name: str, threads: int | None = None):
     """Environment of the papermill kernel of chapter ``name`` (restored afterwards): no progress bars, results
     beside the book, the chapter's name as ``INVLIB_CHAPTER`` (:class:`invlib.results.Run` names its JSON file
-    after it), this interpreter's folder first on PATH (so ``python3`` is this venv's kernel)."""
-    return mock.patch.dict(os.environ, INVLIB_PROGRESS="0", PYDEVD_DISABLE_FILE_VALIDATION="1",
-                           INVLIB_RESULTS=str(results_root(root)), INVLIB_CHAPTER=name,
-                           PATH=f"{Path(sys.executable).parent}{os.pathsep}{os.environ.get('PATH', '')}")
+    after it), this interpreter's folder first on PATH (so ``python3`` is this venv's kernel), and with
+    ``threads`` the kernel's OpenMP/MKL threads."""
+    env = dict(INVLIB_PROGRESS="0", PYDEVD_DISABLE_FILE_VALIDATION="1", INVLIB_RESULTS=str(results_root(root)),
+               INVLIB_CHAPTER=name, PATH=f"{Path(sys.executable).parent}{os.pathsep}{os.environ.get('PATH', '')}")
+    if threads:
+        env.update(OMP_NUM_THREADS=str(threads), MKL_NUM_THREADS=str(threads))
+    return mock.patch.dict(os.environ, env)
 
 
 class _Ticker:
@@ -345,7 +364,8 @@ def _name_icon_on_root_page(index: Path) -> None:
 
 
 def build(profile: str | Profile = "cpu", only: list[str] | None = None, params: dict | None = None,
-          root: str | Path = REPO, site: bool = True, progress: bool | None = None, echo=print) -> list[Chapter]:
+          root: str | Path = REPO, site: bool = True, progress: bool | None = None, echo=print,
+          jobs: int = 1) -> list[Chapter]:
     """Execute the book's notebooks (all, or ``only``) and build the site; one line per notebook, then a table.
 
     Args:
@@ -356,6 +376,9 @@ def build(profile: str | Profile = "cpu", only: list[str] | None = None, params:
         root: the book's folder (``_config.yml``, ``_toc.yml``, ``book/``, ``notebooks/``).
         site: run Jupyter Book after the notebooks.
         progress: a ticking seconds counter while a chapter runs (default: when stdout is a terminal).
+        jobs: chapters executed at once, each in its own process with ``cpu_count // jobs`` threads, in the
+            order of :data:`AFTER` (see :func:`default_jobs`: on 2 cores two one-thread chapters train 1.3x the
+            images/s of one two-thread chapter, and do not spin against a user's other work).
 
     Example
     -------
@@ -376,17 +399,23 @@ def build(profile: str | Profile = "cpu", only: list[str] | None = None, params:
     for n in selected:
         check_overrides(n, declared[n], params)
     progress = sys.stdout.isatty() if progress is None else progress
-    chapters = []
-    for i, name in enumerate(names, 1):
-        if name not in selected:
-            chapters.append(_reuse_or_stub(name, root))
-            continue
-        line = f"[{i}/{len(names)}] {name} ({profile}) ..."
-        echo(line, end=" ", flush=True)
-        with _Ticker(line, enabled=progress):
-            ch = execute(name, profile, params, root)
-        echo(f"ok {ch.seconds:.1f} s", flush=True)
-        chapters.append(ch)
+    check_type("jobs", jobs, int)
+    if jobs < 1:
+        raise ValueError(f"jobs must be >= 1, got {jobs}")
+    t0 = time.perf_counter()
+    done = {}
+    if jobs == 1:
+        for i, name in enumerate(names, 1):
+            if name in selected:
+                line = f"[{i}/{len(names)}] {name} ({profile}) ..."
+                echo(line, end=" ", flush=True)
+                with _Ticker(line, enabled=progress):
+                    done[name] = execute(name, profile, params, root)
+                echo(f"ok {done[name].seconds:.1f} s", flush=True)
+    else:
+        done = _execute_parallel([n for n in names if n in selected], profile, params, root, jobs, echo)
+    chapters = [done[n] if n in done else _reuse_or_stub(n, root) for n in names]
+    wall = time.perf_counter() - t0
     from .scoreboard import write_scoreboard  # here: the scoreboard module imports this one
 
     write_scoreboard(chapters, root)
@@ -396,7 +425,54 @@ def build(profile: str | Profile = "cpu", only: list[str] | None = None, params:
         echo(f"ok {seconds:.1f} s", flush=True)
         chapters.append(Chapter("(jupyter-book build)", "ok", seconds))
     echo(summary(chapters, root))
+    if jobs > 1:
+        echo(f"chapters: {wall:.1f} s of wall time with {jobs} at once")
     return chapters
+
+
+def default_jobs(profile: str) -> int:
+    """Chapters to run at once by default: 2 on a machine with at least 2 cores for the CPU profiles (smoke,
+    cpu), 1 for gpu and paper (chapters there share one GPU).
+
+    Measured on 2 cores (``benchmarks/bench_threads.py``, small_resnet18 training, batch 128): two processes of
+    one thread train 1.30x the images/s of one process of two threads, and a second CPU job cannot make one
+    thread spin-wait for another.
+
+    Example
+    -------
+    >>> default_jobs("gpu")
+    1
+    """
+    return min(2, os.cpu_count() or 1) if profile in ("smoke", "cpu") else 1
+
+
+def _execute_parallel(names: list[str], profile: str, params: dict, root: Path, jobs: int, echo) -> dict:
+    """Execute ``names`` ``jobs`` at a time, each in a fresh process with ``cpu_count // jobs`` threads; a chapter
+    starts once the selected chapters it comes :data:`AFTER` have finished. Returns ``{name: Chapter}``; the first
+    failure cancels the chapters not yet started and is raised."""
+    import multiprocessing
+    from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
+
+    threads = max(1, (os.cpu_count() or 1) // jobs)
+    pending, running, done = list(names), {}, {}
+    position = {n: i for i, n in enumerate(toc_notebooks(root), 1)}
+    with ProcessPoolExecutor(jobs, mp_context=multiprocessing.get_context("spawn")) as pool:
+        while pending or running:
+            for name in list(pending):
+                if len(running) < jobs and all(d in done or d not in names for d in AFTER.get(name, ())):
+                    pending.remove(name)
+                    running[pool.submit(execute, name, profile, params, root, threads)] = name
+            finished, _ = wait(running, return_when=FIRST_COMPLETED)
+            for future in finished:
+                name = running.pop(future)
+                try:
+                    done[name] = future.result()
+                except Exception:
+                    pool.shutdown(cancel_futures=True)
+                    raise
+                echo(f"[{position[name]}/{len(position)}] {name} ({profile}) ... ok {done[name].seconds:.1f} s "
+                     f"({threads} thread{'s' * (threads > 1)})", flush=True)
+    return done
 
 
 def budget(name: str, profile: str) -> float | None:

@@ -25,6 +25,7 @@ Example
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import functools
 import hashlib
@@ -362,12 +363,35 @@ def get(entry: Spec | str, profile: str | Profile | None = None, progress: bool 
     progress = get_profile(profile or "cpu").progress if progress is None else progress
     file = path(s)
     found = None if retrain else _load(s, file)
-    model, meta = found if found else _train(s, file, progress)
+    if not found:
+        with _lock(file):  # two chapters (or jobs) asking for the same model: one trains, the other then loads
+            found = None if retrain else _load(s, file)
+            model, meta = found if found else _train(s, file, progress)
+    else:
+        model, meta = found
     model.zoo_info = dict(meta, name=s.name, path=str(file), profile=profile and get_profile(profile).name)
     device = resolve_device(s.device)
     if device.type == "cuda" and not torch.cuda.is_available():  # trained elsewhere, loaded on a SLURM login node
         device = torch.device("cpu")
     return model.to(device).eval()
+
+
+@contextlib.contextmanager
+def _lock(file: Path):
+    """Hold an exclusive lock on ``<checkpoint>.lock`` while a model is trained, so processes that need the same
+    model at once (the book's chapters run side by side, local jobs) train it once; a no-op without fcntl."""
+    try:
+        import fcntl
+    except ImportError:  # pragma: no cover - Windows
+        yield
+        return
+    file.parent.mkdir(parents=True, exist_ok=True)
+    with open(file.with_suffix(".lock"), "w") as handle:
+        fcntl.flock(handle, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(handle, fcntl.LOCK_UN)
 
 
 def _build(s: Spec, num_classes: int, in_chans: int) -> nn.Module:

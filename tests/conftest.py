@@ -39,11 +39,13 @@ def book_copy(tmp_path):
 
 @pytest.fixture(scope="session")
 def smoke_book(tmp_path_factory):
-    """The whole book, every chapter executed in the smoke profile, site built:
+    """The whole book, every chapter executed in the smoke profile as ``make book`` runs it (chapters side by
+    side, :func:`invlib.book.default_jobs`), site built:
     ``(root, {name: Chapter}, printed lines)``. Results go to the session's temporary ``$INVLIB_RESULTS``."""
     root = copy_book(tmp_path_factory.mktemp("book"))
     lines = []
-    chapters = book.build("smoke", root=root, progress=False, echo=lambda *a, **k: lines.append(" ".join(a)))
+    chapters = book.build("smoke", root=root, progress=False, echo=lambda *a, **k: lines.append(" ".join(a)),
+                          jobs=book.default_jobs("smoke"))
     return root, {c.name: c for c in chapters}, lines
 
 

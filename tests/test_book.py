@@ -251,6 +251,62 @@ def test_the_runner_names_the_chapters_results_file(tmp_path, monkeypatch):
     assert rec["book_seconds"] == round(ch.seconds, 2)
 
 
+ORDERED = """# %% tags=["parameters"]
+profile = "cpu"
+
+# %%
+import os
+import pathlib
+import time
+
+from invlib import results
+
+marks = pathlib.Path(os.environ["INVLIB_RESULTS"]).parent / "marks"
+marks.mkdir(exist_ok=True)
+name = os.environ["INVLIB_CHAPTER"]
+if name == "zz_b":
+    assert (marks / "zz_a").exists(), "zz_b started before zz_a had finished"
+time.sleep(1.0 if name == "zz_a" else 0.0)
+(marks / name).write_text(os.environ.get("OMP_NUM_THREADS", ""))
+results.Run(profile).save()
+"""
+
+
+@pytest.mark.slow
+def test_a_parallel_build_runs_chapters_side_by_side_after_what_they_reuse(tmp_path, monkeypatch):
+    """With jobs=2, zz_b (which comes AFTER zz_a) starts only when zz_a is done, zz_c runs beside zz_a, each
+    kernel gets cpu_count // 2 threads, and the chapters come back in the table of contents' order."""
+    monkeypatch.setenv("INVLIB_RESULTS", str(tmp_path / "results"))
+    monkeypatch.setitem(book.AFTER, "zz_b", ("zz_a",))
+    (tmp_path / "notebooks").mkdir()
+    for name in ("zz_a", "zz_b", "zz_c"):
+        (tmp_path / "notebooks" / f"{name}.py").write_text(ORDERED)
+    (tmp_path / "_toc.yml").write_text("format: jb-book\nroot: intro\nchapters:\n" + "".join(
+        f"  - file: book/_generated/{n}\n" for n in ("zz_b", "zz_a", "zz_c")))
+    lines = []
+    chapters = book.build("smoke", root=tmp_path, site=False, jobs=2, echo=lambda *a, **k: lines.append(a[0]))
+    assert [c.name for c in chapters] == ["zz_b", "zz_a", "zz_c"] and {c.status for c in chapters} == {"ok"}
+    threads = str(max(1, (os.cpu_count() or 1) // 2))
+    assert all((tmp_path / "marks" / n).read_text() == threads for n in ("zz_a", "zz_b", "zz_c"))
+    done = [line.split()[1] for line in lines if line.startswith("[")]
+    assert done.index("zz_a") < done.index("zz_b")
+    assert any("wall time with 2 at once" in line for line in lines)
+
+
+@pytest.mark.slow
+def test_a_failing_chapter_stops_a_parallel_build(tmp_path):
+    (tmp_path / "notebooks").mkdir()
+    (tmp_path / "notebooks" / "zz_fails.py").write_text(FAILING)
+    (tmp_path / "_toc.yml").write_text("format: jb-book\nroot: intro\nchapters:\n  - file: book/_generated/zz_fails\n")
+    with pytest.raises(book.NotebookError, match="notebook zz_fails"):
+        book.build("smoke", root=tmp_path, site=False, jobs=2, echo=lambda *a, **k: None)
+
+
+def test_jobs_must_be_a_positive_number(book_copy):
+    with pytest.raises(ValueError, match="jobs must be >= 1"):
+        book.build("smoke", root=book_copy, jobs=0, echo=lambda *a, **k: None)
+
+
 @pytest.mark.slow
 def test_a_failing_cell_stops_the_build_naming_notebook_and_cell(tmp_path):
     (tmp_path / "notebooks").mkdir()

@@ -1,4 +1,5 @@
 import dataclasses
+import os
 import re
 import warnings
 from pathlib import Path
@@ -298,3 +299,31 @@ def test_the_books_entries_train_and_beat_chance():
     assert acc["small_resnet18/untrained"] < 0.2 and acc["small_resnet18/none"] > 0.5  # ten classes: chance 0.1
     assert min(acc["small_resnet18/standard"], acc["small_resnet50/standard"]) > 0.25  # 64 steps of random crops
     assert all(r["cached"] for r in zoo.train_all(prof, progress=False))
+
+
+LOCK_CHILD = """
+import sys
+from invlib import zoo
+from invlib.profiles import Profile
+trained = []
+real = zoo._train
+zoo._train = lambda *a, **k: trained.append(1) or real(*a, **k)
+tiny = Profile("tiny", n_train=256, n_test=128, epochs=1, batch_size=32, progress=False)
+m = zoo.get("small_resnet18/none", tiny)
+print(len(trained), round(m.zoo_info["test_acc"], 6))
+"""
+
+
+@pytest.mark.slow
+def test_two_processes_asking_for_one_model_train_it_once(tmp_path):
+    """The chapters of a parallel build share models: the second process waits on the training lock, then loads."""
+    import subprocess
+    import sys
+
+    env = {**os.environ, "INVLIB_CACHE": str(tmp_path), "OMP_NUM_THREADS": "1"}
+    procs = [subprocess.Popen([sys.executable, "-c", LOCK_CHILD], env=env, stdout=subprocess.PIPE, text=True)
+             for _ in range(2)]
+    outs = [p.communicate(timeout=300)[0].split() for p in procs]
+    assert all(p.returncode == 0 for p in procs)
+    assert sorted(int(o[0]) for o in outs) == [0, 1], f"trained {outs}: the model must be trained exactly once"
+    assert outs[0][1] == outs[1][1]
