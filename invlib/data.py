@@ -818,3 +818,31 @@ def check() -> dict:
     if not wnr["ready"]:
         print(wnr["message"])
     return {"fashion_mnist": fm, "wordnet": wnr}
+
+
+def inventory():
+    """The datasets ``invlib`` knows and whether each is on this machine: a DataFrame indexed by dataset with
+    ``here`` (yes / no / your data), ``classes``, ``boxes``, ``synsets`` and, for a missing one, the first
+    sentence of what :func:`load` says about getting it.
+
+    Example
+    -------
+    >>> inventory().loc["sprites", "here"]
+    'yes'
+    """
+    import pandas as pd
+
+    rows = []
+    for name in available():
+        row = dict(dataset=name, here="no", classes="—", boxes="—", synsets="—", note="")
+        if name == "folder":
+            row.update(here="your data", note='data.load("folder", split, root="my/images")')
+        else:
+            try:
+                ds = load(name, "test", n=1)
+                row.update(here="yes", classes=len(ds.classes), boxes=ds.boxes is not None,
+                           synsets=ds.synsets is not None)
+            except FileNotFoundError as err:
+                row.update(note=str(err).split(".")[0])
+        rows.append(row)
+    return pd.DataFrame(rows).set_index("dataset")

@@ -195,3 +195,41 @@ def cell(namespace: dict) -> dict:
     plain = (type(None), bool, int, float, str, list, tuple, dict)
     return {k: v for k, v in namespace.items()
             if not k.startswith("_") and k not in _NOT_PARAMETERS and isinstance(v, plain)}
+
+
+@dataclass(frozen=True)
+class Foundations:
+    """Chapter 00's settings: the profile, the data it shows (and trains the zoo's book entries on), and what it
+    shows. Make one with :func:`foundations`.
+
+    Attributes
+    ----------
+    profile:  the profile's name
+    dataset:  a name of :func:`invlib.data.available` (None: the profile's)
+    root:     the dataset's folder (your own images: ``<root>/<class>/<image>``)
+    seed:     which images are shown
+    n_show:   images per grid
+    """
+
+    profile: str = "cpu"
+    dataset: str | None = None
+    root: str | None = None
+    seed: int = 0
+    n_show: int = 16
+
+    @property
+    def run_profile(self) -> Profile:
+        """The profile with this chapter's dataset: what the zoo trains on."""
+        return resolve(self.profile, dataset=self.dataset)
+
+
+def foundations(profile: str | Profile = "cpu", **overrides) -> Foundations:
+    """Chapter 00's settings (:class:`Foundations`), the overrides that are not None applied and type-checked.
+
+    Example
+    -------
+    >>> S = foundations("smoke", n_show=4)
+    >>> S.n_show, S.run_profile.dataset
+    (4, 'fashion_mnist_color')
+    """
+    return settings(Foundations, {}, profile, **overrides)

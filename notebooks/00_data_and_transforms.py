@@ -36,14 +36,13 @@ n_show = 16  # images per grid
 import matplotlib.pyplot as plt
 import pandas as pd
 import torch
-from IPython.display import Markdown
-from myst_nb import glue
 
 from invlib import data, plots, profiles, results, transforms, wordnet, zoo
 
-P = profiles.resolve(profile, dataset=dataset)
-run = results.Run("00_data_and_transforms", P, params=dict(dataset=P.dataset, root=root, seed=seed, n_show=n_show))
-torch.manual_seed(seed)
+S = profiles.foundations(**profiles.cell(globals()))
+P = S.run_profile
+run = results.Run(S)
+torch.manual_seed(S.seed)
 P
 
 # %% [markdown]
@@ -57,8 +56,8 @@ P
 # without a `test/` sub-folder, images held out from it).
 
 # %%
-_, test = zoo.splits(zoo.BOOK[0], P, root, train=False)
-show = test.subset(min(n_show, len(test)), seed=seed)
+_, test = zoo.splits(zoo.BOOK[0], P, S.root, train=False)
+show = test.subset(min(S.n_show, len(test)), seed=S.seed)
 run.log("test_images", len(test))
 run.log("classes", len(test.classes))
 plots.image_grid(show.images, [show.classes[i] for i in show.labels], show.boxes,
@@ -71,7 +70,7 @@ plt.show()
 
 # %%
 if P.dataset.startswith("fashion_mnist"):
-    gray, color = (data.load(name, "test", n=8, seed=seed) for name in ("fashion_mnist", "fashion_mnist_color"))
+    gray, color = (data.load(name, "test", n=8, seed=S.seed) for name in ("fashion_mnist", "fashion_mnist_color"))
     plots.image_grid(torch.cat([gray.images.expand(-1, 3, -1, -1), color.images]),
                      [gray.classes[i] for i in gray.labels] * 2, suptitle="fashion_mnist (top), fashion_mnist_color")
     plt.show()
@@ -82,19 +81,7 @@ if P.dataset.startswith("fashion_mnist"):
 # sub-folders, i.e. your own data.
 
 # %%
-rows = []
-for name in data.available():
-    if name == "folder":
-        rows.append(dict(dataset=name, here="your data", classes="—", boxes="—", synsets="—",
-                         note='data.load("folder", split, root="my/images")'))
-        continue
-    try:
-        ds = data.load(name, "test", n=1)
-        rows.append(dict(dataset=name, here="yes", classes=len(ds.classes), boxes=ds.boxes is not None,
-                         synsets=ds.synsets is not None, note=""))
-    except FileNotFoundError as err:
-        rows.append(dict(dataset=name, here="no", classes="—", boxes="—", synsets="—", note=str(err).split(".")[0]))
-pd.DataFrame(rows).set_index("dataset")
+data.inventory()
 
 # %% [markdown]
 # ## Transformations at magnitudes 0 to 9
@@ -107,11 +94,11 @@ pd.DataFrame(rows).set_index("dataset")
 # %%
 image = show.images[0]
 geometric, appearance = transforms.available("geometric"), transforms.available("appearance")
-plots.magnitude_grid(image, geometric, seed=seed)
+plots.magnitude_grid(image, geometric, seed=S.seed)
 plt.show()
 
 # %%
-plots.magnitude_grid(image, appearance, seed=seed)
+plots.magnitude_grid(image, appearance, seed=S.seed)
 plt.show()
 
 # %%
@@ -151,16 +138,15 @@ else:
 # augmentation) is one `zoo.train_many` call away, in this process or as SLURM jobs (see the README).
 
 # %%
-rows = zoo.train_all(P, root=root, progress=False)
+rows = zoo.train_all(P, root=S.root, progress=False)
 table = pd.DataFrame(rows).set_index("name")[["params", "n_train", "epochs", "test_acc", "train_seconds"]]
 for r in rows:
     run.log(f"zoo/{r['name']}/test_acc", r["test_acc"])
-    glue(f"acc_{r['name'].replace('/', '_')}", r["test_acc"], display=False)
 row = {r["name"]: r for r in rows}
-glue("n_train", row["small_resnet18/none"]["n_train"], display=False)
-glue("chance", 1 / len(test.classes), display=False)
 effect = row["small_resnet18/standard"]["test_acc"] - row["small_resnet18/none"]["test_acc"]
-glue("aug_verdict", Markdown("costs accuracy rather than buying it" if effect < 0 else "helps"), display=False)
+results.glue({**{f"acc_{r['name'].replace('/', '_')}": r["test_acc"] for r in rows},
+              "n_train": row["small_resnet18/none"]["n_train"], "chance": 1 / len(test.classes),
+              "aug_verdict": "costs accuracy rather than buying it" if effect < 0 else "helps"})
 table.style.format({"params": "{:,}", "test_acc": "{:.1%}", "train_seconds": "{:.0f} s"})
 
 # %% [markdown]

@@ -43,7 +43,7 @@ import matplotlib.pyplot as plt
 from invlib import plots, profiles, results
 from invlib.papers.a import probes, probes_reports
 
-S = profiles.settings(**profiles.cell(globals()))
+S = probes.settings(**profiles.cell(globals()))
 run = results.Run(S)
 S
 

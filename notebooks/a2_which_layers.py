@@ -43,7 +43,7 @@ import pandas as pd
 from invlib import plots, profiles, results
 from invlib.papers.a import probes, probes_reports
 
-S = profiles.settings(**profiles.cell(globals()))
+S = probes.settings(**profiles.cell(globals()))
 run = results.Run(S)
 train, val = probes.chapter_images(S)
 features, sizes = probes.featurizers(S.backbones, S.profile)

@@ -82,7 +82,7 @@ pd.DataFrame(rot["standard" if "standard" in rot else "none"]["top10"], columns=
 # RRC helps or to the rest. Here the same check, on B1's models (loaded from the zoo).
 
 # %%
-hurt, d1 = R.hurt_report(R.settings(S.profile, dataset=dataset, root=root, seed=seed))
+hurt, d1 = R.hurt_report(S)
 pd.DataFrame({k: d1[k] for k in ("among", "among_with_self", "with_helped", "with_rest")}, index=["wup"]).round(3)
 
 # %%

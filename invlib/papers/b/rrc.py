@@ -335,9 +335,14 @@ def hurt_wordnet(hurt: pd.DataFrame, classes: list, synsets: list | None, metric
                 with_helped=mean(h, p), with_rest=mean(h, r), hurt=[classes[i] for i in h])
 
 
-def hurt_report(S: Settings) -> tuple[pd.DataFrame, dict]:
+def hurt_report(S) -> tuple[pd.DataFrame, dict]:
     """Chapter B5's App. D.1 check in one call: B1's RRC and no-augmentation models (trained if not cached),
-    :func:`hurt_classes` and :func:`hurt_wordnet` (plus ``rrc_gain``: RRC's mean top-1 gain in points)."""
+    :func:`hurt_classes` and :func:`hurt_wordnet` (plus ``rrc_gain``: RRC's mean top-1 gain in points).
+
+    ``S``: this module's :class:`Settings`, or another chapter's settings (B5's), whose profile, dataset, root and
+    seed then select B1's settings, so the check reads the same models B1 trained."""
+    if not isinstance(S, Settings):
+        S = settings(S.profile, dataset=S.dataset, root=S.root, seed=S.seed)
     trained = train({m: [spec(S, m, k) for k in range(S.seeds)] for m in (RRC, NONE)}, S)
     ev = evaluate(trained, S)
     hurt = hurt_classes(ev, S)
