@@ -121,17 +121,19 @@ plt.show()
 
 # %%
 R.record_c1_claims(run, summary, ranges, acc)
+results.glue(R.scale_readings(S))
 run.claims_table()
 
 # %% [markdown]
 # ## Reading the results
 #
 # The paper's networks are CaffeNets trained on 1.2 million ILSVRC photographs or 320,000 RVL-CDIP documents;
-# the `cpu` profile trains a small ResNet for three epochs on 4,000 colourised Fashion-MNIST images, one
-# training range per type (two for rotation, shear and crop), and measures on a smaller grid fitted on 1,000
-# images. Garments are centred and upright, so a baseline that never saw a rotation or a shear has nothing to
-# fall back on, much like the paper's documents. Whether a claim holds at this scale is what the verdicts say;
-# `-p profile=gpu` reruns the chapter on CIFAR-10 with two ranges per type, and `paper` on ILSVRC
+# this run trains a small ResNet for {glue:text}`epochs` epochs on {glue:text}`n_train:,` images of
+# {glue:md}`dataset`, one training range per type (two for rotation, shear and crop), and measures on a smaller
+# grid with maps fitted on {glue:text}`n_fit:,` images and scored on {glue:text}`n_eval:,` others. On the `cpu`
+# profile's Fashion-MNIST, garments are centred and upright, so a baseline that never saw a rotation or a shear
+# has nothing to fall back on, much like the paper's documents. Whether a claim holds at this scale is what the
+# verdicts say; `-p profile=gpu` reruns the chapter on CIFAR-10 with two ranges per type, and `paper` on ILSVRC
 # (`-p root=/path/to/imagenet`) or on RVL-CDIP as a folder (`-p dataset=folder -p root=/path/to/rvl-cdip`).
 
 # %%

@@ -139,6 +139,20 @@ def plot_ranges(table: pd.DataFrame, kinds=None):
     return fig
 
 
+def scale_readings(S: Settings) -> dict:
+    """The sizes chapter C1's prose states about its run, taken from the settings (never typed in the prose):
+    ``n_train``, ``epochs``, ``n_fit`` (images the maps are fitted on), ``n_eval`` (images they are scored on),
+    ``dataset``.
+
+    Example
+    -------
+    >>> from invlib.papers.c.equivariance import settings
+    >>> scale_readings(settings("cpu"))["n_fit"] == settings("cpu").n_fit
+    True
+    """
+    return dict(n_train=S.n_train, epochs=S.epochs, n_fit=S.n_fit, n_eval=S.n_eval, dataset=S.dataset)
+
+
 def record_c1_claims(run, summary: pd.DataFrame, ranges: pd.DataFrame, acc: pd.DataFrame) -> None:
     """The scoreboard rows of chapter C1, each verdict computed from this run's numbers (``summary`` from
     :func:`type_summary`, ``ranges`` from :func:`range_summary`, ``acc`` from :func:`accuracy_table`)."""
