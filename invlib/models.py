@@ -30,7 +30,7 @@ from timm.models import register_model
 from timm.models.vision_transformer import VisionTransformer
 from torch import nn
 
-from .utils import check_choice, check_images, is_online
+from .utils import check_choice, check_images, digest, is_online
 
 OURS = ("small_resnet18", "small_resnet50", "small_vit", "conv4")
 SIGNAL_NETS = ("signal_cnn", "signal_mlp")
@@ -362,6 +362,20 @@ def _create_torchvision(name, num_classes, in_chans, from_hub, **kwargs) -> nn.M
         parent, attr = _parent(model, _classifier_name(model))
         setattr(parent, attr, nn.Linear(head.in_features, num_classes) if num_classes else nn.Identity())
     return model
+
+
+def weights_key(model: nn.Module) -> str:
+    """The identity of a model's weights: :func:`invlib.utils.digest` of its state dict (parameter and buffer
+    names and values), the one key every cache of a model's outputs uses.
+
+    Example
+    -------
+    >>> a, b = create("small_resnet18", seed=0), create("small_resnet18", seed=0)
+    >>> weights_key(a) == weights_key(b) != weights_key(create("small_resnet18", seed=1))
+    True
+    """
+    state = model.state_dict()
+    return digest(*state, *state.values())
 
 
 def read_checkpoint(path: str | os.PathLike):

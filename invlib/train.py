@@ -26,7 +26,7 @@ from torch import nn
 from tqdm import tqdm  # text bars everywhere (tqdm.auto needs ipywidgets in notebooks)
 
 from .models import EVAL_BATCH, batched, read_checkpoint
-from .utils import atomic_save, check_choice, resolve_device
+from .utils import atomic_save, cached, check_choice, digest, resolve_device
 
 OPTIMIZERS = ("sgd", "adam", "adamw")
 SCHEDULES = ("cosine", "step", "none")
@@ -188,7 +188,7 @@ def classification_loss(label_smoothing: float = 0.0):
 
 def fit(model: nn.Module, train, cfg: TrainConfig | None = None, augment=None, test=None,
         checkpoint: str | os.PathLike | None = None, progress: bool = True, callback=None, loss=None,
-        val=None) -> list[dict]:
+        val=None, cache: bool = False) -> list[dict]:
     """Train ``model`` in place; return the history (one dict per epoch).
 
     Args:
@@ -207,6 +207,12 @@ def fit(model: nn.Module, train, cfg: TrainConfig | None = None, augment=None, t
             batch (fine-tuning terms, score-function estimators); default :func:`classification_loss`
             (cross-entropy plus ``model.penalty()``). ``model`` is the module being trained (DDP-wrapped under
             torchrun), ``x`` the float batch, ``y`` its labels.
+        cache: keep the trained weights, the history and the random state on disk (``.cache/fit/``), keyed by
+            the model's starting weights, the data, ``cfg``, ``augment`` and ``loss``; a second call with the same
+            key loads them instead of training and returns the same history, leaving the model and the random
+            state as training would. ``augment`` and ``loss`` are keyed by their qualified name and, for objects,
+            their ``repr``: an object whose repr holds its memory address is never found again (nothing wrong
+            is ever loaded, it just retrains).
 
     Returns:
         list of ``{"epoch", "loss", "train_acc", "lr" (of the epoch's last step), "seconds"}``, plus
@@ -228,6 +234,9 @@ def fit(model: nn.Module, train, cfg: TrainConfig | None = None, augment=None, t
     1
     """
     cfg = cfg or TrainConfig()
+    if cache:
+        return _fit_cached(model, train, cfg, augment=augment, test=test, progress=progress, loss=loss, val=val,
+                           callback=callback, checkpoint=checkpoint)
     loss_fn = loss or classification_loss(cfg.label_smoothing)
     images, labels = _tensors(train)
     rank, world = _world()
@@ -342,3 +351,45 @@ def evaluate(model: nn.Module, data, batch_size: int | None = None) -> dict:
     loss = sum(F.cross_entropy(z, y, reduction="sum").item()
                for z, y in zip(logits.split(batch_size), labels.split(batch_size)))
     return dict(acc=correct / len(images), loss=loss / len(images), n=len(images))
+
+
+FIT_CACHE_VERSION = 1
+
+
+def _callable_key(fn) -> str:
+    """A stable name for an augmentation or loss: module and qualified name, plus the repr of an object's state."""
+    if fn is None:
+        return "None"
+    kind = fn if isinstance(fn, type) or callable(fn) and hasattr(fn, "__qualname__") else type(fn)
+    name = f"{getattr(kind, '__module__', '')}.{getattr(kind, '__qualname__', repr(kind))}"
+    return name if kind is fn else f"{name}:{fn!r}"
+
+
+def _data_key(data) -> str:
+    if data is None:
+        return "None"
+    images, labels = _tensors(data)
+    return digest(images, labels)
+
+
+def _fit_cached(model: nn.Module, train, cfg: TrainConfig, *, augment, test, val, loss, callback, checkpoint,
+                progress) -> list[dict]:
+    """:func:`fit` with ``cache=True``: see there."""
+    from .models import weights_key
+
+    if callback is not None or checkpoint is not None:
+        raise ValueError("fit(cache=True) cannot replay a callback or resume a checkpoint; pass cache=False")
+    key = digest(FIT_CACHE_VERSION, weights_key(model), type(model).__qualname__, _data_key(train),
+                 _data_key(test), _data_key(val), asdict(cfg), _callable_key(augment),
+                 _callable_key(loss))
+
+    def run():
+        history = fit(model, train, cfg, augment=augment, test=test, val=val, loss=loss, progress=progress)
+        return dict(model={k: v.detach().cpu() for k, v in model.state_dict().items()}, history=history,
+                    rng=torch.get_rng_state())
+
+    found = cached("fit", key, run)
+    model.load_state_dict(found["model"])
+    model.to(resolve_device(cfg.device))
+    torch.set_rng_state(found["rng"])
+    return found["history"]

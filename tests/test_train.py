@@ -6,6 +6,7 @@ import pytest
 import torch
 
 from invlib import models
+from invlib import train as train_module
 from invlib.crops import standard
 from invlib.models import CheckpointError
 from invlib.train import TrainConfig, evaluate, fit
@@ -222,3 +223,26 @@ def test_history_records_state_val_test_and_early_stopped_test():
     best = max(hist, key=lambda r: r["val_acc"])
     assert hist[-1]["test_at_best_val"] == best["test_acc"]
     assert "layer0" in hist[-1]["state"]
+
+
+def test_a_cached_fit_loads_what_training_gave_and_leaves_the_same_state(monkeypatch, tmp_path):
+    """fit(cache=True): the second call trains nothing, returns the same history, gives the model the same
+    weights and the random state training left; another config trains again."""
+    monkeypatch.setenv("INVLIB_CACHE", str(tmp_path))
+    data, cfg = _toy(64), TrainConfig(epochs=1, batch_size=16, lr=0.05, seed=3)
+    first = _net()
+    hist = fit(first, data, cfg, progress=False, cache=True)
+    after_first = torch.rand(3)
+    calls = []
+    real = train_module.fit
+    monkeypatch.setattr(train_module, "fit", lambda *a, **k: calls.append(k) or real(*a, **k))
+    second = _net()
+    again = train_module.fit(second, data, cfg, progress=False, cache=True)
+    assert again == hist and len(calls) == 1, "the second call must load, not train"
+    assert all(torch.equal(a, b) for a, b in zip(first.state_dict().values(), second.state_dict().values()))
+    assert torch.equal(torch.rand(3), after_first)
+    third = _net()
+    train_module.fit(third, data, TrainConfig(epochs=1, batch_size=16, lr=0.01, seed=3), progress=False, cache=True)
+    assert len(calls) == 3, "a new config is a new key: it trains"
+    with pytest.raises(ValueError, match="cannot replay a callback"):
+        fit(_net(), data, cfg, progress=False, cache=True, callback=lambda e, r: None)

@@ -320,7 +320,7 @@ def train_sprites(S: Sprites, train, test) -> dict[str, list[dict]]:
     hist = {}
     for name, (make, cfg) in sprite_models(S, train.images.shape[1]).items():
         net = make()
-        hist[name] = _train.fit(net, train, cfg, progress=_profile(S).progress)
+        hist[name] = _train.fit(net, train, cfg, cache=True, progress=_profile(S).progress)
         last = hist[name][-1]
         last["test_acc"] = _train.evaluate(net, test)["acc"]  # at the end only: the curves need no test
         print(f"{name:32s} test acc {last['test_acc']:.3f}  rotation range {max_rotation(last['state']):.3f} rad")
@@ -353,7 +353,7 @@ def train_angle_ranges(S: Sprites) -> dict[float, list[dict]]:
         trunk = models.create("conv4", num_classes=4, in_chans=train.images.shape[1], widths=S.widths, seed=S.seed)
         cfg = dataclasses.replace(sprite_config(S), aug_lr=S.range_aug_lr or S.aug_lr)
         out[float(angle)] = h = _train.fit(sprite_augnet(S, trunk, ["rotate"]), train, cfg,
-                                           progress=_profile(S).progress)
+                                           cache=True, progress=_profile(S).progress)
         print(f"data within {angle:g} degrees: rotate alone learned {max_rotation(h[-1]['state']):.3f} rad "
               f"(data range {math.radians(angle):.3f}, label-preserving {math.radians(90 - angle):.3f})")
     return out
@@ -400,13 +400,13 @@ def train_sinusoids(S: Sinusoids, train, test) -> tuple[dict, dict]:
     hist, alone = {}, {}
     for s in S.seeds:
         hist[s] = _train.fit(net("signal", s), train, dataclasses.replace(_adam(S, **cfg), seed=s), test=test,
-                             progress=progress)
+                             cache=True, progress=progress)
         sel = augnet.selected(hist[s][-1]["state"])["layer0"]
         print(f"seed {s}: selected {sel[0]} (weight {sel[1]:.2f}), max value {sel[2]:.3f}, "
               f"test acc {hist[s][-1]['test_acc']:.3f}")
     for s in S.seeds:
         alone[s] = _train.fit(net(["frequency_shift"], s), train, dataclasses.replace(_adam(S, **cfg), seed=s),
-                              progress=progress)
+                              cache=True, progress=progress)
         print(f"seed {s}, frequency shift alone: largest shift {_shift_hz(alone[s][-1]):.3f} Hz")
     return hist, alone
 
@@ -450,11 +450,11 @@ def train_capacity(S: Capacity, train, test) -> pd.DataFrame:
                 return models.create("signal_mlp", num_classes=4, in_chans=1, length=train.images.shape[-1],
                                      width=width, depth=depth, seed=S.seed)
             base, oracle = trunk(), trunk()
-            _train.fit(base, train, cfg, progress=False)
-            _train.fit(oracle, train, cfg, augment=true_shift, progress=False)
+            _train.fit(base, train, cfg, cache=True, progress=False)
+            _train.fit(oracle, train, cfg, augment=true_shift, cache=True, progress=False)
             net = augnet.augnet(trunk(), ops=["frequency_shift"], reg=S.reg, init_magnitude=S.init_magnitude, fs=FS,
                                 copies=S.copies)
-            _train.fit(net, train, cfg, progress=False)
+            _train.fit(net, train, cfg, cache=True, progress=False)
             for method, model, rep in [("baseline", base, base), ("oracle augmentation", oracle, oracle),
                                        ("AugNet", net, functools.partial(net, reduce="logits"))]:
                 model.eval()
@@ -560,7 +560,8 @@ def train_images(S: Images, train, val, test) -> dict[str, list[dict]]:
     """
     hist = {}
     for name, (make, cfg, aug) in image_models(S, train.images.shape[1], len(train.classes)).items():
-        hist[name] = _train.fit(make(), train, cfg, val=val, test=test, augment=aug, progress=_profile(S).progress)
+        hist[name] = _train.fit(make(), train, cfg, val=val, test=test, augment=aug, cache=True,
+                                progress=_profile(S).progress)
         h = hist[name][-1]
         print(f"{name:22s} early-stopped test acc {h['test_at_best_val']:.3f}, train acc {h['train_acc']:.3f}")
     return hist
