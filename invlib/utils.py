@@ -10,6 +10,7 @@ import socket
 import tempfile
 import types
 import typing
+import warnings
 from collections.abc import Iterable
 from pathlib import Path
 
@@ -181,19 +182,69 @@ def digest(*parts) -> str:
     return h.hexdigest()[:16]
 
 
-def cached(folder: str, name: str, make):
-    """``make()``'s value, computed once and kept in ``cache_dir(folder) / f"{name}.pt"`` (written atomically).
+_MEMORY: dict = {}  # cached(..., memory=True): values kept in this process, at most _MEMORY_MAX of them
+_MEMORY_MAX = 64
+
+
+def cache_path(folder: str, name: str, version: int | None = None) -> Path:
+    """The file of one cached value: ``cache_dir(folder) / "<name>[-v<version>].pt"``. Bumping a cache's
+    ``version`` (when the code that makes its values changes) gives every value a new file.
 
     Example
     -------
-    >>> cached("doctest", digest("demo", 1), lambda: {"answer": 42})
+    >>> cache_path("probes", "abc", version=2).name
+    'abc-v2.pt'
+    """
+    return cache_dir(folder) / (f"{name}-v{version}.pt" if version is not None else f"{name}.pt")
+
+
+def load_cached(path: Path, weights_only: bool = False):
+    """The value stored at ``path``, or None when there is none or it is unreadable (a corrupt file is deleted,
+    with a warning, so that it is made again).
+
+    Example
+    -------
+    >>> load_cached(cache_path("doctest", "never-written")) is None
+    True
+    """
+    if not path.exists():
+        return None
+    try:
+        return torch.load(path, weights_only=weights_only)
+    except Exception as err:  # a torn or stale file: make it again rather than fail a build
+        warnings.warn(f"cache file {path} is unreadable ({type(err).__name__}: {err}); recomputing.", stacklevel=3)
+        path.unlink(missing_ok=True)
+        return None
+
+
+def cached(folder: str, name: str, make, version: int | None = None, memory: bool = False, disk: bool = True):
+    """``make()``'s value, computed once: the one cache of the library.
+
+    Args:
+        folder, name: where the value lives (:func:`cache_path`); ``name`` is usually a :func:`digest` of
+            everything the value depends on.
+        version: part of the file name; bump it when the code that makes the values changes.
+        memory: also keep the value in this process (the last 64), for values read many times in one run.
+        disk: keep it on disk (written atomically); ``disk=False`` with ``memory=True`` for values too large
+            to write, such as the features of a whole evaluation set at paper scale.
+
+    Example
+    -------
+    >>> cached("doctest", digest("demo", 1), lambda: {"answer": 42}, version=1)
     {'answer': 42}
     """
-    path = cache_dir(folder) / f"{name}.pt"
-    if path.exists():
-        return torch.load(path, weights_only=False)
-    value = make()
-    atomic_save(value, path)
+    path = cache_path(folder, name, version)
+    if memory and path in _MEMORY:
+        return _MEMORY[path]
+    value = load_cached(path) if disk else None
+    if value is None:
+        value = make()
+        if disk:
+            atomic_save(value, path)
+    if memory:
+        if len(_MEMORY) >= _MEMORY_MAX:
+            _MEMORY.pop(next(iter(_MEMORY)))
+        _MEMORY[path] = value
     return value
 
 

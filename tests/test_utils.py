@@ -45,3 +45,23 @@ def test_cli_lists_zoo_and_rejects_bad_profile(capsys, tmp_path, monkeypatch):
     assert "invalid choice: 'laptop'" in err and all(p in err for p in ("cpu", "gpu", "paper", "smoke"))
     assert main(["zoo", "train", "--profile", "smoke", "--only", "small_resnet/none"]) == 2
     assert "Unknown zoo entry 'small_resnet/none'" in capsys.readouterr().err
+
+
+def test_cached_computes_once_and_a_new_version_or_a_corrupt_file_recomputes(monkeypatch, tmp_path):
+
+    monkeypatch.setenv("INVLIB_CACHE", str(tmp_path))
+    calls = []
+
+    def make():
+        calls.append(1)
+        return {"n": len(calls)}
+
+    assert utils.cached("t", "k", make, version=1) == {"n": 1}
+    assert utils.cached("t", "k", make, version=1) == {"n": 1} and len(calls) == 1
+    assert utils.cached("t", "k", make, version=2) == {"n": 2}, "a new version is a new value"
+    utils.cache_path("t", "k", version=2).write_bytes(b"torn")
+    with pytest.warns(UserWarning, match="unreadable"):
+        assert utils.cached("t", "k", make, version=2) == {"n": 3}
+    assert utils.cached("t", "m", make, memory=True, disk=False) == {"n": 4}
+    assert utils.cached("t", "m", make, memory=True, disk=False) == {"n": 4} and len(calls) == 4
+    assert not utils.cache_path("t", "m").exists(), "disk=False writes nothing"

@@ -62,9 +62,10 @@ from torch import nn
 from torchvision.ops import roi_align
 
 from ... import transforms, zoo
+from ...models import weights_key
 from ...profiles import Profile
 from ...profiles import settings as _settings
-from ...utils import atomic_save, cache_dir, check_choice, check_images, digest, resolve_device
+from ...utils import atomic_save, cache_path, check_choice, check_images, digest, load_cached, resolve_device
 
 CACHE_VERSION = 1
 
@@ -432,7 +433,7 @@ class Backbone:
             model.to(memory_format=torch.channels_last)
         self.layers = list(layers or conv_layers(model))
         self.name = name or type(model).__name__
-        self.key = "backbone-" + digest(type(model).__name__, self.layers, *model.state_dict().values())
+        self.key = "backbone-" + digest(type(model).__name__, self.layers, weights_key(model))
         self.groups = None
 
     def __call__(self, x: torch.Tensor) -> torch.Tensor:
@@ -520,10 +521,10 @@ def extract_many(featurizers: dict, images: torch.Tensor, boxes: torch.Tensor, t
     out, todo, files = {}, {}, {}
     for name, featurizer in featurizers.items():
         t0 = time.perf_counter()
-        key = digest(CACHE_VERSION, featurizer.key, data_key, task, size, seed)
-        files[name] = cache_dir("probes") / f"{featurizer.name}-{task}-{key}.pt"
-        if cache and files[name].exists():
-            saved = torch.load(files[name], weights_only=True)
+        key = digest(featurizer.key, data_key, task, size, seed)
+        files[name] = cache_path("probes", f"{featurizer.name}-{task}-{key}", version=CACHE_VERSION)
+        saved = load_cached(files[name], weights_only=True) if cache else None
+        if saved is not None:
             featurizer.groups = featurizer.groups or saved["groups"]
             out[name] = Features(**{**saved, "seconds": time.perf_counter() - t0})
         else:

@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import torch
 
+from ...models import weights_key
 from ...profiles import get_profile
 from ...profiles import settings as _settings
 from ...utils import cached, check_choice, digest
@@ -148,12 +149,6 @@ def load_model(spec: str, S: Settings) -> torch.nn.Module:
     return zoo.load(spec, S.profile)[0]
 
 
-def _weights_key(model: torch.nn.Module) -> str:
-    """:func:`invlib.utils.digest` of a model's parameter names and weights."""
-    state = model.state_dict()
-    return digest(*state, *state.values())
-
-
 def _cached(kind: str, key: str, make):
     return cached("grounding", f"{kind}-{key}", make)
 
@@ -190,7 +185,7 @@ def invariance_table(S: Settings, x: torch.Tensor | None = None, grids=None, mod
             model = load_model(spec, S)
             embed = similarity.embedding(model)
             device = next(model.parameters()).device
-            key = digest(_weights_key(model), data_key)
+            key = digest(weights_key(model), data_key)
             part = _cached("sweep", key, lambda embed=embed, device=device: similarity.sweep(
                 {"m": embed}, x, grids, seed=S.seed, batch_size=S.batch_size, device=device,
                 progress=progress))
@@ -245,7 +240,7 @@ def run_searches(S: Settings, x=None, labels=None, classes=None, variants=("none
         model = load_model(spec, S)
         embed, device = similarity.embedding(model), next(model.parameters()).device
         pools = {"single": similarity.POOL, **({"sub": similarity.SUBPOLICIES} if S.subpolicies else {})}
-        out[variant], model_key = {}, _weights_key(model)
+        out[variant], model_key = {}, weights_key(model)
         for kind, pool in pools.items():
             key = digest(model_key, data_key, pool)
             out[variant][kind] = _cached("search", key, lambda pool=pool, embed=embed, device=device: similarity.search(

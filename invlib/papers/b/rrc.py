@@ -35,6 +35,7 @@ import pandas as pd
 import torch
 
 from ... import crops, data, metrics, models, zoo
+from ...models import weights_key
 from ...profiles import get_profile
 from ...profiles import settings as _settings
 from ...utils import cached, check_choice, digest
@@ -240,7 +241,7 @@ def predict(model: torch.nn.Module, images: torch.Tensor, size: int, extra=None,
 
 
 def _predictions(model, ds: data.Dataset, S: Settings, tag="", extra=None, seed=0) -> torch.Tensor:
-    key = digest(model.zoo_info["path"], ds.images, S.size, tag, seed)
+    key = digest(weights_key(model), ds.images, S.size, tag, seed)
     return cached("rrc", f"pred-{key}", lambda: predict(model, ds.images, S.size, extra, seed))
 
 

@@ -36,6 +36,7 @@ from torch import nn
 
 from ... import data, metrics, models, zoo
 from ... import transform_types as tt
+from ...models import weights_key
 from ...profiles import get_profile
 from ...profiles import settings as _settings
 from ...train import TrainConfig, fit
@@ -296,7 +297,6 @@ def images(S: Settings, cross: bool = False) -> tuple[data.Dataset, data.Dataset
 
 
 # ------------------------------------------------------------------------------ measuring one network
-_REFERENCE: dict = {}  # reference_features: per (weights, images, layer, resize)
 _BATCH = 64  # images per forward pass on CPU (measured: ~15 % more images/s than 128 for the small ResNet)
 
 
@@ -318,23 +318,20 @@ def layer_features(model: nn.Module, x: torch.Tensor, layer: str, transform=None
                           transform, out_device=None)
 
 
-def _weights(model: nn.Module) -> str:
-    return digest(*[p.detach() for p in model.state_dict().values()])
-
-
 def reference_features(model: nn.Module, ds: data.Dataset, layer: str, resize: float = 1.0,
                        weights: str | None = None) -> torch.Tensor:
     """``layer``'s features of the untransformed images of ``ds`` (the centre window of the image resized by
     ``resize`` when it is not 1: a crop network's input), kept in memory per (weights, images, layer, resize), so
     that a network measured on several types, or in Table 3 first, computes them once. ``weights``: the
-    network's weight digest when the caller has it."""
-    key = (weights or _weights(model), digest(ds.images), layer, float(resize))
-    if key not in _REFERENCE:
-        if len(_REFERENCE) > 64:
-            _REFERENCE.clear()
+    network's weight digest when the caller has it. Kept in memory only (:func:`invlib.utils.cached` with
+    ``disk=False``): at paper scale they are a whole evaluation set of fc7 features per network."""
+    key = digest(weights or weights_key(model), ds.images, layer, float(resize))
+
+    def make():
         with torch.inference_mode():
-            _REFERENCE[key] = layer_features(model, ds.images, layer, lambda x, k: tt.reference("crop", x, resize))
-    return _REFERENCE[key]
+            return layer_features(model, ds.images, layer, lambda x, k: tt.reference("crop", x, resize))
+
+    return cached("equivariance", f"reference-{key}", make, memory=True, disk=False)
 
 
 def _rows(f: torch.Tensor) -> torch.Tensor:
@@ -388,7 +385,7 @@ def measure_network(model: nn.Module, kind: str, values, S: Settings, fit_ds: da
     allowed = tuple(dict.fromkeys(tt.grid(kind, "paper") + tt.SMALL_GRIDS[kind] + FT_VALUES[kind]))
     values = [tt.check_value(kind, v, allowed) for v in values]
     models.features(model, fit_ds.rows(slice(0, 1)).float().to(_device(model)), [S.layer])  # unknown layer: fails
-    weights = _weights(model)
+    weights = weights_key(model)
     key = digest(weights, kind, values, resize, S.layer, S.map_epochs, S.map_batch, S.map_lr, S.map_loss, S.seed,
                  fit_ds.images, eval_ds.images)
 
@@ -511,7 +508,7 @@ def distances(nets: dict, S: Settings, fit_ds=None, eval_ds=None) -> Distances:
     scored on the eval images; :func:`invlib.metrics.representation_distances`), cached on disk."""
     if fit_ds is None:
         fit_ds, eval_ds = images(S)
-    key = digest(*[p.detach() for net in nets.values() for p in net.state_dict().values()], S.layer, S.map_epochs,
+    key = digest(*[weights_key(net) for net in nets.values()], S.layer, S.map_epochs,
                  S.map_batch, S.map_lr, S.seed, fit_ds.images, eval_ds.images, [m.resize for m in nets])
     one_way = cached("equivariance", f"distances-{key}", lambda: metrics.representation_distances(
         clean_features(nets, S, fit_ds, eval_ds), len(fit_ds), epochs=S.map_epochs, batch_size=S.map_batch,
@@ -625,7 +622,7 @@ def finetune(net: nn.Module, member: Member, S: Settings, progress: bool = False
     ``S.ft_lambda3`` (0: the control, the same updates on the clean cross-entropy alone)."""
     lambda3 = S.ft_lambda3 if lambda3 is None else lambda3
     kind, values = member.kind, FT_VALUES[member.kind]
-    key = digest(*[p.detach() for p in net.state_dict().values()], kind, values, S.ft_lambda1, S.ft_lambda2,
+    key = digest(weights_key(net), kind, values, S.ft_lambda1, S.ft_lambda2,
                  lambda3, S.ft_steps, S.ft_batch, S.ft_lr, S.ft_decay_every, S.seed, S.layer)
 
     def make():
