@@ -159,6 +159,23 @@ class Dataset:
         """
         return self.images.float().div_(255) if self.images.dtype == torch.uint8 else self.images.float()
 
+    def with_channels(self, channels: int) -> Dataset:
+        """The same images with ``channels`` channels: grey images repeated to 3 (RGB networks on greyscale
+        data); images that already have them are returned as they are.
+
+        Example
+        -------
+        >>> load("fashion_mnist", "test", n=4).with_channels(3).images.shape
+        torch.Size([4, 3, 28, 28])
+        """
+        have = self.images.shape[1]
+        if have == channels:
+            return self
+        if have != 1:
+            raise ValueError(f"cannot turn {have}-channel images of {self.name!r} into {channels} channels; only "
+                             "grey (1-channel) images are repeated")
+        return dataclasses.replace(self, images=self.images.expand(-1, channels, *self.images.shape[2:]).contiguous())
+
     def subset(self, n: int, seed: int = 0) -> Dataset:
         """The first ``n`` images of one permutation fixed by ``seed``: deterministic and nested, so
         ``subset(100)`` is ``subset(1000)[:100]`` (same images, same order).
@@ -739,7 +756,7 @@ def _options(fn) -> list[str]:
 
 def load(
     name: str, split: str = "train", root=None, n: int | None = None, seed: int = 0, size: int | None = None,
-    cap: bool = False, **opts
+    cap: bool = False, channels: int | None = None, **opts
 ) -> Dataset:
     """Load one split of a registered dataset (see :func:`available`) into memory.
 
@@ -748,7 +765,8 @@ def load(
     whole split, with a printed note; chapters use it so that they run on a small folder of your own);
     ``size``: resize images to ``size x size`` (antialiased, batched) and scale the boxes; ``opts``: the
     dataset's options (``color_seed`` for fashion_mnist_color, ``max_per_class`` for imagenet and folder,
-    ``box_filter`` for imagenet, ``synsets`` for folder).
+    ``box_filter`` for imagenet, ``synsets`` for folder); ``channels``: repeat grey images to this many
+    channels (:meth:`Dataset.with_channels`), e.g. 3 for networks that take RGB.
 
     Returns a :class:`Dataset` with images (N, C, H, W) uint8, labels (N,) int64, boxes (N, 4) or None.
     Raises :class:`DataMissingError` (a ``FileNotFoundError``) naming the ways to get missing files.
@@ -776,7 +794,47 @@ def load(
         ds = fn(split, root, n, seed, size, **opts)
     finally:
         _CAP.reset(token)
-    return _resize(ds, size) if size is not None else ds
+    ds = _resize(ds, size) if size is not None else ds
+    return ds.with_channels(channels) if channels else ds
+
+
+def one_split_folder(name: str, root) -> bool:
+    """Whether ``name`` is a folder of class folders with no ``train/``, ``test/`` or ``val/`` inside: all its
+    images are one split, which :func:`train_test` divides.
+
+    Example
+    -------
+    >>> one_split_folder("fashion_mnist", None)
+    False
+    """
+    return name == "folder" and root is not None and Path(root).is_dir() and not any(
+        (Path(root) / sub).is_dir() for sub in ("train", "test", "val"))
+
+
+def train_test(name: str, root=None, n_train: int = 1000, n_test: int = 1000, seed: int = 0,
+               size: int | None = None, train: bool = True, channels: int | None = None, **opts):
+    """``(train, test)`` for one dataset, capped at what the data hold: the two splits, or, for a folder
+    without split sub-folders (:func:`one_split_folder`), a seeded draw of ``n_train + n_test`` of its images
+    (all of them when it holds fewer) whose first ``n_test`` are the test set (a fifth of the draw when it was
+    capped) and the rest the training set. This is the one rule of the library: the zoo trains on the training
+    part, and every chapter that scores the zoo's networks on a folder scores them on images they never saw.
+
+    ``train=False`` returns ``(None, test)``.
+
+    Example
+    -------
+    >>> tr, te = train_test("fashion_mnist", n_train=100, n_test=50, channels=3)
+    >>> len(tr), len(te), tuple(te.images.shape[1:])
+    (100, 50, (3, 28, 28))
+    """
+    def get(split, n):
+        return load(name, split, root=root, n=n, seed=seed, size=size, cap=True, channels=channels, **opts)
+
+    if one_split_folder(name, root):
+        drawn = get("train", n_train + n_test)
+        n_test = n_test if len(drawn) == n_train + n_test else max(1, len(drawn) // 5)
+        return (drawn.rows(slice(n_test, len(drawn))) if train else None), drawn.rows(slice(0, n_test))
+    return (get("train", n_train) if train else None), get("test", n_test)
 
 
 def check() -> dict:

@@ -303,17 +303,11 @@ def path(entry: Spec | str, profile: str | Profile | None = None, root=None) -> 
 
 
 # ----------------------------------------------------------------------------- data
-def _one_split_folder(dataset: str, root: str | None) -> bool:
-    return dataset == "folder" and root is not None and Path(root).is_dir() and not any(
-        (Path(root) / sub).is_dir() for sub in ("train", "test", "val"))
-
-
 def splits(entry: Spec | str, profile: str | Profile | None = None, root=None, train: bool = True):
     """``(train, test)`` datasets of a spec (``train`` None when ``train=False``), capped at what the data hold.
 
-    A ``folder`` dataset without split sub-folders: a seeded draw of ``n_train + n_test`` of its images (all of
-    them when it holds fewer); the first ``n_test`` are the test set (a fifth of the draw when it was capped),
-    the rest the training set.
+    A ``folder`` dataset without split sub-folders is divided by :func:`invlib.data.train_test`, the one rule
+    every chapter uses.
 
     Example
     -------
@@ -327,12 +321,7 @@ def splits(entry: Spec | str, profile: str | Profile | None = None, root=None, t
 
 @functools.lru_cache(maxsize=2)  # the entries of a family share their data: load (decode a folder) once
 def _splits(dataset, root, seed, n_train, n_test, img_size, train):
-    load = lambda split, n: datasets.load(dataset, split, root=root, n=n, seed=seed, size=img_size, cap=True)
-    if _one_split_folder(dataset, root):
-        drawn = load("train", n_train + n_test)
-        n_test = n_test if len(drawn) == n_train + n_test else max(1, len(drawn) // 5)
-        return (drawn.rows(slice(n_test, len(drawn))) if train else None), drawn.rows(slice(0, n_test))
-    return (load("train", n_train) if train else None), load("test", n_test)
+    return datasets.train_test(dataset, root, n_train, n_test, seed=seed, size=img_size, train=train)
 
 
 # ----------------------------------------------------------------------------- train or load one spec

@@ -511,3 +511,21 @@ def test_cap_uses_what_a_split_holds_and_says_so(capsys):
     assert len(data.load("fashion_mnist", "test", n=10)) == 10  # the cap does not outlive its call
     with pytest.raises(ValueError, match="larger than"):
         data.load("fashion_mnist", "test", n=10_001)
+
+
+def test_train_test_divides_a_one_split_folder_as_the_zoo_does_and_converts_channels(tmp_path):
+    from PIL import Image
+
+    for c in ("a", "b"):
+        (tmp_path / c).mkdir()
+        for i in range(10):
+            Image.new("L", (8, 8), color=20 * i + (c == "b") * 5).save(tmp_path / c / f"{i}.png")
+    assert data.one_split_folder("folder", tmp_path) and not data.one_split_folder("fashion_mnist", tmp_path)
+    train, test = data.train_test("folder", tmp_path, n_train=100, n_test=50, channels=3)
+    assert (len(train), len(test)) == (16, 4), "capped: a fifth of what the folder holds is the test set"
+    assert train.images.shape[1] == 3 and torch.equal(train.images[:, 0], train.images[:, 2])
+    both = torch.cat([train.images, test.images]).flatten(1)
+    assert len(torch.unique(both, dim=0)) == 20, "no image in both parts"
+    assert data.train_test("folder", tmp_path, 10, 5, train=False)[0] is None
+    with pytest.raises(ValueError, match="only grey"):
+        train.with_channels(4)

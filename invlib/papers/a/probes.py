@@ -818,7 +818,8 @@ def load_images(dataset: str, n_train: int, n_val: int, seed: int = 0, root=None
     from ... import data
 
     opts = {"box_filter": ilsvrc_filter(**filters)} if dataset == "imagenet" else {}
-    ds = data.load(dataset, "train", root=root, n=n_train + n_val, seed=seed, size=source_size, cap=cap, **opts)
+    ds = data.load(dataset, "train", root=root, n=n_train + n_val, seed=seed, size=source_size, cap=cap,
+                   channels=3, **opts)
     images, boxes = ds.images, ds.boxes
     if len(images) < n_train + n_val:
         if len(images) < 2:
@@ -827,8 +828,6 @@ def load_images(dataset: str, n_train: int, n_val: int, seed: int = 0, root=None
         n_val = max(1, round(len(images) * n_val / (n_train + n_val)))
         n_train = len(images) - n_val
         print(f"note: {n_train} training and {n_val} validation images (the ratio asked for).")
-    if images.shape[1] == 1:
-        images = images.expand(-1, 3, -1, -1).contiguous()
     if boxes is None:
         h, w = images.shape[-2:]
         boxes = torch.tensor([[0.0, 0.0, w, h]]).expand(len(images), 4)

@@ -111,11 +111,8 @@ def settings(profile: str = "cpu", **overrides) -> Settings:
 def _images(S: Settings, split: str, n: int):
     from ... import data
 
-    ds = data.load(S.dataset, split, root=S.root, n=n, seed=S.seed, size=S.image_size, cap=True)
-    x = ds.float()
-    if x.shape[1] == 1:
-        x = x.expand(-1, 3, -1, -1).contiguous()
-    return x, ds
+    ds = data.load(S.dataset, split, root=S.root, n=n, seed=S.seed, size=S.image_size, cap=True, channels=3)
+    return ds.float(), ds
 
 
 def probe_images(S: Settings) -> torch.Tensor:

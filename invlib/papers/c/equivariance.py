@@ -24,9 +24,7 @@ Example
 from __future__ import annotations
 
 import copy
-import dataclasses
 from dataclasses import dataclass
-from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -283,17 +281,15 @@ def images(S: Settings, cross: bool = False) -> tuple[data.Dataset, data.Dataset
     name, root = (S.cross_dataset, S.cross_root) if cross else (S.dataset, S.root)
     if name is None:
         raise ValueError("No second data set: set cross_dataset (e.g. 'folder' with cross_root=/path/to/images).")
-    if name == "folder" and root is not None and not any((Path(root) / s).is_dir() for s in ("train", "test", "val")):
+    channels = data.load(S.dataset, "train", root=S.root, n=1, size=S.size, cap=True).images.shape[1]
+    if data.one_split_folder(name, root):
         source = spec(S, Member(None, None)) if not cross else zoo.Spec(S.arch, name, root, seed=S.seed,
                                                                          n_train=S.n_fit, n_test=S.n_eval)
         train_ds, test_ds = zoo.splits(source.replace(img_size=S.size))
         fit_ds, eval_ds = train_ds.rows(slice(0, S.n_fit)), test_ds.rows(slice(0, S.n_eval))
     else:
-        load = lambda split, n: data.load(name, split, root=root, n=n, seed=S.seed, size=S.size, cap=True)
-        fit_ds, eval_ds = load("train", S.n_fit), load("test", S.n_eval)
-    channels = data.load(S.dataset, "train", root=S.root, n=1, size=S.size, cap=True).images.shape[1]
-    grey_to = lambda ds: dataclasses.replace(ds, images=ds.images.expand(-1, channels, -1, -1).contiguous())
-    return tuple(grey_to(ds) if ds.images.shape[1] != channels else ds for ds in (fit_ds, eval_ds))
+        fit_ds, eval_ds = data.train_test(name, root, S.n_fit, S.n_eval, seed=S.seed, size=S.size)
+    return fit_ds.with_channels(channels), eval_ds.with_channels(channels)
 
 
 # ------------------------------------------------------------------------------ measuring one network

@@ -34,7 +34,6 @@ from __future__ import annotations
 import dataclasses
 import math
 from dataclasses import dataclass
-from pathlib import Path
 
 import pandas as pd
 import torch
@@ -480,17 +479,10 @@ def rows(ds: data.Dataset, index) -> data.Dataset:
     return ds.rows(index)
 
 
-def _one_split(S: Images) -> bool:
-    """A folder of class subfolders with no train/ and test/ (or val/) folders: all its images are one split."""
-    root = Path(S.root) if S.root else None
-    return S.dataset == "folder" and root is not None and root.is_dir() and not any(
-        (root / d).is_dir() for d in ("train", "test", "val"))
-
-
 def image_data(S: Images) -> tuple[data.Dataset, data.Dataset, data.Dataset]:
     """``(train, val, test)``: ``n_train`` training images (the first ``val_fraction`` of them held out for
     early stopping) and ``n_test`` test images, each capped at what the data hold (with a printed note). A
-    folder with no test split gives a fifth of its images, at most ``n_test``, to the test set.
+    folder with no test split is divided as the zoo divides it (:func:`invlib.data.train_test`).
 
     Example
     -------
@@ -499,17 +491,10 @@ def image_data(S: Images) -> tuple[data.Dataset, data.Dataset, data.Dataset]:
     >>> train.images.shape
     torch.Size([80, 1, 28, 28])
     """
-    def load(split, n):
-        return data.load(S.dataset, split, root=S.root, n=n, seed=S.seed, size=S.size, cap=True)
-
-    if _one_split(S):
-        every = load("train", S.n_train + S.n_test)
-        n_test = min(S.n_test, len(every) // 5)
-        if n_test < S.n_test:
-            print(f"note: {S.root} has no test split; {n_test} of its {len(every)} images (a fifth) are the test set.")
-        test, full = rows(every, slice(0, n_test)), rows(every, slice(n_test, None))
-    else:
-        full, test = load("train", S.n_train), load("test", S.n_test)
+    full, test = data.train_test(S.dataset, S.root, S.n_train, S.n_test, seed=S.seed, size=S.size)
+    if data.one_split_folder(S.dataset, S.root):
+        print(f"note: {S.root} has no test split; {len(test)} of its {len(full) + len(test)} images are the test "
+              "set, as the zoo divides such a folder (invlib.data.train_test).")
     n_val = int(len(full) * S.val_fraction)
     val, train = rows(full, slice(0, n_val)), rows(full, slice(n_val, None))
     print(f"{S.dataset}: {len(train)} train, {len(val)} validation, {len(test)} test images")
