@@ -142,7 +142,8 @@ def settings(cls: type, table: dict[str, dict], profile: str | Profile, **overri
     profile changes (a profile missing from it runs the paper's settings). A chapter passes its papermill
     parameters as ``overrides`` (``None`` = keep the profile's value), so ``-p n_train=500`` changes one run
     and ``-p n_train=lots`` fails at once with the field's type. Every settings class also has the field
-    ``profile`` (the profile's name), filled in here.
+    ``profile`` (the profile's name), filled in here, and a class with fields ``device`` and ``progress`` gets
+    the profile's (so no module looks the profile up again; an override still wins).
 
     Example
     -------
@@ -159,12 +160,15 @@ def settings(cls: type, table: dict[str, dict], profile: str | Profile, **overri
     Traceback (most recent call last):
     ValueError: Unknown Demo field 'epoch'. Did you mean 'epochs'? Valid Demo fields: dataset, epochs, profile, widths.
     """
-    name = get_profile(profile).name
+    prof = get_profile(profile)
+    name = prof.name
     unknown = sorted(set(table) - set(PROFILES))
     if unknown:
         raise ValueError(f"settings table of {cls.__name__} names unknown profile(s) {unknown}; "
                          f"valid: {sorted(PROFILES)}")
-    base = replace_checked(cls(), {**table.get(name, {}), "profile": name})
+    # the device and progress bars of the run come from the profile, once, for settings that have those fields
+    run = {k: getattr(prof, k) for k in ("device", "progress") if k in {f.name for f in dataclasses.fields(cls)}}
+    base = replace_checked(cls(), {**run, **table.get(name, {}), "profile": name})
     return replace_checked(base, _given(overrides))
 
 

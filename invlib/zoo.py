@@ -486,6 +486,63 @@ def train_many(specs: Iterable[Spec | str], executor=None, progress: bool = True
     return [get(s, progress=progress and executor is None, profile=profile) for s in bar]
 
 
+@dataclass(frozen=True)
+class Recipe:
+    """The training recipe a paper's family of zoo models shares, with the run's profile, device, progress and
+    executor: the base of every paper's settings that trains a family (paper B's crop family, paper C's nine
+    types). A paper's ``Settings`` subclasses it, restating only the defaults its paper fixes, so the recipe's
+    fields, their checks and the way a :class:`Spec` is made from them are written once.
+
+    Attributes
+    ----------
+    profile:          the profile's name (filled in by :func:`invlib.profiles.settings`)
+    dataset, root:    the training data (a name of :func:`invlib.data.available`) and its folder
+    arch:             any :func:`invlib.models.create` name
+    size:             the side the models see, in pixels
+    n_train:          training images per model
+    epochs, batch_size, lr, weight_decay, schedule: the SGD recipe ("cosine", or "step": /10 every 30 epochs)
+    executor:         None (train here), "local" or "slurm": one zoo job per model (:func:`executor`)
+    device, progress: filled from the profile (``-p device=cuda`` overrides)
+
+    Example
+    -------
+    >>> r = Recipe(dataset="fashion_mnist_color", arch="small_resnet18", size=28, n_train=512, epochs=1)
+    >>> s = r.spec("tm_rotation", {"magnitude": 20.0}, seed=1, n_test=100)
+    >>> s.name, s.img_size, s.epochs, dict(s.augment_params)
+    ('small_resnet18/tm_rotation', 28, 1, {'magnitude': 20.0})
+    """
+
+    profile: str = "paper"
+    dataset: str = "imagenet"
+    root: str | None = None
+    arch: str = "tv/resnet18"
+    size: int = 224
+    n_train: int = 1_281_167
+    epochs: int = 90
+    batch_size: int = 256
+    lr: float = 0.01
+    weight_decay: float = 5e-4
+    schedule: str = "step"
+    executor: str | None = None
+    device: str = "auto"
+    progress: bool = True
+
+    def spec(self, augment: str, params: dict, seed: int, n_test: int, img_size: int | None = None) -> Spec:
+        """The zoo spec of one model: this recipe with ``augment(**params)`` and ``seed``, evaluated by the zoo on
+        ``n_test`` test images, its images stored at ``img_size`` (default ``size``)."""
+        return Spec(self.arch, self.dataset, self.root, augment, params, seed, self.n_train, n_test,
+                    img_size or self.size, self.epochs, self.batch_size, "sgd", self.lr, self.weight_decay,
+                    schedule=self.schedule, device=self.device)
+
+    def train_family(self, specs: dict) -> dict:
+        """Train (or load) a family ``{key: [Spec, ...]}`` through :func:`train_many` with this recipe's
+        executor and progress; the same dict with models in place of specs."""
+        flat = [s for group in specs.values() for s in group]
+        ex = executor(self.executor) if self.executor else None
+        trained = iter(train_many(flat, ex, progress=self.progress))
+        return {k: [next(trained) for _ in group] for k, group in specs.items()}
+
+
 def executor(kind: str = "slurm", folder: str | os.PathLike | None = None, **params):
     """A submitit executor for :func:`train_many`: ``"slurm"`` (``submitit.AutoExecutor(folder, cluster="slurm")``)
     or ``"local"`` (``submitit.LocalExecutor``: one process per job on this machine). ``params`` go to

@@ -70,3 +70,14 @@ def test_settings_layers_paper_defaults_profile_table_and_overrides():
         settings(Paper, {"laptop": {}}, "cpu")
     with pytest.raises(ValueError, match="Unknown profile 'laptop'"):
         settings(Paper, table, "laptop")
+
+
+def test_settings_fill_the_device_and_progress_from_the_profile_once(monkeypatch):
+    from invlib.papers.b import rrc
+
+    monkeypatch.delenv("INVLIB_PROGRESS", raising=False)
+    S = rrc.settings("gpu")
+    assert (S.device, S.progress) == ("cuda", True)
+    assert rrc.settings("gpu", device="cpu").device == "cpu", "an override wins"
+    monkeypatch.setenv("INVLIB_PROGRESS", "0")
+    assert rrc.settings("cpu").progress is False, "the book runner turns progress bars off"

@@ -327,3 +327,19 @@ def test_two_processes_asking_for_one_model_train_it_once(tmp_path):
     assert all(p.returncode == 0 for p in procs)
     assert sorted(int(o[0]) for o in outs) == [0, 1], f"trained {outs}: the model must be trained exactly once"
     assert outs[0][1] == outs[1][1]
+
+
+def test_both_papers_make_their_specs_and_train_their_families_through_the_one_recipe(monkeypatch):
+    from invlib.papers.b import rrc
+    from invlib.papers.c import equivariance as C
+
+    made = []
+    real = zoo.Recipe.spec
+    monkeypatch.setattr(zoo.Recipe, "spec", lambda self, *a, **k: made.append(type(self).__module__) or real(
+        self, *a, **k))
+    B, T = rrc.settings("cpu", n_train=777, device="cpu"), C.settings("cpu", epochs=2)
+    b, c = rrc.spec(B, "rrc"), C.spec(T, C.family(T)[0])
+    assert made == ["invlib.papers.b.rrc", "invlib.papers.c.equivariance"]
+    assert (b.n_train, b.device, c.epochs) == (777, "cpu", 2), "a recipe override reaches the spec"
+    with pytest.raises(ValueError, match="Valid Settings fields"):
+        rrc.settings("cpu", n_trian=5)

@@ -746,6 +746,8 @@ class Settings:
     weight_decay: float = 1e-3
     passthrough_size: int | None = 64
     seed: int = 0
+    device: str = "auto"  # filled from the profile by invlib.profiles.settings
+    progress: bool = True  # likewise
 
 
 _SMALL = dict(dataset="fashion_mnist_color", backbones=_ZOO, variants=_ZOO_VARIANTS, source_size=None, canvas=1.5,
@@ -915,11 +917,8 @@ def run_options(S: Settings) -> dict:
     >>> sorted(run_options(settings("smoke")))
     ['batch_size', 'device', 'progress', 'seed', 'weight_decay']
     """
-    from ...profiles import get_profile
-
-    prof = get_profile(S.profile)
-    return dict(seed=S.seed, weight_decay=S.weight_decay, batch_size=S.batch_size, device=prof.device,
-                progress=prof.progress)
+    return dict(seed=S.seed, weight_decay=S.weight_decay, batch_size=S.batch_size, device=S.device,
+                progress=S.progress)
 
 
 def run_table(featurizers: dict, train, val, tasks=None, sizes=None, seed: int = 0, weight_decay: float = 1e-3,

@@ -19,7 +19,6 @@ import numpy as np
 import torch
 
 from ...models import weights_key
-from ...profiles import get_profile
 from ...profiles import settings as _settings
 from ...utils import cached, check_choice, digest
 from . import similarity
@@ -76,6 +75,8 @@ class Settings:
     subpolicies: bool = True
     batch_size: int = 256
     seed: int = 0
+    device: str = "auto"  # filled from the profile by invlib.profiles.settings
+    progress: bool = True  # likewise
 
 
 _ZOO = {"ResNet": {"untrained": "zoo:small_resnet18/untrained", "none": "zoo:small_resnet18/none",
@@ -174,8 +175,7 @@ def invariance_table(S: Settings, x: torch.Tensor | None = None, grids=None, mod
     x = probe_images(S) if x is None else x
     grids = list(S.grids if grids is None else grids)
     models = S.models if models is None else models
-    prof = get_profile(S.profile)
-    progress = prof.progress if progress is None else progress
+    progress = S.progress if progress is None else progress
     rows, data_key = [], digest(x, grids, S.seed, CACHE_VERSION)  # the images are hashed once for all models
     for arch, variants in models.items():
         for variant, spec in variants.items():
@@ -225,8 +225,7 @@ def run_searches(S: Settings, x=None, labels=None, classes=None, variants=("none
     """
     if x is None:
         x, labels, classes, *_ = search_images(S)
-    prof = get_profile(S.profile)
-    progress = prof.progress if progress is None else progress
+    progress = S.progress if progress is None else progress
     arch = check_choice(S.search_arch, S.models, "architecture")
     out, data_key = {}, digest(x, labels, S.pairs_per_class, S.seed, CACHE_VERSION)
     for variant in variants:

@@ -36,7 +36,6 @@ import torch
 
 from ... import crops, data, metrics, models, zoo
 from ...models import weights_key
-from ...profiles import get_profile
 from ...profiles import settings as _settings
 from ...utils import cached, check_choice, digest
 
@@ -58,7 +57,7 @@ NONE, RRC = "fixed_size_center_crop", "rrc"
 
 
 @dataclass(frozen=True)
-class Settings:
+class Settings(zoo.Recipe):
     """What chapters B1, B2 and B6 run on. The defaults are the paper's (ResNet-18 on ImageNet, 150 epochs of SGD
     at 0.01 divided by 10 every 30 epochs, weight decay 1e-3, 5 seeds); :data:`SETTINGS` holds each profile's changes.
 
@@ -89,18 +88,10 @@ class Settings:
     (3, 150)
     """
 
-    profile: str = "paper"
-    dataset: str = "imagenet"
-    root: str | None = None
-    arch: str = "tv/resnet18"
-    size: int = 224
-    n_train: int = 1_281_167
-    n_test: int = 50_000
+    # the paper's recipe (the fields of invlib.zoo.Recipe whose defaults paper B fixes)
     epochs: int = 150
-    batch_size: int = 256
-    lr: float = 0.01
     weight_decay: float = 1e-3
-    schedule: str = "step"
+    n_test: int = 50_000
     methods: tuple[str, ...] = tuple(crops.METHODS)
     translate: float = 0.3
     seeds: int = 5
@@ -116,7 +107,6 @@ class Settings:
     aug_lr_factor: float = 0.1
     translate_cap: float = 0.3
     zoom_cap: float = 1 / math.sqrt(0.08)
-    executor: str | None = None
     seed: int = 0
 
 
@@ -176,10 +166,7 @@ def spec(S: Settings, method: str, seed: int = 0, beta_shape: float = 1.0) -> zo
         params["translate"] = S.translate
     if beta_shape != 1:
         params["beta_shape"] = float(beta_shape)
-    return zoo.Spec(S.arch, S.dataset, S.root, method, params, seed, S.n_train, min(S.n_test, 2000),
-                    crops.stored_size(S.size),
-                    S.epochs, S.batch_size, "sgd", S.lr, S.weight_decay, schedule=S.schedule,
-                    device=get_profile(S.profile).device)
+    return S.spec(method, params, seed, n_test=min(S.n_test, 2000), img_size=crops.stored_size(S.size))
 
 
 def family(S: Settings) -> dict[str, list[zoo.Spec]]:
@@ -193,12 +180,9 @@ def beta_family(S: Settings) -> dict[float, list[zoo.Spec]]:
 
 
 def train(specs: dict, S: Settings) -> dict:
-    """Train (or load) every spec of a family through :func:`invlib.zoo.train_many`, with ``S.executor``;
+    """Train (or load) every spec of a family (:meth:`invlib.zoo.Recipe.train_family`, with ``S.executor``);
     the same dict with models in place of specs."""
-    flat = [s for group in specs.values() for s in group]
-    ex = zoo.executor(S.executor) if S.executor else None
-    trained = iter(zoo.train_many(flat, ex, progress=get_profile(S.profile).progress))
-    return {k: [next(trained) for _ in group] for k, group in specs.items()}
+    return S.train_family(specs)
 
 
 # ------------------------------------------------------------------------------ evaluation
@@ -421,7 +405,7 @@ def train_augerino(S: Settings, ds: data.Dataset | None = None) -> pd.DataFrame:
     from tqdm import tqdm
 
     ds = augmented_eval_images(S, ds)
-    progress = get_profile(S.profile).progress
+    progress = S.progress
     jobs = [(g, r, k) for g in AUGERINO_GROUPS for r in S.regs for k in range(S.augerino_seeds)]
     rows = []
     for g, r, k in tqdm(jobs, desc="Augerino", disable=not progress):

@@ -35,7 +35,6 @@ from torch import nn
 from ... import data, metrics, models, zoo
 from ... import transform_types as tt
 from ...models import weights_key
-from ...profiles import get_profile
 from ...profiles import settings as _settings
 from ...train import TrainConfig, fit
 from ...utils import cached, check_choice, digest
@@ -79,7 +78,7 @@ ZOO_TEST = 1000  # the zoo's own test images: fixed, so that a change of n_eval 
 
 
 @dataclass(frozen=True)
-class Settings:
+class Settings(zoo.Recipe):
     """What chapters C1-C3 run on. The defaults are the paper's (CaffeNet on ILSVRC at 227 px, four magnitudes per
     type, three baselines, fc7, App. A's grids, maps fitted on 50,000 training images); :data:`SETTINGS` holds
     each profile's changes.
@@ -113,17 +112,9 @@ class Settings:
     (1, 3)
     """
 
-    profile: str = "paper"
-    dataset: str = "imagenet"
-    root: str | None = None
+    # the paper's recipe (the fields of invlib.zoo.Recipe whose defaults paper C fixes)
     arch: str = "tv/alexnet"
     size: int = 227
-    n_train: int = 1_281_167
-    epochs: int = 90
-    batch_size: int = 256
-    lr: float = 0.01
-    weight_decay: float = 5e-4
-    schedule: str = "step"
     types: tuple[str, ...] = tuple(tt.TYPES)
     magnitudes: int = 4
     wide_types: tuple[str, ...] = ()
@@ -147,7 +138,6 @@ class Settings:
     ft_batch: int = 100
     ft_lr: float = 5e-4
     ft_decay_every: int = 60_000
-    executor: str | None = None
     seed: int = 0
 
 
@@ -244,18 +234,14 @@ def spec(S: Settings, member: Member) -> zoo.Spec:
         augment, params = "tm_elastic", {"magnitude": member.magnitude[0], "sigma": member.magnitude[1]}
     else:
         augment, params = f"tm_{member.kind}", {"magnitude": member.magnitude}
-    return zoo.Spec(S.arch, S.dataset, S.root, augment, params, member.seed, S.n_train, ZOO_TEST, S.size,
-                    S.epochs, S.batch_size, "sgd", S.lr, S.weight_decay, schedule=S.schedule,
-                    device=get_profile(S.profile).device)
+    return S.spec(augment, params, member.seed, n_test=ZOO_TEST)
 
 
 def train(S: Settings, members: list[Member] | None = None) -> dict[Member, nn.Module]:
     """Train (or load from the zoo) every network of ``members`` (default: :func:`family`) through
     :func:`invlib.zoo.train_many`, with ``S.executor``."""
     members = members or family(S)
-    ex = zoo.executor(S.executor) if S.executor else None
-    nets = zoo.train_many([spec(S, m) for m in members], ex, progress=get_profile(S.profile).progress)
-    return dict(zip(members, nets))
+    return dict(zip(members, S.train_family({"family": [spec(S, m) for m in members]})["family"]))
 
 
 def strongest(members, kind: str) -> Member:

@@ -95,6 +95,8 @@ class Sprites:
     sprite_files: tuple[str, ...] | None = None
     fill: float = 1.0
     seed: int = 0
+    device: str = "auto"  # filled from the profile by invlib.profiles.settings
+    progress: bool = True  # likewise
     extra_seeds: tuple[int, ...] = (1, 2, 3, 4, 5)
 
     def __post_init__(self):
@@ -123,6 +125,8 @@ class Sinusoids:
     seeds: tuple[int, ...] = (0, 1, 2, 3, 4, 5)
     copies: int = 4
     seed: int = 0
+    device: str = "auto"  # filled from the profile by invlib.profiles.settings
+    progress: bool = True  # likewise
 
 
 @dataclass(frozen=True)
@@ -142,6 +146,8 @@ class Capacity:
     widths: tuple[int, ...] = (4, 16, 64)
     depths: tuple[int, ...] = (1, 2, 3)
     seed: int = 0
+    device: str = "auto"  # filled from the profile by invlib.profiles.settings
+    progress: bool = True  # likewise
 
 
 @dataclass(frozen=True)
@@ -170,6 +176,8 @@ class Images:
     init_magnitude: float = 0.5
     copies: int = 4
     seed: int = 0
+    device: str = "auto"  # filled from the profile by invlib.profiles.settings
+    progress: bool = True  # likewise
 
 
 # What the smaller profiles change: the method stays, data, trunk width and epochs shrink to the 3-minute /
@@ -203,13 +211,9 @@ def settings(experiment: str, profile: str | profiles.Profile, **overrides):
     return profiles.settings(cls, table, profile, **overrides)
 
 
-def _profile(S) -> profiles.Profile:
-    return profiles.get_profile(S.profile)
-
-
 def _adam(S, **kw) -> _train.TrainConfig:
     return _train.TrainConfig(epochs=S.epochs, batch_size=S.batch_size, optimizer="adam", seed=S.seed,
-                              device=_profile(S).device, **kw)
+                              device=S.device, **kw)
 
 
 def _quiet(fn, *args, **kwargs):
@@ -319,7 +323,7 @@ def train_sprites(S: Sprites, train, test) -> dict[str, list[dict]]:
     hist = {}
     for name, (make, cfg) in sprite_models(S, train.images.shape[1]).items():
         net = make()
-        hist[name] = _train.fit(net, train, cfg, cache=True, progress=_profile(S).progress)
+        hist[name] = _train.fit(net, train, cfg, cache=True, progress=S.progress)
         last = hist[name][-1]
         last["test_acc"] = _train.evaluate(net, test)["acc"]  # at the end only: the curves need no test
         print(f"{name:32s} test acc {last['test_acc']:.3f}  rotation range {max_rotation(last['state']):.3f} rad")
@@ -352,7 +356,7 @@ def train_angle_ranges(S: Sprites) -> dict[float, list[dict]]:
         trunk = models.create("conv4", num_classes=4, in_chans=train.images.shape[1], widths=S.widths, seed=S.seed)
         cfg = dataclasses.replace(sprite_config(S), aug_lr=S.range_aug_lr or S.aug_lr)
         out[float(angle)] = h = _train.fit(sprite_augnet(S, trunk, ["rotate"]), train, cfg,
-                                           cache=True, progress=_profile(S).progress)
+                                           cache=True, progress=S.progress)
         print(f"data within {angle:g} degrees: rotate alone learned {max_rotation(h[-1]['state']):.3f} rad "
               f"(data range {math.radians(angle):.3f}, label-preserving {math.radians(90 - angle):.3f})")
     return out
@@ -395,7 +399,7 @@ def train_sinusoids(S: Sinusoids, train, test) -> tuple[dict, dict]:
         trunk = models.create("signal_cnn", num_classes=4, in_chans=1, widths=S.widths, seed=s)
         return augnet.augnet(trunk, ops=ops, reg=S.reg, init_magnitude=S.init_magnitude, fs=FS, copies=S.copies)
 
-    progress = _profile(S).progress
+    progress = S.progress
     hist, alone = {}, {}
     for s in S.seeds:
         hist[s] = _train.fit(net("signal", s), train, dataclasses.replace(_adam(S, **cfg), seed=s), test=test,
@@ -546,7 +550,7 @@ def train_images(S: Images, train, val, test) -> dict[str, list[dict]]:
     hist = {}
     for name, (make, cfg, aug) in image_models(S, train.images.shape[1], len(train.classes)).items():
         hist[name] = _train.fit(make(), train, cfg, val=val, test=test, augment=aug, cache=True,
-                                progress=_profile(S).progress)
+                                progress=S.progress)
         h = hist[name][-1]
         print(f"{name:22s} early-stopped test acc {h['test_at_best_val']:.3f}, train acc {h['train_acc']:.3f}")
     return hist
