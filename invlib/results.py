@@ -349,32 +349,33 @@ def beyond_se(mean, se, k: float = 2) -> bool:
     return mean > k * se
 
 
-def glue(numbers: dict, display: bool = False) -> dict:
+def glue(numbers: dict, display: bool = False) -> None:
     """Glue every entry of ``numbers`` (what a reports function returns for the prose) into the executed
     notebook, so the chapter's Markdown quotes it as ``{glue:text}`name:.1f``` (numbers) or ``{glue:md}`name```
-    (text; strings are glued as Markdown). Returns ``numbers``, for display or further use.
+    (text; strings are glued as Markdown). Returns nothing, so a chapter's cell that ends with it shows nothing.
 
-    Outside a notebook (no IPython kernel) nothing is glued and the dict is returned as it is.
+    Outside a notebook (no IPython kernel) nothing is glued; the names are still checked.
 
     Example
     -------
-    >>> glue({"n_train": 3000, "verdict": "earlier"})["n_train"]
-    3000
+    >>> glue({"n_train": 3000, "verdict": "earlier"})
+    >>> glue(["n_train"])
+    Traceback (most recent call last):
+    TypeError: glue takes a dict of name -> number or text, got list
     """
     if not isinstance(numbers, dict):
         raise TypeError(f"glue takes a dict of name -> number or text, got {type(numbers).__name__}")
     try:
         from IPython import get_ipython
     except ImportError:  # pragma: no cover - IPython comes with the book's extras
-        return numbers
+        return
     if get_ipython() is None or getattr(get_ipython(), "kernel", None) is None:
-        return numbers
+        return
     from IPython.display import Markdown
     from myst_nb import glue as _glue
 
     for name, value in numbers.items():
         _glue(name, Markdown(value) if isinstance(value, str) else _plain(value), display=display)
-    return numbers
 
 
 def _profile_names() -> list[str]:

@@ -53,8 +53,6 @@ extra_seeds = None  # more seeds for AugNet; None: 1 to 5, none on smoke
 import matplotlib.pyplot as plt
 import numpy as np
 import torch
-from IPython.display import Markdown
-from myst_nb import glue
 
 from invlib import plots, profiles, results
 from invlib.papers.e import experiments as E
@@ -169,8 +167,7 @@ range_table
 # paper value.
 
 # %%
-for name, text in {**facts, **range_facts}.items():
-    glue(name, Markdown(text), display=False)
+results.glue({**facts, **range_facts})
 run.claims_table()
 
 # %%

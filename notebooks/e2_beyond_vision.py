@@ -34,8 +34,6 @@ seed = 0  # data seed
 import matplotlib.pyplot as plt
 import numpy as np
 import torch
-from IPython.display import Markdown
-from myst_nb import glue
 
 from invlib import models, profiles, results
 from invlib.learned import augnet
@@ -96,8 +94,7 @@ plt.show()
 
 # %%
 table, seeds, facts = R.sinusoids_report(run, S, hist, alone)
-for name, text in facts.items():
-    glue(name, Markdown(text), display=False)
+results.glue(facts)
 table
 
 # %%

@@ -32,8 +32,6 @@ seed = 0
 
 # %%
 import matplotlib.pyplot as plt
-from IPython.display import Markdown
-from myst_nb import glue
 
 from invlib import profiles, results
 from invlib.papers.e import experiments as E
@@ -70,8 +68,7 @@ plt.show()
 
 # %%
 table, authors, facts = R.capacity_report(run, S, res)
-for name, text in facts.items():
-    glue(name, Markdown(text), display=False)
+results.glue(facts)
 table
 
 # %% [markdown]

@@ -37,8 +37,6 @@ seed = 0
 
 # %%
 import matplotlib.pyplot as plt
-from IPython.display import Markdown
-from myst_nb import glue
 
 from invlib import profiles, results
 from invlib.papers.e import experiments as E
@@ -87,8 +85,7 @@ R.learned_table(hist)
 
 # %%
 table, facts = R.images_report(run, S, hist)
-for name, text in facts.items():
-    glue(name, Markdown(text), display=False)
+results.glue(facts)
 table
 
 # %%

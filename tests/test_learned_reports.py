@@ -104,13 +104,6 @@ def test_sinusoids_verdict_uses_the_unrounded_ranges():
 
 
 # ----------------------------------------------------------------------------- the authors' code
-def test_same_rate_p_is_fishers_exact_test():
-    assert R.same_rate_p(3, 6, 3, 6) == pytest.approx(1.0)
-    assert R.same_rate_p(0, 6, 6, 6) == pytest.approx(2 / math.comb(12, 6))  # the two most extreme tables
-    assert R.same_rate_p(1, 6, 5, 6) == pytest.approx(0.0801, abs=1e-4)  # not rejected at 0.05
-    assert R.same_rate_p(2, 6, 4, 6) == R.same_rate_p(4, 6, 2, 6)
-
-
 def test_authors_runs_filter_and_the_comparison_verdict(tmp_path, monkeypatch):
     runs = [dict(experiment="sprites", variant="v", n_train=2560, width=8, epochs=12, trunk="seed", seed=s,
                  selected=sel, weight=0.9, max_value=0.7, seconds=10.0, commit="2c2ee6b8a2", date="2026-11-23")

@@ -22,13 +22,13 @@ Example
 
 from __future__ import annotations
 
-import json
 import math
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
 
+from ... import authors
 from ...learned import UNITS, augnet, max_rotation
 from .experiments import TRUE_ANGLE, TRUE_HZ, Capacity, Images, Sinusoids, Sprites, _shift_hz
 
@@ -85,39 +85,18 @@ def authors_runs(experiment: str, path: str | Path | None = None, **match) -> pd
     >>> len(df), {"seed", "selected", "weight", "max_value", "commit", "date"} <= set(df.columns)
     (0, True)
     """
-    path = Path(path or AUTHORS_FILE)
-    runs = json.loads(path.read_text())["runs"] if path.exists() else []
-    rows = [r for r in runs if r["experiment"] == experiment and all(r.get(k) == v for k, v in match.items())]
-    cols = ["seed", "selected", "weight", "max_value", "seconds", "commit", "date"]
-    return pd.DataFrame(rows, columns=list(dict.fromkeys(cols + [k for r in rows for k in r])))
-
-
-def same_rate_p(k1: int, n1: int, k2: int, n2: int) -> float:
-    """Two-sided Fisher exact test that two rates, ``k1`` of ``n1`` and ``k2`` of ``n2``, are the same: the
-    probability, given the margins, of a split at most as likely as the one observed.
-
-    Example
-    -------
-    >>> round(same_rate_p(1, 6, 2, 6), 3), round(same_rate_p(0, 6, 6, 6), 4)
-    (1.0, 0.0022)
-    """
-    k, n = k1 + k2, n1 + n2
-
-    def prob(a):
-        return math.comb(n1, a) * math.comb(n2, k - a) / math.comb(n, k)
-
-    seen = prob(k1)
-    return min(1.0, sum(prob(a) for a in range(max(0, k - n2), min(k, n1) + 1) if prob(a) <= seen * (1 + 1e-9)))
+    return authors.runs(path or AUTHORS_FILE, experiment, columns=("selected", "weight", "max_value", "seconds"),
+                        **match)
 
 
 def compare_with_authors(run, cid: str, true_op: str, ours: pd.DataFrame, theirs: pd.DataFrame,
                          setting: str, truth: float | None = None, tol: float = 0.15) -> pd.DataFrame:
     """Record the claim ``cid``: our AugNet selects ``true_op`` as often as the authors' code does on the same
-    setting and seeds (verdict: two-sided Fisher exact test, :func:`same_rate_p` >= 0.05). ``ours`` and
-    ``theirs`` hold one row per seed with ``seed, selected, weight, max_value`` (the selected op's); the claim
-    is not measurable when ``theirs`` is empty (their code was not run at this setting). With ``truth``, both
-    sides also say on how many seeds the selected ``true_op``'s range lies within ``tol`` of it. Returns the
-    seeds side by side.
+    setting and seeds (verdict: :func:`invlib.authors.record_same_rate`, a two-sided Fisher exact test, p >=
+    0.05). ``ours`` and ``theirs`` hold one row per seed with ``seed, selected, weight, max_value`` (the selected
+    op's); the claim is not measurable when ``theirs`` is empty (their code was not run at this setting). With
+    ``truth``, both sides also say on how many seeds the selected ``true_op``'s range lies within ``tol`` of it.
+    Returns the seeds side by side.
 
     Example
     -------
@@ -128,12 +107,11 @@ def compare_with_authors(run, cid: str, true_op: str, ours: pd.DataFrame, theirs
     >>> theirs = ours.assign(selected="rotate", commit="2c2ee6b8", date="2026-11-23")
     >>> table = compare_with_authors(run, "e1/same_as_authors", "rotate", ours, theirs, "demo setting")
     >>> run.claims["e1/same_as_authors"]["verdict"], list(table.columns)
-    ('reproduced', ['authors: selected', 'weight', 'largest value', 'ours: selected', 'weight ', 'largest value '])
+    ('reproduced', ['authors: selected', 'authors: weight', 'authors: largest value', 'ours: selected', \
+'ours: weight', 'ours: largest value'])
     """
     theirs = theirs[theirs["seed"].isin(ours["seed"])]
-    k_o, n_o = int((ours["selected"] == true_op).sum()), len(ours)
-    k_t, n_t = int((theirs["selected"] == true_op).sum()), len(theirs)
-    measurable = n_t > 0
+    k_o, k_t = int((ours["selected"] == true_op).sum()), int((theirs["selected"] == true_op).sum())
 
     def close(df):  # seeds that selected true_op with its range within tol of the truth
         if truth is None:
@@ -141,20 +119,14 @@ def compare_with_authors(run, cid: str, true_op: str, ours: pd.DataFrame, theirs
         n = int(((df["selected"] == true_op) & ((df["max_value"] - truth).abs() <= tol)).sum())
         return f", its range within {tol:g} of {truth:.3f} on {n}"
 
-    p = same_rate_p(k_o, n_o, k_t, n_t) if measurable else float("nan")
-    where = (f"authors' code (commit {theirs['commit'].iloc[0][:7]}, run here {theirs['date'].max()}): "
-             f"{k_t} of {n_t} seeds{close(theirs)}" if measurable else "their code not run at this setting")
-    run.claim(cid, f"Our AugNet selects {true_op} as often as the authors' code on the same setting and seeds "
-              f"({setting}).", paper=where, ours=f"{k_o} of {n_o} seeds{close(ours)}",
-              criterion="two-sided Fisher exact test of equal selection rates, p >= 0.05"
-              + (f" (p = {p:.3f})" if measurable else ""), reproduced=bool(measurable and p >= 0.05),
-              measurable=measurable)
+    commit, date = (theirs["commit"].iloc[0], theirs["date"].max()) if len(theirs) else ("", "")
+    authors.record_same_rate(run, cid, f"Our AugNet selects {true_op} as often as the authors' code on the same "
+                             f"setting and seeds ({setting}).", (k_o, len(ours)), (k_t, len(theirs)), commit, date,
+                             ours_text=close(ours), theirs_text=close(theirs))
     run.log(f"{cid}/authors_selected", theirs["selected"].tolist(), note=f"seeds {theirs['seed'].tolist()}")
-    run.log(f"{cid}/fisher_p", p)
-    cols = ["selected", "weight", "max_value"]
-    a = theirs.set_index("seed")[cols].set_axis(["authors: selected", "weight", "largest value"], axis=1)
-    b = ours.set_index("seed")[cols].set_axis(["ours: selected", "weight ", "largest value "], axis=1)
-    return a.join(b, how="outer").round(3)
+    table = authors.side_by_side(theirs, ours, {"selected": "selected", "weight": "weight",
+                                                "max_value": "largest value"})
+    return table.round(3)
 
 
 def _authors_fact(claim: dict, seeds: pd.DataFrame) -> str:

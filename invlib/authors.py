@@ -1,0 +1,114 @@
+"""The authors' code beside ours: their measured runs, kept in git, and the "same as the authors' code" verdict.
+
+Where a paper's authors published code, that code decides what the method does. ``benchmarks/authors/`` runs it
+on this machine at our chapters' settings and seeds and writes its numbers, with the commit and the date of the
+run, into a JSON file beside the paper's package (``{"runs": [{"experiment": ..., "seed": ..., "commit": ...,
+"date": ..., <what the run measured>}, ...]}``); the book cannot rerun their code, so this is the one measured
+file kept in git. A chapter reads it with :func:`runs`, records whether our implementation behaves as theirs on
+the same seeds with :func:`record_same_rate` (a two-sided Fisher exact test of equal success rates,
+:func:`same_rate_p`), and shows the seeds with :func:`side_by_side`.
+
+Example
+-------
+>>> round(same_rate_p(5, 6, 6, 6), 3)
+1.0
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from pathlib import Path
+
+import pandas as pd
+
+BASE_COLUMNS = ("seed", "commit", "date")
+
+
+def runs(path: str | Path, experiment: str | None = None, columns=(), **match) -> pd.DataFrame:
+    """The runs of the authors' code stored in ``path``, one row per run: those of ``experiment`` (all when None)
+    whose fields equal ``match`` (e.g. ``n_train=2560, epochs=12``). The table always has ``seed``, ``commit``,
+    ``date`` and ``columns``, even when no run matches (their code was not run at that setting); a missing file
+    is an empty table too.
+
+    Example
+    -------
+    >>> import tempfile
+    >>> f = Path(tempfile.mkdtemp()) / "runs.json"
+    >>> _ = f.write_text(json.dumps({"runs": [{"experiment": "a", "seed": 0, "commit": "abc", "date": "2026-11-23",
+    ...                                         "ok": True}]}))
+    >>> runs(f, "a")["ok"].tolist(), len(runs(f, "a", seed=1)), list(runs(f, "b", columns=["ok"]).columns)
+    ([True], 0, ['seed', 'commit', 'date', 'ok'])
+    """
+    path = Path(path)
+    stored = json.loads(path.read_text())["runs"] if path.exists() else []
+    rows = [r for r in stored if (experiment is None or r.get("experiment") == experiment)
+            and all(r.get(k) == v for k, v in match.items())]
+    names = list(dict.fromkeys([*BASE_COLUMNS, *columns, *(k for r in rows for k in r if k != "experiment")]))
+    return pd.DataFrame(rows, columns=names)
+
+
+def same_rate_p(k1: int, n1: int, k2: int, n2: int) -> float:
+    """Two-sided Fisher exact test that two rates, ``k1`` of ``n1`` and ``k2`` of ``n2``, are the same: the
+    probability, given the margins, of a split at most as likely as the one observed.
+
+    Example
+    -------
+    >>> round(same_rate_p(1, 6, 2, 6), 3), round(same_rate_p(0, 6, 6, 6), 4)
+    (1.0, 0.0022)
+    """
+    for k, n in ((k1, n1), (k2, n2)):
+        if not 0 <= k <= n:
+            raise ValueError(f"a rate needs 0 <= successes <= trials, got {k} of {n}")
+    k, n = k1 + k2, n1 + n2
+
+    def prob(a):
+        return math.comb(n1, a) * math.comb(n2, k - a) / math.comb(n, k)
+
+    seen = prob(k1)
+    return min(1.0, sum(prob(a) for a in range(max(0, k - n2), min(k, n1) + 1) if prob(a) <= seen * (1 + 1e-9)))
+
+
+def record_same_rate(run, cid: str, claim: str, ours: tuple[int, int], theirs: tuple[int, int], commit: str,
+                     date: str, ours_text: str = "", theirs_text: str = "", alpha: float = 0.05) -> float:
+    """Record the claim ``cid`` on ``run`` (:meth:`invlib.results.Run.claim`): our implementation succeeds as
+    often as the authors' code on the same setting and seeds. ``ours`` and ``theirs`` are ``(successes,
+    trials)``; reproduced when the two-sided Fisher exact test gives ``p >= alpha``; not measurable when their
+    code has no run here (``theirs[1] == 0``). Returns p (NaN when not measurable); also logs it as
+    ``<cid>/fisher_p``.
+
+    Example
+    -------
+    >>> from invlib.results import Run
+    >>> run = Run("demo", "smoke")
+    >>> p = record_same_rate(run, "x/same", "Selects rotate as theirs does.", (0, 6), (6, 6), "2c2ee6b8", "2026-11-23")
+    >>> run.claims["x/same"]["verdict"], round(p, 4)
+    ('not reproduced', 0.0022)
+    """
+    (k_o, n_o), (k_t, n_t) = ours, theirs
+    measurable = n_t > 0
+    p = same_rate_p(k_o, n_o, k_t, n_t) if measurable else float("nan")
+    where = (f"authors' code (commit {commit[:7]}, run here {date}): {k_t} of {n_t} seeds{theirs_text}"
+             if measurable else "their code not run at this setting")
+    run.claim(cid, claim, paper=where, ours=f"{k_o} of {n_o} seeds{ours_text}",
+              criterion=f"two-sided Fisher exact test of equal rates, p >= {alpha:g}"
+              + (f" (p = {p:.3f})" if measurable else ""), reproduced=bool(measurable and p >= alpha),
+              measurable=measurable)
+    run.log(f"{cid}/fisher_p", p)
+    return p
+
+
+def side_by_side(theirs: pd.DataFrame, ours: pd.DataFrame, columns: dict[str, str], index: str = "seed"):
+    """Their runs and ours, one row per ``index`` value: ``columns`` maps a column of both tables to its label;
+    theirs come first ("authors: <label>"), ours second ("ours: <label>").
+
+    Example
+    -------
+    >>> a = pd.DataFrame(dict(seed=[0, 1], selected=["rotate", "rotate"]))
+    >>> b = pd.DataFrame(dict(seed=[0, 1], selected=["rotate", "shear_x"]))
+    >>> side_by_side(a, b, {"selected": "selected"}).loc[1].tolist()
+    ['rotate', 'shear_x']
+    """
+    a = theirs.set_index(index)[list(columns)].set_axis([f"authors: {v}" for v in columns.values()], axis=1)
+    b = ours.set_index(index)[list(columns)].set_axis([f"ours: {v}" for v in columns.values()], axis=1)
+    return a.join(b, how="outer")

@@ -1,0 +1,49 @@
+"""invlib.authors: the stored runs of the authors' code, the Fisher exact test and the recorded verdict."""
+
+import json
+import math
+
+import pandas as pd
+import pytest
+
+from invlib import authors, results
+
+
+def test_same_rate_p_is_fishers_exact_test():
+    assert authors.same_rate_p(3, 6, 3, 6) == pytest.approx(1.0)
+    assert authors.same_rate_p(0, 6, 6, 6) == pytest.approx(2 / math.comb(12, 6))  # the two most extreme tables
+    assert authors.same_rate_p(1, 6, 5, 6) == pytest.approx(0.0801, abs=1e-4)  # not rejected at 0.05
+    assert authors.same_rate_p(2, 6, 4, 6) == authors.same_rate_p(4, 6, 2, 6)
+    with pytest.raises(ValueError, match="successes"):
+        authors.same_rate_p(7, 6, 1, 6)
+
+
+def test_runs_filter_by_experiment_and_fields_and_keep_their_columns_when_empty(tmp_path):
+    path = tmp_path / "runs.json"
+    path.write_text(json.dumps({"runs": [
+        dict(experiment="a", seed=s, width=w, ok=s < 2, commit="c0ffee1234", date="2026-11-2" + str(s))
+        for s in range(3) for w in (8, 32)]}))
+    got = authors.runs(path, "a", width=8)
+    assert got["seed"].tolist() == [0, 1, 2] and set(got["width"]) == {8} and "experiment" not in got
+    assert authors.runs(path, "b", columns=["ok"]).columns.tolist() == ["seed", "commit", "date", "ok"]
+    assert authors.runs(tmp_path / "missing.json", "a").empty
+
+
+@pytest.mark.parametrize("ours, theirs, verdict", [((6, 6), (6, 6), "reproduced"), ((0, 6), (6, 6), "not reproduced"),
+                                                    ((5, 6), (0, 0), "not measurable at this profile")])
+def test_the_verdict_follows_the_fisher_test(ours, theirs, verdict):
+    run = results.Run("demo", "smoke")
+    p = authors.record_same_rate(run, "x", "Same as theirs.", ours, theirs, "c0ffee1234", "2026-11-23")
+    claim = run.claims["x"]
+    assert claim["verdict"] == verdict
+    assert math.isnan(p) == (theirs[1] == 0) and run.metrics["x/fisher_p"] == (None if math.isnan(p) else p)
+    if theirs[1]:
+        assert "c0ffee1" in claim["paper"] and f"{theirs[0]} of {theirs[1]}" in claim["paper"]
+
+
+def test_side_by_side_puts_their_seeds_beside_ours():
+    a = pd.DataFrame(dict(seed=[0, 1], v=[1.0, 2.0]))
+    b = pd.DataFrame(dict(seed=[1, 2], v=[3.0, 4.0]))
+    t = authors.side_by_side(a, b, {"v": "value"})
+    assert t.columns.tolist() == ["authors: value", "ours: value"] and t.index.tolist() == [0, 1, 2]
+    assert t.loc[1].tolist() == [2.0, 3.0]
