@@ -23,10 +23,10 @@ import torch
 import torch.distributed as dist
 import torch.nn.functional as F
 from torch import nn
-from tqdm import tqdm  # text bars everywhere (tqdm.auto needs ipywidgets in notebooks)
 
 from .models import EVAL_BATCH, batched, read_checkpoint
 from .utils import atomic_save, cached, check_choice, digest, resolve_device
+from .utils import progress as progress_bar
 
 OPTIMIZERS = ("sgd", "adam", "adamw")
 SCHEDULES = ("cosine", "step", "none")
@@ -271,8 +271,7 @@ def fit(model: nn.Module, train, cfg: TrainConfig | None = None, augment=None, t
         net.train()
         loss_sum = torch.zeros((), device=device)
         correct = torch.zeros((), device=device, dtype=torch.long)
-        bar = tqdm(range(steps), desc=f"epoch {epoch + 1}/{cfg.epochs}", disable=not progress or rank > 0,
-                   leave=False, mininterval=1.0)
+        bar = progress_bar(range(steps), progress and rank == 0, f"epoch {epoch + 1}/{cfg.epochs}", mininterval=1.0)
         for i in bar:
             idx = order[i * batch:(i + 1) * batch]
             x = _to_float(images[idx].to(device, non_blocking=True))

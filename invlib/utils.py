@@ -291,3 +291,19 @@ def is_online(host: str = "huggingface.co", port: int = 443, timeout: float = 3.
             return True
     except OSError:
         return False
+
+
+def progress(items, enabled: bool = True, desc: str = "", total: int | None = None, leave: bool = False, **kw):
+    """``items`` with a text progress bar when ``enabled`` (the library's one bar: plain tqdm, since tqdm.auto
+    needs ipywidgets in notebooks); ``items`` itself when not. ``kw`` goes to tqdm (e.g. ``unit``).
+
+    Example
+    -------
+    >>> list(progress(range(3), enabled=False))
+    [0, 1, 2]
+    """
+    if not enabled:
+        return items
+    from tqdm import tqdm
+
+    return tqdm(items, desc=desc, total=total, leave=leave, **kw)

@@ -41,7 +41,6 @@ from pathlib import Path
 
 import torch
 from torch import nn
-from tqdm import tqdm
 
 from . import crops, models, transform_types
 from . import data as datasets
@@ -49,6 +48,7 @@ from .models import CheckpointError
 from .profiles import Profile, get_profile, replace_checked
 from .train import OPTIMIZERS, SCHEDULES, TrainConfig, evaluate, fit
 from .utils import atomic_save, cache_dir, check_choice, check_type, resolve_device
+from .utils import progress as progress_bar
 
 ZOO_VERSION = 2
 
@@ -476,13 +476,13 @@ def train_many(specs: Iterable[Spec | str], executor=None, progress: bool = True
             _check_runnable(s)
         if todo:
             jobs = executor.map_array(_TrainJob(str(cache_dir())), todo)
-            for s, job in tqdm(list(zip(todo, jobs)), desc="zoo jobs", disable=not progress):
+            for s, job in progress_bar(list(zip(todo, jobs)), progress, "zoo jobs", leave=True):
                 try:
                     job.result()
                 except Exception as err:
                     raise RuntimeError(f"The zoo job for {s.name} (seed {s.seed}) failed: {err.__class__.__name__}; "
                                        f"its log: {job.paths.stderr}") from err
-    bar = tqdm(specs, desc="zoo", disable=not progress or executor is not None or len(specs) < 2)
+    bar = progress_bar(specs, progress and executor is None and len(specs) > 1, "zoo", leave=True)
     return [get(s, progress=progress and executor is None, profile=profile) for s in bar]
 
 

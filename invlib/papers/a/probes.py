@@ -66,6 +66,7 @@ from ...models import weights_key
 from ...profiles import Profile
 from ...profiles import settings as _settings
 from ...utils import atomic_save, cache_path, check_choice, check_images, digest, load_cached, resolve_device
+from ...utils import progress as bar_of
 
 CACHE_VERSION = 1
 
@@ -544,10 +545,7 @@ def _extract(featurizers: dict, images, boxes, task, size, seed, batch_size, dev
     total, total_sq, seconds = dict.fromkeys(featurizers, 0.0), dict.fromkeys(featurizers, 0.0), {}
     pairs = max(1, batch_size // 2)
     steps = range(0, len(idx), pairs)
-    if progress:
-        from tqdm import tqdm
-
-        steps = tqdm(steps, desc=f"{'+'.join(f.name for f in featurizers.values())}/{task}", leave=False)
+    steps = bar_of(steps, progress, f"{'+'.join(f.name for f in featurizers.values())}/{task}")
     for start in steps:
         i = idx[start:start + pairs]
         mags = None if views.magnitudes is None else views.magnitudes[i].to(device)

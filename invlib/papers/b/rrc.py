@@ -38,6 +38,7 @@ from ... import crops, data, metrics, models, zoo
 from ...models import weights_key
 from ...profiles import settings as _settings
 from ...utils import cached, check_choice, digest
+from ...utils import progress as bar_of
 
 NAMES = crops.METHODS  # method -> the paper's name
 
@@ -402,14 +403,11 @@ def train_augerino(S: Settings, ds: data.Dataset | None = None) -> pd.DataFrame:
     ``S.regs`` and seed; one row per run (cached): ``top1_on`` (Augerino at evaluation, ``S.copies`` copies,
     averaged over ``S.test_seeds`` draws), ``top1_off`` (the trunk alone), the learned bounds (translations as a
     fraction of the size, ``scale`` as the log of the largest zoom) and whether each sits at its cap."""
-    from tqdm import tqdm
-
     ds = augmented_eval_images(S, ds)
-    progress = S.progress
     jobs = [(g, r, k) for g in AUGERINO_GROUPS for r in S.regs for k in range(S.augerino_seeds)]
     rows = []
-    for g, r, k in tqdm(jobs, desc="Augerino", disable=not progress):
+    for g, r, k in bar_of(jobs, S.progress, "Augerino", leave=True):
         key = digest(spec(S, NONE, k).key(), S.copies, S.aug_lr_factor, S.test_seeds, augerino_caps(S), g, r,
                      ds.images)
-        rows.append(cached("rrc", f"augerino-{key}", lambda g=g, r=r, k=k: _augerino_run(S, g, r, k, ds, progress)))
+        rows.append(cached("rrc", f"augerino-{key}", lambda g=g, r=r, k=k: _augerino_run(S, g, r, k, ds, S.progress)))
     return pd.DataFrame(rows)

@@ -41,6 +41,7 @@ import torch
 from ... import metrics
 from ... import transforms as T
 from ...utils import check_choice
+from ...utils import progress as bar_of
 
 # ------------------------------------------------------------------------------ section 3: magnitude grids
 _LIN = lambda a, b: tuple(float(v) for v in torch.linspace(a, b, 10))  # noqa: E731
@@ -170,7 +171,7 @@ def sweep(embeddings: dict[str, Callable], x: torch.Tensor, names: Sequence[str]
     z = {label: _batched(f, x, batch_size, device) for label, f in embeddings.items()}
     rows = []
     todo = [(n, lv) for n in names for lv in levels]
-    bar = _bar(todo, "sweep", progress)
+    bar = bar_of(todo, progress, "sweep")
     for name, level in bar:
         op, mags = GRIDS[name]
         gen = torch.Generator().manual_seed(_seed(seed, name, level))
@@ -188,14 +189,6 @@ def _seed(seed: int, *parts) -> int:
     """A stable per-item seed (Python's ``hash`` of strings changes between runs)."""
     text = "/".join(map(str, (seed, *parts)))
     return int.from_bytes(hashlib.sha1(text.encode()).digest()[:6], "big")
-
-
-def _bar(items, desc: str, progress: bool):
-    if not progress:
-        return items
-    from tqdm import tqdm  # text bars, as invlib.train (tqdm.auto needs ipywidgets in notebooks)
-
-    return tqdm(items, desc=desc, leave=False)
 
 
 # ------------------------------------------------------------------------------ section 4: similarity search
@@ -499,7 +492,7 @@ def search(embed: Callable, x: torch.Tensor, labels: torch.Tensor, entries: Sequ
     sim = torch.nn.functional.cosine_similarity(za, zb, dim=1)
     done: dict[tuple, torch.Tensor] = {}
     rows = []
-    for p in _bar(parsed, "similarity search", progress):
+    for p in bar_of(parsed, progress, "similarity search"):
         key = tuple((op, level if AA_OPS[op][2](0) != AA_OPS[op][2](9) else 0) for op, level in p)
         if key not in done:
             gen = torch.Generator().manual_seed(_seed(seed, entry_name(key)))
