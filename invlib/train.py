@@ -208,7 +208,8 @@ def fit(model: nn.Module, train, cfg: TrainConfig | None = None, augment=None, t
             (cross-entropy plus ``model.penalty()``). ``model`` is the module being trained (DDP-wrapped under
             torchrun), ``x`` the float batch, ``y`` its labels.
         cache: keep the trained weights, the history and the random state on disk (``.cache/fit/``), keyed by
-            the model's starting weights, the data, ``cfg``, ``augment`` and ``loss``; a second call with the same
+            the model's starting weights and configuration (every submodule's class and plain attributes), the
+            data, ``cfg``, ``augment`` and ``loss``; a second call with the same
             key loads them instead of training and returns the same history, leaving the model and the random
             state as training would. ``augment`` and ``loss`` are keyed by their qualified name and, for objects,
             their ``repr``: an object whose repr holds its memory address is never found again (nothing wrong
@@ -352,7 +353,7 @@ def evaluate(model: nn.Module, data, batch_size: int | None = None) -> dict:
     return dict(acc=correct / len(images), loss=loss / len(images), n=len(images))
 
 
-FIT_CACHE_VERSION = 1
+FIT_CACHE_VERSION = 2
 
 
 def _callable_key(fn) -> str:
@@ -362,6 +363,15 @@ def _callable_key(fn) -> str:
     kind = fn if isinstance(fn, type) or callable(fn) and hasattr(fn, "__qualname__") else type(fn)
     name = f"{getattr(kind, '__module__', '')}.{getattr(kind, '__qualname__', repr(kind))}"
     return name if kind is fn else f"{name}:{fn!r}"
+
+
+def _module_config(model: nn.Module) -> list:
+    """What a model is besides its weights: each submodule's class and its plain attributes (a regulariser's
+    kind and weight, a temperature, the number of copies), which change training without changing a tensor."""
+    plain = (bool, int, float, str, tuple, type(None))
+    return [(type(m).__qualname__, sorted((k, v) for k, v in vars(m).items()
+                                          if not k.startswith("_") and k != "training" and isinstance(v, plain)))
+            for m in model.modules()]
 
 
 def _data_key(data) -> str:
@@ -378,7 +388,7 @@ def _fit_cached(model: nn.Module, train, cfg: TrainConfig, *, augment, test, val
 
     if callback is not None or checkpoint is not None:
         raise ValueError("fit(cache=True) cannot replay a callback or resume a checkpoint; pass cache=False")
-    key = digest(FIT_CACHE_VERSION, weights_key(model), type(model).__qualname__, _data_key(train),
+    key = digest(FIT_CACHE_VERSION, weights_key(model), _module_config(model), _data_key(train),
                  _data_key(test), _data_key(val), asdict(cfg), _callable_key(augment),
                  _callable_key(loss))
 

@@ -246,3 +246,26 @@ def test_a_cached_fit_loads_what_training_gave_and_leaves_the_same_state(monkeyp
     assert len(calls) == 3, "a new config is a new key: it trains"
     with pytest.raises(ValueError, match="cannot replay a callback"):
         fit(_net(), data, cfg, progress=False, cache=True, callback=lambda e, r: None)
+
+
+def test_a_cached_fit_tells_models_apart_that_differ_only_in_a_setting(monkeypatch, tmp_path):
+    """Two models with the same weights whose penalty differs by a plain attribute (a regulariser's weight, as
+    AugNet's variants do) are two trainings, not one loaded twice."""
+    monkeypatch.setenv("INVLIB_CACHE", str(tmp_path))
+
+    class Penalised(torch.nn.Module):
+        def __init__(self, reg):
+            super().__init__()
+            self.net, self.reg = _net(), reg
+
+        def forward(self, x):
+            return self.net(x)
+
+        def penalty(self):
+            return self.reg * sum(p.square().sum() for p in self.net.parameters())
+
+    data, cfg = _toy(64), TrainConfig(epochs=1, batch_size=16, lr=0.05, seed=3)
+    a, b = Penalised(0.0), Penalised(1.0)
+    fit(a, data, cfg, progress=False, cache=True)
+    fit(b, data, cfg, progress=False, cache=True)
+    assert not all(torch.equal(x, y) for x, y in zip(a.state_dict().values(), b.state_dict().values()))
