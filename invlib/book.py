@@ -377,8 +377,7 @@ def build(profile: str | Profile = "cpu", only: list[str] | None = None, params:
         site: run Jupyter Book after the notebooks.
         progress: a ticking seconds counter while a chapter runs (default: when stdout is a terminal).
         jobs: chapters executed at once, each in its own process with ``cpu_count // jobs`` threads, in the
-            order of :data:`AFTER` (see :func:`default_jobs`: on 2 cores two one-thread chapters train 1.3x the
-            images/s of one two-thread chapter, and do not spin against a user's other work).
+            order of :data:`AFTER` (see :func:`default_jobs` for what was measured).
 
     Example
     -------
@@ -434,9 +433,11 @@ def default_jobs(profile: str) -> int:
     """Chapters to run at once by default: 2 on a machine with at least 2 cores for the CPU profiles (smoke,
     cpu), 1 for gpu and paper (chapters there share one GPU).
 
-    Measured on 2 cores (``benchmarks/bench_threads.py``, small_resnet18 training, batch 128): two processes of
-    one thread train 1.30x the images/s of one process of two threads, and a second CPU job cannot make one
-    thread spin-wait for another.
+    Measured on 2 cores (AMD EPYC, AVX2): ``benchmarks/bench_threads.py`` (small_resnet18 training, batch 128)
+    gives two one-thread processes 1.04x the images/s of one two-thread process on an idle machine, and 2.37x
+    with one core kept busy by another job (the two threads spin-wait for each other: 0.28x of their idle
+    speed); the smoke book's sixteen chapters took 283 s of wall time with 2 jobs against 387 s with 1 (1.37x:
+    kernel start-up, imports and figures do not use a second thread).
 
     Example
     -------
