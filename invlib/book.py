@@ -276,12 +276,16 @@ def _note_seconds(path: Path, seconds: float, since: float) -> None:
 def _kernel_env(root: Path, name: str, threads: int | None = None):
     """Environment of the papermill kernel of chapter ``name`` (restored afterwards): no progress bars, results
     beside the book, the chapter's name as ``INVLIB_CHAPTER`` (:class:`invlib.results.Run` names its JSON file
-    after it), this interpreter's folder first on PATH (so ``python3`` is this venv's kernel), and with
-    ``threads`` the kernel's OpenMP/MKL threads."""
+    after it), this interpreter's folder first on PATH (so ``python3`` is this venv's kernel), OpenMP threads that
+    sleep while they wait (``OMP_WAIT_POLICY=PASSIVE`` unless set), and with ``threads`` the kernel's OpenMP/MKL
+    threads."""
     env = dict(INVLIB_PROGRESS="0", PYDEVD_DISABLE_FILE_VALIDATION="1", INVLIB_RESULTS=str(results_root(root)),
                INVLIB_CHAPTER=name, PATH=f"{Path(sys.executable).parent}{os.pathsep}{os.environ.get('PATH', '')}")
     if threads:
         env.update(OMP_NUM_THREADS=str(threads), MKL_NUM_THREADS=str(threads))
+    # waiting OpenMP threads sleep instead of spinning: the same speed on an idle machine (bench_threads: 1.00x),
+    # 1.8x with one core busy, where spinning threads made a chapter 15x slower (c1 smoke: 432 s against 28 s)
+    env.setdefault("OMP_WAIT_POLICY", os.environ.get("OMP_WAIT_POLICY", "PASSIVE"))
     return mock.patch.dict(os.environ, env)
 
 

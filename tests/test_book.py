@@ -231,6 +231,7 @@ def test_the_kernel_gets_the_chapters_name_and_the_environment_is_restored(tmp_p
     with book._kernel_env(tmp_path, "b1_rrc_decomposition"):
         assert os.environ[results.CHAPTER_ENV] == "b1_rrc_decomposition"
         assert os.environ["INVLIB_PROGRESS"] == "0"
+        assert os.environ["OMP_WAIT_POLICY"] == os.environ.get("OMP_WAIT_POLICY", "PASSIVE")
         assert results.Run("smoke").notebook == "b1_rrc_decomposition"
     assert results.CHAPTER_ENV not in os.environ
     with pytest.raises(ValueError, match="pass name="):
