@@ -228,12 +228,13 @@ run.save()
 
 def test_the_kernel_gets_the_chapters_name_and_the_environment_is_restored(tmp_path, monkeypatch):
     monkeypatch.delenv(results.CHAPTER_ENV, raising=False)
-    with book._kernel_env(tmp_path, "b1_rrc_decomposition"):
+    monkeypatch.delenv("OMP_WAIT_POLICY", raising=False)
+    with book._kernel_env(tmp_path, "b1_rrc_decomposition", threads=1):
+        assert os.environ["OMP_NUM_THREADS"] == "1" and os.environ["OMP_WAIT_POLICY"] == "PASSIVE"
         assert os.environ[results.CHAPTER_ENV] == "b1_rrc_decomposition"
         assert os.environ["INVLIB_PROGRESS"] == "0"
-        assert os.environ["OMP_WAIT_POLICY"] == os.environ.get("OMP_WAIT_POLICY", "PASSIVE")
         assert results.Run("smoke").notebook == "b1_rrc_decomposition"
-    assert results.CHAPTER_ENV not in os.environ
+    assert results.CHAPTER_ENV not in os.environ and "OMP_WAIT_POLICY" not in os.environ
     with pytest.raises(ValueError, match="pass name="):
         results.Run("smoke")
 
