@@ -212,40 +212,70 @@ def load_cached(path: Path, weights_only: bool = False):
     try:
         return torch.load(path, weights_only=weights_only)
     except Exception as err:  # a torn or stale file: make it again rather than fail a build
-        warnings.warn(f"cache file {path} is unreadable ({type(err).__name__}: {err}); recomputing.", stacklevel=3)
+        warnings.warn(f"cache file {path} is unreadable ({type(err).__name__}: {err}); recomputing.", stacklevel=2)
         path.unlink(missing_ok=True)
         return None
 
 
 def cached(folder: str, name: str, make, version: int | None = None, memory: bool = False, disk: bool = True):
-    """``make()``'s value, computed once: the one cache of the library.
+    """``make()``'s value, computed once: the one cache of the library (:func:`cached_many` for one value).
 
     Args:
         folder, name: where the value lives (:func:`cache_path`); ``name`` is usually a :func:`digest` of
             everything the value depends on.
         version: part of the file name; bump it when the code that makes the values changes.
         memory: also keep the value in this process (the last 64), for values read many times in one run.
-        disk: keep it on disk (written atomically); ``disk=False`` with ``memory=True`` for values too large
-            to write, such as the features of a whole evaluation set at paper scale.
+        disk: keep it on disk (written atomically; an unreadable file is made again); ``disk=False`` with
+            ``memory=True`` for values too large to write, such as the features of a whole evaluation set at
+            paper scale.
 
     Example
     -------
     >>> cached("doctest", digest("demo", 1), lambda: {"answer": 42}, version=1)
     {'answer': 42}
     """
-    path = cache_path(folder, name, version)
-    if memory and path in _MEMORY:
-        return _MEMORY[path]
-    value = load_cached(path) if disk else None
-    if value is None:
-        value = make()
-        if disk:
-            atomic_save(value, path)
+    return cached_many(folder, {name: name}, lambda missing: {name: make()}, version, memory, disk)[name]
+
+
+def cached_many(folder: str, names: dict, make, version: int | None = None, memory: bool = False,
+                disk: bool = True, weights_only: bool = False) -> dict:
+    """Several values of one cache, ``{key: value}``, with one call ``make(missing)`` for all those not cached
+    yet (none when every value is): ``names`` is ``{key: name}``, ``make`` gets the list of missing keys and
+    returns ``{key: value}`` for them (e.g. one pass over the images for several featurizers). ``version``,
+    ``memory`` and ``disk`` as in :func:`cached`; ``weights_only`` reads the files with
+    ``torch.load(weights_only=True)`` (values of tensors and plain containers only).
+
+    Example
+    -------
+    >>> run, asked = os.urandom(4).hex(), []
+    >>> square = lambda keys: asked.append(keys) or {k: k * k for k in keys}
+    >>> cached_many("doctest", {k: digest(run, k) for k in (2, 3)}, square, version=1)
+    {2: 4, 3: 9}
+    >>> cached_many("doctest", {k: digest(run, k) for k in (2, 3, 4)}, square, version=1), asked
+    ({2: 4, 3: 9, 4: 16}, [[2, 3], [4]])
+    """
+    paths = {key: cache_path(folder, name, version) for key, name in names.items()}
+    out = {}
+    for key, path in paths.items():
+        value = _MEMORY.get(path) if memory else None
+        if value is None and disk:
+            value = load_cached(path, weights_only)
+        if value is not None:
+            out[key] = value
+    missing = [key for key in names if key not in out]
+    if missing:
+        made = make(missing)
+        for key in missing:
+            out[key] = made[key]
+            if disk:
+                atomic_save(made[key], paths[key])
     if memory:
-        if len(_MEMORY) >= _MEMORY_MAX:
-            _MEMORY.pop(next(iter(_MEMORY)))
-        _MEMORY[path] = value
-    return value
+        for key, path in paths.items():
+            if path not in _MEMORY:
+                if len(_MEMORY) >= _MEMORY_MAX:
+                    _MEMORY.pop(next(iter(_MEMORY)))
+                _MEMORY[path] = out[key]
+    return {key: out[key] for key in names}
 
 
 def seed_everything(seed: int) -> None:

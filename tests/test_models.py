@@ -221,3 +221,18 @@ def test_batched_defaults_to_the_modules_device_and_runs_without_grad():
     m = nn.Linear(4, 2)
     out = models.batched(m, torch.rand(5, 4))
     assert out.shape == (5, 2) and not out.requires_grad
+
+
+def test_weights_key_follows_parameters_buffers_and_names():
+    a, b = models.create("small_resnet18", seed=0), models.create("small_resnet18", seed=0)
+    assert models.weights_key(a) == models.weights_key(b)
+    with torch.no_grad():
+        next(b.parameters()).add_(1e-3)
+    assert models.weights_key(a) != models.weights_key(b), "a parameter"
+    c = models.create("small_resnet18", seed=0)
+    bn = next(m for m in c.modules() if isinstance(m, nn.BatchNorm2d))
+    bn.running_mean.add_(1.0)
+    assert models.weights_key(a) != models.weights_key(c), "a buffer (BatchNorm statistics)"
+    one, other = nn.Sequential(nn.Linear(2, 2)), nn.Sequential(nn.Identity(), nn.Linear(2, 2))
+    other[1].load_state_dict(one[0].state_dict())
+    assert models.weights_key(one) != models.weights_key(other), "the same weights under other names"

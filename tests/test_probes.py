@@ -336,3 +336,15 @@ def test_bad_inputs_say_what_is_wrong():
         probes.train_probe(feats, layers=["layer9"])
     with pytest.raises(ValueError, match="geometric task"):
         probes.crops_for("hue", boxes, (48, 48), torch.zeros(4))
+
+
+def test_extract_many_extracts_only_the_featurizers_not_cached(monkeypatch):
+    images, boxes = _object(8)
+    alone = probes.extract(probes.DCT(), images, boxes, "zoom_in", 16, seed=3)
+    asked, extract = [], probes._extract
+    monkeypatch.setattr(probes, "_extract", lambda feats, *a: asked.append(sorted(feats)) or extract(feats, *a))
+    both = probes.extract_many({"dct": probes.DCT(), "pixels": probes.Passthrough()}, images, boxes, "zoom_in", 16,
+                               seed=3)
+    assert asked == [["pixels"]] and torch.equal(both["dct"].diff, alone.diff) and both["dct"].groups == alone.groups
+    assert probes.extract_many({"p": probes.Passthrough()}, images, boxes, "zoom_in", 16, seed=3)["p"].seconds < 5
+    assert asked == [["pixels"]], "read from the cache"

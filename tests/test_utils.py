@@ -65,3 +65,19 @@ def test_cached_computes_once_and_a_new_version_or_a_corrupt_file_recomputes(mon
     assert utils.cached("t", "m", make, memory=True, disk=False) == {"n": 4}
     assert utils.cached("t", "m", make, memory=True, disk=False) == {"n": 4} and len(calls) == 4
     assert not utils.cache_path("t", "m").exists(), "disk=False writes nothing"
+
+
+def test_cached_many_makes_only_the_missing_values_in_one_call(monkeypatch, tmp_path):
+    monkeypatch.setenv("INVLIB_CACHE", str(tmp_path))
+    asked = []
+
+    def make(keys):
+        asked.append(list(keys))
+        return {k: torch.full((2,), float(k)) for k in keys}
+
+    first = utils.cached_many("t", {1: "one", 2: "two"}, make, version=1, weights_only=True)
+    again = utils.cached_many("t", {2: "two", 1: "one", 3: "three"}, make, version=1, weights_only=True)
+    assert asked == [[1, 2], [3]] and list(again) == [2, 1, 3] and torch.equal(first[2], again[2])
+    assert utils.cached("t", "two", lambda: pytest.fail("recomputed"), version=1)[0] == 2.0, "one cache, two doors"
+    assert utils.cached_many("t", {1: "one"}, make, version=2)[1][0] == 1.0 and asked[-1] == [1]
+    assert utils.cached_many("t", {4: "four"}, make, disk=False) and not utils.cache_path("t", "four").exists()

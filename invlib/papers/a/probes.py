@@ -65,7 +65,7 @@ from ... import transforms, zoo
 from ...models import weights_key
 from ...profiles import Profile
 from ...profiles import settings as _settings
-from ...utils import atomic_save, cache_path, check_choice, check_images, digest, load_cached, resolve_device
+from ...utils import cached_many, check_choice, check_images, digest, resolve_device
 from ...utils import progress as bar_of
 
 CACHE_VERSION = 1
@@ -481,8 +481,8 @@ def extract(featurizer, images: torch.Tensor, boxes: torch.Tensor, task: str, si
         task: a name of :data:`TASKS`; size: the featurizer's input side; seed: the views' draw.
         batch_size: images per forward pass (both views of ``batch_size // 2`` pairs; 128 is fastest on a
             2-core CPU for 28 px inputs, where bigger batches spill the caches).
-        cache: read/write ``<cache>/probes/<hash>.pt`` (keyed by featurizer weights, images, boxes, task,
-            size, seed).
+        cache: read/write ``<cache>/probes/<featurizer>-<task>-<hash>-v<CACHE_VERSION>.pt`` through
+            :func:`invlib.utils.cached_many` (keyed by featurizer weights, images, boxes, task, size, seed).
         data_key: :func:`data_digest` of ``(images, boxes)`` when the caller already has it (hashing a large
             image set once instead of once per featurizer and task).
 
@@ -519,22 +519,23 @@ def extract_many(featurizers: dict, images: torch.Tensor, boxes: torch.Tensor, t
                          f"{None if boxes is None else tuple(boxes.shape)}; datasets without boxes can use the "
                          "whole image: torch.tensor([[0, 0, W, H]]).expand(N, 4).")
     data_key = data_key or data_digest(images, boxes)
-    out, todo, files = {}, {}, {}
-    for name, featurizer in featurizers.items():
-        t0 = time.perf_counter()
-        key = digest(featurizer.key, data_key, task, size, seed)
-        files[name] = cache_path("probes", f"{featurizer.name}-{task}-{key}", version=CACHE_VERSION)
-        saved = load_cached(files[name], weights_only=True) if cache else None
-        if saved is not None:
-            featurizer.groups = featurizer.groups or saved["groups"]
-            out[name] = Features(**{**saved, "seconds": time.perf_counter() - t0})
-        else:
-            todo[name] = featurizer
-    if todo:
-        out |= _extract(todo, images, boxes, task, size, seed, batch_size, resolve_device(device), progress)
-        for name in todo if cache else ():
-            atomic_save(vars(out[name]), files[name])
-    return {name: out[name] for name in featurizers}
+    names = {name: f"{f.name}-{task}-{digest(f.key, data_key, task, size, seed)}" for name, f in featurizers.items()}
+    made, t0, t_make = {}, time.perf_counter(), None
+
+    def make(missing):  # one pass over the views for every featurizer not cached yet
+        nonlocal t_make
+        t_make = time.perf_counter()
+        made.update(_extract({name: featurizers[name] for name in missing}, images, boxes, task, size, seed,
+                             batch_size, resolve_device(device), progress))
+        return {name: vars(made[name]) for name in missing}
+
+    saved = cached_many("probes", names, make, version=CACHE_VERSION, disk=cache, weights_only=True)
+    read = [name for name in featurizers if name not in made]  # their seconds: a share of reading the cache
+    seconds = ((t_make or time.perf_counter()) - t0) / max(1, len(read))
+    for name in read:
+        featurizers[name].groups = featurizers[name].groups or saved[name]["groups"]
+        made[name] = Features(**{**saved[name], "seconds": seconds})
+    return {name: made[name] for name in featurizers}
 
 
 def _extract(featurizers: dict, images, boxes, task, size, seed, batch_size, device, progress) -> dict:
