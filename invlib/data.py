@@ -160,8 +160,10 @@ class Dataset:
         return self.images.float().div_(255) if self.images.dtype == torch.uint8 else self.images.float()
 
     def with_channels(self, channels: int) -> Dataset:
-        """The same images with ``channels`` channels: grey images repeated to 3 (RGB networks on greyscale
-        data); images that already have them are returned as they are.
+        """The same images with ``channels`` channels: grey images ``(N, 1, H, W)`` repeated to
+        ``(N, channels, H, W)`` (3 for RGB networks on greyscale data); images that already have them are returned
+        as they are, and any other conversion is a ``ValueError``. The library's one grey-to-RGB conversion
+        (``load(..., channels=3)`` calls it).
 
         Example
         -------
@@ -819,7 +821,8 @@ def train_test(name: str, root=None, n_train: int = 1000, n_test: int = 1000, se
     capped) and the rest the training set. This is the one rule of the library: the zoo trains on the training
     part, and every chapter that scores the zoo's networks on a folder scores them on images they never saw.
 
-    ``train=False`` returns ``(None, test)``.
+    ``train=False`` returns ``(None, test)``. Both are :class:`Dataset` s of images ``(N, C, H, W)`` uint8,
+    ``C`` = ``channels`` when given (:meth:`Dataset.with_channels`).
 
     Example
     -------

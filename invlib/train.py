@@ -353,7 +353,7 @@ def evaluate(model: nn.Module, data, batch_size: int | None = None) -> dict:
     return dict(acc=correct / len(images), loss=loss / len(images), n=len(images))
 
 
-FIT_CACHE_VERSION = 2
+FIT_CACHE_VERSION = 2  # of fit(cache=True)'s files (utils.cached's version): bump when training changes
 
 
 def _callable_key(fn) -> str:
@@ -388,7 +388,7 @@ def _fit_cached(model: nn.Module, train, cfg: TrainConfig, *, augment, test, val
 
     if callback is not None or checkpoint is not None:
         raise ValueError("fit(cache=True) cannot replay a callback or resume a checkpoint; pass cache=False")
-    key = digest(FIT_CACHE_VERSION, weights_key(model), _module_config(model), _data_key(train),
+    key = digest(weights_key(model), _module_config(model), _data_key(train),
                  _data_key(test), _data_key(val), asdict(cfg), _callable_key(augment),
                  _callable_key(loss))
 
@@ -397,7 +397,7 @@ def _fit_cached(model: nn.Module, train, cfg: TrainConfig, *, augment, test, val
         return dict(model={k: v.detach().cpu() for k, v in model.state_dict().items()}, history=history,
                     rng=torch.get_rng_state())
 
-    found = cached("fit", key, run)
+    found = cached("fit", key, run, version=FIT_CACHE_VERSION)
     model.load_state_dict(found["model"])
     model.to(resolve_device(cfg.device))
     torch.set_rng_state(found["rng"])

@@ -100,6 +100,23 @@ def test_settings_profiles_and_bad_inputs():
         E.settings("laptop")
 
 
+def test_the_chapters_recipe_parameters_reach_every_spec_and_train_through_the_recipe(monkeypatch):
+    S = E.settings("smoke", n_train=500, epochs=2, arch="small_resnet50", optimizer="adamw", device="cpu")
+    assert isinstance(S, zoo.Recipe)
+    for m in E.family(S):
+        s = E.spec(S, m)
+        assert (s.n_train, s.epochs, s.arch, s.optimizer, s.device, s.n_test) == (500, 2, "small_resnet50", "adamw",
+                                                                                  "cpu", E.ZOO_TEST)
+    seen = []
+    monkeypatch.setattr(zoo.Recipe, "train_family", lambda self, specs: seen.append(specs) or
+                        {k: [f"model of {s.name}" for s in v] for k, v in specs.items()})
+    members = E.family(S)[:2]
+    assert E.train(S, members) == {m: f"model of {E.spec(S, m).name}" for m in members}
+    assert seen == [{"family": [E.spec(S, m) for m in members]}]
+    with pytest.raises(ValueError, match="Unknown Settings field 'epoch'. Did you mean 'epochs'"):
+        E.settings("smoke", epoch=2)
+
+
 def test_bad_map_loss_lists_the_valid_ones():
     with pytest.raises(ValueError, match="Valid map_loss values: ce, l2"):
         E.settings("smoke", map_loss="l1")

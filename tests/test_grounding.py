@@ -148,7 +148,7 @@ def test_sweep_cache_is_reused(tmp_path, monkeypatch):
     x = torch.rand(8, 3, 28, 28)
     one = {"ResNet": {"untrained": "random:small_resnet18"}}
     t1 = G.invariance_table(S, x, grids=["rotate"], models=one)
-    assert len(list((tmp_path / "grounding").glob("sweep-*.pt"))) == 1
+    assert len(list((tmp_path / "grounding").glob(f"sweep-*-v{G.CACHE_VERSION}.pt"))) == 1, "versioned files"
     t2 = G.invariance_table(S, x, grids=["rotate"], models=one)
     pd.testing.assert_frame_equal(t1, t2)
     G.invariance_table(S, x[:6], grids=["rotate"], models=one)  # other images: another entry

@@ -233,6 +233,7 @@ def test_a_cached_fit_loads_what_training_gave_and_leaves_the_same_state(monkeyp
     first = _net()
     hist = fit(first, data, cfg, progress=False, cache=True)
     after_first = torch.rand(3)
+    assert len(list((tmp_path / "fit").glob(f"*-v{train_module.FIT_CACHE_VERSION}.pt"))) == 1, "a versioned file"
     calls = []
     real = train_module.fit
     monkeypatch.setattr(train_module, "fit", lambda *a, **k: calls.append(k) or real(*a, **k))

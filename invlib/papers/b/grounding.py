@@ -30,7 +30,7 @@ VARIANT_LABELS = {"untrained": "untrained", "none": "trained, no augmentation",
                   "standard": "trained, standard augmentation"}
 
 
-CACHE_VERSION = 1
+CACHE_VERSION = 1  # of the cached sweeps and searches (utils.cached's version): bump when they change
 
 
 @dataclass(frozen=True)
@@ -148,7 +148,7 @@ def load_model(spec: str, S: Settings) -> torch.nn.Module:
 
 
 def _cached(kind: str, key: str, make):
-    return cached("grounding", f"{kind}-{key}", make)
+    return cached("grounding", f"{kind}-{key}", make, version=CACHE_VERSION)
 
 
 # ------------------------------------------------------------------------------ section 3: the sweep
@@ -176,7 +176,7 @@ def invariance_table(S: Settings, x: torch.Tensor | None = None, grids=None, mod
     grids = list(S.grids if grids is None else grids)
     models = S.models if models is None else models
     progress = S.progress if progress is None else progress
-    rows, data_key = [], digest(x, grids, S.seed, CACHE_VERSION)  # the images are hashed once for all models
+    rows, data_key = [], digest(x, grids, S.seed)  # the images are hashed once for all models
     for arch, variants in models.items():
         for variant, spec in variants.items():
             model = load_model(spec, S)
@@ -227,7 +227,7 @@ def run_searches(S: Settings, x=None, labels=None, classes=None, variants=("none
         x, labels, classes, *_ = search_images(S)
     progress = S.progress if progress is None else progress
     arch = check_choice(S.search_arch, S.models, "architecture")
-    out, data_key = {}, digest(x, labels, S.pairs_per_class, S.seed, CACHE_VERSION)
+    out, data_key = {}, digest(x, labels, S.pairs_per_class, S.seed)
     for variant in variants:
         spec = S.models[arch].get(variant)
         if spec is None:

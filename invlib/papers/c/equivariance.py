@@ -255,8 +255,9 @@ def strongest(members, kind: str) -> Member:
 def images(S: Settings, cross: bool = False) -> tuple[data.Dataset, data.Dataset]:
     """``(fit, eval)``: training images the maps are fitted on, test images they are scored on (of
     ``S.cross_dataset`` when ``cross``, as 3 channels when the networks take 3). A folder of class folders with
-    no ``train/`` and ``test/`` inside is split as the zoo splits it (:func:`invlib.zoo.splits`): the evaluation
-    images are the ones the seed-0 networks of the family held out.
+    no ``train/`` and ``test/`` inside is split as the zoo splits it (:func:`invlib.data.train_test`, through
+    :func:`invlib.zoo.splits` of the family's seed-0 spec): the evaluation images are the ones the seed-0 networks
+    held out (the second set, which no network trained on, is divided by its own ``n_fit + n_eval`` draw).
 
     Example
     -------
@@ -268,14 +269,11 @@ def images(S: Settings, cross: bool = False) -> tuple[data.Dataset, data.Dataset
     if name is None:
         raise ValueError("No second data set: set cross_dataset (e.g. 'folder' with cross_root=/path/to/images).")
     channels = data.load(S.dataset, "train", root=S.root, n=1, size=S.size, cap=True).images.shape[1]
-    if data.one_split_folder(name, root):
-        source = spec(S, Member(None, None)) if not cross else zoo.Spec(S.arch, name, root, seed=S.seed,
-                                                                         n_train=S.n_fit, n_test=S.n_eval)
-        train_ds, test_ds = zoo.splits(source.replace(img_size=S.size))
-        fit_ds, eval_ds = train_ds.rows(slice(0, S.n_fit)), test_ds.rows(slice(0, S.n_eval))
-    else:
-        fit_ds, eval_ds = data.train_test(name, root, S.n_fit, S.n_eval, seed=S.seed, size=S.size)
-    return fit_ds.with_channels(channels), eval_ds.with_channels(channels)
+    if data.one_split_folder(name, root) and not cross:  # divided by the seed-0 networks' spec, as they saw it
+        train_ds, test_ds = zoo.splits(spec(S, Member(None, None)))
+        return (train_ds.rows(slice(0, S.n_fit)).with_channels(channels),
+                test_ds.rows(slice(0, S.n_eval)).with_channels(channels))
+    return data.train_test(name, root, S.n_fit, S.n_eval, seed=S.seed, size=S.size, channels=channels)
 
 
 # ------------------------------------------------------------------------------ measuring one network
@@ -596,13 +594,15 @@ def finetune_loss(kind: str, values, resize: float = 1.0, lambda1: float = 50 / 
     return loss
 
 
-def finetune(net: nn.Module, member: Member, S: Settings, progress: bool = False,
+def finetune(net: nn.Module, member: Member, S: Settings, progress: bool | None = None,
              lambda3: float | None = None) -> nn.Module:
     """Sec. 5.4: a copy of ``net`` fine-tuned with Eq. 7 on the fixed transforms :data:`FT_VALUES` of its type, on
     its own training images (``S.ft_steps`` SGD updates of ``S.ft_batch``, momentum 0.9, no weight decay, the
     rate divided by 10 every ``S.ft_decay_every`` updates); cached on disk. ``lambda3`` overrides
-    ``S.ft_lambda3`` (0: the control, the same updates on the clean cross-entropy alone)."""
+    ``S.ft_lambda3`` (0: the control, the same updates on the clean cross-entropy alone); ``progress`` (None:
+    ``S.progress``) shows a bar per epoch."""
     lambda3 = S.ft_lambda3 if lambda3 is None else lambda3
+    progress = S.progress if progress is None else progress
     kind, values = member.kind, FT_VALUES[member.kind]
     key = digest(weights_key(net), kind, values, S.ft_lambda1, S.ft_lambda2,
                  lambda3, S.ft_steps, S.ft_batch, S.ft_lr, S.ft_decay_every, S.seed, S.layer)
