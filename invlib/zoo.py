@@ -500,9 +500,13 @@ class Recipe:
     arch:             any :func:`invlib.models.create` name
     size:             the side the models see, in pixels
     n_train:          training images per model
-    epochs, batch_size, lr, weight_decay, schedule: the SGD recipe ("cosine", or "step": /10 every 30 epochs)
-    executor:         None (train here), "local" or "slurm": one zoo job per model (:func:`executor`)
+    epochs, batch_size, optimizer, lr, weight_decay, schedule: the training recipe (optimizer: one of
+                      :data:`invlib.train.OPTIMIZERS`; schedule "cosine", or "step": /10 every 30 epochs)
+    executor:         None or "none" (train here), "local" or "slurm": one zoo job per model (:func:`executor`)
     device, progress: filled from the profile (``-p device=cuda`` overrides)
+
+    Executor, optimizer and schedule names are checked when the recipe is made (an unknown one lists the valid
+    ones); the rest when a spec is made from it (:meth:`spec`).
 
     Example
     -------
@@ -510,6 +514,9 @@ class Recipe:
     >>> s = r.spec("tm_rotation", {"magnitude": 20.0}, seed=1, n_test=100)
     >>> s.name, s.img_size, s.epochs, dict(s.augment_params)
     ('small_resnet18/tm_rotation', 28, 1, {'magnitude': 20.0})
+    >>> Recipe(executor="slrum")
+    Traceback (most recent call last):
+    ValueError: Unknown executor 'slrum'. Did you mean 'slurm'? Valid executors: local, none, slurm.
     """
 
     profile: str = "paper"
@@ -520,6 +527,7 @@ class Recipe:
     n_train: int = 1_281_167
     epochs: int = 90
     batch_size: int = 256
+    optimizer: str = "sgd"
     lr: float = 0.01
     weight_decay: float = 5e-4
     schedule: str = "step"
@@ -527,18 +535,46 @@ class Recipe:
     device: str = "auto"
     progress: bool = True
 
+    def __post_init__(self):
+        check_choice("none" if self.executor is None else self.executor, ("none", "local", "slurm"), "executor")
+        check_choice(self.optimizer, OPTIMIZERS, "optimizer")
+        check_choice(self.schedule, SCHEDULES, "schedule")
+
     def spec(self, augment: str, params: dict, seed: int, n_test: int, img_size: int | None = None) -> Spec:
-        """The zoo spec of one model: this recipe with ``augment(**params)`` and ``seed``, evaluated by the zoo on
-        ``n_test`` test images, its images stored at ``img_size`` (default ``size``)."""
+        """The zoo spec of one model: this recipe trained with the augmentation ``augment(**params)`` (a name of
+        :data:`AUGMENTATIONS`) from ``seed``, evaluated by the zoo on ``n_test`` test images, its images stored at
+        ``img_size`` pixels (default ``size``). The one place a paper's recipe becomes a :class:`Spec`: the same
+        recipe, augmentation and seed give the same cache key (:func:`path`), so trained models are reused.
+
+        Example
+        -------
+        >>> r = Recipe(dataset="fashion_mnist_color", arch="small_resnet18", size=28, n_train=512, epochs=2)
+        >>> s = r.spec("translate", {"size": 28, "translate": 0.3}, seed=1, n_test=200, img_size=32)
+        >>> s.arch, s.n_train, s.epochs, s.optimizer, s.schedule, s.img_size, s.seed
+        ('small_resnet18', 512, 2, 'sgd', 'step', 32, 1)
+        >>> r.spec("flip", {}, 0, 200)  # doctest: +ELLIPSIS
+        Traceback (most recent call last):
+        ValueError: Unknown augmentation 'flip'. Valid augmentations: fixed_size_center_crop, ...
+        """
         return Spec(self.arch, self.dataset, self.root, augment, params, seed, self.n_train, n_test,
-                    img_size or self.size, self.epochs, self.batch_size, "sgd", self.lr, self.weight_decay,
+                    img_size or self.size, self.epochs, self.batch_size, self.optimizer, self.lr, self.weight_decay,
                     schedule=self.schedule, device=self.device)
 
     def train_family(self, specs: dict) -> dict:
-        """Train (or load) a family ``{key: [Spec, ...]}`` through :func:`train_many` with this recipe's
-        executor and progress; the same dict with models in place of specs."""
+        """Train (or load) a family ``{key: [Spec, ...]}`` through :func:`train_many`, in this process
+        (``executor`` None) or as one job per untrained spec (``"local"``, ``"slurm"``: :func:`executor`), with
+        progress bars when ``progress``; the same dict, ``{key: [nn.Module, ...]}`` in eval mode, models in place
+        of specs. The one way a paper trains its family.
+
+        Example
+        -------
+        >>> r = Recipe(dataset="fashion_mnist_color", arch="small_resnet18", size=28, epochs=0, progress=False)
+        >>> family = r.train_family({"a": [r.spec("none", {}, 0, n_test=100)], "b": []})
+        >>> {k: len(v) for k, v in family.items()}, family["a"][0].zoo_info["name"]
+        ({'a': 1, 'b': 0}, 'small_resnet18/untrained')
+        """
         flat = [s for group in specs.values() for s in group]
-        ex = executor(self.executor) if self.executor else None
+        ex = None if self.executor in (None, "none") else executor(self.executor)
         trained = iter(train_many(flat, ex, progress=self.progress))
         return {k: [next(trained) for _ in group] for k, group in specs.items()}
 

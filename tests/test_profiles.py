@@ -81,3 +81,24 @@ def test_settings_fill_the_device_and_progress_from_the_profile_once(monkeypatch
     assert rrc.settings("gpu", device="cpu").device == "cpu", "an override wins"
     monkeypatch.setenv("INVLIB_PROGRESS", "0")
     assert rrc.settings("cpu").progress is False, "the book runner turns progress bars off"
+
+
+def test_every_papers_settings_get_the_device_and_progress_of_the_profile(monkeypatch):
+    from invlib.papers.a import probes
+    from invlib.papers.b import grounding, rrc
+    from invlib.papers.c import equivariance
+    from invlib.papers.e import experiments
+
+    makers = {"probes": probes.settings, "grounding": grounding.settings, "rrc": rrc.settings,
+              "equivariance": equivariance.settings,
+              **{e: lambda p, e=e, **o: experiments.settings(e, p, **o) for e in experiments.TABLES}}
+    monkeypatch.delenv("INVLIB_PROGRESS", raising=False)
+    for name, make in makers.items():
+        for profile in ("smoke", "gpu"):
+            S = make(profile)
+            assert (S.device, S.progress) == (get_profile(profile).device, True), (name, profile)
+        assert make("smoke", device="cuda", progress=False).device == "cuda", f"{name}: -p device=cuda wins"
+        with pytest.raises(TypeError, match="'progress' must be bool"):
+            make("smoke", progress="yes")
+    monkeypatch.setenv("INVLIB_PROGRESS", "0")
+    assert not any(make("gpu").progress for make in makers.values()), "INVLIB_PROGRESS=0 turns every bar off"

@@ -53,6 +53,21 @@ def test_settings_specs_and_bad_inputs():
         R.settings("cpu", zooms=(0.5, 1.0))
 
 
+def test_the_chapters_recipe_parameters_reach_every_spec_and_unknown_names_list_the_valid_ones():
+    S = R.settings("smoke", n_train=500, epochs=2, arch="small_resnet50", device="cuda", executor="slurm")
+    assert isinstance(S, zoo.Recipe)
+    for s in [*sum(R.family(S).values(), []), *sum(R.beta_family(S).values(), [])]:
+        assert (s.n_train, s.epochs, s.arch, s.device, s.lr, s.schedule) == (500, 2, "small_resnet50", "cuda", 0.1,
+                                                                           "cosine")
+        assert s == S.spec(s.augment, dict(s.augment_params), s.seed, n_test=500, img_size=32), "one spec maker"
+    with pytest.raises(ValueError, match=r"Unknown Settings field 'n_trian'. Did you mean 'n_train'\? .*epochs"):
+        R.settings("smoke", n_trian=500)
+    with pytest.raises(ValueError, match="Valid executors: local, none, slurm"):
+        R.settings("smoke", executor="slrum")
+    with pytest.raises(TypeError, match="'epochs' must be int"):
+        R.settings("smoke", epochs="two")
+
+
 def test_predict_crops_on_the_cpu_batch_by_batch_and_is_seeded():
     import torch
 

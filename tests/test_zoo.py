@@ -343,3 +343,31 @@ def test_both_papers_make_their_specs_and_train_their_families_through_the_one_r
     assert (b.n_train, b.device, c.epochs) == (777, "cpu", 2), "a recipe override reaches the spec"
     with pytest.raises(ValueError, match="Valid Settings fields"):
         rrc.settings("cpu", n_trian=5)
+
+
+def test_a_recipe_trains_its_family_here_or_through_the_named_executor(monkeypatch):
+    calls = []
+    monkeypatch.setattr(zoo, "executor", lambda kind: f"<{kind} executor>")
+    monkeypatch.setattr(zoo, "train_many", lambda specs, ex, progress: calls.append((len(specs), ex, progress))
+                        or [f"model {s.seed}" for s in specs])
+    r = zoo.Recipe(dataset="fashion_mnist_color", arch="small_resnet18", size=28, epochs=1, progress=False)
+    family = {"a": [r.spec("none", {}, k, n_test=100) for k in range(2)], "b": [], "c": [r.spec("none", {}, 5, 100)]}
+    assert r.train_family(family) == {"a": ["model 0", "model 1"], "b": [], "c": ["model 5"]}
+    for name in ("local", "slurm"):
+        dataclasses.replace(r, executor=name, progress=True).train_family(family)
+    dataclasses.replace(r, executor="none").train_family(family)
+    assert calls == [(3, None, False), (3, "<local executor>", True), (3, "<slurm executor>", True), (3, None, False)]
+    for field, bad, valid in (("executor", "slrum", "local, none, slurm"), ("optimizer", "sgdm", "adam, adamw, sgd"),
+                              ("schedule", "linear", "cosine, none, step")):
+        with pytest.raises(ValueError, match=f"Valid {field}s: {valid}"):
+            dataclasses.replace(r, **{field: bad})
+
+
+def test_a_recipe_makes_the_spec_the_zoo_would_from_the_same_fields():
+    r = zoo.Recipe(dataset="fashion_mnist_color", arch="small_resnet18", size=28, n_train=300, epochs=3,
+                   batch_size=32, optimizer="adamw", lr=0.002, weight_decay=0.01, schedule="cosine", device="cpu")
+    s = r.spec("tm_noise", {"magnitude": 8.0}, seed=4, n_test=50)
+    assert s == zoo.Spec("small_resnet18", "fashion_mnist_color", None, "tm_noise", {"magnitude": 8.0}, 4, 300, 50, 28,
+                         3, 32, "adamw", 0.002, 0.01, schedule="cosine")
+    assert zoo.path(s) == zoo.path(s.replace(device="cuda")), "the device is not part of the cache key"
+    assert r.spec("none", {}, 0, 50, img_size=32).img_size == 32
