@@ -64,3 +64,17 @@ def test_every_paper_has_a_method_and_a_reports_part(paper):
     assert reports, f"paper {paper} has no <method>_reports.py"
     for r in reports:
         assert r.removesuffix("_reports") in names, f"{r}.py has no method module {r.removesuffix('_reports')}.py"
+
+
+def test_every_module_has_its_test_file():
+    """Tests mirror invlib/: ``tests/test_<module>.py`` for every module (a paper's ``<method>_reports.py`` may be
+    tested in its own file or with its method in ``test_<method>.py``)."""
+    tests = {p.stem.removeprefix("test_") for p in Path(__file__).parent.glob("test_*.py")}
+    missing = []
+    for file in ROOT.glob("**/*.py"):
+        name = file.stem
+        if name.startswith("__"):
+            continue
+        if name not in tests and name.removesuffix("_reports") not in tests:
+            missing.append(str(file.relative_to(ROOT)))
+    assert not missing, f"modules without tests/test_<module>.py: {sorted(missing)}"
