@@ -50,7 +50,8 @@ PAGES = (SCOREBOARD,)  # pages under book/_generated/ that the runner writes its
 # summary and benchmarks/bench_book.py compare each chapter's seconds with them; nothing fails on a slow machine.
 BUDGETS = {"smoke": (60, 60), "cpu": (120, 300)}
 TRAINS_A_FAMILY = {"00_data_and_transforms", "b1_rrc_decomposition", "e1_learning_the_right_invariance",
-                   "e2_beyond_vision", "e3_capacity", "e4_image_recognition", "c1_invariance_equivariance"}
+                   "e2_beyond_vision", "e3_capacity", "e4_image_recognition", "c1_invariance_equivariance",
+                   "a1_ranking_tasks", "b3_invariance_vs_magnitude"}  # A1, B3: their paper's own zoo entries
 OWN_BUDGETS = {("b2_scale_distribution", "cpu"): 180}  # a family chapter with a tighter limit of its own
 # A parallel build (``jobs > 1``) starts a chapter only after the chapters whose models or cached results it
 # reuses have finished; otherwise both would wait on the zoo's training lock. The order of a build with one job
@@ -485,7 +486,7 @@ def budget(name: str, profile: str) -> float | None:
 
     Example
     -------
-    >>> budget("a1_ranking_tasks", "cpu"), budget("e3_capacity", "cpu"), budget("a1_ranking_tasks", "gpu")
+    >>> budget("a2_which_layers", "cpu"), budget("e3_capacity", "cpu"), budget("a2_which_layers", "gpu")
     (120, 300, None)
     >>> budget("b2_scale_distribution", "cpu")
     180

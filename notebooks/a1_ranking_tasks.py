@@ -77,6 +77,10 @@ plt.show()
 # shift in [-0.2, 0.2] turns; saturation, contrast and brightness by their factor in [0.5, 1.5] (the paper
 # gives no brightness range; this one is ours). At 28 pixels, zoom-in views of a plain garment can be a
 # nearly flat patch of its colour (a trim of 0.9 keeps 2 of its 20 pixels).
+#
+# The backbones come from the model zoo. The small ResNet-18 is shared with paper B, so chapter 00 has trained
+# it; the small ResNet-50 is this paper's alone, so on a cold cache the next cell trains it (the longest
+# step of this chapter) and every later run loads it.
 
 # %%
 backbone_features, sizes = probes.featurizers(S.backbones, S.profile)

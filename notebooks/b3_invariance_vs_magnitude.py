@@ -67,6 +67,8 @@ plt.show()
 # One batched pass per (transform, level) over all probe images, fed to every model. Lines are the median
 # over images, the band the quartiles. Solid: ResNet; dashed: ViT. Orange: untrained; blue: trained without
 # augmentation; navy: with standard augmentation.
+# The ResNets are the zoo's models that papers A and B share (chapter 00 trains them); the ViTs are used by
+# this chapter alone, so on a cold cache the next cell trains them first (cached in the zoo afterwards).
 
 # %%
 table = G.invariance_table(S, x)

@@ -107,6 +107,17 @@ def test_the_book_trains_exactly_the_entries_its_chapters_use():
     assert used == set(zoo.BOOK)
 
 
+def test_chapter_00_trains_exactly_the_entries_two_papers_share():
+    """zoo.SHARED: the entries named by the method modules of two or more papers (the others are trained by the
+    one paper's chapter that first loads them)."""
+    papers = {key: Path(module.__file__) for key, module in (("a", probes), ("b", grounding))}
+    by_paper = {key: set(re.findall(r'"zoo:(\w+/\w+)"', f.read_text())) for key, f in papers.items()}
+    shared = {m for m in zoo.BOOK if sum(m in used for used in by_paper.values()) >= 2}
+    assert shared == set(zoo.SHARED) and set(zoo.SHARED) < set(zoo.BOOK)
+    only_a, only_b = by_paper["a"] - by_paper["b"], by_paper["b"] - by_paper["a"]
+    assert "small_resnet50/standard" in only_a and "small_vit/none" in only_b
+
+
 # ----------------------------------------------------------------------------- data
 def test_missing_data_fails_before_any_training_or_job(tmp_path):
     missing = SPEC.replace(dataset="folder", root=str(tmp_path / "nope"))
