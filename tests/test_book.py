@@ -143,7 +143,7 @@ def test_cli_lists_chapters_with_their_parameters(capsys):
 # --- the timings ----------------------------------------------------------------------------------------
 
 def test_summary_puts_each_chapter_beside_its_budget():
-    chapters = [book.Chapter("a1_ranking_tasks", "ok", 130.0, "cpu"), book.Chapter("e3_capacity", "ok", 130.0, "cpu"),
+    chapters = [book.Chapter("c2_representation_distance", "ok", 130.0, "cpu"), book.Chapter("e3_capacity", "ok", 130.0, "cpu"),
                 book.Chapter("a2_which_layers", "ok", 30.0, "smoke"), book.Chapter("e1_x", "ok", 9.0, "gpu"),
                 book.Chapter("e2_beyond_vision", "stub")]
     lines = book.summary(chapters).splitlines()
@@ -162,7 +162,7 @@ def _bench_book():
 def test_bench_book_compares_the_last_runs_seconds_with_the_budgets(book_copy, tmp_path, monkeypatch, capsys):
     monkeypatch.setenv("INVLIB_CACHE", str(tmp_path / "cache"))
     res = tmp_path / "results"
-    for name, seconds in [("a1_ranking_tasks", 150.0), ("e3_capacity", 150.0)]:
+    for name, seconds in [("c2_representation_distance", 150.0), ("e3_capacity", 150.0)]:
         (res / "cpu").mkdir(parents=True, exist_ok=True)
         (res / "cpu" / f"{name}.json").write_text(json.dumps(dict(book_seconds=seconds, finished="2026-01-02T03:04")))
     nb = nbformat.v4.new_notebook()
@@ -173,8 +173,8 @@ def test_bench_book_compares_the_last_runs_seconds_with_the_budgets(book_copy, t
     argv = ["--results", str(res), "--book-dir", str(book_copy)]
     assert bench.main([*argv, "--profile", "cpu", "smoke"]) == 0
     out = capsys.readouterr().out.splitlines()
-    a1 = next(line for line in out if "a1_ranking_tasks" in line).split()
-    assert a1 == ["cpu", "a1_ranking_tasks", "150.0", "120", "1.25", "2026-01-02", "over"]
+    c2 = next(line for line in out if "c2_representation_distance" in line).split()
+    assert c2 == ["cpu", "c2_representation_distance", "150.0", "120", "1.25", "2026-01-02", "over"]
     assert next(line for line in out if "e3_capacity" in line).split()[2:5] == ["150.0", "300", "0.50"]
     assert next(line for line in out if "a2_which_layers" in line).split() == \
         ["smoke", "a2_which_layers", "42.0", "60", "0.70", "notebook"]
