@@ -143,8 +143,9 @@ def test_cli_lists_chapters_with_their_parameters(capsys):
 # --- the timings ----------------------------------------------------------------------------------------
 
 def test_summary_puts_each_chapter_beside_its_budget():
-    chapters = [book.Chapter("c2_representation_distance", "ok", 130.0, "cpu"), book.Chapter("e3_capacity", "ok", 130.0, "cpu"),
-                book.Chapter("a2_which_layers", "ok", 30.0, "smoke"), book.Chapter("e1_x", "ok", 9.0, "gpu"),
+    chapters = [book.Chapter("c2_representation_distance", "ok", 130.0, "cpu"),
+                book.Chapter("e3_capacity", "ok", 130.0, "cpu"), book.Chapter("a2_which_layers", "ok", 30.0, "smoke"),
+                book.Chapter("e1_x", "ok", 9.0, "gpu"),
                 book.Chapter("e2_beyond_vision", "stub")]
     lines = book.summary(chapters).splitlines()
     assert lines[1].split()[-3:] == ["130.0", "120", "over"]
