@@ -16,6 +16,9 @@ loader's keyword-only parameters are the dataset's options.
 | cifar10             | 3x32x32         | None                    | $INVLIB_DATA/cifar10 / download          |
 | imagenet            | 3 x size x size | first XML object / all  | root/<train,val>/<wnid>/*.JPEG           |
 | folder              | 3 x size x size | None                    | root/[<split>/]<class>/<image>           |
+| scenes              | 3 x 56 x 56     | the main item (exact)   | generated from Fashion-MNIST items       |
+| sprites             | 1 or 3 x 32     | None                    | generated from two Fashion-MNIST items   |
+| sinusoids           | 1 x T signals   | None                    | generated                                |
 
 Boxes are ``(x0, y0, x1, y1)`` float32 in pixels of the stored images, ``x1``/``y1`` exclusive (pixel edges:
 a box covering only pixel (0, 0) is ``(0, 0, 1, 1)``), so resizing scales them exactly.
@@ -381,10 +384,7 @@ def colorize(gray: Tensor, hue: Tensor, saturation: Tensor) -> Tensor:
     >>> colorize(torch.full((1, 1, 2, 2), 255, dtype=torch.uint8), torch.zeros(1), torch.ones(1))[0, :, 0, 0]
     tensor([255,   0,   0], dtype=torch.uint8)
     """
-    from kornia.color import hsv_to_rgb
-
-    hsv = torch.stack([hue.float(), saturation.float(), torch.ones(len(gray))], 1)[:, :, None, None]
-    rgb = hsv_to_rgb(hsv)  # (N, 3, 1, 1): the colour at full intensity
+    rgb = _tint(hue, saturation)  # (N, 3, 1, 1): the colour at full intensity
     out = torch.empty((len(gray), 3, *gray.shape[-2:]), dtype=torch.uint8)
     step = max(1, 2**24 // gray[0].numel())
     for i in range(0, len(gray), step):
@@ -728,6 +728,204 @@ def _sinusoids(split, root, n, seed, size, *, freqs=(2.0, 4.0, 6.0, 8.0), jitter
     return Dataset("sinusoids", split, x.float().unsqueeze(1), labels, [f"{g:g} Hz" for g in freqs])
 
 
+# ---------------------------------------------------------------- scenes: objects that vary in position and scale
+
+SCENE_SIZE = 56  # default canvas: a stride-2 stem (models.small_resnet18_s2) sees 28 x 28 maps, today's step cost
+SCENE_MEDIAN_SIDE = 0.55  # the main item's median side / canvas side: about 30 % of the area, items near 28 px
+SCENE_LOG_SIDE_STD = 0.35  # std of log(side) at variation 1: area spans about x/4 to x4 of the median (95 %)
+SCENE_CENTER_STD = 0.5  # std of the centre's offset at variation 1, as a fraction of half the free room
+SCENE_SIDE_RANGE = (0.25, 1.0)  # sides are clipped to this; offsets to the free room (the item stays whole)
+SCENE_DISTRACTOR = dict(p=0.5, side=0.6, dim=0.6)  # probability, side relative to the main item, brightness
+SCENE_BACKGROUND = 0.35  # the brightest a background pixel gets (smooth colour noise, 4 x 4 control points)
+
+
+def _scene_items(items: str, split: str, root) -> tuple[Tensor, Tensor, Tensor, list[str], list[str] | None, str]:
+    """The object images a scene is made of: ``(images (M, C, h, w) uint8, labels, boxes, classes, synsets,
+    source)``. Fashion-MNIST by default; any other registered dataset of objects on a dark background works
+    (``items="folder", root=...``: a folder with one split gives its images to both scene splits)."""
+    if items in ("fashion_mnist", "fashion_mnist_color"):
+        images, labels, boxes, folder = _fashion_arrays(split, root)
+        return images, labels, boxes, list(FASHION_MNIST_CLASSES), list(FASHION_MNIST_SYNSETS), str(folder)
+    if items in ("scenes", "sprites", "sinusoids"):
+        raise ValueError(f"scenes are made of object images; items={items!r} is not one. Use 'fashion_mnist' or "
+                         "'folder' (with root=) or another dataset of objects on a dark background.")
+    src = load(items, "train" if one_split_folder(items, root) else split, root=root, size=28)
+    fg = src.images.amax(1, keepdim=True)
+    return src.images, src.labels, foreground_boxes(fg), src.classes, src.synsets, f"{items}:{root}"
+
+
+def _scene_draws(labels: Tensor, n_classes: int, gen: torch.Generator, variation: float, distractors: float):
+    """Per-scene random numbers for a whole split (so a scene is the same under any subset)."""
+    m = len(labels)
+    side = SCENE_MEDIAN_SIDE * torch.exp(SCENE_LOG_SIDE_STD * variation * torch.randn(m, generator=gen))
+    side = side.clamp(*SCENE_SIDE_RANGE)
+    offset = (SCENE_CENTER_STD * variation * torch.randn(m, 2, generator=gen)).clamp(-1, 1)
+    hue = torch.rand(m, 2, generator=gen) * (2 * torch.pi)
+    sat = 0.5 + 0.5 * torch.rand(m, 2, generator=gen)
+    other_class = (labels + torch.randint(1, n_classes, (m,), generator=gen)) % n_classes
+    pick = torch.rand(m, generator=gen)
+    d_pos = torch.rand(m, 2, generator=gen) * 2 - 1
+    present = torch.rand(m, generator=gen) < distractors
+    background = torch.rand(m, 3, 4, 4, generator=gen)
+    return dict(side=side, offset=offset, hue=hue, sat=sat, other_class=other_class, pick=pick, d_pos=d_pos,
+                present=present, background=background)
+
+
+def _axis_weights(side: Tensor, offset: Tensor, n_in: int, size: int) -> Tensor:
+    """``(B, size, n_in)`` resampling weights along one axis: output pixel ``x`` of a canvas of ``size`` px
+    reads the item (``n_in`` px, pasted ``side * size`` px wide at ``offset`` of half the free room) through a
+    tent filter as wide as the shrink factor (antialiased when the item gets smaller, bilinear when larger);
+    weights are zero beyond the item, so the canvas there is empty."""
+    px = (side * size)[:, None, None]
+    left = (size - px) / 2 * (1 + offset[:, None, None])
+    u = ((torch.arange(size)[None, :, None] + 0.5) - left) * (n_in / px) - 0.5  # item coordinate of pixel x
+    radius = (n_in / px).clamp_min(1.0)
+    w = (1 - (u - torch.arange(n_in)[None, None, :]).abs() / radius).clamp_min(0) / radius
+    inside = ((u > -0.5) & (u < n_in - 0.5)).float()  # x shows the item at all
+    return w / w.sum(-1, keepdim=True).clamp_min(1e-8) * inside
+
+
+def _paste(item: Tensor, side: Tensor, offset: Tensor, size: int) -> Tensor:
+    """Items ``(B, C, h, w)`` float -> canvases ``(B, C, size, size)``: each item scaled to ``side * size`` px and
+    centred at ``offset`` (``(B, 2)``, x and y as fractions of half the free room, in [-1, 1]); zero outside.
+    The move is a scale and a shift, so it is separable: two batched matrix products per batch."""
+    wy = _axis_weights(side, offset[:, 1], item.shape[-2], size)
+    wx = _axis_weights(side, offset[:, 0], item.shape[-1], size)
+    return wy[:, None] @ item @ wx[:, None].transpose(-1, -2)
+
+
+_BICUBIC: dict[int, Tensor] = {}
+
+
+def _smooth(control: Tensor, size: int) -> Tensor:
+    """Control points ``(B, C, k, k)`` -> ``(B, C, size, size)``, bicubic (as ``interpolate``, done separably as
+    two matrix products, which is several times faster here)."""
+    k = control.shape[-1]
+    if (k, size) not in _BICUBIC:
+        basis = torch.eye(k)[:, None, None, :]  # (k, 1, 1, k): each control point alone
+        _BICUBIC[(k, size)] = torch.nn.functional.interpolate(basis, size=(1, size), mode="bicubic",
+                                                              align_corners=False)[:, 0, 0].T  # (size, k)
+    m = _BICUBIC[(k, size)]
+    return m @ control @ m.T
+
+
+def _tint(hue: Tensor, saturation: Tensor) -> Tensor:
+    """``(N,)`` hues (radians) and saturations -> ``(N, 3, 1, 1)`` RGB colours at full value (kornia)."""
+    from kornia.color import hsv_to_rgb
+
+    hsv = torch.stack([hue.float(), saturation.float(), torch.ones(len(hue))], 1)[:, :, None, None]
+    return hsv_to_rgb(hsv)
+
+
+def _layer(items: Tensor, hue: Tensor, sat: Tensor, side: Tensor, offset: Tensor, size: int):
+    """Items ``(B, C, h, w)`` uint8 pasted onto empty canvases: ``(colour (B, 3, size, size), opacity (B, 1,
+    size, size))`` floats in [0, 1]. A pixel's brightness is its opacity; grey items are pasted as one channel
+    and tinted afterwards (tinting is linear in the value, so the order does not matter)."""
+    pasted = _paste(items.float().div_(255), side, offset, size)
+    alpha = pasted.amax(1, keepdim=True)
+    return (pasted * _tint(hue, sat) if pasted.shape[1] == 1 else pasted), alpha
+
+
+def _render_scenes(items: Tensor, d: dict, idx: Tensor, size: int, distractor: Tensor, background: float):
+    """The scenes ``idx`` of one split: ``(len(idx), 3, size, size)`` uint8, in chunks of 1,024."""
+    out = torch.empty((len(idx), 3, size, size), dtype=torch.uint8)
+    dim = SCENE_DISTRACTOR["dim"]
+    for lo in range(0, len(idx), 1024):
+        i = idx[lo : lo + 1024]
+        canvas = _smooth(d["background"][i], size).clamp_(0, 1).mul_(background)
+        j = i[d["present"][i]]  # the scenes of this chunk that have a distractor
+        if len(j):
+            rgb, alpha = _layer(items[distractor[j]], d["hue"][j, 1], d["sat"][j, 1],
+                                d["side"][j] * SCENE_DISTRACTOR["side"], d["d_pos"][j], size)
+            k = d["present"][i]
+            canvas[k] = canvas[k] * (1 - alpha) + rgb * dim
+        rgb, alpha = _layer(items[i], d["hue"][i, 0], d["sat"][i, 0], d["side"][i], d["offset"][i], size)
+        canvas = canvas.mul_(1 - alpha).add_(rgb)
+        out[lo : lo + 1024] = canvas.mul_(255).round_().clamp_(0, 255).to(torch.uint8)
+    return out
+
+
+def _scene_boxes(item_boxes: Tensor, item_side: int, side: Tensor, offset: Tensor, size: int) -> Tensor:
+    """The main items' foreground boxes in canvas pixels: the item's own box, scaled and moved as pasted."""
+    px = side * size
+    left = ((size - px) / 2)[:, None] * (1 + offset)  # (M, 2): x, y of the item's top-left corner
+    scale = (px / item_side)[:, None]
+    return torch.cat([left + item_boxes[:, :2] * scale, left + item_boxes[:, 2:] * scale], 1).clamp(0, size)
+
+
+def _scenes(split, root, n, seed, size, *, variation: float = 1.0, distractors: float = SCENE_DISTRACTOR["p"],
+            background: float = SCENE_BACKGROUND, items: str = "fashion_mnist", scene_seed: int = 0) -> Dataset:
+    """Objects that vary in position and scale, on backgrounds that are not empty: Fashion-MNIST items composited
+    onto a ``size`` px canvas (default 56), coloured per item as ``fashion_mnist_color``. One scene per item of
+    the split (60,000 train, 10,000 test); the label and box are the main item's.
+
+    - **Scale.** The main item's side is ``0.55 x exp(0.35 x variation x N(0, 1))`` of the canvas, clipped to
+      [0.25, 1]: a median of 30 % of the area and, at ``variation=1``, areas from about a quarter to four times
+      that (95 %).
+    - **Position.** The centre is offset on each axis by ``0.5 x variation x N(0, 1)`` of half the free room
+      (canvas minus item), clipped to it, so the item stays whole and centres gather near the middle.
+    - **Background.** Smooth colour noise (4 x 4 control points, bicubic) up to ``background`` (35 %)
+      brightness, so a translated or sheared scene shows background, not black (``background=0``: black).
+    - **Distractor.** With probability ``distractors`` (0.5) a second item of another class, at 0.6 of the main
+      item's side and 60 % brightness, anywhere on the canvas behind the main item: a crop that shows only it
+      loses the label.
+
+    ``variation`` scales both spreads: 0 gives a centred item of fixed size (the Fashion-MNIST regime on a
+    background), 1 the ImageNet-like shape below, more spreads further. Where the numbers come from: none is
+    copied from a table. Paper B (App. E.1), measuring U2Net foreground boxes over all ImageNet training images,
+    reports that object scale varies over a wide range while centres are concentrated at the middle of the
+    frame; Russakovsky et al. (2015, IJCV, section 3.3) describe ILSVRC objects as large on average with a wide
+    spread of scales. The constants (``SCENE_*`` in this module) are our choice of that shape; the issue that
+    asked for this set prototyped the same spreads (log-side 0.35, centres by a quarter of the free room).
+
+    ``items``: the objects, ``"fashion_mnist"`` or any dataset of objects on a dark background, e.g.
+    ``load("scenes", items="folder", root="my/objects")`` (grey items are coloured; a pixel's brightness is its
+    opacity, so photographs with backgrounds of their own paste as rectangles). ``scene_seed`` fixes the draws
+    of a split; ``n`` / ``seed`` pick a subset as for every dataset. Deterministic, generated in memory (about
+    a second per 10,000 scenes here), uint8.
+
+    Example
+    -------
+    >>> ds = load("scenes", "test", n=4, variation=0.5)
+    >>> ds.images.shape, ds.boxes.shape, ds.classes[0]
+    (torch.Size([4, 3, 56, 56]), torch.Size([4, 4]), 'T-shirt/top')
+    """
+    if not (isinstance(variation, (int, float)) and 0 <= variation <= 10):
+        raise ValueError(f"variation scales the spread of position and scale: a number in [0, 10] (0: centred, "
+                         f"fixed size; 1: ImageNet-like), got {variation!r}.")
+    if not 0 <= distractors <= 1:
+        raise ValueError(f"distractors is the probability of a distractor item, in [0, 1]; got {distractors!r}.")
+    if not 0 <= background <= 1:
+        raise ValueError(f"background is the brightest a background pixel gets, in [0, 1]; got {background!r}.")
+    size = size or SCENE_SIZE
+    if size < 16:
+        raise ValueError(f"scenes need a canvas of at least 16 px, got size={size}.")
+    images, labels, boxes, classes, synsets, source = _scene_items(items, split, root)
+    if len(classes) < 2:
+        raise ValueError(f"scenes need items of at least two classes (a distractor is of another class); "
+                         f"{items!r} has {classes}.")
+    idx = torch.arange(len(labels)) if n is None else _subset_indices(len(labels), n, seed, f"scenes/{split}")
+    key = ("scenes", split, source, float(variation), float(distractors), float(background), size, int(scene_seed),
+           n, seed)
+
+    def make():
+        gen = torch.Generator().manual_seed(2 * int(scene_seed) + SPLITS.index(split))
+        d = _scene_draws(labels, len(classes), gen, float(variation), float(distractors))
+        counts = torch.bincount(labels, minlength=len(classes))
+        if (counts == 0).any():
+            raise ValueError(f"every class needs at least one item for the distractors; {items!r} lacks some.")
+        starts = torch.cumsum(counts, 0) - counts  # items sorted by class: class c is order[starts[c]:][:counts[c]]
+        c = d["other_class"]
+        pick = starts[c] + (d["pick"] * counts[c]).long().clamp_max(counts[c] - 1)
+        distractor = torch.argsort(labels, stable=True)[pick]  # (M,) the distractor item of every scene
+        pics = _render_scenes(images, d, idx, size, distractor, float(background))
+        return pics, _scene_boxes(boxes[idx], images.shape[-1], d["side"][idx], d["offset"][idx], size)
+
+    pics, box = _cached(key, make)
+    ds = Dataset("scenes", split, pics, labels[idx], classes, synsets, box)
+    return _finish(ds, None, seed)
+
+
 # ---------------------------------------------------------------- registry and entry points
 
 _REGISTRY = {
@@ -738,6 +936,7 @@ _REGISTRY = {
     "folder": _folder,
     "sprites": _sprites,
     "sinusoids": _sinusoids,
+    "scenes": _scenes,
 }
 
 
@@ -766,7 +965,8 @@ def load(
     ``n``: keep ``subset(n, seed)`` (more than the split holds is an error, unless ``cap=True``: then the
     whole split, with a printed note; chapters use it so that they run on a small folder of your own);
     ``size``: resize images to ``size x size`` (antialiased, batched) and scale the boxes; ``opts``: the
-    dataset's options (``color_seed`` for fashion_mnist_color, ``max_per_class`` for imagenet and folder,
+    dataset's options (``variation``, ``distractors``, ``background``, ``items``, ``scene_seed`` for scenes,
+    ``color_seed`` for fashion_mnist_color, ``max_per_class`` for imagenet and folder,
     ``box_filter`` for imagenet, ``synsets`` for folder); ``channels``: repeat grey images to this many
     channels (:meth:`Dataset.with_channels`), e.g. 3 for networks that take RGB.
 

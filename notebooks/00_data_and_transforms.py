@@ -76,6 +76,26 @@ if P.dataset.startswith("fashion_mnist"):
     plt.show()
 
 # %% [markdown]
+# ### Scenes: objects that move and change size
+#
+# Fashion-MNIST garments are centred and fill the frame, on black. Data like that cannot teach a network
+# invariance to position or scale, and a random crop of it only zooms into cloth, so the papers' crop and
+# translation effects (B's thesis that invariance stems from variation in the data, D's per-image crops) have
+# nothing to act on. `data.load("scenes")` composites the same garments onto a larger canvas: the main item's
+# position and size are drawn around the middle with spreads shaped like ImageNet's object boxes, the
+# background is smooth colour noise, and half the scenes hold a smaller, dimmer item of another class, so a
+# crop that shows only that item loses the label. `variation` scales both spreads: 0 is a centred item of one
+# size, 1 the ImageNet-like default. Each row below is one level; the red box is the main item's.
+
+# %%
+levels = (0.0, 0.5, 1.0, 2.0)
+scenes = [data.load("scenes", "test", n=8, seed=S.seed, variation=v) for v in levels]
+plots.image_grid(torch.cat([d.images for d in scenes]), [f"v={v:g}: {d.classes[i]}" for v, d in zip(levels, scenes)
+                 for i in d.labels], torch.cat([d.boxes for d in scenes]),
+                 suptitle=f"scenes at variation {', '.join(map(str, levels))} (rows), {scenes[0].images.shape[-1]} px")
+plt.show()
+
+# %% [markdown]
 # The datasets `invlib` knows, and which of them are on this machine. CIFAR-10 and ImageNet need their files
 # (the error message of `data.load` says where to put them); `folder` is any directory of class
 # sub-folders, i.e. your own data.
