@@ -2,7 +2,9 @@
 augmentation, LR schedule, metrics, progress) vs a bare forward/backward/step loop on pre-made tensors.
 
 Prints images/s for both and their ratio (target >= 0.85). Same model, optimizer, batch and images.
-Run: python benchmarks/bench_train.py [--model small_resnet18] [--n 3072] [--repeats 2]
+``--scenes``: also the bare step on ``scenes`` canvases (56 px) with ``small_resnet18_s2`` (stride-2 stem) and,
+for scale, plain ``small_resnet18`` at 56 px, each as a ratio of cost to today's 28 px step in the same run.
+Run: python benchmarks/bench_train.py [--model small_resnet18] [--n 3072] [--repeats 2] [--scenes]
 """
 
 from __future__ import annotations
@@ -45,6 +47,7 @@ def main() -> None:
     parser.add_argument("--model", default="small_resnet18")
     parser.add_argument("--n", type=int, default=3072)
     parser.add_argument("--repeats", type=int, default=2)
+    parser.add_argument("--scenes", action="store_true", help="also compare the step on 56 px scenes")
     args = parser.parse_args()
     torch.manual_seed(0)
     images = torch.randint(0, 256, (args.n, 3, 28, 28), dtype=torch.uint8)
@@ -61,6 +64,26 @@ def main() -> None:
     print(f"invlib fit     : {max(ours):7.1f} img/s  (runs: {', '.join(f'{v:.0f}' for v in ours)})")
     print(f"train: invlib fit (uint8 loading + RRC/flip augmentation) runs at {max(ours) / max(bare):.2f}x "
           f"the bare loop ({args.model}, batch {cfg.batch_size}, {torch.get_num_threads()} threads)")
+    if args.scenes:
+        scene_steps(x[:, :, :28, :28], labels, cfg, args.repeats)
+
+
+def scene_steps(x28, labels, cfg, repeats: int) -> None:
+    """Bare-loop images/s on real ``scenes`` images vs the 28 px step, interleaved, best of ``repeats``."""
+    from invlib import data
+
+    scenes = data.load("scenes", "train", n=len(labels), seed=0).float()
+    runs = {"small_resnet18 @ 28 px (today)": ("small_resnet18", x28),
+            "small_resnet18_s2 @ 56 px scenes": ("small_resnet18_s2", scenes),
+            "small_resnet18 @ 56 px scenes": ("small_resnet18", scenes)}
+    best = {k: 0.0 for k in runs}
+    for _ in range(repeats):
+        for key, (arch, x) in runs.items():
+            net = models.create(arch).to(memory_format=torch.channels_last)
+            best[key] = max(best[key], bare_loop(net, x, labels, cfg))
+    base = best["small_resnet18 @ 28 px (today)"]
+    for key, v in best.items():
+        print(f"{key:34s}: {v:7.1f} img/s, cost per image {base / v:.2f}x today's 28 px step")
 
 
 if __name__ == "__main__":

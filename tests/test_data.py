@@ -190,7 +190,7 @@ def test_unknown_names_splits_options_are_listed():
     with pytest.raises(ValueError, match="Unknown dataset 'fashion_mnst'.*fashion_mnist.*") as e:
         load("fashion_mnst")
     assert all(name in str(e.value) for name in data.available())
-    assert data.available() == ["cifar10", "fashion_mnist", "fashion_mnist_color", "folder", "imagenet",
+    assert data.available() == ["cifar10", "fashion_mnist", "fashion_mnist_color", "folder", "imagenet", "scenes",
                                 "sinusoids", "sprites"]
     with pytest.raises(ValueError, match="Unknown split 'val'.*'train' or 'test'"):
         load("fashion_mnist", "val")

@@ -153,3 +153,38 @@ def test_sweep_cache_is_reused(tmp_path, monkeypatch):
     pd.testing.assert_frame_equal(t1, t2)
     G.invariance_table(S, x[:6], grids=["rotate"], models=one)  # other images: another entry
     assert len(list((tmp_path / "grounding").glob("sweep-*.pt"))) == 2
+
+
+def _digits_folder(root, classes=3, per_class=12, side=32, seed=0):
+    """A folder like the issue's: greyscale ``side`` px images, one folder per class, no train/ or test/ inside."""
+    from PIL import Image
+
+    gen = np.random.default_rng(seed)
+    for c in range(classes):
+        (root / str(c)).mkdir(parents=True)
+        for i in range(per_class):
+            Image.fromarray(gen.integers(0, 256, (side, side), dtype=np.uint8), "L").save(root / str(c) / f"{i}.png")
+    return root
+
+
+@pytest.mark.parametrize("split", [False, True], ids=["one-split folder", "train-test folder"])
+def test_b3_to_b5_run_on_a_folder_of_their_own_at_the_side_the_zoo_models_are_built_for(tmp_path, split):
+    # the issue: a folder was decoded at 64 px and fed to the zoo's 28 px ViT (patch 7): "Input height (64) should
+    # be divisible by patch size (7)"; and a folder without train/ and test/ had no test split to probe
+    root = tmp_path / "digits"
+    for k, sub in enumerate(("train", "test") if split else ("",)):
+        _digits_folder(root / sub, seed=k)
+    vit = {"ViT": {"untrained": "zoo:small_vit/untrained"}}
+    S = G.settings("smoke", dataset="folder", root=str(root), n_probe=8, n_search=20, grids=("rotate",), models=vit)
+    x = G.probe_images(S)
+    xs, labels, classes, synsets, boxes = G.search_images(S)
+    table = G.invariance_table(S, x)
+    assert len(table) == 10 and float(table[table.level == 0]["median"].iloc[0]) == pytest.approx(1.0, abs=1e-4)
+    assert x.shape == (8, 3, 28, 28) and xs.shape == (20, 3, 28, 28) and classes == ["0", "1", "2"]
+    assert G.image_side(S) == 28 == G.image_side(G.settings("smoke")) and G.image_side(G.settings("paper")) == 224
+    assert not (xs[:, None] == x[None]).flatten(2).all(-1).any(), "the probes are held out from the search images"
+    # no WordNet synsets, no foreground boxes: B5's WordNet claim is not measurable, not an error
+    assert synsets is None and boxes is None and G.wordnet_report({}, synsets) == {} and GR.plot_wordnet({}) is None
+    run = results.Run("t", "smoke")
+    GR.record_wordnet_claims(run, {}, G.rotation_classes({"none": {"single": _search({"rotate/3": [1.0, 2.0, 3.0]})}}))
+    assert run.claims["fig4/wordnet_similar_classes"]["verdict"] == "not measurable at this profile"

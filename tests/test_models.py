@@ -146,6 +146,21 @@ def test_create_with_a_seed_is_reproducible_and_leaves_the_global_rng_alone():
     assert not all(torch.equal(p, q) for p, q in zip(a.parameters(), c.parameters()))
 
 
+def test_small_vit_takes_a_side_its_patch_does_not_divide_and_is_unchanged_at_28_px():
+    # the issue: a folder decoded at 64 px reached the 28 px zoo ViT (patch 7) and timm asserted
+    # "Input height (64) should be divisible by patch size (7)"
+    vit = models.create("small_vit", seed=0, img_size=28).eval()
+    with torch.no_grad():
+        for side in (64, 32, 28):
+            assert vit(torch.rand(2, 3, side, side)).shape == (2, 10)
+    # built for a side 7 divides, it is the net it was before: same initial weights, same logits
+    plain = models.create("small_vit", seed=0, img_size=28, dynamic_img_pad=False).eval()
+    assert all(torch.equal(p, q) for p, q in zip(vit.state_dict().values(), plain.state_dict().values()))
+    x = torch.rand(4, 3, 28, 28)
+    with torch.no_grad():
+        assert torch.equal(vit(x), plain(x))
+
+
 @pytest.mark.usefixtures("one_thread")
 def test_logits_from_runs_the_rest_of_the_network_on_replaced_features():
     m = models.create("small_resnet18", seed=0).eval()
@@ -236,3 +251,14 @@ def test_weights_key_follows_parameters_buffers_and_names():
     one, other = nn.Sequential(nn.Linear(2, 2)), nn.Sequential(nn.Identity(), nn.Linear(2, 2))
     other[1].load_state_dict(one[0].state_dict())
     assert models.weights_key(one) != models.weights_key(other), "the same weights under other names"
+
+
+def test_stride_2_stem_sees_a_56_px_canvas_at_the_28_px_maps_of_the_plain_net():
+    s2, plain = models.create("small_resnet18_s2", seed=0), models.create("small_resnet18", seed=0)
+    assert s2.stem[0].stride == (2, 2) and plain.stem[0].stride == (1, 1)
+    assert [f["reduction"] for f in s2.feature_info] == [2, 4, 8, 16]
+    with torch.no_grad():
+        big, small = s2.forward_features(torch.rand(2, 3, 56, 56)), plain.forward_features(torch.rand(2, 3, 28, 28))
+    assert big.shape == small.shape == (2, 128, 4, 4)
+    # the same parameters: only the stem's stride differs
+    assert [p.shape for p in s2.parameters()] == [p.shape for p in plain.parameters()]

@@ -188,8 +188,11 @@ def test_wordnet_check_of_the_hurt_classes():
     run = results.Run("demo", "smoke")
     RR.record_d1_wordnet_claim(run, dict(rep, rrc_gain=-2.0))  # RRC hurts overall: "hurt" means most classes
     assert run.claims["appD1/hurt_classes_unrelated"]["verdict"] == "not measurable at this profile"
-    with pytest.raises(ValueError, match="no WordNet synsets"):
-        R.hurt_wordnet(hurt, list(hurt.index), None)
+    blind = R.hurt_wordnet(hurt, list(hurt.index), None)  # a folder of your own: no synsets, counts only
+    assert blind["n_hurt"] == 2 and blind["hurt"] == ["dog", "cat"] and np.isnan(blind["among"])
+    run = results.Run("demo", "smoke")
+    RR.record_d1_wordnet_claim(run, dict(blind, rrc_gain=1.5))
+    assert run.claims["appD1/hurt_classes_unrelated"]["verdict"] == "not measurable at this profile"
 
 
 def test_augerino_caps_and_b6_claims():
@@ -236,3 +239,18 @@ def test_a_tiny_family_and_augerino_run_end_to_end(tmp_path, monkeypatch):
     assert 0 <= scaled["scale bound"] <= 2 * math.log(S.zoom_cap) and runs.top1_off.between(0, 100).all()
     assert R.train_augerino(S, ds).equals(runs)  # cached
     assert crops.stored_size(S.size) == ds.images.shape[-1]
+
+
+def test_eval_images_of_a_folder_without_splits_are_those_the_seed_0_models_held_out(tmp_path):
+    from PIL import Image
+
+    gen = np.random.default_rng(0)
+    for c in ("a", "b"):
+        (tmp_path / c).mkdir()
+        for i in range(15):
+            Image.fromarray(gen.integers(0, 256, (32, 32), dtype=np.uint8), "L").save(tmp_path / c / f"{i}.png")
+    S = R.settings("smoke", dataset="folder", root=str(tmp_path), n_train=20, n_test=6)
+    ds = R.eval_images(S)  # the folder has no test/: before, "its only split is 'train'"
+    train, held_out = zoo.splits(R.spec(S, R.NONE, 0))
+    assert ds.images.shape == (6, 3, 32, 32) and ds.images.equal(held_out.images) and ds.classes == ["a", "b"]
+    assert not (train.images[:, None] == ds.images[None]).flatten(2).all(-1).any()

@@ -42,7 +42,8 @@ class Settings:
     ----------
     profile:        the profile's name (filled in by :func:`settings`)
     dataset, root:  the images (a name of :func:`invlib.data.available`) and their folder
-    image_size:     side the images are loaded at (None: the dataset's own)
+    image_size:     side the images are loaded at (None: the side the zoo's models are built for, the profile's
+                    ``img_size``: :func:`image_side`)
     models:         architecture -> variant (``untrained``, ``none``, ``standard``) -> model spec
                     (:func:`invlib.zoo.load`: ``zoo:<entry>``, a hub name, ``<name>@<weights file>``,
                     ``random:<name>``); a variant left out is not measured
@@ -109,15 +110,37 @@ def settings(profile: str = "cpu", **overrides) -> Settings:
 
 
 # ------------------------------------------------------------------------------ images and models
+def image_side(S: Settings) -> int:
+    """The side the images are loaded at: ``S.image_size``, else the side the zoo's models are built and trained
+    for (the profile's ``img_size``, what :func:`invlib.zoo.load` gives for a ``zoo:`` entry). The zoo's models
+    are trained on the profile's dataset, so a folder of your own (decoded at 64 px by default) or another
+    dataset reaches them at the size they were trained at, as Fashion-MNIST does.
+
+    Example
+    -------
+    >>> image_side(settings("smoke")), image_side(settings("smoke", image_size=64)), image_side(settings("paper"))
+    (28, 64, 224)
+    """
+    from ...profiles import get_profile
+
+    return S.image_size or get_profile(S.profile).img_size
+
+
 def _images(S: Settings, split: str, n: int):
     from ... import data
 
-    ds = data.load(S.dataset, split, root=S.root, n=n, seed=S.seed, size=S.image_size, cap=True, channels=3)
+    size = image_side(S)
+    if data.one_split_folder(S.dataset, S.root):  # no test/ inside: divided as the library divides such a folder
+        train, test = data.train_test(S.dataset, S.root, S.n_search, S.n_probe, seed=S.seed, size=size, channels=3)
+        ds = test if split == "test" else train
+    else:
+        ds = data.load(S.dataset, split, root=S.root, n=n, seed=S.seed, size=size, cap=True, channels=3)
     return ds.float(), ds
 
 
 def probe_images(S: Settings) -> torch.Tensor:
-    """The sweep's probe images ``(n_probe, 3, H, W)`` in [0, 1], from the test split.
+    """The sweep's probe images ``(n_probe, 3, H, W)`` in [0, 1] at :func:`image_side`, from the test split (of a
+    folder without ``test/``: the images :func:`invlib.data.train_test` holds out, as for :func:`search_images`).
 
     Example
     -------
@@ -128,7 +151,8 @@ def probe_images(S: Settings) -> torch.Tensor:
 
 
 def search_images(S: Settings):
-    """The search's training images: ``(x (N, 3, H, W) in [0, 1], labels (N,), classes, synsets, boxes)``.
+    """The search's training images at :func:`image_side`: ``(x (N, 3, H, W) in [0, 1], labels (N,), classes,
+    synsets, boxes)``.
 
     Example
     -------
@@ -274,7 +298,19 @@ def top5_by_invariance_change(search, change: dict, threshold: float = 0.02) -> 
 
 # ------------------------------------------------------------------------------ section 4.5: WordNet
 def wordnet_report(searches: dict, synsets, metrics_=("wup", "lch", "path"), seed: int = 0) -> dict:
-    """:func:`invlib.papers.b.similarity.wordnet_correlation` of the no-augmentation search for each WordNet metric."""
+    """:func:`invlib.papers.b.similarity.wordnet_correlation` of the no-augmentation search for each WordNet metric;
+    ``{}`` (with a printed note) when the classes have no synsets (``synsets`` None: a folder of your own).
+
+    Example
+    -------
+    >>> wordnet_report({}, None)
+    note: these classes have no WordNet synsets (a folder of your own); the WordNet checks are not measurable.
+    {}
+    """
+    if synsets is None:
+        print("note: these classes have no WordNet synsets (a folder of your own); the WordNet checks are not "
+              "measurable.")
+        return {}
     s = searches["none"]["single"]
     return {m: similarity.wordnet_correlation(s, synsets, m, seed=seed) for m in metrics_}
 

@@ -188,7 +188,13 @@ def train(specs: dict, S: Settings) -> dict:
 
 # ------------------------------------------------------------------------------ evaluation
 def eval_images(S: Settings) -> data.Dataset:
-    """The evaluation images, stored at ``crops.stored_size(S.size)`` (uint8) with labels, classes and synsets."""
+    """The evaluation images, stored at ``crops.stored_size(S.size)`` (uint8) with labels, classes and synsets.
+
+    A folder of class folders with no ``train/`` and ``test/`` inside is split as the zoo splits it
+    (:func:`invlib.data.train_test`, through :func:`invlib.zoo.splits` of the family's seed-0 spec): the
+    evaluation images are the ones the seed-0 models held out (at most ``min(n_test, 2000)``, :func:`spec`)."""
+    if data.one_split_folder(S.dataset, S.root):
+        return zoo.splits(spec(S, NONE, 0), train=False)[1].rows(slice(0, S.n_test))
     return data.load(S.dataset, "test", root=S.root, n=S.n_test, seed=S.seed, size=crops.stored_size(S.size),
                      cap=True)
 
@@ -298,7 +304,9 @@ def zoom_curve(trained: dict, S: Settings, ds: data.Dataset | None = None, metho
 def hurt_wordnet(hurt: pd.DataFrame, classes: list, synsets: list | None, metric: str = "wup") -> dict:
     """App. D.1's WordNet check: mean similarity among the classes consistently hurt by RRC (without and with each
     class's similarity to itself), between them and the consistently helped classes, and between them and the
-    rest. ``hurt`` is :func:`hurt_classes`' table; NaN where a group is empty (or has one class, for "among").
+    rest. ``hurt`` is :func:`hurt_classes`' table; NaN where a group is empty (or has one class, for "among"), and
+    every similarity NaN when the classes have no synsets (``synsets`` None: a folder of your own), so the check is
+    then not measurable (:func:`invlib.papers.b.rrc_reports.record_d1_wordnet_claim`).
 
     Example
     -------
@@ -309,14 +317,12 @@ def hurt_wordnet(hurt: pd.DataFrame, classes: list, synsets: list | None, metric
     """
     from ... import wordnet
 
-    if synsets is None:
-        raise ValueError("This dataset has no WordNet synsets per class (fashion_mnist_color, cifar10 and imagenet "
-                         "have them).")
-    sim = wordnet.similarity_matrix(list(synsets), metric)
+    sim = None if synsets is None else wordnet.similarity_matrix(list(synsets), metric)
     group = hurt.consistently.reindex(classes).to_numpy()
     h, p, r = (np.flatnonzero(group == g) for g in ("hurt", "helped", ""))
-    mean = lambda a, b: float(np.nanmean(sim[np.ix_(a, b)])) if len(a) and len(b) else float("nan")
-    among = float(np.nanmean(sim[np.ix_(h, h)][~np.eye(len(h), dtype=bool)])) if len(h) > 1 else float("nan")
+    known = sim is not None
+    mean = lambda a, b: float(np.nanmean(sim[np.ix_(a, b)])) if known and len(a) and len(b) else float("nan")
+    among = float(np.nanmean(sim[np.ix_(h, h)][~np.eye(len(h), dtype=bool)])) if known and len(h) > 1 else float("nan")
     return dict(n_hurt=len(h), n_helped=len(p), n_rest=len(r), among=among, among_with_self=mean(h, h),
                 with_helped=mean(h, p), with_rest=mean(h, r), hurt=[classes[i] for i in h])
 

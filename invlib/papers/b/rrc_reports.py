@@ -176,8 +176,8 @@ def record_b1_claims(run, S: Settings, ev: Evaluation, iou: pd.DataFrame, hurt: 
 
 def record_d1_wordnet_claim(run, report: dict) -> None:
     """Chapter B5's row for App. D.1: the classes RRC hurts are not related in WordNet."""
-    others = np.nanmean([report["with_helped"], report["with_rest"]]) if report["n_helped"] + report["n_rest"] \
-        else float("nan")
+    known = [v for v in (report["with_helped"], report["with_rest"]) if np.isfinite(v)]  # NaN: empty, or no WordNet
+    others = float(np.mean(known)) if known else float("nan")
     run.log("d1_wordnet", report)
     run.claim("appD1/hurt_classes_unrelated",
               "The classes RRC consistently hurts show no WordNet pattern: they are no closer to each other than "
