@@ -162,6 +162,7 @@ class Spec:
     warmup_epochs: float = 0.0
     schedule: str = "cosine"  # or "step": lr x gamma 0.1 every step_size epochs (the paper B recipe)
     step_size: int = 30
+    data_options: tuple | dict = ()  # the dataset's options (invlib.data.load), e.g. {"variation": 0.5} for scenes
     device: str = field(default="auto", compare=False)  # "auto": CUDA when there is one (on the job's node)
 
     def __post_init__(self):
@@ -169,13 +170,17 @@ class Spec:
         params = sorted(params.items()) if isinstance(params, dict) else params
         set_ = lambda k, v: object.__setattr__(self, k, v)
         set_("augment_params", tuple((str(k), _frozen(v)) for k, v in _frozen(params)))
+        opts = self.data_options
+        opts = sorted(opts.items()) if isinstance(opts, dict) else opts
+        set_("data_options", tuple((str(k), _frozen(v)) for k, v in _frozen(opts)))
         hints = typing.get_type_hints(Spec)
         for f in dataclasses.fields(self):
-            if f.name != "augment_params":
+            if f.name not in ("augment_params", "data_options"):
                 set_(f.name, check_type(f"zoo spec field {f.name!r}", getattr(self, f.name), hints[f.name]))
         if self.root is not None:
             set_("root", str(Path(self.root).expanduser().resolve()))
         check_choice(self.dataset, datasets.available(), "dataset")
+        datasets.check_options(self.dataset, dict(self.data_options))
         check_choice(self.optimizer, OPTIMIZERS, "optimizer")
         check_choice(self.schedule, SCHEDULES, "schedule")
         augmentation(self.augment, **dict(self.augment_params))  # a known name, parameters it takes, valid values
@@ -227,7 +232,7 @@ class Spec:
                            schedule=self.schedule, step_size=self.step_size, seed=self.seed, device=self.device)
 
 
-_LATER_FIELDS = ("schedule", "step_size")
+_LATER_FIELDS = ("schedule", "step_size", "data_options")
 
 
 # Per-architecture recipe of the named entries; the profile sets data, sizes, epochs, batch and device. The ViT
@@ -322,12 +327,13 @@ def splits(entry: Spec | str, profile: str | Profile | None = None, root=None, t
     (100, 50, (3, 28, 28))
     """
     s = _as_spec(entry, profile, root)
-    return _splits(s.dataset, s.root, s.seed, s.n_train, s.n_test, s.img_size, train)
+    return _splits(s.dataset, s.root, s.seed, s.n_train, s.n_test, s.img_size, train, s.data_options)
 
 
 @functools.lru_cache(maxsize=2)  # the entries of a family share their data: load (decode a folder) once
-def _splits(dataset, root, seed, n_train, n_test, img_size, train):
-    return datasets.train_test(dataset, root, n_train, n_test, seed=seed, size=img_size, train=train)
+def _splits(dataset, root, seed, n_train, n_test, img_size, train, options=()):
+    return datasets.train_test(dataset, root, n_train, n_test, seed=seed, size=img_size, train=train,
+                               **dict(options))
 
 
 # ----------------------------------------------------------------------------- train or load one spec
@@ -510,6 +516,7 @@ class Recipe:
                       :data:`invlib.train.OPTIMIZERS`; schedule "cosine", or "step": /10 every 30 epochs)
     executor:         None or "none" (train here), "local" or "slurm": one zoo job per model (:func:`executor`)
     device, progress: filled from the profile (``-p device=cuda`` overrides)
+    data_options:     the dataset's options as ``(name, value)`` pairs (``(("variation", 0.5),)`` for scenes)
 
     Executor, optimizer and schedule names are checked when the recipe is made (an unknown one lists the valid
     ones); the rest when a spec is made from it (:meth:`spec`).
@@ -540,6 +547,7 @@ class Recipe:
     executor: str | None = None
     device: str = "auto"
     progress: bool = True
+    data_options: tuple = ()
 
     def __post_init__(self):
         check_choice("none" if self.executor is None else self.executor, ("none", "local", "slurm"), "executor")
@@ -564,7 +572,7 @@ class Recipe:
         """
         return Spec(self.arch, self.dataset, self.root, augment, params, seed, self.n_train, n_test,
                     img_size or self.size, self.epochs, self.batch_size, self.optimizer, self.lr, self.weight_decay,
-                    schedule=self.schedule, device=self.device)
+                    schedule=self.schedule, data_options=self.data_options, device=self.device)
 
     def train_family(self, specs: dict) -> dict:
         """Train (or load) a family ``{key: [Spec, ...]}`` through :func:`train_many`, in this process

@@ -188,3 +188,63 @@ def test_b3_to_b5_run_on_a_folder_of_their_own_at_the_side_the_zoo_models_are_bu
     run = results.Run("t", "smoke")
     GR.record_wordnet_claims(run, {}, G.rotation_classes({"none": {"single": _search({"rotate/3": [1.0, 2.0, 3.0]})}}))
     assert run.claims["fig4/wordnet_similar_classes"]["verdict"] == "not measurable at this profile"
+
+
+# ------------------------------------------------------------------------------ the variation study (chapter B7)
+def test_variation_family_trains_one_recipe_on_scenes_at_every_level():
+    S = G.settings("smoke", variation={"seeds": 3})
+    fam = G.variation_family(S)
+    V = G.variation_settings(S)
+    assert sorted(fam) == [(lv, m) for lv in V["levels"] for m in sorted(V["methods"])]
+    for (level, method), specs in fam.items():
+        assert [s.seed for s in specs] == [0, 1, 2]
+        assert {(s.dataset, s.arch, s.augment, s.data_options, s.img_size) for s in specs} == {
+            ("scenes", "small_resnet18_s2", method, (("variation", level),), 64)}
+    # a level, a method and a seed each make a different model
+    from invlib import zoo
+
+    assert len({zoo.path(s) for specs in fam.values() for s in specs}) == sum(map(len, fam.values()))
+
+
+@pytest.mark.parametrize("change, message", [
+    ({"level": (0, 1)}, "Unknown variation setting"), ({"levels": (1.0,)}, "two or more increasing"),
+    ({"levels": (1.0, 0.0)}, "two or more increasing"), ({"methods": ("rrc",)}, "fixed_size_center_crop"),
+])
+def test_variation_settings_reject_what_the_study_cannot_run(change, message):
+    with pytest.raises(ValueError, match=message):
+        G.variation_settings(G.settings("smoke", variation=change))
+
+
+def _study(translate, gains, train_gap=10.0, seeds=3, noise=0.002):
+    """A synthetic study table: per level, no-augmentation translate invariance and RRC's gain (points)."""
+    rng = np.random.default_rng(0)
+    rows = []
+    for level, (inv, gain) in enumerate(zip(translate, gains)):
+        for k in range(seeds):
+            base = 60 + rng.normal(0, 0.3)
+            rows.append(dict(level=float(level), method="fixed_size_center_crop", seed=k, train_acc=base + train_gap,
+                             test_acc=base, translate=inv + rng.normal(0, noise), zoom_in=0.2))
+            rows.append(dict(level=float(level), method="rrc", seed=k, train_acc=base, test_acc=base + gain,
+                             translate=inv, zoom_in=0.2))
+    return pd.DataFrame(rows)
+
+
+def test_variation_claims_follow_the_numbers():
+    run = results.Run("smoke", name="t")
+    GR.record_variation_claims(run, GR.variation_summary(_study([0.1, 0.2, 0.3], [-2.0, 1.0, 4.0])))
+    v = {c: d["verdict"] for c, d in run.claims.items()}
+    assert v["thesis/translate_grows_with_variation"] == "reproduced"
+    assert v["thesis/zoom_in_grows_with_variation"] == "not reproduced"  # flat
+    assert v["thesis/crop_gain_grows_with_variation"] == "reproduced"
+    run = results.Run("smoke", name="t")
+    GR.record_variation_claims(run, GR.variation_summary(_study([0.3, 0.25, 0.31], [4.0, 1.0, -2.0], train_gap=1)))
+    v = {c: d["verdict"] for c, d in run.claims.items()}
+    assert v["thesis/translate_grows_with_variation"] == "partly"  # up overall, not at every step
+    assert v["thesis/crop_gain_grows_with_variation"] == "not measurable at this profile"  # no overfitting
+
+
+def test_variation_summary_pairs_each_rrc_seed_with_its_own_baseline():
+    s = GR.variation_summary(_study([0.1, 0.2], [3.0, 5.0], noise=0.0))
+    rrc = s[s.method == "rrc"]
+    assert np.allclose(rrc.crop_gain, [3.0, 5.0]) and np.allclose(rrc.crop_gain_se, 0.0)
+    assert set(s.seeds) == {3} and np.isnan(s[s.method != "rrc"].crop_gain).all()

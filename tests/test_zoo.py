@@ -50,7 +50,7 @@ def test_same_spec_same_path_and_every_field_that_changes_weights_a_new_one(tmp_
     changes = dict(arch="small_vit", dataset="fashion_mnist", root=str(tmp_path), augment="standard",
                    augment_params={"flip_p": 0.0}, seed=1, n_train=300, n_test=100, img_size=32, epochs=2,
                    batch_size=64, optimizer="adam", lr=0.01, weight_decay=0.0, warmup_epochs=0.5,
-                   schedule="step", step_size=10)
+                   schedule="step", step_size=10, data_options={"color_seed": 1})
     assert set(changes) == {f.name for f in dataclasses.fields(zoo.Spec)} - {"device"}
     paths = {field: zoo.path(SPEC.replace(**{field: value})) for field, value in changes.items()
              if field != "augment_params"}
@@ -382,3 +382,21 @@ def test_a_recipe_makes_the_spec_the_zoo_would_from_the_same_fields():
                          3, 32, "adamw", 0.002, 0.01, schedule="cosine")
     assert zoo.path(s) == zoo.path(s.replace(device="cuda")), "the device is not part of the cache key"
     assert r.spec("none", {}, 0, 50, img_size=32).img_size == 32
+
+
+def test_dataset_options_enter_the_key_and_the_data_only_when_given():
+    plain = zoo.Spec(dataset="scenes", img_size=56, n_train=40, n_test=20)
+    assert zoo.path(plain) == zoo.path(plain.replace(data_options={})) != zoo.path(
+        plain.replace(data_options={"variation": 0.0}))
+    assert "data_options" not in zoo.Spec().key()  # the keys of every spec before the field are unchanged
+    still = zoo.Spec(dataset="scenes", img_size=56, n_train=40, n_test=20, data_options={"variation": 0.0})
+    assert still.data_options == (("variation", 0.0),)
+    tr, te = zoo.splits(still)
+    boxes = torch.cat([tr.boxes, te.boxes])
+    assert (boxes[:, [0, 2]].mean(1) - boxes[:, [0, 2]].mean(1).mean()).abs().max() < 6  # centred items
+    assert not torch.equal(zoo.splits(plain)[0].images, tr.images)
+    with pytest.raises(TypeError, match="variation for dataset 'fashion_mnist_color'. Valid options: color_seed"):
+        zoo.Spec(data_options={"variation": 1.0})
+    recipe = zoo.Recipe(dataset="scenes", arch="small_resnet18_s2", size=56, n_train=64, epochs=1,
+                        data_options=(("variation", 0.5),))
+    assert recipe.spec("none", {}, 0, 20).data_options == (("variation", 0.5),)

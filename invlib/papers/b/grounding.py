@@ -54,6 +54,11 @@ class Settings:
     subpolicies:    also search the two-operation sub-policies
     batch_size:     images per forward pass
     seed:           image draws, pairings, random signs
+    variation:      the controlled test of the thesis (chapter B7, :func:`variation_study`): ``levels`` of
+                    ``scenes``' variation, ``seeds`` per level, the crop ``methods`` trained at each (no augmentation
+                    first), the recipe (``arch``, ``size``, ``n_train``, ``epochs``, ``batch_size``, ``lr``,
+                    ``weight_decay``), ``n_test`` evaluation scenes per level, ``n_probe`` probe scenes and their
+                    ``probe_level``, and the ``grids`` measured; :data:`VARIATION`, changed per profile
 
     Example
     -------
@@ -78,6 +83,7 @@ class Settings:
     seed: int = 0
     device: str = "auto"  # filled from the profile by invlib.profiles.settings
     progress: bool = True  # likewise
+    variation: dict = field(default_factory=lambda: dict(VARIATION))
 
 
 _ZOO = {"ResNet": {"untrained": "zoo:small_resnet18/untrained", "none": "zoo:small_resnet18/none",
@@ -86,13 +92,24 @@ _ZOO = {"ResNet": {"untrained": "zoo:small_resnet18/untrained", "none": "zoo:sma
                 "standard": "zoo:small_vit/standard"}}
 
 
+# Chapter B7: the paper argues, but never tests, that invariance follows the variation in the data. The study
+# trains one architecture on scenes whose objects vary more and more in position and scale (data.load("scenes",
+# variation=...)), without augmentation and with RandomResizedCrop, and measures each model's invariance to
+# translation and zoom (section 3's measure) on the same probe scenes, and RRC's gain over the central crop on
+# each level's own test scenes. The paper has no such run: these are the cpu profile's numbers.
+VARIATION = dict(levels=(0.0, 0.5, 1.0), seeds=2, methods=("fixed_size_center_crop", "rrc"),
+                 arch="small_resnet18_s2", size=56, n_train=1000, epochs=10, batch_size=128, lr=0.1,
+                 weight_decay=5e-4, n_test=2000, n_probe=256, probe_level=0.0, grids=("translate", "zoom_in"))
+
+
 _SMALL = dict(dataset="fashion_mnist_color", image_size=None, models=_ZOO)
 
 
 SETTINGS = {
     "smoke": dict(_SMALL, n_probe=64, n_search=400, pairs_per_class=16,
                   grids=("translate", "rotate", "shear", "zoom_in", "brightness_up", "posterize", "solarize",
-                         "contrast_down")),
+                         "contrast_down"),
+                  variation=dict(VARIATION, levels=(0.0, 1.0), n_train=512, epochs=1, n_test=300, n_probe=64)),
     "cpu": dict(_SMALL, n_probe=256, n_search=1500, pairs_per_class=48),
     "gpu": dict(n_probe=3200, n_search=20_000),
 }
@@ -325,3 +342,100 @@ def rotation_classes(searches: dict, variant: str = "none") -> dict:
                 by_boost=[c for c, row in zip(s.classes, s.top(1, score="weighted"))
                           if similarity.op_type(row[0]) == "rotate"],
                 top10=[(s.classes[c], s.entries[j], round(float(wb[c, j]), 3)) for c, j in order])
+
+
+# ------------------------------------------------------------------------------ the thesis, controlled (chapter B7)
+def variation_settings(S: Settings) -> dict:
+    """``S.variation`` with every key of :data:`VARIATION` (a partial override keeps the other defaults), checked.
+
+    Example
+    -------
+    >>> variation_settings(settings("smoke", variation={"seeds": 3}))["levels"]
+    (0.0, 1.0)
+    """
+    unknown = sorted(set(S.variation) - set(VARIATION))
+    if unknown:
+        raise ValueError(f"Unknown variation setting(s) {', '.join(unknown)}; valid: {', '.join(VARIATION)}.")
+    base = SETTINGS.get(S.profile, {}).get("variation", VARIATION)
+    v = {**VARIATION, **base, **S.variation}
+    v["levels"] = tuple(float(x) for x in v["levels"])
+    if len(v["levels"]) < 2 or list(v["levels"]) != sorted(set(v["levels"])):
+        raise ValueError(f"variation levels must be two or more increasing numbers, got {v['levels']}.")
+    if v["methods"][0] != "fixed_size_center_crop":
+        raise ValueError("the first variation method must be 'fixed_size_center_crop' (no augmentation), the "
+                         f"baseline of the crop gain; got {v['methods']}.")
+    return v
+
+
+def variation_family(S: Settings) -> dict:
+    """The study's zoo specs, ``{(level, method): [Spec per seed]}``: ``V["arch"]`` trained on ``scenes`` at
+    each level (stored at ``crops.stored_size(size)`` and cropped to ``size``, as chapter B1's family).
+
+    Example
+    -------
+    >>> fam = variation_family(settings("smoke"))
+    >>> sorted(fam)[:2], fam[(1.0, "rrc")][0].data_options
+    ([(0.0, 'fixed_size_center_crop'), (0.0, 'rrc')], (('variation', 1.0),))
+    """
+    from ... import crops, zoo
+
+    V = variation_settings(S)
+    out = {}
+    for level in V["levels"]:
+        recipe = zoo.Recipe(profile=S.profile, dataset="scenes", arch=V["arch"], size=V["size"],
+                            n_train=V["n_train"], epochs=V["epochs"], batch_size=V["batch_size"], lr=V["lr"],
+                            weight_decay=V["weight_decay"], schedule="cosine", device=S.device, progress=S.progress,
+                            data_options=(("variation", level),))
+        for m in V["methods"]:
+            out[(level, m)] = [recipe.spec(m, {"size": V["size"]}, k, n_test=min(V["n_test"], 2000),
+                                           img_size=crops.stored_size(V["size"])) for k in range(V["seeds"])]
+    return out
+
+
+def variation_study(S: Settings, trained: dict | None = None):
+    """Train (or load) :func:`variation_family` and measure every model: one row per (level, method, seed) with
+    ``train_acc`` (the last epoch's, on augmented training images), ``test_acc`` (central crop of the level's
+    own test scenes, %), and the mean over levels 1-9 of the median relative invariance to each grid of
+    ``V["grids"]`` on the same ``n_probe`` test scenes at ``probe_level`` (section 3's measure,
+    :func:`invlib.papers.b.similarity.sweep`, cached per model).
+
+    Example
+    -------
+    >>> t = variation_study(settings("smoke", variation={"seeds": 1, "n_train": 64, "n_test": 32,
+    ...                                                   "n_probe": 8}))  # doctest: +SKIP
+    >>> sorted(t.columns)  # doctest: +SKIP
+    ['level', 'method', 'seed', 'test_acc', 'train_acc', 'translate', 'zoom_in']
+    """
+    import pandas as pd
+
+    from ... import crops, data
+    from . import rrc
+
+    V = variation_settings(S)
+    trained = trained or _train_family(S, variation_family(S))
+    probes = data.load("scenes", "test", n=V["n_probe"], seed=S.seed, size=V["size"],
+                       variation=V["probe_level"]).float()
+    data_key = digest(probes, V["grids"], S.seed)
+    rows = []
+    for (level, method), group in trained.items():
+        ds = data.load("scenes", "test", n=V["n_test"], seed=S.seed, size=crops.stored_size(V["size"]),
+                       variation=level)
+        for k, model in enumerate(group):
+            embed, device = similarity.embedding(model), next(model.parameters()).device
+            sweep = _cached("sweep", digest(weights_key(model), data_key), lambda e=embed, d=device: similarity.sweep(
+                {"m": e}, probes, V["grids"], seed=S.seed, batch_size=S.batch_size, device=d))
+            inv = {g: float(np.mean([r["median"] for r in sweep if r["transform"] == g and r["level"] > 0]))
+                   for g in V["grids"]}
+            pred = _cached("pred", digest(weights_key(model), ds.images, V["size"]),
+                           lambda m=model, x=ds.images: rrc.predict(m, x, V["size"]))
+            last = (model.zoo_info.get("history") or [{}])[-1]
+            rows.append(dict(level=level, method=method, seed=k, train_acc=100 * last.get("train_acc", np.nan),
+                             test_acc=float((pred == ds.labels).float().mean() * 100), **inv))
+    return pd.DataFrame(rows)
+
+
+def _train_family(S: Settings, family: dict) -> dict:
+    """Train (or load) a ``{key: [Spec]}`` family here, with the settings' progress bars."""
+    from ... import zoo
+
+    return {k: list(zoo.train_many(group, None, progress=S.progress)) for k, group in family.items()}
