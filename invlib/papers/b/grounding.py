@@ -99,7 +99,7 @@ _ZOO = {"ResNet": {"untrained": "zoo:small_resnet18/untrained", "none": "zoo:sma
 # each level's own test scenes. The paper has no such run: these are the cpu profile's numbers.
 VARIATION = dict(levels=(0.0, 0.5, 1.0), seeds=2, methods=("fixed_size_center_crop", "rrc"),
                  arch="small_resnet18_s2", size=56, n_train=1000, epochs=10, batch_size=128, lr=0.1,
-                 weight_decay=5e-4, n_test=2000, n_probe=256, probe_level=0.0, grids=("translate", "zoom_in"))
+                 weight_decay=5e-4, n_test=1000, n_probe=128, probe_level=0.0, grids=("translate", "zoom_in"))
 
 
 _SMALL = dict(dataset="fashion_mnist_color", image_size=None, models=_ZOO)
