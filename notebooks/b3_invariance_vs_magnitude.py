@@ -116,7 +116,8 @@ run.claims_table()
 # Fashion-MNIST at 28 px, where every garment is centred on a black background. Two consequences: a
 # translation by the full width leaves a black image, so the translation curves fall to the invariance of a
 # blank input; and rotations and shears move a centred garment's outline, which the trained classifiers rely
-# on. The paper's ImageNet models see objects at many positions and scales. On `gpu` and `paper` the same
+# on. The paper's ImageNet models see objects at many positions and scales (chapter B7 tests that reading
+# directly, on scenes whose objects vary more and more in position and size). On `gpu` and `paper` the same
 # chapter takes hub weights (`tv/resnet18`, timm's ViT-L/16) and an ImageNet folder (`-p root=...`); no
 # ResNet-18 trained without augmentation is on the hub, so pass one as `"tv/resnet18@<weights file>"` in
 # `models` to measure that variant.
