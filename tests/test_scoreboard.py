@@ -37,7 +37,7 @@ def test_scoreboard_lists_each_chapters_claims_by_paper_at_the_profile_it_ran(bo
             "this profile.") in page, "the short headers are spelled out under the table"
     summary = [line for line in page.splitlines() if line.startswith("| {doc}")]
     assert summary[0] == "| {doc}`A: Yan & Huang </book/paper_a>` | 2 of 2 | 3 | 1 | 1 | 0 | 1 |"
-    assert summary[1].endswith("| 0 of 6 | 0 | 0 | 0 | 0 | 0 |") and len(summary) == 5  # B: chapters not run
+    assert summary[1].endswith("| 0 of 7 | 0 | 0 | 0 | 0 | 0 |") and len(summary) == 5  # B: chapters not run
     assert summary[2].endswith("| 0 of 3 | 0 | 0 | 0 | 0 | 0 |")  # C: chapters not run
     assert summary[3].endswith("| none yet | 0 | 0 | 0 | 0 | 0 |")  # D: no chapter yet
     assert summary[4].startswith("| {doc}`E: AugNet and Augerino </book/paper_e>` | 1 of 4 | 0 |")
