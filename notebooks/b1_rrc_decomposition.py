@@ -30,6 +30,7 @@ profile = "cpu"  # smoke | cpu | gpu | paper
 dataset = None  # fashion_mnist_color on smoke/cpu, cifar10 on gpu, imagenet on paper; "folder" with root
 root = None  # folder of your own images (<root>/<class>/<image>, or train/ and test/ inside)
 arch = None  # any invlib.models.create name
+size = None  # the side the models see: 28 on smoke and cpu, 56 for scenes (with arch small_resnet18_s2)
 methods = None  # a subset of invlib.crops.METHODS
 seeds = None  # seeds per method (3 on cpu, 5 in the paper)
 n_train = None

@@ -26,6 +26,7 @@ profile = "cpu"  # smoke | cpu | gpu | paper
 dataset = None  # fashion_mnist_color on smoke/cpu; "folder" with root for your own images
 root = None
 arch = None
+size = None  # the side the models see: 28 on smoke and cpu, 56 for scenes (with arch small_resnet18_s2)
 beta_shapes = None  # e.g. [0.1, 0.5, 1.0, 2.0, 3.0, 10.0] (the paper's)
 beta_seeds = None  # seeds per shape
 n_train = None
