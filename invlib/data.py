@@ -771,13 +771,19 @@ def _scene_draws(labels: Tensor, n_classes: int, gen: torch.Generator, variation
                 present=present, background=background)
 
 
+def _item_left(px: Tensor, offset: Tensor, size: int) -> Tensor:
+    """Where an item ``px`` pixels wide starts on a canvas of ``size``, centred at ``offset`` (a fraction of half
+    the free room, in [-1, 1]): the one placement rule of the pixels (:func:`_axis_weights`) and the boxes."""
+    return (size - px) / 2 * (1 + offset)
+
+
 def _axis_weights(side: Tensor, offset: Tensor, n_in: int, size: int) -> Tensor:
     """``(B, size, n_in)`` resampling weights along one axis: output pixel ``x`` of a canvas of ``size`` px
     reads the item (``n_in`` px, pasted ``side * size`` px wide at ``offset`` of half the free room) through a
     tent filter as wide as the shrink factor (antialiased when the item gets smaller, bilinear when larger);
     weights are zero beyond the item, so the canvas there is empty."""
     px = (side * size)[:, None, None]
-    left = (size - px) / 2 * (1 + offset[:, None, None])
+    left = _item_left(px, offset[:, None, None], size)
     u = ((torch.arange(size)[None, :, None] + 0.5) - left) * (n_in / px) - 0.5  # item coordinate of pixel x
     radius = (n_in / px).clamp_min(1.0)
     w = (1 - (u - torch.arange(n_in)[None, None, :]).abs() / radius).clamp_min(0) / radius
@@ -848,7 +854,7 @@ def _render_scenes(items: Tensor, d: dict, idx: Tensor, size: int, distractor: T
 def _scene_boxes(item_boxes: Tensor, item_side: int, side: Tensor, offset: Tensor, size: int) -> Tensor:
     """The main items' foreground boxes in canvas pixels: the item's own box, scaled and moved as pasted."""
     px = side * size
-    left = ((size - px) / 2)[:, None] * (1 + offset)  # (M, 2): x, y of the item's top-left corner
+    left = _item_left(px[:, None], offset, size)  # (M, 2): x, y of the item's top-left corner
     scale = (px / item_side)[:, None]
     return torch.cat([left + item_boxes[:, :2] * scale, left + item_boxes[:, 2:] * scale], 1).clamp(0, size)
 

@@ -220,17 +220,19 @@ def invariance_table(S: Settings, x: torch.Tensor | None = None, grids=None, mod
     rows, data_key = [], digest(x, grids, S.seed)  # the images are hashed once for all models
     for arch, variants in models.items():
         for variant, spec in variants.items():
-            model = load_model(spec, S)
-            embed = similarity.embedding(model)
-            device = next(model.parameters()).device
-            key = digest(weights_key(model), data_key)
-            part = _cached("sweep", key, lambda embed=embed, device=device: similarity.sweep(
-                {"m": embed}, x, grids, seed=S.seed, batch_size=S.batch_size, device=device,
-                progress=progress))
+            part = _model_sweep(S, load_model(spec, S), x, grids, data_key, progress)
             rows += [dict(r, arch=arch, variant=variant, spec=spec) for r in part]
     table = pd.DataFrame(rows).drop(columns="model")
     return table[["arch", "variant", "transform", "group", "level", "magnitude", "median", "q25", "q75", "mean",
                   "alignment", "spec"]]
+
+
+def _model_sweep(S: Settings, model, x: torch.Tensor, grids, data_key: str, progress: bool = False) -> list[dict]:
+    """:func:`invlib.papers.b.similarity.sweep` of one model's embedding, cached under its weights and
+    ``data_key`` (a digest of the probe images, the grids and the seed)."""
+    embed, device = similarity.embedding(model), next(model.parameters()).device
+    return _cached("sweep", digest(weights_key(model), data_key), lambda: similarity.sweep(
+        {"m": embed}, x, grids, seed=S.seed, batch_size=S.batch_size, device=device, progress=progress))
 
 
 def level_mean(table, arch: str, variant: str, transform: str, column: str = "median") -> float:
@@ -377,19 +379,26 @@ def variation_family(S: Settings) -> dict:
     >>> sorted(fam)[:2], fam[(1.0, "rrc")][0].data_options
     ([(0.0, 'fixed_size_center_crop'), (0.0, 'rrc')], (('variation', 1.0),))
     """
-    from ... import crops, zoo
+    from ... import crops
 
     V = variation_settings(S)
     out = {}
     for level in V["levels"]:
-        recipe = zoo.Recipe(profile=S.profile, dataset="scenes", arch=V["arch"], size=V["size"],
-                            n_train=V["n_train"], epochs=V["epochs"], batch_size=V["batch_size"], lr=V["lr"],
-                            weight_decay=V["weight_decay"], schedule="cosine", device=S.device, progress=S.progress,
-                            data_options=(("variation", level),))
+        recipe = _variation_recipe(S, level)
         for m in V["methods"]:
             out[(level, m)] = [recipe.spec(m, {"size": V["size"]}, k, n_test=min(V["n_test"], 2000),
                                            img_size=crops.stored_size(V["size"])) for k in range(V["seeds"])]
     return out
+
+
+def _variation_recipe(S: Settings, level: float):
+    """The study's training recipe (:class:`invlib.zoo.Recipe`) on ``scenes`` at one level of variation."""
+    from ... import zoo
+
+    V = variation_settings(S)
+    return zoo.Recipe(profile=S.profile, dataset="scenes", arch=V["arch"], size=V["size"], n_train=V["n_train"],
+                      epochs=V["epochs"], batch_size=V["batch_size"], lr=V["lr"], weight_decay=V["weight_decay"],
+                      schedule="cosine", device=S.device, progress=S.progress, data_options=(("variation", level),))
 
 
 def variation_study(S: Settings, trained: dict | None = None):
@@ -412,7 +421,7 @@ def variation_study(S: Settings, trained: dict | None = None):
     from . import rrc
 
     V = variation_settings(S)
-    trained = trained or _train_family(S, variation_family(S))
+    trained = trained or _variation_recipe(S, V["levels"][0]).train_family(variation_family(S))
     probes = data.load("scenes", "test", n=V["n_probe"], seed=S.seed, size=V["size"],
                        variation=V["probe_level"]).float()
     data_key = digest(probes, V["grids"], S.seed)
@@ -421,21 +430,11 @@ def variation_study(S: Settings, trained: dict | None = None):
         ds = data.load("scenes", "test", n=V["n_test"], seed=S.seed, size=crops.stored_size(V["size"]),
                        variation=level)
         for k, model in enumerate(group):
-            embed, device = similarity.embedding(model), next(model.parameters()).device
-            sweep = _cached("sweep", digest(weights_key(model), data_key), lambda e=embed, d=device: similarity.sweep(
-                {"m": e}, probes, V["grids"], seed=S.seed, batch_size=S.batch_size, device=d))
+            sweep = _model_sweep(S, model, probes, V["grids"], data_key)
             inv = {g: float(np.mean([r["median"] for r in sweep if r["transform"] == g and r["level"] > 0]))
                    for g in V["grids"]}
-            pred = _cached("pred", digest(weights_key(model), ds.images, V["size"]),
-                           lambda m=model, x=ds.images: rrc.predict(m, x, V["size"]))
+            pred = rrc.cached_predictions(model, ds, V["size"])
             last = (model.zoo_info.get("history") or [{}])[-1]
             rows.append(dict(level=level, method=method, seed=k, train_acc=100 * last.get("train_acc", np.nan),
                              test_acc=float((pred == ds.labels).float().mean() * 100), **inv))
     return pd.DataFrame(rows)
-
-
-def _train_family(S: Settings, family: dict) -> dict:
-    """Train (or load) a ``{key: [Spec]}`` family here, with the settings' progress bars."""
-    from ... import zoo
-
-    return {k: list(zoo.train_many(group, None, progress=S.progress)) for k, group in family.items()}

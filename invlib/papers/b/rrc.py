@@ -231,9 +231,11 @@ def predict(model: torch.nn.Module, images: torch.Tensor, size: int, extra=None,
         return models.batched(lambda x: model(x).argmax(1), images, batch, device, crop, transform_device="cpu")
 
 
-def _predictions(model, ds: data.Dataset, S: Settings, tag="", extra=None, seed=0) -> torch.Tensor:
-    key = digest(weights_key(model), ds.images, S.size, tag, seed)
-    return cached("rrc", f"pred-{key}", lambda: predict(model, ds.images, S.size, extra, seed))
+def cached_predictions(model, ds: data.Dataset, size: int, tag="", extra=None, seed=0) -> torch.Tensor:
+    """:func:`predict` on ``ds.images`` at ``size``, cached on disk under the model's weights, the images, the size,
+    ``tag`` (which names ``extra``) and ``seed``: ``(N,)`` predicted classes. Chapters B1, B2, B5-B7 share it."""
+    key = digest(weights_key(model), ds.images, size, tag, seed)
+    return cached("rrc", f"pred-{key}", lambda: predict(model, ds.images, size, extra, seed))
 
 
 @dataclass
@@ -257,7 +259,7 @@ class Evaluation:
 def evaluate(trained: dict, S: Settings, ds: data.Dataset | None = None) -> Evaluation:
     """Every model's predictions on the central crop of the evaluation images (cached per model and images)."""
     ds = ds or eval_images(S)
-    preds = {k: np.stack([_predictions(m, ds, S).numpy() for m in group]) for k, group in trained.items()}
+    preds = {k: np.stack([cached_predictions(m, ds, S.size).numpy() for m in group]) for k, group in trained.items()}
     return Evaluation(ds.labels.numpy(), list(ds.classes), ds.synsets, preds)
 
 
@@ -295,7 +297,8 @@ def zoom_curve(trained: dict, S: Settings, ds: data.Dataset | None = None, metho
             extra = None if z == 1 else crops.Crop("random_size_center_crop", S.size, (1 / z**2, 1.0), (1.0, 1.0))
             accs = []
             for model in trained[m]:
-                draws = [_predictions(model, ds, S, f"zoom{z}", extra, t) for t in range(1 if z == 1 else S.test_seeds)]
+                draws = [cached_predictions(model, ds, S.size, f"zoom{z}", extra, t)
+                         for t in range(1 if z == 1 else S.test_seeds)]
                 accs.append(np.mean([(p.numpy() == ds.labels.numpy()).mean() * 100 for p in draws]))
             rows.append(dict(method=NAMES[m], zoom=z, top1=np.mean(accs), sem=metrics.sem(accs)))
     return pd.DataFrame(rows)
