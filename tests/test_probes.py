@@ -346,5 +346,7 @@ def test_extract_many_extracts_only_the_featurizers_not_cached(monkeypatch):
     both = probes.extract_many({"dct": probes.DCT(), "pixels": probes.Passthrough()}, images, boxes, "zoom_in", 16,
                                seed=3)
     assert asked == [["pixels"]] and torch.equal(both["dct"].diff, alone.diff) and both["dct"].groups == alone.groups
-    assert probes.extract_many({"p": probes.Passthrough()}, images, boxes, "zoom_in", 16, seed=3)["p"].seconds < 5
+    again = probes.extract_many({"p": probes.Passthrough()}, images, boxes, "zoom_in", 16, seed=3)["p"]
     assert asked == [["pixels"]], "read from the cache"
+    assert torch.equal(again.diff, both["pixels"].diff) and again.groups == both["pixels"].groups
+    assert again.seconds >= 0  # the time of reading the cache, reported (not bounded: timings vary by machine)
