@@ -25,6 +25,7 @@ import sys
 SETTINGS = {
     "default (2 threads, spinning)": {},
     "OMP_WAIT_POLICY=PASSIVE": {"OMP_WAIT_POLICY": "PASSIVE"},
+    "GOMP_SPINCOUNT=10000 (the book runner's)": {"GOMP_SPINCOUNT": "10000"},
     "1 thread": {"OMP_NUM_THREADS": "1"},
     "two 1-thread processes": {"OMP_NUM_THREADS": "1", "OMP_WAIT_POLICY": "PASSIVE", "PAIR": "1"},
 }

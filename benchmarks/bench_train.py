@@ -2,8 +2,9 @@
 augmentation, LR schedule, metrics, progress) vs a bare forward/backward/step loop on pre-made tensors.
 
 Prints images/s for both and their ratio (target >= 0.85). Same model, optimizer, batch and images.
-``--scenes``: also the bare step on ``scenes`` canvases (56 px) with ``small_resnet18_s2`` (stride-2 stem) and,
-for scale, plain ``small_resnet18`` at 56 px, each as a ratio of cost to today's 28 px step in the same run.
+``--scenes``: also the bare step on ``scenes`` canvases (56 px) with ``small_resnet18_s4`` (torchvision's stem:
+paper B's cpu models), ``small_resnet18_s2`` (stride-2 stem), ``small_vit_p14`` beside ``small_vit`` at 28 px and,
+for scale, plain ``small_resnet18`` at 56 px, each as a ratio of cost to the 28 px step in the same run.
 Run: python benchmarks/bench_train.py [--model small_resnet18] [--n 3072] [--repeats 2] [--scenes]
 """
 
@@ -74,8 +75,11 @@ def scene_steps(x28, labels, cfg, repeats: int) -> None:
 
     scenes = data.load("scenes", "train", n=len(labels), seed=0).float()
     runs = {"small_resnet18 @ 28 px (today)": ("small_resnet18", x28),
+            "small_resnet18_s4 @ 56 px scenes": ("small_resnet18_s4", scenes),
             "small_resnet18_s2 @ 56 px scenes": ("small_resnet18_s2", scenes),
-            "small_resnet18 @ 56 px scenes": ("small_resnet18", scenes)}
+            "small_resnet18 @ 56 px scenes": ("small_resnet18", scenes),
+            "small_vit @ 28 px": ("small_vit", x28),
+            "small_vit_p14 @ 56 px scenes": ("small_vit_p14", scenes)}
     best = {k: 0.0 for k in runs}
     for _ in range(repeats):
         for key, (arch, x) in runs.items():

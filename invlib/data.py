@@ -961,6 +961,18 @@ def _options(fn) -> list[str]:
     return [p.name for p in inspect.signature(fn).parameters.values() if p.kind == p.KEYWORD_ONLY]
 
 
+def option_defaults(name: str) -> dict:
+    """The options dataset ``name`` takes (:func:`load`'s ``**opts``) and their default values.
+
+    Example
+    -------
+    >>> option_defaults("scenes")["variation"], option_defaults("fashion_mnist")
+    (1.0, {})
+    """
+    fn = _REGISTRY[check_choice(name, _REGISTRY, "dataset")]
+    return {p.name: p.default for p in inspect.signature(fn).parameters.values() if p.kind == p.KEYWORD_ONLY}
+
+
 def check_options(name: str, opts: dict) -> None:
     """Raise ``TypeError`` naming the valid options when ``opts`` holds one that dataset ``name`` does not take.
 

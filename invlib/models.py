@@ -7,8 +7,10 @@ too and a single factory, :func:`create`, serves every name:
 |------------------|------------------------------------------------------------------------|
 | small_resnet18   | CIFAR-style ResNet, BasicBlocks [2, 2, 2, 2], widths 16-128 (0.7M)     |
 | small_resnet18_s2| the same with a stride-2 stem, for 48-64 px scenes (56 px costs 28 px) |
+| small_resnet18_s4| the same with torchvision's stem (stride 2, max-pool): 56 px at 2.3x the speed |
 | small_resnet50   | CIFAR-style ResNet, Bottlenecks [3, 4, 6, 3], widths 16-128 x4 (1.5M)  |
 | small_vit        | timm VisionTransformer, patch 7, dim 128, depth 4, 4 heads (0.6M)      |
+| small_vit_p14    | the same with 14 px patches, for 48-64 px scenes (56 px costs 28 px)    |
 | conv4            | AugNet's Table 1 trunk: 4 conv-BN-ReLU (32-256), 3 max-pools, max, FC  |
 | signal_cnn       | AugNet's Table 2 trunk for 1-D signals ``(B, C, T)``: 2 convs, pool, FC |
 | signal_mlp       | an MLP over a flattened signal, ``width`` x ``depth`` hidden units      |
@@ -33,7 +35,8 @@ from torch import nn
 
 from .utils import check_choice, check_images, digest, is_online
 
-OURS = ("small_resnet18", "small_resnet18_s2", "small_resnet50", "small_vit", "conv4")
+OURS = ("small_resnet18", "small_resnet18_s2", "small_resnet18_s4", "small_resnet50", "small_vit", "small_vit_p14",
+        "conv4")
 SIGNAL_NETS = ("signal_cnn", "signal_mlp")
 IMAGENET_MEAN, IMAGENET_STD = (0.485, 0.456, 0.406), (0.229, 0.224, 0.225)
 # Images per forward pass of batched() (and so of train.evaluate) by device type when none is asked for: 128 on CPU,
@@ -101,13 +104,14 @@ class SmallResNet(nn.Module):
     """
 
     def __init__(self, block, layers, widths=(16, 32, 64, 128), num_classes=10, in_chans=3, drop_rate=0.0,
-                 stem_stride: int = 1):
+                 stem_stride: int = 1, stem_pool: bool = False):
         super().__init__()
         self.num_classes, self.drop_rate = num_classes, drop_rate
         self.stem = nn.Sequential(
             nn.Conv2d(in_chans, widths[0], 3, stem_stride, 1, bias=False), nn.BatchNorm2d(widths[0]),
-            nn.ReLU(inplace=True)
+            nn.ReLU(inplace=True), *([nn.MaxPool2d(3, 2, 1)] if stem_pool else [])
         )
+        stem_stride *= 2 if stem_pool else 1
         cin, self.feature_info = widths[0], []
         for i, (n, w) in enumerate(zip(layers, widths)):
             stride = 1 if i == 0 else 2
@@ -189,6 +193,18 @@ def small_resnet18_s2(pretrained=False, num_classes=10, in_chans=3, **kwargs):
 
 
 @register_model
+def small_resnet18_s4(pretrained=False, num_classes=10, in_chans=3, **kwargs):
+    """:func:`small_resnet18` with torchvision's ResNet stem: a stride-2 convolution then a 3x3 max-pool of stride
+    2, so the first stage sees a quarter of the side (14 px of a 56 px scene, as ImageNet's ResNet-18 sees 56 of
+    224). Measured here (2 threads, batch 128): 1,281 training and 4,797 evaluation images/s at 56 px, against
+    563 and 1,357 for :func:`small_resnet18_s2` and 516 and 1,357 for :func:`small_resnet18` at 28 px."""
+    kwargs = _drop_timm_args(kwargs)
+    net = SmallResNet(BasicBlock, (2, 2, 2, 2), num_classes=num_classes, in_chans=in_chans, stem_stride=2,
+                      stem_pool=True, **kwargs)
+    return _ours(net, "small_resnet18_s4", in_chans, pretrained)
+
+
+@register_model
 def small_vit(pretrained=False, num_classes=10, in_chans=3, img_size=28, **kwargs):
     """A small ViT through timm's VisionTransformer: patch 7 (16 tokens at 28 px), width 128, depth 4, 4 heads,
     global-average pooling. Patch 7 beat patch 4 / width 96 here on speed (1400 vs 750 img/s) and on
@@ -198,11 +214,22 @@ def small_vit(pretrained=False, num_classes=10, in_chans=3, img_size=28, **kwarg
     patches a side) are resampled to the input's grid, and a side that 7 does not divide is zero-padded on the
     right and bottom to the next multiple (timm's ``dynamic_img_pad``). A side that 7 divides, such as 28, is
     untouched, so those models, their weights and their outputs are the same as without padding."""
+    return _small_vit("small_vit", 7, pretrained, num_classes, in_chans, img_size, kwargs)
+
+
+@register_model
+def small_vit_p14(pretrained=False, num_classes=10, in_chans=3, img_size=56, **kwargs):
+    """:func:`small_vit` with patches of 14 px, for 48-64 px scenes: 16 tokens at 56 px, as small_vit has at 28, so
+    a 56 px scene costs about what a 28 px image costs :func:`small_vit`."""
+    return _small_vit("small_vit_p14", 14, pretrained, num_classes, in_chans, img_size, kwargs)
+
+
+def _small_vit(name, patch, pretrained, num_classes, in_chans, img_size, kwargs):
     kwargs = _drop_timm_args(kwargs)
-    args = dict(patch_size=7, embed_dim=128, depth=4, num_heads=4, mlp_ratio=2.0, global_pool="avg",
+    args = dict(patch_size=patch, embed_dim=128, depth=4, num_heads=4, mlp_ratio=2.0, global_pool="avg",
                 class_token=False, dynamic_img_size=True, dynamic_img_pad=True)
     net = VisionTransformer(img_size=img_size, num_classes=num_classes, in_chans=in_chans, **{**args, **kwargs})
-    return _ours(net, "small_vit", in_chans, pretrained)
+    return _ours(net, name, in_chans, pretrained)
 
 
 def _conv_bn(conv, cin: int, cout: int, kernel: int = 3) -> list[nn.Module]:

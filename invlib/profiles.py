@@ -134,9 +134,13 @@ def resolve(profile: str | Profile, **overrides) -> Profile:
     return replace_checked(get_profile(profile), _given(overrides), "profile field")
 
 
-def settings(cls: type, table: dict[str, dict], profile: str | Profile, **overrides):
-    """One paper's settings for one run: ``cls``'s defaults, then ``table[profile]``, then the overrides that
-    are not ``None``; a frozen dataclass instance, every field type-checked.
+def settings(cls: type, table: dict[str, dict], profile: str | Profile, presets: dict | None = None, **overrides):
+    """One paper's settings for one run: ``cls``'s defaults, then ``table[profile]``, then
+    ``presets[profile][dataset]`` when the overrides name a dataset that has one, then the overrides that are not
+    ``None``; a frozen dataclass instance, every field type-checked.
+
+    A preset holds what goes with a dataset on a profile: paper B's cpu profile runs ``scenes`` with models built
+    for 56 px, and ``-p dataset=fashion_mnist_color`` brings back the 28 px models and the regime measured there.
 
     The defaults of ``cls`` are the paper's own settings; ``table`` maps a profile name to the fields that
     profile changes (a profile missing from it runs the paper's settings). A chapter passes its papermill
@@ -156,6 +160,8 @@ def settings(cls: type, table: dict[str, dict], profile: str | Profile, **overri
     >>> S = settings(Demo, {"cpu": dict(epochs=4, dataset="fashion_mnist")}, "cpu", widths=[8, 16], dataset=None)
     >>> S
     Demo(profile='cpu', epochs=4, widths=(8, 16), dataset='fashion_mnist')
+    >>> settings(Demo, {}, "cpu", {"cpu": {"mnist": dict(epochs=9)}}, dataset="mnist").epochs
+    9
     >>> settings(Demo, {}, "cpu", epoch=3)
     Traceback (most recent call last):
     ValueError: Unknown Demo field 'epoch'. Did you mean 'epochs'? Valid Demo fields: dataset, epochs, profile, widths.
@@ -168,7 +174,8 @@ def settings(cls: type, table: dict[str, dict], profile: str | Profile, **overri
                          f"valid: {sorted(PROFILES)}")
     # the device and progress bars of the run come from the profile, once, for settings that have those fields
     run = {k: getattr(prof, k) for k in ("device", "progress") if k in {f.name for f in dataclasses.fields(cls)}}
-    base = replace_checked(cls(), {**run, **table.get(name, {}), "profile": name})
+    preset = (presets or {}).get(name, {}).get(overrides.get("dataset"), {})
+    base = replace_checked(cls(), {**run, **table.get(name, {}), **preset, "profile": name})
     return replace_checked(base, _given(overrides))
 
 

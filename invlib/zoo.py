@@ -11,8 +11,8 @@ interrupted training resumes from its per-epoch checkpoint (a requeued SLURM job
 Named entries, ``"<model>/<variant>"`` (:func:`available`), build a spec from a profile (:func:`spec`):
 ``<variant>`` is ``untrained`` (the seeded initialisation, 0 epochs) or the name of a training augmentation
 (:data:`AUGMENTATIONS`: ``none``; ``standard`` = RandomResizedCrop + horizontal flip). The book trains only
-the entries its chapters use (:data:`BOOK`); chapter 00 trains those that two papers share (:data:`SHARED`), the
-others are trained by the chapter that first needs them. Every other combination stays available.
+the entries its chapters use (:data:`BOOK`); chapter 00 trains those that several chapters share (:data:`SHARED`),
+the others are trained by the chapter that first needs them. Every other combination stays available.
 
 Example
 -------
@@ -181,6 +181,9 @@ class Spec:
             set_("root", str(Path(self.root).expanduser().resolve()))
         check_choice(self.dataset, datasets.available(), "dataset")
         datasets.check_options(self.dataset, dict(self.data_options))
+        # an option at the loader's default is no option: {"variation": 1.0} on scenes is the plain scenes spec
+        defaults = datasets.option_defaults(self.dataset)
+        set_("data_options", tuple((k, v) for k, v in self.data_options if k not in defaults or v != defaults[k]))
         check_choice(self.optimizer, OPTIMIZERS, "optimizer")
         check_choice(self.schedule, SCHEDULES, "schedule")
         augmentation(self.augment, **dict(self.augment_params))  # a known name, parameters it takes, valid values
@@ -244,13 +247,18 @@ ARCHS = {
     "small_resnet50": dict(optimizer="sgd", lr=0.1, weight_decay=5e-4),
     "small_vit": dict(optimizer="adamw", lr=1e-3, weight_decay=0.05, warmup_epochs=0.5, epochs=2.0, batch=0.5),
 }
-# The entries some chapter uses (paper A's probes, paper B's sweep): what `make book` trains.
-BOOK = ("small_resnet18/untrained", "small_resnet18/none", "small_resnet18/standard", "small_resnet50/standard",
-        "small_vit/untrained", "small_vit/none", "small_vit/standard")
-# The entries that chapters of two or more papers use (papers A and B: the three ResNet-18s): what chapter 00 trains
-# and shows. An entry that one paper alone uses is trained by the first of its chapters that loads it (``get``
-# trains on first use): the ResNet-50 by A1, the ViTs by B3. Measured on a cold cpu build (2 cores, one thread a
-# chapter, bare loop 555 img/s): the ResNet-50 took 480 s and the two ViTs 220 s of chapter 00's 1,048 s.
+# the same recipes for the architectures built for 48-64 px scenes (paper B's models on ``scenes``)
+ARCHS.update(small_resnet18_s4=ARCHS["small_resnet18"], small_vit_p14=ARCHS["small_vit"])
+# The entries chapters use on the profile's data (chapter 00, paper A's probes): what `python -m invlib zoo train`
+# trains. Paper B's models at smoke and cpu are the same recipes on 56 px scenes (small_resnet18_s4, small_vit_p14
+# under invlib.papers.b.grounding's zoo_profile), trained by chapter B3 on first use; with
+# -p dataset=fashion_mnist_color B3 loads the 28 px entries (small_resnet18/*, small_vit/*) instead.
+BOOK = ("small_resnet18/untrained", "small_resnet18/none", "small_resnet18/standard",
+        "small_resnet50/standard")
+# The entries that several chapters use (chapter 00's own table and A2; the standard one is also A1's backbone):
+# what chapter 00 trains and shows. An entry that one chapter alone uses is trained by the chapter that loads it
+# (``get`` trains on first use): the ResNet-50 by A1. Measured on a cold cpu build (2 cores, one thread a chapter,
+# bare loop 555 img/s): the ResNet-50 took 480 s and the two ViTs 220 s of chapter 00's 1,048 s when 00 trained all.
 SHARED = ("small_resnet18/untrained", "small_resnet18/none", "small_resnet18/standard")
 
 

@@ -151,12 +151,12 @@ else:
 #
 # Later chapters probe the same trained models, so they are trained once per profile and cached on disk under
 # a hash of their spec (`zoo.Spec`: architecture, data, augmentation, seed, sizes, epochs, optimiser; the
-# first run of this cell trains them, every later run loads them). This chapter trains the models that the
-# chapters of two papers share (`zoo.SHARED`: papers A and B): a small ResNet-18 untrained, trained without
+# first run of this cell trains them, every later run loads them). This chapter trains the models that several
+# chapters share (`zoo.SHARED`: paper A's two chapters): a small ResNet-18 untrained, trained without
 # augmentation and trained with the standard RandomResizedCrop + horizontal flip, all on this run's training
-# images. A model that one paper alone uses comes from the same zoo but is trained by that paper's first
-# chapter on first use: paper A's deeper ResNet-50-like network (bottleneck blocks) in chapter A1, paper B's
-# small ViTs in chapter B3. Any other family (more seeds, your own augmentation) is one `zoo.train_many` call
+# images. A model that one chapter alone uses comes from the same zoo but is trained on first use: paper A's
+# deeper ResNet-50-like network (bottleneck blocks) in chapter A1; paper B's ResNet-18 and ViT on 56 px `scenes`
+# in chapter B3. Any other family (more seeds, your own augmentation) is one `zoo.train_many` call
 # away, in this process or as SLURM jobs (see the README); `python -m invlib zoo train` trains every entry the
 # book uses (`zoo.BOOK`).
 

@@ -26,7 +26,7 @@
 
 # %% tags=["parameters"]
 profile = "cpu"  # smoke | cpu | gpu | paper
-dataset = None  # e.g. "cifar10", "imagenet" (with root)
+dataset = None  # scenes on smoke/cpu (or fashion_mnist_color: the 28 px models); "imagenet" (with root)
 root = None  # folder of your own images
 models = None  # {arch: {variant: spec}}, e.g. {"ResNet": {"untrained": "random:tv/resnet18"}}
 grids = None  # transform grids of invlib.papers.b.similarity.GRIDS
@@ -112,12 +112,12 @@ run.claims_table()
 # rotation and shear, whatever the architecture, while standard augmentation adds only a little translation
 # invariance. The verdicts above test each of these statements on this run's numbers.
 #
-# At the `cpu` profile the models are the zoo's small ResNet and ViT trained for a few epochs on colourised
-# Fashion-MNIST at 28 px, where every garment is centred on a black background. Two consequences: a
-# translation by the full width leaves a black image, so the translation curves fall to the invariance of a
-# blank input; and rotations and shears move a centred garment's outline, which the trained classifiers rely
-# on. The paper's ImageNet models see objects at many positions and scales (chapter B7 tests that reading
-# directly, on scenes whose objects vary more and more in position and size). On `gpu` and `paper` the same
+# At the `cpu` profile the models are the zoo's small ResNet (torchvision's stem) and ViT (14 px patches), trained
+# for a few epochs on `scenes` at 56 px: Fashion-MNIST objects that move and change size over a textured
+# background, as the paper's ImageNet objects do, so that training *can* teach invariance to translation and
+# zoom. `-p dataset=fashion_mnist_color` measures the 28 px models trained on centred garments instead; there
+# nothing in the training data moves, and training lowered translation invariance. Chapter B7 tests that reading
+# directly, on scenes whose objects vary more and more in position and size. On `gpu` and `paper` the same
 # chapter takes hub weights (`tv/resnet18`, timm's ViT-L/16) and an ImageNet folder (`-p root=...`); no
 # ResNet-18 trained without augmentation is on the hub, so pass one as `"tv/resnet18@<weights file>"` in
 # `models` to measure that variant.

@@ -22,7 +22,7 @@
 
 # %% tags=["parameters"]
 profile = "cpu"  # smoke | cpu | gpu | paper
-dataset = None  # a dataset with WordNet synsets per class (fashion_mnist_color, cifar10, imagenet)
+dataset = None  # a dataset with WordNet synsets per class (scenes, fashion_mnist_color, cifar10, imagenet)
 root = None
 models = None  # {arch: {variant: spec}}
 n_search = None
@@ -69,7 +69,7 @@ reports["wup"]["pairs"].sort_values("wordnet", ascending=False).head(10).round(3
 #
 # In the paper, rotation tops the ranking of textile-like ImageNet classes (velvet, wool, handkerchief,
 # envelope), and rotations fill the top 10 (class, transformation) combinations by *weighted boost* (mean
-# percent gain x share of pairs boosted) for the standard-augmentation ResNet-18. Which Fashion-MNIST garments
+# percent gain x share of pairs boosted) for the standard-augmentation ResNet-18. Which of this run's classes
 # behave like that?
 
 # %%
@@ -96,11 +96,12 @@ run.claims_table()
 # %% [markdown]
 # ## Reading the results
 #
-# With ten Fashion-MNIST classes there are only 45 class pairs, and their WordNet similarities take few
-# distinct values (all ten are garments, footwear or a bag), so this test has far less power than the paper's
-# 10,000 pairs of ImageNet classes. The same holds for App. D.1: with ten classes, at most a handful can be
-# consistently hurt, and the check is "not measurable" with fewer than two. On `gpu` and `paper`, pass an
-# ImageNet folder (`-p root=...`); its class folders are WordNet ids, which `invlib.data` maps to synsets.
+# With the ten Fashion-MNIST classes (of `scenes` at the `cpu` profile) there are only 45 class pairs, and
+# their WordNet similarities take few distinct values (all ten are garments, footwear or a bag), so this test
+# has far less power than the paper's 10,000 pairs of ImageNet classes. The same holds for App. D.1: with ten
+# classes, at most a handful can be consistently hurt, and the check is "not measurable" with fewer than two.
+# On `gpu` and `paper`, pass an ImageNet folder (`-p root=...`); its class folders are WordNet ids, which
+# `invlib.data` maps to synsets.
 
 # %%
 run.save()

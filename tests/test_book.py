@@ -236,6 +236,13 @@ def test_the_kernel_gets_the_chapters_name_and_the_environment_is_restored(tmp_p
         assert os.environ["INVLIB_PROGRESS"] == "0"
         assert results.Run("smoke").notebook == "b1_rrc_decomposition"
     assert results.CHAPTER_ENV not in os.environ and "OMP_WAIT_POLICY" not in os.environ
+    # a chapter with two threads: waiting threads spin briefly, then sleep; a policy the user set is kept
+    monkeypatch.delenv("GOMP_SPINCOUNT", raising=False)
+    with book._kernel_env(tmp_path, "b1_rrc_decomposition", threads=2):
+        assert os.environ["GOMP_SPINCOUNT"] == "10000" and "OMP_WAIT_POLICY" not in os.environ
+    monkeypatch.setenv("OMP_WAIT_POLICY", "ACTIVE")
+    with book._kernel_env(tmp_path, "b1_rrc_decomposition", threads=2):
+        assert os.environ["OMP_WAIT_POLICY"] == "ACTIVE" and "GOMP_SPINCOUNT" not in os.environ
     with pytest.raises(ValueError, match="pass name="):
         results.Run("smoke")
 

@@ -14,7 +14,12 @@ from invlib.papers.b import similarity
 
 def test_settings_profiles_and_overrides():
     S = G.settings("cpu")
-    assert S.dataset == "fashion_mnist_color" and S.models["ViT"]["none"] == "zoo:small_vit/none"
+    assert S.dataset == "scenes" and S.models["ViT"]["none"] == "zoo:small_vit_p14/none"
+    assert (G.zoo_profile(S).dataset, G.zoo_profile(S).img_size, G.image_side(S)) == ("scenes", 56, 56)
+    # -p dataset=fashion_mnist_color: the 28 px models trained on Fashion-MNIST, as before scenes
+    F = G.settings("cpu", dataset="fashion_mnist_color")
+    assert F.models["ResNet"]["none"] == "zoo:small_resnet18/none" and G.zoo_profile(F).dataset == F.dataset
+    assert G.image_side(F) == 28
     assert G.settings("paper").dataset == "imagenet" and "none" not in G.settings("paper").models["ResNet"]
     assert G.settings("smoke", n_probe=32).n_probe == 32
     with pytest.raises(ValueError, match="Valid Settings fields"):
@@ -174,14 +179,14 @@ def test_b3_to_b5_run_on_a_folder_of_their_own_at_the_side_the_zoo_models_are_bu
     root = tmp_path / "digits"
     for k, sub in enumerate(("train", "test") if split else ("",)):
         _digits_folder(root / sub, seed=k)
-    vit = {"ViT": {"untrained": "zoo:small_vit/untrained"}}
+    vit = {"ViT": {"untrained": "zoo:small_vit_p14/untrained"}}
     S = G.settings("smoke", dataset="folder", root=str(root), n_probe=8, n_search=20, grids=("rotate",), models=vit)
     x = G.probe_images(S)
     xs, labels, classes, synsets, boxes = G.search_images(S)
     table = G.invariance_table(S, x)
     assert len(table) == 10 and float(table[table.level == 0]["median"].iloc[0]) == pytest.approx(1.0, abs=1e-4)
-    assert x.shape == (8, 3, 28, 28) and xs.shape == (20, 3, 28, 28) and classes == ["0", "1", "2"]
-    assert G.image_side(S) == 28 == G.image_side(G.settings("smoke")) and G.image_side(G.settings("paper")) == 224
+    assert x.shape == (8, 3, 56, 56) and xs.shape == (20, 3, 56, 56) and classes == ["0", "1", "2"]
+    assert G.image_side(S) == 56 == G.image_side(G.settings("smoke")) and G.image_side(G.settings("paper")) == 224
     assert not (xs[:, None] == x[None]).flatten(2).all(-1).any(), "the probes are held out from the search images"
     # no WordNet synsets, no foreground boxes: B5's WordNet claim is not measurable, not an error
     assert synsets is None and boxes is None and G.wordnet_report({}, synsets) == {} and GR.plot_wordnet({}) is None
@@ -198,8 +203,15 @@ def test_variation_family_trains_one_recipe_on_scenes_at_every_level():
     assert sorted(fam) == [(lv, m) for lv in V["levels"] for m in sorted(V["methods"])]
     for (level, method), specs in fam.items():
         assert [s.seed for s in specs] == [0, 1, 2]
+        options = () if level == 1.0 else (("variation", level),)  # 1 is the scenes default
         assert {(s.dataset, s.arch, s.augment, s.data_options, s.img_size) for s in specs} == {
-            ("scenes", "small_resnet18_s2", method, (("variation", level),), 64)}
+            ("scenes", "small_resnet18_s4", method, options, 64)}
+    # at variation 1 the study's models are chapter B1's, so the two chapters train them once
+    from invlib.papers.b import rrc as R
+
+    R1 = R.settings("smoke", seeds=3)
+    for method in V["methods"]:
+        assert fam[(1.0, method)] == R.family(R1)[method]
     # a level, a method and a seed each make a different model
     from invlib import zoo
 

@@ -262,3 +262,19 @@ def test_stride_2_stem_sees_a_56_px_canvas_at_the_28_px_maps_of_the_plain_net():
     assert big.shape == small.shape == (2, 128, 4, 4)
     # the same parameters: only the stem's stride differs
     assert [p.shape for p in s2.parameters()] == [p.shape for p in plain.parameters()]
+    # torchvision's stem (stride 2, then a stride-2 max-pool): a quarter of the side before the first stage
+    s4 = models.create("small_resnet18_s4", seed=0)
+    assert isinstance(s4.stem[-1], nn.MaxPool2d) and [f["reduction"] for f in s4.feature_info] == [4, 8, 16, 32]
+    with torch.no_grad():
+        assert s4.forward_features(torch.rand(2, 3, 56, 56)).shape == (2, 128, 2, 2)
+    assert [p.shape for p in s4.parameters()] == [p.shape for p in plain.parameters()]
+
+
+def test_vit_with_14_px_patches_sees_a_56_px_canvas_as_16_tokens():
+    p14, p7 = models.create("small_vit_p14", seed=0), models.create("small_vit", seed=0)
+    assert p14.patch_embed.proj.kernel_size == (14, 14) and p14.pretrained_cfg["architecture"] == "small_vit_p14"
+    with torch.no_grad():
+        big, small = p14.forward_features(torch.rand(2, 3, 56, 56)), p7.forward_features(torch.rand(2, 3, 28, 28))
+    assert big.shape == small.shape
+    with pytest.raises(models.PretrainedUnavailableError, match="'small_vit_p14'"):
+        models.create("small_vit_p14", pretrained=True)

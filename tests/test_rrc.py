@@ -14,9 +14,10 @@ from invlib.papers.b import rrc_reports as RR
 K = 4  # classes of the synthetic evaluations
 
 
-def _eval(acc: dict, n: int = 400, seed: int = 0) -> R.Evaluation:
+def _eval(acc: dict, n: int = 400, seed: int = 0, train: float = 100.0) -> R.Evaluation:
     """Predictions with a known accuracy per (method, seed): the first ``round(a n)`` samples right, the rest
-    wrong (the same samples for every model, so the helped lists are predictable)."""
+    wrong (the same samples for every model, so the helped lists are predictable); every model's last-epoch
+    training accuracy is ``train``."""
     labels = np.arange(n) % K
     preds = {}
     for m, accs in acc.items():
@@ -27,12 +28,19 @@ def _eval(acc: dict, n: int = 400, seed: int = 0) -> R.Evaluation:
             p[:right] = labels[:right]
             rows.append(p)
         preds[m] = np.stack(rows)
-    return R.Evaluation(labels, [f"c{k}" for k in range(K)], None, preds)
+    return R.Evaluation(labels, [f"c{k}" for k in range(K)], None, preds,
+                        {m: np.full(len(v), float(train)) for m, v in acc.items()})
 
 
 def test_settings_specs_and_bad_inputs():
     S = R.settings("cpu")
-    assert (S.dataset, S.size, S.seeds, len(S.methods)) == ("fashion_mnist_color", 28, 3, 7)
+    assert (S.dataset, S.arch, S.size, S.seeds, len(S.methods)) == ("scenes", "small_resnet18_s4", 56, 2, 7)
+    assert R.spec(S, "rrc").img_size == 64 and (S.n_train, S.epochs) == (2000, 14)
+    # -p dataset=fashion_mnist_color brings back the 28 px models and their regime; an explicit value still wins
+    F = R.settings("cpu", dataset="fashion_mnist_color")
+    assert (F.arch, F.size, F.n_train, F.epochs, F.seeds) == ("small_resnet18", 28, 5000, 3, 3)
+    assert R.settings("cpu", dataset="fashion_mnist_color", seeds=1, size=32).seeds == 1
+    assert R.settings("cpu", dataset="fashion_mnist_color", size=32).size == 32
     P = R.settings("paper")
     assert (P.arch, P.epochs, P.lr, P.weight_decay, P.schedule) == ("tv/resnet18", 150, 0.01, 1e-3, "step")
     s = R.spec(P, "rrc", seed=2)
@@ -59,7 +67,8 @@ def test_the_chapters_recipe_parameters_reach_every_spec_and_unknown_names_list_
     for s in [*sum(R.family(S).values(), []), *sum(R.beta_family(S).values(), [])]:
         assert (s.n_train, s.epochs, s.arch, s.device, s.lr, s.schedule) == (500, 2, "small_resnet50", "cuda", 0.1,
                                                                            "cosine")
-        assert s == S.spec(s.augment, dict(s.augment_params), s.seed, n_test=500, img_size=32), "one spec maker"
+        assert s == S.spec(s.augment, dict(s.augment_params), s.seed, n_test=500,
+                           img_size=crops.stored_size(S.size)), "one spec maker"
     with pytest.raises(ValueError, match=r"Unknown Settings field 'n_trian'. Did you mean 'n_train'\? .*epochs"):
         R.settings("smoke", n_trian=500)
     with pytest.raises(ValueError, match="Valid executors: local, none, slurm"):
@@ -127,9 +136,11 @@ def test_b1_claims_follow_the_numbers():
     curve = pd.DataFrame(dict(method=["RandomResizedCrop"] * 3 + ["FixedSizeCenterCrop"] * 3,
                               zoom=[1.0, 2.0, 3.5] * 2, top1=[70, 68, 60, 60, 50, 40], sem=[0.1] * 6))
     verdicts = {}
-    for name, acc in (("paper", paper_like), ("no gain", {**paper_like, "rrc": [60, 61]})):
+    cases = (("paper", paper_like, 100), ("no gain", {**paper_like, "rrc": [60, 61]}, 100),
+             ("no overfitting", paper_like, 63))  # no augmentation: 63 % train vs 60.5 % test
+    for name, acc, train in cases:
         run = results.Run("demo", "smoke")
-        ev = _eval(acc)
+        ev = _eval(acc, train=train)
         RR.record_b1_claims(run, S, ev, R.helped_iou(ev), R.hurt_classes(ev, S), curve)
         verdicts[name] = {c: v["verdict"] for c, v in run.claims.items()}
     assert verdicts["paper"]["table1a/translation_recovers_rrc"] == "reproduced"
@@ -139,6 +150,13 @@ def test_b1_claims_follow_the_numbers():
     assert verdicts["no gain"]["table1a/translation_recovers_rrc"] == "not measurable at this profile"
     assert verdicts["no gain"]["table1a/neither_part_matches_rrc"] == "not reproduced"
     assert verdicts["no gain"]["tableA2/classes_consistently_hurt"] == "not measurable at this profile"
+    # a crop can only pay where the model without it overfits: below OVERFIT_GAP the crop claims are not measured
+    assert _eval(paper_like, train=63).overfit_gap() == pytest.approx(2.5)
+    for claim in ("translation_recovers_rrc", "scale_alone_less", "neither_part_matches_rrc"):
+        assert verdicts["no overfitting"][f"table1a/{claim}"] == "not measurable at this profile"
+    assert verdicts["no overfitting"]["figA7/rrc_partly_invariant_to_zoom"] == "reproduced"
+    t1a = RR.table_1a(_eval(paper_like, train=63))
+    assert t1a.loc["FixedSizeCenterCrop", "train"] == 63 and t1a.loc["FixedSizeCenterCrop", "top1"] == 60.5
     # the figures draw from the same tables
     import matplotlib.pyplot as plt
 
@@ -252,5 +270,6 @@ def test_eval_images_of_a_folder_without_splits_are_those_the_seed_0_models_held
     S = R.settings("smoke", dataset="folder", root=str(tmp_path), n_train=20, n_test=6)
     ds = R.eval_images(S)  # the folder has no test/: before, "its only split is 'train'"
     train, held_out = zoo.splits(R.spec(S, R.NONE, 0))
-    assert ds.images.shape == (6, 3, 32, 32) and ds.images.equal(held_out.images) and ds.classes == ["a", "b"]
+    side = crops.stored_size(S.size)
+    assert ds.images.shape == (6, 3, side, side) and ds.images.equal(held_out.images) and ds.classes == ["a", "b"]
     assert not (train.images[:, None] == ds.images[None]).flatten(2).all(-1).any()

@@ -98,24 +98,35 @@ def test_named_entries_follow_the_profile_and_bad_input_says_what_is_valid():
         zoo.Spec(epochs=-1)
 
 
-def test_the_book_trains_exactly_the_entries_its_chapters_use():
-    """Chapters name zoo entries as backbone specs ``"zoo:<entry>"`` (invlib.papers.a.probes,
-    invlib.papers.b.grounding) or call
-    ``zoo.get``."""
-    sources = [Path(probes.__file__), Path(grounding.__file__), *(ROOT / "notebooks").glob("*.py")]
-    used = {m for f in sources for m in re.findall(r'(?:"zoo:|zoo\.get\(")(\w+/\w+)"', f.read_text())}
+def _zoo_entries(models: dict) -> set:
+    """The named entries of ``{name: spec}`` or ``{arch: {variant: spec}}`` specs (``"zoo:<entry>"``)."""
+    flat = [v for x in models.values() for v in (x.values() if isinstance(x, dict) else [x])]
+    return {v[4:] for v in flat if v.startswith("zoo:")}
+
+
+def test_the_book_trains_exactly_the_entries_its_chapters_use_on_the_profiles_data():
+    """BOOK: the entries chapters load on the profile's own data (what ``python -m invlib zoo train`` trains):
+    paper A's backbones, any ``zoo.get("<entry>")`` of a chapter, and paper B's models only where B trains them on
+    the profile's data; at smoke and cpu B's models are the same recipes on 56 px scenes (grounding.zoo_profile)."""
+    used = {m for f in (ROOT / "notebooks").glob("*.py") for m in re.findall(r'zoo\.get\("(\w+/\w+)"', f.read_text())}
+    for profile in ("smoke", "cpu"):
+        A, B = probes.settings(profile), grounding.settings(profile)
+        used |= _zoo_entries(A.backbones) | _zoo_entries(A.variants)
+        assert B.zoo_data and grounding.zoo_profile(B).dataset == "scenes"
+        assert _zoo_entries(B.models) == {f"{a}/{v}" for a in ("small_resnet18_s4", "small_vit_p14")
+                                          for v in grounding.VARIANTS}
     assert used == set(zoo.BOOK)
+    # -p dataset=fashion_mnist_color: paper B's 28 px entries on the profile's data, all named entries of the zoo
+    fashion = grounding.settings("cpu", dataset="fashion_mnist_color")
+    assert not fashion.zoo_data and _zoo_entries(fashion.models) <= set(zoo.available())
 
 
-def test_chapter_00_trains_exactly_the_entries_two_papers_share():
-    """zoo.SHARED: the entries named by the method modules of two or more papers (the others are trained by the
-    one paper's chapter that first loads them)."""
-    papers = {key: Path(module.__file__) for key, module in (("a", probes), ("b", grounding))}
-    by_paper = {key: set(re.findall(r'"zoo:(\w+/\w+)"', f.read_text())) for key, f in papers.items()}
-    shared = {m for m in zoo.BOOK if sum(m in used for used in by_paper.values()) >= 2}
-    assert shared == set(zoo.SHARED) and set(zoo.SHARED) < set(zoo.BOOK)
-    only_a, only_b = by_paper["a"] - by_paper["b"], by_paper["b"] - by_paper["a"]
-    assert "small_resnet50/standard" in only_a and "small_vit/none" in only_b
+def test_chapter_00_trains_the_entries_several_chapters_share():
+    """zoo.SHARED: paper A's three ResNet-18 variants, which chapter 00 trains and shows and chapter A2 loads (the
+    standard one is also A1's ResNet-18 backbone); the ResNet-50, A1's alone, is trained by A1."""
+    variants = _zoo_entries(probes.settings("cpu").variants)
+    assert set(zoo.SHARED) == variants and set(zoo.SHARED) < set(zoo.BOOK)
+    assert "small_resnet50/standard" in set(zoo.BOOK) - set(zoo.SHARED)
 
 
 # ----------------------------------------------------------------------------- data
@@ -389,6 +400,10 @@ def test_dataset_options_enter_the_key_and_the_data_only_when_given():
     assert zoo.path(plain) == zoo.path(plain.replace(data_options={})) != zoo.path(
         plain.replace(data_options={"variation": 0.0}))
     assert "data_options" not in zoo.Spec().key()  # the keys of every spec before the field are unchanged
+    # an option at the loader's default is no option: the same model as the plain spec (chapters B1 and B7 share it)
+    default = plain.replace(data_options={"variation": 1.0, "distractors": 0.5})
+    assert default.data_options == () and zoo.path(default) == zoo.path(plain)
+    assert plain.replace(data_options={"variation": 1.0, "distractors": 0.2}).data_options == (("distractors", 0.2),)
     still = zoo.Spec(dataset="scenes", img_size=56, n_train=40, n_test=20, data_options={"variation": 0.0})
     assert still.data_options == (("variation", 0.0),)
     tr, te = zoo.splits(still)

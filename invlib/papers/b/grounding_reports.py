@@ -11,6 +11,7 @@ import torch
 from ... import metrics
 from . import similarity
 from .grounding import APPEARANCE_B3, VARIANT_LABELS, level_mean, top5_by_invariance_change, training_change
+from .rrc import OVERFIT_GAP
 
 
 def figure_a2(x: torch.Tensor, grids=None):
@@ -342,7 +343,6 @@ def record_wordnet_claims(run, reports: dict, rot: dict, rot_std: dict | None = 
 
 
 # ------------------------------------------------------------------------------ the thesis, controlled (chapter B7)
-OVERFIT_GAP = 5.0  # points of train over test accuracy (no augmentation) below which an augmentation cannot pay
 
 
 def variation_summary(table):
