@@ -34,7 +34,7 @@ root = None  # folder of your own images (<root>/<class>/<image>, or train/ and 
 arch = None  # any invlib.models.create name
 size = None  # the side the models see: 56 on smoke and cpu (28 with dataset=fashion_mnist_color)
 methods = None  # a subset of invlib.crops.METHODS
-seeds = None  # seeds per method (3 on cpu, 5 in the paper)
+seeds = None  # seeds per method (2 on cpu, 5 in the paper)
 n_train = None
 epochs = None
 executor = None  # None (train here), "local" or "slurm": one zoo job per model
