@@ -247,7 +247,7 @@ def sem(values) -> float:
     >>> round(sem([1.0, 2.0, 3.0, 4.0]), 4)
     0.6455
     """
-    v = torch.as_tensor(np.asarray(values, dtype=np.float64)).flatten()
+    v = torch.tensor(np.asarray(values, dtype=np.float64)).flatten()  # a copy: read-only arrays (pandas) warn
     return float(v.std() / len(v) ** 0.5) if len(v) >= 2 else float("nan")
 
 

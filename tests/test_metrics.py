@@ -307,6 +307,14 @@ def test_iou():
 def test_sem():
     assert metrics.sem([1.0, 2.0, 3.0, 4.0]) == pytest.approx(math.sqrt(5 / 3) / 2)  # std (n - 1) = sqrt(5/3)
     assert metrics.sem(torch.tensor([[2.0, 2.0], [2.0, 2.0]])) == 0.0  # flattened
+    # a read-only array (what pandas hands out) is copied, not wrapped: no "not writable" warning in B5/B6
+    frozen = np.array([1.0, 2.0, 3.0, 4.0])
+    frozen.flags.writeable = False
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert metrics.sem(frozen) == pytest.approx(math.sqrt(5 / 3) / 2)
     assert metrics.sem([1, 3]) == pytest.approx(1.0)  # std sqrt(2), n = 2
     assert math.isnan(metrics.sem([5.0])) and math.isnan(metrics.sem([]))
 
