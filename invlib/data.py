@@ -957,10 +957,6 @@ def available() -> list[str]:
     return sorted(_REGISTRY)
 
 
-def _options(fn) -> list[str]:
-    return [p.name for p in inspect.signature(fn).parameters.values() if p.kind == p.KEYWORD_ONLY]
-
-
 def option_defaults(name: str) -> dict:
     """The options dataset ``name`` takes (:func:`load`'s ``**opts``) and their default values.
 
@@ -983,7 +979,7 @@ def check_options(name: str, opts: dict) -> None:
     Traceback (most recent call last):
     TypeError: Unknown option(s) variation for dataset 'fashion_mnist'. Valid options: none.
     """
-    valid = _options(_REGISTRY[check_choice(name, _REGISTRY, "dataset")])
+    valid = list(option_defaults(name))
     unknown = sorted(set(opts) - set(valid))
     if unknown:
         raise TypeError(

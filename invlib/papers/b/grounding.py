@@ -467,7 +467,6 @@ def variation_study(S: Settings, trained: dict | None = None):
             inv = {g: float(np.mean([r["median"] for r in sweep if r["transform"] == g and r["level"] > 0]))
                    for g in V["grids"]}
             pred = rrc.cached_predictions(model, ds, V["size"])
-            last = (model.zoo_info.get("history") or [{}])[-1]
-            rows.append(dict(level=level, method=method, seed=k, train_acc=100 * last.get("train_acc", np.nan),
+            rows.append(dict(level=level, method=method, seed=k, train_acc=rrc.last_train_acc(model),
                              test_acc=float((pred == ds.labels).float().mean() * 100), **inv))
     return pd.DataFrame(rows)

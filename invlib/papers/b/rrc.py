@@ -291,12 +291,20 @@ def evaluate(trained: dict, S: Settings, ds: data.Dataset | None = None) -> Eval
     """Every model's predictions on the central crop of the evaluation images (cached per model and images)."""
     ds = ds or eval_images(S)
     preds = {k: np.stack([cached_predictions(m, ds, S.size).numpy() for m in group]) for k, group in trained.items()}
-    train = {k: np.array([_last_train_acc(m) for m in group]) for k, group in trained.items()}
+    train = {k: np.array([last_train_acc(m) for m in group]) for k, group in trained.items()}
     return Evaluation(ds.labels.numpy(), list(ds.classes), ds.synsets, preds, train)
 
 
-def _last_train_acc(model) -> float:
-    """A zoo model's training accuracy (%) over its last epoch; NaN if it has no history (untrained)."""
+def last_train_acc(model) -> float:
+    """A zoo model's training accuracy (%) over its last epoch; NaN if it has no history (untrained). Chapters B1
+    and B7 read it to see whether the model without augmentation overfits.
+
+    Example
+    -------
+    >>> m = torch.nn.Linear(1, 1); m.zoo_info = {"history": [{"train_acc": 0.5}, {"train_acc": 0.75}]}
+    >>> last_train_acc(m), math.isnan(last_train_acc(torch.nn.Linear(1, 1)))
+    (75.0, True)
+    """
     history = getattr(model, "zoo_info", {}).get("history") or [{}]
     return 100 * float(history[-1].get("train_acc", float("nan")))
 
