@@ -20,6 +20,9 @@ def test_settings_profiles_and_overrides():
     F = G.settings("cpu", dataset="fashion_mnist_color")
     assert F.models["ResNet"]["none"] == "zoo:small_resnet18/none" and G.zoo_profile(F).dataset == F.dataset
     assert G.image_side(F) == 28
+    # a misspelt zoo_data field names the valid profile fields
+    with pytest.raises(ValueError, match="Did you mean 'img_size'"):
+        G.zoo_profile(G.settings("cpu", zoo_data={"dataset": "scenes", "img_sise": 56}))
     assert G.settings("paper").dataset == "imagenet" and "none" not in G.settings("paper").models["ResNet"]
     assert G.settings("smoke", n_probe=32).n_probe == 32
     with pytest.raises(ValueError, match="Valid Settings fields"):
