@@ -5,7 +5,8 @@ Every op maps float images ``x`` of shape ``(B, C, H, W)`` in ``[0, 1]`` and mag
 differentiable with respect to ``x`` and ``m`` (AugNet / Augerino learn ``m`` by gradient descent).
 
 Conventions: pixel coordinates with x to the right and y down; geometric ops act about the image centre
-``((W - 1) / 2, (H - 1) / 2)``, sample bilinearly and fill with 0 (black) outside the image. Colour ops
+``((W - 1) / 2, (H - 1) / 2)``, sample bilinearly and fill with 0 (black) outside the image; the affine ones take
+``mode``, ``fill`` and ``origin`` options to change that (:func:`_warp`, e.g. PIL's grey fill). Colour ops
 follow ``torchvision.transforms.v2.functional`` on float tensors. ``saturation`` and ``hue`` leave
 single-channel (grayscale) images unchanged, as torchvision does for saturation.
 
@@ -152,7 +153,8 @@ def apply(name: str, x: torch.Tensor, magnitude, generator: torch.Generator | No
 
     Returns ``(B, C, H, W)`` clamped to ``[0, 1]``. ``generator`` (on ``x``'s device) is passed only to
     random ops (``gaussian_noise``, ``color_cast``, ``elastic``, ``perspective``) and ignored by the others.
-    ``options`` are an op's own keywords (``elastic``'s ``sigma``; ``shared=True``: one random draw for the
+    ``options`` are an op's own keywords (the affine ops' ``mode``, ``fill``, ``origin``, :func:`_warp`;
+    ``elastic``'s ``sigma``; ``shared=True``: one random draw for the
     whole batch). Out-of-range magnitudes raise ``ValueError`` naming the op, range and unit.
 
     Example
@@ -236,14 +238,28 @@ def _gray(x: torch.Tensor) -> torch.Tensor:
     return 0.2989 * x[:, 0:1] + 0.587 * x[:, 1:2] + 0.114 * x[:, 2:3]
 
 
-def _warp(x: torch.Tensor, a: torch.Tensor, t: torch.Tensor | None = None) -> torch.Tensor:
-    """Move content by ``dst = a (src - c) + c + t``; ``a``: ``(B, 2, 2)``, ``t``: ``(B, 2)`` in pixels.
+WARP_MODES = ("bilinear", "nearest", "bicubic")
+WARP_ORIGINS = ("centre", "corner")
 
-    ``c`` is the image centre. Each output pixel samples the input bilinearly at ``a^-1 (dst - c - t) + c``,
-    with 0 outside the image. Hand-written rather than ``kornia.geometry.transform.warp_affine``: building
-    the sampling grid directly (no ``affine_grid``, no 3x3 inverse) is about twice as fast on small images.
+
+def _warp(x: torch.Tensor, a: torch.Tensor, t: torch.Tensor | None = None, mode: str = "bilinear",
+          fill: float = 0.0, origin: str = "centre") -> torch.Tensor:
+    """Move content by ``dst = a (src - o) + o + t``; ``a``: ``(B, 2, 2)``, ``t``: ``(B, 2)`` in pixels.
+
+    ``o`` is the image centre (``origin="centre"``) or the top-left corner of the frame (``"corner"``, as PIL's
+    ``Image.transform`` and so the authors' shears of paper B). Each output pixel samples the input (``mode``:
+    bilinear, nearest or bicubic, ``grid_sample``'s) at ``a^-1 (dst - o - t) + o``, with ``fill`` outside the
+    image. Hand-written rather than ``kornia.geometry.transform.warp_affine``: building the sampling grid
+    directly (no ``affine_grid``, no 3x3 inverse) is about twice as fast on small images.
     """
+    if mode not in WARP_MODES or origin not in WARP_ORIGINS:
+        raise ValueError(f"warp mode must be one of {', '.join(WARP_MODES)} and origin one of "
+                         f"{', '.join(WARP_ORIGINS)}; got mode={mode!r}, origin={origin!r}.")
     b, _, h, w = x.shape
+    if origin == "corner":  # o - a o, with o the corner (-w/2, -h/2) in centre coordinates
+        o = x.new_tensor([-w / 2, -h / 2])
+        t_o = o - a @ o
+        t = t_o if t is None else t + t_o
     det = a[:, 0, 0] * a[:, 1, 1] - a[:, 0, 1] * a[:, 1, 0]
     inv = torch.stack([a[:, 1, 1], -a[:, 0, 1], -a[:, 1, 0], a[:, 0, 0]], -1) / det.unsqueeze(-1)
     dx = (torch.arange(w, dtype=x.dtype, device=x.device) - (w - 1) / 2).expand(b, w)
@@ -255,7 +271,10 @@ def _warp(x: torch.Tensor, a: torch.Tensor, t: torch.Tensor | None = None) -> to
     col_x, col_y = inv[:, 0::2] * scale, inv[:, 1::2] * scale  # (B, 2): columns of diag(2/w, 2/h) a^-1
     grid = col_x[:, :, None, None] * dx[:, None, None, :] + col_y[:, :, None, None] * dy[:, None, :, None]
     grid = grid.permute(0, 2, 3, 1)  # (B, H, W, 2); built channel-first, where broadcasting is fast
-    return torch.nn.functional.grid_sample(x, grid, "bilinear", padding_mode="zeros", align_corners=False)
+    # a constant fill: warp x - fill with zeros outside, then add it back (exact: every mode's weights sum to 1)
+    out = torch.nn.functional.grid_sample(x - fill if fill else x, grid, mode, padding_mode="zeros",
+                                          align_corners=False)
+    return out + fill if fill else out
 
 
 def _mat(a, b, c, d) -> torch.Tensor:
@@ -267,63 +286,65 @@ def _mat(a, b, c, d) -> torch.Tensor:
 
 
 @register("rotate", "geometric", -180, 180, 0, "degrees")
-def rotate(x, m):
-    """Rotate about the centre, counter-clockwise for positive degrees."""
+def rotate(x, m, **warp):
+    """Rotate about the centre, counter-clockwise for positive degrees (``warp``: :func:`_warp`'s ``mode``,
+    ``fill``, ``origin``, as for every affine op)."""
     th = torch.deg2rad(m)
     cos, sin = torch.cos(th), torch.sin(th)
-    return _warp(x, _mat(cos, sin, -sin, cos))
+    return _warp(x, _mat(cos, sin, -sin, cos), **warp)
 
 
-def _translate(x, m, axis):
+def _translate(x, m, axis, **warp):
     size = x.shape[-1] if axis == 0 else x.shape[-2]
     zero = torch.zeros_like(m)
     t = torch.stack([m * size, zero] if axis == 0 else [zero, m * size], -1)
-    return _warp(x, torch.eye(2, dtype=x.dtype, device=x.device).expand(len(m), 2, 2), t)
+    return _warp(x, torch.eye(2, dtype=x.dtype, device=x.device).expand(len(m), 2, 2), t, **warp)
 
 
 @register("translate_x", "geometric", -1, 1, 0, "fraction of width")
-def translate_x(x, m):
+def translate_x(x, m, **warp):
     """Shift content right by ``m * W`` pixels (left when negative)."""
-    return _translate(x, m, 0)
+    return _translate(x, m, 0, **warp)
 
 
 @register("translate_y", "geometric", -1, 1, 0, "fraction of height")
-def translate_y(x, m):
+def translate_y(x, m, **warp):
     """Shift content down by ``m * H`` pixels (up when negative)."""
-    return _translate(x, m, 1)
+    return _translate(x, m, 1, **warp)
 
 
 @register("shear_x", "geometric", -91, 91, 0, "degrees")
-def shear_x(x, m):
-    """Horizontal shear about the centre, ``x' = x + tan(m) (y - cy)``: rows below the centre move right."""
+def shear_x(x, m, **warp):
+    """Horizontal shear about the centre, ``x' = x + tan(m) (y - cy)``: rows below the centre move right
+    (``origin="corner"``: about the top row, so every other row moves right)."""
     s = torch.tan(torch.deg2rad(m))
     one, zero = torch.ones_like(s), torch.zeros_like(s)
-    return _warp(x, _mat(one, s, zero, one))
+    return _warp(x, _mat(one, s, zero, one), **warp)
 
 
 @register("shear_y", "geometric", -91, 91, 0, "degrees")
-def shear_y(x, m):
+def shear_y(x, m, **warp):
     """Vertical shear about the centre, ``y' = y + tan(m) (x - cx)``: columns right of it move down."""
     s = torch.tan(torch.deg2rad(m))
     one, zero = torch.ones_like(s), torch.zeros_like(s)
-    return _warp(x, _mat(one, zero, s, one))
+    return _warp(x, _mat(one, zero, s, one), **warp)
 
 
-def _zoom(x, m):
+def _zoom(x, m, **warp):
     zero = torch.zeros_like(m)
-    return _warp(x, _mat(m, zero, zero, m))
+    return _warp(x, _mat(m, zero, zero, m), **warp)
 
 
 @register("zoom_in", "geometric", 1, 4, 1, "factor")
-def zoom_in(x, m):
+def zoom_in(x, m, **warp):
     """Magnify by ``m >= 1`` about the centre (a centre crop of side ``1/m`` resized to full size)."""
-    return _zoom(x, m)
+    return _zoom(x, m, **warp)
 
 
 @register("zoom_out", "geometric", 0.1, 1, 1, "scale")
-def zoom_out(x, m):
-    """Shrink by ``m <= 1`` about the centre; the border is filled with black."""
-    return _zoom(x, m)
+def zoom_out(x, m, **warp):
+    """Shrink by ``m <= 1`` about the centre; the border is filled with black (or ``fill``)."""
+    return _zoom(x, m, **warp)
 
 
 @register("hflip", "geometric", 0, 1, 0, "switch (flip if >= 0.5)")

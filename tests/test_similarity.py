@@ -193,9 +193,9 @@ def test_subpolicies():
 
 
 # ------------------------------------------------------------------------------ level -> value
-def test_rotate_9_rotates_by_30_degrees_with_a_random_sign():
+def test_rotate_9_rotates_by_30_degrees_with_a_random_sign_in_our_style():
     x = images(12)
-    out = S.apply_entry("rotate/9", x, gen(5))
+    out = S.apply_entry("rotate/9", x, gen(5), style="ours")
     signs = torch.randint(0, 2, (12,), generator=gen(5)).float() * 2 - 1  # the same first draw
     assert 0 < (signs > 0).sum() < 12
     expected = torch.cat([T.apply("rotate", x[i:i + 1], 30.0 * float(s)) for i, s in enumerate(signs)])
@@ -212,7 +212,36 @@ def test_signed_values():
     signs = torch.randint(0, 2, (8,), generator=gen(2)).float() * 2 - 1
     assert torch.allclose(S.apply_entry("color/8", x, gen(2)), T.apply("saturation", x, 1 + 0.8 * signs))
     shift = signs * 150 / 331 * 3 / 9
-    assert torch.allclose(S.apply_entry("translateX/3", x, gen(2)), T.apply("translate_x", x, shift))
+    assert torch.allclose(S.apply_entry("translateX/3", x, gen(2), style="ours"), T.apply("translate_x", x, shift))
+    # the authors' style: the same signs, PIL's direction (content left for +1), nearest, grey fill
+    theirs = T.apply("translate_x", x, -shift, mode="nearest", fill=128 / 255)
+    assert torch.allclose(S.apply_entry("translateX/3", x, gen(2)), theirs)
+
+
+def test_authors_style_follows_their_pil_operations():
+    x = images(6)
+    # rotation: never signed (counter-clockwise), nearest-neighbour, grey outside
+    out = S.apply_entry("rotate/9", x, gen(5))
+    assert torch.allclose(out, T.apply("rotate", x, 30.0, mode="nearest", fill=128 / 255))
+    assert torch.allclose(S.apply_entry("rotate/9", x, gen(6)), out)  # no draw of a sign
+    # shear about the top-left corner: the top row stays, the bottom row moves by ~0.3 of the height
+    bars = torch.zeros(1, 1, 20, 20)
+    bars[..., 8:12] = 1.0  # a vertical bar
+    bar_x = lambda img, row: float(torch.arange(20.0)[img[0, 0, row] > 0.75].mean())  # grey fill is 0.5
+    sheared = S.apply_entry("shearX/9", bars, sign=1)
+    assert abs(bar_x(sheared, 0) - 9.5) < 0.5  # pixel centres sit 0.5 below the corner
+    assert abs(bar_x(sheared, 19) - (9.5 - 0.3 * 19.5)) < 0.5
+    centred = S.apply_entry("shearX/9", bars, sign=1, style="ours")
+    assert abs(bar_x(centred, 10) - 9.5) < 0.5 and abs(bar_x(centred, 0) - 9.5) > 2  # ours turns about the centre
+    # rescale: black fill, nearest-neighbour
+    small = S.apply_entry("rescale/5", torch.ones(1, 3, 16, 16))
+    assert small[0, 0, 0, 0] == 0 and set(small.unique().tolist()) <= {0.0, 1.0}
+    # colour operations are the same in both styles
+    assert torch.equal(S.apply_entry("posterize/5", x), S.apply_entry("posterize/5", x, style="ours"))
+    with pytest.raises(ValueError, match="Valid search styles: authors, ours"):
+        S.apply_entry("rotate/3", x, style="pil")
+    with pytest.raises(ValueError, match="sign must be None"):
+        S.apply_entry("rotate/3", x, sign=2)
 
 
 def test_posterize_solarize_rescale_values():
@@ -223,8 +252,8 @@ def test_posterize_solarize_rescale_values():
     out = S.apply_entry("solarize/8", x)
     assert torch.equal(out, T.apply("solarize", x, 1 / 9))
     assert torch.allclose(out, torch.where(x >= 1 / 9, 1 - x, x))
-    assert torch.equal(S.apply_entry("rescale/6", x), T.apply("zoom_in", x, 1.625))
-    assert torch.equal(S.apply_entry("rescale/3", x), T.apply("zoom_out", x, 0.55))
+    assert torch.equal(S.apply_entry("rescale/6", x, style="ours"), T.apply("zoom_in", x, 1.625))
+    assert torch.equal(S.apply_entry("rescale/3", x), T.apply("zoom_out", x, 0.55, mode="nearest"))
     assert S.RESCALE[6] == 1.625 and S.RESCALE[3] == 0.55
     # operations without a magnitude ignore the level
     assert torch.equal(S.apply_entry("equalize/1", x), S.apply_entry("equalize/9", x))
@@ -397,8 +426,11 @@ def test_search_class_means_shares_and_weighted_boost():
     s = hand_search()
     np.testing.assert_allclose(s.class_means(), [[4, 3, 50, -2, 5], [4, -2, 50, 7, -1]])
     np.testing.assert_allclose(s.boosted_share(), [[0.5, 1, 1, 0, 0.5], [1, 0.5, 1, 1, 0]])
-    np.testing.assert_allclose(s.weighted_boost(), [[2, 3, 50, 0, 2.5], [4, -1, 50, 7, 0]])
-    np.testing.assert_allclose(s.weighted_boost(), s.class_means() * s.boosted_share())
+    # the authors' weighted boost: mean change over the boosted pairs x share boosted = sum of gains / pairs
+    np.testing.assert_allclose(s.weighted_boost(), [[5, 3, 50, 0, 6], [4, 1, 50, 7, 0]])
+    # the mean over all pairs x the share (the old reading) disagrees wherever a class has a loss
+    np.testing.assert_allclose(s.class_means() * s.boosted_share(), [[2, 3, 50, 0, 2.5], [4, -1, 50, 7, 0]])
+    assert (s.weighted_boost() >= 0).all()
     # pairs in any order: the class means follow the labels
     perm = torch.tensor([2, 0, 3, 1])
     moved = S.Search(s.entries, s.changes[:, perm], s.labels[perm], s.classes)
@@ -410,7 +442,7 @@ def test_search_top_and_rankings():
     assert s.transforms() == ["rotate/3", "invert/3", "posterize/5", "rotate/8"]
     assert s.top() == [["rotate/8"], ["posterize/5"]]
     assert s.top(2) == [["rotate/8", "rotate/3"], ["posterize/5", "rotate/3"]]
-    assert s.top(1, score="weighted") == [["invert/3"], ["posterize/5"]]
+    assert s.top(1, score="weighted") == [["rotate/8"], ["posterize/5"]]
     assert s.top(2, entries=["invert/3", "posterize/5"]) == [["invert/3", "posterize/5"],
                                                              ["posterize/5", "invert/3"]]
     assert s.top(1, entries=s.entries) == [["color/0"], ["color/0"]]  # identities only when asked for

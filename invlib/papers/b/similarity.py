@@ -114,18 +114,27 @@ def _check_level(level) -> int:
     return int(level)
 
 
-def embedding(model: torch.nn.Module) -> Callable[[torch.Tensor], torch.Tensor]:
-    """The paper's embedding of a classifier: its pooled penultimate output (the classifier's input).
+LAYERS = ("penultimate", "logits")
 
-    ``(B, C, H, W)`` in [0, 1] -> ``(B, D)``; uses timm's ``forward_head(..., pre_logits=True)`` when the model
-    has it (our models, timm's), else :func:`invlib.models.features`.
+
+def embedding(model: torch.nn.Module, layer: str = "penultimate") -> Callable[[torch.Tensor], torch.Tensor]:
+    """The paper's embedding of a classifier: its pooled penultimate output (the classifier's input), or with
+    ``layer="logits"`` the whole network's output (what the authors' similarity-search code loads for its model
+    trained without augmentation, reference facts section B).
+
+    ``(B, C, H, W)`` in [0, 1] -> ``(B, D)``; the penultimate layer through timm's ``forward_head(...,
+    pre_logits=True)`` when the model has it (our models, timm's: a ViT built with a class token gives its
+    LayerNorm'd CLS token), else :func:`invlib.models.features`.
 
     Example
     -------
     >>> from invlib import models
-    >>> embedding(models.create("small_resnet18").eval())(torch.rand(2, 3, 28, 28)).shape
-    torch.Size([2, 128])
+    >>> net = models.create("small_resnet18").eval()
+    >>> embedding(net)(torch.rand(2, 3, 28, 28)).shape, embedding(net, "logits")(torch.rand(2, 3, 28, 28)).shape
+    (torch.Size([2, 128]), torch.Size([2, 10]))
     """
+    if check_choice(layer, LAYERS, "embedding layer") == "logits":
+        return model
     if hasattr(model, "forward_head") and hasattr(model, "forward_features"):
         return lambda b: model.forward_head(model.forward_features(b), pre_logits=True)
     from ...models import features
@@ -195,7 +204,8 @@ def _seed(seed: int, *parts) -> int:
 # AutoAugment operation -> (registry op, group, level 0..9 -> value, signed). The values follow the AutoAugment
 # ranges (reference facts, section B). A signed value moves the registry op's identity by +-value, the sign drawn
 # per image as AutoAugment does; an unsigned value is the magnitude itself; operations without a magnitude ignore
-# the level. "zoom" is zoom_in for a factor >= 1, else zoom_out.
+# the level. "zoom" is zoom_in for a factor >= 1, else zoom_out. How the geometric operations sample and fill is
+# the search's ``style`` (:data:`STYLES`).
 _TAN = lambda level: math.degrees(math.atan(0.3 * level / 9))  # noqa: E731  shear 0..0.3 as degrees
 AA_OPS: dict[str, tuple[str, str, Callable[[int], float], bool]] = {
     #            registry op     group         level -> value                     signed
@@ -216,6 +226,23 @@ AA_OPS: dict[str, tuple[str, str, Callable[[int], float], bool]] = {
     "invert": ("invert", "appearance", lambda lv: 1.0, False),
 }
 RESCALE = (1.0, 0.85, 0.70, 0.55, 0.40, 0.25, 1.625, 2.25, 2.875, 3.5)  # zoom factor of rescale levels 0..9
+GREY = 128 / 255  # the fill of the authors' PIL operations
+# How the search's operations act, per style: operation -> options of the registry's affine ops (invlib.transforms
+# ._warp: mode, fill, origin) and "signed" where the style overrides AA_OPS. "authors" is their code's (reference
+# facts, section B): uint8 PIL operations that fill translations, shears and rotations with grey 128; shears
+# about the top-left corner (so they also shift the image by up to 0.3 of its height), bicubic; translations and
+# rotations nearest-neighbour; rotations never signed (counter-clockwise); rescale through torchvision's affine,
+# nearest-neighbour with black fill. Their sign +1 of a shear or translation is PIL's positive coefficient, which
+# moves the content left (up); "direction": -1 makes sign=+1 here do the same, so that a fixed sign matches theirs. "ours" is this library's first reading of the paper: every geometric
+# operation about the centre, bilinear, black fill, rotations of a random sign.
+STYLES: dict[str, dict[str, dict]] = {
+    "authors": {"shearX": dict(origin="corner", mode="bicubic", fill=GREY, direction=-1),
+                "shearY": dict(origin="corner", mode="bicubic", fill=GREY, direction=-1),
+                "translateX": dict(mode="nearest", fill=GREY, direction=-1),
+                "translateY": dict(mode="nearest", fill=GREY, direction=-1),
+                "rotate": dict(mode="nearest", fill=GREY, signed=False), "rescale": dict(mode="nearest")},
+    "ours": {},
+}
 _POOL_LEVELS = {"autocontrast": (1, 3, 5), "color": (0, 2, 4, 8), "contrast": (3, 8),
                 "equalize": (1, 2, 3, 4, 5, 7, 8, 9), "invert": (3, 4, 5, 6, 8), "posterize": (5, 6, 7, 8),
                 "rotate": (3, 4, 8, 9), "sharpness": (7,), "shearX": (2, 4, 5, 6, 9), "shearY": (4, 5, 6, 7, 8),
@@ -291,25 +318,40 @@ def parse_entry(entry) -> tuple[tuple[str, int], ...]:
     return tuple((op, int(level)) for op, level in parts)
 
 
-def apply_entry(entry, x: torch.Tensor, generator: torch.Generator | None = None) -> torch.Tensor:
+def apply_entry(entry, x: torch.Tensor, generator: torch.Generator | None = None, style: str = "authors",
+                sign: int | None = None) -> torch.Tensor:
     """Apply a pool entry or sub-policy (operations in sequence) to ``x`` ``(B, C, H, W)`` in [0, 1].
 
-    Signed operations (shear, translate, rotate, colour factors) draw one sign per image from ``generator``.
+    ``style``: how the geometric operations sample and fill (:data:`STYLES`: ``"authors"``, their code's PIL
+    operations, the default; ``"ours"``). Signed operations (shear, translate, the colour factors, and rotation in
+    ``"ours"``) draw one sign per image from ``generator``, or all take ``sign`` (+1 or -1) when it is given.
 
     Example
     -------
     >>> x = torch.rand(4, 3, 8, 8)
     >>> torch.allclose(apply_entry("invert/3", x), 1 - x), apply_entry("rotate/9+color/0", x).shape
     (True, torch.Size([4, 3, 8, 8]))
+    >>> black = torch.zeros(1, 1, 4, 8)  # half the width comes in as grey (authors) or black (ours)
+    >>> [round(apply_entry("translateX/9", black, sign=1, style=s).mean().item(), 3) for s in ("authors", "ours")]
+    [0.251, 0.0]
+    >>> row = apply_entry("translateX/9", torch.eye(8)[None, None, 6:7], sign=1)[0, 0, 0]  # +1: content left
+    >>> [round(v, 2) for v in row.tolist()]
+    [0.0, 0.0, 1.0, 0.0, 0.5, 0.5, 0.5, 0.5]
     """
+    options = STYLES[check_choice(style, STYLES, "search style")]
+    if sign not in (None, 1, -1):
+        raise ValueError(f"sign must be None (random per image), 1 or -1; got {sign!r}.")
     for op, level in parse_entry(entry):
         name, identity, value, signed = _resolve(op, level)
+        opts = dict(options.get(op, {}))
+        signed, direction = opts.pop("signed", signed), opts.pop("direction", 1)
         if signed:
-            sign = torch.randint(0, 2, (len(x),), generator=generator).float().mul(2).sub(1)
-            m = identity + sign * value
+            signs = (torch.randint(0, 2, (len(x),), generator=generator).float().mul(2).sub(1) if sign is None
+                     else torch.full((len(x),), float(sign)))
+            m = identity + direction * signs * value
         else:
             m = torch.full((len(x),), float(value))
-        x = T.apply(name, x, m, generator=generator)
+        x = T.apply(name, x, m, generator=generator, **opts)
     return x
 
 
@@ -414,8 +456,11 @@ class Search:
         return (((self.changes > 0).double() @ onehot) / onehot.sum(0)).T.numpy()
 
     def weighted_boost(self) -> np.ndarray:
-        """``(C, E)`` App. E.2's weighted boost: mean percent change x share of pairs boosted."""
-        return self.class_means() * self.boosted_share()
+        """``(C, E)`` App. E.2's weighted boost as the authors' code computes it: the mean percent change over the
+        *boosted* pairs times the share of pairs boosted, i.e. the sum of ``max(change, 0)`` over a class's pairs
+        divided by their number. Never negative; a few large gains score high even when most pairs lose."""
+        onehot = torch.nn.functional.one_hot(self.labels, len(self.classes)).double()
+        return ((self.changes.clamp_min(0).double() @ onehot) / onehot.sum(0)).T.numpy()
 
     def transforms(self) -> list[str]:
         """The entries that change the image (all but identities such as ``rescale/0``, :func:`is_identity`)."""
@@ -457,7 +502,8 @@ class Search:
 @torch.inference_mode()
 def search(embed: Callable, x: torch.Tensor, labels: torch.Tensor, entries: Sequence | None = None,
            classes: Sequence[str] | None = None, max_pairs: int | None = None, seed: int = 0,
-           batch_size: int = 256, device: str | torch.device = "cpu", progress: bool = False) -> Search:
+           batch_size: int = 256, device: str | torch.device = "cpu", progress: bool = False,
+           style: str = "authors", sign: int | None = None) -> Search:
     """The similarity search of section 4 for one embedding.
 
     Args:
@@ -468,6 +514,7 @@ def search(embed: Callable, x: torch.Tensor, labels: torch.Tensor, entries: Sequ
         classes: class names (default: ``"0"``, ``"1"``, ...). max_pairs: pairs per class (default: all).
         seed: the pair draw and the random signs (the same for every embedding, so two embeddings see the
             same transformed images).
+        style, sign: how the operations act (:func:`apply_entry`; default: as the authors' code).
 
     The embeddings of both images of every pair are computed once; each entry then transforms all second
     images in one batched pass. Entries that apply the same operations (``equalize/1`` and ``equalize/9``)
@@ -496,12 +543,12 @@ def search(embed: Callable, x: torch.Tensor, labels: torch.Tensor, entries: Sequ
         key = tuple((op, level if AA_OPS[op][2](0) != AA_OPS[op][2](9) else 0) for op, level in p)
         if key not in done:
             gen = torch.Generator().manual_seed(_seed(seed, entry_name(key)))
-            zt = _batched(embed, apply_entry(key, x[b], gen), batch_size, device)
+            zt = _batched(embed, apply_entry(key, x[b], gen, style, sign), batch_size, device)
             sim_t = torch.nn.functional.cosine_similarity(za, zt, dim=1)
             done[key] = 100 * (sim_t - sim) / sim.abs().clamp_min(1e-8)
         rows.append(done[key])
     return Search(names, torch.stack(rows), labels[a], classes,
-                  meta=dict(pairs=len(a), evaluated=len(done), mean_similarity=float(sim.mean())))
+                  meta=dict(pairs=len(a), evaluated=len(done), mean_similarity=float(sim.mean()), style=style))
 
 
 # ------------------------------------------------------------------------------ section 4.5: WordNet
