@@ -11,6 +11,7 @@ too and a single factory, :func:`create`, serves every name:
 | small_resnet50   | CIFAR-style ResNet, Bottlenecks [3, 4, 6, 3], widths 16-128 x4 (1.5M)  |
 | small_vit        | timm VisionTransformer, patch 7, dim 128, depth 4, 4 heads (0.6M)      |
 | small_vit_p14    | the same with 14 px patches, for 48-64 px scenes (56 px costs 28 px)    |
+| small_vit_p14_cls| small_vit_p14 with a class token: its embedding is the LayerNorm'd CLS  |
 | conv4            | AugNet's Table 1 trunk: 4 conv-BN-ReLU (32-256), 3 max-pools, max, FC  |
 | signal_cnn       | AugNet's Table 2 trunk for 1-D signals ``(B, C, T)``: 2 convs, pool, FC |
 | signal_mlp       | an MLP over a flattened signal, ``width`` x ``depth`` hidden units      |
@@ -36,7 +37,7 @@ from torch import nn
 from .utils import check_choice, check_images, digest, is_online
 
 OURS = ("small_resnet18", "small_resnet18_s2", "small_resnet18_s4", "small_resnet50", "small_vit", "small_vit_p14",
-        "conv4")
+        "small_vit_p14_cls", "conv4")
 SIGNAL_NETS = ("signal_cnn", "signal_mlp")
 IMAGENET_MEAN, IMAGENET_STD = (0.485, 0.456, 0.406), (0.229, 0.224, 0.225)
 # Images per forward pass of batched() (and so of train.evaluate) by device type when none is asked for: 128 on CPU,
@@ -222,6 +223,23 @@ def small_vit_p14(pretrained=False, num_classes=10, in_chans=3, img_size=56, **k
     """:func:`small_vit` with patches of 14 px, for 48-64 px scenes: 16 tokens at 56 px, as small_vit has at 28, so
     a 56 px scene costs about what a 28 px image costs :func:`small_vit`."""
     return _small_vit("small_vit_p14", 14, pretrained, num_classes, in_chans, img_size, kwargs)
+
+
+@register_model
+def small_vit_p14_cls(pretrained=False, num_classes=10, in_chans=3, img_size=56, **kwargs):
+    """:func:`small_vit_p14` with a class token that the head reads (timm's ``class_token=True,
+    global_pool="token"``), as ViT-B/16 and ViT-L/16 do: its penultimate output (``forward_head(...,
+    pre_logits=True)``) is the LayerNorm'd CLS token, the embedding paper B's authors measure. ``small_vit`` and
+    ``small_vit_p14`` average the patch tokens instead.
+
+    Example
+    -------
+    >>> net = small_vit_p14_cls().eval()
+    >>> net.cls_token.shape, net.global_pool, net.forward_head(net.forward_features(torch.rand(2, 3, 56, 56)), True).shape
+    (torch.Size([1, 1, 128]), 'token', torch.Size([2, 128]))
+    """
+    kwargs = {"class_token": True, "global_pool": "token", **kwargs}
+    return _small_vit("small_vit_p14_cls", 14, pretrained, num_classes, in_chans, img_size, kwargs)
 
 
 def _small_vit(name, patch, pretrained, num_classes, in_chans, img_size, kwargs):

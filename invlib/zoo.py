@@ -248,7 +248,8 @@ ARCHS = {
     "small_vit": dict(optimizer="adamw", lr=1e-3, weight_decay=0.05, warmup_epochs=0.5, epochs=2.0, batch=0.5),
 }
 # the same recipes for the architectures built for 48-64 px scenes (paper B's models on ``scenes``)
-ARCHS.update(small_resnet18_s4=ARCHS["small_resnet18"], small_vit_p14=ARCHS["small_vit"])
+ARCHS.update(small_resnet18_s4=ARCHS["small_resnet18"], small_vit_p14=ARCHS["small_vit"],
+             small_vit_p14_cls=ARCHS["small_vit"])
 # The entries chapters use on the profile's data (chapter 00, paper A's probes): what `python -m invlib zoo train`
 # trains. Paper B's models at smoke and cpu are the same recipes on 56 px scenes (small_resnet18_s4, small_vit_p14
 # under invlib.papers.b.grounding's zoo_profile), trained by chapter B3 on first use; with

@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import torch
 
+from ... import metrics
 from ...models import weights_key
 from ...profiles import settings as _settings
 from ...utils import cached, check_choice, digest
@@ -30,7 +31,7 @@ VARIANT_LABELS = {"untrained": "untrained", "none": "trained, no augmentation",
                   "standard": "trained, standard augmentation"}
 
 
-CACHE_VERSION = 1  # of the cached sweeps and searches (utils.cached's version): bump when they change
+CACHE_VERSION = 2  # of the cached sweeps and searches (utils.cached's version): bump when they change
 
 
 @dataclass(frozen=True)
@@ -53,6 +54,11 @@ class Settings:
     grids:          transform grids of :data:`invlib.papers.b.similarity.GRIDS` for the invariance sweep
     n_probe:        probe images of the sweep (test split)
     search_arch:    the architecture whose ``none`` (and ``standard``) models embed the similarity search
+    search_ops:     how the search's operations act (:data:`invlib.papers.b.similarity.STYLES`): ``"authors"``,
+                    their code's PIL operations (grey fill, shears about the corner, unsigned rotations), or
+                    ``"ours"`` (about the centre, black fill, signed rotations)
+    search_embedding: the search's embedding: ``"penultimate"`` (the paper) or ``"logits"`` (their code's model
+                    trained without augmentation)
     n_search:       training images loaded for the search; pairs_per_class caps the pairs of a class
     subpolicies:    also search the two-operation sub-policies
     batch_size:     images per forward pass
@@ -80,6 +86,8 @@ class Settings:
     grids: tuple[str, ...] = tuple(similarity.GRIDS)
     n_probe: int = 9600
     search_arch: str = "ResNet"
+    search_ops: str = "authors"
+    search_embedding: str = "penultimate"
     n_search: int = 50_000
     pairs_per_class: int | None = 16
     subpolicies: bool = True
@@ -94,11 +102,12 @@ def _zoo(resnet: str, vit: str) -> dict:
     return {arch: {v: f"zoo:{name}/{v}" for v in VARIANTS} for arch, name in (("ResNet", resnet), ("ViT", vit))}
 
 
-# smoke and cpu: the ResNet-18 and the ViT built for 56 px scenes (torchvision's stem; 14 px patches), trained on
+# smoke and cpu: the ResNet-18 and the ViT built for 56 px scenes (torchvision's stem; 14 px patches and a class
+# token, whose LayerNorm'd output is the embedding, as in the authors' ViT-B/16), trained on
 # scenes at variation 1 with the profile's recipe, on 8,000 training scenes at cpu: chapter B3 trains the four
 # models (measured cold on 2 cores: 12,000 scenes took 320 s of training, over its 5 minutes). The 28 px
 # Fashion-MNIST models stay one setting away: models=FASHION_MODELS, zoo_data={}, dataset="fashion_mnist_color".
-_ZOO = _zoo("small_resnet18_s4", "small_vit_p14")
+_ZOO = _zoo("small_resnet18_s4", "small_vit_p14_cls")
 FASHION_MODELS = _zoo("small_resnet18", "small_vit")
 SCENES = dict(dataset="scenes", img_size=56)
 
@@ -290,59 +299,147 @@ APPEARANCE_B3 = ("brightness_up", "brightness_down", "contrast_up", "contrast_do
 
 
 # ------------------------------------------------------------------------------ section 4: the search
-def run_searches(S: Settings, x=None, labels=None, classes=None, variants=("none", "standard"), progress=None):
-    """The similarity search with the ``none`` and ``standard`` models of ``S.search_arch``:
+def run_searches(S: Settings, x=None, labels=None, classes=None, variants=("none", "standard"), progress=None,
+                 subpolicies: bool | None = None):
+    """The similarity search with the ``none`` and ``standard`` models of ``S.search_arch``, its operations as
+    ``S.search_ops`` and its embedding ``S.search_embedding``:
     ``{variant: {"single": Search over POOL, "sub": Search over SUBPOLICIES (when S.subpolicies)}}``.
 
     Cached under each model's weights, the images and the options (chapter B5 reuses chapter B4's searches).
+
+    Example
+    -------
+    >>> S = settings("smoke", search_ops="ours", search_embedding="logits")
+    >>> out = run_searches(S, variants=("none",), subpolicies=False)  # doctest: +SKIP
+    >>> out["none"]["single"].meta["style"]  # doctest: +SKIP
+    'ours'
     """
     if x is None:
         x, labels, classes, *_ = search_images(S)
     progress = S.progress if progress is None else progress
+    subpolicies = S.subpolicies if subpolicies is None else subpolicies
     arch = check_choice(S.search_arch, S.models, "architecture")
-    out, data_key = {}, digest(x, labels, S.pairs_per_class, S.seed)
+    style = check_choice(S.search_ops, similarity.STYLES, "search style")
+    layer = check_choice(S.search_embedding, similarity.LAYERS, "embedding layer")
+    out, data_key = {}, digest(x, labels, S.pairs_per_class, S.seed, style, layer)
     for variant in variants:
         spec = S.models[arch].get(variant)
         if spec is None:
             print(f"note: no {arch}/{variant} model in the settings; its search is skipped.")
             continue
         model = load_model(spec, S)
-        embed, device = similarity.embedding(model), next(model.parameters()).device
-        pools = {"single": similarity.POOL, **({"sub": similarity.SUBPOLICIES} if S.subpolicies else {})}
+        embed, device = similarity.embedding(model, layer), next(model.parameters()).device
+        pools = {"single": similarity.POOL, **({"sub": similarity.SUBPOLICIES} if subpolicies else {})}
         out[variant], model_key = {}, weights_key(model)
         for kind, pool in pools.items():
             key = digest(model_key, data_key, pool)
             out[variant][kind] = _cached("search", key, lambda pool=pool, embed=embed, device=device: similarity.search(
-                embed, x, labels, pool, classes, S.pairs_per_class, S.seed, S.batch_size, device, progress))
+                embed, x, labels, pool, classes, S.pairs_per_class, S.seed, S.batch_size, device, progress, style))
     return out
 
 
-def _pool_grids(entry: str) -> list[str]:
-    """The sweep grids that measure invariance to a pool entry's operation (Fig. 3C)."""
-    op, level = similarity.parse_entry(entry)[0]
-    return {"rotate": ["rotate"], "shearX": ["shear"], "shearY": ["shear_y"], "translateX": ["translate"],
-            "translateY": ["translate_y"], "color": ["saturation"], "contrast": ["contrast_up", "contrast_down"],
-            "brightness": ["brightness_up", "brightness_down"], "posterize": ["posterize"],
-            "solarize": ["solarize"], "equalize": ["equalize"], "autocontrast": ["autocontrast"],
-            "invert": ["invert"], "sharpness": ["sharpness"],
-            "rescale": ["zoom_in" if similarity.RESCALE[level] > 1 else "zoom_out"]}[op]
+def search_configurations(S: Settings, x, labels, classes, progress=None) -> dict:
+    """The searches under the settings' choices and under each alternative the authors' code makes us weigh:
+    ``{label: run_searches(...)}`` for the operations of ``S.search_ops`` and of the other style, and the
+    embedding of ``S.search_embedding`` and of the other layer (single operations only for the alternatives).
+    The first entry is the settings' own.
 
-
-def top5_by_invariance_change(search, change: dict, threshold: float = 0.02) -> dict:
-    """Fig. 3C: how often entries whose invariance grew in training are in a class's top 5, against the rest.
-
-    ``change``: :func:`training_change` per grid. An entry "grew" when the mean change of its grids exceeds
-    ``threshold``. Returns ``{"grew": rate, "other": rate, "entries_grew": [...], ...}`` where a rate is the
-    share of (class, entry) combinations of that kind that are in the class's top 5.
+    Example
+    -------
+    >>> out = search_configurations(settings("smoke"), *search_images(settings("smoke"))[:3])  # doctest: +SKIP
+    >>> list(out)  # doctest: +SKIP
+    ['authors ops, penultimate', 'ours ops, penultimate', 'authors ops, logits']
     """
-    deltas = {e: np.mean([change[g] for g in _pool_grids(e) if g in change] or [np.nan]) for e in search.transforms()}
-    grew = {e for e, d in deltas.items() if d > threshold}
-    other = {e for e, d in deltas.items() if not np.isnan(d) and d <= threshold}
-    top5 = search.top(5)
-    hits = {k: sum(e in s for row in top5 for e in row) for k, s in (("grew", grew), ("other", other))}
-    n = len(search.classes)
-    return dict(grew=hits["grew"] / max(1, n * len(grew)), other=hits["other"] / max(1, n * len(other)),
-                entries_grew=sorted(grew), entries_other=sorted(other), deltas=deltas)
+    import dataclasses
+
+    other = lambda value, choices: next(c for c in choices if c != value)  # noqa: E731
+    label = lambda T: f"{T.search_ops} ops, {T.search_embedding}"  # noqa: E731
+    alternatives = [dataclasses.replace(S, search_ops=other(S.search_ops, similarity.STYLES)),
+                    dataclasses.replace(S, search_embedding=other(S.search_embedding, similarity.LAYERS))]
+    out = {label(S): run_searches(S, x, labels, classes, progress=progress)}
+    for T in alternatives:
+        out[label(T)] = run_searches(T, x, labels, classes, progress=progress, subpolicies=False)
+    return out
+
+
+# Fig. 3C as the authors' script computes it (similarity_search_experiments/correlate_rank_with_invariance_gap.py):
+# the sweep grid whose invariance gap stands for a pool operation. Their script maps every rescale to the zoom-in
+# grid (rescale levels 1-5 zoom out: a slip in their code, kept so that the figure is theirs) and a contrast entry
+# to the decrease grid at levels <= 5, else the increase grid; operations without a grid (colour, sharpness,
+# brightness, equalize, autocontrast, invert) are left out of the figure.
+FIG3C_GRIDS = {"shearX": "shear", "shearY": "shear_y", "translateX": "translate", "translateY": "translate_y",
+               "rotate": "rotate", "rescale": "zoom_in", "posterize": "posterize", "solarize": "solarize"}
+
+
+def fig3c_grid(entry: str) -> str | None:
+    """The sweep grid of a pool entry in Fig. 3C (:data:`FIG3C_GRIDS`), None for an operation without one.
+
+    Example
+    -------
+    >>> fig3c_grid("rescale/2"), fig3c_grid("contrast/3"), fig3c_grid("contrast/8"), fig3c_grid("color/4")
+    ('zoom_in', 'contrast_down', 'contrast_up', None)
+    """
+    op, level = similarity.parse_entry(entry)[0]
+    if op == "contrast":
+        return "contrast_down" if level <= 5 else "contrast_up"
+    return FIG3C_GRIDS.get(op)
+
+
+def invariance_gap(table, arch: str = "ResNet", trained: str = "standard", before: str = "untrained",
+                   levels: tuple[int, int] = (3, 7)) -> dict:
+    """``{grid: mean over levels lo..hi of (median invariance of `trained` - of `before`)}``, Fig. 3C's gap (their
+    script: trained with standard augmentation minus untrained, levels 3-7).
+
+    Example
+    -------
+    >>> import pandas as pd
+    >>> t = pd.DataFrame(dict(arch="R", variant=["untrained", "standard"] * 2, transform="rotate", level=[3, 3, 9, 9],
+    ...                       median=[0.2, 0.5, 0.1, 0.9]))
+    >>> round(invariance_gap(t, "R")["rotate"], 3)  # level 9 is outside 3-7
+    0.3
+    """
+    lo, hi = levels
+    t = table[(table.arch == arch) & (table.level >= lo) & (table.level <= hi)]
+    med = t.pivot_table(index=["transform", "level"], columns="variant", values="median")
+    if trained not in med or before not in med:
+        return {}
+    return (med[trained] - med[before]).groupby(level="transform").mean().to_dict()
+
+
+def fig3c(search, gap: dict, levels: tuple[int, int] = (3, 7), k: int = 5) -> dict:
+    """Fig. 3C as the authors' script computes it: each class's top ``k`` entries by share of pairs boosted, among
+    the single-operation entries of levels ``lo..hi`` whose operation has a grid in ``gap``
+    (:func:`fig3c_grid`, :func:`invariance_gap`); each grid's share of all those top-k slots; the mean share of
+    the grids whose invariance increased (gap > 0) against the mean share of the others.
+
+    Returns ``dict(increases, decreases, se_increases, se_decreases, counts={grid: slots}, gap)``; a side with no
+    grid is NaN.
+
+    Example
+    -------
+    >>> from invlib.papers.b.similarity import Search
+    >>> s = Search(["rotate/3", "posterize/5", "color/4"], torch.tensor([[1.0, 1], [-1, -1], [5, 5]]),
+    ...            torch.tensor([0, 1]), ["a", "b"])
+    >>> f = fig3c(s, {"rotate": 0.2, "posterize": -0.1}, k=1)
+    >>> f["counts"], f["increases"], bool(np.isnan(f["decreases"]))
+    ({'rotate': 2}, 1.0, True)
+    """
+    lo, hi = levels
+    cols = [j for j, e in enumerate(search.entries)
+            if "+" not in e and lo <= similarity.parse_entry(e)[0][1] <= hi and fig3c_grid(e) in gap]
+    share = search.boosted_share()[:, cols]
+    order = np.argsort(-share, axis=1, kind="stable")[:, :k]
+    counts: dict[str, int] = {}
+    for row in order:
+        for j in row:
+            g = fig3c_grid(search.entries[cols[j]])
+            counts[g] = counts.get(g, 0) + 1
+    total = sum(counts.values()) or 1
+    up = [c / total for g, c in counts.items() if gap[g] > 0]
+    down = [c / total for g, c in counts.items() if not gap[g] > 0]
+    mean = lambda v: float(np.mean(v)) if v else float("nan")  # noqa: E731
+    return dict(increases=mean(up), decreases=mean(down), se_increases=metrics.sem(up) if len(up) > 1 else float("nan"),
+                se_decreases=metrics.sem(down) if len(down) > 1 else float("nan"), counts=counts, gap=gap)
 
 
 # ------------------------------------------------------------------------------ section 4.5: WordNet
