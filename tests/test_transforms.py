@@ -605,3 +605,25 @@ def test_paper_c_ops_are_registered_with_their_ranges():
         T.apply("elastic", images(), -1.0)
     with pytest.raises(TypeError):  # an op's own keyword, misspelt, is not silently ignored
         T.apply("elastic", images(), 1.0, sigmaa=2.0)
+
+
+def test_affine_ops_take_a_sampling_mode_a_fill_and_an_origin():
+    x = torch.rand(3, 3, 16, 16)
+    # a constant fill: what comes in from outside is the fill, the rest is the zero-fill warp plus nothing
+    shifted = T.apply("translate_x", x, 0.25, fill=0.5)
+    assert torch.all(shifted[..., :4] == 0.5)
+    assert torch.allclose(shifted[..., 4:], T.apply("translate_x", x, 0.25)[..., 4:])
+    # nearest-neighbour by a whole number of pixels moves pixels exactly
+    assert torch.equal(T.apply("translate_y", x, 0.25, mode="nearest")[..., 4:, :], x[..., :12, :])
+    # about the top-left corner, a shear keeps the top row where it is and moves the bottom one
+    corner = T.apply("shear_x", x, 30.0, origin="corner", mode="nearest")
+    assert torch.equal(corner[..., 0, :], x[..., 0, :]) and not torch.equal(corner[..., -1, :], x[..., -1, :])
+    centre = T.apply("shear_x", x, 30.0, mode="nearest")
+    assert not torch.equal(centre[..., 0, :], x[..., 0, :])
+    # rotation's fill is exact in every mode (the weights of bicubic sum to one)
+    for mode in ("bilinear", "nearest", "bicubic"):
+        assert T.apply("rotate", torch.full((1, 1, 9, 9), 0.3), 45.0, mode=mode, fill=0.3).sub(0.3).abs().max() < 1e-5
+    with pytest.raises(ValueError, match="warp mode must be one of bilinear, nearest, bicubic"):
+        T.apply("rotate", x, 10.0, mode="area")
+    with pytest.raises(ValueError, match="origin one of centre, corner"):
+        T.apply("rotate", x, 10.0, origin="middle")
