@@ -183,7 +183,8 @@ def test_invariance_gap_is_standard_minus_untrained_over_levels_3_to_7():
     assert G.invariance_gap(t[t.variant != "standard"], "ResNet") == {}
 
 
-def test_search_configurations_cover_the_authors_choices():
+def test_search_configurations_cover_the_authors_choices(monkeypatch):
+    monkeypatch.setattr(similarity, "POOL", [("rotate", 9), ("posterize", 5), ("translateX", 3), ("color", 4)])
     models = {"ResNet": {"none": "random:small_resnet18_s4"}}
     S = G.settings("smoke", n_search=120, pairs_per_class=3, models=models, subpolicies=False)
     x, labels, classes, *_ = G.search_images(S)
@@ -199,6 +200,10 @@ def test_search_configurations_cover_the_authors_choices():
     table = GR.search_sensitivity(out)
     assert list(table.columns) == [*out, "differs"] and "e2/rotation_top_weighted_boost" in table.index
     assert table["differs"].dtype == bool
+    # a configuration without sub-policies: "not computed", and that alone is no difference
+    table = GR.search_sensitivity({"x": {"none": {"single": first, "sub": first}}, "y": {"none": {"single": first}}})
+    assert table.loc["figA4/no_subpolicy", "y"] == "not computed" and not table.loc["figA4/no_subpolicy", "differs"]
+    assert not table["differs"].any()
 
 
 

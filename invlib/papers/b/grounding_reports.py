@@ -329,7 +329,8 @@ def record_search_claims(run, searches: dict, gap: dict | None, boxes=None, size
 def search_sensitivity(configurations: dict, gap: dict | None = None):
     """The headline search claims (Fig. 3A-C, section 4.3, App. E.2) under each configuration of
     :func:`invlib.papers.b.grounding.search_configurations`: one row per claim, one verdict column per
-    configuration, and ``differs`` (True where a verdict changes). Each configuration's claims are computed by
+    configuration (``"not computed"`` where one has no such search, e.g. the sub-policies of the alternatives), and
+    ``differs`` (True where a verdict changes). Each configuration's claims are computed by
     :func:`record_search_claims` on a scratch run, so the criteria are the chapter's.
 
     Example
@@ -353,8 +354,8 @@ def search_sensitivity(configurations: dict, gap: dict | None = None):
         record_rotation_claim(scratch, rot)
         columns[label] = {cid: c["verdict"] for cid, c in scratch.claims.items()}
     table = pd.DataFrame(columns)
-    table["differs"] = table.nunique(axis=1, dropna=False) > 1
-    return table
+    table["differs"] = table.nunique(axis=1) > 1  # among the configurations that computed the claim
+    return table.fillna("not computed")
 
 
 def rotation_top10(searches: dict) -> dict:
