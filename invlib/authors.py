@@ -6,7 +6,9 @@ run, into a JSON file beside the paper's package (``{"runs": [{"experiment": ...
 "date": ..., <what the run measured>}, ...]}``); the book cannot rerun their code, so this is the one measured
 file kept in git. A chapter reads it with :func:`runs`, records whether our implementation behaves as theirs on
 the same seeds with :func:`record_same_rate` (a two-sided Fisher exact test of equal success rates,
-:func:`same_rate_p`), and shows the seeds with :func:`side_by_side`.
+:func:`same_rate_p`), and shows the seeds with :func:`side_by_side`. Where their code computes numbers that ours
+can compute on the same inputs (paper B), :func:`latest` reads their newest record and :func:`record_same_values`
+records whether every number agrees within its tolerance.
 
 Example
 -------
@@ -46,6 +48,62 @@ def runs(path: str | Path, experiment: str | None = None, columns=(), **match) -
             and all(r.get(k) == v for k, v in match.items())]
     names = list(dict.fromkeys([*BASE_COLUMNS, *columns, *(k for r in rows for k in r if k != "experiment")]))
     return pd.DataFrame(rows, columns=names)
+
+
+def latest(path: str | Path, experiment: str, **match) -> dict | None:
+    """The newest run of ``experiment`` stored in ``path`` whose fields equal ``match`` (by ``date``, then the
+    later in the file), as a dict; None when there is none (or no file).
+
+    Example
+    -------
+    >>> import tempfile
+    >>> f = Path(tempfile.mkdtemp()) / "runs.json"
+    >>> _ = f.write_text(json.dumps({"runs": [{"experiment": "a", "date": "2026-11-24", "v": 1},
+    ...                                         {"experiment": "a", "date": "2026-11-25", "v": 2}]}))
+    >>> latest(f, "a")["v"], latest(f, "b"), latest(f, "a", v=1)["date"]
+    (2, None, '2026-11-24')
+    """
+    path = Path(path)
+    stored = json.loads(path.read_text())["runs"] if path.exists() else []
+    rows = [(str(r.get("date", "")), k, r) for k, r in enumerate(stored) if r.get("experiment") == experiment
+            and all(r.get(f) == v for f, v in match.items())]
+    return max(rows, key=lambda t: t[:2])[2] if rows else None
+
+
+def record_same_values(run, cid: str, claim: str, frame: pd.DataFrame, rec: dict | None, criterion: str) -> str:
+    """Record the claim ``cid`` on ``run``: our numbers equal those of the authors' code on the same inputs.
+
+    ``frame`` has one row per number: ``key``, ``ours``, ``theirs``, ``difference`` (absolute), ``tolerance``,
+    ``same`` (e.g. :func:`invlib.papers.b.authors_code.compare`); ``rec`` is their stored run (its ``commit`` and
+    ``date``), None when their code has not been run. Reproduced when every row is ``same``; not measurable when
+    ``rec`` is None or ``frame`` is empty. The text names how many keys differ and the largest difference. Also logs
+    ``<cid>/keys_differing`` and ``<cid>/largest_difference``. Returns the verdict.
+
+    Example
+    -------
+    >>> from invlib.results import Run
+    >>> run = Run("smoke", name="demo")
+    >>> frame = pd.DataFrame(dict(key=["a", "b"], ours=[1.0, 2.0], theirs=[1.0, 2.5], difference=[0.0, 0.5],
+    ...                           tolerance=[0.1, 0.1], same=[True, False]))
+    >>> record_same_values(run, "x/same", "Same numbers.", frame, {"commit": "a4facc0", "date": "2026-11-25"}, "0.1")
+    'not reproduced'
+    >>> run.claims["x/same"]["ours"]
+    '1 of 2 keys differ; largest |ours - theirs| 0.5 at b (tolerance 0.1)'
+    """
+    measurable = rec is not None and len(frame) > 0
+    if measurable:
+        differ = frame[~frame["same"].astype(bool)]
+        worst = frame.loc[frame["difference"].astype(float).fillna(math.inf).idxmax()]  # a missing number first
+        ours = (f"{len(differ)} of {len(frame)} keys differ; largest |ours - theirs| {worst['difference']:.3g} at "
+                f"{worst['key']} (tolerance {worst['tolerance']:.3g})")
+        where = f"authors' code (commit {str(rec.get('commit', '?'))[:7]}, run here {rec.get('date', '?')})"
+        run.log(f"{cid}/keys_differing", len(differ))
+        run.log(f"{cid}/largest_difference", float(worst["difference"]))
+    else:
+        ours, where = "not compared", "their code not run on these inputs"
+    run.claim(cid, claim, paper=where, ours=ours, criterion=criterion,
+              reproduced=bool(measurable and frame["same"].astype(bool).all()), measurable=measurable)
+    return run.claims[cid]["verdict"]
 
 
 def same_rate_p(k1: int, n1: int, k2: int, n2: int) -> float:

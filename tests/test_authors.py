@@ -47,3 +47,27 @@ def test_side_by_side_puts_their_seeds_beside_ours():
     t = authors.side_by_side(a, b, {"v": "value"})
     assert t.columns.tolist() == ["authors: value", "ours: value"] and t.index.tolist() == [0, 1, 2]
     assert t.loc[1].tolist() == [2.0, 3.0]
+
+
+def test_latest_takes_the_newest_matching_run(tmp_path):
+    path = tmp_path / "runs.json"
+    path.write_text(json.dumps({"runs": [dict(experiment="a", date="2026-11-25", v=1, w=0),
+                                         dict(experiment="a", date="2026-11-24", v=2, w=0),
+                                         dict(experiment="a", date="2026-11-25", v=3, w=1),
+                                         dict(experiment="b", date="2026-11-26", v=4, w=0)]}))
+    assert authors.latest(path, "a")["v"] == 3  # same date: the later in the file
+    assert authors.latest(path, "a", w=0)["v"] == 1
+    assert authors.latest(path, "c") is None and authors.latest(tmp_path / "none.json", "a") is None
+
+
+def test_record_same_values_needs_every_row_within_tolerance():
+    frame = pd.DataFrame(dict(key=["a", "b", "c"], ours=[1.0, 2.0, 3.0], theirs=[1.0, 2.05, float("nan")],
+                              difference=[0.0, 0.05, float("nan")], tolerance=[0.1, 0.1, 0.1],
+                              same=[True, True, False]))
+    run = results.Run("demo", "smoke")
+    rec = {"commit": "a4facc0201", "date": "2026-11-25"}
+    assert authors.record_same_values(run, "x", "Same.", frame, rec, "0.1") == "not reproduced"
+    assert run.claims["x"]["ours"].startswith("1 of 3 keys differ; largest |ours - theirs| nan at c")
+    assert authors.record_same_values(run, "y", "Same.", frame.iloc[:2], rec, "0.1") == "reproduced"
+    assert run.metrics["y/largest_difference"] == pytest.approx(0.05) and "a4facc0" in run.claims["y"]["paper"]
+    assert authors.record_same_values(run, "z", "Same.", frame, None, "0.1") == "not measurable at this profile"

@@ -250,8 +250,12 @@ def test_posterize_solarize_rescale_values():
         assert S.AA_OPS["posterize"][2](level) == bits
         assert torch.equal(S.apply_entry(f"posterize/{level}", x), T.apply("posterize", x, bits))
     out = S.apply_entry("solarize/8", x)
-    assert torch.equal(out, T.apply("solarize", x, 1 / 9))
-    assert torch.allclose(out, torch.where(x >= 1 / 9, 1 - x, x))
+    assert torch.equal(out, T.apply("solarize", x, 256 / 255 / 9))
+    assert torch.allclose(out, torch.where(x >= 256 / 255 / 9, 1 - x, x))
+    # AutoAugment's threshold is on the 0-255 scale, 256 (1 - level / 9): at level 6 grey level 85 stays
+    grey = torch.full((1, 1, 2, 2), 85 / 255)
+    assert torch.equal(S.apply_entry("solarize/6", grey), grey)
+    assert torch.allclose(S.apply_entry("solarize/6", grey + 1 / 255), 1 - grey - 1 / 255)
     assert torch.equal(S.apply_entry("rescale/6", x, style="ours"), T.apply("zoom_in", x, 1.625))
     assert torch.equal(S.apply_entry("rescale/3", x), T.apply("zoom_out", x, 0.55, mode="nearest"))
     assert S.RESCALE[6] == 1.625 and S.RESCALE[3] == 0.55
@@ -459,7 +463,11 @@ def test_search_op_type_ranks():
     # present types in OP_TYPES order: invert, posterize, rotate (color appears only as an identity)
     # class a by mean: rotate/8 (5), rotate/3, invert/3 (3), posterize/5 (-2) -> rotate 0, invert 1, posterize 2
     # class b: posterize/5 (7), rotate/3 (4), rotate/8, invert/3 (-2) -> posterize 0, rotate 1, invert 2
-    np.testing.assert_array_equal(s.op_type_ranks(), [[1, 2, 0], [2, 0, 1]])
+    np.testing.assert_array_equal(s.op_type_ranks(identities=False), [[1, 2, 0], [2, 0, 1]])
+    # as the authors' code: the identity color/0 (+50 in both classes) ranks its type first; columns color, invert,
+    # posterize, rotate
+    np.testing.assert_array_equal(s.op_type_ranks(), [[0, 2, 3, 1], [0, 3, 1, 2]])
+    assert s.top_types(2) == [{"color", "rotate"}, {"color", "posterize"}]
     x, labels = images(96, h=8, w=8), torch.arange(96) % 3
     ranks = S.search(linear_embedding(h=8, w=8), x, labels, S.POOL[::3]).op_type_ranks()
     k = ranks.shape[1]

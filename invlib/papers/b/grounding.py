@@ -31,7 +31,7 @@ VARIANT_LABELS = {"untrained": "untrained", "none": "trained, no augmentation",
                   "standard": "trained, standard augmentation"}
 
 
-CACHE_VERSION = 2  # of the cached sweeps and searches (utils.cached's version): bump when they change
+CACHE_VERSION = 3  # of the cached sweeps and searches (utils.cached's version): bump when they change
 
 
 @dataclass(frozen=True)

@@ -68,6 +68,11 @@ OTHER_GRIDS: dict[str, tuple[str, tuple[float, ...]]] = {
                     "gaussian_noise", "hflip", "vflip")},
 }
 GRIDS = {**PAPER_GRIDS, **OTHER_GRIDS}
+# The authors' sweep turns and shears through torchvision's affine, whose positive angle turns the image clockwise
+# (and shears the other way); the registry's rotate turns counter-clockwise for a positive angle. A grid's
+# magnitudes are the paper's values; these grids apply them with the sign flipped, so that level k moves the image
+# exactly as their code does (benchmarks/authors/grounding_runs.py, "sweep_transforms").
+GRID_SIGN = {"rotate": -1.0, "shear": -1.0, "shear_y": -1.0}
 
 
 def grid(name: str) -> tuple[str, tuple[float, ...]]:
@@ -105,7 +110,7 @@ def transform_level(name: str, x: torch.Tensor, level: int, generator: torch.Gen
     """
     op, mags = grid(name)
     _check_level(level)
-    return T.apply(op, x, mags[level], generator=generator)
+    return T.apply(op, x, GRID_SIGN.get(name, 1.0) * mags[level], generator=generator)
 
 
 def _check_level(level) -> int:
@@ -184,7 +189,7 @@ def sweep(embeddings: dict[str, Callable], x: torch.Tensor, names: Sequence[str]
     for name, level in bar:
         op, mags = GRIDS[name]
         gen = torch.Generator().manual_seed(_seed(seed, name, level))
-        xt = T.apply(op, x, mags[level], generator=gen) if level else x
+        xt = T.apply(op, x, GRID_SIGN.get(name, 1.0) * mags[level], generator=gen) if level else x
         for label, f in embeddings.items():
             z_t = _batched(f, xt, batch_size, device) if level else z[label]
             inv = metrics.relative_invariance(z[label], z_t, generator=gen)
@@ -220,12 +225,14 @@ AA_OPS: dict[str, tuple[str, str, Callable[[int], float], bool]] = {
     "sharpness": ("sharpness", "appearance", lambda lv: 0.9 * lv / 9, True),
     "brightness": ("brightness", "appearance", lambda lv: 0.9 * lv / 9, True),
     "posterize": ("posterize", "appearance", lambda lv: float(round(8 - 4 * lv / 9)), False),
-    "solarize": ("solarize", "appearance", lambda lv: 1 - lv / 9, False),
+    "solarize": ("solarize", "appearance", lambda lv: min(1.0, 256 / 255 * (1 - lv / 9)), False),
     "autocontrast": ("autocontrast", "appearance", lambda lv: 1.0, False),
     "equalize": ("equalize", "appearance", lambda lv: 1.0, False),
     "invert": ("invert", "appearance", lambda lv: 1.0, False),
 }
 RESCALE = (1.0, 0.85, 0.70, 0.55, 0.40, 0.25, 1.625, 2.25, 2.875, 3.5)  # zoom factor of rescale levels 0..9
+# solarize's threshold is AutoAugment's on the 0-255 scale, 256 (1 - level / 9): pixel values i >= it are inverted,
+# i.e. x = i / 255 >= 256 / 255 (1 - level / 9)
 GREY = 128 / 255  # the fill of the authors' PIL operations
 # How the search's operations act, per style: operation -> options of the registry's affine ops (invlib.transforms
 # ._warp: mode, fill, origin) and "signed" where the style overrides AA_OPS. "authors" is their code's (reference
@@ -466,6 +473,11 @@ class Search:
         """The entries that change the image (all but identities such as ``rescale/0``, :func:`is_identity`)."""
         return [e for e in self.entries if not is_identity(e)]
 
+    def top_types(self, k: int) -> list[set[str]]:
+        """Each class's set of operation types among its ``k`` best entries by mean change, identities included: the
+        sets whose IoU the authors' code compares between classes (App. E.3)."""
+        return [{op_type(e) for e in row} for row in self.top(k, entries=self.entries)]
+
     def top(self, k: int = 1, entries: Sequence[str] | None = None, score: str = "mean") -> list[list[str]]:
         """Each class's ``k`` best entries (by ``score``: ``"mean"`` change or ``"weighted"`` boost), best first,
         among ``entries`` (default: :meth:`transforms`, every entry but the identities)."""
@@ -482,12 +494,14 @@ class Search:
                 if not is_identity(e)]
         return sorted(rows, key=lambda r: -r[1])
 
-    def op_type_ranks(self) -> np.ndarray:
+    def op_type_ranks(self, identities: bool = True) -> np.ndarray:
         """``(C, len(OP_TYPES))`` rank of each operation type per class (0 = best): types ordered by the first
-        occurrence of one of their entries in the class's ranking by mean change (App. E.3); identities skipped."""
+        occurrence of one of their entries in the class's ranking of every entry by mean change (App. E.3). As in
+        the authors' code, an identity entry (``rescale/0``, ``color/0``) counts for its type; ``identities=False``
+        skips them."""
         m = self.class_means()
         out = np.full((len(self.classes), len(OP_TYPES)), np.nan)
-        types = [None if is_identity(e) else op_type(e) for e in self.entries]
+        types = [None if not identities and is_identity(e) else op_type(e) for e in self.entries]
         for c in range(len(self.classes)):
             seen = []
             for j in np.argsort(-m[c], kind="stable"):
@@ -558,8 +572,9 @@ def wordnet_correlation(s: Search, synsets: Sequence[str], metric: str = "wup", 
 
     For each pair of classes (all of them, or ``max_pairs`` random ones): the WordNet similarity of their
     synsets (``metric``: ``wup``, ``lch`` or ``path``, :func:`invlib.wordnet.similarity_matrix`), the
-    Spearman correlation of their operation-type ranks (:meth:`Search.op_type_ranks`) and the IoU of their
-    top-5 and top-25 entries.
+    Spearman correlation of their operation-type ranks (:meth:`Search.op_type_ranks`) and the IoU of the
+    operation types of their top-5 and top-25 entries (:meth:`Search.top_types`), as the authors' code computes
+    them.
 
     Returns a dict: ``pairs`` (a DataFrame, one row per class pair), ``rho`` and ``p`` (Spearman's rank
     correlation of WordNet similarity with ranking correlation over the pairs, permutation p-value),
@@ -582,7 +597,7 @@ def wordnet_correlation(s: Search, synsets: Sequence[str], metric: str = "wup", 
                          f"classes, {len(synsets)} synsets.")
     wn_sim = wordnet.similarity_matrix(list(synsets), metric)
     ranks = torch.as_tensor(s.op_type_ranks())
-    top5, top25 = s.top(5), s.top(25)
+    top5, top25 = s.top_types(5), s.top_types(25)
     c = len(s.classes)
     all_pairs = [(i, j) for i in range(c) for j in range(i + 1, c)]
     if len(all_pairs) > max_pairs:
