@@ -128,9 +128,9 @@ def equivariance_alignment(z: torch.Tensor, z_t: torch.Tensor, generator: torch.
     ``(N, D), (N, D) -> float``: mean pairwise cosine distance of the rows of ``B`` minus that of ``D``, over
     all pairs ``i != j``. The authors' ``cosdist(B, B[perm]) - cosdist(D, D[perm])`` uses one random
     permutation, which can pair a row with itself (distance 0), so its expectation is ``(N - 1) / N`` times this
-    (15/16 at 16 rows, 0.9999 at their 9,600). Higher means the transform moves every representation in a more consistent direction
-    than chance; 0 means no alignment beyond the columns' own distributions. A row of zeros (the image did
-    not move) has cosine 0 with every row. Needs ``N >= 2``.
+    (15/16 at 16 rows, 0.9999 at their 9,600). Higher means the transform moves every representation in a more
+    consistent direction than chance; 0 means no alignment beyond the columns' own distributions. A row of zeros
+    (the image did not move) has cosine 0 with every row. Needs ``N >= 2``.
 
     Example
     -------

@@ -235,7 +235,8 @@ def small_vit_p14_cls(pretrained=False, num_classes=10, in_chans=3, img_size=56,
     Example
     -------
     >>> net = small_vit_p14_cls().eval()
-    >>> net.cls_token.shape, net.global_pool, net.forward_head(net.forward_features(torch.rand(2, 3, 56, 56)), True).shape
+    >>> z = net.forward_head(net.forward_features(torch.rand(2, 3, 56, 56)), pre_logits=True)
+    >>> net.cls_token.shape, net.global_pool, z.shape
     (torch.Size([1, 1, 128]), 'token', torch.Size([2, 128]))
     """
     kwargs = {"class_token": True, "global_pool": "token", **kwargs}

@@ -36,6 +36,7 @@ seed = 0
 # %%
 import matplotlib.pyplot as plt
 import pandas as pd
+from IPython.display import display
 
 from invlib import profiles, results
 from invlib.papers.b import authors_code as AC

@@ -240,8 +240,9 @@ GREY = 128 / 255  # the fill of the authors' PIL operations
 # about the top-left corner (so they also shift the image by up to 0.3 of its height), bicubic; translations and
 # rotations nearest-neighbour; rotations never signed (counter-clockwise); rescale through torchvision's affine,
 # nearest-neighbour with black fill. Their sign +1 of a shear or translation is PIL's positive coefficient, which
-# moves the content left (up); "direction": -1 makes sign=+1 here do the same, so that a fixed sign matches theirs. "ours" is this library's first reading of the paper: every geometric
-# operation about the centre, bilinear, black fill, rotations of a random sign.
+# moves the content left (up); "direction": -1 makes sign=+1 here do the same, so that a fixed sign matches theirs.
+# "ours" is this library's first reading of the paper: every geometric operation about the centre, bilinear, black
+# fill, rotations of a random sign.
 STYLES: dict[str, dict[str, dict]] = {
     "authors": {"shearX": dict(origin="corner", mode="bicubic", fill=GREY, direction=-1),
                 "shearY": dict(origin="corner", mode="bicubic", fill=GREY, direction=-1),
