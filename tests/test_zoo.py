@@ -113,7 +113,7 @@ def test_the_book_trains_exactly_the_entries_its_chapters_use_on_the_profiles_da
         A, B = probes.settings(profile), grounding.settings(profile)
         used |= _zoo_entries(A.backbones) | _zoo_entries(A.variants)
         assert B.zoo_data and grounding.zoo_profile(B).dataset == "scenes"
-        assert _zoo_entries(B.models) == {f"{a}/{v}" for a in ("small_resnet18_s4", "small_vit_p14")
+        assert _zoo_entries(B.models) == {f"{a}/{v}" for a in ("small_resnet18_s4", "small_vit_p14_cls")
                                           for v in grounding.VARIANTS}
     assert used == set(zoo.BOOK)
     # -p dataset=fashion_mnist_color: paper B's 28 px entries on the profile's data, all named entries of the zoo
