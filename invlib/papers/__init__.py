@@ -13,6 +13,7 @@
 | A     | ``a/probes.py``                 | ``a/probes_reports.py``                  | A1, A2          |
 | B     | ``b/grounding.py`` (+ ``b/similarity.py``, its measures) | ``b/grounding_reports.py`` | B3, B4, B5 |
 | B     | ``b/rrc.py`` (App. G's Augerino too) | ``b/rrc_reports.py``                | B1, B2, B5 (D.1), B6 |
+| B     | ``b/authors_code.py`` (ours on the inputs their code was run on) | the same module | B1, B3, B4, B5 |
 | C     | ``c/equivariance.py``           | ``c/equivariance_reports.py``            | C1, C2, C3      |
 | E     | ``e/experiments.py``            | ``e/experiments_reports.py``             | E1 to E4        |
 
