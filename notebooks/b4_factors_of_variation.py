@@ -127,8 +127,9 @@ pd.DataFrame(fg).T.round(3)
 # ## The operations and the embedding: does the verdict depend on them?
 #
 # The same claims, computed the chapter's way, under the authors' operations and ours (centred shears, black
-# fill, rotations of either sign), and with the logits as the embedding, as the authors' code has it. `differs`
-# marks a claim whose verdict changes.
+# fill, rotations of either sign). The third column uses the embeddings of the authors' code: the logits of the
+# model trained without augmentation, and the penultimate layer of the standard one. `differs` marks a claim whose
+# verdict changes.
 
 # %%
 configurations = G.search_configurations(S, x, labels, classes)

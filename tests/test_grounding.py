@@ -185,11 +185,15 @@ def test_invariance_gap_is_standard_minus_untrained_over_levels_3_to_7():
 
 def test_search_configurations_cover_the_authors_choices(monkeypatch):
     monkeypatch.setattr(similarity, "POOL", [("rotate", 9), ("posterize", 5), ("translateX", 3), ("color", 4)])
-    models = {"ResNet": {"none": "random:small_resnet18_s4"}}
+    models = {"ResNet": {"none": "random:small_resnet18_s4", "standard": "random:small_resnet18_s2"}}
     S = G.settings("smoke", n_search=120, pairs_per_class=3, models=models, subpolicies=False)
     x, labels, classes, *_ = G.search_images(S)
     out = G.search_configurations(S, x, labels, classes)
-    assert list(out) == ["authors ops, penultimate", "ours ops, penultimate", "authors ops, logits"]
+    assert list(out) == ["authors ops, penultimate", "ours ops, penultimate", "authors ops, logits for none"]
+    # their code's embeddings: logits for the model without augmentation, penultimate for the standard one
+    standard = out["authors ops, penultimate"]["standard"]["single"]
+    assert out["authors ops, logits for none"]["standard"]["single"] is standard
+    assert out["ours ops, penultimate"]["standard"]["single"].meta["style"] == "ours"
     first, ours, logits = (out[k]["none"]["single"] for k in out)
     assert (first.meta["style"], ours.meta["style"]) == ("authors", "ours")
     j = first.entries.index("rotate/9")

@@ -340,25 +340,30 @@ def run_searches(S: Settings, x=None, labels=None, classes=None, variants=("none
 
 def search_configurations(S: Settings, x, labels, classes, progress=None) -> dict:
     """The searches under the settings' choices and under each alternative the authors' code makes us weigh:
-    ``{label: run_searches(...)}`` for the operations of ``S.search_ops`` and of the other style, and the
-    embedding of ``S.search_embedding`` and of the other layer (single operations only for the alternatives).
-    The first entry is the settings' own.
+    ``{label: {variant: {"single": Search, ...}}}``. First the settings' own (:func:`run_searches`); then the
+    operations of the other style (both variants); then the other embedding layer for the model trained without
+    augmentation only, beside the standard model's own search. That last one is what the authors' code does:
+    the logits of its model without augmentation, the penultimate layer of torchvision's trained ResNet-18. The
+    alternatives search single operations only.
 
     Example
     -------
     >>> out = search_configurations(settings("smoke"), *search_images(settings("smoke"))[:3])  # doctest: +SKIP
     >>> list(out)  # doctest: +SKIP
-    ['authors ops, penultimate', 'ours ops, penultimate', 'authors ops, logits']
+    ['authors ops, penultimate', 'ours ops, penultimate', 'authors ops, logits for none']
     """
     import dataclasses
 
     other = lambda value, choices: next(c for c in choices if c != value)  # noqa: E731
-    label = lambda T: f"{T.search_ops} ops, {T.search_embedding}"  # noqa: E731
-    alternatives = [dataclasses.replace(S, search_ops=other(S.search_ops, similarity.STYLES)),
-                    dataclasses.replace(S, search_embedding=other(S.search_embedding, similarity.LAYERS))]
-    out = {label(S): run_searches(S, x, labels, classes, progress=progress)}
-    for T in alternatives:
-        out[label(T)] = run_searches(T, x, labels, classes, progress=progress, subpolicies=False)
+    own = run_searches(S, x, labels, classes, progress=progress)
+    out = {f"{S.search_ops} ops, {S.search_embedding}": own}
+    T = dataclasses.replace(S, search_ops=other(S.search_ops, similarity.STYLES))
+    out[f"{T.search_ops} ops, {T.search_embedding}"] = run_searches(T, x, labels, classes, progress=progress,
+                                                                   subpolicies=False)
+    T = dataclasses.replace(S, search_embedding=other(S.search_embedding, similarity.LAYERS))
+    alt = run_searches(T, x, labels, classes, variants=("none",), progress=progress, subpolicies=False)
+    alt.update({v: {"single": own[v]["single"]} for v in own if v != "none"})
+    out[f"{T.search_ops} ops, {T.search_embedding} for none"] = alt
     return out
 
 
