@@ -463,7 +463,11 @@ def compare(experiment: str, path: str | Path = PATH) -> pd.DataFrame:
     >>> len(frame), bool(frame.same.all())
     (63, True)
     """
-    rec = theirs(experiment, path)
+    return _compare(experiment, theirs(experiment, path))
+
+
+def _compare(experiment: str, rec: dict | None) -> pd.DataFrame:
+    """:func:`compare` against their record ``rec`` (None: an empty table)."""
     if rec is None:
         return pd.DataFrame(columns=COLUMNS)
     values, se_ours = _ours(experiment)
@@ -489,10 +493,11 @@ def _top_rows(rec: dict) -> list[dict]:
     for ranking in ("weighted", "mean"):
         stored = (rec.get("theirs_top") or {}).get(ranking, {})
         table = s.weighted_boost() if ranking == "weighted" else s.class_means()
+        tops = s.top(TOP_K, score=ranking)
         for c, name in enumerate(s.classes):
             if name not in stored:
                 continue
-            mine = s.top(TOP_K, score=ranking)[c]
+            mine = tops[c]
             iou = metrics.iou(mine, stored[name])
             value = {e: float(table[c, s.entries.index(e)]) for e in s.entries}
             kth = value[mine[-1]]
@@ -517,7 +522,7 @@ def record(run, experiment: str, path: str | Path = PATH) -> str:
     'not measurable at this profile'
     """
     rec = theirs(experiment, path)
-    frame = compare(experiment, path)
+    frame = _compare(experiment, rec)
     tol = TOLERANCE[experiment]
     return authors.record_same_values(
         run, f"authors/{experiment}_same", f"Paper B's {experiment.replace('_', ' ')}: our implementation gives "

@@ -274,14 +274,20 @@ def _model_sweep(S: Settings, model, x: torch.Tensor, grids, data_key: str, prog
         {"m": embed}, x, grids, seed=S.seed, batch_size=S.batch_size, device=device, progress=progress))
 
 
-def level_mean(table, arch: str, variant: str, transform: str, column: str = "median") -> float:
-    """Mean of ``column`` over levels 1-9 (level 0 is the identity) for one model and grid; NaN if absent."""
-    t = table[(table.arch == arch) & (table.variant == variant) & (table["transform"] == transform) & (table.level > 0)]
+def level_mean(table, arch: str, variant: str, transform: str, column: str = "median",
+               levels: tuple[int, int] = (1, 9)) -> float:
+    """Mean of ``column`` over ``levels`` lo..hi (default 1-9: level 0 is the identity) for one model and grid;
+    NaN if absent."""
+    lo, hi = levels
+    t = table[(table.arch == arch) & (table.variant == variant) & (table["transform"] == transform)
+              & (table.level >= lo) & (table.level <= hi)]
     return float(t[column].mean()) if len(t) else float("nan")
 
 
-def training_change(table, arch: str = "ResNet", before: str = "untrained", after: str = "none") -> dict:
-    """``{grid: level-mean median invariance after training - before}`` (positive: training raised it).
+def training_change(table, arch: str = "ResNet", before: str = "untrained", after: str = "none",
+                    levels: tuple[int, int] = (1, 9)) -> dict:
+    """``{grid: level-mean median invariance after training - before}`` over ``levels`` (positive: training
+    raised it).
 
     Example
     -------
@@ -292,7 +298,8 @@ def training_change(table, arch: str = "ResNet", before: str = "untrained", afte
     0.3
     """
     grids = sorted(set(table[table.arch == arch]["transform"]))
-    return {g: level_mean(table, arch, after, g) - level_mean(table, arch, before, g) for g in grids}
+    return {g: level_mean(table, arch, after, g, levels=levels) - level_mean(table, arch, before, g, levels=levels)
+            for g in grids}
 
 
 APPEARANCE_B3 = ("brightness_up", "brightness_down", "contrast_up", "contrast_down", "posterize", "solarize")
@@ -403,12 +410,9 @@ def invariance_gap(table, arch: str = "ResNet", trained: str = "standard", befor
     >>> round(invariance_gap(t, "R")["rotate"], 3)  # level 9 is outside 3-7
     0.3
     """
-    lo, hi = levels
-    t = table[(table.arch == arch) & (table.level >= lo) & (table.level <= hi)]
-    med = t.pivot_table(index=["transform", "level"], columns="variant", values="median")
-    if trained not in med or before not in med:
+    if not {trained, before} <= set(table[table.arch == arch].variant):
         return {}
-    return (med[trained] - med[before]).groupby(level="transform").mean().to_dict()
+    return training_change(table, arch, before, trained, levels)
 
 
 def fig3c(search, gap: dict, levels: tuple[int, int] = (3, 7), k: int = 5) -> dict:
@@ -443,8 +447,8 @@ def fig3c(search, gap: dict, levels: tuple[int, int] = (3, 7), k: int = 5) -> di
     up = [c / total for g, c in counts.items() if gap[g] > 0]
     down = [c / total for g, c in counts.items() if not gap[g] > 0]
     mean = lambda v: float(np.mean(v)) if v else float("nan")  # noqa: E731
-    return dict(increases=mean(up), decreases=mean(down), se_increases=metrics.sem(up) if len(up) > 1 else float("nan"),
-                se_decreases=metrics.sem(down) if len(down) > 1 else float("nan"), counts=counts, gap=gap)
+    return dict(increases=mean(up), decreases=mean(down), se_increases=metrics.sem(up),
+                se_decreases=metrics.sem(down), counts=counts, gap=gap)
 
 
 # ------------------------------------------------------------------------------ section 4.5: WordNet
