@@ -1,0 +1,757 @@
+"""InstaAug (Miao et al., 2023): an invariance module ``phi`` that reads each input and outputs the parameters of
+that input's own transformation distribution ``p(tau; phi(x))``.
+
+Two parameterisations, as the paper's section 3.3:
+
+- :class:`LRPCrops`, the **location-related parameterisation** of crops: a small pre-activation CNN whose cells of
+  selected layers each stand for the crop covered by their receptive field (deeper layers: larger crops), plus
+  one global crop; a 1x1 head per layer with a per-position bias turns a cell's features into the logit of its
+  crop. The distribution is an exact categorical over the candidate crops: sampled exactly
+  (:func:`sample_categorical`, Gumbel-max or ``torch.multinomial``), its entropy in closed form, its gradient by
+  REINFORCE (score function). ``input_free=True`` reads ``0 * x`` (the paper's "without input" ablation).
+- :class:`UniformRanges`, the **uniform parameterisation**: per input and per operation a range ``[-b, a]``
+  with ``a, b = sigmoid(p - 2) * max`` (the authors' code's bound), ``theta ~ U[-b, a]`` reparameterised, entropy
+  ``sum log(a + b)``. Operations: ``rotate`` (radians), ``hue`` (turns), ``saturation`` and ``value``
+  (log-factors), and the crop's ``side``, ``x`` and ``y`` (the "without LRP" ablation). ``input_free=True``
+  gives one range for all inputs.
+- :class:`ClassCrops`: a (classes x crops) logit table, the "class-specific" ablation (random crops at test
+  time, as the paper).
+
+:class:`InstaAug` puts one of them in front of a classifier (an :class:`invlib.learned.Invariant`; in
+evaluation it averages the **logits** of ``n`` transformations sampled from ``p(tau; phi(x))``, the paper's
+test-time augmentation, or of the ``n`` most likely crops, the authors' code's, ``select="top"``).
+:func:`objective` is the loss hook of :func:`invlib.train.fit` for ``E[L(f(tau(x)), y) - lambda H[p(tau; phi(x))]]``,
+with ``lambda`` steered into the entropy band ``[H_min, H_max]`` by :class:`EntropyBand` (the authors' rule,
+checked every ``k`` steps) and the module's learning rate warmed up linearly (:func:`scale_grad`).
+
+Differences from the authors' code (github.com/NingMiao/InstaAug @adee496), all deliberate:
+
+- One joint step per batch on one sampled transformation (the paper's objective); their code alternates a
+  classifier step and a module step on a fresh sample with the classifier in eval mode.
+- Gumbel-max sampling (exact); theirs is ``argmax(log p + Exp(1))``, which over-samples the most likely crop
+  (``method="exponential"`` reproduces it, for the comparison).
+- The cell at row ``r``, column ``c`` stands for the crop centred on that cell; theirs selects the crop at the
+  anti-diagonal mirror ``(-c, -r)``.
+- A batch-mean baseline for REINFORCE by default (``baseline="none"``: theirs); :func:`gradient_variance`
+  measures what it changes.
+
+Example
+-------
+>>> from invlib import models
+>>> net = instaaug(models.create("conv4", num_classes=4, in_chans=3, widths=(8, 8, 8, 8)), LRPCrops(32))
+>>> net.augment.params.num_crops, net.eval()(torch.rand(2, 3, 32, 32)).shape
+(81, torch.Size([2, 4]))
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+
+import torch
+import torch.nn.functional as F
+from torch import nn
+
+from .. import transforms as T
+from ..utils import check_choice
+from . import Invariant
+
+SAMPLERS = ("gumbel", "multinomial", "exponential")  # exponential: the authors' code (biased)
+SELECTS = ("sample", "top")
+BASELINES = ("mean", "none")
+UNIFORM_OPS = {  # op -> (largest bound per side, unit)
+    "rotate": (math.pi, "radians"),
+    "hue": (0.5, "turns"),
+    "saturation": (1.0, "log of the saturation factor"),
+    "value": (1.0, "log of the brightness factor"),
+    "side": (0.9, "crop side below 1, a fraction of the image (negative: zoom out)"),
+    "x": (0.5, "crop centre offset, a fraction of the width"),
+    "y": (0.5, "crop centre offset, a fraction of the height"),
+}
+CROP_OPS = ("side", "x", "y")
+
+
+# ----------------------------------------------------------------------------- the module's network
+class _PreActBlock(nn.Module):
+    """BN-ReLU-conv3x3-BN-ReLU-conv3x3 with a 1x1 projection when the shape changes (He et al., 2016b)."""
+
+    def __init__(self, cin: int, cout: int, stride: int):
+        super().__init__()
+        self.bn1, self.bn2 = nn.BatchNorm2d(cin), nn.BatchNorm2d(cout)
+        self.conv1 = nn.Conv2d(cin, cout, 3, stride, 1, bias=False)
+        self.conv2 = nn.Conv2d(cout, cout, 3, 1, 1, bias=False)
+        self.proj = nn.Conv2d(cin, cout, 1, stride, bias=False) if stride != 1 or cin != cout else None
+
+    def forward(self, x):
+        out = F.relu(self.bn1(x))
+        skip = self.proj(out) if self.proj is not None else x
+        out = self.conv2(F.relu(self.bn2(self.conv1(out))))
+        return out + skip
+
+
+class ModuleNet(nn.Module):
+    """The invariance module's CNN (the authors' code: conv 3x3 stride 2 to 8 channels, then pre-activation
+    blocks of 8, 16 (stride 2) and 32 (stride 2) channels). ``forward(x)`` ``(B, C, H, W)`` returns the feature
+    map of every block, ``[(B, c_i, H_i, W_i)]``; ``input_free`` multiplies the input by 0 first.
+
+    Example
+    -------
+    >>> [f.shape[-1] for f in ModuleNet()(torch.rand(2, 3, 64, 64))]
+    [32, 16, 8]
+    """
+
+    def __init__(self, in_chans: int = 3, channels: tuple[int, ...] = (8, 8, 16, 32), input_free: bool = False):
+        super().__init__()
+        self.stem = nn.Conv2d(in_chans, channels[0], 3, 2, 1, bias=False)
+        self.blocks = nn.ModuleList(_PreActBlock(channels[i], channels[i + 1], 1 if i == 0 else 2)
+                                    for i in range(len(channels) - 1))
+        self.channels, self.input_free = tuple(channels), bool(input_free)
+
+    def forward(self, x):
+        out, maps = self.stem(x * 0 if self.input_free else x), []
+        for block in self.blocks:
+            out = block(out)
+            maps.append(out)
+        return maps
+
+
+# ----------------------------------------------------------------------------- crops
+def crop(x: torch.Tensor, boxes: torch.Tensor) -> torch.Tensor:
+    """Crop ``x`` ``(B, C, H, W)`` to ``boxes`` ``(B, 3)`` = (centre x, centre y, side) in fractions of the image
+    and resample to ``H x W`` (bilinear; outside the image is 0: crops may cross the border).
+
+    Example
+    -------
+    >>> x = torch.rand(2, 3, 8, 8)
+    >>> torch.allclose(crop(x, torch.tensor([[0.5, 0.5, 1.0]] * 2)), x, atol=1e-6)  # the whole image
+    True
+    """
+    b = x.shape[0]
+    if boxes.shape != (b, 3):
+        raise ValueError(f"boxes must be (B, 3) = (centre x, centre y, side), one per image; got {tuple(boxes.shape)} "
+                         f"for {b} images.")
+    side = boxes[:, 2].to(x.dtype)
+    zero = torch.zeros_like(side)
+    theta = torch.stack([torch.stack([side, zero, 2 * boxes[:, 0].to(x.dtype) - 1], -1),
+                         torch.stack([zero, side, 2 * boxes[:, 1].to(x.dtype) - 1], -1)], -2)
+    grid = F.affine_grid(theta, list(x.shape), align_corners=False)
+    return F.grid_sample(x, grid, mode="bilinear", padding_mode="zeros", align_corners=False)
+
+
+def crop_grid(cells: int, side: float) -> torch.Tensor:
+    """``(cells * cells, 3)`` crops of side ``side`` centred on the cells of a ``cells x cells`` grid, row-major
+    (row ``r``, column ``c`` -> centre ``((c + 0.5) / cells, (r + 0.5) / cells)``).
+
+    Example
+    -------
+    >>> crop_grid(2, 0.5).tolist()
+    [[0.25, 0.25, 0.5], [0.75, 0.25, 0.5], [0.25, 0.75, 0.5], [0.75, 0.75, 0.5]]
+    """
+    centres = (torch.arange(cells, dtype=torch.float32) + 0.5) / cells
+    cy, cx = torch.meshgrid(centres, centres, indexing="ij")
+    return torch.stack([cx.flatten(), cy.flatten(), torch.full((cells * cells,), float(side))], -1)
+
+
+class LRPCrops(nn.Module):
+    """Location-related parameterisation of crops: ``forward(x)`` ``(B, C, H, W)`` -> log-probabilities
+    ``(B, M)`` over the :attr:`boxes` ``(M, 3)`` (centre x, centre y, side).
+
+    Args:
+        size: input side in pixels (the module's cells depend on it).
+        in_chans: input channels.
+        channels: the module CNN's widths (:class:`ModuleNet`).
+        crop_layers: which blocks' cells are crops (0-based; the authors' Tiny-ImageNet config: the blocks of 16
+            and 32 channels, ``(1, 2)``).
+        sides: crop side per crop layer, a fraction of the image (theirs at 64 px: 0.375 and 0.75).
+        layer_bias: a constant added to the logits of each crop layer and, last, of the global crop (theirs:
+            ``(0, 1, 3)``); every layer's logits also get ``- log(#cells)``, so a layer's initial mass is
+            ``exp(bias)`` up to normalisation.
+        input_free: read ``0 * x`` (one distribution for all inputs: the paper's "without input").
+
+    The head of each layer is a 1x1 convolution (its initial weights divided by 10, as the authors') plus a
+    bias per position; the global crop's logit comes from the last block's pooled features.
+
+    Example
+    -------
+    >>> lrp = LRPCrops(64)
+    >>> lrp.num_crops, lrp(torch.rand(2, 3, 64, 64)).exp().sum(1)
+    (321, tensor([1.0000, 1.0000], grad_fn=<SumBackward1>))
+    """
+
+    def __init__(self, size: int, in_chans: int = 3, channels: tuple[int, ...] = (8, 8, 16, 32),
+                 crop_layers: tuple[int, ...] = (1, 2), sides: tuple[float, ...] = (0.375, 0.75),
+                 layer_bias: tuple[float, ...] = (0.0, 1.0, 3.0), input_free: bool = False):
+        super().__init__()
+        if len(sides) != len(crop_layers) or len(layer_bias) != len(crop_layers) + 1:
+            raise ValueError(f"need one side per crop layer and one bias per crop layer plus the global crop; got "
+                             f"crop_layers={crop_layers}, sides={sides}, layer_bias={layer_bias}.")
+        if not all(0 <= i < len(channels) - 1 for i in crop_layers):
+            raise ValueError(f"crop_layers index the {len(channels) - 1} blocks of channels={channels}; "
+                             f"got {crop_layers}.")
+        self.net = ModuleNet(in_chans, channels, input_free)
+        with torch.no_grad():
+            cells = [m.shape[-1] for m in self.net(torch.zeros(1, in_chans, size, size))]
+        self.size, self.crop_layers, self.input_free = int(size), tuple(crop_layers), bool(input_free)
+        self.cells = tuple(cells[i] for i in crop_layers)
+        self.heads = nn.ModuleList(nn.Conv2d(channels[i + 1], 1, 1, bias=False) for i in crop_layers)
+        self.position_bias = nn.ParameterList(nn.Parameter(torch.zeros(n, n)) for n in self.cells)
+        self.global_head = nn.Linear(channels[-1], 1)
+        with torch.no_grad():
+            for h in [*self.heads, self.global_head]:
+                h.weight.div_(10)
+            self.global_head.bias.zero_()
+        boxes = [crop_grid(n, s) for n, s in zip(self.cells, sides)] + [torch.tensor([[0.5, 0.5, 1.0]])]
+        self.register_buffer("boxes", torch.cat(boxes))
+        self.register_buffer("layer", torch.cat([torch.full((len(b),), i) for i, b in enumerate(boxes)]))
+        offsets = [bias - math.log(len(b)) for bias, b in zip(layer_bias, boxes)]
+        self.register_buffer("offset", torch.tensor(offsets)[self.layer])
+        self.layer_names = tuple(f"{n}x{n}, side {s:g}" for n, s in zip(self.cells, sides)) + ("global",)
+
+    @property
+    def num_crops(self) -> int:
+        return len(self.boxes)
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        maps = self.net(x)
+        logits = [(head(F.relu(maps[i])).squeeze(1) + bias).flatten(1)
+                  for i, head, bias in zip(self.crop_layers, self.heads, self.position_bias)]
+        logits.append(self.global_head(F.relu(maps[-1]).mean((2, 3))))
+        return torch.log_softmax(torch.cat(logits, 1) + self.offset, 1)
+
+
+class ClassCrops(nn.Module):
+    """The "class-specific" ablation: a ``(classes, M)`` table of crop logits over ``like``'s boxes, read by
+    label. ``forward(y)`` ``(B,)`` -> log-probabilities ``(B, M)``; it starts at ``like``'s initial layer masses.
+
+    Example
+    -------
+    >>> cc = ClassCrops(10, LRPCrops(32))
+    >>> cc(torch.tensor([0, 3])).shape
+    torch.Size([2, 81])
+    """
+
+    def __init__(self, num_classes: int, like: LRPCrops):
+        super().__init__()
+        self.register_buffer("boxes", like.boxes.clone())
+        self.register_buffer("layer", like.layer.clone())
+        self.table = nn.Parameter(like.offset.clone().expand(num_classes, -1).clone())
+        self.layer_names = like.layer_names
+
+    @property
+    def num_crops(self) -> int:
+        return len(self.boxes)
+
+    def forward(self, y: torch.Tensor) -> torch.Tensor:
+        return torch.log_softmax(self.table[y], 1)
+
+
+# ----------------------------------------------------------------------------- categorical tools
+def sample_categorical(logp: torch.Tensor, n: int = 1, generator: torch.Generator | None = None,
+                       method: str = "gumbel") -> torch.Tensor:
+    """``n`` draws per row of log-probabilities ``logp`` ``(B, M)`` -> indices ``(n, B)``.
+
+    ``"gumbel"``: ``argmax(logp + Gumbel noise)`` (exact); ``"multinomial"``: ``torch.multinomial``;
+    ``"exponential"``: ``argmax(logp + Exp(1) noise)``, the authors' code, which is *not* a sample of ``p``
+    (it over-samples the most likely item); kept to measure that.
+
+    Example
+    -------
+    >>> g = torch.Generator().manual_seed(0)
+    >>> idx = sample_categorical(torch.tensor([[0.5, 0.3, 0.2]]).log(), 20000, g)
+    >>> torch.bincount(idx.flatten(), minlength=3) / 20000  # doctest: +SKIP
+    tensor([0.4993, 0.3003, 0.2005])
+    """
+    check_choice(method, SAMPLERS, "sampler")
+    logp = logp.detach()
+    if method == "multinomial":
+        return torch.multinomial(logp.exp().float(), n, replacement=True, generator=generator).T
+    u = torch.rand((n, *logp.shape), generator=generator, dtype=logp.dtype).to(logp.device)
+    noise = -torch.log(-torch.log(u.clamp_min(1e-20))) if method == "gumbel" else -torch.log(u.clamp_min(1e-20))
+    return (logp + noise).argmax(-1)
+
+
+def entropy(logp: torch.Tensor) -> torch.Tensor:
+    """Exact entropy ``(B,)`` of categoricals given by log-probabilities ``(B, M)`` (0 log 0 = 0).
+
+    Example
+    -------
+    >>> entropy(torch.full((1, 4), 0.25).log())
+    tensor([1.3863])
+    """
+    return -(logp.exp() * torch.where(torch.isfinite(logp), logp, torch.zeros_like(logp))).sum(-1)
+
+
+# ----------------------------------------------------------------------------- uniform parameterisation
+class UniformRanges(nn.Module):
+    """Per-input uniform ranges: ``forward(x)`` ``(B, C, H, W)`` -> ``(low, high)``, each ``(B, K)``, one column
+    per op of ``ops`` (see :data:`UNIFORM_OPS` for the units), ``low = -b``, ``high = a``,
+    ``a, b = sigmoid(p - 2) * max`` (the authors' code; ``sigmoid(-2) max`` = 0.37 rad for rotations at the start).
+
+    Args:
+        ops: names of :data:`UNIFORM_OPS`.
+        in_chans, channels: the module's CNN (:class:`ModuleNet`), pooled, then a linear layer to ``2 K`` outputs.
+        input_free: one range for all inputs (the linear layer's bias alone: an Augerino-like global range with
+            the asymmetric bounds).
+        maxima: override the largest bound per op.
+
+    Example
+    -------
+    >>> low, high = UniformRanges(("rotate",))(torch.rand(2, 3, 32, 32))
+    >>> (-low).round(decimals=2), high.round(decimals=2)  # doctest: +SKIP
+    (tensor([[0.37], [0.37]]), tensor([[0.37], [0.37]]))
+    """
+
+    def __init__(self, ops: tuple[str, ...], in_chans: int = 3, channels: tuple[int, ...] = (8, 8, 16, 32),
+                 input_free: bool = False, maxima: dict[str, float] | None = None):
+        super().__init__()
+        for op in ops:
+            check_choice(op, UNIFORM_OPS, "uniform op")
+        self.ops, self.input_free = tuple(ops), bool(input_free)
+        maxima = {op: UNIFORM_OPS[op][0] for op in ops} | dict(maxima or {})
+        self.register_buffer("maxima", torch.tensor([maxima[op] for op in ops], dtype=torch.float32))
+        self.net = None if input_free else ModuleNet(in_chans, channels)
+        self.head = nn.Linear(channels[-1], 2 * len(ops))
+        with torch.no_grad():
+            self.head.weight.div_(10)
+            self.head.bias.zero_()
+
+    def forward(self, x: torch.Tensor):
+        if self.net is None:
+            p = self.head.bias.expand(len(x), -1)
+        else:
+            p = self.head(F.relu(self.net(x)[-1]).mean((2, 3)))
+        bounds = torch.sigmoid(p - 2).view(len(x), 2, -1) * self.maxima
+        return -bounds[:, 1], bounds[:, 0]
+
+
+def uniform_entropy(low: torch.Tensor, high: torch.Tensor) -> torch.Tensor:
+    """``(B,)`` differential entropy of independent uniforms on ``[low, high]`` ``(B, K)``: ``sum log(high - low)``.
+
+    Example
+    -------
+    >>> uniform_entropy(torch.tensor([[-1.0, 0.0]]), torch.tensor([[1.0, 1.0]]))
+    tensor([0.6931])
+    """
+    return torch.log((high - low).clamp_min(1e-12)).sum(-1)
+
+
+def apply_uniform(x: torch.Tensor, ops: tuple[str, ...], theta: torch.Tensor) -> torch.Tensor:
+    """Apply ``theta`` ``(B, K)`` (units of :data:`UNIFORM_OPS`) of ``ops`` to ``x`` ``(B, C, H, W)``, in order:
+    the crop (``side``, ``x``, ``y``: side ``1 - side``, centre ``0.5 + x``), then ``rotate`` (the ``rotate``
+    op of :mod:`invlib.transforms`, counter-clockwise for positive angles), then ``hue``, ``saturation`` and
+    ``value`` (factors ``exp(theta)``). Differentiable in ``theta``; ``theta = 0`` is the identity.
+
+    Example
+    -------
+    >>> x = torch.rand(2, 3, 8, 8)
+    >>> torch.allclose(apply_uniform(x, ("rotate", "hue"), torch.zeros(2, 2)), x, atol=1e-5)
+    True
+    """
+    col = {op: theta[:, i] for i, op in enumerate(ops)}
+    if any(op in col for op in CROP_OPS):
+        zero = torch.zeros(len(x), dtype=theta.dtype, device=theta.device)
+        boxes = torch.stack([0.5 + col.get("x", zero), 0.5 + col.get("y", zero), 1 - col.get("side", zero)], -1)
+        x = crop(x, boxes)
+    if "rotate" in col:
+        x = T.apply("rotate", x, torch.rad2deg(col["rotate"]).clamp(-180, 180))
+    if "hue" in col:
+        x = T.apply("hue", x, col["hue"].clamp(-0.5, 0.5))
+    if "saturation" in col:
+        x = T.apply("saturation", x, torch.exp(col["saturation"]).clamp(0, 2))
+    if "value" in col:
+        x = T.apply("brightness", x, torch.exp(col["value"]).clamp(0, 2))
+    return x
+
+
+# ----------------------------------------------------------------------------- the augmentation and the model
+def scale_grad(t: torch.Tensor, w: float) -> torch.Tensor:
+    """``t`` unchanged, its gradient times ``w``: the learning-rate warm-up of the module (exact for plain SGD).
+
+    Example
+    -------
+    >>> p = torch.ones(2, requires_grad=True)
+    >>> scale_grad(p, 0.25).sum().backward()
+    >>> p.grad
+    tensor([0.2500, 0.2500])
+    """
+    return t if w == 1 else t * w + t.detach() * (1 - w)
+
+
+@dataclass
+class Draw:
+    """One sampled transformation per input: ``views`` ``(B, C, H, W)``; ``log_prob`` ``(B,)`` of the draw
+    (categorical parameterisations, for REINFORCE; None for the reparameterised uniform ones); ``entropy`` ``(B,)``;
+    ``index`` ``(B,)`` of the crop drawn (categorical) or ``theta`` ``(B, K)`` (uniform)."""
+
+    views: torch.Tensor
+    entropy: torch.Tensor
+    log_prob: torch.Tensor | None = None
+    index: torch.Tensor | None = None
+    theta: torch.Tensor | None = None
+
+
+class InstaAugment(nn.Module):
+    """The augmentation of an :class:`InstaAug` model: a parameterisation (:class:`LRPCrops`, :class:`ClassCrops`
+    or :class:`UniformRanges`) and the sampler. ``forward(x)`` returns one transformed view per input;
+    :meth:`draw` also returns what the objective needs.
+
+    ``sampler``: one of :data:`SAMPLERS`; ``grad_scale``: the module's gradient factor (the warm-up, set by
+    :func:`objective`).
+    """
+
+    def __init__(self, params: nn.Module, sampler: str = "gumbel"):
+        super().__init__()
+        self.params, self.sampler = params, check_choice(sampler, SAMPLERS, "sampler")
+        self.grad_scale = 1.0
+        self.categorical = not isinstance(params, UniformRanges)
+
+    def distribution(self, x: torch.Tensor, y: torch.Tensor | None = None):
+        """Log-probabilities ``(B, M)`` (categorical) or ``(low, high)`` ``(B, K)`` each (uniform). A
+        :class:`ClassCrops` needs labels ``y``; without them (at test time) it is uniform over its crops."""
+        if isinstance(self.params, ClassCrops):
+            if y is None:
+                return torch.full((len(x), self.params.num_crops), -math.log(self.params.num_crops),
+                                  device=x.device)
+            return scale_grad(self.params(y), self.grad_scale)
+        out = self.params(x)
+        if self.categorical:
+            return scale_grad(out, self.grad_scale)
+        return tuple(scale_grad(t, self.grad_scale) for t in out)
+
+    def draw(self, x: torch.Tensor, y: torch.Tensor | None = None, generator: torch.Generator | None = None) -> Draw:
+        """One transformation per input, drawn from ``p(tau; phi(x))``; see :class:`Draw`."""
+        dist = self.distribution(x, y)
+        if self.categorical:
+            idx = sample_categorical(dist, 1, generator, self.sampler)[0]
+            views = crop(x, self.params.boxes[idx])
+            return Draw(views, entropy(dist), dist.gather(1, idx[:, None]).squeeze(1), index=idx)
+        low, high = dist
+        u = torch.rand(low.shape, generator=generator, dtype=low.dtype).to(low.device)
+        theta = low + u * (high - low)
+        return Draw(apply_uniform(x, self.params.ops, theta), uniform_entropy(low, high), theta=theta)
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        return self.draw(x).views
+
+    def penalty(self) -> torch.Tensor:
+        return torch.zeros(())
+
+    def state(self) -> dict:
+        return {}
+
+
+class InstaAug(Invariant):
+    """A classifier ``trunk`` behind an InstaAug module. Training: see :func:`objective`. Evaluation
+    (``forward`` in eval mode): the mean of the trunk's **logits** over ``copies`` transformations of each input,
+    sampled from ``p(tau; phi(x))`` (``select="sample"``, the paper) or the ``copies`` most likely crops
+    (``select="top"``, the authors' code; categorical only). ``copies=1`` with ``select="top"`` is the
+    single most likely crop.
+
+    ``frozen=True`` keeps the trunk in eval mode with its parameters frozen (section 5.3: a fixed pre-trained
+    classifier).
+
+    Example
+    -------
+    >>> from invlib import models
+    >>> net = InstaAug(InstaAugment(UniformRanges(("rotate",))), models.create("conv4", 4, 3, widths=(8,) * 4))
+    >>> net.eval()(torch.rand(3, 3, 32, 32)).shape
+    torch.Size([3, 4])
+    """
+
+    def __init__(self, augment: InstaAugment, trunk: nn.Module, copies: int = 4, select: str = "sample",
+                 frozen: bool = False):
+        super().__init__(augment, trunk, copies)
+        self.select, self.frozen = check_choice(select, SELECTS, "select"), bool(frozen)
+        if frozen:
+            trunk.requires_grad_(False)
+
+    def train(self, mode: bool = True):
+        super().train(mode)
+        if self.frozen:
+            self.trunk.eval()
+        return self
+
+    def forward(self, x: torch.Tensor, copies: int | None = None, reduce: str = "logits") -> torch.Tensor:
+        c = copies or (1 if self.training else self.copies)
+        if self.training:
+            return self.trunk(self.augment(x))
+        return predict(self, x, c, self.select)
+
+    def augmentation_parameters(self):
+        return self.augment.params.parameters()
+
+
+def predict(model: InstaAug, x: torch.Tensor, n: int, select: str = "sample",
+            generator: torch.Generator | None = None) -> torch.Tensor:
+    """Test-time augmentation: ``(B, K)`` mean logits of ``model.trunk`` over ``n`` transformations per input of
+    ``x`` ``(B, C, H, W)`` (``select="sample"``: drawn from ``p(tau; phi(x))``; ``"top"``: the ``n`` most likely
+    crops). ``phi(x)`` is computed once per input.
+
+    Example
+    -------
+    >>> from invlib import models
+    >>> net = instaaug(models.create("conv4", 4, 3, widths=(8,) * 4), UniformRanges(("rotate",))).eval()
+    >>> with torch.no_grad():
+    ...     _ = net.augment.params.head.bias.fill_(-1e4)  # zero-width ranges: the identity
+    ...     torch.allclose(predict(net, x := torch.rand(2, 3, 32, 32), 5), net.trunk(x), atol=1e-5)
+    True
+    """
+    check_choice(select, SELECTS, "select")
+    aug, b = model.augment, len(x)
+    dist = aug.distribution(x)
+    if aug.categorical:
+        if select == "top":
+            if n > dist.shape[1]:
+                raise ValueError(f"select='top' takes at most the {dist.shape[1]} crops there are; got n={n}.")
+            idx = dist.topk(n, 1).indices.T
+        else:
+            idx = sample_categorical(dist, n, generator, aug.sampler)
+        views = crop(x.repeat(n, 1, 1, 1), aug.params.boxes[idx.flatten()])
+    else:
+        if select == "top":
+            raise ValueError("select='top' needs a categorical (crop) distribution; uniform ranges take 'sample'.")
+        low, high = (t.repeat(n, 1) for t in dist)
+        u = torch.rand(low.shape, generator=generator, dtype=low.dtype).to(low.device)
+        views = apply_uniform(x.repeat(n, 1, 1, 1), aug.params.ops, low + u * (high - low))
+    return model.trunk(views).float().view(n, b, -1).mean(0)
+
+
+def instaaug(trunk: nn.Module, params: nn.Module, copies: int = 4, select: str = "sample", sampler: str = "gumbel",
+             frozen: bool = False) -> InstaAug:
+    """``trunk`` behind an InstaAug module with parameterisation ``params`` (:class:`LRPCrops`,
+    :class:`ClassCrops` or :class:`UniformRanges`); see :class:`InstaAug`.
+
+    Example
+    -------
+    >>> from invlib import models
+    >>> net = instaaug(models.create("conv4", 4, 3, widths=(8,) * 4), LRPCrops(32, input_free=True))
+    >>> net.train()(torch.rand(2, 3, 32, 32)).shape
+    torch.Size([2, 4])
+    """
+    return InstaAug(InstaAugment(params, sampler), trunk, copies, select, frozen)
+
+
+# ----------------------------------------------------------------------------- the entropy band
+@dataclass
+class EntropyBand:
+    """The dynamic entropy weight ``lambda``: raised when the mean entropy stays below ``h_min``, lowered when it
+    stays above ``h_max`` (the paper, section 3.2). The exact rule is the authors' code's
+    (``InstaAug_module/scheduler.py``), applied at every :meth:`step` to the mean entropy observed since the
+    last one:
+
+    - below ``h_min``: the first check below only notes it; at each further check below, ``lambda *= factor``
+      unless the entropy rose by more than ``tol`` since the previous check;
+    - above ``h_max``: the mirror (``lambda /= factor`` unless it fell by more than ``tol``);
+    - inside the band: nothing, and the next check outside counts as a first one;
+    - at most ``max_steps`` net steps up (or down) from ``lam0``.
+
+    ``h_min = -inf`` and ``h_max = inf`` give a fixed ``lambda``. :attr:`history` holds ``(step, entropy,
+    lambda)`` after every check.
+
+    Example
+    -------
+    >>> band = EntropyBand(3.0, 3.5, lam0=0.2)
+    >>> [round(band.step(h), 3) for h in (2.0, 2.0, 2.001, 2.2, 3.2)]
+    [0.2, 0.24, 0.288, 0.288, 0.288]
+    """
+
+    h_min: float = 3.0
+    h_max: float = 3.5
+    lam0: float = 0.2
+    factor: float = 1.2
+    tol: float = 0.005
+    max_steps: int = 50
+    lam: float = field(init=False)
+    history: list = field(init=False, default_factory=list)
+
+    def __post_init__(self):
+        if not self.h_min <= self.h_max or self.lam0 < 0 or self.factor <= 1:
+            raise ValueError(f"need h_min <= h_max, lam0 >= 0 and factor > 1; got {self.h_min}, {self.h_max}, "
+                             f"{self.lam0}, {self.factor}.")
+        self.lam, self.status, self.side, self.last = float(self.lam0), 0, 0, 0.0
+        self._sum, self._count, self._steps = 0.0, 0, 0
+
+    def observe(self, h: float, count: int = 1) -> None:
+        """Add the mean entropy ``h`` of ``count`` inputs to the current check's average."""
+        self._sum, self._count = self._sum + float(h) * count, self._count + count
+        self._steps += 1
+
+    def step(self, h: float | None = None) -> float:
+        """One check, on ``h`` or on the mean observed since the last check; returns the new ``lambda``."""
+        if h is None:
+            if not self._count:
+                return self.lam
+            h = self._sum / self._count
+        self._sum, self._count = 0.0, 0
+        action = 0
+        if h < self.h_min:
+            action = 1 if self.side == -1 and not h > self.last + self.tol else 0
+            self.side = -1
+        elif h > self.h_max:
+            action = -1 if self.side == 1 and not h < self.last - self.tol else 0
+            self.side = 1
+        else:
+            self.side = 0
+        self.last = h
+        if action and abs(self.status + action) <= self.max_steps:
+            self.status += action
+            self.lam = self.lam * self.factor if action > 0 else self.lam / self.factor
+        self.history.append((self._steps, float(h), self.lam))
+        return self.lam
+
+
+# ----------------------------------------------------------------------------- the objective
+def objective(band: EntropyBand, check_every: int = 50, warmup_steps: int = 0, baseline: str = "mean"):
+    """The loss hook of :func:`invlib.train.fit` for ``E[L(f(tau(x)), y) - lambda H[p(tau; phi(x))]]``.
+
+    Per batch, one transformation per input is drawn from ``p(tau; phi(x))``. The classifier's gradient is that of
+    the cross-entropy on the views; the module's is the pathwise gradient (uniform ranges) or REINFORCE
+    ``(L_i - b) grad log p(tau_i; phi(x_i))`` (crops), with ``b`` the batch's mean loss (``baseline="mean"``) or 0
+    (``"none"``, the authors' code), minus ``lambda`` times the exact entropy's gradient. ``lambda`` comes from
+    ``band``, checked every ``check_every`` steps on the mean entropy since the last check (the authors: once per
+    epoch). The module's gradient is scaled by ``min(1, step / warmup_steps)`` (their linear learning-rate
+    warm-up). With a frozen trunk only the module learns.
+
+    Returns ``loss(model, x, y) -> (scalar, logits)``.
+
+    Example
+    -------
+    >>> from invlib import models, train
+    >>> net = instaaug(models.create("conv4", 4, 3, widths=(8,) * 4), LRPCrops(32))
+    >>> band = EntropyBand(1.0, 2.0)
+    >>> x, y = torch.rand(64, 3, 32, 32), torch.randint(0, 4, (64,))
+    >>> hist = train.fit(net, (x, y), train.TrainConfig(epochs=1, batch_size=32), progress=False,
+    ...                  loss=objective(band, check_every=1))
+    >>> len(band.history)
+    2
+    """
+    check_choice(baseline, BASELINES, "baseline")
+    step = [0]
+
+    def loss(model, x, y):
+        inner = getattr(model, "module", model)
+        aug = inner.augment
+        aug.grad_scale = min(1.0, (step[0] + 1) / warmup_steps) if warmup_steps else 1.0
+        d = aug.draw(x, y)
+        logits = inner.trunk(d.views)
+        per = F.cross_entropy(logits.float(), y, reduction="none")
+        total = per.mean() - band.lam * d.entropy.mean()
+        if d.log_prob is not None:
+            advantage = per.detach() - (per.detach().mean() if baseline == "mean" else 0.0)
+            total = total + (advantage * d.log_prob).mean()
+        band.observe(d.entropy.detach().mean(), len(x))
+        step[0] += 1
+        if check_every and step[0] % check_every == 0:
+            band.step()
+        return total, logits
+
+    return loss
+
+
+def gradient_variance(model: InstaAug, x: torch.Tensor, y: torch.Tensor, draws: int = 64,
+                      baseline: str = "mean", generator: torch.Generator | None = None) -> dict:
+    """The REINFORCE gradient of the module's parameters over ``draws`` independent draws on one batch: its mean
+    squared norm of the deviation from the mean (the estimator's variance, summed over parameters) and the squared
+    norm of the mean. Categorical parameterisations only; the trunk is not changed.
+
+    Returns ``{"variance", "mean_sq_norm", "draws", "baseline"}``.
+
+    Example
+    -------
+    >>> from invlib import models
+    >>> net = instaaug(models.create("conv4", 4, 3, widths=(8,) * 4), LRPCrops(32)).eval()
+    >>> v = gradient_variance(net, torch.rand(8, 3, 32, 32), torch.randint(0, 4, (8,)), draws=4)
+    >>> v["variance"] >= 0
+    True
+    """
+    check_choice(baseline, BASELINES, "baseline")
+    aug = model.augment
+    if not aug.categorical:
+        raise ValueError("gradient_variance measures REINFORCE: it needs a categorical (crop) parameterisation.")
+    params = [p for p in aug.params.parameters() if p.requires_grad]
+    grads = []
+    for _ in range(draws):
+        logp = aug.distribution(x, y)
+        idx = sample_categorical(logp, 1, generator, aug.sampler)[0]
+        with torch.no_grad():
+            per = F.cross_entropy(model.trunk(crop(x, aug.params.boxes[idx])).float(), y, reduction="none")
+        adv = per - (per.mean() if baseline == "mean" else 0.0)
+        g = torch.autograd.grad((adv * logp.gather(1, idx[:, None]).squeeze(1)).mean(), params, allow_unused=True)
+        grads.append(torch.cat([(t if t is not None else torch.zeros_like(p)).flatten() for t, p in zip(g, params)]))
+    g = torch.stack(grads)
+    mean = g.mean(0)
+    return dict(variance=float(((g - mean) ** 2).sum(1).mean()), mean_sq_norm=float((mean ** 2).sum()),
+                draws=draws, baseline=baseline)
+
+
+# ----------------------------------------------------------------------------- contrastive learning
+def nt_xent(z1: torch.Tensor, z2: torch.Tensor, temperature: float = 0.5) -> torch.Tensor:
+    """SimCLR's NT-Xent loss per pair, ``(B,)``, for projections ``z1``, ``z2`` ``(B, D)`` of two views of each
+    input: the mean over the pair's two directions of ``-log softmax`` of the positive among the ``2B - 1`` others.
+
+    Example
+    -------
+    >>> z = torch.randn(4, 8)
+    >>> bool(nt_xent(z, z).mean() < nt_xent(z, torch.randn(4, 8)).mean())
+    True
+    """
+    b = len(z1)
+    z = F.normalize(torch.cat([z1, z2]).float(), dim=1)
+    sim = z @ z.T / temperature
+    sim.fill_diagonal_(float("-inf"))
+    target = torch.cat([torch.arange(b, 2 * b), torch.arange(b)]).to(z.device)
+    per = F.cross_entropy(sim, target, reduction="none")
+    return (per[:b] + per[b:]) / 2
+
+
+def contrastive_objective(band: EntropyBand | None, temperature: float = 0.5, check_every: int = 50,
+                          warmup_steps: int = 0, baseline: str = "mean", extra=None):
+    """The loss hook of :func:`invlib.train.fit` for SimCLR with InstaAug crops (section 6): two views per input,
+    each from its own draw of ``p(tau; phi(x))``, through ``model.trunk`` (an encoder with a projection head,
+    e.g. ``models.create(..., num_classes=D)``), the NT-Xent loss; REINFORCE for the module with the pair's loss,
+    minus ``lambda`` times the entropy as :func:`objective`. ``band=None`` trains the encoder alone (the module's
+    distribution stays as it is: a fixed crop family). ``extra(views) -> views``: more augmentation on the views
+    after the crop (colour jitter, flips; SimCLR's), not learned.
+
+    The returned "logits" ``(B, B)`` are the view similarities, so :func:`invlib.train.fit`'s ``train_acc`` reads as
+    the share of inputs whose second view is the nearest to the first; labels are not used.
+
+    Example
+    -------
+    >>> from invlib import models, train
+    >>> net = instaaug(models.create("conv4", 16, 3, widths=(8,) * 4), LRPCrops(32))
+    >>> x, y = torch.rand(32, 3, 32, 32), torch.arange(32)
+    >>> h = train.fit(net, (x, y), train.TrainConfig(epochs=1, batch_size=16), progress=False,
+    ...               loss=contrastive_objective(EntropyBand(1.0, 2.0)))
+    >>> 0 <= h[0]["train_acc"] <= 1
+    True
+    """
+    check_choice(baseline, BASELINES, "baseline")
+    step = [0]
+
+    def loss(model, x, y):
+        inner = getattr(model, "module", model)
+        aug = inner.augment
+        aug.grad_scale = min(1.0, (step[0] + 1) / warmup_steps) if warmup_steps else 1.0
+        d1, d2 = aug.draw(x), aug.draw(x)
+        v1, v2 = (d1.views, d2.views) if extra is None else (extra(d1.views), extra(d2.views))
+        z1, z2 = inner.trunk(v1), inner.trunk(v2)
+        per = nt_xent(z1, z2, temperature)
+        total = per.mean()
+        if band is not None:
+            total = total - band.lam * d1.entropy.mean()
+            if d1.log_prob is not None:
+                adv = per.detach() - (per.detach().mean() if baseline == "mean" else 0.0)
+                total = total + (adv * (d1.log_prob + d2.log_prob)).mean()
+            band.observe(d1.entropy.detach().mean(), len(x))
+            step[0] += 1
+            if check_every and step[0] % check_every == 0:
+                band.step()
+        sim = F.normalize(z1.detach().float(), dim=1) @ F.normalize(z2.detach().float(), dim=1).T
+        # fit's accuracy compares argmax with the labels: give it "input i's nearest is i" as a label match
+        match = sim.argmax(1) == torch.arange(len(x), device=x.device)
+        logits = torch.zeros(len(x), int(y.max()) + 2, device=x.device)
+        logits[torch.arange(len(x)), torch.where(match, y, y + 1)] = 1
+        return total, logits
+
+    return loss
