@@ -299,3 +299,20 @@ def test_bad_names_list_the_valid_ones():
         I.instaaug(_trunk(), I.LRPCrops(32), select="best")
     with pytest.raises(ValueError, match="crop_layers"):
         I.LRPCrops(32, crop_layers=(5,), sides=(0.5,), layer_bias=(0.0, 1.0))
+
+
+def test_crop_measures_find_the_mass_on_the_object():
+    lrp = I.LRPCrops(32, input_free=True)
+    aug = I.InstaAugment(lrp)
+    target = ((lrp.boxes[:, 0] - 0.25).abs() < 0.1) & ((lrp.boxes[:, 1] - 0.25).abs() < 0.1) & (lrp.layer == 0)
+    with torch.no_grad():
+        lrp.position_bias[0].view(-1)[target[lrp.layer == 0]] = 30.0  # all mass on crops centred near (0.25, 0.25)
+    x = torch.rand(2, 3, 32, 32)
+    on = I.crop_measures(aug, x, torch.tensor([[0.0, 0.0, 16.0, 16.0]] * 2))
+    off = I.crop_measures(aug, x, torch.tensor([[16.0, 16.0, 32.0, 32.0]] * 2))
+    assert (on["centre_in_box"] > 0.99).all() and (off["centre_in_box"] < 0.01).all()
+    assert torch.allclose(on["side"], torch.full((2,), lrp.boxes[target, 2][0].item()))
+    assert torch.allclose(on["kl_to_mean"], torch.zeros(2), atol=1e-5)  # input-free: no dependence
+    uni = I.crop_measures(I.InstaAugment(I.UniformRanges(("side",))), x, torch.tensor([[8.0, 8.0, 24.0, 24.0]] * 2))
+    assert (uni["centre_in_box"] == 1).all() and ((uni["side"] - 1).abs() < 0.1).all()  # symmetric start
+    assert uni["kl_to_mean"].isnan().all()

@@ -755,3 +755,79 @@ def contrastive_objective(band: EntropyBand | None, temperature: float = 0.5, ch
         return total, logits
 
     return loss
+
+
+# ----------------------------------------------------------------------------- what a module learned
+def sample_boxes(augment: InstaAugment, x: torch.Tensor, n: int = 16, y: torch.Tensor | None = None,
+                 generator: torch.Generator | None = None) -> torch.Tensor:
+    """``(n, B, 3)`` crops (centre x, centre y, side) drawn from ``p(tau; phi(x))`` for ``x`` ``(B, C, H, W)``:
+    the candidate boxes of a categorical parameterisation, or the boxes of :func:`apply_uniform` for uniform
+    ranges over ``side``, ``x``, ``y`` (a missing op stays at the identity). No gradient.
+
+    Example
+    -------
+    >>> aug = InstaAugment(UniformRanges(("side",)))
+    >>> b = sample_boxes(aug, torch.rand(2, 3, 16, 16), 5)
+    >>> b.shape, bool((b[..., :2] == 0.5).all())
+    (torch.Size([5, 2, 3]), True)
+    """
+    with torch.no_grad():
+        dist = augment.distribution(x, y)
+        if augment.categorical:
+            return augment.params.boxes[sample_categorical(dist, n, generator, augment.sampler)]
+        low, high = dist
+        u = torch.rand((n, *low.shape), generator=generator, dtype=low.dtype).to(low.device)
+        col = {op: (low + u * (high - low))[..., i] for i, op in enumerate(augment.params.ops)}
+        zero = torch.zeros((n, len(x)), dtype=low.dtype, device=low.device)
+        return torch.stack([0.5 + col.get("x", zero), 0.5 + col.get("y", zero), 1 - col.get("side", zero)], -1)
+
+
+def crop_measures(augment: InstaAugment, x: torch.Tensor, object_boxes: torch.Tensor, n: int = 64,
+                  y: torch.Tensor | None = None, generator: torch.Generator | None = None) -> dict:
+    """Per-image measures of a crop distribution on ``x`` ``(B, C, H, W)`` with the objects' boxes
+    ``object_boxes`` ``(B, 4)`` (x0, y0, x1, y1 in pixels, as :class:`invlib.data.Dataset.boxes`):
+
+    - ``"side"``: expected crop side (fraction of the image; 1 is the whole image);
+    - ``"centre_in_box"``: probability that the crop's centre lies inside the object's box;
+    - ``"covers_object"``: probability that the crop contains the object's centre;
+    - ``"entropy"``: the distribution's entropy (categorical: exact; uniform: ``sum log(high - low)``);
+    - ``"kl_to_mean"``: KL of ``p(tau | x)`` to the batch's average distribution (categorical only, else NaN):
+      0 when the distribution does not depend on the input.
+
+    Exact expectations for categorical parameterisations, ``n`` draws otherwise. Each value is a ``(B,)`` tensor.
+
+    Example
+    -------
+    >>> aug = InstaAugment(LRPCrops(32))
+    >>> m = crop_measures(aug, torch.rand(4, 3, 32, 32), torch.tensor([[8.0, 8.0, 24.0, 24.0]] * 4))
+    >>> sorted(m), m["side"].shape
+    (['centre_in_box', 'covers_object', 'entropy', 'kl_to_mean', 'side'], torch.Size([4]))
+    """
+    h, w = x.shape[-2:]
+    ob = object_boxes.to(x.device).float() / torch.tensor([w, h, w, h], device=x.device)
+    with torch.no_grad():
+        dist = augment.distribution(x, y)
+        if augment.categorical:
+            p, boxes = dist.exp(), augment.params.boxes  # (B, M), (M, 3)
+            ent = entropy(dist)
+            mean = p.mean(0, keepdim=True)
+            kl = (p * (dist - mean.log())).sum(1)
+
+            def expect(v):  # v: (B, M) per image and crop
+                return (p * v).sum(1)
+
+            bx, by, bs = boxes[:, 0][None], boxes[:, 1][None], boxes[:, 2][None]  # (1, M) against (B, 1)
+            x0, y0, x1, y1 = ob.T[:, :, None]
+        else:
+            drawn = sample_boxes(augment, x, n, y, generator)  # (n, B, 3)
+            ent, kl = uniform_entropy(*dist), torch.full((len(x),), float("nan"))
+
+            def expect(v):  # v: (n, B)
+                return v.float().mean(0)
+
+            bx, by, bs = drawn.unbind(-1)  # (n, B) against (1, B)
+            x0, y0, x1, y1 = ob.T[:, None, :]
+        inside = (bx >= x0) & (bx <= x1) & (by >= y0) & (by <= y1)
+        covers = (((x0 + x1) / 2 - bx).abs() <= bs / 2) & (((y0 + y1) / 2 - by).abs() <= bs / 2)
+        return dict(side=expect(bs.expand_as(inside).float()), centre_in_box=expect(inside.float()),
+                    covers_object=expect(covers.float()), entropy=ent, kl_to_mean=kl)
