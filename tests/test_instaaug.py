@@ -316,3 +316,14 @@ def test_crop_measures_find_the_mass_on_the_object():
     uni = I.crop_measures(I.InstaAugment(I.UniformRanges(("side",))), x, torch.tensor([[8.0, 8.0, 24.0, 24.0]] * 2))
     assert (uni["centre_in_box"] == 1).all() and ((uni["side"] - 1).abs() < 0.1).all()  # symmetric start
     assert uni["kl_to_mean"].isnan().all()
+
+
+def test_random_crops_stay_inside_with_their_area_in_range():
+    b = I.random_boxes(5000, (0.1, 1.0), torch.Generator().manual_seed(0))
+    area = b[:, 2] ** 2
+    assert area.min() >= 0.1 - 1e-6 and area.max() <= 1 + 1e-6
+    assert abs(area.mean().item() - 0.55) < 0.02  # uniform in area
+    assert ((b[:, :2] - b[:, 2:] / 2) >= -1e-6).all() and ((b[:, :2] + b[:, 2:] / 2) <= 1 + 1e-6).all()
+    with pytest.raises(ValueError, match="scale"):
+        I.RandomCrop((0.0, 1.0))
+    assert repr(I.RandomCrop((0.25, 1))) == "RandomCrop(scale=(0.25, 1.0))"

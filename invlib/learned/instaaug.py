@@ -152,6 +152,49 @@ def crop_grid(cells: int, side: float) -> torch.Tensor:
     return torch.stack([cx.flatten(), cy.flatten(), torch.full((cells * cells,), float(side))], -1)
 
 
+def random_boxes(n: int, scale: tuple[float, float] = (0.1, 1.0), generator: torch.Generator | None = None,
+                 device=None) -> torch.Tensor:
+    """``(n, 3)`` square random crops (centre x, centre y, side), the paper's random-crop baseline: the crop's
+    *area* uniform in ``scale`` (fractions of the image; the paper's tuned range is ``(0.1, 1)``), its position
+    uniform with the crop inside the image.
+
+    Example
+    -------
+    >>> b = random_boxes(1000, (0.25, 1.0), torch.Generator().manual_seed(0))
+    >>> bool((b[:, 2] >= 0.5).all() and (b[:, :2] - b[:, 2:] / 2 >= 0).all())
+    True
+    """
+    lo, hi = scale
+    if not 0 < lo <= hi <= 1:
+        raise ValueError(f"scale is a range of crop areas as fractions of the image, 0 < low <= high <= 1; got {scale}.")
+    u = torch.rand(n, 3, generator=generator)
+    side = (lo + u[:, 2] * (hi - lo)).sqrt()
+    centre = side[:, None] / 2 + u[:, :2] * (1 - side[:, None])
+    return torch.cat([centre, side[:, None]], 1).to(device)
+
+
+class RandomCrop:
+    """The random-crop augmentation of :func:`invlib.train.fit` (``augment(x, generator) -> x``): every image gets
+    its own :func:`random_boxes` crop, resampled to the input size. ``repr`` names the range (so a cached fit is
+    found again).
+
+    Example
+    -------
+    >>> RandomCrop((0.1, 1.0))(torch.rand(4, 3, 16, 16), torch.Generator()).shape
+    torch.Size([4, 3, 16, 16])
+    """
+
+    def __init__(self, scale: tuple[float, float] = (0.1, 1.0)):
+        random_boxes(1, scale)  # checks the range
+        self.scale = (float(scale[0]), float(scale[1]))
+
+    def __call__(self, x: torch.Tensor, generator: torch.Generator | None = None) -> torch.Tensor:
+        return crop(x, random_boxes(len(x), self.scale, generator, x.device))
+
+    def __repr__(self) -> str:
+        return f"RandomCrop(scale={self.scale})"
+
+
 class LRPCrops(nn.Module):
     """Location-related parameterisation of crops: ``forward(x)`` ``(B, C, H, W)`` -> log-probabilities
     ``(B, M)`` over the :attr:`boxes` ``(M, 3)`` (centre x, centre y, side).
