@@ -166,7 +166,8 @@ def random_boxes(n: int, scale: tuple[float, float] = (0.1, 1.0), generator: tor
     """
     lo, hi = scale
     if not 0 < lo <= hi <= 1:
-        raise ValueError(f"scale is a range of crop areas as fractions of the image, 0 < low <= high <= 1; got {scale}.")
+        raise ValueError(f"scale is a range of crop areas (fractions of the image), 0 < low <= high <= 1; "
+                         f"got {scale}.")
     u = torch.rand(n, 3, generator=generator)
     side = (lo + u[:, 2] * (hi - lo)).sqrt()
     centre = side[:, None] / 2 + u[:, :2] * (1 - side[:, None])
