@@ -19,6 +19,7 @@ loader's keyword-only parameters are the dataset's options.
 | scenes              | 3 x 56 x 56     | the main item (exact)   | generated from Fashion-MNIST items       |
 | sprites             | 1 or 3 x 32     | None                    | generated from two Fashion-MNIST items   |
 | sinusoids           | 1 x T signals   | None                    | generated                                |
+| lighting            | 3 x 32 x 32     | foreground (tight)      | generated: coloured items, 23 lights     |
 
 Boxes are ``(x0, y0, x1, y1)`` float32 in pixels of the stored images, ``x1``/``y1`` exclusive (pixel edges:
 a box covering only pixel (0, 0) is ``(0, 0, 1, 1)``), so resizing scales them exactly.
@@ -30,6 +31,7 @@ import contextvars
 import dataclasses
 import gzip
 import inspect
+import math
 import os
 import pickle
 import re
@@ -114,12 +116,27 @@ class Dataset:
     classes: class names, in label order
     synsets: WordNet synset name per class (``'coat.n.01'``), or None if unknown
     boxes:   (N, 4) float32 ``x0, y0, x1, y1`` in pixels of ``images`` (x1, y1 exclusive), or None
+    factors: per-image generating factors of a generated set, name -> (N,) float32, or None (real data):
+
+             - ``sprites``: ``angle``, the rotation applied to the canvas in radians, wrapped to (-pi, pi],
+               counter-clockwise positive as the ``rotate`` op of :mod:`invlib.transforms` (the image is
+               ``apply("rotate", canvas, rad2deg(angle))``); ``upside_down``, 0 or 1.
+             - ``scenes``: the main item's ``side`` (a fraction of the canvas side), ``offset_x`` and ``offset_y``
+               (its centre's offset as a fraction of half the free room, in [-1, 1]), ``hue`` (radians in
+               [0, 2 pi)); ``distractor``, 0 or 1.
+             - ``lighting``: ``condition`` (index into ``list(LIGHTING_CONDITIONS)``), ``hue`` (the item's hue
+               before lighting, radians in [0, 2 pi)) and ``saturation`` (in [0, 1]).
+
+    Every Dataset made from another (:meth:`rows`, :meth:`subset`, :func:`load`'s ``size``) keeps the factors
+    of its images, in its images' order.
 
     Example
     -------
     >>> ds = load("fashion_mnist", "test")
     >>> len(ds), ds.float().shape, ds.classes[ds.labels[0]]
     (10000, torch.Size([10000, 1, 28, 28]), 'Ankle boot')
+    >>> sorted(load("sprites", "test", n=4).factors)
+    ['angle', 'upside_down']
     """
 
     name: str
@@ -129,6 +146,7 @@ class Dataset:
     classes: list[str]
     synsets: list[str] | None = None
     boxes: Tensor | None = None
+    factors: dict[str, Tensor] | None = None
 
     def __len__(self) -> int:
         return len(self.labels)
@@ -143,7 +161,8 @@ class Dataset:
         (3, 2)
         """
         return dataclasses.replace(self, images=self.images[index], labels=self.labels[index],
-                                   boxes=None if self.boxes is None else self.boxes[index])
+                                   boxes=None if self.boxes is None else self.boxes[index],
+                                   factors=_index_factors(self.factors, index))
 
     def __repr__(self) -> str:
         shape = "x".join(map(str, self.images.shape))
@@ -203,7 +222,15 @@ class Dataset:
             list(self.classes),
             None if self.synsets is None else list(self.synsets),
             boxes,
+            _index_factors(self.factors, idx),
         )
+
+
+def _index_factors(factors: dict[str, Tensor] | None, index, clone: bool = False) -> dict[str, Tensor] | None:
+    """``factors`` at ``index`` (a slice, or an index tensor or list), or all of them copied with ``clone``."""
+    if factors is None:
+        return None
+    return {k: v.clone() if clone else v[index] for k, v in factors.items()}
 
 
 _CAP = contextvars.ContextVar("invlib_data_cap", default=False)  # load(..., cap=True) in progress
@@ -233,7 +260,7 @@ def _resize(ds: Dataset, size: int) -> Dataset:
     boxes = None
     if ds.boxes is not None:
         boxes = ds.boxes * torch.tensor([size / w, size / h, size / w, size / h])
-    return Dataset(ds.name, ds.split, out, ds.labels, ds.classes, ds.synsets, boxes)
+    return Dataset(ds.name, ds.split, out, ds.labels, ds.classes, ds.synsets, boxes, ds.factors)
 
 
 def _interpolate(x: Tensor, size: int) -> Tensor:
@@ -254,6 +281,7 @@ def _finish(ds: Dataset, n: int | None, seed: int) -> Dataset:
         list(ds.classes),
         None if ds.synsets is None else list(ds.synsets),
         boxes,
+        _index_factors(ds.factors, None, clone=True),
     )
 
 
@@ -684,6 +712,11 @@ def _sprites(split, root, n, seed, size, *, files=None, max_angle: float = 45.0,
     rotated sprite whole inside the canvas. ``color=True`` renders grey sprites in colour, 3 channels, as the
     RGB sprites of the AugNet and Augerino code: each sprite keeps its grey levels times its own tint
     (:data:`SPRITE_TINTS`); sprites from colour files are in colour already.
+
+    ``factors``: ``angle``, the rotation applied in radians in (-pi, pi] (counter-clockwise positive, as the
+    ``rotate`` op: the degrees given to ``apply("rotate", canvas, degrees)``, in radians), and ``upside_down``
+    (0 or 1, the label's orientation). An upright sprite's angle lies in ``±max_angle`` degrees, an upside-down
+    one's within ``max_angle`` of pi.
     """
     from .transforms import apply
 
@@ -704,7 +737,10 @@ def _sprites(split, root, n, seed, size, *, files=None, max_angle: float = 45.0,
     images = (apply("rotate", canvas[which], angle) * 255).round().to(torch.uint8)
     names = SPRITE_CLASSES if files is None else tuple(Path(f).stem for f in files)
     classes = [f"{s} {o}" for s in names for o in ("upright", "upside down")]
-    return Dataset("sprites", split, images, which * 2 + flip, classes)
+    rad = torch.deg2rad(angle.double())  # in [-pi, pi): -pi (the same turn as pi) moves to pi
+    rad = torch.where(rad <= -torch.pi, rad + 2 * torch.pi, rad).float()
+    factors = {"angle": rad, "upside_down": flip.float()}
+    return Dataset("sprites", split, images, which * 2 + flip, classes, factors=factors)
 
 
 def _sinusoids(split, root, n, seed, size, *, freqs=(2.0, 4.0, 6.0, 8.0), jitter: float = 0.5,
@@ -888,7 +924,8 @@ def _scenes(split, root, n, seed, size, *, variation: float = 1.0, distractors: 
     ``load("scenes", items="folder", root="my/objects")`` (grey items are coloured; a pixel's brightness is its
     opacity, so photographs with backgrounds of their own paste as rectangles). ``scene_seed`` fixes the draws
     of a split; ``n`` / ``seed`` pick a subset as for every dataset. Deterministic, generated in memory (about
-    1 to 2 s per 10,000 scenes on 2 cores; only the scenes asked for are drawn), uint8.
+    1 to 2 s per 10,000 scenes on 2 cores; only the scenes asked for are drawn), uint8. ``factors``: the main
+    item's ``side``, ``offset_x``, ``offset_y`` and ``hue``, and ``distractor`` (see :class:`Dataset`).
 
     Example
     -------
@@ -925,10 +962,215 @@ def _scenes(split, root, n, seed, size, *, variation: float = 1.0, distractors: 
         pick = starts[c] + (d["pick"] * counts[c]).long().clamp_max(counts[c] - 1)
         distractor = torch.argsort(labels, stable=True)[pick]  # (M,) the distractor item of every scene
         pics = _render_scenes(images, d, idx, size, distractor, float(background))
-        return pics, _scene_boxes(boxes[idx], images.shape[-1], d["side"][idx], d["offset"][idx], size)
+        factors = {"side": d["side"][idx], "offset_x": d["offset"][idx, 0], "offset_y": d["offset"][idx, 1],
+                   "hue": d["hue"][idx, 0], "distractor": d["present"][idx].float()}
+        return pics, _scene_boxes(boxes[idx], images.shape[-1], d["side"][idx], d["offset"][idx], size), factors
 
-    pics, box = _cached(key, make)
-    ds = Dataset("scenes", split, pics, labels[idx], classes, synsets, box)
+    pics, box, factors = _cached(key, make)
+    ds = Dataset("scenes", split, pics, labels[idx], classes, synsets, box, factors)
+    return _finish(ds, None, seed)
+
+
+# ---------------------------------------------------------------- lighting: colour classes under changing light
+
+
+def _daylight_gains(kelvin: float) -> tuple[float, float, float]:
+    """RGB gains of daylight at ``kelvin``: Planck's black-body radiance ``B(l, T) = l^-5 / (exp(c2 / (l T)) - 1)``
+    (``c2`` = 1.4388e7 nm K) at one wavelength per channel, 595 / 550 / 480 nm, divided by its value at 6500 K
+    and scaled to a mean of 1, so ``D65`` is (1, 1, 1) and a temperature changes the colour, not the brightness.
+    The three wavelengths (closer together than the sRGB primaries) stand for a camera's broad bands: 2700 K
+    comes out at about (1.54, 1.01, 0.45), the warm cast of a tungsten lamp.
+
+    Example
+    -------
+    >>> [round(g, 2) for g in _daylight_gains(4500)]
+    [1.17, 1.03, 0.8]
+    """
+    c2 = 1.4388e7
+    ratio = [(math.expm1(c2 / (lam * 6500)) / math.expm1(c2 / (lam * kelvin))) for lam in (595.0, 550.0, 480.0)]
+    return tuple(r * 3 / sum(ratio) for r in ratio)
+
+
+def _light_gains(hue_degrees: float, saturation: float) -> tuple[float, float, float]:
+    """RGB gains of a coloured light: the HSV colour (``hue_degrees``, ``saturation``, value 1) scaled to a mean of
+    1 (HSV -> RGB: channel ``c(n) = 1 - s * clip(min(k, 4 - k), 0, 1)``, ``k = (n + hue / 60) mod 6``, n = 5, 3, 1).
+
+    Example
+    -------
+    >>> _light_gains(0, 0.5)
+    (1.5, 0.75, 0.75)
+    """
+    rgb = [1 - saturation * min(max(min(k, 4 - k), 0), 1) for k in ((n + hue_degrees / 60) % 6 for n in (5, 3, 1))]
+    return tuple(c * 3 / sum(rgb) for c in rgb)
+
+
+def _mix(a: str, b: str) -> tuple[float, float, float]:
+    """Two lights of :data:`LIGHTING_CONDITIONS` at equal power: the mean of their gains (mean 1 again)."""
+    return tuple((x + y) / 2 for x, y in zip(LIGHTING_CONDITIONS[a][0], LIGHTING_CONDITIONS[b][0]))
+
+
+LIGHTING_SIZE = 32  # default canvas; the 28 px items are resized to it
+LIGHTING_HUE_PAIRS = {  # item class -> its two colour classes (name, hue in degrees), 120 degrees apart
+    "Sandal": (("red", 0.0), ("green", 120.0)),
+    "Sneaker": (("chartreuse", 90.0), ("azure", 210.0)),
+    "Ankle boot": (("cyan", 180.0), ("magenta", 300.0)),
+    "Bag": (("violet", 270.0), ("orange", 30.0)),
+}
+LIGHTING_FREE_ITEMS = ("T-shirt/top", "Trouser", "Pullover", "Dress")  # hue uniform on the circle: no information
+LIGHTING_CLASSES = [f"{colour} {item}" for item, pair in LIGHTING_HUE_PAIRS.items() for colour, _ in pair] + list(
+    LIGHTING_FREE_ITEMS)
+LIGHTING_SATURATION = (0.6, 1.0)  # an item's saturation ~ U(0.6, 1), every class
+LIGHTING_BACKGROUND = (0.3, 0.1)  # background: grey 0.3 plus smooth colour noise of amplitude 0.1 per channel
+LIGHTING_EXPOSURE = 0.8  # the brightest item pixel reflects 80 %: headroom for gains up to 1.25 before clipping
+# name -> ((r, g, b) gains of mean 1, intensity). Daylight "D45" is 4500 K (RawFooT's names); "D45x0.5" the same
+# light at half intensity; coloured lights at HSV saturation 0.5; "a+b" two lights at equal power.
+LIGHTING_CONDITIONS: dict[str, tuple[tuple[float, float, float], float]] = {
+    f"D{k // 100}": (_daylight_gains(k), 1.0) for k in (2700, 3000, 4000, 4500, 5000, 5500, 6500, 7500, 9500)
+}
+LIGHTING_CONDITIONS.update({f"{d}x{i:g}": (LIGHTING_CONDITIONS[d][0], i) for d in ("D45", "D65") for i in (0.5, 0.75)})
+LIGHTING_CONDITIONS.update({name: (_light_gains(h, 0.5), 1.0) for name, h in (
+    ("red", 0), ("amber", 40), ("green", 120), ("cyan", 180), ("blue", 240), ("magenta", 300))})
+LIGHTING_CONDITIONS.update({f"{a}+{b}": (_mix(a, b), 1.0) for a, b in (
+    ("red", "green"), ("green", "blue"), ("blue", "red"), ("D27", "blue"))})
+# The analogue of paper D's App. D.2 split of RawFooT's conditions around the training light D45. easy: daylight
+# of RawFooT's range (4000 to 9500 K) and intensity changes; hard: coloured lights and two-light mixtures. The
+# warm lamps D27 and D30 (outside RawFooT's daylight range) are in neither group.
+LIGHTING_GROUPS = {
+    "easy": ["D40", "D45", "D50", "D55", "D65", "D75", "D95", "D45x0.5", "D45x0.75", "D65x0.5", "D65x0.75"],
+    "hard": ["red", "amber", "green", "cyan", "blue", "magenta", "red+green", "green+blue", "blue+red", "D27+blue"],
+}
+
+
+def _lighting_conditions(conditions) -> list[int]:
+    """Condition names and group names (:data:`LIGHTING_GROUPS`) -> indices into ``list(LIGHTING_CONDITIONS)``."""
+    names = list(LIGHTING_CONDITIONS)
+    asked = [conditions] if isinstance(conditions, str) else list(conditions)
+    found = []
+    for c in asked:
+        if isinstance(c, str) and c in LIGHTING_GROUPS:
+            found += [names.index(g) for g in LIGHTING_GROUPS[c]]
+        elif isinstance(c, str) and c in LIGHTING_CONDITIONS:
+            found.append(names.index(c))
+        else:
+            raise ValueError(f"Unknown lighting condition {c!r}. Valid conditions: {', '.join(names)}; "
+                             f"or a group: {', '.join(LIGHTING_GROUPS)}.")
+    if not found:
+        raise ValueError("conditions is empty: give a condition name, a group name or a tuple of them.")
+    return list(dict.fromkeys(found))
+
+
+def _lighting_draws(labels: Tensor, gen: torch.Generator, hue_spread: float) -> dict:
+    """Per-item random numbers and classes for a whole Fashion-MNIST split (so an image is the same under any
+    subset and any condition): which items are kept, their class, hue, saturation, background and a uniform
+    number that picks the condition."""
+    m = len(labels)
+    perm = torch.randperm(m, generator=gen)
+    jitter = torch.rand(m, generator=gen) * 2 - 1
+    free_hue = torch.rand(m, generator=gen) * (2 * torch.pi)
+    sat = LIGHTING_SATURATION[0] + (LIGHTING_SATURATION[1] - LIGHTING_SATURATION[0]) * torch.rand(m, generator=gen)
+    background = torch.rand(m, 3, 4, 4, generator=gen)
+    pick = torch.rand(m, generator=gen)
+    # rank of each item among its Fashion-MNIST class, in the order of perm: a seeded, exactly balanced split
+    pos = torch.empty(m, dtype=torch.int64)
+    pos[perm] = torch.arange(m)
+    order = torch.argsort(labels * m + pos)
+    counts = torch.bincount(labels, minlength=len(FASHION_MNIST_CLASSES))
+    starts = torch.cumsum(counts, 0) - counts
+    rank = torch.empty(m, dtype=torch.int64)
+    rank[order] = torch.arange(m) - starts[labels[order]]
+    pair_of = torch.full((len(FASHION_MNIST_CLASSES),), -1)
+    pair_of[[FASHION_MNIST_CLASSES.index(c) for c in LIGHTING_HUE_PAIRS]] = torch.arange(len(LIGHTING_HUE_PAIRS))
+    free_of = torch.full((len(FASHION_MNIST_CLASSES),), -1)
+    free_of[[FASHION_MNIST_CLASSES.index(c) for c in LIGHTING_FREE_ITEMS]] = torch.arange(len(LIGHTING_FREE_ITEMS))
+    pair, free, half = pair_of[labels], free_of[labels], rank % 2
+    keep = (pair >= 0) | ((free >= 0) & (rank < counts[labels] // 2))  # free items: half, as many as a colour class
+    label = torch.where(pair >= 0, 2 * pair + half, 2 * len(LIGHTING_HUE_PAIRS) + free)
+    base = torch.deg2rad(torch.tensor([[h for _, h in p] for p in LIGHTING_HUE_PAIRS.values()]))  # (pairs, 2)
+    pair_hue = base[pair.clamp_min(0), half] + math.radians(hue_spread) * jitter
+    hue = torch.remainder(torch.where(pair >= 0, pair_hue, free_hue), 2 * torch.pi)
+    return dict(keep=keep, label=label, hue=hue, sat=sat, background=background, pick=pick)
+
+
+def _render_lighting(gray: Tensor, hue: Tensor, sat: Tensor, background: Tensor, light: Tensor, size: int) -> Tensor:
+    """Items ``(B, 1, 28, 28)`` uint8 -> ``(B, 3, size, size)`` uint8 lit scenes, in chunks of 1,024: ``clamp(light
+    * (background * (1 - a) + a * EXPOSURE * colour), 0, 1)`` with ``a`` the item's grey level (its opacity) and
+    ``light`` ``(B, 3)`` = gains x intensity."""
+    out = torch.empty((len(gray), 3, size, size), dtype=torch.uint8)
+    mean, amplitude = LIGHTING_BACKGROUND
+    for lo in range(0, len(gray), 1024):
+        s = slice(lo, lo + 1024)
+        a = _interpolate(gray[s], size).float().div_(255)
+        scene = _smooth(background[s] * 2 - 1, size).mul_(amplitude).add_(mean).clamp_(0, 1).mul_(1 - a)
+        scene.add_(a * (_tint(hue[s], sat[s]) * LIGHTING_EXPOSURE))
+        out[s] = scene.mul_(light[s, :, None, None] * 255).round_().clamp_(0, 255).to(torch.uint8)
+    return out
+
+
+def _lighting(split, root, n, seed, size, *, conditions=("D45",), hue_spread: float = 10.0,
+              lighting_seed: int = 0) -> Dataset:
+    """A stand-in for RawFooT under its lighting conditions (paper D, section 5.4): classes that only colour tells
+    apart, classes whose colour means nothing, and lights that change every colour of the image.
+
+    **Classes** (:data:`LIGHTING_CLASSES`, 12). Eight *colour classes*: four Fashion-MNIST items
+    (:data:`LIGHTING_HUE_PAIRS`: Sandal, Sneaker, Ankle boot, Bag), each in two hues 120 degrees apart ("red
+    Sandal" 0 and "green Sandal" 120 degrees, ...), plus ``U(-hue_spread, hue_spread)`` degrees per image: the
+    two classes of a pair have one shape and differ only in hue, like a lemon and a lime, so jittering the hue
+    destroys their label. Four *free classes* (:data:`LIGHTING_FREE_ITEMS`: T-shirt/top, Trouser, Pullover,
+    Dress): hue ``U(0, 360)`` degrees, so hue carries no information and may be jittered freely. The two groups
+    are garments and footwear / bags, shapes that do not mix. Each item of a pair's class goes to one of its two
+    colours, half each (seeded); the free classes take a seeded half of their items, so every class has 3,000
+    train / 500 test images (36,000 / 6,000). Saturation ``U(0.6, 1)`` for all.
+
+    **Image.** The item, resized from 28 px to ``size`` (default 32), is pasted with its grey level as opacity
+    and ``colorize`` colour (brightest pixel reflecting :data:`LIGHTING_EXPOSURE` = 0.8) on a background of grey
+    0.3 plus smooth colour noise of amplitude 0.1 (4 x 4 control points, bicubic), so the light shows everywhere.
+    The stored image is ``clamp(gains x intensity x scene, 0, 1)`` in uint8: one diagonal (von Kries) change of
+    the whole image per condition, clipped where a bright channel saturates.
+
+    **Lighting** (:data:`LIGHTING_CONDITIONS`, 23): daylight D27 to D95 (2700 to 9500 K, gains from Planck's
+    law, D65 = (1, 1, 1)), D45 and D65 at intensities 0.5 and 0.75, six coloured lights (red, amber, green,
+    cyan, blue, magenta) and four two-light mixtures; :data:`LIGHTING_GROUPS` splits them into ``easy`` and
+    ``hard`` as App. D.2 does. ``conditions``: a condition name, a group name, or a tuple of them (default
+    ``("D45",)``, the paper's training light); each image is rendered under one of them, drawn per image with a
+    fixed seeded number, so an image differs between two loads only by its light. The other draws do not
+    depend on ``conditions``: ``load(..., conditions="red")`` is the same images as ``conditions="D45"``, lit red.
+
+    ``factors``: ``condition`` (index into ``list(LIGHTING_CONDITIONS)``), ``hue`` (the item's hue before the
+    light, radians in [0, 2 pi)) and ``saturation``. ``lighting_seed`` fixes a split's draws; ``n`` / ``seed``
+    pick a subset as for every dataset, and only the images asked for are rendered. Boxes: the item's
+    foreground box, scaled. Synsets: None (the two colour classes of a pair are one kind of thing).
+
+    Example
+    -------
+    >>> ds = load("lighting", "test", n=4, conditions=("D45", "red"))
+    >>> ds.images.shape, ds.classes[:2], sorted(ds.factors)
+    (torch.Size([4, 3, 32, 32]), ['red Sandal', 'green Sandal'], ['condition', 'hue', 'saturation'])
+    """
+    chosen = _lighting_conditions(conditions)
+    if not (isinstance(hue_spread, (int, float)) and 0 <= hue_spread <= 60):
+        raise ValueError(f"hue_spread is the half-width in degrees of a colour class's hue, in [0, 60] (the hues "
+                         f"of a pair are 120 degrees apart); got {hue_spread!r}.")
+    size = size or LIGHTING_SIZE
+    if size < 8:
+        raise ValueError(f"lighting needs a canvas of at least 8 px, got size={size}.")
+    gray, labels, boxes, folder = _fashion_arrays(split, root)
+    d = _lighting_draws(labels, torch.Generator().manual_seed(2 * int(lighting_seed) + SPLITS.index(split)),
+                        float(hue_spread))
+    idx = d["keep"].nonzero()[:, 0]  # the split's images, in file order
+    if n is not None:
+        idx = idx[_subset_indices(len(idx), n, seed, f"lighting/{split}")]
+    key = ("lighting", split, str(folder), tuple(chosen), float(hue_spread), int(lighting_seed), size, n, seed)
+
+    def make():
+        condition = torch.tensor(chosen)[(d["pick"][idx] * len(chosen)).long().clamp_max(len(chosen) - 1)]
+        table = torch.tensor([[g * i for g in gains] for gains, i in LIGHTING_CONDITIONS.values()])  # (K, 3)
+        images = _render_lighting(gray[idx], d["hue"][idx], d["sat"][idx], d["background"][idx], table[condition],
+                                  size)
+        factors = {"condition": condition.float(), "hue": d["hue"][idx], "saturation": d["sat"][idx]}
+        return images, d["label"][idx], boxes[idx] * (size / gray.shape[-1]), factors
+
+    images, label, box, factors = _cached(key, make)
+    ds = Dataset("lighting", split, images, label, list(LIGHTING_CLASSES), None, box, factors)
     return _finish(ds, None, seed)
 
 
@@ -943,6 +1185,7 @@ _REGISTRY = {
     "sprites": _sprites,
     "sinusoids": _sinusoids,
     "scenes": _scenes,
+    "lighting": _lighting,
 }
 
 
@@ -998,7 +1241,8 @@ def load(
     whole split, with a printed note; chapters use it so that they run on a small folder of your own);
     ``size``: resize images to ``size x size`` (antialiased, batched) and scale the boxes; ``opts``: the
     dataset's options (``variation``, ``distractors``, ``background``, ``items``, ``scene_seed`` for scenes,
-    ``color_seed`` for fashion_mnist_color, ``max_per_class`` for imagenet and folder,
+    ``color_seed`` for fashion_mnist_color, ``conditions``, ``hue_spread``, ``lighting_seed`` for lighting,
+    ``max_per_class`` for imagenet and folder,
     ``box_filter`` for imagenet, ``synsets`` for folder); ``channels``: repeat grey images to this many
     channels (:meth:`Dataset.with_channels`), e.g. 3 for networks that take RGB.
 
