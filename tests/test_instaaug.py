@@ -327,3 +327,23 @@ def test_random_crops_stay_inside_with_their_area_in_range():
     with pytest.raises(ValueError, match="scale"):
         I.RandomCrop((0.0, 1.0))
     assert repr(I.RandomCrop((0.25, 1))) == "RandomCrop(scale=(0.25, 1.0))"
+
+
+def test_objectives_with_other_settings_have_other_cache_keys():
+    from invlib.train import _callable_key
+    keys = {_callable_key(o) for o in (I.objective(I.EntropyBand(3.0, 3.5)), I.objective(I.EntropyBand(2.0, 3.5)),
+                                       I.objective(I.EntropyBand(3.0, 3.5), baseline="none"),
+                                       I.objective(I.EntropyBand(3.0, 3.5), check_every=10),
+                                       I.contrastive_objective(I.EntropyBand(3.0, 3.5)), I.objective(None))}
+    assert len(keys) == 6
+    assert _callable_key(I.objective(I.EntropyBand(3.0, 3.5))) == _callable_key(I.objective(I.EntropyBand(3.0, 3.5)))
+
+
+def test_state_reports_the_epochs_entropy_and_lambda():
+    net = I.instaaug(_trunk(), I.LRPCrops(32))
+    band = I.EntropyBand(9.0, 9.5, lam0=0.1)  # always below: lambda rises from the second check on
+    hist = train.fit(net, (torch.rand(64, 3, 32, 32), torch.randint(0, 4, (64,))),
+                     train.TrainConfig(epochs=2, batch_size=16), progress=False, loss=I.objective(band, check_every=1))
+    assert [len(h["state"]["checks"]) for h in hist] == [4, 4]
+    assert hist[-1]["state"]["lambda"] == pytest.approx(0.1 * 1.2 ** 7)
+    assert 0 < hist[0]["state"]["entropy"] < math.log(net.augment.params.num_crops)

@@ -448,6 +448,11 @@ class InstaAugment(nn.Module):
         self.params, self.sampler = params, check_choice(sampler, SAMPLERS, "sampler")
         self.grad_scale = 1.0
         self.categorical = not isinstance(params, UniformRanges)
+        self.lam, self.checks, self._h = None, [], [0.0, 0]
+
+    def note(self, h: float, n: int) -> None:
+        """Record a batch's mean entropy ``h`` over ``n`` inputs (the objective calls it), for :meth:`state`."""
+        self._h = [self._h[0] + h * n, self._h[1] + n]
 
     def distribution(self, x: torch.Tensor, y: torch.Tensor | None = None):
         """Log-probabilities ``(B, M)`` (categorical) or ``(low, high)`` ``(B, K)`` each (uniform). A
@@ -481,7 +486,12 @@ class InstaAugment(nn.Module):
         return torch.zeros(())
 
     def state(self) -> dict:
-        return {}
+        """What the objective saw since the last call: ``{"lambda", "entropy" (mean per input), "checks" (the
+        band's ``(step, entropy, lambda)`` checks)}``; :func:`invlib.train.fit` records it after every epoch."""
+        out = dict(entropy=self._h[0] / self._h[1] if self._h[1] else float("nan"), checks=list(self.checks),
+                   **{"lambda": self.lam})
+        self._h, self.checks = [0.0, 0], []
+        return out
 
 
 class InstaAug(Invariant):
@@ -645,18 +655,91 @@ class EntropyBand:
 
 
 # ----------------------------------------------------------------------------- the objective
-def objective(band: EntropyBand, check_every: int = 50, warmup_steps: int = 0, baseline: str = "mean"):
-    """The loss hook of :func:`invlib.train.fit` for ``E[L(f(tau(x)), y) - lambda H[p(tau; phi(x))]]``.
+class Objective:
+    """The loss hook of :func:`invlib.train.fit` for ``E[L(f(tau(x)), y) - lambda H[p(tau; phi(x))]]``; make it with
+    :func:`objective` (supervised) or :func:`contrastive_objective` (SimCLR).
 
-    Per batch, one transformation per input is drawn from ``p(tau; phi(x))``. The classifier's gradient is that of
-    the cross-entropy on the views; the module's is the pathwise gradient (uniform ranges) or REINFORCE
-    ``(L_i - b) grad log p(tau_i; phi(x_i))`` (crops), with ``b`` the batch's mean loss (``baseline="mean"``) or 0
-    (``"none"``, the authors' code), minus ``lambda`` times the exact entropy's gradient. ``lambda`` comes from
-    ``band``, checked every ``check_every`` steps on the mean entropy since the last check (the authors: once per
-    epoch). The module's gradient is scaled by ``min(1, step / warmup_steps)`` (their linear learning-rate
-    warm-up). With a frozen trunk only the module learns.
+    Per batch, one transformation per input is drawn from ``p(tau; phi(x))`` (two for contrastive learning). The
+    classifier's gradient is that of the loss on the views; the module's is the pathwise gradient (uniform ranges)
+    or REINFORCE ``(L_i - b) grad log p(tau_i; phi(x_i))`` (crops), with ``b`` the batch's mean loss
+    (``baseline="mean"``) or 0 (``"none"``, the authors' code), minus ``lambda`` times the exact entropy's
+    gradient. ``lambda`` comes from ``band`` (None: the module does not learn), checked every ``check_every`` steps on
+    the mean entropy since the last check (the authors: once per epoch). The module's gradient is scaled by
+    ``min(1, step / warmup_steps)`` (their linear learning-rate warm-up). With a frozen trunk only the module
+    learns.
 
-    Returns ``loss(model, x, y) -> (scalar, logits)``.
+    Its ``repr`` holds every setting, so ``fit(..., cache=True)`` keys a run by them; what the band did is in
+    the model's ``state()`` after every epoch (``"lambda"``, ``"entropy"``: the epoch's mean, ``"checks"``).
+    """
+
+    def __init__(self, band: EntropyBand | None, check_every: int = 50, warmup_steps: int = 0,
+                 baseline: str = "mean", contrastive: bool = False, temperature: float = 0.5, extra=None):
+        self.band, self.check_every, self.warmup_steps = band, int(check_every), int(warmup_steps)
+        self.baseline, self.contrastive = check_choice(baseline, BASELINES, "baseline"), bool(contrastive)
+        self.temperature, self.extra, self.steps = float(temperature), extra, 0
+
+    def __repr__(self) -> str:
+        b = self.band
+        band = "None" if b is None else (f"EntropyBand({b.h_min}, {b.h_max}, lam0={b.lam0}, factor={b.factor}, "
+                                         f"tol={b.tol}, max_steps={b.max_steps})")
+        return (f"Objective(band={band}, check_every={self.check_every}, warmup_steps={self.warmup_steps}, "
+                f"baseline={self.baseline!r}, contrastive={self.contrastive}, temperature={self.temperature}, "
+                f"extra={self.extra!r})")
+
+    def _score(self, per: torch.Tensor, log_prob: torch.Tensor) -> torch.Tensor:
+        advantage = per.detach() - (per.detach().mean() if self.baseline == "mean" else 0.0)
+        return (advantage * log_prob).mean()
+
+    def _band_step(self, aug: InstaAugment, h: torch.Tensor, n: int) -> None:
+        self.steps += 1
+        aug.note(float(h), n)
+        if self.band is None:
+            return
+        self.band.observe(float(h), n)
+        if self.check_every and self.steps % self.check_every == 0:
+            self.band.step()
+            aug.checks.append(self.band.history[-1])
+        aug.lam = self.band.lam
+
+    def __call__(self, model, x, y):
+        inner = getattr(model, "module", model)
+        aug = inner.augment
+        aug.grad_scale = min(1.0, (self.steps + 1) / self.warmup_steps) if self.warmup_steps else 1.0
+        lam = 0.0 if self.band is None else self.band.lam
+        if self.contrastive:
+            return self._contrastive(inner, aug, x, y, lam)
+        d = aug.draw(x, y)
+        logits = inner.trunk(d.views)
+        per = F.cross_entropy(logits.float(), y, reduction="none")
+        total = per.mean() - lam * d.entropy.mean()
+        if d.log_prob is not None and self.band is not None:
+            total = total + self._score(per, d.log_prob)
+        self._band_step(aug, d.entropy.detach().mean(), len(x))
+        return total, logits
+
+    def _contrastive(self, inner, aug, x, y, lam):
+        d1, d2 = aug.draw(x), aug.draw(x)
+        v1, v2 = (d1.views, d2.views) if self.extra is None else (self.extra(d1.views), self.extra(d2.views))
+        z1, z2 = inner.trunk(v1), inner.trunk(v2)
+        per = nt_xent(z1, z2, self.temperature)
+        total = per.mean()
+        if self.band is not None:
+            total = total - lam * d1.entropy.mean()
+            if d1.log_prob is not None:
+                total = total + self._score(per, d1.log_prob + d2.log_prob)
+        self._band_step(aug, d1.entropy.detach().mean(), len(x))
+        sim = F.normalize(z1.detach().float(), dim=1) @ F.normalize(z2.detach().float(), dim=1).T
+        # fit's accuracy compares argmax with the labels: "input i's nearest view is its pair" as a label match
+        match = sim.argmax(1) == torch.arange(len(x), device=x.device)
+        logits = torch.zeros(len(x), int(y.max()) + 2, device=x.device)
+        logits[torch.arange(len(x)), torch.where(match, y, y + 1)] = 1
+        return total, logits
+
+
+def objective(band: EntropyBand | None, check_every: int = 50, warmup_steps: int = 0,
+              baseline: str = "mean") -> Objective:
+    """The supervised :class:`Objective`: cross-entropy on one sampled view per input, REINFORCE (or the pathwise
+    gradient) for the module, minus ``lambda`` times the entropy, ``lambda`` from ``band``.
 
     Example
     -------
@@ -666,30 +749,10 @@ def objective(band: EntropyBand, check_every: int = 50, warmup_steps: int = 0, b
     >>> x, y = torch.rand(64, 3, 32, 32), torch.randint(0, 4, (64,))
     >>> hist = train.fit(net, (x, y), train.TrainConfig(epochs=1, batch_size=32), progress=False,
     ...                  loss=objective(band, check_every=1))
-    >>> len(band.history)
-    2
+    >>> len(band.history), sorted(hist[0]["state"])
+    (2, ['checks', 'entropy', 'lambda'])
     """
-    check_choice(baseline, BASELINES, "baseline")
-    step = [0]
-
-    def loss(model, x, y):
-        inner = getattr(model, "module", model)
-        aug = inner.augment
-        aug.grad_scale = min(1.0, (step[0] + 1) / warmup_steps) if warmup_steps else 1.0
-        d = aug.draw(x, y)
-        logits = inner.trunk(d.views)
-        per = F.cross_entropy(logits.float(), y, reduction="none")
-        total = per.mean() - band.lam * d.entropy.mean()
-        if d.log_prob is not None:
-            advantage = per.detach() - (per.detach().mean() if baseline == "mean" else 0.0)
-            total = total + (advantage * d.log_prob).mean()
-        band.observe(d.entropy.detach().mean(), len(x))
-        step[0] += 1
-        if check_every and step[0] % check_every == 0:
-            band.step()
-        return total, logits
-
-    return loss
+    return Objective(band, check_every, warmup_steps, baseline)
 
 
 def gradient_variance(model: InstaAug, x: torch.Tensor, y: torch.Tensor, draws: int = 64,
@@ -749,16 +812,16 @@ def nt_xent(z1: torch.Tensor, z2: torch.Tensor, temperature: float = 0.5) -> tor
 
 
 def contrastive_objective(band: EntropyBand | None, temperature: float = 0.5, check_every: int = 50,
-                          warmup_steps: int = 0, baseline: str = "mean", extra=None):
-    """The loss hook of :func:`invlib.train.fit` for SimCLR with InstaAug crops (section 6): two views per input,
-    each from its own draw of ``p(tau; phi(x))``, through ``model.trunk`` (an encoder with a projection head,
-    e.g. ``models.create(..., num_classes=D)``), the NT-Xent loss; REINFORCE for the module with the pair's loss,
-    minus ``lambda`` times the entropy as :func:`objective`. ``band=None`` trains the encoder alone (the module's
+                          warmup_steps: int = 0, baseline: str = "mean", extra=None) -> Objective:
+    """The contrastive :class:`Objective` (SimCLR with InstaAug crops, section 6): two views per input, each from
+    its own draw of ``p(tau; phi(x))``, through ``model.trunk`` (an encoder with a projection head, e.g.
+    ``models.create(..., num_classes=D)``), the NT-Xent loss (:func:`nt_xent`); REINFORCE for the module with the
+    pair's loss, minus ``lambda`` times the entropy. ``band=None`` trains the encoder alone (the module's
     distribution stays as it is: a fixed crop family). ``extra(views) -> views``: more augmentation on the views
-    after the crop (colour jitter, flips; SimCLR's), not learned.
+    after the crop (colour jitter, flips; SimCLR's), not learned; give it a ``repr`` that names its settings.
 
-    The returned "logits" ``(B, B)`` are the view similarities, so :func:`invlib.train.fit`'s ``train_acc`` reads as
-    the share of inputs whose second view is the nearest to the first; labels are not used.
+    The returned "logits" make :func:`invlib.train.fit`'s ``train_acc`` read as the share of inputs whose second
+    view is the nearest to the first; labels are not used.
 
     Example
     -------
@@ -770,35 +833,8 @@ def contrastive_objective(band: EntropyBand | None, temperature: float = 0.5, ch
     >>> 0 <= h[0]["train_acc"] <= 1
     True
     """
-    check_choice(baseline, BASELINES, "baseline")
-    step = [0]
-
-    def loss(model, x, y):
-        inner = getattr(model, "module", model)
-        aug = inner.augment
-        aug.grad_scale = min(1.0, (step[0] + 1) / warmup_steps) if warmup_steps else 1.0
-        d1, d2 = aug.draw(x), aug.draw(x)
-        v1, v2 = (d1.views, d2.views) if extra is None else (extra(d1.views), extra(d2.views))
-        z1, z2 = inner.trunk(v1), inner.trunk(v2)
-        per = nt_xent(z1, z2, temperature)
-        total = per.mean()
-        if band is not None:
-            total = total - band.lam * d1.entropy.mean()
-            if d1.log_prob is not None:
-                adv = per.detach() - (per.detach().mean() if baseline == "mean" else 0.0)
-                total = total + (adv * (d1.log_prob + d2.log_prob)).mean()
-            band.observe(d1.entropy.detach().mean(), len(x))
-            step[0] += 1
-            if check_every and step[0] % check_every == 0:
-                band.step()
-        sim = F.normalize(z1.detach().float(), dim=1) @ F.normalize(z2.detach().float(), dim=1).T
-        # fit's accuracy compares argmax with the labels: give it "input i's nearest is i" as a label match
-        match = sim.argmax(1) == torch.arange(len(x), device=x.device)
-        logits = torch.zeros(len(x), int(y.max()) + 2, device=x.device)
-        logits[torch.arange(len(x)), torch.where(match, y, y + 1)] = 1
-        return total, logits
-
-    return loss
+    return Objective(band, check_every, warmup_steps, baseline, contrastive=True, temperature=temperature,
+                     extra=extra)
 
 
 # ----------------------------------------------------------------------------- what a module learned
