@@ -345,5 +345,6 @@ def test_state_reports_the_epochs_entropy_and_lambda():
     hist = train.fit(net, (torch.rand(64, 3, 32, 32), torch.randint(0, 4, (64,))),
                      train.TrainConfig(epochs=2, batch_size=16), progress=False, loss=I.objective(band, check_every=1))
     assert [len(h["state"]["checks"]) for h in hist] == [4, 4]
-    assert hist[-1]["state"]["lambda"] == band.lam >= 0.12  # raised at least once (not while H rises fast)
+    assert hist[-1]["state"]["lambda"] == band.lam
+    assert hist[1]["state"]["entropy"] > hist[0]["state"]["entropy"]  # the entropy bonus widens p
     assert 0 < hist[0]["state"]["entropy"] < math.log(net.augment.params.num_crops)
