@@ -1,0 +1,1 @@
+"""Paper D, InstaAug (Miao et al., 2023): learning instance-specific augmentations."""

@@ -1,0 +1,384 @@
+"""Paper D, section 5.2 (chapter D2): instance-specific crops, InstaAug against random crops, Augerino and its own
+ablations, on data whose objects vary in position and scale.
+
+The data are ``scenes`` (:func:`invlib.data.load`): a Fashion-MNIST item at a random position and scale on a
+textured background, with a dimmer distractor item of another class half of the time, and the item's box. This is
+the property the experiment needs: on centred, frame-filling items one crop distribution fits every image and an
+input-dependent module has nothing to learn; here the crop that keeps the label depends on where the object is and
+how large it is.
+
+The family (:data:`METHODS`), every model the same classifier from the same starting weights:
+
+- ``none``: no augmentation; ``random_crop``: square crops of area uniform in a swept range (the paper's tuned
+  random crop, ``scale = (0.1, 1)`` on Tiny-ImageNet), test-time augmentation with random crops;
+- ``augerino``: Augerino's uniform ranges (translation in x and y, zoom in) for all inputs
+  (:mod:`invlib.learned.augerino`, with paper B's zoom-in-only option);
+- ``instaaug``: the location-related parameterisation (:class:`invlib.learned.instaaug.LRPCrops`);
+- ``no_lrp``: InstaAug with per-input uniform ranges over the crop's side and centre (no LRP);
+- ``no_input``: the LRP module reading ``0 * x`` (one crop distribution for all inputs);
+- ``class_specific``: a (classes x crops) logit table read by label; random crops at test time, as the paper.
+
+InstaAug models start from the classifier trained ``pretrain_epochs`` without augmentation (the paper: 10 of up to
+150 epochs) and are tested with ``S.tta`` crops sampled from ``p(tau; phi(x))`` (mean logits).
+
+Example
+-------
+>>> S = settings("smoke")
+>>> S.size, S.band, S.methods[:3]
+(56, (3.0, 3.5), ('none', 'random_crop', 'augerino'))
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+import torch
+
+from ... import data, models, profiles
+from ... import train as _train
+from ...learned import augerino, instaaug
+from ...utils import check_choice
+
+METHODS = ("none", "random_crop", "augerino", "instaaug", "no_lrp", "no_input", "class_specific")
+LEARNED = ("augerino", "instaaug", "no_lrp", "no_input", "class_specific")
+
+
+@dataclass(frozen=True)
+class Cropping:
+    """Section 5.2 and App. D.1, E.2. Defaults: the paper's (Tiny-ImageNet, 64 px) and, where it is silent, the
+    authors' code (``configs/config_crop_supervised.yaml``: band [3.0, 3.5], lambda0 0.2, crop layers of 16 x 16
+    cells of side 0.375 and 8 x 8 of side 0.75 plus the whole image, layer biases 0, 1, 3).
+
+    - ``dataset``, ``size``, ``n_train``, ``n_test``, ``data_options``: the data (``scenes`` on smoke and cpu).
+    - ``arch``, ``epochs``, ``batch_size``, ``lr``, ``weight_decay``: the classifier (SGD, momentum 0.9, Nesterov,
+      cosine schedule here; the paper: PreActResNet-18, lr 0.2 dropped on plateaus, wd 1e-4, batch 100).
+    - ``pretrain_epochs``: epochs without augmentation before the module joins (included in ``epochs``).
+    - ``module_lr``, ``warmup_epochs``, ``check_every``: the module's step size (SGD with the classifier's
+      momentum), its linear warm-up, and the steps between checks of the band (the authors: once per epoch).
+    - ``band``, ``lam0``: the entropy band ``[H_min, H_max]`` and lambda's start.
+    - ``sides``, ``layer_bias``: the LRP's crop sides per layer and layer biases (the authors' at 64 px).
+    - ``scales``: the random-crop sweep (area ranges); ``bands``: the reduced Table E.1 sweep;
+      ``fixed_lams``: Fig. E.1's fixed weights (``h_min = -inf``, ``h_max = inf``).
+    - ``augerino_reg``: Augerino's regulariser; ``tta``: test-time crops; ``seeds``: runs per method.
+    """
+
+    profile: str = "paper"
+    dataset: str = "tiny_imagenet"
+    data_options: tuple = ()
+    size: int = 64
+    n_train: int = 100_000
+    n_test: int = 10_000
+    arch: str = "tv/resnet18"
+    epochs: int = 150
+    batch_size: int = 100
+    lr: float = 0.2
+    weight_decay: float = 1e-4
+    pretrain_epochs: int = 10
+    module_lr: float = 1e-5
+    warmup_epochs: int = 10
+    check_every: int = 1000
+    band: tuple[float, float] = (3.0, 3.5)
+    lam0: float = 0.2
+    sides: tuple[float, ...] = (0.375, 0.75)
+    layer_bias: tuple[float, ...] = (0.0, 1.0, 3.0)
+    scales: tuple[tuple[float, float], ...] = ((0.1, 1.0), (0.25, 1.0), (0.5, 1.0))
+    bands: tuple[tuple[float, float], ...] = ((1.0, 1.5), (2.0, 2.5), (3.0, 3.5), (4.0, 4.5))
+    fixed_lams: tuple[float, ...] = (0.05, 0.1, 0.3, 0.5)
+    augerino_reg: float = 0.05
+    methods: tuple[str, ...] = METHODS
+    tta: int = 50
+    seeds: int = 10
+    seed: int = 0
+    device: str = "auto"
+    progress: bool = True
+
+    def __post_init__(self):
+        for m in self.methods:
+            check_choice(m, METHODS, "method")
+        for lo, hi in (self.band, *self.bands):
+            if not 0 <= lo <= hi:
+                raise ValueError(f"an entropy band is (H_min, H_max) with 0 <= H_min <= H_max; got ({lo}, {hi}).")
+        if not 0 <= self.pretrain_epochs < self.epochs:
+            raise ValueError(f"pretrain_epochs must be in [0, epochs); got {self.pretrain_epochs} of {self.epochs}.")
+
+
+_SMALL = dict(dataset="scenes", size=56, arch="small_resnet18_s4", lr=0.1, weight_decay=5e-4, sides=(0.43, 0.86))
+# smoke and cpu run paper B's scenes regime where a random crop pays (chapter B1: 2,000 images x 14 epochs,
+# small_resnet18_s4 at 56 px); the module's cells are 14 x 14 and 7 x 7 there (196 + 49 + 1 = 246 crops), with
+# sides of 6 cells as the authors' 0.375 and 0.75 are at 64 px.
+SETTINGS = {
+    "smoke": dict(_SMALL, n_train=512, n_test=200, epochs=2, batch_size=64, pretrain_epochs=1, module_lr=0.05,
+                  warmup_epochs=0, check_every=2, scales=((0.1, 1.0),), bands=(), fixed_lams=(), tta=4, seeds=1),
+    "cpu": dict(_SMALL, n_train=2000, n_test=1000, epochs=14, batch_size=128, pretrain_epochs=2, module_lr=0.05,
+                warmup_epochs=1, check_every=5, scales=((0.1, 1.0), (0.35, 1.0)), bands=((1.5, 2.0),),
+                fixed_lams=(0.02,), tta=10, seeds=1),
+    "gpu": dict(_SMALL, dataset="scenes", n_train=50_000, n_test=10_000, epochs=60, batch_size=128, pretrain_epochs=5,
+                module_lr=1e-3, warmup_epochs=5, check_every=200, tta=20, seeds=3),
+}
+
+
+def settings(profile: str | profiles.Profile = "cpu", **overrides) -> Cropping:
+    """Chapter D2's settings: the paper's, the profile's changes, then the overrides that are not None.
+
+    Example
+    -------
+    >>> settings("cpu").n_train, settings("cpu", seeds=2).seeds
+    (2000, 2)
+    >>> settings("cpu", methods=("instaug",))
+    Traceback (most recent call last):
+    ValueError: Unknown method 'instaug'. Did you mean 'instaaug'? Valid methods: augerino, class_specific, \
+instaaug, no_input, no_lrp, none, random_crop.
+    """
+    return profiles.settings(Cropping, SETTINGS, profile, **overrides)
+
+
+def scene_data(S: Cropping) -> tuple[data.Dataset, data.Dataset]:
+    """Train and test images ``(N, 3, size, size)`` uint8 with the objects' boxes.
+
+    Example
+    -------
+    >>> train, test = scene_data(settings("smoke", n_train=8, n_test=4))
+    >>> train.images.shape, test.boxes.shape
+    (torch.Size([8, 3, 56, 56]), torch.Size([4, 4]))
+    """
+    opts = dict(S.data_options)
+    return tuple(data.load(S.dataset, split, n=n, size=S.size, seed=S.seed, **opts)
+                 for split, n in (("train", S.n_train), ("test", S.n_test)))
+
+
+def _trunk(S: Cropping, num_classes: int, seed: int):
+    return models.create(S.arch, num_classes=num_classes, in_chans=3, seed=seed)
+
+
+def _config(S: Cropping, seed: int, epochs: int | None = None) -> _train.TrainConfig:
+    return _train.TrainConfig(epochs=epochs or S.epochs, batch_size=S.batch_size, optimizer="sgd", lr=S.lr,
+                              weight_decay=S.weight_decay, aug_lr=S.module_lr, seed=seed, device=S.device)
+
+
+def lrp(S: Cropping, input_free: bool = False) -> instaaug.LRPCrops:
+    """The location-related parameterisation at ``S.size`` with the settings' sides and biases.
+
+    Example
+    -------
+    >>> lrp(settings("cpu")).num_crops
+    246
+    """
+    return instaaug.LRPCrops(S.size, sides=S.sides, layer_bias=S.layer_bias, input_free=input_free)
+
+
+def model(S: Cropping, method: str, num_classes: int, seed: int = 0):
+    """A fresh model of ``method`` (see :data:`METHODS`) and its training augmentation (``None`` but for
+    ``random_crop``, whose ``RandomCrop`` of the first swept range this returns; see :func:`train_family`).
+
+    Example
+    -------
+    >>> net, aug = model(settings("smoke"), "no_lrp", 10)
+    >>> net.augment.params.ops, aug
+    (('side', 'x', 'y'), None)
+    """
+    check_choice(method, METHODS, "method")
+    trunk = _trunk(S, num_classes, seed)
+    if method == "none":
+        return trunk, None
+    if method == "random_crop":
+        return trunk, instaaug.RandomCrop(S.scales[0])
+    if method == "augerino":
+        return augerino.augerino(trunk, reg=S.augerino_reg, copies=S.tta, generators=("translate_x", "translate_y",
+                                                                                      "scale"),
+                                 zoom_in_only=True), None
+    params = {"instaaug": lambda: lrp(S), "no_input": lambda: lrp(S, True),
+              "no_lrp": lambda: instaaug.UniformRanges(instaaug.CROP_OPS),
+              "class_specific": lambda: instaaug.ClassCrops(num_classes, lrp(S))}[method]()
+    return instaaug.instaaug(trunk, params, copies=S.tta), None
+
+
+def _objective(S: Cropping, band: tuple[float, float], lam0: float, steps_per_epoch: int) -> instaaug.Objective:
+    return instaaug.objective(instaaug.EntropyBand(band[0], band[1], lam0), S.check_every,
+                              S.warmup_epochs * steps_per_epoch)
+
+
+def pretrained(S: Cropping, train_set, num_classes: int, seed: int):
+    """The classifier after ``S.pretrain_epochs`` without augmentation (cached), from which every InstaAug model
+    starts (``None`` when there is no pre-training)."""
+    if not S.pretrain_epochs:
+        return None
+    trunk = _trunk(S, num_classes, seed)
+    _train.fit(trunk, train_set, _config(S, seed, S.pretrain_epochs), cache=True, progress=S.progress)
+    return trunk.state_dict()
+
+
+@dataclass
+class Trained:
+    """One trained model: its method, variant label (e.g. ``"band 1.5-2.0"``), seed, the model in eval mode,
+    its training history and the seconds it took (0 when it came from the cache)."""
+
+    method: str
+    variant: str
+    seed: int
+    model: torch.nn.Module
+    history: list
+    seconds: float
+
+
+def _fit_one(S, method, variant, seed, train_set, num_classes, start, band=None, lam0=None, scale=None):
+    net, augment = model(S, method, num_classes, seed)
+    if scale is not None:
+        augment = instaaug.RandomCrop(scale)
+    loss, epochs = None, S.epochs
+    if isinstance(net, instaaug.InstaAug):
+        steps = S.n_train // S.batch_size
+        loss = _objective(S, band or S.band, S.lam0 if lam0 is None else lam0, steps)
+        if start is not None:
+            net.trunk.load_state_dict(start)
+            epochs = S.epochs - S.pretrain_epochs
+    t0 = time.perf_counter()
+    hist = _train.fit(net, train_set, _config(S, seed, epochs), augment=augment, loss=loss, cache=True,
+                      progress=S.progress)
+    return Trained(method, variant, seed, net.eval(), hist, time.perf_counter() - t0)
+
+
+def train_family(S: Cropping, train_set) -> list[Trained]:
+    """Train (or load from the cache) every model of the chapter: each method of ``S.methods`` for each seed (the
+    random crop once per range of ``S.scales``), then InstaAug at every band of ``S.bands`` and every fixed weight
+    of ``S.fixed_lams`` (first seed).
+
+    Example
+    -------
+    >>> S = settings("smoke", n_train=64, n_test=16, epochs=2, methods=("none", "instaaug"), progress=False)
+    >>> [t.variant for t in train_family(S, scene_data(S)[0])]
+    ['none', 'instaaug']
+    """
+    k, out = len(train_set.classes), []
+    for seed in range(S.seed, S.seed + S.seeds):
+        start = pretrained(S, train_set, k, seed)
+        for method in S.methods:
+            if method == "random_crop":
+                for scale in S.scales:
+                    out.append(_fit_one(S, method, f"random_crop {scale[0]:g}-{scale[1]:g}", seed, train_set, k,
+                                        start, scale=scale))
+            else:
+                out.append(_fit_one(S, method, method, seed, train_set, k, start))
+            if S.progress:
+                print(f"seed {seed} {out[-1].variant:24s} {out[-1].seconds:6.1f} s", flush=True)
+    start = pretrained(S, train_set, k, S.seed)
+    for band in S.bands:
+        out.append(_fit_one(S, "instaaug", f"band {band[0]:g}-{band[1]:g}", S.seed, train_set, k, start, band=band))
+    for lam in S.fixed_lams:
+        out.append(_fit_one(S, "instaaug", f"fixed lambda {lam:g}", S.seed, train_set, k, start,
+                            band=(-math.inf, math.inf), lam0=lam))
+    return out
+
+
+def tta_accuracy(t: Trained, test_set, n: int, batch: int = 250, seed: int = 0) -> float:
+    """Test accuracy with test-time augmentation: the mean logits over ``n`` crops of each image, sampled from
+    the model's distribution (InstaAug and its ablations; random crops for ``class_specific`` and
+    ``random_crop``); Augerino averages its ``n`` copies; ``none`` is a plain forward (``n`` ignored).
+
+    Example
+    -------
+    >>> S = settings("smoke", n_train=64, n_test=16, epochs=2, methods=("none",), progress=False)
+    >>> train, test = scene_data(S)
+    >>> 0 <= tta_accuracy(train_family(S, train)[0], test, 4) <= 1
+    True
+    """
+    g = torch.Generator().manual_seed(seed)
+    torch.manual_seed(seed)
+    correct = 0
+    with torch.inference_mode():
+        for i in range(0, len(test_set), batch):
+            x, y = test_set.float()[i:i + batch], test_set.labels[i:i + batch]
+            if isinstance(t.model, instaaug.InstaAug):
+                logits = instaaug.predict(t.model, x, n, generator=g)
+            elif t.method == "random_crop":
+                boxes = instaaug.random_boxes(n * len(x), _scale_of(t), g)
+                logits = t.model(instaaug.crop(x.repeat(n, 1, 1, 1), boxes)).view(n, len(x), -1).mean(0)
+            elif t.method == "augerino":
+                logits = t.model(x, copies=n)
+            else:
+                logits = t.model(x)
+            correct += int((logits.argmax(1) == y).sum())
+    return correct / len(test_set)
+
+
+def _scale_of(t: Trained) -> tuple[float, float]:
+    """The area range of a random-crop model, read from its variant label."""
+    lo, hi = t.variant.split()[-1].split("-")
+    return float(lo), float(hi)
+
+
+def accuracy_table(S: Cropping, family: list[Trained], test_set) -> pd.DataFrame:
+    """One row per trained model: method, variant, seed, test accuracy without and with ``S.tta`` crops, the
+    training seconds per epoch (this run; 0 when cached).
+
+    Example
+    -------
+    >>> S = settings("smoke", n_train=64, n_test=16, epochs=2, methods=("none",), progress=False)
+    >>> train, test = scene_data(S)
+    >>> list(accuracy_table(S, train_family(S, train), test).columns)
+    ['method', 'variant', 'seed', 'acc', 'acc_tta', 'seconds_per_epoch']
+    """
+    rows = []
+    for t in family:
+        plain = tta_accuracy(t, test_set, 1, seed=t.seed) if t.method in LEARNED or t.method == "random_crop" \
+            else tta_accuracy(t, test_set, 1)
+        if t.method in ("instaaug", "no_lrp", "no_input"):  # one crop is not "no crop": the identity instead
+            with torch.inference_mode():
+                plain = float((t.model.trunk(test_set.float()).argmax(1) == test_set.labels).float().mean())
+        rows.append(dict(method=t.method, variant=t.variant, seed=t.seed, acc=plain,
+                         acc_tta=tta_accuracy(t, test_set, S.tta, seed=t.seed),
+                         seconds_per_epoch=float(np.mean([h["seconds"] for h in t.history]))))
+    return pd.DataFrame(rows)
+
+
+def crop_table(family: list[Trained], test_set, n: int = 64) -> pd.DataFrame:
+    """Per learned crop model (first seed) the mean over test images of :func:`invlib.learned.instaaug.crop_measures`
+    (expected side, centre in the box, object covered, entropy, KL to the average distribution) and the Spearman
+    rank correlation of the expected crop side with the object's side (``side_rho``).
+
+    Example
+    -------
+    >>> S = settings("smoke", n_train=64, n_test=16, epochs=2, methods=("instaaug",), progress=False)
+    >>> train, test = scene_data(S)
+    >>> crop_table(train_family(S, train), test).index.tolist()
+    ['instaaug']
+    """
+    from scipy.stats import spearmanr
+
+    rows, seen = {}, set()
+    obj = ((test_set.boxes[:, 2:] - test_set.boxes[:, :2]).mean(1) / test_set.images.shape[-1]).numpy()
+    for t in family:
+        if not isinstance(t.model, instaaug.InstaAug) or t.variant in seen:
+            continue
+        seen.add(t.variant)
+        m = instaaug.crop_measures(t.model.augment, test_set.float(), test_set.boxes, n=n,
+                                   y=test_set.labels if t.method == "class_specific" else None)
+        row = {k: float(np.nanmean(v.numpy())) if not v.isnan().all() else float("nan") for k, v in m.items()}
+        row["side_rho"] = float(spearmanr(m["side"].numpy(), obj).statistic) if m["side"].std() > 0 else float("nan")
+        rows[t.variant] = row
+    return pd.DataFrame.from_dict(rows, orient="index")
+
+
+def entropy_trace(t: Trained) -> pd.DataFrame:
+    """The band's checks over training of one InstaAug model: ``step``, ``entropy``, ``lambda`` (from the
+    ``state()`` its history recorded, so a cached model has them too)."""
+    rows = [dict(step=step, entropy=ent, lam=lam) for h in t.history for step, ent, lam in h["state"]["checks"]]
+    return pd.DataFrame(rows, columns=["step", "entropy", "lam"])
+
+
+def in_band_share(t: Trained, band: tuple[float, float], last: float = 0.3) -> float:
+    """Share of the band checks in the last ``last`` of training whose mean entropy lies in ``band``."""
+    tr = entropy_trace(t)
+    if tr.empty:
+        return float("nan")
+    tail = tr[tr.step >= tr.step.max() * (1 - last)]
+    return float(((tail.entropy >= band[0]) & (tail.entropy <= band[1])).mean())
+
+
+def final_entropy(t: Trained) -> float:
+    """The mean entropy of the last epoch of training."""
+    return float(t.history[-1]["state"]["entropy"])
+
