@@ -1,0 +1,573 @@
+"""What chapter D3 shows: Tables 3 and 4 beside the paper's, the claims with computed verdicts, the numbers its
+prose quotes, and the figures (Fig. 7's in- vs out-of-distribution scatter, Fig. D.1's per-image ranges).
+
+:func:`colour_report` takes the chapter's :class:`invlib.results.Run`, its settings and the
+:class:`~invlib.papers.d.colour.ColourRun` of :func:`~invlib.papers.d.colour.train_colour`; it logs the metrics (in
+percent, as the paper), records the claims and returns the tables and ``facts`` ``{glue name: text}``.
+
+A ranking of two methods from one seed is at most "partly": with several seeds, "reproduced" needs the mean
+difference over seeds beyond two standard errors (:func:`invlib.results.beyond_se`).
+
+Example
+-------
+>>> from invlib import results
+>>> res = demo_run()
+>>> run = results.Run("smoke", name="demo")
+>>> t3, sweep, t4, facts = colour_report(run, _demo_settings(), res)
+>>> run.claims["table3/instaaug_vs_random"]["verdict"], list(t4.columns)[:2]
+('partly', ['1 condition: paper', '1 condition: ours'])
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pandas as pd
+
+from ...results import beyond_se, mean_se
+from .colour import (
+    CONDITIONS,
+    GLOBAL,
+    GROUP_OF,
+    HUE_IDENTIFIED,
+    INSTAAUG,
+    NO_AUG,
+    OPS,
+    PAPER_BEST,
+    RANDOM_HUE,
+    Colour,
+    ColourRun,
+)
+
+# Table 3 (D45): method -> (accuracy, its +-, with test-time augmentation, its +-), in %
+PAPER_TABLE3 = {
+    "no augmentation": (72.87, 0.10, None, None),
+    "random jitter (best of the sweep)": (79.99, 0.13, 80.55, 0.16),
+    "Augerino": (78.97, 0.10, 79.34, 0.14),
+    "AdaAug": (75.27, 0.30, 76.43, 0.15),
+    "InstaAug": (81.11, 0.20, 81.35, 0.19),
+}
+# Table 4: general accuracy (%) +- over 10 runs at 1, 2, 4, 8 training conditions; TTA for random and InstaAug
+TABLE4_K = (1, 2, 4, 8)
+PAPER_TABLE4 = {
+    "no augmentation": ((68.5, 2.6), (78.1, 1.8), (84.8, 0.7), (87.8, 0.5)),
+    "random jitter": ((72.7, 2.7), (80.8, 1.3), (85.9, 0.6), (87.3, 0.3)),
+    "InstaAug": ((76.0, 2.5), (83.6, 1.1), (88.2, 0.5), (89.6, 0.3)),
+}
+_ROW = {"none": "no augmentation", "random": "random jitter", "instaaug": "InstaAug"}
+
+
+# ----------------------------------------------------------------------------- helpers
+def _acc(res: ColourRun, model: str, col: str, tta: bool, experiment: str = "table3", k: int = 1) -> pd.Series:
+    """Accuracy ``col`` (fraction) of ``model`` per seed (index: seed)."""
+    a = res.accuracy
+    sel = a[(a["experiment"] == experiment) & (a["k"] == k) & (a["model"] == model) & (a["tta"] == tta)]
+    return sel.set_index("seed")[col]
+
+
+def _randoms(res: ColourRun) -> list[str]:
+    a = res.accuracy
+    return list(dict.fromkeys(a[(a["experiment"] == "table3") & (a["kind"] == "random")]["model"]))
+
+
+def _best(res: ColourRun, col: str, tta: bool) -> str:
+    """The random jitter with the best mean ``col`` over seeds (with or without TTA)."""
+    return max(_randoms(res), key=lambda m: _acc(res, m, col, tta).mean())
+
+
+def ranking(diffs) -> tuple[float, float, bool, bool]:
+    """The verdict of "ours >= theirs" from per-seed differences (ours - theirs): ``(mean, se, reproduced,
+    partly)``; reproduced needs two seeds or more and the mean beyond two standard errors; partly: a mean of at
+    least 0 (one seed gives at most partly).
+
+    Example
+    -------
+    >>> ranking([0.01])
+    (0.01, nan, False, True)
+    >>> ranking([0.02, 0.03, 0.025])[2:]
+    (True, True)
+    """
+    mean, se = mean_se(list(diffs))
+    return mean, se, len(list(diffs)) >= 2 and beyond_se(mean, se, 2), bool(mean >= 0)
+
+
+def _pct(x: float) -> float:
+    return round(100 * float(x), 2)
+
+
+def _pm(mean: float, se: float) -> str:
+    return f"{100 * mean:.2f}" + ("" if math.isnan(se) else f" ± {100 * se:.2f}")
+
+
+def _seeds_note(res: ColourRun) -> str:
+    n = res.accuracy["seed"].nunique()
+    return f"{n} seed{'s' if n > 1 else ''}" + (" (a ranking from one seed is at most partly)" if n == 1 else "")
+
+
+# ----------------------------------------------------------------------------- tables
+def table3(res: ColourRun) -> pd.DataFrame:
+    """Table 3 beside ours: general accuracy (%) without and with test-time augmentation, and our in-distribution
+    (easy) and out-of-distribution (hard) accuracy; ours is the mean over seeds. The paper's Augerino row faces
+    our global range (input-free InstaAug); AdaAug is not run.
+
+    Example
+    -------
+    >>> list(table3(demo_run()).index)  # doctest: +NORMALIZE_WHITESPACE
+    ['no augmentation', 'random jitter (best of the sweep)', 'Augerino', 'AdaAug', 'InstaAug']
+    """
+    best = _best(res, "general", False)
+    ours = {"no augmentation": NO_AUG, "random jitter (best of the sweep)": best, "Augerino": GLOBAL,
+            "InstaAug": INSTAAUG}
+    rows = []
+    for row, (p, _, p_tta, _) in PAPER_TABLE3.items():
+        m = ours.get(row)
+        r = {"ours: model": m or "not run", "paper": p, "ours": None, "paper (TTA)": p_tta, "ours (TTA)": None,
+             "ours: easy": None, "ours: hard": None, "ours: easy (TTA)": None, "ours: hard (TTA)": None}
+        if m is not None:
+            r["ours"], r["ours: easy"], r["ours: hard"] = (_pct(_acc(res, m, c, False).mean())
+                                                          for c in ("general", "easy", "hard"))
+            if len(_acc(res, m, "general", True)):
+                r["ours (TTA)"], r["ours: easy (TTA)"], r["ours: hard (TTA)"] = (
+                    _pct(_acc(res, m, c, True).mean()) for c in ("general", "easy", "hard"))
+        rows.append(dict(method=row, **r))
+    return pd.DataFrame(rows).set_index("method")
+
+
+def sweep_table(res: ColourRun) -> pd.DataFrame:
+    """Every model of Table 3 with its general, easy and hard accuracy (%), mean over seeds, without and with TTA:
+    the points of Fig. 7.
+
+    Example
+    -------
+    >>> sweep_table(demo_run()).columns.tolist()
+    ['h', 's', 'v', 'general', 'easy', 'hard', 'general (TTA)', 'easy (TTA)', 'hard (TTA)']
+    """
+    a = res.accuracy[res.accuracy["experiment"] == "table3"]
+    rows = []
+    for model, g in a.groupby("model", sort=False):
+        r = dict(model=model, h=g["h"].iloc[0], s=g["s"].iloc[0], v=g["v"].iloc[0])
+        for tta, suffix in ((False, ""), (True, " (TTA)")):
+            t = g[g["tta"] == tta]
+            for c in ("general", "easy", "hard"):
+                r[c + suffix] = _pct(t[c].mean()) if len(t) else None
+        rows.append(r)
+    return pd.DataFrame(rows).set_index("model")
+
+
+def table4(res: ColourRun) -> pd.DataFrame:
+    """Table 4 beside ours: general accuracy (%) per number of training conditions, no augmentation (plain), the
+    best random jitter of Table 3 and InstaAug (both with TTA, as the paper); ours the mean over seeds, empty
+    where the profile did not train that many conditions.
+
+    Example
+    -------
+    >>> float(table4(demo_run()).loc["InstaAug", "1 condition: paper"])
+    76.0
+    """
+    a = res.accuracy[res.accuracy["experiment"] == "table4"]
+    out = {}
+    for kind, paper in (("none", PAPER_TABLE4["no augmentation"]), ("random", PAPER_TABLE4["random jitter"]),
+                        ("instaaug", PAPER_TABLE4["InstaAug"])):
+        row = {}
+        for k, (p, _) in zip(TABLE4_K, paper):
+            name = f"{k} condition{'s' if k > 1 else ''}"
+            sel = a[(a["k"] == k) & (a["kind"] == kind) & (a["tta"] == (kind != "none"))]
+            row[f"{name}: paper"] = p
+            row[f"{name}: ours"] = _pct(sel["general"].mean()) if len(sel) else None
+        out[_ROW[kind]] = row
+    return pd.DataFrame(out).T
+
+
+def hue_gap(res: ColourRun, op: str = "hue") -> dict:
+    """InstaAug's learned range width of ``op`` on the random-hue classes minus that on the hue-identified ones.
+    One seed: the difference of the per-image means and its standard error (``sqrt(se1^2 + se2^2)``); several
+    seeds: the mean over seeds of that difference and its standard error over seeds. Also each type's mean width
+    and the global range's (one width for all).
+
+    Example
+    -------
+    >>> g = hue_gap(demo_run())
+    >>> round(g["gap"], 3), g["reproduced"]
+    (0.1, True)
+    """
+    r = res.ranges[res.ranges["model"] == INSTAAUG]
+    col = f"{op}_width"
+    gaps, ses = [], []
+    for _, g in r.groupby("seed"):
+        a, b = g[g["class_type"] == RANDOM_HUE][col], g[g["class_type"] == HUE_IDENTIFIED][col]
+        gaps.append(a.mean() - b.mean())
+        ses.append(math.sqrt(mean_se(a)[1] ** 2 + mean_se(b)[1] ** 2))
+    gap, se = (gaps[0], ses[0]) if len(gaps) == 1 else mean_se(gaps)
+    glob = res.ranges[res.ranges["model"] == GLOBAL][col]
+    return dict(gap=float(gap), se=float(se), seeds=len(gaps),
+                random_hue=float(r[r["class_type"] == RANDOM_HUE][col].mean()),
+                hue_identified=float(r[r["class_type"] == HUE_IDENTIFIED][col].mean()),
+                global_width=float(glob.mean()) if len(glob) else float("nan"),
+                reproduced=beyond_se(gap, se, 2), partly=bool(gap > 0))
+
+
+# ----------------------------------------------------------------------------- the report
+def colour_report(run, S: Colour, res: ColourRun) -> tuple[pd.DataFrame, pd.DataFrame, pd.DataFrame, dict]:
+    """Log chapter D3's metrics (percent), record its claims; return Table 3, the sweep (Fig. 7's points), Table 4
+    and the facts the prose quotes.
+
+    Example
+    -------
+    >>> from invlib import results
+    >>> run = results.Run("smoke", name="demo")
+    >>> _ = colour_report(run, _demo_settings(), demo_run())
+    >>> sorted(run.claims)[:3]
+    ['fig7/in_distribution_above_most', 'fig7/ood_above_every_random', 'fig7/ood_above_every_random_tta']
+    """
+    t3, sweep, t4 = table3(res), sweep_table(res), table4(res)
+    paper_key = {"no augmentation": "no_augmentation", "random jitter (best of the sweep)": "best_random",
+                 "Augerino": "global_range", "InstaAug": "instaaug"}
+    for row, key in paper_key.items():
+        p, _, p_tta, _ = PAPER_TABLE3[row]
+        note = "ours: global range (input-free InstaAug)" if row == "Augerino" else ""
+        run.log(f"table3/{key}/general", t3.loc[row, "ours"], paper=p, note=note)
+        if pd.notna(t3.loc[row, "ours (TTA)"]):
+            run.log(f"table3/{key}/general_tta", t3.loc[row, "ours (TTA)"], paper=p_tta, note=note)
+        for c in ("easy", "hard"):
+            run.log(f"table3/{key}/{c}", t3.loc[row, f"ours: {c}"])
+    for model, r in sweep.iterrows():
+        run.log(f"sweep/{model}", {k: v for k, v in r.items() if v is not None and not pd.isna(v)})
+    for kind, r in t4.iterrows():
+        for k in TABLE4_K:
+            name = f"{k} condition{'s' if k > 1 else ''}"
+            if r[f"{name}: ours"] is not None and not pd.isna(r[f"{name}: ours"]):
+                run.log(f"table4/{kind.lower().replace(' ', '_')}/k{k}", r[f"{name}: ours"], paper=r[f"{name}: paper"])
+    run.log("table4/conditions", {str(k): list(v) for k, v in res.sets.items()})
+    run.log("best_random", res.best_random, paper="random jitter h=0 s=0.2 v=0.8")
+    for (k, model, seed), states in res.states.items():
+        run.log(f"band/{model}/k{k}/seed{seed}", [dict(entropy=s.get("entropy"), lam=s.get("lambda"))
+                                                  for s in states])
+    seeds = _seeds_note(res)
+
+    # Table 3: InstaAug against the best random jitter (best on each metric), without and with TTA
+    facts = {}
+    for col, tta, cid, paper in (("general", False, "table3/instaaug_vs_random", (81.11, 79.99)),
+                                 ("general", True, "table3/instaaug_vs_random_tta", (81.35, 80.55)),
+                                 ("hard", False, "fig7/ood_above_every_random", None),
+                                 ("hard", True, "fig7/ood_above_every_random_tta", None)):
+        insta = _acc(res, INSTAAUG, col, tta)
+        per_seed = pd.concat([_acc(res, m, col, tta) for m in _randoms(res)], axis=1).max(axis=1)
+        best = _best(res, col, tta)
+        mean, se, rep, part = ranking((insta - per_seed).tolist())
+        t = " with TTA" if tta else ""
+        if col == "general":
+            claim = f"InstaAug's general accuracy{t} is at least the best random jitter's (Table 3, D45)."
+            ptxt = f"InstaAug {paper[0]} vs best random {paper[1]} (%)"
+        else:
+            claim = (f"InstaAug's out-of-distribution (hard group) accuracy{t} is above every random-jitter "
+                     "setting's (Fig. 7).")
+            ptxt = "above all 216 settings (Fig. 7, without TTA)"
+        run.claim(cid, claim, paper=ptxt,
+                  ours=f"InstaAug {_pm(insta.mean(), mean_se(insta)[1])}, best random ({best}) "
+                       f"{_pm(_acc(res, best, col, tta).mean(), math.nan)}; difference {_pm(mean, se)} points",
+                  criterion=f"per seed, InstaAug minus the best random setting on this measure; reproduced: mean "
+                            f"beyond 2 standard errors over >= 2 seeds; partly: mean >= 0; {seeds}",
+                  reproduced=rep, partly=part)
+        facts[f"d3_{cid.split('/')[1]}"] = (f"{100 * insta.mean():.1f} % against {100 * per_seed.mean():.1f} % for "
+                                            f"the best random jitter ({best})")
+
+    # Fig. 7: in distribution, above most random settings
+    easy = _acc(res, INSTAAUG, "easy", False).mean()
+    others = [_acc(res, m, "easy", False).mean() for m in _randoms(res)]
+    share = float(np.mean([easy > o for o in others]))
+    multi = res.accuracy["seed"].nunique() >= 2
+    run.claim("fig7/in_distribution_above_most", "InstaAug's in-distribution (easy group) accuracy is above that of "
+              "most random-jitter settings (Fig. 7).", paper="above the vast majority of the 216 settings",
+              ours=f"above {sum(easy > o for o in others)} of {len(others)} settings ({100 * easy:.1f} %)",
+              criterion=f"share of settings below InstaAug (means over seeds) > 0.5; reproduced with >= 2 seeds, "
+                        f"partly with one; {seeds}", reproduced=multi and share > 0.5, partly=share > 0.5)
+    facts["d3_easy_share"] = f"{sum(easy > o for o in others)} of {len(others)}"
+
+    # Table 3: InstaAug against the global range (the paper's Augerino) and augmentation against none
+    insta, glob = _acc(res, INSTAAUG, "general", False), _acc(res, GLOBAL, "general", False)
+    tta = (_acc(res, INSTAAUG, "general", True).mean(), _acc(res, GLOBAL, "general", True).mean())
+    mean, se, rep, part = ranking((insta - glob).tolist())
+    run.claim("table3/instaaug_vs_global", "Per-image ranges beat one learned range for all images (InstaAug 81.11 "
+              "vs Augerino 78.97 %).", paper="81.11 vs 78.97 (%); with TTA 81.35 vs 79.34",
+              ours=f"InstaAug {_pm(insta.mean(), math.nan)}, global range {_pm(glob.mean(), math.nan)}; with TTA "
+                   f"{100 * tta[0]:.2f} vs {100 * tta[1]:.2f}",
+              criterion=f"per seed, InstaAug minus the global range (input-free InstaAug, Augerino's place); "
+                        f"reproduced: beyond 2 SE over >= 2 seeds; partly: mean >= 0; {seeds}",
+              reproduced=rep, partly=part)
+    none = _acc(res, NO_AUG, "general", False)
+    gains = {m: (_acc(res, m, "general", False) - none) for m in (_best(res, "general", False), GLOBAL, INSTAAUG)}
+    verdicts = [ranking(g.tolist()) for g in gains.values()]
+    run.claim("table3/augmentation_beats_none", "The best random jitter, the global range and InstaAug all beat no "
+              "augmentation.", paper="79.99, 78.97, 81.11 vs 72.87 (%)",
+              ours=", ".join(f"{m} {100 * g.mean():+.1f}" for m, g in gains.items()) + " points over none",
+              criterion=f"each gain beyond 2 SE over >= 2 seeds; partly: each gain > 0; {seeds}",
+              reproduced=all(v[2] for v in verdicts), partly=all(v[0] > 0 for v in verdicts))
+
+    # Fig. D.1: the hue range is narrower where the hue is the label
+    gap = hue_gap(res)
+    run.log("figD1/hue_width/hue_identified", gap["hue_identified"], note="turns, InstaAug, mean over test images")
+    run.log("figD1/hue_width/random_hue", gap["random_hue"], note="turns")
+    run.log("figD1/hue_width/global", gap["global_width"], note="turns, one range for all images")
+    for op in OPS:
+        w = res.ranges[res.ranges["model"] == INSTAAUG].groupby("class_type")[f"{op}_width"].mean()
+        run.log(f"figD1/{op}_width", w.round(4).to_dict())
+    run.claim("figD1/hue_narrower_on_hue_identified", "InstaAug changes the hue little where the hue matters: its "
+              "hue range is narrower on the hue-identified classes than on the random-hue classes (Fig. D.1, "
+              "App. E.1).", paper="qualitative (examples)",
+              ours=f"{gap['hue_identified']:.3f} vs {gap['random_hue']:.3f} turn; difference {gap['gap']:.3f} "
+                   f"± {gap['se']:.3f}",
+              criterion="random-hue minus hue-identified mean hue width beyond 2 standard errors (per image with one "
+                        "seed, over seeds with more); partly: above 0",
+              reproduced=gap["reproduced"], partly=gap["partly"])
+    ins = res.ranges[res.ranges["model"] == INSTAAUG]
+    bounds = ins.groupby("class_type")[["hue_low", "hue_high"]].mean()
+    facts["d3_hue_bounds"] = "; ".join(f"{kind} [{r['hue_low']:+.3f}, {r['hue_high']:+.3f}]"
+                                       for kind, r in bounds.iterrows())
+    facts["d3_sv_widths"] = (f"{ins['saturation_width'].mean():.2f} (saturation) and {ins['value_width'].mean():.2f} "
+                             "(value) log-factor units wide, of at most 2")
+    facts["d3_global_vs_instaaug"] = (f"{100 * glob.mean():.1f} % for the global range against "
+                                      f"{100 * insta.mean():.1f} % for InstaAug ({100 * tta[1]:.1f} against "
+                                      f"{100 * tta[0]:.1f} % with test-time augmentation)")
+    facts |= {"d3_hue_identified": f"{gap['hue_identified']:.3f}", "d3_random_hue": f"{gap['random_hue']:.3f}",
+              "d3_hue_gap": f"{gap['gap']:.3f} ± {gap['se']:.3f}", "d3_global_hue": f"{gap['global_width']:.3f}"}
+
+    # Table 4: the gain over random jitter at each number of training conditions
+    a = res.accuracy[res.accuracy["experiment"] == "table4"]
+    gains4 = []
+    for k, ((pi, _), (pr, _)) in zip(TABLE4_K, zip(PAPER_TABLE4["InstaAug"], PAPER_TABLE4["random jitter"])):
+        ins = a[(a["k"] == k) & (a["kind"] == "instaaug") & a["tta"]].set_index("seed")["general"]
+        rnd = a[(a["k"] == k) & (a["kind"] == "random") & a["tta"]].set_index("seed")["general"]
+        measurable = len(ins) > 0 and len(rnd) > 0
+        mean, se, rep, part = ranking((ins - rnd).tolist()) if measurable else (math.nan, math.nan, False, False)
+        run.claim(f"table4/gain_k{k}", f"InstaAug beats random jitter (both with TTA) when trained on {k} lighting "
+                  f"condition{'s' if k > 1 else ''} (Table 4).", paper=f"{pi} vs {pr} (+{pi - pr:.1f} points)",
+                  ours=f"{_pm(ins.mean(), math.nan)} vs {_pm(rnd.mean(), math.nan)} ({100 * mean:+.1f} points)"
+                  if measurable else "not run at this profile",
+                  criterion=f"per seed, InstaAug minus the best random jitter of Table 3; reproduced: beyond 2 SE "
+                            f"over >= 2 seeds; partly: mean >= 0; {seeds}" + ("" if measurable else
+                                                                              f"; {k} conditions not trained at "
+                                                                              f"this profile"),
+                  reproduced=rep, partly=part, measurable=measurable)
+        if measurable:
+            gains4.append(f"{k}: {100 * mean:+.1f}")
+    facts["d3_table4_gains"] = ", ".join(gains4) if gains4 else "not run"
+    facts["d3_left_out"] = ", ".join(str(k) for k in TABLE4_K if k not in res.sets) or "none"
+    facts["d3_best_random"] = res.best_random
+    facts["d3_seeds"] = seeds
+    return t3, sweep, t4, facts
+
+
+def departures(S: Colour) -> str:
+    """A Markdown table of the settings where this run departs from the paper's (``Colour()``'s defaults), the
+    paper's value beside this run's (long values shortened).
+
+    Example
+    -------
+    >>> from .colour import settings
+    >>> print(departures(settings("paper")))
+    This run uses the paper's settings.
+    >>> departures(settings("cpu")).splitlines()[2].startswith("| `n_test` | 6000 | 2300 |")
+    True
+    """
+    import dataclasses
+
+    paper = Colour()
+
+    def short(v):
+        return f"{len(v)} settings" if isinstance(v, tuple) and v and isinstance(v[0], tuple) else str(v)
+
+    rows = [(f.name, short(getattr(paper, f.name)), short(getattr(S, f.name))) for f in dataclasses.fields(S)
+            if f.name not in ("profile", "device", "progress") and getattr(S, f.name) != getattr(paper, f.name)]
+    if not rows:
+        return "This run uses the paper's settings."
+    return "\n".join(["| setting | paper | this run |", "|---|---|---|"]
+                     + [f"| `{n}` | {p} | {o} |" for n, p, o in rows])
+
+
+# ----------------------------------------------------------------------------- figures
+def plot_fig7(res: ColourRun, tta: bool = False, ax=None):
+    """Fig. 7: in-distribution (easy group) against out-of-distribution (hard group) accuracy of every model of
+    Table 3 (means over seeds). Random jitter: colour from yellow to red with the hue jitter, size with the
+    brightness jitter, opacity with the saturation jitter, as the paper's dots.
+
+    Example
+    -------
+    >>> plot_fig7(demo_run()).get_xlabel()
+    'in-distribution accuracy (easy group, %)'
+    """
+    import matplotlib.pyplot as plt
+
+    ax = ax or plt.subplots(figsize=(6.5, 5))[1]
+    sw = sweep_table(res)
+    sfx = " (TTA)" if tta else ""
+    rnd = sw[sw["h"].notna()]
+    cmap = plt.get_cmap("autumn_r")
+    for _, r in rnd.iterrows():
+        ax.scatter(r["easy" + sfx], r["hard" + sfx], s=40 + 200 * r["v"], color=cmap(r["h"] / 0.5),
+                   alpha=0.35 + 0.65 * r["s"], edgecolor="k", linewidth=0.5)
+        ax.annotate(f"h={r['h']:g} s={r['s']:g} v={r['v']:g}", (r["easy" + sfx], r["hard" + sfx]), fontsize=7,
+                    xytext=(4, 4), textcoords="offset points")
+    marks = {NO_AUG: ("s", "grey"), GLOBAL: ("D", "tab:blue"), INSTAAUG: ("*", "tab:green")}
+    for name, (marker, colour) in marks.items():
+        if name not in sw.index:
+            continue
+        own = sfx if pd.notna(sw.loc[name, "easy" + sfx]) else ""  # no augmentation has no TTA: its plain point
+        label = name + (" (no TTA)" if own != sfx else "")
+        ax.scatter(sw.loc[name, "easy" + own], sw.loc[name, "hard" + own], marker=marker, s=180, color=colour,
+                   edgecolor="k", label=label, zorder=3)
+    ax.set(xlabel="in-distribution accuracy (easy group, %)", ylabel="out-of-distribution accuracy (hard group, %)",
+           title="Fig. 7" + (" with test-time augmentation" if tta else ""))
+    ax.legend(fontsize=8, loc="lower right")
+    return ax
+
+
+def plot_conditions(res: ColourRun, tta: bool = False, ax=None):
+    """Accuracy per lighting condition (first seed, Table 3's models: no augmentation, the best random jitter, the
+    global range, InstaAug), the conditions grouped easy / neither / hard.
+
+    Example
+    -------
+    >>> plot_conditions(demo_run()).get_ylabel()
+    'accuracy (%)'
+    """
+    import matplotlib.pyplot as plt
+
+    ax = ax or plt.subplots(figsize=(12, 3.6))[1]
+    p = res.per_condition
+    seed = p["seed"].min()
+    order = [c for g in ("easy", "neither", "hard") for c in CONDITIONS if GROUP_OF[c] == g and c in p.columns]
+    for name in (NO_AUG, res.best_random, GLOBAL, INSTAAUG):
+        sel = p[(p["experiment"] == "table3") & (p["model"] == name) & (p["seed"] == seed)
+                & (p["tta"] == (tta and name != NO_AUG))]
+        if len(sel):
+            ax.plot(range(len(order)), 100 * sel[order].iloc[0].to_numpy(float), "o-", ms=4, label=name)
+    ax.set_xticks(range(len(order)), order, rotation=60, fontsize=8)
+    for i, c in enumerate(order):
+        if GROUP_OF[c] == "hard":
+            ax.axvspan(i - 0.5, i + 0.5, color="0.92", zorder=0)
+    ax.set(ylabel="accuracy (%)", title="per lighting condition (shaded: the hard group)")
+    ax.legend(fontsize=8)
+    return ax
+
+
+def plot_ranges(res: ColourRun):
+    """Fig. D.1's content as distributions: every test image's learned range width per op (InstaAug, first seed),
+    split by class type, with the global range's width (one value for all images) as a dashed line.
+
+    Example
+    -------
+    >>> [a.get_xlabel() for a in plot_ranges(demo_run())]
+    ['hue range (turns)', 'saturation range (log-factor)', 'value range (log-factor)']
+    """
+    import matplotlib.pyplot as plt
+
+    axes = plt.subplots(1, 3, figsize=(13, 3.4))[1]
+    r = res.ranges
+    seed = r["seed"].min()
+    ins, glob = r[(r["model"] == INSTAAUG) & (r["seed"] == seed)], r[(r["model"] == GLOBAL) & (r["seed"] == seed)]
+    for ax, op in zip(axes, OPS):
+        col = f"{op}_width"
+        lo, hi = float(ins[col].min()), float(ins[col].max())
+        bins = np.linspace(lo - 1e-3, hi + 1e-3, 30)
+        for kind, colour in ((HUE_IDENTIFIED, "tab:red"), (RANDOM_HUE, "tab:blue")):
+            ax.hist(ins[ins["class_type"] == kind][col], bins=bins, alpha=0.6, color=colour, label=kind)
+        if len(glob):
+            ax.axvline(float(glob[col].iloc[0]), color="k", ls="--", label="global range")
+        unit = "turns" if op == "hue" else "log-factor"
+        ax.set(xlabel=f"{op} range ({unit})", ylabel="test images")
+    axes[0].legend(fontsize=8)
+    return list(axes)
+
+
+def plot_examples(res: ColourRun, test, n: int = 3):
+    """Fig. D.1's examples: for ``n`` test images of each class type (first seed, easy-group lights), the image,
+    then the image at the two ends of InstaAug's learned hue range and at the two ends of its value range.
+
+    Example
+    -------
+    >>> from invlib.papers.d import colour as C
+    >>> S = _demo_settings()
+    >>> axes = plot_examples(demo_run(C.general_test_set(S)), C.general_test_set(S), n=1)
+    >>> len(axes)
+    2
+    """
+    import matplotlib.pyplot as plt
+    import torch
+
+    from ...learned.instaaug import apply_uniform
+
+    r = res.ranges
+    seed = r["seed"].min()
+    ins = r[(r["model"] == INSTAAUG) & (r["seed"] == seed)].reset_index(drop=True)
+    picks = [i for kind in (HUE_IDENTIFIED, RANDOM_HUE)
+             for i in ins.index[(ins["class_type"] == kind) & (ins["group"] == "easy")][:n]]
+    cols = ["image", "hue: low end", "hue: high end", "value: low end", "value: high end"]
+    fig, axes = plt.subplots(len(picks), len(cols), figsize=(1.9 * len(cols), 2.0 * len(picks)), squeeze=False)
+    for row, i in zip(axes, picks):
+        x = test.images[i:i + 1].float() / 255
+        e = ins.loc[i]
+        thetas = [None, (e["hue_low"], 0, 0), (e["hue_high"], 0, 0), (0, 0, e["value_low"]), (0, 0, e["value_high"])]
+        for ax, theta, title in zip(row, thetas, cols):
+            img = x if theta is None else apply_uniform(x, OPS, torch.tensor([theta], dtype=torch.float32))
+            ax.imshow(img[0].permute(1, 2, 0).clamp(0, 1).numpy(), interpolation="nearest")
+            ax.set_xticks([])
+            ax.set_yticks([])
+            ax.set_title(title if theta is None else f"{title}\n{theta[0] or theta[2]:+.2f}", fontsize=7)
+        row[0].set_ylabel(f"{test.classes[int(e['label'])]}\n{e['condition']}, hue [{e['hue_low']:.2f}, "
+                          f"{e['hue_high']:.2f}]", fontsize=7)
+    fig.tight_layout()
+    return [row[0] for row in axes]
+
+
+# ----------------------------------------------------------------------------- examples
+def _demo_settings() -> Colour:
+    from .colour import settings
+
+    return settings("smoke", n_test=46, jitter=[PAPER_BEST, (0.5, 0.2, 0.8)], n_conditions=[1])
+
+
+def demo_run(test=None) -> ColourRun:
+    """A made-up :class:`~invlib.papers.d.colour.ColourRun` with the shape of a real one (one seed, two random
+    jitters, Table 4 at one condition; ranges on 46 images, hue 0.1 turn wider on the random-hue classes): for the
+    examples and tests of this module. ``test``: the images whose ranges it invents (default: 46 made-up rows).
+
+    Example
+    -------
+    >>> demo_run().accuracy["model"].nunique()
+    5
+    """
+    rows = []
+    acc = {NO_AUG: (0.70, 0.80, 0.60), "random jitter h=0 s=0.2 v=0.8": (0.78, 0.88, 0.68),
+           "random jitter h=0.5 s=0.2 v=0.8": (0.60, 0.65, 0.55), GLOBAL: (0.79, 0.88, 0.70),
+           INSTAAUG: (0.80, 0.89, 0.72)}
+    kinds = {NO_AUG: "none", GLOBAL: "global", INSTAAUG: "instaaug"}
+    for model, (g, e, h) in acc.items():
+        kind = kinds.get(model, "random")
+        hsv = tuple(float(t.split("=")[1]) for t in model.split()[2:]) if kind == "random" else (None,) * 3
+        for tta in (False, True) if kind != "none" else (False,):
+            r = dict(experiment="table3", k=1, model=model, kind=kind, h=hsv[0], s=hsv[1], v=hsv[2], seed=0, tta=tta,
+                     general=g + 0.005 * tta, easy=e, hard=h, seconds=0.0)
+            rows.append(r)
+            if model in (NO_AUG, "random jitter h=0 s=0.2 v=0.8", INSTAAUG):
+                rows.append(dict(r, experiment="table4"))
+    accuracy = pd.DataFrame(rows)
+    per = pd.DataFrame([{c: 0.7 for c in CONDITIONS}] * len(accuracy))
+    per_condition = pd.concat([accuracy[["experiment", "k", "model", "seed", "tta"]], per], axis=1)
+    n = 46 if test is None else len(test)
+    labels = np.arange(n) % 12 if test is None else test.labels.numpy()
+    kind = np.where(labels >= 8, RANDOM_HUE, HUE_IDENTIFIED)
+    cond = np.array(CONDITIONS)[np.arange(n) % len(CONDITIONS)] if test is None else \
+        np.array(CONDITIONS)[test.factors["condition"].long().numpy()]
+    frames = []
+    for model in (GLOBAL, INSTAAUG):
+        width = np.full(n, 0.2) + (0.1 * (kind == RANDOM_HUE) + 0.01 * (np.arange(n) % 2 - 0.5) if model == INSTAAUG
+                                   else 0)
+        d = dict(label=labels, class_type=kind, condition=cond, group=np.array([GROUP_OF[c] for c in cond]))
+        for op in OPS:
+            w = width if op == "hue" else np.full(n, 1.0)
+            d |= {f"{op}_low": -w / 2, f"{op}_high": w / 2, f"{op}_width": w}
+        frames.append(pd.DataFrame(d).assign(model=model, seed=0))
+    states = {(1, INSTAAUG, 0): [dict(entropy=-1.0, **{"lambda": 0.2})]}
+    return ColourRun(accuracy, per_condition, pd.concat(frames, ignore_index=True), states, {1: ("D45",)},
+                     "random jitter h=0 s=0.2 v=0.8")

@@ -1,0 +1,283 @@
+"""invlib.papers.d.colour and colour_reports (chapter D3): the settings per profile, the random jitter's ranges, the
+family's shared starting weights and cache keys, the measure (TTA, accuracies per group, per-image ranges), Table
+4's training sets, the claims' verdict rules, and the module learning narrower hue ranges where the hue is the
+label."""
+
+import math
+
+import numpy as np
+import pandas as pd
+import pytest
+import torch
+
+from invlib import data, results, transforms
+from invlib import train as _train
+from invlib.papers.d import colour as C
+from invlib.papers.d import colour_reports as R
+
+
+# ----------------------------------------------------------------------------- settings
+def test_paper_settings_and_profiles():
+    paper = C.settings("paper")
+    assert (paper.train_condition, paper.lr, paper.momentum, paper.weight_decay, paper.epochs) == (
+        "D45", 0.02, 0.9, 1e-4, 50)
+    assert (paper.module_lr, paper.schedule, paper.n_conditions, len(paper.seeds)) == (1e-5, "none", (1, 2, 4, 8), 10)
+    assert (paper.trunk, paper.widths, paper.n_train) == ("small_resnet18", (64, 128, 256, 512), 2400)
+    assert len(paper.jitter) == 216 and len(set(paper.jitter)) == 216 and C.PAPER_BEST in paper.jitter
+    assert {h for h, _, _ in paper.jitter} == {0.0, 0.1, 0.2, 0.3, 0.4, 0.5}
+    cpu, smoke = C.settings("cpu"), C.settings("smoke")
+    assert cpu.profile == "cpu" and cpu.seeds == (0,) and cpu.jitter[0] == C.PAPER_BEST
+    assert smoke.epochs < cpu.epochs and set(smoke.n_conditions) < set(paper.n_conditions)
+    assert C.settings("cpu", jitter=[[0.1, 0.2, 0.4]], seeds=[1, 2]).jitter == ((0.1, 0.2, 0.4),)  # lists -> tuples
+    assert C.settings("cpu", epochs=None).epochs == cpu.epochs  # None keeps the profile's value
+
+
+@pytest.mark.parametrize("overrides, message", [
+    (dict(jitter=[(0.6, 0.2, 0.8)]), "h in \\[0, 0.5\\]"),
+    (dict(jitter=[]), "at least one random-jitter setting"),
+    (dict(n_conditions=[0]), "numbers of training conditions"),
+    (dict(train_condition="D46"), "Unknown lighting condition 'D46'"),
+    (dict(h_min=0.0, h_max=-1.0), "h_min <= h_max"),
+    (dict(seeds=[]), "at least one seed"),
+])
+def test_settings_errors_name_the_fix(overrides, message):
+    with pytest.raises(ValueError, match=message):
+        C.settings("cpu", **overrides)
+
+
+# ----------------------------------------------------------------------------- random jitter
+def test_random_jitter_draws_each_factor_in_its_range():
+    g = torch.Generator().manual_seed(0)
+    x = torch.rand(400, 3, 4, 4) * 0.4 + 0.05  # no clipping at a factor of 1.8
+    bright = C.RandomJitter(0, 0, 0.8)(x, g)
+    ratio = (bright / x).flatten(1)
+    assert torch.allclose(ratio.min(1).values, ratio.max(1).values, atol=1e-4)  # one factor per image
+    assert ratio.min() >= 0.2 - 1e-4 and ratio.max() <= 1.8 + 1e-4
+    assert ratio.min() < 0.3 and ratio.max() > 1.7  # it covers the range
+    grey = transforms._gray(x)
+    sat = C.RandomJitter(0, 0.6, 0)(x, g)
+    factor = ((sat - grey) / (x - grey)).flatten(1).median(1).values  # m x + (1 - m) grey
+    assert factor.min() >= 0.4 - 1e-3 and factor.max() <= 1.6 + 1e-3
+    assert torch.equal(C.RandomJitter(0, 0, 0)(x, g), x)
+
+
+def test_random_jitter_hue_moves_the_hue_and_nothing_else():
+    x = torch.tensor([0.8, 0.2, 0.2]).view(1, 3, 1, 1).repeat(256, 1, 4, 4)  # red, hue 0
+    out = C.RandomJitter(0.1, 0, 0)(x, torch.Generator().manual_seed(1))
+    assert torch.allclose(out.amax(1), x.amax(1), atol=1e-5) and torch.allclose(out.amin(1), x.amin(1), atol=1e-5)
+    r, g, b = out[:, :, 0, 0].unbind(1)
+    hue = (g - b) / (r - torch.minimum(g, b)) / 6  # HSV hue in turns while red stays the largest channel
+    assert hue.abs().max() <= 0.1 + 1e-4 and hue.min() < -0.09 and hue.max() > 0.09  # U[-0.1, 0.1] turn
+    a = C.RandomJitter(0.1, 0.2, 0.8)(x, torch.Generator().manual_seed(3))
+    assert torch.equal(a, C.RandomJitter(0.1, 0.2, 0.8)(x, torch.Generator().manual_seed(3)))  # seeded
+
+
+def test_random_jitter_keys_fits_by_its_ranges():
+    keys = {_train._callable_key(C.RandomJitter(*s)) for s in C.CPU_GRID}
+    assert len(keys) == len(C.CPU_GRID)  # one cached fit per setting, never another's
+    assert repr(C.RandomJitter(0, 0.2, 0.8)) == "RandomJitter(h=0.0, s=0.2, v=0.8)"
+    with pytest.raises(ValueError, match="h in \\[0, 0.5\\]"):
+        C.RandomJitter(0.7, 0, 0)
+
+
+def test_tta_logits_average_the_draws():
+    trunk = torch.nn.Sequential(torch.nn.Flatten(), torch.nn.Linear(48, 3))
+    x = torch.rand(5, 3, 4, 4)
+    g = torch.Generator().manual_seed(0)
+    views = C.RandomJitter(0, 0, 0.5)(x.repeat(4, 1, 1, 1), torch.Generator().manual_seed(0))
+    expected = trunk(views).view(4, 5, 3).mean(0)
+    assert torch.allclose(C.tta_logits(trunk, x, C.RandomJitter(0, 0, 0.5), 4, g), expected, atol=1e-6)
+
+
+# ----------------------------------------------------------------------------- data
+def test_training_sets_are_nested_and_start_at_the_training_light():
+    S = C.settings("paper")
+    sets = C.training_sets(S)
+    assert sets[1] == ("D45",) and [len(v) for v in sets.values()] == [1, 2, 4, 8]
+    for a, b in zip(list(sets.values()), list(sets.values())[1:]):
+        assert b[:len(a)] == a
+    assert len(set(sets[8])) == 8 and set(sets[8]) <= set(C.CONDITIONS)
+    assert sets == C.training_sets(S) and sets != C.training_sets(C.settings("paper", conditions_seed=1))
+    assert C.training_sets(C.settings("paper", train_condition="red"))[1] == ("red",)
+
+
+def test_test_set_mixes_every_condition_and_class_types_follow_the_classes():
+    S = C.settings("smoke")
+    test = C.general_test_set(S)
+    cond = C.condition_names(test)
+    assert set(cond) == set(C.CONDITIONS)
+    kinds = C.class_types(test)
+    free = np.isin(np.array(test.classes)[test.labels.numpy()], data.LIGHTING_FREE_ITEMS)
+    assert (kinds[free] == C.RANDOM_HUE).all() and (kinds[~free] == C.HUE_IDENTIFIED).all()
+    assert 0.25 < free.mean() < 0.42  # 4 of 12 classes
+    train = C.lighting_data(S, "train", ("D45", "red"))
+    assert set(C.condition_names(train)) == {"D45", "red"} and len(train) == S.n_train
+
+
+def test_condition_grid_shows_the_same_images_under_each_light():
+    images, titles = C.condition_grid(C.settings("smoke"), ("D45", "red", "blue"), n=3)
+    assert images.shape == (9, 3, 16, 16) and titles[0].startswith("D45\n") and titles[4] == ""
+    # the same item under two lights: the light is a per-channel gain, so the foreground mask is shared
+    assert not torch.equal(images[0], images[1])
+
+
+# ----------------------------------------------------------------------------- the family
+def _trunk_weights(net):
+    return [p.detach().clone() for p in getattr(net, "trunk", net).parameters()]
+
+
+def test_family_members_start_from_the_trunk_of_their_seed():
+    S = C.settings("smoke")
+    members = C.family(S)
+    assert [m.kind for m in members] == ["none"] + ["random"] * len(S.jitter) + ["global", "instaaug"]
+    built = {m.name: C.build(S, m, 0) for m in members}
+    first = _trunk_weights(built[C.NO_AUG][0])
+    for name, (net, cfg, _, _) in built.items():
+        assert all(torch.equal(a, b) for a, b in zip(_trunk_weights(net), first)), name
+        assert (cfg.lr, cfg.schedule, cfg.seed) == (S.lr, S.schedule, 0)
+    assert not torch.equal(_trunk_weights(C.build(S, members[0], 1)[0])[0], first[0])  # another seed
+    glob, insta = built[C.GLOBAL][0], built[C.INSTAAUG][0]
+    assert glob.augment.params.net is None and insta.augment.params.net is not None
+    assert isinstance(built[members[1].name][2], C.RandomJitter) and built[C.NO_AUG][2] is None
+    loss = built[C.INSTAAUG][3]
+    assert loss.check_every == S.check_every and loss.band.h_min == S.h_min and loss.band.lam == S.lam0
+    other = C.build(C.settings("smoke", h_max=0.0), members[-1], 0)[3]
+    assert _train._callable_key(loss) != _train._callable_key(other)  # a band change is another cached fit
+    cpu = C.build(C.settings("cpu"), members[-1], 0)[3]
+    assert cpu.warmup_steps == C.steps_per_epoch(C.settings("cpu"))  # one epoch of warm-up
+
+
+# ----------------------------------------------------------------------------- the measure
+def test_accuracies_weigh_every_condition_equally_and_group_them():
+    cond = np.array(["D45"] * 4 + ["red"] * 2 + ["blue"] + ["D27"])
+    correct = np.array([1, 1, 1, 0, 1, 0, 0, 1], bool)
+    acc = C.accuracies(correct, cond)
+    assert acc["per_condition"] == {"D45": 0.75, "red": 0.5, "blue": 0.0, "D27": 1.0}
+    assert acc["general"] == pytest.approx((0.75 + 0.5 + 0.0 + 1.0) / 4)
+    assert acc["easy"] == 0.75 and acc["hard"] == 0.25  # D27 is in neither group
+    assert math.isnan(C.accuracies(correct[:4], cond[:4])["hard"])
+
+
+def test_measure_tta_of_a_zero_range_is_the_plain_forward_and_no_augmentation_has_none():
+    S = C.settings("smoke", n_test=46)
+    test = C.general_test_set(S)
+    member = C.Member(C.INSTAAUG, "instaaug")
+    net = C.build(S, member, 0)[0]
+    with torch.no_grad():
+        net.augment.params.head.bias.fill_(-1e4)
+    out = C.measure(S, net, member, test)
+    assert out["plain"].shape == (46,) and np.array_equal(out["plain"], out["tta"])
+    none = C.measure(S, C.build(S, C.family(S)[0], 0)[0], C.family(S)[0], test)
+    assert none["tta"] is None
+
+
+def test_module_ranges_read_per_image_bounds():
+    S = C.settings("smoke", n_test=46)
+    test = C.general_test_set(S)
+    glob = C.module_ranges(C.build(S, C.Member(C.GLOBAL, "global"), 0)[0], test)
+    assert len(glob) == 46 and glob["hue_width"].nunique() == 1
+    assert glob["hue_width"].iloc[0] == pytest.approx(2 * 0.5 / (1 + math.exp(2)), abs=1e-6)
+    insta = C.module_ranges(C.build(S, C.Member(C.INSTAAUG, "instaaug"), 0)[0], test)
+    assert insta["hue_width"].nunique() > 1  # a different range per image
+    assert (insta["hue_low"] <= 0).all() and (insta["hue_high"] >= 0).all()
+    assert set(insta["group"]) == {"easy", "hard", "neither"}
+    assert np.allclose(insta["value_width"], insta["value_high"] - insta["value_low"])
+
+
+# ----------------------------------------------------------------------------- the reports
+def test_ranking_is_at_most_partly_from_one_seed():
+    assert R.ranking([0.05])[2:] == (False, True)
+    assert R.ranking([-0.01])[2:] == (False, False)
+    assert R.ranking([0.02, 0.03, 0.025, 0.02])[2:] == (True, True)
+    assert R.ranking([0.05, -0.04, 0.01])[2:] == (False, True)  # a mean above 0 within the noise
+
+
+def _two_seeds(res, gain):
+    """``res`` with a second seed whose InstaAug is ``gain`` above the first seed's."""
+    a2 = res.accuracy.assign(seed=1)
+    a2.loc[a2["kind"] == "instaaug", ["general", "easy", "hard"]] += gain
+    acc = pd.concat([res.accuracy, a2], ignore_index=True)
+    per = pd.concat([res.per_condition, res.per_condition.assign(seed=1)], ignore_index=True)
+    return C.ColourRun(acc, per, res.ranges, res.states, res.sets, res.best_random)
+
+
+def test_report_claims_follow_the_numbers():
+    res = R.demo_run()
+    run = results.Run("smoke", name="demo_d3")
+    t3, sweep, t4, facts = R.colour_report(run, R._demo_settings(), res)
+    v = {k: c["verdict"] for k, c in run.claims.items()}
+    assert v["table3/instaaug_vs_random"] == "partly"  # one seed: at most partly
+    assert v["figD1/hue_narrower_on_hue_identified"] == "reproduced"  # a measurement, not a ranking
+    assert v["table4/gain_k2"] == "not measurable at this profile" and v["table4/gain_k1"] == "partly"
+    assert t3.loc["InstaAug", "paper"] == 81.11 and t3.loc["InstaAug", "ours"] == 80.0
+    assert t3.loc["AdaAug", "ours: model"] == "not run" and t4.loc["InstaAug", "1 condition: ours"] == 80.5
+    assert sweep.loc["random jitter h=0.5 s=0.2 v=0.8", "h"] == 0.5
+    assert run.metrics["table3/instaaug/general"] == 80.0 and run.paper["table3/instaaug/general"] == 81.11
+    assert facts["d3_left_out"] == "2, 4, 8"
+    two = _two_seeds(res, 0.01)
+    run2 = results.Run("smoke", name="demo_d3")
+    R.colour_report(run2, R._demo_settings(), two)
+    assert run2.claims["table3/instaaug_vs_random"]["verdict"] == "reproduced"
+    worse = _two_seeds(res, -0.2)  # the second seed's InstaAug far below random jitter
+    run3 = results.Run("smoke", name="demo_d3")
+    R.colour_report(run3, R._demo_settings(), worse)
+    assert run3.claims["fig7/ood_above_every_random"]["verdict"] == "not reproduced"
+
+
+def test_hue_gap_compares_the_two_class_types():
+    res = R.demo_run()
+    g = R.hue_gap(res)
+    assert g["gap"] == pytest.approx(0.1, abs=1e-3) and g["se"] < 0.01 and g["reproduced"]
+    assert g["global_width"] == pytest.approx(0.2)
+    flipped = res.ranges.assign(class_type=np.where(res.ranges["class_type"] == C.RANDOM_HUE, C.HUE_IDENTIFIED,
+                                                    C.RANDOM_HUE))
+    g2 = R.hue_gap(C.ColourRun(res.accuracy, res.per_condition, flipped))
+    assert g2["gap"] < 0 and not g2["partly"]
+
+
+def test_departures_list_what_the_profile_changes():
+    text = R.departures(C.settings("cpu"))
+    assert "| `module_lr` | 1e-05 | 0.2 |" in text and "| `jitter` | 216 settings | 6 settings |" in text
+    assert "train_condition" not in text
+
+
+def test_figures_draw_from_a_run():
+    import matplotlib.pyplot as plt
+
+    res = R.demo_run()
+    assert R.plot_fig7(res, tta=True).get_title() == "Fig. 7 with test-time augmentation"
+    assert len(R.plot_ranges(res)) == 3
+    plt.close("all")
+
+
+# ----------------------------------------------------------------------------- end to end
+@pytest.mark.slow
+def test_instaaug_learns_a_narrower_hue_range_where_the_hue_is_the_label():
+    S = C.settings("cpu", n_train=1200, n_test=460, epochs=6, progress=False)
+    member = C.Member(C.INSTAAUG, "instaaug")
+    net, cfg, _, loss = C.build(S, member, 0)
+    train = C.lighting_data(S, "train", (S.train_condition,))
+    hist = _train.fit(net, train, cfg, loss=loss, progress=False)
+    assert S.h_min - 0.5 <= hist[-1]["state"]["entropy"] <= S.h_max + 0.5  # the band steers the entropy
+    ranges = C.module_ranges(net, C.general_test_set(S))
+    by = ranges.groupby("class_type")["hue_width"].mean()
+    assert by[C.RANDOM_HUE] > by[C.HUE_IDENTIFIED]
+    assert by[C.HUE_IDENTIFIED] < 1 / 3  # narrower than the 120 degrees between the hues of a pair
+
+
+@pytest.mark.slow
+def test_train_colour_measures_table3_once_and_reuses_it_for_table4():
+    S = C.settings("smoke", n_train=128, n_test=46, epochs=1, jitter=[(0.0, 0.2, 0.8), (0.5, 0.2, 0.8)],
+                   n_conditions=[1, 2], progress=False)
+    res = C.train_colour(S)
+    a = res.accuracy
+    t3, t4 = a[a["experiment"] == "table3"], a[a["experiment"] == "table4"]
+    assert len(t3) == 1 + 2 * 2 + 2 + 2  # TTA rows for every augmented model
+    k1 = t4[t4["k"] == 1].drop(columns=["experiment"]).reset_index(drop=True)
+    same = t3[t3["model"].isin(k1["model"])].drop(columns=["experiment"]).reset_index(drop=True)
+    pd.testing.assert_frame_equal(k1, same)
+    assert set(t4[t4["k"] == 2]["model"]) == {C.NO_AUG, res.best_random, C.INSTAAUG}
+    plain = t3[(t3["kind"] == "random") & ~t3["tta"]].set_index("model")["general"]
+    assert res.best_random == plain.idxmax()
+    assert len(res.per_condition) == len(a) and set(res.ranges["model"]) == {C.GLOBAL, C.INSTAAUG}
+    assert all(len(v) == 1 for v in res.states.values())
