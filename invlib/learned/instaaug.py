@@ -891,7 +891,7 @@ def crop_measures(augment: InstaAugment, x: torch.Tensor, object_boxes: torch.Te
             p, boxes = dist.exp(), augment.params.boxes  # (B, M), (M, 3)
             ent = entropy(dist)
             mean = p.mean(0, keepdim=True)
-            kl = (p * (dist - mean.log())).sum(1)
+            kl = torch.where(p > 0, p * (dist - mean.log()), torch.zeros_like(p)).sum(1)  # 0 log 0 = 0
 
             def expect(v):  # v: (B, M) per image and crop
                 return (p * v).sum(1)

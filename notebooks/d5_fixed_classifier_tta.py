@@ -1,0 +1,172 @@
+# ---
+# jupyter:
+#   jupytext:
+#     text_representation:
+#       extension: .py
+#       format_name: percent
+#   kernelspec:
+#     display_name: Python 3
+#     language: python
+#     name: python3
+# ---
+
+# %% [markdown]
+# # D5. A fixed classifier: learned test-time augmentation (Table 2)
+#
+# Section 5.3 of {cite}`miao2023instaaug`. The classifier is **not** trained here: a pre-trained network is frozen
+# (parameters fixed, kept in eval mode) and only the invariance module learns beside it, with the objective of
+# section 3.2, the expected cross-entropy of the classifier on crops drawn from `p(τ; φ(x))` minus `λ` times the
+# entropy of that crop distribution, `λ` steered into the band `[H_min, H_max]`. The crops are the
+# location-related parameterisation: a categorical distribution over a grid of candidate crops of two sizes and the
+# whole image. The trained module then serves as **test-time augmentation** (TTA): the classifier's logits are
+# averaged over `n` crops drawn from `p(τ; φ(x))` for each test image (App. C.2). Table 2 of the paper compares
+# this with the classifier alone and with two input-independent TTAs: random crops, and AutoAugment's ImageNet
+# policy. The same module, unchanged, is then used for other classifiers, to see whether what it learned
+# belongs to the data rather than to the network it was trained beside.
+#
+# The paper does this on ImageNet with timm's ResNet-50 (and transfers to ResNet-18 and XCiT). Here the images
+# are `scenes` at 56 px (Fashion-MNIST objects that vary in position and scale, on textured backgrounds, half of
+# them with a dimmer distractor of another class), and the classifiers are paper B's zoo models on them, trained
+# with RandomResizedCrop and a flip (chapter B3 trains them; this chapter loads the same checkpoints): a small
+# ResNet-18 stands for the ResNet-50 the module is trained beside, a small ViT for XCiT. Every accuracy is a mean
+# over repeated draws of the TTA views on one test set, with the standard error of those repeats: the kind of
+# uncertainty the paper's ± is (0.00 to 0.06 points on 50,000 images). The test set's own sampling error, which
+# the repeats do not include, is much larger here.
+
+# %% tags=["parameters"]
+profile = "cpu"  # smoke | cpu | gpu | paper
+n_train = None  # the module's training images, the classifier's own (paper: ImageNet's 1.28 M; 3,000 on cpu)
+n_test = None  # test images (paper: 50,000; 250 on cpu)
+epochs = None  # the module's epochs (unstated in the paper; 2 on cpu)
+batch_size = None  # the module's batch (100; 50 on cpu)
+optimizer = None  # the module's optimiser: "sgd" (the authors' code) or "adam" (cpu)
+module_lr = None  # the module's learning rate (the authors' config: 1e-3; 3e-3 on cpu)
+h_min = None  # the entropy band (the authors' config for this run: [2.5, 3.0])
+h_max = None
+check_every = None  # training steps between band checks (None on paper: once per epoch)
+samples = None  # TTA sample counts, e.g. [1, 4, 10]
+tta_seeds = None  # independent repeats of the TTA draws
+methods = None  # TTA methods: "random crop", "AutoAugment", "InstaAug"
+models = None  # label -> model spec, the first the frozen classifier: {"ResNet": "zoo:small_resnet18_s4/standard"}
+seed = None
+
+# %%
+import matplotlib.pyplot as plt
+
+from invlib import profiles, results
+from invlib.papers.d import fixed as F
+from invlib.papers.d import fixed_reports as R
+
+S = F.settings(**profiles.cell(globals()))
+run = results.Run(S)
+nets = F.classifiers(S)
+train, test = F.scene_data(S)
+print(train, test, sep="\n")
+S
+
+# %% [markdown]
+# ## Where this run departs from the paper
+#
+# Every setting whose value differs from the paper's (or, where the paper is silent, from the authors' config for
+# this run and our stated choice; see `invlib.papers.d.fixed.Fixed`). On `cpu` the module learns with Adam
+# rather than SGD, at a higher rate than the paper's, over about a hundred steps, and the band is checked every few
+# steps rather than once per epoch: with SGD at the paper's rate the module barely moves in a run this short.
+
+# %%
+R.departures(S)
+
+# %% [markdown]
+# ## Training the module beside the frozen classifier
+#
+# One crop is drawn per training image from `p(τ; φ(x))`; the module's gradient is REINFORCE with the batch's
+# mean loss as baseline, minus `λ` times the exact entropy's gradient; the classifier's weights never change.
+# The module starts with most of its mass on the whole image (the authors' layer biases), so its entropy starts
+# low, and `λ` rises when the entropy stays below the band and falls when it stays above. The trained module is
+# cached: a rerun loads it.
+
+# %%
+net, hist = F.train_module(S, nets[S.frozen], train)
+R.plot_trace(F.band_trace(hist), S)
+plt.show()
+
+# %% [markdown]
+# ## What the module learned: crops per image
+#
+# Crops drawn from the trained module (yellow) on test scenes it never saw, with the object's box (red). The
+# table measures the crop distributions on the whole test set: the trained module, the **same** module's
+# distribution averaged over the test images (its crops, not matched to the image: the input-independent
+# counterpart), the untrained module, and the random crop of the TTA baseline. `covers_object` is the
+# probability that a crop contains the object's centre, `centre_in_box` that the crop's centre lies on the object,
+# `kl_to_mean` the mean KL divergence of each image's distribution to the average one (0 when it ignores the image).
+
+# %%
+R.plot_crops(test, F.sample_crops(S, net.augment, test))
+plt.show()
+stats = F.crop_stats(S, net.augment, test)
+stats.round(3)
+
+# %% [markdown]
+# ## Test-time augmentation of the frozen classifier and of another one
+#
+# Every classifier sees the same views. For each repeat of the draws, the `n = 1` and `n = 4` views are the first
+# of that repeat's ten. The module was trained beside the first classifier only.
+
+# %%
+res = F.tta(S, net.augment, nets, test)
+R.plot_tta(res)
+plt.show()
+
+# %% [markdown]
+# ## Table 2, this run beside the paper
+#
+# Test accuracy (%) with each TTA, mean ± standard error over the repeats of the draws. The paper's columns are
+# the ImageNet models ours stand for; Fast AutoAugment is not re-run (its searched policy is not available here),
+# and the single-sample rows are ours only.
+
+# %%
+table, facts = R.report(run, S, res, stats, hist)
+table
+
+# %% [markdown]
+# The claims of section 5.3, each with the criterion its verdict is computed by, and the metrics that have a paper
+# value.
+
+# %%
+results.glue(facts)
+run.claims_table()
+
+# %%
+run.table()
+
+# %% [markdown]
+# ## What this run shows
+#
+# - **The frozen classifier**, {glue:md}`d5_frozen`, scores {glue:md}`d5_alone` alone on the
+#   {glue:md}`d5_n_test` test scenes, and {glue:md}`d5_ia` with InstaAug's TTA of {glue:md}`d5_n` samples:
+#   {glue:md}`d5_gain` over {glue:md}`d5_repeats` repeats of the draws (the paper: 80.43 → 81.18 % on
+#   ResNet-50).
+# - **Against random crops** of the same number, InstaAug's TTA differs by {glue:md}`d5_vs_rc` (random crop:
+#   {glue:md}`d5_rc`). Random crops alone change the classifier's accuracy by {glue:md}`d5_rc_vs_alone` and
+#   AutoAugment's ImageNet policy by {glue:md}`d5_aa_vs_alone` (the paper: both lower ResNet-50's). Our classifier
+#   was trained with RandomResizedCrop on objects that move and change size, so random crops at test time are
+#   views of the kind it was trained on; AutoAugment's colour and geometry operations are not.
+# - **The same module on other classifiers**, without retraining: {glue:md}`d5_transfer` over the classifier
+#   alone, and {glue:md}`d5_transfer_rc` against random crops of the same number.
+# - **From 4 to 10 samples**, InstaAug's TTA changes by {glue:md}`d5_grow`.
+# - **The crops depend on the image**: the mean KL divergence of each image's crop distribution to the average
+#   one is {glue:md}`d5_kl`. A crop holds the object's centre with probability {glue:md}`d5_cover`; the expected
+#   crop side is {glue:md}`d5_side`.
+# - **How far to trust the differences**: the ± above are over the repeats of the draws only. One accuracy on
+#   these {glue:md}`d5_n_test` test scenes has a sampling error of about {glue:md}`d5_test_se` on its own,
+#   and differences between two TTAs of the same images somewhat less: a difference well below that is not
+#   settled by these images, whatever the repeats say.
+# - **The entropy band**: the module's mean entropy went {glue:md}`d5_band` (band
+#   {glue:md}`d5_band_range`).
+#
+# The scale is far from the paper's: 56 px scenes and small networks instead of ImageNet at 224 px, a few
+# thousand training images for the module instead of 1.28 million, a few hundred test images instead of 50,000
+# (the table above lists every departure). The mechanism can be seen (a module trained beside a fixed network,
+# crops that follow the object, TTA without retraining); the paper's accuracies cannot.
+
+# %%
+run.save()
