@@ -138,3 +138,31 @@ def test_the_stored_runs_cover_our_keys():
         except DataMissingError as e:
             pytest.skip(f"scenes need Fashion-MNIST: {e}")
         assert not frame[["ours", "theirs"]].isna().any().any(), experiment
+
+
+# ----------------------------------------------------------------------------- paper D (invlib.papers.d.authors_code)
+def test_d_our_module_matches_the_authors_measurements():
+    from invlib.papers.d import authors_code as D
+
+    for part in D.PARTS:
+        frame = D.compare(part)
+        assert len(frame) and frame["same"].all(), (part, frame[~frame["same"]])
+    run = __import__("invlib.results", fromlist=["Run"]).Run("smoke", name="demo")
+    D.record(run)
+    assert {run.claims[f"authors/{p}_same"]["verdict"] for p in D.PARTS} == {"reproduced"}
+
+
+def test_d_the_comparison_can_fail(tmp_path):
+    import json
+
+    from invlib.papers.d import authors_code as D
+
+    rec = D.stored()
+    rec["scheduler"]["sequences"]["a_below_then_rising"]["lam"][3] *= 1.2  # one check off
+    rec["sampler"]["five"]["freq_theirs"] = rec["sampler"]["five"]["p"]  # "their" sampler unbiased: ours is not
+    rec["crops"]["boxes"][0][0] += 0.05
+    path = tmp_path / "a.json"
+    path.write_text(json.dumps(rec))
+    for part in ("scheduler", "sampler", "crops"):
+        assert not D.compare(part, path)["same"].all(), part
+    assert D.compare("scheduler", tmp_path / "missing.json").empty

@@ -1,0 +1,944 @@
+"""Run the InstaAug authors' invariance module on fixed inputs and record what it computes, as facts for paper D.
+
+Paper D (Miao, Rainforth, Mathieu, Dubois, Teh, Foster, Kim, ICML 2023) has public code:
+github.com/NingMiao/InstaAug. This script imports *their* ``InstaAug_module`` (and, for ``rotation``, their
+``examples/mixmo-pytorch`` training code) from a checkout of that repository (``--repo``) and measures, on the CPU
+with fixed seeds, what their code does. Nothing of theirs is copied into ``invlib``; the numbers go into
+``invlib/papers/d/authors_instaaug.json`` (one key per experiment, plus the commit, the date, the machine and the
+torch version), which our implementation's tests and chapters compare with.
+
+Experiments (``all`` runs them in turn):
+
+- ``crops``: their crop module as ``InstaAug_module/configs/config_crop_supervised.yaml`` builds it
+  (``learnable_invariance`` -> ``augmentation.Augmentation`` with ``PreActResFeatureNet``, crop layers [2, 3, -1],
+  layer biases [0, 1, 3], 64 px inputs): the candidate crops, the box each one cuts (measured by pushing a
+  coordinate image through their crop path), the mirror test (a bright blob, one large logit), the initial
+  probability mass per layer and entropy (random inputs, zeros), and their ``max_black_ratio`` filter.
+- ``sampler``: their categorical sampler (``distribution.Cropping_Categorical_Dist_ConvFeature``,
+  ``argmax(log p + Exp(1) noise)``) drawn 200,000 times on the initial distribution of one fixed input and on a
+  hand-made 5-category distribution, against the probabilities, the exact law of that sampler and a Gumbel-max
+  control; and their top-n selection for test-time augmentation.
+- ``scheduler``: their lambda ``Scheduler`` (``InstaAug_module/scheduler.py``) on scripted entropy sequences
+  (stored in the record, so a test can replay them).
+- ``rotation``: their Mario-Iggy rotation set-up (``config_rotation_supervised.yaml`` and
+  ``examples/mixmo-pytorch/config/marioiggy``): the initial bounds, then their training script for a few epochs
+  with the patches that its released state needs to run at all (``PATCHES``; each is stored in the record).
+
+Set-up (the packages their modules import that the book does not, none of them used on the measured paths):
+
+    git clone https://github.com/NingMiao/InstaAug ~/instaaug-authors
+    git -C ~/instaaug-authors checkout adee4961665a91c4d587543b37d9f0248fb5dcbd
+    .venv/bin/python -m pip install --target ~/instaaug-extras --no-deps torchdiffeq e2cnn easydict \
+        coloredlogs humanfriendly verboselogs
+
+Run (from the repository root; about 12 minutes on 2 cores, 11 of them rotation; see README.md here):
+
+    .venv/bin/python benchmarks/authors/instaaug_runs.py all --repo ~/instaaug-authors
+    .venv/bin/python benchmarks/authors/instaaug_runs.py rotation --repo ~/instaaug-authors --epochs 3
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import datetime
+import io
+import json
+import math
+import os
+import platform
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+import types
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+OUT = ROOT / "invlib" / "papers" / "d" / "authors_instaaug.json"
+EXTRAS = Path("~/instaaug-extras").expanduser()
+EXPERIMENTS = ("crops", "sampler", "scheduler", "rotation")
+CROP_CONFIG = "InstaAug_module/configs/config_crop_supervised.yaml"
+ROT_CONFIG = "InstaAug_module/configs/config_rotation_supervised.yaml"
+MARIO_CONFIG = "examples/mixmo-pytorch/config/marioiggy/exp_tinyimagenet_res18_1net_standard_bar1_test.yaml"
+SIZE = 64  # the Tiny-ImageNet (and Mario-Iggy) input side of their configs
+MODULE_SEEDS = (0, 1, 2, 3, 4)  # module initialisations averaged for the initial masses
+BATCH = 100  # their batch size (config/tiny/*.yaml); their module's BatchNorm is always in train mode
+FIXED_INPUT_SEED = 1  # the sampler's fixed input: torch.manual_seed(1); torch.randn(1, 3, 64, 64)
+DRAWS = 200_000
+FIVE = (0.4, 0.3, 0.15, 0.1, 0.05)
+TOP_NS = (1, 4, 10, 50)  # 50: their test_copies
+LAM0, BAND = 0.2, (3.0, 3.5)
+SHIMS = [
+    "sys.path: their checkout first, the extras folder (torchdiffeq, e2cnn, easydict, coloredlogs, humanfriendly, "
+    "verboselogs; pip --target, --no-deps) last. InstaAug_module/utils.py imports torchdiffeq (for expm, unused "
+    "here), architectures/e2_steerable.py imports e2cnn (unused), mixmo's utils import easydict and coloredlogs",
+    "rotation only: torch.utils.tensorboard is replaced by a stub whose SummaryWriter does nothing when the "
+    "tensorboard package is absent (mixmo/learners/abstract_learner.py:7 imports it; their only use, save_tb, is "
+    "commented out at abstract_learner.py:280)",
+    "rotation only: numpy.reshape accepts the keyword newshape= again (NumPy 2.4 removed it; their "
+    "mixmo/core/metrics_wrapper.py:239 calls np.reshape(..., newshape=...)); it means shape=",
+]
+PATCHES = [  # what their released code needs for the rotation set-up to run at all; see _patch_rotation
+    "P1 augmentation.py:245: Augmentation.__init__ reads self.get_param.centers_crop (and three more crop "
+    "attributes) that Image2AugmentParam only sets when there are crop layers (augmentation.py:99-100), so a "
+    "rotation-only (or colour-only) module cannot be built (AttributeError). Shim: those four names are class "
+    "attributes of Image2AugmentParam equal to [], and augmentation.Cropping_Categorical_Dist_ConvFeature returns "
+    "None for an empty list of crop layers (the crop distribution is never used without 'crop' in transform)",
+    "P2 augmentation.py:440: the last line of Augmentation.forward_, reached by every mode without 'crop', calls "
+    "x.device() (a torch.device is not callable: TypeError). Shim: when forward_ raises that TypeError in rotation "
+    "mode, the script returns what the line means, with the rotated images recomputed from the rotation angles "
+    "their code drew (self.dist_rotation.perturbation, through their Generators.r, F.affine_grid and "
+    "F.grid_sample with align_corners=True, as augmentation.py:366-368)",
+    "P3 augmentation.py:440 returns zeros as the entropy. Their loss subtracts entropy.mean(0) times the two "
+    "entropy_weights of the rotation config (mixmo/core/loss.py:324) and their scheduler reads value[i] for "
+    "i = 0, 1 (abstract_learner.py:339, which raises IndexError on the scalar mean of zeros at the end of epoch "
+    "1). The shim returns self.dist_rotation.entropy_every, shape (B, 2): the two bounds (a, b) averaged over the "
+    "cells (distribution.py:428), what the two weights and the two thresholds of the config are for",
+]
+
+
+# ----------------------------------------------------------------------------- set-up and records
+def _commit(repo: Path) -> str:
+    try:
+        return subprocess.run(["git", "-C", str(repo), "rev-parse", "HEAD"], capture_output=True, text=True,
+                              check=True).stdout.strip()
+    except (subprocess.CalledProcessError, FileNotFoundError):
+        return (repo / "COMMIT").read_text().strip() if (repo / "COMMIT").exists() else "unknown"
+
+
+def _machine() -> dict:
+    cpu = platform.processor()
+    with contextlib.suppress(OSError):
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith("model name"):
+                cpu = line.split(":", 1)[1].strip()
+                break
+    import torch
+
+    return dict(platform=platform.platform(), cpu=cpu, cores=os.cpu_count(), device="cpu",
+                torch_threads=torch.get_num_threads(), python=platform.python_version())
+
+
+def _meta(repo: Path) -> dict:
+    import numpy as np
+    import torch
+
+    return dict(repository="github.com/NingMiao/InstaAug", commit=_commit(repo),
+                date=datetime.datetime.now(datetime.UTC).strftime("%Y-%m-%d"), machine=_machine(),
+                torch=torch.__version__, numpy=np.__version__, shims=SHIMS)
+
+
+def setup(repo: Path, extras: Path) -> None:
+    """Their checkout first on sys.path, the extras last (see SHIMS)."""
+    sys.path.insert(0, str(repo))
+    if extras.is_dir():
+        sys.path.append(str(extras))
+
+
+def _quiet():
+    """Their constructors print (``Features dimension``, rotation bounds now and then): keep stdout clean."""
+    return contextlib.redirect_stdout(io.StringIO())
+
+
+def _r(v, nd: int = 6):
+    """Round floats (nested lists too) for the JSON."""
+    if isinstance(v, (list, tuple)):
+        return [_r(u, nd) for u in v]
+    return round(float(v), nd)
+
+
+def _save(key: str, record: dict, meta: dict, out: Path) -> None:
+    doc = json.loads(out.read_text()) if out.exists() else {}
+    doc.update(about="Measurements of the InstaAug authors' code (github.com/NingMiao/InstaAug) on fixed inputs, "
+                     "written by benchmarks/authors/instaaug_runs.py; numbers only (their code is not part of "
+                     "invlib).", **meta)
+    doc[key] = record
+    ordered = {k: doc[k] for k in doc if k not in EXPERIMENTS}
+    ordered.update({k: doc[k] for k in EXPERIMENTS if k in doc})
+    out.parent.mkdir(parents=True, exist_ok=True)
+    out.write_text(json.dumps(ordered, indent=1, allow_nan=False) + "\n")
+
+
+def _config(repo: Path, rel: str, **overrides) -> dict:
+    import yaml
+
+    cfg = yaml.safe_load((repo / rel).read_text())
+    cfg.update(overrides)
+    return cfg
+
+
+def _their_crop_module(repo: Path, seed: int):
+    """``learnable_invariance(config_crop_supervised.yaml)`` initialised under ``torch.manual_seed(seed)``."""
+    import torch
+    from InstaAug_module import learnable_invariance
+
+    torch.manual_seed(seed)
+    with _quiet():
+        return learnable_invariance(_config(repo, CROP_CONFIG), device="cpu")
+
+
+def _logits(li, x):
+    """Their crop logits (B, 321): ``Image2AugmentParam.forward`` (head + layer bias - log #cells), flattened as
+    ``Cropping_Categorical_Dist_ConvFeature.forward`` does (distribution.py:79-85)."""
+    import torch
+
+    params_crop = li.augmentation.get_param(x)[0]
+    return torch.cat([p.reshape(p.shape[0], -1) for p in params_crop], 1)
+
+
+def _index_of(dist, tparams):
+    """The crop index of each row of their ``transformation_param`` (B, n, 4) = (centre, size): the nearest row of
+    their table (their sampler returns boxes, not indices)."""
+    import torch
+
+    table = torch.cat([dist.centers, dist.sizes], 1)  # (321, 4)
+    flat = tparams.reshape(-1, 4)
+    return torch.cdist(flat.double(), table.double()).argmin(1).reshape(tparams.shape[:-1])
+
+
+# ----------------------------------------------------------------------------- crops
+def _coordinate_image():
+    """Channel 0: the x (column) coordinate of each pixel centre in pixels (k + 0.5), channel 1: y (row), 2: ones."""
+    import torch
+
+    k = torch.arange(SIZE, dtype=torch.float32) + 0.5
+    yy, xx = torch.meshgrid(k, k, indexing="ij")
+    return torch.stack([xx, yy, torch.ones_like(xx)])[None]
+
+
+def _one_hot_params(li, cells, big: float = 1e4):
+    """Their ``params`` argument (a list of per-layer logit maps) with logit ``big`` at crop ``cells[i]`` for row i."""
+    import torch
+
+    ap = li.augmentation.get_param
+    shapes = [c.shape[:2] for c in ap.centers_crop]
+    sizes = [a * b for a, b in shapes]
+    flat = torch.zeros(len(cells), sum(sizes))
+    flat[torch.arange(len(cells)), torch.as_tensor(cells)] = big
+    out, start = [], 0
+    for (a, b), n in zip(shapes, sizes, strict=True):
+        out.append(flat[:, start:start + n].reshape(-1, 1, a, b))
+        start += n
+    return out
+
+
+def _their_crop(li, x, cells):
+    """Push ``x`` (1 or len(cells) images) through their ``Augmentation.forward`` with one dominant logit per row:
+    their sampler picks that crop, their crop path cuts it. Returns (crops, chosen indices)."""
+    import torch
+
+    if x.shape[0] == 1:
+        x = x.expand(len(cells), -1, -1, -1).contiguous()
+    params = _one_hot_params(li, cells)
+    with torch.no_grad():
+        out, logprob, _, _ = li(x, n_copies=1, params=params)  # learnable_invariance.forward (__init__.py:48-61)
+    return out, logprob
+
+
+def _ours_equivalent_crop(x, boxes):
+    """An align_corners=False crop of (centre x, centre y, side) in fractions of the image (0 = left/top edge,
+    1 = right/bottom edge), bilinear with zero fill: the convention of the boxes stored here."""
+    import torch
+    import torch.nn.functional as F
+
+    s = boxes[:, 2]
+    z = torch.zeros_like(s)
+    theta = torch.stack([torch.stack([s, z, 2 * boxes[:, 0] - 1], -1), torch.stack([z, s, 2 * boxes[:, 1] - 1], -1)],
+                        -2)
+    grid = F.affine_grid(theta, list(x.shape), align_corners=False)
+    return F.grid_sample(x, grid, mode="bilinear", padding_mode="zeros", align_corners=False)
+
+
+def _entropy(logp):
+    import torch
+
+    return -(torch.exp(logp) * logp).sum(-1)
+
+
+def _layer_masses(logp, slices):
+    import torch
+
+    p = torch.exp(logp)
+    return torch.stack([p[:, a:b].sum(1) for a, b in slices], 1)
+
+
+def crops(repo: Path) -> dict:
+    import torch
+
+    li = _their_crop_module(repo, 0)
+    aug, ap = li.augmentation, li.augmentation.get_param
+    dist = aug.distC_crop
+    cfg = _config(repo, CROP_CONFIG)
+    n = dist.centers.shape[0]
+    layers, slices, start = [], [], 0
+    for i, layer in enumerate(cfg["crop_layer"]):
+        k = ap.centers_crop[i].shape[0]
+        layers.append(dict(layer=layer, cells=k, count=k * k, first_index=start, side=float(ap.scopes_crop[i]),
+                           bias=float(ap.bias[i]), log_cells=float(ap.log_nums_crop[i])))
+        slices.append((start, start + k * k))
+        start += k * k
+    assert start == n
+
+    # the box each crop cuts: a coordinate image through their sampler + crop path, one dominant logit per row
+    out, logprob = _their_crop(li, _coordinate_image(), list(range(n)))
+    chosen_ok = bool((logprob.abs() < 1e-3).all())  # log p of the sampled crop ~ 0: the intended crop was drawn
+    mid = slice(SIZE // 2 - 1, SIZE // 2 + 1)
+    cx = out[:, 0, mid, mid].mean((1, 2)) / SIZE
+    cy = out[:, 1, mid, mid].mean((1, 2)) / SIZE
+    side_x = out[:, 0, SIZE // 2, SIZE // 2] - out[:, 0, SIZE // 2, SIZE // 2 - 1]  # output pitch in input pixels
+    side_y = out[:, 1, SIZE // 2, SIZE // 2] - out[:, 1, SIZE // 2 - 1, SIZE // 2]
+    inside = out[:, 2].mean((1, 2))  # share of the crop's samples inside the image (zero fill outside)
+    boxes = torch.stack([cx, cy, side_x], 1)
+
+    # the formula: cell (row r, col c) of a K x K layer -> their centre table (n_row, n_col) = (-1 + (2r+1)/K,
+    # -1 + (2c+1)/K) (mixmo_resnet_feature.py:277-293) -> affine [[s, 0, -n_row], [0, s, -n_col]]
+    # (math_op.py:67-74): the crop centre is x = -n_row, y = -n_col (normalised, align_corners=True)
+    def frac(nrm):  # normalised coordinate (align_corners=True) -> fraction of the image (align_corners=False)
+        return ((nrm + 1) / 2 * (SIZE - 1) + 0.5) / SIZE
+
+    n_row, n_col = dist.centers[:, 0].double(), dist.centers[:, 1].double()
+    side = dist.sizes[:, 0].double()
+    mirrored = torch.stack([frac(-n_row), frac(-n_col), side], 1)  # the boxes stored (exact; float64)
+    unmirrored = torch.stack([frac(n_col), frac(n_row), side], 1)
+    nominal = torch.stack([(1 + n_col) / 2, (1 + n_row) / 2], 1)  # the cell's own centre, (x, y) fractions
+    x_rand = torch.randn(4, 3, SIZE, SIZE, generator=torch.Generator().manual_seed(5))
+    theirs = torch.cat([_their_crop(li, x_rand[j:j + 1], list(range(n)))[0] for j in range(4)])
+    ours = torch.cat([_ours_equivalent_crop(x_rand[j:j + 1].expand(n, -1, -1, -1), mirrored.float())
+                      for j in range(4)])
+
+    # the mirror test: a bright blob at pixel (row 10, col 22), in layer-2 cell (2, 5); the mirrored cell is (10, 13)
+    k2 = layers[0]["cells"]
+    blob_rc = (10, 22)
+    yy, xx = torch.meshgrid(torch.arange(SIZE, dtype=torch.float32), torch.arange(SIZE, dtype=torch.float32),
+                            indexing="ij")
+    blob = torch.exp(-((yy - blob_rc[0]) ** 2 + (xx - blob_rc[1]) ** 2) / (2 * 1.5 ** 2))
+    img = torch.zeros(1, 3, SIZE, SIZE)
+    img[0, 0] = blob
+    cell = (blob_rc[0] * k2 // SIZE, blob_rc[1] * k2 // SIZE)
+    mirror = (k2 - 1 - cell[1], k2 - 1 - cell[0])
+    scan, _ = _their_crop(li, img, list(range(k2 * k2)))
+    s2 = layers[0]["side"]
+    captured = scan[:, 0].sum((1, 2)) * (s2 ** 2) / blob.sum()  # share of the blob inside each layer-2 crop
+    peak_at = scan[:, 0].flatten(1).argmax(1)
+    centre_dist = torch.hypot(peak_at // SIZE - (SIZE - 1) / 2, peak_at % SIZE - (SIZE - 1) / 2)
+    centred = torch.where(captured > 0.5, centre_dist, torch.full_like(centre_dist, 1e9)).argmin().item()
+
+    def probe(rc):
+        i = rc[0] * k2 + rc[1]
+        pk = int(peak_at[i])
+        return dict(cell=list(rc), index=i, box=_r(mirrored[i].tolist()), blob_share_inside=_r(captured[i].item(), 4),
+                    blob_peak_in_output=_r(scan[i, 0].max().item(), 4),
+                    blob_peak_at_output_row_col=[pk // SIZE, pk % SIZE] if scan[i, 0].max() > 0.05 else None)
+
+    mirror_test = dict(
+        blob=f"Gaussian (sigma 1.5 px, peak 1) at pixel row {blob_rc[0]}, col {blob_rc[1]} of a 64 px image "
+             f"(box fractions x {_r((blob_rc[1] + 0.5) / SIZE, 4)}, y {_r((blob_rc[0] + 0.5) / SIZE, 4)}), channel 0",
+        blob_cell=list(cell), mirrored_cell=list(mirror),
+        selecting_blob_cell=probe(cell), selecting_mirrored_cell=probe(mirror),
+        cell_whose_crop_centres_the_blob=[centred // k2, centred % k2],
+        cells_with_over_half_the_blob=[[i // k2, i % k2] for i in (captured > 0.5).nonzero().flatten().tolist()])
+
+    # the initial distribution: masses per layer and entropy, random inputs and zeros, module in train mode
+    rand_m, rand_h, zero_m, zero_h, eval_m, eval_h = [], [], [], [], [], []
+    for seed in MODULE_SEEDS:
+        mod = _their_crop_module(repo, seed)
+        x = torch.randn(BATCH, 3, SIZE, SIZE, generator=torch.Generator().manual_seed(1000 + seed))
+        with torch.no_grad():
+            lp = torch.log_softmax(_logits(mod, x), -1)
+            rand_m.append(_layer_masses(lp, slices))
+            rand_h.append(_entropy(lp))
+            lz = torch.log_softmax(_logits(mod, torch.zeros_like(x)), -1)
+            zero_m.append(_layer_masses(lz, slices))
+            zero_h.append(_entropy(lz))
+            mod.augmentation.get_param.eval()  # not their use: their module is never put in eval mode
+            le = torch.log_softmax(_logits(mod, x), -1)
+            eval_m.append(_layer_masses(le, slices))
+            eval_h.append(_entropy(le))
+    cat = torch.cat
+    rand_m, rand_h, zero_m, zero_h = cat(rand_m), cat(rand_h), cat(zero_m), cat(zero_h)
+    eval_m, eval_h = cat(eval_m), cat(eval_h)
+    w = torch.tensor([math.exp(b - lc) for b, lc in zip(ap.bias, ap.log_nums_crop, strict=True)])
+    per_crop = torch.cat([torch.full((e - s,), float(v)) for (s, e), v in zip(slices, w, strict=True)])
+    p_theory = per_crop / per_crop.sum()
+    theory_m = [float(p_theory[s:e].sum()) for s, e in slices]
+    theory_h = float(-(p_theory * p_theory.log()).sum())
+
+    def stats(v):
+        return dict(mean=_r(v.mean().item()), sd=_r(v.std().item()), min=_r(v.min().item()), max=_r(v.max().item()))
+
+    initial = dict(
+        layer_order=[lay["layer"] for lay in layers],
+        bias_only=dict(mass_per_layer=_r(theory_m), entropy=_r(theory_h),
+                       about="logits = layer bias - log(#cells): what the module outputs when its heads give 0"),
+        zeros=dict(mass_per_layer=_r(zero_m.mean(0).tolist()), entropy=stats(zero_h)),
+        random=dict(mass_per_layer=_r(rand_m.mean(0).tolist()), mass_per_layer_sd=_r(rand_m.std(0).tolist()),
+                    entropy=stats(rand_h), inputs="torch.randn(100, 3, 64, 64) per module seed, train mode"),
+        random_eval_mode=dict(mass_per_layer=_r(eval_m.mean(0).tolist()), entropy=stats(eval_h)),
+        max_entropy=_r(math.log(n)), module_seeds=list(MODULE_SEEDS), batch=BATCH)
+
+    # max_black_ratio: their filter of border crops (absent from the supervised config: 1.0, no filter)
+    from InstaAug_module import learnable_invariance
+
+    black = {}
+    for ratio in (1.0, 0.5, 0.2, 0.0):
+        torch.manual_seed(0)
+        with _quiet():
+            m = learnable_invariance(_config(repo, CROP_CONFIG, max_black_ratio=ratio), device="cpu")
+        g = m.augmentation.get_param
+        black[str(ratio)] = dict(margin_cells_dropped_per_side=[int(v) for v in g.mask],
+                                 cells_per_layer=[int(c.shape[0]) for c in g.centers_crop],
+                                 num_crops=int(m.augmentation.distC_crop.centers.shape[0]))
+    return dict(
+        settings=dict(config=CROP_CONFIG, crop_layer=cfg["crop_layer"], crop_layer_bias=cfg["crop_layer_bias"],
+                      input=[3, SIZE, SIZE], module_seed=0,
+                      classes="InstaAug_module.learnable_invariance -> augmentation.Augmentation(PreActResFeatureNet "
+                              "of architectures/mixmo_resnet_feature.py) -> Image2AugmentParam (logits) + "
+                              "distribution.Cropping_Categorical_Dist_ConvFeature (sampler)"),
+        module=dict(parameters=int(sum(p.numel() for p in li.parameters())),
+                    about="conv3x3 stride 2 (3->8), pre-act blocks 8 (stride 1), 16 (stride 2), 32 (stride 2); "
+                          "crop heads: 1x1 conv (16->1) on the 16x16 map, 1x1 conv (32->1) on the 8x8 map, 8x8 conv "
+                          "(32->1) for the global crop, head weights /10, plus a zero-initialised per-position "
+                          "bias (AddBias)"),
+        num_crops=n, layers=layers,
+        index_order="layer by layer in crop_layer order; inside a layer row-major over the feature map: index "
+                    "first_index + r * cells + c is the cell at row r, column c",
+        convention="boxes are [cx, cy, side]: the centre's x (column, 0 = left edge, 1 = right edge) and y (row, "
+                   "0 = top edge) and the side, as fractions of the image, in the align_corners=False sense: "
+                   "_ours_equivalent_crop (affine [[s, 0, 2cx-1], [0, s, 2cy-1]], bilinear, zero fill, "
+                   "align_corners=False, output 64 px) with these boxes gives their crops "
+                   "up to float32 rounding of the two sampling grids (crops_reproduced_with_boxes_max_abs_diff, on "
+                   "randn images). "
+                   "Their code: affine [[s, 0, -n_row], [0, s, -n_col]] with align_corners=True "
+                   "(augmentation.py:420-436, math_op.py:67-74), where (n_row, n_col) = (-1 + (2r+1)/K, "
+                   "-1 + (2c+1)/K) is their table of centres for cell (r, c) of a K x K layer "
+                   "(mixmo_resnet_feature.py:277-293). The row coordinate drives x and the column drives y, both "
+                   "negated: cell (r, c) cuts the crop centred at the cell (K-1-c, K-1-r), the mirror across the "
+                   "anti-diagonal. align_corners=True also pulls the centres toward the middle by a factor 63/64: "
+                   "cx = ((1 - n_row) / 2 * 63 + 0.5) / 64",
+        boxes=_r(mirrored.tolist(), 8),
+        boxes_about="the mirror formula of `convention`, checked against the boxes measured by pushing a coordinate "
+                    "image (pixel centres k + 0.5) through their sampler and crop path with one dominant logit per "
+                    "crop: the centre is the mean of the 2x2 middle outputs, the side the step between two middle "
+                    "outputs (float32 measurement)",
+        measured_vs_mirror_formula_max_error=_r((boxes.double() - mirrored).abs().max().item(), 8),
+        measured_vs_unmirrored_formula_max_error=_r((boxes.double() - unmirrored).abs().max().item(), 8),
+        measured_side_y_equals_x=bool(torch.allclose(side_x, side_y, atol=1e-4)),
+        intended_sampler_drew_the_one_hot_crop=chosen_ok,
+        cell_centres_nominal=dict(about="the cell's own centre (x, y) = ((2c+1)/2K, (2r+1)/2K), what a crop 'centred "
+                                        "on its cell' would use", first_and_last=_r(nominal[[0, n - 1]].tolist())),
+        crops_reproduced_with_boxes_max_abs_diff=_r((theirs - ours).abs().max().item(), 8),
+        inside_fraction=_r(inside.tolist(), 4),
+        inside_fraction_about="mean of a ones channel over each 64 px crop: the share of its samples inside the "
+                              "image (the rest is zero fill; bilinear at the border)",
+        crops_crossing_the_border=int((inside < 0.999).sum()),
+        mirror_test=mirror_test, initial=initial,
+        max_black_ratio=dict(config_value=cfg.get("max_black_ratio"), default=1.0, variants=black,
+                             about="config_crop_supervised.yaml has no max_black_ratio: Augmentation uses 1.0 "
+                                   "(augmentation.py:229-232), mask_for_no_padding(1.0) drops nothing, all "
+                                   "321 crops stay. A ratio < 1 drops the m outermost rows and columns of cells of "
+                                   "each layer, m the first j with 1 - (n_row[j,j] + 1 + s)^2 / (2s)^2 <= ratio "
+                                   "(mixmo_resnet_feature.py:340-354; the centres are those before the mirror)"),
+        centre_interval_and_size_range=dict(center_intervals=[float(v) for v in ap.center_intervals_crop],
+                                            size_ranges=[[float(a) for a in r] for r in ap.scope_ranges_crop],
+                                            about="their forward calls the sampler with smooth=True (jitter of the "
+                                                  "centre by U[-interval, interval], side drawn in the size "
+                                                  "range), but conv.center(interval=False) and "
+                                                  "conv.scope(ranges=False) make both degenerate: no jitter"))
+
+
+# ----------------------------------------------------------------------------- sampler
+def _exp_noise_law(p):
+    """The exact law of argmax_i(log p_i + E_i), E_i ~ Exp(1) i.i.d.:
+    P(k) = p_k * int_0^{1/max_{i != k} p_i} prod_{i != k} (1 - p_i u) du  (u = exp(-t); the integrand is a
+    polynomial on that interval, so Gauss-Legendre with 600 nodes is exact to rounding)."""
+    import numpy as np
+
+    p = np.asarray(p, dtype=np.float64)
+    nodes, weights = np.polynomial.legendre.leggauss(600)
+    out = np.empty_like(p)
+    for k in range(len(p)):
+        others = np.delete(p, k)
+        upper = min(1 / p[k], 1 / others.max())
+        u = (nodes + 1) / 2 * upper
+        logprod = np.log1p(-np.outer(u, others)).sum(1)
+        out[k] = p[k] * (weights * np.exp(logprod)).sum() * upper / 2
+    return out
+
+
+def _their_draws(dist, logits_row, draws, seed, chunk=20_000):
+    """``draws`` samples from their ``Cropping_Categorical_Dist_ConvFeature.forward`` (n_copies=1, as their
+    training), the logits repeated over the rows; returns the counts per category."""
+    import torch
+
+    torch.manual_seed(seed)
+    counts = torch.zeros(logits_row.shape[-1], dtype=torch.long)
+    done = 0
+    with torch.no_grad():
+        while done < draws:
+            b = min(chunk, draws - done)
+            tparams, _, _, _ = dist(logits_row.expand(b, -1).contiguous(), n_copies=1, avoid_black_margin=False)
+            counts += torch.bincount(_index_of(dist, tparams).flatten(), minlength=counts.numel())
+            done += b
+    return counts
+
+
+def _gumbel_draws(logp, draws, seed):
+    import torch
+
+    g = torch.Generator().manual_seed(seed)
+    u = torch.rand(draws, logp.numel(), generator=g).clamp_min(1e-20)
+    return torch.bincount((logp - torch.log(-torch.log(u))).argmax(1), minlength=logp.numel())
+
+
+def _compare(p, counts, gumbel_counts, law, draws):
+    import numpy as np
+
+    f = counts.double().numpy() / draws
+    fg = gumbel_counts.double().numpy() / draws
+    p = np.asarray(p, dtype=np.float64)
+    k = int(p.argmax())
+    return dict(draws=draws, tv_theirs_vs_p=_r(0.5 * np.abs(f - p).sum()),
+                tv_gumbel_control_vs_p=_r(0.5 * np.abs(fg - p).sum()),
+                tv_theirs_vs_exp_noise_law=_r(0.5 * np.abs(f - law).sum()),
+                tv_exp_noise_law_vs_p=_r(0.5 * np.abs(law - p).sum()),
+                exp_noise_law_sums_to=_r(law.sum(), 8),
+                most_likely=dict(index=k, p=_r(p[k]), freq_theirs=_r(f[k]), exp_noise_law=_r(law[k]),
+                                 freq_gumbel=_r(fg[k]), sd_of_freq=_r(math.sqrt(p[k] * (1 - p[k]) / draws)))), f, fg
+
+
+def sampler(repo: Path) -> dict:
+    import numpy as np
+    import torch
+    from InstaAug_module.distribution import Cropping_Categorical_Dist_ConvFeature
+
+    li = _their_crop_module(repo, 0)
+    dist = li.augmentation.distC_crop
+    torch.manual_seed(FIXED_INPUT_SEED)
+    x = torch.randn(1, 3, SIZE, SIZE)
+    with torch.no_grad():
+        logits = _logits(li, x)
+    logp = torch.log_softmax(logits, -1)[0]
+    p = logp.exp().double().numpy()
+    counts = _their_draws(dist, logits, DRAWS, seed=0)
+    law = _exp_noise_law(p)
+    summary, f, fg = _compare(p, counts, _gumbel_draws(logp, DRAWS, seed=0), law, DRAWS)
+    top = np.argsort(-p)[:20]
+    slices = [(0, 256), (256, 320), (320, 321)]
+    crop321 = dict(**summary,
+                   per_layer=dict(p=_r([p[a:b].sum() for a, b in slices]),
+                                  freq_theirs=_r([f[a:b].sum() for a, b in slices]),
+                                  exp_noise_law=_r([law[a:b].sum() for a, b in slices]),
+                                  freq_gumbel=_r([fg[a:b].sum() for a, b in slices])),
+                   top20=[dict(index=int(i), p=_r(p[i]), freq_theirs=_r(f[i]), exp_noise_law=_r(law[i]),
+                               freq_gumbel=_r(fg[i])) for i in top],
+                   entropy=_r(float(-(p * np.log(p)).sum())),
+                   entropy_of_freq_theirs=_r(float(-(f[f > 0] * np.log(f[f > 0])).sum())))
+
+    # the hand-made 5-category distribution, through the same class of theirs (5 dummy crops)
+    five = torch.tensor(FIVE, dtype=torch.float64)
+    d5 = Cropping_Categorical_Dist_ConvFeature([torch.tensor([[0.1 * i, 0.0] for i in range(5)]).reshape(5, 1, 2)],
+                                               [0.0], [0.5], [[0.5, 0.5]])
+    lp5 = five.log().float()[None]
+    c5 = _their_draws(d5, lp5, DRAWS, seed=0)
+    law5 = _exp_noise_law(FIVE)
+    s5, f5, fg5 = _compare(FIVE, c5, _gumbel_draws(lp5[0], DRAWS, seed=0), law5, DRAWS)
+    five_rec = dict(p=list(FIVE), freq_theirs=_r(f5.tolist()), exp_noise_law=_r(law5.tolist()),
+                    freq_gumbel=_r(fg5.tolist()), **s5)
+
+    # top-n for test-time augmentation: the sampler with output_max = n (what their eval path passes)
+    top_n = {}
+    with torch.no_grad():
+        params_crop = li.augmentation.get_param(x)[0]
+        for k in TOP_NS:
+            tp, _, _, _ = dist(params_crop, n_copies=k, avoid_black_margin=False, output_max=k)
+            idx = _index_of(dist, tp)[0].tolist()
+            top_n[str(k)] = dict(indices=idx, p=_r(p[idx].tolist()),
+                                 equals_top_k_by_probability=idx == np.argsort(-p, kind="stable")[:k].tolist())
+    return dict(
+        settings=dict(draws=DRAWS, seed="torch.manual_seed(0) before the draws (their sampler uses the global "
+                                        "generator); Gumbel control: torch.Generator().manual_seed(0)",
+                      fixed_input=f"module of config_crop_supervised.yaml under torch.manual_seed(0); input: "
+                                  f"torch.manual_seed({FIXED_INPUT_SEED}); torch.randn(1, 3, 64, 64); module in "
+                                  "train mode (as theirs), batch of 1"),
+        rule="their sampler (distribution.py:93-95): rand = U(0,1) of prob's shape; samples = (-log(rand) + "
+             "logprob).topk(n_copies): argmax(log p + E), E ~ Exp(1), without replacement for n_copies > 1. "
+             "The Gumbel-max trick needs -log(-log U). Exact law of theirs: P(k) = p_k int_0^{1/max_{i!=k} p_i} "
+             "prod_{i!=k} (1 - p_i u) du (exp_noise_law)",
+        fixed_input_logprobs=_r(logp.tolist()),
+        crops_321=crop321, five=five_rec,
+        top_n=dict(**top_n, about="eval path: model_wrapper.py:321 calls Li(x, n_copies=test_copies, "
+                                  "output_max=test_copies); distribution.py:98-100 then takes logprob.topk(n) "
+                                  "(deterministic, sorted by probability), and smooth is switched off"))
+
+
+# ----------------------------------------------------------------------------- scheduler
+def _sequences() -> dict:
+    below_rising = ([2.0 + 0.003 * i for i in range(10)] + [2.03 + 0.01 * i for i in range(1, 11)]
+                    + [2.2, 2.5, 2.9, 3.1, 3.2])
+    above = [4.0] * 10 + [4.0 - 0.003 * i for i in range(1, 11)] + [3.97 - 0.01 * i for i in range(1, 11)] + [3.4]
+    inside = [3.0, 3.1, 3.25, 3.4, 3.5, 3.2, 3.3, 3.0, 3.5]
+    oscillating = [2.95, 3.05] * 5 + [2.99, 2.98] * 5 + [2.99, 2.992, 2.994, 2.996, 2.998] + [3.01, 2.99, 2.99]
+    long_below = [2.0] * 80 + [4.0] * 120
+    return dict(
+        a_below_then_rising=dict(entropy=below_rising, about="below the band: rising by 0.003 per check (not "
+                                 "more than 0.005: lambda still rises), then by 0.01 (lambda holds), then into the "
+                                 "band"),
+        b_above=dict(entropy=above, about="above the band: flat, then falling by 0.003 (lambda still falls), then "
+                                          "by 0.01 (lambda holds), then inside"),
+        c_inside=dict(entropy=inside, about="inside the band, both ends included (3.0 and 3.5: strict comparisons)"),
+        d_oscillating=dict(entropy=oscillating, about="across H_min each check, then below with alternating "
+                                                      "rises of 0.01 and falls, then slow rises of 0.002, then "
+                                                      "out and back"),
+        e_long_below=dict(entropy=[round(v, 6) for v in long_below],
+                          about="80 checks far below (the net cap of 50 steps up), then 120 far above (the cap "
+                                "is on the net count: 100 steps down, to 50 below lambda0)"))
+
+
+def scheduler(repo: Path) -> dict:
+    from InstaAug_module.scheduler import Scheduler
+
+    seqs = _sequences()
+    for rec in seqs.values():
+        s = Scheduler(BAND[0], BAND[1])
+        lam, factors, lams, status, side = LAM0, [], [], [], []
+        for h in rec["entropy"]:
+            f = s.step(h)
+            lam *= f
+            factors.append(_r(f, 10))
+            lams.append(_r(lam, 10))
+            status.append(s.status)
+            side.append(s.small_or_large)
+        rec["entropy"] = _r(rec["entropy"], 6)
+        rec.update(factor=factors, lam=lams, status=status, small_or_large=side,
+                   increases=sum(f > 1 for f in factors), decreases=sum(f < 1 for f in factors),
+                   final_lam=lams[-1])
+    s = Scheduler(BAND[0], BAND[1])
+    return dict(
+        settings=dict(lam0=LAM0, band=list(BAND), alpha=s.alpha, max_abs_status=s.max_abs_status, tol=0.005,
+                      initial_last_value=s.last_value, initial_small_or_large=s.small_or_large),
+        rule="step(h) (scheduler.py:12-46): if h < H_min: if small_or_large != -1: small_or_large = -1 (no action) "
+             "elif not h > last + 0.005: action = up. elif h > H_max: mirror (small_or_large = +1 first; then down "
+             "unless h < last - 0.005). else (H_min <= h <= H_max): small_or_large = 0. Always last = h. up and "
+             "status < 50: status += 1, return 1.2; down and status > -50: status -= 1, return 1/1.2; else return 1. "
+             "The caller multiplies lambda by the return (abstract_learner.py:339-342), once per epoch on the "
+             "test set's mean entropy. status (the net count) is never reset; only small_or_large is",
+        sequences=seqs)
+
+
+# ----------------------------------------------------------------------------- rotation
+def _tensorboard_stub() -> None:
+    try:
+        import torch.utils.tensorboard  # noqa: F401
+    except ImportError:
+        stub = types.ModuleType("torch.utils.tensorboard")
+
+        class SummaryWriter:  # their only use, save_tb, is commented out
+            def __init__(self, *args, **kwargs):
+                pass
+
+            def add_scalar(self, *args, **kwargs):
+                pass
+
+        stub.SummaryWriter = SummaryWriter
+        sys.modules["torch.utils.tensorboard"] = stub
+
+
+def _numpy_newshape() -> None:
+    import inspect
+
+    import numpy as np
+
+    if "newshape" in inspect.signature(np.reshape).parameters:
+        return
+    reshape = np.reshape
+
+    def reshape_newshape(a, shape=None, *args, newshape=None, **kwargs):
+        return reshape(a, newshape if shape is None else shape, *args, **kwargs)
+
+    np.reshape = reshape_newshape
+
+
+def _patch_rotation() -> None:
+    """PATCHES P1-P3, applied around their classes (their files are untouched)."""
+    import torch.nn.functional as F
+    from InstaAug_module import augmentation as A
+
+    if getattr(A, "_instaaug_runs_patched", False):
+        return
+    for name in ("centers_crop", "center_intervals_crop", "scopes_crop", "scope_ranges_crop"):  # P1
+        setattr(A.Image2AugmentParam, name, [])
+    their_dist = A.Cropping_Categorical_Dist_ConvFeature
+
+    def crop_dist(centers, *args, **kwargs):
+        return None if len(centers) == 0 else their_dist(centers, *args, **kwargs)
+
+    A.Cropping_Categorical_Dist_ConvFeature = crop_dist
+    their_forward = A.Augmentation.forward_
+
+    def forward_(self, x, n_copies=1, **kwargs):  # P2, P3
+        try:
+            return their_forward(self, x, n_copies=n_copies, **kwargs)
+        except TypeError as err:
+            if "not callable" not in str(err) or not self.transform_rotation or "crop" in self.transform:
+                raise
+        theta = self.dist_rotation.perturbation[..., 0, 0]  # the angles their forward_ drew before failing
+        xt = x.repeat(n_copies, 1, 1, 1)
+        mats = A.Generators.r(theta)
+        grid = F.affine_grid(mats[:, :2, :], size=xt.size(), align_corners=True)
+        zeros = xt.new_zeros(xt.shape[0])
+        return F.grid_sample(xt, grid, align_corners=True), zeros, self.dist_rotation.entropy_every, zeros
+
+    A.Augmentation.forward_ = forward_
+    A._instaaug_runs_patched = True
+
+
+def _mario_data(repo: Path):
+    from importlib import util
+
+    spec = util.spec_from_file_location("their_mario_iggy", repo / "examples/mixmo-pytorch/mixmo/loaders/mario_iggy.py")
+    mod = util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    folder = str(repo / "examples/mixmo-pytorch/mixmo/loaders") + "/"
+    # their MarioIggyLoader (loader.py:239-240): 1000 train (data seed 88), 500 test (89), max_rot_angle pi/2
+    train = mod.MarioIggy.generate_mario_data(folder, n_train=1000, n_test=500, max_rot_angle=math.pi / 2, dataseed=88)
+    test = mod.MarioIggy.generate_mario_data(folder, n_train=1000, n_test=500, max_rot_angle=math.pi / 2, dataseed=89)
+    return train[0], test[1]
+
+
+def _bounds(li, x):
+    """Their per-input rotation bounds (a, b) = sigmoid(p - 2) * pi (distribution.py:418), radians."""
+    import torch
+
+    with torch.no_grad():
+        p = torch.cat([li.augmentation.get_param(x[i:i + 100])[3] for i in range(0, len(x), 100)])
+    return (torch.sigmoid(p - 2) * math.pi)[:, :, 0, 0]
+
+
+def _bound_stats(b) -> dict:
+    return dict(upper_a=dict(mean=_r(b[:, 0].mean().item()), sd=_r(b[:, 0].std().item()),
+                             min=_r(b[:, 0].min().item()), max=_r(b[:, 0].max().item())),
+                lower_b=dict(mean=_r(b[:, 1].mean().item()), sd=_r(b[:, 1].std().item()),
+                             min=_r(b[:, 1].min().item()), max=_r(b[:, 1].max().item())),
+                width_mean=_r((b[:, 0] + b[:, 1]).mean().item()))
+
+
+def _unpatched_errors(repo: Path) -> dict:
+    """What their released code does when asked for a rotation or a colour module (before any patch)."""
+    import traceback
+
+    import torch
+    from InstaAug_module import learnable_invariance
+
+    out = {}
+    for name, rel in (("rotation", ROT_CONFIG), ("color", "InstaAug_module/configs/config_color_jittering_supervised"
+                                                         ".yaml")):
+        try:
+            with _quiet():
+                torch.manual_seed(0)
+                learnable_invariance(_config(repo, rel), device="cpu")
+            out[name] = "built"
+        except Exception as err:  # noqa: BLE001 (recording their failure is the point)
+            tb = traceback.extract_tb(err.__traceback__)[-1]
+            out[name] = f"{type(err).__name__} at {Path(tb.filename).name}:{tb.lineno}: {err}"
+    return out
+
+
+def _color_after_p1(repo: Path) -> str:
+    """Their colour module (config_color_jittering_supervised.yaml) once P1 lets it be built: one forward on
+    200 px inputs (its RawFooT feature net ends in a 25 x 25 conv, mixmo_resnet_feature_rawfoot.py:153)."""
+    import traceback
+
+    import torch
+    from InstaAug_module import learnable_invariance
+
+    try:
+        with _quiet():
+            torch.manual_seed(0)
+            li = learnable_invariance(_config(repo, "InstaAug_module/configs/config_color_jittering_supervised.yaml"),
+                                      device="cpu")
+            li(torch.rand(2, 3, 200, 200) * 2 - 1)
+        return "ran"
+    except Exception as err:  # noqa: BLE001
+        tb = traceback.extract_tb(err.__traceback__)[-1]
+        return f"{type(err).__name__} at {Path(tb.filename).name}:{tb.lineno}: {err}"
+
+
+def _train_theirs(repo: Path, epochs: int, module_lr: float, seed: int, data) -> dict:
+    """Their scripts/train.py (parse_args, transform_args, Learner) on their Mario-Iggy config with their rotation
+    module config; only nb_epochs and the module's lr are set here. Records the bounds after every epoch."""
+
+    work = Path(tempfile.mkdtemp(prefix="instaaug_rot_"))
+    mixmo = repo / "examples" / "mixmo-pytorch"
+    for name in ("mixmo", "scripts", "config"):
+        (work / name).symlink_to(mixmo / name)
+    import yaml
+
+    li_cfg = _config(repo, ROT_CONFIG, lr=module_lr)
+    (work / "li.yaml").write_text(yaml.safe_dump(li_cfg))  # their config, the module lr set
+    here = os.getcwd()
+    os.chdir(work)  # their loader reads "mixmo/loaders/mario_iggy.npz" relative to the working directory
+    sys.path.insert(0, str(work))
+    argv = sys.argv
+    try:
+        from InstaAug_module import learnable_invariance
+        from mixmo.learners.learner import Learner
+        from mixmo.loaders import get_loader
+        from scripts import train as T
+
+        sys.argv = ["train", "--config_path", f"config/marioiggy/{Path(MARIO_CONFIG).name}", "--dataplace", "data",
+                    "--saveplace", "runs", "--info", "rotation", "--from_scratch", "--debug", "1", "--seed", str(seed),
+                    "--Li_config_path", "li.yaml"]
+        log = io.StringIO()
+        with contextlib.redirect_stdout(log), contextlib.redirect_stderr(log):
+            args = T.parse_args()
+            config_args, device, _ = T.transform_args(args)
+            config_args["training"]["nb_epochs"] = epochs
+            li_configs = yaml.safe_load(open(args.Li_config_path))
+            dloader = get_loader(config_args, dataplace=args.dataplace, train_name=args.train_name)
+            li = learnable_invariance(li_configs)  # their train(): learnable_invariance(Li_configs), cuda default
+            learner = Learner(config_args=config_args, Li_configs=li_configs, dloader=dloader, device=device, Li=li)
+        x_train, (x_test, _) = data[0][0], data[1]
+        per_epoch, t0 = [dict(epoch=0, test=_bound_stats(_bounds(li, x_test)),
+                              train=_bound_stats(_bounds(li, x_train)))], time.perf_counter()
+        for epoch in range(1, epochs + 1):  # their train() loop (train.py:175-180)
+            te = time.perf_counter()
+            with contextlib.redirect_stdout(log), contextlib.redirect_stderr(log):
+                learner.dloader.traindatasetwrapper.set_ratio_epoch(ratioepoch=epoch / epochs)
+                learner.train(epoch)
+            sec = time.perf_counter() - te
+            per_epoch.append(dict(epoch=epoch, seconds=_r(sec, 1), entropy_weights=_r(li_configs["entropy_weights"]),
+                                  test=_bound_stats(_bounds(li, x_test)), train=_bound_stats(_bounds(li, x_train))))
+        import csv
+
+        logs = sorted((work / "runs").rglob("*.csv"))
+        rows = list(csv.DictReader(logs[0].open())) if logs else []
+        for row in rows:  # their own log: the module lr used in the epoch, their scheduler's input, accuracy
+            rec = per_epoch[int(row["epoch"])]
+            rec.update(module_lr_used=float(row["general/augmentation_lr"]), their_test_entropy=row["test/entropy"],
+                       their_test_accuracy=row["test/accuracy"], their_train_ce=float(row["train/ce0"]))
+        return dict(epochs=epochs, module_lr=module_lr, seed=seed, seconds=_r(time.perf_counter() - t0, 1),
+                    device=str(device), per_epoch=per_epoch,
+                    moved_test_mean=dict(upper_a=_r(per_epoch[-1]["test"]["upper_a"]["mean"]
+                                                    - per_epoch[0]["test"]["upper_a"]["mean"]),
+                                         lower_b=_r(per_epoch[-1]["test"]["lower_b"]["mean"]
+                                                    - per_epoch[0]["test"]["lower_b"]["mean"])))
+    finally:
+        sys.argv = argv
+        os.chdir(here)
+        sys.path.remove(str(work))
+        shutil.rmtree(work, ignore_errors=True)
+
+
+def rotation(repo: Path, epochs: int = 1, module_lrs=(1e-5, 1e-3), seed: int = 0) -> dict:
+    import torch
+
+    unpatched = _unpatched_errors(repo)
+    _patch_rotation()
+    from InstaAug_module import learnable_invariance
+
+    color_after_p1 = _color_after_p1(repo)
+    data = _mario_data(repo)
+    (x_train, _), (x_test, _) = data
+    torch.manual_seed(seed)
+    with _quiet():
+        li = learnable_invariance(_config(repo, ROT_CONFIG), device="cpu")
+    initial = dict(mario_iggy_train=_bound_stats(_bounds(li, x_train)),
+                   mario_iggy_test=_bound_stats(_bounds(li, x_test)),
+                   random=_bound_stats(_bounds(li, torch.randn(100, 3, SIZE, SIZE,
+                                                               generator=torch.Generator().manual_seed(7)))),
+                   bias_only=_r(math.pi / (1 + math.exp(2))),
+                   about="module of config_rotation_supervised.yaml under torch.manual_seed(0), train mode, batches "
+                         "of 100; radians; bias_only = sigmoid(-2) * pi")
+    torch.manual_seed(0)
+    with _quiet():
+        x_out, logprob, ent, _ = li(x_test[:8])
+    sample = dict(output_shape=list(x_out.shape), entropy_shape=list(ent.shape),
+                  entropy_equals_mean_bounds=bool(torch.allclose(ent, _bounds(li, x_test[:8]), atol=1e-6)))
+    _tensorboard_stub()
+    _numpy_newshape()
+    runs = [_train_theirs(repo, epochs, lr, seed, data) for lr in module_lrs]
+    steps_per_epoch = 1000 // 100
+    per_epoch_s = [e["seconds"] for r in runs for e in r["per_epoch"] if e["epoch"] > 0]
+    # their module lr per epoch: lr * e / 10 for e < 10, then lr (abstract_learner.py:316-322); sum of lr x steps
+    their_lr_steps = steps_per_epoch * (sum(e / 10 for e in range(1, 10)) + 141) * _config(repo, ROT_CONFIG)["lr"]
+    for r in runs:
+        used = sum(steps_per_epoch * e.get("module_lr_used", 0.0) for e in r["per_epoch"])
+        r["lr_steps"] = used
+        if used > 0:
+            r["drift_per_lr_step"] = {k: _r(v / used, 3) for k, v in r["moved_test_mean"].items()}
+            r["linear_extrapolation_to_their_schedule"] = {k: _r(v / used * their_lr_steps, 3)
+                                                          for k, v in r["moved_test_mean"].items()}
+    return dict(
+        settings=dict(config=ROT_CONFIG, classifier_config=MARIO_CONFIG, their_epochs=150,
+                      their_module_lr=_config(repo, ROT_CONFIG)["lr"], steps_per_epoch=steps_per_epoch,
+                      data="their bundled examples/mixmo-pytorch/mixmo/loaders/mario_iggy.npz (two 32 px sprites, "
+                           "pixel-doubled to 64 px), 1000 train (data seed 88) / 500 test (89), angles "
+                           "U[-pi/4, pi/4] (+pi for the upside-down classes 1 and 3)"),
+        unpatched=unpatched, color_after_P1=color_after_p1, patches=PATCHES, initial_bounds=initial,
+        forward_after_patches=sample,
+        formulas=dict(
+            bounds="distribution.py:418: perturbation_range = sigmoid(param - 2) * pi, param = the (B, 2, 1, 1) "
+                   "output of the global head (layer -1, 8x8 conv, weights / 10, zero bias): channel 0 is a (upper "
+                   "bound), channel 1 is b (lower bound's magnitude)",
+            sample="distribution.py:420-423: r ~ U(0, 1) (torch.rand, one per input); theta = r * a - (1 - r) * b, "
+                   "so theta ~ U[-b, a], differentiable in a and b (reparameterised); augmentation.py:362-368: "
+                   "rotation matrix [[cos, -sin], [sin, cos]] (math_op.py:47-55), F.affine_grid / F.grid_sample, "
+                   "bilinear, zero fill, align_corners=True, same size",
+            entropy="distribution.py:428: entropy_every = perturbation_range.mean(dim=[2, 3]) = (a, b) per input: "
+                    "the bounds themselves, not log(a + b); loss.py:324 subtracts sum_i weight_i * mean(entropy_i), "
+                    "weights [0.1, 0.1] (config), scheduler band [0.0, 3.14] for each, which a, b < pi never "
+                    "leave (so lambda stays 0.1)"),
+        runs=runs,
+        their_schedule_lr_steps=_r(their_lr_steps, 8),
+        extrapolation_about="moved_test_mean: change of the mean bounds over the test images after the epochs "
+                            "run (radians); drift_per_lr_step: that change over the sum of the module lr over the "
+                            "steps; linear_extrapolation_to_their_schedule: that drift times the sum of lr over "
+                            "their 150 epochs (1,500 steps, warm-up included), as if the gradient held; it need not",
+        full_run_estimate=dict(seconds_per_epoch=per_epoch_s,
+                               their_150_epochs_hours_at_fastest=_r(150 * min(per_epoch_s) / 3600, 2),
+                               about="their classifier is mixmo's PreActResNet-18 (64-512 channels, 32x32 after a "
+                                     "stride-2 stem) at batch 100; each step is a classifier step plus a module step "
+                                     "through the classifier (the pathwise gradient), and each epoch ends with a "
+                                     "pass over the 500 test images"))
+
+
+# ----------------------------------------------------------------------------- main
+def main(argv=None) -> int:
+    p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    p.add_argument("experiments", nargs="+", choices=["all", *EXPERIMENTS])
+    p.add_argument("--repo", type=Path, required=True, help="a checkout of github.com/NingMiao/InstaAug")
+    p.add_argument("--extras", type=Path, default=EXTRAS,
+                   help="a folder of the packages their modules import that the book does not (pip --target)")
+    p.add_argument("--epochs", type=int, default=1, help="rotation: epochs of their training script (theirs: 150)")
+    p.add_argument("--module-lrs", type=float, nargs="+", default=[1e-5, 1e-3],
+                   help="rotation: the module's learning rate(s) (theirs: 1e-5)")
+    p.add_argument("--out", type=Path, default=OUT)
+    args = p.parse_args(argv)
+    repo = args.repo.expanduser().resolve()
+    if not (repo / "InstaAug_module" / "scheduler.py").exists():
+        p.error(f"{repo} is not a checkout of github.com/NingMiao/InstaAug (see the docstring)")
+    setup(repo, args.extras.expanduser())
+    import torch
+
+    torch.set_grad_enabled(True)
+    meta = _meta(repo)
+    todo = list(EXPERIMENTS) if "all" in args.experiments else list(dict.fromkeys(args.experiments))
+    runners = dict(crops=lambda: crops(repo), sampler=lambda: sampler(repo), scheduler=lambda: scheduler(repo),
+                   rotation=lambda: rotation(repo, args.epochs, tuple(args.module_lrs)))
+    t_all = time.perf_counter()
+    for name in todo:
+        t0, load0 = time.perf_counter(), os.getloadavg()[0]
+        rec = runners[name]()
+        rec["seconds"] = round(time.perf_counter() - t0, 1)
+        rec["load_average_1min"] = [round(load0, 2), round(os.getloadavg()[0], 2)]  # at start, at end: wall
+        # seconds stretch when other jobs share the cores
+        _save(name, rec, meta, args.out)
+        print(f"{name}: {rec['seconds']} s -> {args.out}", flush=True)
+    print(f"all done in {time.perf_counter() - t_all:.0f} s")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
