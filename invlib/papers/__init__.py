@@ -15,6 +15,12 @@
 | B     | ``b/rrc.py`` (App. G's Augerino too) | ``b/rrc_reports.py``                | B1, B2, B5 (D.1), B6 |
 | B     | ``b/authors_code.py`` (ours on the inputs their code was run on) | the same module | B1, B3, B4, B5 |
 | C     | ``c/equivariance.py``           | ``c/equivariance_reports.py``            | C1, C2, C3      |
+| D     | ``d/rotations.py``              | ``d/rotations_reports.py``               | D1              |
+| D     | ``d/cropping.py``               | ``d/cropping_reports.py``                | D2              |
+| D     | ``d/colour.py``                 | ``d/colour_reports.py``                  | D3              |
+| D     | ``d/contrastive.py``            | ``d/contrastive_reports.py``             | D4              |
+| D     | ``d/fixed.py``                  | ``d/fixed_reports.py``                   | D5              |
+| D     | ``d/authors_code.py`` (ours on the inputs their code was run on) | the same module | D2      |
 | E     | ``e/experiments.py``            | ``e/experiments_reports.py``             | E1 to E4        |
 
 A paper module imports the foundation (``invlib.data``, ``models``, ``zoo``, ``train``, ``metrics``,
