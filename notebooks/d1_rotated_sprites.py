@@ -31,7 +31,7 @@ n_test = None  # test sprites (500)
 size = None  # canvas in pixels (the authors' code: 64; 32 on cpu)
 epochs = None  # training epochs
 module_lr = None  # the invariance module's learning rate (the authors' code: 1e-5; larger on cpu)
-h_min = None  # entropy band on log(a + b); the label-preserving width pi gives log(pi) = 1.14
+h_min = None  # entropy band on log(a + b): the label-preserving width pi gives log(pi), 1.14
 h_max = None
 lam0 = None  # the entropy weight's start
 augerino_reg = None  # Augerino's regulariser (Benton et al.: 0.01 to 0.1)

@@ -44,7 +44,7 @@ fixed_lams = None  # fixed weights for Fig. E.1, e.g. [0.02]
 methods = None  # subset of none, random_crop, augerino, instaaug, no_lrp, no_input, class_specific
 tta = None  # test-time crops (the paper: 50)
 seeds = None  # runs per method (the paper: 10)
-dataset = None  # "scenes", or your own folder with root= (objects need boxes for the crop measures)
+dataset = None  # "scenes" (the crop measures need object boxes)
 seed = 0
 
 # %%
