@@ -1,0 +1,684 @@
+"""Section 6 of the InstaAug paper (Miao et al., 2023): InstaAug crops as the augmentation of SimCLR (chapter D4).
+
+Three encoders learn from the same unlabelled scenes with SimCLR's NT-Xent loss and differ only in where their two
+views of an image come from:
+
+- ``"Random crop"``: two crops drawn independently with :func:`invlib.learned.instaaug.random_boxes` (area uniform
+  in ``S.crop_scale``, the paper's tuned range), trained by :func:`random_crop_objective`.
+- ``"InstaAug (without input)"``: two crops from one learned distribution ``p(tau; phi(0 * x))`` shared by every
+  image (:class:`~invlib.learned.instaaug.LRPCrops` with ``input_free=True``).
+- ``"InstaAug"``: two crops from the image's own ``p(tau; phi(x))``, learned jointly with the encoder
+  (:func:`two_view_objective`: NT-Xent, REINFORCE for the module, minus ``lambda`` times its entropy, ``lambda``
+  steered into the band ``[H_min, H_max]`` by :class:`~invlib.learned.instaaug.EntropyBand`).
+
+Each view then gets SimCLR's colour jitter, grey and flip (:class:`SimCLRJitter`, the authors' code). What is
+measured (the paper's Table 5 and Figure 8):
+
+- **linear probe** (:func:`probe`): the frozen encoder's pooled features, a multinomial logistic regression
+  (:func:`linear_probe`), test accuracy on the whole image and with test-time augmentation, the features averaged
+  over ``S.tta`` crops drawn from the model's own crop distribution (random crops for the random-crop encoder);
+- **what the module learned** (:func:`crop_table`): per test scene, the expected crop side, the chance that a
+  crop's centre falls on the object, the entropy, the KL divergence to the average distribution, and the object's
+  size (the square root of its box's area, a fraction of the image side);
+- **the entropy band** (:func:`band_trace`): the entropy and ``lambda`` at every check of the band.
+
+=========================  ======================================================================
+settings                   :class:`Contrastive` (defaults: the paper), :func:`settings` per profile
+data                       :func:`scene_data` (``scenes``: objects of varying position and size)
+models and training        :func:`make_model`, :func:`train_encoders` (all three, each seed)
+measures                   :func:`features`, :func:`linear_probe`, :func:`probe`, :func:`untrained_accuracy`,
+                           :func:`crop_table`, :func:`initial_measures`, :func:`band_trace`, :func:`sample_crops`
+=========================  ======================================================================
+
+Example
+-------
+>>> S = settings("smoke")
+>>> S.size, S.batch_size, S.band, S.seeds
+(56, 128, (3.0, 3.5), (0,))
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+import time
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+import torch
+import torch.nn.functional as F
+from torch import nn
+
+from ... import data, models, profiles
+from ... import train as _train
+from ... import transforms as T
+from ...learned import instaaug as I
+from ...utils import cached, check_choice, digest
+
+METHODS = ("Random crop", "InstaAug (without input)", "InstaAug")
+PAPER = {"Random crop": (51.63, 0.30), "InstaAug (without input)": (54.20, 0.23), "InstaAug": (55.05, 0.21)}
+PROBES = ("lbfgs", "sklearn")
+CACHE_VERSION = 1  # of the trained encoders kept by train_encoders: bump when training changes
+
+
+# ----------------------------------------------------------------------------- settings
+@dataclass(frozen=True)
+class Contrastive:
+    """Section 6 and App. D.1 ("Contrastive training"). Defaults: the paper's values; where the paper is silent,
+    the authors' code or SimCLR's, as said beside each field.
+
+    - Data: ``scenes`` (``invlib.data``: an object of varying position and size on a textured background, with a
+      distractor half of the time), the stand-in for Tiny-ImageNet; ``size`` 64 px as Tiny-ImageNet, where the
+      module has the authors' 321 candidate crops (246 at 56 px). The labels serve the linear probe only.
+    - Encoder: ``encoder`` (a name of :func:`invlib.models.create`, its head removed) with ``widths`` (ResNet-18's
+      64 to 512; the paper's PreActResNet-18 is pre-activation), then SimCLR's projection head, a hidden layer
+      of ``proj_hidden`` units with batch norm and ReLU, to ``proj_dim`` (the authors' codebase, Ermolov et al.:
+      1024 and 64).
+    - Training: ``epochs`` 500, ``batch_size`` 512, Adam at ``lr`` 1e-3 with weight decay 1e-6 (the paper; its two
+      decays by 0.8 at epochs 450 and 475 are left out: ``schedule="none"``); NT-Xent at ``temperature`` 0.5
+      (the codebase's).
+    - Module: ``aug_lr`` 1e-5 (the paper's, with SGD; here the module shares the encoder's Adam; ``free_aug_lr``:
+      the input-free module's, None for the same), its gradient
+      warmed up linearly over ``warmup_epochs`` (10, as the supervised runs), the entropy band ``band`` with
+      ``lam0`` (the paper's crops: [3.0, 3.5] and 0.2; the authors' contrastive code pulls the entropy toward a
+      target by a quadratic penalty instead), checked every ``check_every`` steps (None: once per epoch, the
+      authors' rule).
+    - Views: ``crop_scale`` the random crop's area range (the paper's tuned [0.1, 1]); ``jitter`` SimCLR's colour
+      jitter, grey and flip on every view (the authors' code).
+    - Probe: ``tta`` crops whose features are averaged (the paper: 10), ``probe_train`` scenes of the training set
+      for the probe (None: all), ``probe`` ``"lbfgs"`` (torch) or ``"sklearn"`` (the same logistic regression),
+      ``probe_l2`` its L2 weight.
+    - ``seeds``: one run per seed (each its own initial weights and draws; the paper does not say how many runs
+      its standard errors are over).
+    """
+
+    profile: str = "paper"
+    n_train: int = 60_000  # every training scene (Tiny-ImageNet: 100,000 images)
+    n_test: int = 10_000
+    size: int = 64
+    variation: float = 1.0
+    encoder: str = "small_resnet18_s4"
+    widths: tuple[int, ...] = (64, 128, 256, 512)
+    proj_hidden: int = 1024
+    proj_dim: int = 64
+    epochs: int = 500
+    batch_size: int = 512
+    lr: float = 1e-3
+    weight_decay: float = 1e-6
+    schedule: str = "none"
+    temperature: float = 0.5
+    aug_lr: float = 1e-5
+    free_aug_lr: float | None = None
+    warmup_epochs: float = 10.0
+    band: tuple[float, float] = (3.0, 3.5)
+    lam0: float = 0.2
+    check_every: int | None = None
+    crop_scale: tuple[float, float] = (0.1, 1.0)
+    jitter: bool = True
+    tta: int = 10
+    probe_train: int | None = None
+    probe: str = "lbfgs"
+    probe_l2: float = 1e-3
+    seeds: tuple[int, ...] = (0, 1, 2)
+    device: str = "auto"  # filled from the profile by invlib.profiles.settings
+    progress: bool = True  # likewise
+
+    def __post_init__(self):
+        check_choice(self.probe, PROBES, "probe")
+        if not self.band[0] <= self.band[1]:
+            raise ValueError(f"band is [H_min, H_max] with H_min <= H_max; got {self.band}.")
+        if not self.seeds:
+            raise ValueError("seeds: at least one seed.")
+
+
+# What the smaller profiles change. The module's learning rate and the band's check interval are raised so the
+# module moves within a few hundred steps (at the paper's 1e-5 and one check per epoch it would not move at all);
+# the chapter states every departure.
+_SMALL = dict(size=56, widths=(8, 16, 32, 64), proj_hidden=64, proj_dim=32, batch_size=128, aug_lr=1e-3,
+              free_aug_lr=3e-2, warmup_epochs=2.0, check_every=2, seeds=(0,))
+SETTINGS = {
+    "gpu": dict(n_train=20_000, n_test=5_000, size=56, epochs=60, batch_size=256, aug_lr=1e-3, warmup_epochs=5.0,
+                check_every=20, widths=(32, 64, 128, 256), proj_hidden=256),
+    "cpu": dict(n_train=3000, n_test=1000, epochs=4, probe_train=1000, **_SMALL),
+    "smoke": dict(n_train=512, n_test=256, epochs=2, probe_train=256, tta=4, **{**_SMALL, "warmup_epochs": 1.0}),
+}
+
+
+def settings(profile: str | profiles.Profile = "cpu", **overrides) -> Contrastive:
+    """The settings of chapter D4 on a profile, with the overrides that are not None (type-checked).
+
+    Example
+    -------
+    >>> settings("paper").epochs, settings("cpu").epochs, settings("cpu", epochs=2).epochs
+    (500, 4, 2)
+    """
+    return profiles.settings(Contrastive, SETTINGS, profile, **overrides)
+
+
+# ----------------------------------------------------------------------------- data
+def scene_data(S: Contrastive) -> tuple[data.Dataset, data.Dataset]:
+    """Training and test ``scenes`` ``(N, 3, size, size)`` uint8 with the objects' boxes (capped at what the
+    split holds).
+
+    Example
+    -------
+    >>> tr, te = scene_data(settings("smoke", n_train=8, n_test=4))
+    >>> tr.images.shape, te.boxes.shape
+    (torch.Size([8, 3, 56, 56]), torch.Size([4, 4]))
+    """
+    return data.train_test("scenes", n_train=S.n_train, n_test=S.n_test, size=S.size, variation=S.variation)
+
+
+def object_size(ds: data.Dataset) -> torch.Tensor:
+    """``(N,)`` the object's size, the square root of its box's area over the image's side (0 to 1).
+
+    Example
+    -------
+    >>> ds = data.Dataset("d", "test", torch.zeros(1, 3, 10, 10, dtype=torch.uint8), torch.zeros(1).long(), ["a"],
+    ...                   boxes=torch.tensor([[0.0, 0.0, 5.0, 5.0]]))
+    >>> object_size(ds)
+    tensor([0.5000])
+    """
+    b = ds.boxes.float()
+    return ((b[:, 2] - b[:, 0]).clamp_min(0) * (b[:, 3] - b[:, 1]).clamp_min(0)).sqrt() / ds.images.shape[-1]
+
+
+# ----------------------------------------------------------------------------- views
+class SimCLRJitter:
+    """SimCLR's appearance augmentation of a view, drawn per image: with probability ``p_jitter`` brightness,
+    contrast and saturation factors in ``1 +- strength`` and a hue shift within ``+- hue`` turns; grey with
+    probability ``p_grey``; a left-right flip with probability ``p_flip`` (SimCLR: 0.4, 0.1, 0.8, 0.2, 0.5).
+    ``__call__(x, generator=None)``, ``x`` ``(B, 3, H, W)`` in [0, 1]; a fixed order of the colour operations.
+
+    Example
+    -------
+    >>> x = torch.rand(4, 3, 8, 8)
+    >>> SimCLRJitter()(x, torch.Generator().manual_seed(0)).shape
+    torch.Size([4, 3, 8, 8])
+    >>> torch.equal(SimCLRJitter(p_jitter=0, p_grey=0, p_flip=0)(x), x)
+    True
+    """
+
+    def __init__(self, strength: float = 0.4, hue: float = 0.1, p_jitter: float = 0.8, p_grey: float = 0.2,
+                 p_flip: float = 0.5):
+        self.strength, self.hue, self.p_jitter, self.p_grey, self.p_flip = strength, hue, p_jitter, p_grey, p_flip
+
+    def __call__(self, x: torch.Tensor, generator: torch.Generator | None = None) -> torch.Tensor:
+        u = torch.rand(8, len(x), generator=generator).to(x.device)
+        on = u[0] < self.p_jitter
+        for i, op in enumerate(("brightness", "contrast", "saturation"), 1):
+            if on.any():
+                x = T.apply(op, x, torch.where(on, 1 + (2 * u[i] - 1) * self.strength, torch.ones_like(u[i])))
+        if on.any() and self.hue:
+            x = T.apply("hue", x, torch.where(on, (2 * u[4] - 1) * self.hue, torch.zeros_like(u[4])))
+        grey = (u[5] < self.p_grey)[:, None, None, None]
+        x = torch.where(grey, _grey(x).expand_as(x), x)
+        return T.apply("hflip", x, (u[6] < self.p_flip).float())
+
+    def __repr__(self) -> str:
+        return (f"SimCLRJitter({self.strength}, {self.hue}, p_jitter={self.p_jitter}, p_grey={self.p_grey}, "
+                f"p_flip={self.p_flip})")
+
+
+def _grey(x: torch.Tensor) -> torch.Tensor:
+    """Luma ``(B, 1, H, W)`` of RGB images (ITU-R 601 weights, as torchvision's grayscale)."""
+    return 0.299 * x[:, 0:1] + 0.587 * x[:, 1:2] + 0.114 * x[:, 2:3]
+
+
+def jitter(S: Contrastive):
+    """The views' appearance augmentation of ``S``: :class:`SimCLRJitter` or None."""
+    return SimCLRJitter() if S.jitter else None
+
+
+# ----------------------------------------------------------------------------- models
+class Encoder(nn.Module):
+    """A backbone without its classifier (``(B, C, H, W)`` -> pooled features ``(B, F)``, :meth:`features`)
+    and SimCLR's projection head (``forward`` -> ``(B, proj_dim)``): linear, batch norm, ReLU, linear.
+
+    Example
+    -------
+    >>> enc = Encoder(models.create("small_resnet18_s4", num_classes=0, widths=(8, 8, 8, 8)), 16, 4)
+    >>> enc(torch.rand(2, 3, 56, 56)).shape, enc.features(torch.rand(2, 3, 56, 56)).shape
+    (torch.Size([2, 4]), torch.Size([2, 8]))
+    """
+
+    def __init__(self, backbone: nn.Module, hidden: int, dim: int):
+        super().__init__()
+        width = backbone.num_features
+        self.backbone = backbone
+        self.head = nn.Sequential(nn.Linear(width, hidden), nn.BatchNorm1d(hidden), nn.ReLU(inplace=True),
+                                  nn.Linear(hidden, dim))
+
+    def features(self, x: torch.Tensor) -> torch.Tensor:
+        return self.backbone(x)
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        return self.head(self.backbone(x))
+
+
+def make_model(S: Contrastive, method: str, seed: int) -> nn.Module:
+    """The untrained model of ``method`` (one of :data:`METHODS`) and ``seed``: an :class:`Encoder` (random crop)
+    or an :class:`~invlib.learned.instaaug.InstaAug` whose trunk is one. The encoder's starting weights depend on
+    the seed only, so the three methods of a seed start from the same encoder, and both InstaAug models from the
+    same module; the caller's random state is left as it was.
+
+    Example
+    -------
+    >>> S = settings("smoke")
+    >>> a, b = make_model(S, "Random crop", 0), make_model(S, "InstaAug", 0)
+    >>> torch.equal(a.backbone.stem[0].weight, b.trunk.backbone.stem[0].weight), b.augment.params.num_crops
+    (True, 246)
+    """
+    check_choice(method, METHODS, "method")
+    with torch.random.fork_rng(devices=[]):
+        torch.manual_seed(seed)
+        enc = Encoder(models.create(S.encoder, num_classes=0, widths=S.widths), S.proj_hidden, S.proj_dim)
+        if method == "Random crop":
+            return enc
+        torch.manual_seed(10_000 + seed)
+        lrp = I.LRPCrops(S.size, input_free=method == "InstaAug (without input)")
+    return I.instaaug(enc, lrp, copies=S.tta)
+
+
+def _match_logits(z1: torch.Tensor, z2: torch.Tensor, y: torch.Tensor) -> torch.Tensor:
+    """What :func:`invlib.train.fit` reads as logits: the label where input ``i``'s nearest second view is its own
+    (``train_acc`` = the share of inputs whose two views are nearest), another class otherwise."""
+    with torch.no_grad():
+        sim = F.normalize(z1.float(), dim=1) @ F.normalize(z2.float(), dim=1).T
+        match = sim.argmax(1) == torch.arange(len(y), device=y.device)
+        logits = torch.zeros(len(y), int(y.max()) + 2, device=y.device)
+        logits[torch.arange(len(y)), torch.where(match, y, y + 1)] = 1
+    return logits
+
+
+class _Hook:
+    """A loss hook of :func:`invlib.train.fit` with a readable repr; ``log`` holds every step's mean NT-Xent loss
+    (the objective :func:`invlib.train.fit` records also holds the entropy and REINFORCE terms)."""
+
+    def __init__(self, fn, name: str, log: list, **params):
+        self.fn, self.name, self.log, self.params = fn, name, log, params
+
+    def __call__(self, model, x, y):
+        return self.fn(model, x, y)
+
+    def __repr__(self) -> str:
+        return f"{self.name}({', '.join(f'{k}={v!r}' for k, v in self.params.items())})"
+
+
+def random_crop_objective(scale: tuple[float, float] = (0.1, 1.0), temperature: float = 0.5, extra=None):
+    """The loss hook of :func:`invlib.train.fit` for SimCLR with random crops: two views per input, each its own
+    :func:`~invlib.learned.instaaug.random_boxes` crop (area uniform in ``scale``) then ``extra`` (e.g.
+    :class:`SimCLRJitter`), through ``model`` (an :class:`Encoder`), the mean NT-Xent loss
+    (:func:`~invlib.learned.instaaug.nt_xent`). The "logits" are :func:`_match_logits`'s.
+
+    Example
+    -------
+    >>> enc = make_model(settings("smoke"), "Random crop", 0)
+    >>> loss, logits = random_crop_objective()(enc, torch.rand(8, 3, 56, 56), torch.arange(8))
+    >>> loss.ndim, logits.shape
+    (0, torch.Size([8, 9]))
+    """
+    log = []
+
+    def loss(model, x, y):
+        v1, v2 = (I.crop(x, I.random_boxes(len(x), scale, device=x.device)) for _ in range(2))
+        if extra is not None:
+            v1, v2 = extra(v1), extra(v2)
+        z1, z2 = model(v1), model(v2)
+        value = I.nt_xent(z1, z2, temperature).mean()
+        log.append(float(value.detach()))
+        return value, _match_logits(z1, z2, y)
+
+    return _Hook(loss, "random_crop_objective", log, scale=tuple(scale), temperature=temperature, extra=extra)
+
+
+def two_view_objective(band: I.EntropyBand, temperature: float = 0.5, check_every: int = 50,
+                       warmup_steps: int = 0, baseline: str = "mean", extra=None):
+    """:func:`invlib.learned.instaaug.contrastive_objective` with ``phi(x)`` computed once per batch: both views'
+    crops are drawn from that one distribution (the core hook runs the module once per view, which on the CPU costs
+    about as much as the encoder's two views). The same loss, gradients and band rule: NT-Xent of the two views,
+    REINFORCE ``(L_i - b) grad (log p(tau1_i) + log p(tau2_i))`` with the batch-mean baseline, minus ``lambda``
+    times the exact entropy; ``lambda`` from ``band``, checked every ``check_every`` steps; the module's gradient
+    warmed up over ``warmup_steps``.
+
+    Example
+    -------
+    >>> S = settings("smoke")
+    >>> net, band = make_model(S, "InstaAug", 0), I.EntropyBand(3.0, 3.5)
+    >>> hook = two_view_objective(band, check_every=1)
+    >>> loss, logits = hook(net, torch.rand(8, 3, 56, 56), torch.arange(8))
+    >>> loss.ndim, len(band.history)
+    (0, 1)
+    """
+    check_choice(baseline, I.BASELINES, "baseline")
+    step, log = [0], []
+
+    def loss(model, x, y):
+        inner = getattr(model, "module", model)
+        aug = inner.augment
+        aug.grad_scale = min(1.0, (step[0] + 1) / warmup_steps) if warmup_steps else 1.0
+        logp = aug.distribution(x)
+        idx = I.sample_categorical(logp, 2, None, aug.sampler)  # (2, B)
+        v1, v2 = (I.crop(x, aug.params.boxes[i]) for i in idx)
+        if extra is not None:
+            v1, v2 = extra(v1), extra(v2)
+        z1, z2 = inner.trunk(v1), inner.trunk(v2)
+        per = I.nt_xent(z1, z2, temperature)
+        h = I.entropy(logp)
+        adv = per.detach() - (per.detach().mean() if baseline == "mean" else 0.0)
+        log_prob = logp.gather(1, idx.T).sum(1)
+        total = per.mean() - band.lam * h.mean() + (adv * log_prob).mean()
+        band.observe(h.detach().mean(), len(x))
+        log.append(float(per.detach().mean()))
+        step[0] += 1
+        if check_every and step[0] % check_every == 0:
+            band.step()
+        return total, _match_logits(z1, z2, y)
+
+    return _Hook(loss, "two_view_objective", log, band=(band.h_min, band.h_max, band.lam0), temperature=temperature,
+                 check_every=check_every, warmup_steps=warmup_steps, baseline=baseline, extra=extra)
+
+
+def train_config(S: Contrastive, seed: int, method: str = "InstaAug") -> _train.TrainConfig:
+    """Adam for the encoder (``S.lr``, weight decay ``S.weight_decay`` on every parameter, as
+    ``torch.optim.Adam``) and for the module (``S.aug_lr``, or ``S.free_aug_lr`` for the input-free one; no
+    decay), ``S.schedule``.
+
+    Example
+    -------
+    >>> cfg = train_config(settings("cpu"), 0)
+    >>> cfg.optimizer, cfg.lr, cfg.aug_lr, cfg.schedule
+    ('adam', 0.001, 0.001, 'none')
+    >>> train_config(settings("cpu"), 0, "InstaAug (without input)").aug_lr
+    0.03
+    """
+    aug_lr = S.free_aug_lr if method == "InstaAug (without input)" and S.free_aug_lr else S.aug_lr
+    return _train.TrainConfig(epochs=S.epochs, batch_size=S.batch_size, optimizer="adam", lr=S.lr,
+                              weight_decay=S.weight_decay, weight_decay_on="all", schedule=S.schedule,
+                              aug_lr=aug_lr, aug_weight_decay=0.0, seed=seed, device=S.device)
+
+
+def _steps_per_epoch(S: Contrastive, n: int) -> int:
+    return max(1, n // min(S.batch_size, n))
+
+
+def train_one(S: Contrastive, method: str, seed: int, train: data.Dataset) -> dict:
+    """Train one model of ``method`` and ``seed`` on ``train`` (its images; no labels are used) and return
+    ``{"model", "history", "band" (list of (step, entropy, lambda) per check; empty for random crops), "steps",
+    "seconds"}``. Kept on disk (``.cache/d4/``), keyed by the settings that change training, the data, the method
+    and the seed: a second call loads it.
+
+    Example
+    -------
+    >>> S = settings("smoke", n_train=64, n_test=8, epochs=1, batch_size=32, check_every=1)
+    >>> out = train_one(S, "InstaAug", 0, scene_data(S)[0])
+    >>> out["steps"], len(out["band"]), sorted(out["history"][0])[:3]
+    (2, 2, ['epoch', 'loss', 'lr'])
+    """
+    model = make_model(S, method, seed)
+    steps = _steps_per_epoch(S, len(train)) * S.epochs
+    fields = {k: v for k, v in dataclasses.asdict(S).items() if k not in ("profile", "progress", "seeds", "tta",
+                                                                          "probe_train", "probe", "probe_l2",
+                                                                          "n_test")}
+    key = digest("d4", method, seed, fields, train.images, CACHE_VERSION)
+
+    def run():
+        band = I.EntropyBand(*S.band, lam0=S.lam0)
+        if method == "Random crop":
+            hook = random_crop_objective(S.crop_scale, S.temperature, jitter(S))
+        else:
+            every = S.check_every or _steps_per_epoch(S, len(train))
+            warm = int(round(S.warmup_epochs * _steps_per_epoch(S, len(train))))
+            hook = two_view_objective(band, S.temperature, every, warm, extra=jitter(S))
+        t0 = time.perf_counter()
+        labels = torch.zeros(len(train), dtype=torch.long)  # unused: fit's train_acc reads the views' match
+        history = _train.fit(model, (train.images, labels), train_config(S, seed, method), loss=hook,
+                             progress=S.progress)
+        per_epoch = torch.tensor(hook.log).view(S.epochs, -1).mean(1).tolist()
+        return dict(state={k: v.detach().cpu() for k, v in model.state_dict().items()}, history=history,
+                    nt_xent=per_epoch, band=list(band.history), steps=steps, seconds=time.perf_counter() - t0)
+
+    found = cached("d4", key, run, version=CACHE_VERSION)
+    model.load_state_dict(found["state"])
+    return dict(model=model.eval(), **{k: v for k, v in found.items() if k != "state"})
+
+
+def train_encoders(S: Contrastive, train: data.Dataset) -> dict[tuple[str, int], dict]:
+    """:func:`train_one` for every method of :data:`METHODS` and seed of ``S.seeds``: ``{(method, seed): out}``;
+    prints one line per model.
+
+    Example
+    -------
+    >>> S = settings("smoke", n_train=32, epochs=1, batch_size=16)
+    >>> sorted(train_encoders(S, scene_data(S)[0]))  # doctest: +ELLIPSIS
+    Random crop ...
+    [('InstaAug', 0), ('InstaAug (without input)', 0), ('Random crop', 0)]
+    """
+    out = {}
+    for seed in S.seeds:
+        for method in METHODS:
+            out[method, seed] = r = train_one(S, method, seed, train)
+            h, nt = r["history"], r["nt_xent"]
+            ent = f"  entropy {r['band'][-1][1]:.2f}, lambda {r['band'][-1][2]:.3f}" if r["band"] else ""
+            print(f"{method:26s} seed {seed}: NT-Xent {nt[0]:.3f} -> {nt[-1]:.3f}, views matched "
+                  f"{h[-1]['train_acc']:.2f}{ent}  ({r['seconds']:.0f} s)")
+    return out
+
+
+# ----------------------------------------------------------------------------- the linear probe
+def _encoder(model: nn.Module) -> Encoder:
+    return model.trunk if isinstance(model, I.InstaAug) else model
+
+
+def features(model: nn.Module, x: torch.Tensor, crops: int = 0, scale: tuple[float, float] = (0.1, 1.0),
+             seed: int = 0, batch_size: int = 256) -> torch.Tensor:
+    """``(N, F)`` pooled features of the encoder of ``model`` for images ``x`` ``(N, C, H, W)`` (uint8 or float):
+    of the whole image (``crops=0``) or their mean over ``crops`` crops per image, drawn from the model's crop
+    distribution ``p(tau; phi(x))`` (InstaAug) or by :func:`~invlib.learned.instaaug.random_boxes` in ``scale``
+    (random crop); the draws are fixed by ``seed``. Eval mode, no gradient.
+
+    Example
+    -------
+    >>> net = make_model(settings("smoke"), "InstaAug", 0).eval()
+    >>> x = torch.rand(5, 3, 56, 56)
+    >>> features(net, x).shape, features(net, x, crops=3, batch_size=2).shape
+    (torch.Size([5, 64]), torch.Size([5, 64]))
+    """
+    enc, gen = _encoder(model), torch.Generator().manual_seed(seed)
+    was = model.training
+    model.eval()
+    out = []
+    try:
+        with torch.inference_mode():
+            for i in range(0, len(x), batch_size):
+                xb = x[i:i + batch_size]
+                xb = (xb.float() / 255 if xb.dtype == torch.uint8 else xb.float()).to(next(enc.parameters()).device)
+                if not crops:
+                    out.append(enc.features(xb).float().cpu())
+                    continue
+                if isinstance(model, I.InstaAug):
+                    boxes = I.sample_boxes(model.augment, xb, crops, generator=gen)  # (crops, B, 3)
+                else:
+                    boxes = I.random_boxes(crops * len(xb), scale, gen).view(crops, len(xb), 3)
+                views = I.crop(xb.repeat(crops, 1, 1, 1), boxes.reshape(-1, 3).to(xb.device))
+                out.append(enc.features(views).float().view(crops, len(xb), -1).mean(0).cpu())
+    finally:
+        model.train(was)
+    return torch.cat(out)
+
+
+def linear_probe(train_x: torch.Tensor, train_y: torch.Tensor, test_x: torch.Tensor, test_y: torch.Tensor,
+                 method: str = "lbfgs", l2: float = 1e-3, max_iter: int = 200) -> float:
+    """Test accuracy of a multinomial logistic regression on frozen features: standardised with the training
+    features' mean and standard deviation, cross-entropy plus ``l2`` times the squared weights (no penalty on the
+    biases), fitted by full-batch L-BFGS (``"lbfgs"``, torch) or by scikit-learn's ``LogisticRegression``
+    (``"sklearn"``, the same objective: ``C = 1 / (2 l2 N)``).
+
+    Example
+    -------
+    >>> g = torch.Generator().manual_seed(0)
+    >>> y = torch.arange(200) % 2
+    >>> x = torch.randn(200, 5, generator=g) + 3 * y[:, None].float()  # two separable clusters
+    >>> linear_probe(x[:100], y[:100], x[100:], y[100:]), linear_probe(x[:100], y[:100], x[100:], y[100:], "sklearn")
+    (1.0, 1.0)
+    """
+    check_choice(method, PROBES, "probe")
+    mean, std = train_x.mean(0), train_x.std(0).clamp_min(1e-6)
+    a, b = ((train_x - mean) / std).double(), ((test_x - mean) / std).double()
+    k = int(max(train_y.max(), test_y.max())) + 1
+    if method == "sklearn":
+        from sklearn.linear_model import LogisticRegression
+
+        clf = LogisticRegression(C=1 / (2 * l2 * len(a)), max_iter=max_iter, tol=1e-6)
+        clf.fit(a.numpy(), train_y.numpy())
+        return float((clf.predict(b.numpy()) == test_y.numpy()).mean())
+    w = torch.zeros(a.shape[1], k, dtype=torch.float64, requires_grad=True)
+    bias = torch.zeros(k, dtype=torch.float64, requires_grad=True)
+    opt = torch.optim.LBFGS([w, bias], lr=1, max_iter=max_iter, history_size=20, tolerance_grad=1e-8,
+                            tolerance_change=1e-10, line_search_fn="strong_wolfe")
+
+    def closure():
+        opt.zero_grad()
+        value = F.cross_entropy(a @ w + bias, train_y) + l2 * (w ** 2).sum()
+        value.backward()
+        return value
+
+    opt.step(closure)
+    with torch.no_grad():
+        return float(((b @ w + bias).argmax(1) == test_y).double().mean())
+
+
+def probe(S: Contrastive, trained: dict, train: data.Dataset, test: data.Dataset) -> pd.DataFrame:
+    """The linear probe of every trained model: one row per (method, seed) with ``acc`` (whole images) and
+    ``acc_tta`` (features averaged over ``S.tta`` crops, for the probe's training and test images alike), in [0, 1].
+    The probe trains on the first ``S.probe_train`` training scenes (all when None) and tests on ``test``.
+
+    Example
+    -------
+    >>> S = settings("smoke", n_train=32, n_test=16, tta=2)
+    >>> tr, te = scene_data(S)
+    >>> untrained = {(m, 0): dict(model=make_model(S, m, 0)) for m in ("Random crop", "InstaAug")}
+    >>> probe(S, untrained, tr, te).columns.tolist()
+    ['method', 'seed', 'acc', 'acc_tta']
+    """
+    n = len(train) if S.probe_train is None else min(S.probe_train, len(train))
+    xtr, ytr = train.images[:n], train.labels[:n]
+    rows = []
+    for (method, seed), r in trained.items():
+        m = r["model"]
+        f = {c: (features(m, xtr, c, S.crop_scale, seed), features(m, test.images, c, S.crop_scale, seed + 1))
+             for c in (0, S.tta)}
+        acc = {c: linear_probe(f[c][0], ytr, f[c][1], test.labels, S.probe, S.probe_l2) for c in f}
+        rows.append(dict(method=method, seed=seed, acc=acc[0], acc_tta=acc[S.tta]))
+    return pd.DataFrame(rows)
+
+
+def untrained_accuracy(S: Contrastive, train: data.Dataset, test: data.Dataset) -> float:
+    """The whole-image linear-probe accuracy of the encoder before SimCLR (first seed's initial weights): what the
+    probe reads off a random network, the floor the trained encoders are to be measured against.
+
+    Example
+    -------
+    >>> S = settings("smoke", n_train=64, n_test=32, probe_train=64)
+    >>> 0 <= untrained_accuracy(S, *scene_data(S)) <= 1
+    True
+    """
+    n = len(train) if S.probe_train is None else min(S.probe_train, len(train))
+    enc = make_model(S, "Random crop", S.seeds[0])
+    return linear_probe(features(enc, train.images[:n]), train.labels[:n], features(enc, test.images), test.labels,
+                        S.probe, S.probe_l2)
+
+
+# ----------------------------------------------------------------------------- what the module learned
+def crop_table(trained: dict, test: data.Dataset, batch_size: int = 500) -> pd.DataFrame:
+    """Per test scene and InstaAug model, :func:`~invlib.learned.instaaug.crop_measures` (``side``: expected crop
+    side; ``centre_in_box``; ``covers_object``; ``entropy``; ``kl_to_mean``, to the average distribution over the
+    whole test set) beside the scene's ``object_size`` (:func:`object_size`) and label. One row per (method, seed,
+    scene).
+
+    Example
+    -------
+    >>> S = settings("smoke")
+    >>> te = scene_data(dataclasses.replace(S, n_test=6))[1]
+    >>> t = crop_table({("InstaAug", 0): dict(model=make_model(S, "InstaAug", 0).eval())}, te)
+    >>> len(t), round(float(t["side"].iloc[0]), 2)  # the initial module: mostly the whole image
+    (6, 0.95)
+    """
+    size = object_size(test)
+    rows = []
+    for (method, seed), r in trained.items():
+        if method == "Random crop":
+            continue
+        aug = r["model"].augment.eval()
+        x = test.images.float() / 255
+        with torch.no_grad():
+            logp = torch.cat([aug.distribution(x[i:i + batch_size]) for i in range(0, len(x), batch_size)])
+        mean = logp.exp().mean(0).clamp_min(1e-12).log()
+        kl = (logp.exp() * (logp - mean)).sum(1)
+        parts = [I.crop_measures(aug, x[i:i + batch_size], test.boxes[i:i + batch_size])
+                 for i in range(0, len(x), batch_size)]
+        m = {k: torch.cat([p[k] for p in parts]).numpy() for k in parts[0]}
+        m["kl_to_mean"] = kl.numpy()
+        rows.append(pd.DataFrame(dict(method=method, seed=seed, scene=np.arange(len(x)), object_size=size.numpy(),
+                                      label=test.labels.numpy(), **m)))
+    return pd.concat(rows, ignore_index=True)
+
+
+def initial_measures(S: Contrastive, test: data.Dataset, seed: int = 0) -> dict:
+    """The untrained module's crop measures on ``test`` (means over scenes of :func:`crop_table`'s ``side``,
+    ``centre_in_box``, ``covers_object``, ``entropy``, ``kl_to_mean``, and ``side_std``, the standard deviation of
+    the expected side over scenes): the yardsticks of the claims that the
+    learned distribution depends on the input and sits on the object. A random network's distribution already
+    depends a little on the input, and its global crop is centred where the objects gather.
+
+    Example
+    -------
+    >>> S = settings("smoke")
+    >>> m = initial_measures(S, scene_data(dataclasses.replace(S, n_test=8))[1])
+    >>> m["kl_to_mean"] < 0.01, round(m["side"], 2), m["side_std"] < 0.01
+    (True, 0.95, True)
+    """
+    t = crop_table({("InstaAug", seed): dict(model=make_model(S, "InstaAug", seed).eval())}, test)
+    out = {k: float(t[k].mean()) for k in ("side", "centre_in_box", "covers_object", "entropy", "kl_to_mean")}
+    return {**out, "side_std": float(t["side"].std())}
+
+
+def band_trace(trained: dict) -> pd.DataFrame:
+    """The entropy band's checks of every InstaAug model: ``method, seed, step, entropy, lambda, fraction``
+    (``step`` over the run's steps).
+
+    Example
+    -------
+    >>> band_trace({("InstaAug", 0): dict(band=[(4, 1.2, 0.2), (8, 2.0, 0.24)], steps=8)})["fraction"].tolist()
+    [0.5, 1.0]
+    """
+    rows = [dict(method=m, seed=s, step=st, entropy=h, lam=lam, fraction=st / r["steps"])
+            for (m, s), r in trained.items() for st, h, lam in r.get("band", [])]
+    return pd.DataFrame(rows, columns=["method", "seed", "step", "entropy", "lam", "fraction"]).rename(
+        columns={"lam": "lambda"})
+
+
+def sample_crops(model: nn.Module, x: torch.Tensor, n: int = 6, seed: int = 0) -> torch.Tensor:
+    """``(n, B, 3)`` crops (centre x, centre y, side, fractions of the image) drawn from ``model``'s distribution
+    for images ``x`` (uint8 or float), fixed by ``seed``: what Figure 8 draws.
+
+    Example
+    -------
+    >>> sample_crops(make_model(settings("smoke"), "InstaAug", 0), torch.rand(2, 3, 56, 56), 4).shape
+    torch.Size([4, 2, 3])
+    """
+    x = x.float() / 255 if x.dtype == torch.uint8 else x.float()
+    model.eval()
+    return I.sample_boxes(model.augment, x, n, generator=torch.Generator().manual_seed(seed))
+
+
+def entropy_bound(S: Contrastive) -> float:
+    """The largest entropy of the module's distribution, ``ln(#candidate crops)``.
+
+    Example
+    -------
+    >>> round(entropy_bound(settings("paper")), 2), round(entropy_bound(settings("cpu")), 2)
+    (5.77, 5.51)
+    """
+    return math.log(I.LRPCrops(S.size).num_crops)

@@ -1,0 +1,313 @@
+"""invlib.papers.d.contrastive and its reports (chapter D4): settings, the views, the models' shared starting
+weights, the two-view objective, the linear probe, the crop measures, the claims' criteria and the figures."""
+
+import dataclasses
+import math
+
+import matplotlib.pyplot as plt
+import numpy as np
+import pandas as pd
+import pytest
+import torch
+
+from invlib import results
+from invlib.learned import instaaug as I
+from invlib.papers.d import contrastive as D
+from invlib.papers.d import contrastive_reports as R
+
+
+def tiny(**kw):
+    base = dict(n_train=64, n_test=32, epochs=1, batch_size=32, probe_train=64, tta=2, check_every=1, progress=False)
+    return D.settings("smoke", **{**base, **kw})
+
+
+# ----------------------------------------------------------------------------- settings
+def test_paper_defaults_and_profiles():
+    P, cpu = D.settings("paper"), D.settings("cpu")
+    assert (P.epochs, P.batch_size, P.lr, P.weight_decay, P.size) == (500, 512, 1e-3, 1e-6, 64)
+    assert (P.aug_lr, P.band, P.lam0, P.tta, P.crop_scale, P.free_aug_lr) == (1e-5, (3.0, 3.5), 0.2, 10, (0.1, 1.0),
+                                                                             None)
+    assert P.check_every is None and P.widths == (64, 128, 256, 512)
+    assert (cpu.size, cpu.seeds, cpu.band) == (56, (0,), (3.0, 3.5))  # the band stays the paper's
+    assert cpu.aug_lr > P.aug_lr and cpu.check_every is not None  # the departures the chapter states
+    assert D.settings("cpu", epochs=None, widths=[4, 8, 8, 8]).widths == (4, 8, 8, 8)
+
+
+def test_settings_errors():
+    with pytest.raises(ValueError, match="Did you mean 'epochs'"):
+        D.settings("cpu", epoch=3)
+    with pytest.raises(ValueError, match="H_min <= H_max"):
+        D.settings("cpu", band=[3.5, 3.0])
+    with pytest.raises(ValueError, match="probe"):
+        D.settings("cpu", probe="svm")
+    with pytest.raises(TypeError, match="n_train"):
+        D.settings("cpu", n_train="many")
+
+
+def test_train_config_gives_the_input_free_module_its_own_rate():
+    S = D.settings("cpu", aug_lr=1e-3, free_aug_lr=2e-2)
+    assert D.train_config(S, 0, "InstaAug").aug_lr == 1e-3
+    assert D.train_config(S, 0, "InstaAug (without input)").aug_lr == 2e-2
+    same = dataclasses.replace(S, free_aug_lr=None)  # (an override of None keeps the profile's value)
+    assert D.train_config(same, 0, "InstaAug (without input)").aug_lr == 1e-3
+
+
+# ----------------------------------------------------------------------------- data and views
+def test_object_size_follows_the_scene_factor():
+    S = tiny(n_test=200)
+    te = D.scene_data(S)[1]
+    size = D.object_size(te)
+    assert ((size > 0) & (size <= 1)).all()
+    rho = pd.Series(size.numpy()).corr(pd.Series(te.factors["side"].numpy()), method="spearman")
+    assert rho > 0.8  # the box grows with the pasted item's side
+
+
+def test_simclr_jitter():
+    x = torch.rand(6, 3, 8, 8)
+    assert torch.equal(D.SimCLRJitter(p_jitter=0, p_grey=0, p_flip=0)(x), x)
+    grey = D.SimCLRJitter(p_jitter=0, p_grey=1, p_flip=0)(x)
+    assert torch.allclose(grey[:, 0], grey[:, 1]) and torch.allclose(grey[:, 1], grey[:, 2])
+    assert torch.equal(D.SimCLRJitter(p_jitter=0, p_grey=0, p_flip=1)(x), x.flip(-1))
+    out = D.SimCLRJitter(p_jitter=1, p_grey=0, p_flip=0)(x, torch.Generator().manual_seed(0))
+    assert out.shape == x.shape and 0 <= out.min() and out.max() <= 1 and not torch.allclose(out, x)
+    assert "p_grey=0.2" in repr(D.SimCLRJitter())
+
+
+# ----------------------------------------------------------------------------- models and objectives
+def test_models_of_a_seed_share_their_start_and_keep_the_rng():
+    S = tiny()
+    rng = torch.random.get_rng_state()
+    a, f, b = (D.make_model(S, m, 0) for m in D.METHODS)
+    assert torch.equal(rng, torch.random.get_rng_state())
+    assert torch.equal(a.backbone.stem[0].weight, b.trunk.backbone.stem[0].weight)
+    assert all(torch.equal(p, q) for p, q in zip(f.augment.params.parameters(), b.augment.params.parameters()))
+    assert f.augment.params.input_free and not b.augment.params.input_free
+    assert not torch.equal(D.make_model(S, "InstaAug", 1).trunk.backbone.stem[0].weight,
+                           b.trunk.backbone.stem[0].weight)
+    with pytest.raises(ValueError, match="method"):
+        D.make_model(S, "AutoAugment", 0)
+
+
+def test_random_crop_objective_logs_the_nt_xent_loss():
+    hook = D.random_crop_objective()
+    enc = D.make_model(tiny(), "Random crop", 0)
+    value, logits = hook(enc, torch.rand(8, 3, 56, 56), torch.zeros(8, dtype=torch.long))
+    assert torch.isfinite(value) and hook.log == [pytest.approx(float(value.detach()))]
+    assert logits.shape == (8, 2)
+    assert "scale=(0.1, 1.0)" in repr(hook)
+
+
+def test_two_view_objective_trains_the_module_and_steers_lambda():
+    S = tiny()
+    net = D.make_model(S, "InstaAug", 0).train()
+    band = I.EntropyBand(3.0, 3.5, lam0=0.2)
+    hook = D.two_view_objective(band, check_every=1)
+    x = torch.rand(16, 3, 56, 56)
+    value, _ = hook(net, x, torch.zeros(16, dtype=torch.long))
+    value.backward()
+    grads = [p.grad for p in net.augment.params.parameters() if p.grad is not None]
+    assert grads and any(g.abs().sum() > 0 for g in grads)  # REINFORCE and the entropy reach the module
+    assert len(band.history) == 1 and band.history[0][1] < 3.0  # the initial module sits below the band
+    hook(net, x, torch.zeros(16, dtype=torch.long))
+    assert band.lam == pytest.approx(0.2 * 1.2)  # a second check below the band raises lambda
+
+
+def test_two_view_objective_is_nt_xent_when_the_module_has_one_crop():
+    # a module that always picks the whole image, lambda 0: the objective is the NT-Xent of two identical views
+    S = tiny()
+    net = D.make_model(S, "InstaAug", 0).eval()
+    with torch.no_grad():
+        for b in net.augment.params.position_bias:
+            b.fill_(-1e4)
+        net.augment.params.global_head.bias.fill_(1e4)
+    hook = D.two_view_objective(I.EntropyBand(-math.inf, math.inf, lam0=0.0))
+    x = torch.rand(8, 3, 56, 56)
+    value, _ = hook(net, x, torch.zeros(8, dtype=torch.long))
+    z = net.trunk(x)
+    assert float(value.detach()) == pytest.approx(float(I.nt_xent(z, z).mean().detach()), abs=1e-4)
+
+
+# ----------------------------------------------------------------------------- the probe
+def test_linear_probe_separates_separable_features_and_not_random_labels():
+    g = torch.Generator().manual_seed(0)
+    y = torch.arange(400) % 4
+    centres = torch.randn(4, 16, generator=g) * 3
+    x = centres[y] + torch.randn(400, 16, generator=g)
+    for method in D.PROBES:
+        assert D.linear_probe(x[:200], y[:200], x[200:], y[200:], method) >= 0.97
+    noise = torch.randn(400, 16, generator=g)
+    assert D.linear_probe(noise[:200], y[:200], noise[200:], y[200:]) < 0.45  # chance: 0.25
+    with pytest.raises(ValueError, match="probe"):
+        D.linear_probe(x, y, x, y, "svm")
+
+
+def test_lbfgs_and_sklearn_probes_agree():
+    g = torch.Generator().manual_seed(1)
+    y = torch.arange(300) % 3
+    x = torch.randn(300, 8, generator=g) + y[:, None].float()
+    a = D.linear_probe(x[:150], y[:150], x[150:], y[150:], "lbfgs", l2=1e-2)
+    b = D.linear_probe(x[:150], y[:150], x[150:], y[150:], "sklearn", l2=1e-2)
+    assert abs(a - b) <= 0.02
+
+
+def test_features_whole_image_and_crops():
+    S = tiny()
+    net = D.make_model(S, "InstaAug", 0).eval()
+    x = torch.rand(6, 3, 56, 56)
+    with torch.no_grad():
+        whole = net.trunk.features(x)
+    assert torch.allclose(D.features(net, x, batch_size=4), whole, atol=1e-5)
+    with torch.no_grad():  # a module on the whole image only: the crops' mean is the whole image's features
+        for b in net.augment.params.position_bias:
+            b.fill_(-1e4)
+        net.augment.params.global_head.bias.fill_(1e4)
+    assert torch.allclose(D.features(net, x, crops=3), whole, atol=1e-4)
+    rc = D.features(D.make_model(S, "Random crop", 0), x, crops=3, seed=1)
+    assert torch.equal(rc, D.features(D.make_model(S, "Random crop", 0), x, crops=3, seed=1))  # seeded draws
+    assert net.training is False
+
+
+# ----------------------------------------------------------------------------- what the module learned
+def test_crop_table_of_the_untrained_modules():
+    S = tiny()
+    te = D.scene_data(S)[1]
+    trained = {(m, 0): dict(model=D.make_model(S, m, 0).eval()) for m in D.METHODS}
+    t = D.crop_table(trained, te)
+    assert set(t["method"]) == {"InstaAug", "InstaAug (without input)"} and len(t) == 2 * len(te)
+    free = t[t["method"] == "InstaAug (without input)"]
+    assert free["kl_to_mean"].abs().max() < 1e-5 and free["side"].std() < 1e-6  # one distribution for all
+    assert t["entropy"].between(0, D.entropy_bound(S)).all()
+    init = D.initial_measures(S, te)
+    assert init["kl_to_mean"] < 0.01 and init["side"] > 0.9  # mostly the whole image, one distribution
+
+
+def test_band_trace_and_sample_crops():
+    t = D.band_trace({("InstaAug", 0): dict(band=[(5, 1.0, 0.2), (10, 2.0, 0.3)], steps=10),
+                      ("Random crop", 0): dict(band=[], steps=10)})
+    assert t.columns.tolist() == ["method", "seed", "step", "entropy", "lambda", "fraction"]
+    assert t["fraction"].tolist() == [0.5, 1.0]
+    boxes = D.sample_crops(D.make_model(tiny(), "InstaAug", 0), torch.zeros(3, 3, 56, 56, dtype=torch.uint8), 5)
+    assert boxes.shape == (5, 3, 3) and (boxes[..., 2] <= 1).all()
+
+
+# ----------------------------------------------------------------------------- training (slow)
+@pytest.mark.slow
+def test_a_short_simclr_run_lowers_the_nt_xent_loss():
+    S = tiny(n_train=256, epochs=6, batch_size=64, jitter=False)
+    out = D.train_one(S, "Random crop", 0, D.scene_data(S)[0])
+    assert out["nt_xent"][-1] < out["nt_xent"][0] - 0.1, out["nt_xent"]
+    assert len(out["nt_xent"]) == 6 and out["steps"] == 24
+
+
+@pytest.mark.slow
+def test_train_one_is_cached_and_the_module_moves():
+    S = tiny(n_train=128, epochs=2, aug_lr=1e-2, warmup_epochs=0.0)
+    tr = D.scene_data(S)[0]
+    first = D.train_one(S, "InstaAug", 0, tr)
+    again = D.train_one(S, "InstaAug", 0, tr)
+    assert again["band"] == first["band"] and len(first["band"]) == first["steps"] == 8
+    assert all(torch.equal(p, q) for p, q in zip(first["model"].parameters(), again["model"].parameters()))
+    start = D.make_model(S, "InstaAug", 0).augment.params
+    moved = [not torch.equal(p, q) for p, q in zip(start.parameters(), first["model"].augment.params.parameters())]
+    assert any(moved)
+
+
+@pytest.mark.slow
+def test_the_chapter_pipeline_end_to_end():
+    S = tiny(n_train=64, n_test=32, epochs=1)
+    tr, te = D.scene_data(S)
+    trained = D.train_encoders(S, tr)
+    probes = D.probe(S, trained, tr, te)
+    assert probes[["acc", "acc_tta"]].stack().between(0, 1).all() and len(probes) == 3
+    run = results.Run(S, name="d4_test")
+    table, facts = R.report(run, S, trained, probes, D.crop_table(trained, te), D.initial_measures(S, te),
+                            D.untrained_accuracy(S, tr, te))
+    assert list(table.index) == [*D.METHODS, "untrained encoder"]
+    assert set(run.claims) == {"table5/ranking", "table5/instaaug_beats_random", "fig8/input_dependent",
+                               "fig8/size_correlation", "fig8/crops_on_object", "band/entropy_in_band"}
+    assert all(isinstance(v, str | int | float) for v in facts.values())
+    assert run.claims["table5/ranking"]["verdict"] != "reproduced"  # one seed: at most partly
+    run.save()
+
+
+# ----------------------------------------------------------------------------- reports
+def _probes(tta: dict, seeds=(0,)):
+    return pd.DataFrame([dict(method=m, seed=s, acc=0.5, acc_tta=v + 0.001 * s) for m, v in tta.items()
+                         for s in seeds])
+
+
+def test_ranking_and_gain_claims():
+    paper_order = {"Random crop": 0.50, "InstaAug (without input)": 0.53, "InstaAug": 0.55}
+    run = results.Run("smoke", name="demo")
+    assert R.ranking_claim(run, _probes(paper_order, seeds=(0, 1, 2))) == "reproduced"
+    assert R.ranking_claim(run, _probes(paper_order)) == "partly"  # one seed
+    swapped = {**paper_order, "InstaAug (without input)": 0.56}
+    assert R.ranking_claim(run, _probes(swapped, seeds=(0, 1))) == "not reproduced"
+    assert R.gain_claim(run, _probes(paper_order)) == "partly"
+    assert R.gain_claim(run, _probes({**paper_order, "InstaAug": 0.4})) == "not reproduced"
+
+
+def test_crop_claims_need_a_real_spread():
+    rng = np.random.default_rng(0)
+    size = rng.uniform(0.3, 0.9, 300)
+
+    def table(side, centre=0.6, kl=0.5):
+        return pd.concat([pd.DataFrame(dict(method="InstaAug", seed=0, scene=np.arange(300), object_size=size,
+                                            side=side, centre_in_box=centre, kl_to_mean=kl)),
+                          pd.DataFrame(dict(method="InstaAug (without input)", seed=0, scene=np.arange(300),
+                                            object_size=size, side=0.9, centre_in_box=0.5, kl_to_mean=0.0))])
+
+    run = results.Run("smoke", name="demo")
+    ripples = 0.94 + 1e-4 * size  # an untrained module: a perfect rank correlation of tiny differences
+    init = dict(kl_to_mean=1e-5, centre_in_box=0.55, side_std=1e-4)
+    R.crop_claims(run, table(ripples, kl=1e-5), init)
+    assert run.claims["fig8/size_correlation"]["verdict"] == "not reproduced"
+    assert run.claims["fig8/input_dependent"]["verdict"] == "not reproduced"
+    out = R.crop_claims(run, table(0.2 + 0.5 * size + rng.normal(0, 0.05, 300)), init)
+    assert out["rho"] > 0.8 and run.claims["fig8/size_correlation"]["verdict"] == "reproduced"
+    assert run.claims["fig8/crops_on_object"]["verdict"] == "reproduced"
+    R.crop_claims(run, table(0.2 + 0.5 * size, centre=0.52), init)  # above without input, below the untrained
+    assert run.claims["fig8/crops_on_object"]["verdict"] == "partly"
+    R.crop_claims(run, table(0.7 + 0.02 * size), init)  # a small but learned spread: partly
+    assert run.claims["fig8/size_correlation"]["verdict"] == "partly"
+    R.crop_claims(run, table(0.7 + 0.005 * size), init)  # 10x the untrained ripple, but invisible: not reproduced
+    assert run.claims["fig8/size_correlation"]["verdict"] == "not reproduced"
+    R.crop_claims(run, table(0.9 - 0.5 * size, centre=0.4), init)
+    assert run.claims["fig8/size_correlation"]["verdict"] == "not reproduced"
+    assert run.claims["fig8/crops_on_object"]["verdict"] == "not reproduced"
+
+
+def test_band_claim():
+    S = D.settings("smoke")
+    run = results.Run("smoke", name="demo")
+
+    def trained(values):
+        return {("InstaAug", 0): dict(band=[(i + 1, h, 0.2) for i, h in enumerate(values)], steps=len(values))}
+
+    assert R.band_claim(run, S, trained([1.0] * 70 + [3.2] * 30))["share"] == 1.0
+    assert run.claims["band/entropy_in_band"]["verdict"] == "reproduced"
+    R.band_claim(run, S, trained([3.2] * 70 + [2.9, 3.1] * 15))
+    assert run.claims["band/entropy_in_band"]["verdict"] == "partly"
+    R.band_claim(run, S, trained([3.2] * 70 + [1.5] * 30))
+    assert run.claims["band/entropy_in_band"]["verdict"] == "not reproduced"
+    R.band_claim(run, S, trained([3.2] * 4))
+    assert run.claims["band/entropy_in_band"]["verdict"] == "not measurable at this profile"
+
+
+def test_table5_beside_the_paper():
+    t = R.table5(_probes({"Random crop": 0.5, "InstaAug": 0.6}, seeds=(0, 1)), untrained=0.25)
+    assert t.loc["Random crop", "paper (%)"] == "51.63 ± 0.30" and t.loc["InstaAug", "seeds"] == 2
+    assert t.loc["InstaAug", "TTA, 10 crops (%)"].startswith("60.0 ± ")
+    assert t.loc["untrained encoder", "whole image (%)"] == "25.0"
+
+
+def test_figures_draw():
+    S = tiny()
+    te = D.scene_data(S)[1]
+    trained = {(m, 0): dict(model=D.make_model(S, m, 0).eval(), band=[(1, 1.2, 0.2), (2, 1.3, 0.2)], steps=2)
+               for m in ("InstaAug", "InstaAug (without input)")}
+    axes = R.plot_crops(trained, te, n_scenes=4, n_crops=3)
+    assert axes.shape == (2, 4) and len(axes[0, 0].patches) == 1 + 3  # the object's box and the crops
+    R.plot_size(D.crop_table(trained, te))
+    assert R.plot_band(S, trained).get_ylabel() == "entropy (nats)"
+    plt.close("all")
