@@ -48,7 +48,6 @@ import math
 import os
 import platform
 import shutil
-import subprocess
 import sys
 import tempfile
 import time
@@ -101,11 +100,11 @@ PATCHES = [  # what their released code needs for the rotation set-up to run at 
 
 # ----------------------------------------------------------------------------- set-up and records
 def _commit(repo: Path) -> str:
-    try:
-        return subprocess.run(["git", "-C", str(repo), "rev-parse", "HEAD"], capture_output=True, text=True,
-                              check=True).stdout.strip()
-    except (subprocess.CalledProcessError, FileNotFoundError):
-        return (repo / "COMMIT").read_text().strip() if (repo / "COMMIT").exists() else "unknown"
+    """Their checkout's commit (``augnet_runs._commit``: git, else the exported ``COMMIT`` file)."""
+    sys.path.insert(0, str(Path(__file__).parent))
+    from augnet_runs import _commit as commit
+
+    return commit(repo)
 
 
 def _machine() -> dict:
