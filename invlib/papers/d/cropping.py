@@ -113,8 +113,8 @@ _SMALL = dict(dataset="scenes", size=56, arch="small_resnet18_s4", lr=0.1, weigh
 # (12 models, 1,000 test scenes): 900 s on a loaded machine; the cpu profile takes 10 epochs, no band sweep
 # (the gpu profile has it) and 500 test scenes.
 SETTINGS = {
-    "smoke": dict(_SMALL, n_train=512, n_test=200, epochs=2, batch_size=64, pretrain_epochs=1, module_lr=0.05,
-                  warmup_epochs=0, check_every=2, scales=((0.1, 1.0),), bands=(), fixed_lams=(), tta=4, seeds=1),
+    "smoke": dict(_SMALL, n_train=256, n_test=100, epochs=2, batch_size=64, pretrain_epochs=1, module_lr=0.05,
+                  warmup_epochs=0, check_every=2, scales=((0.1, 1.0),), bands=(), fixed_lams=(), tta=2, seeds=1),
     "cpu": dict(_SMALL, n_train=2000, n_test=500, epochs=10, batch_size=128, pretrain_epochs=2, module_lr=0.05,
                 warmup_epochs=1, check_every=5, scales=((0.1, 1.0), (0.35, 1.0)), bands=(), fixed_lams=(0.02,),
                 tta=8, seeds=1),
