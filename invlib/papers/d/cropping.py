@@ -384,3 +384,22 @@ def final_entropy(t: Trained) -> float:
     """The mean entropy of the last epoch of training."""
     return float(t.history[-1]["state"]["entropy"])
 
+
+def reinforce_variance(family: list[Trained], test_set, n: int = 64, draws: int = 32, seed: int = 0) -> pd.DataFrame:
+    """The REINFORCE gradient's variance for the trained InstaAug module (first seed) on ``n`` test scenes, over
+    ``draws`` draws, with the batch-mean baseline this book uses and without one (the authors' code):
+    :func:`invlib.learned.instaaug.gradient_variance`. One row per baseline.
+
+    Example
+    -------
+    >>> S = settings("smoke", n_train=64, n_test=16, epochs=2, methods=("instaaug",), progress=False)
+    >>> train, test = scene_data(S)
+    >>> reinforce_variance(train_family(S, train), test, n=8, draws=4).baseline.tolist()
+    ['mean', 'none']
+    """
+    t = next(t for t in family if t.variant == "instaaug")
+    x, y = test_set.float()[:n], test_set.labels[:n]
+    rows = [instaaug.gradient_variance(t.model, x, y, draws, b, torch.Generator().manual_seed(seed))
+            for b in instaaug.BASELINES]
+    return pd.DataFrame(rows)
+
