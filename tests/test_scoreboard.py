@@ -39,7 +39,7 @@ def test_scoreboard_lists_each_chapters_claims_by_paper_at_the_profile_it_ran(bo
     assert summary[0] == "| {doc}`A: Yan & Huang </book/paper_a>` | 2 of 2 | 3 | 1 | 1 | 0 | 1 |"
     assert summary[1].endswith("| 0 of 7 | 0 | 0 | 0 | 0 | 0 |") and len(summary) == 5  # B: chapters not run
     assert summary[2].endswith("| 0 of 3 | 0 | 0 | 0 | 0 | 0 |")  # C: chapters not run
-    assert summary[3].endswith("| none yet | 0 | 0 | 0 | 0 | 0 |")  # D: no chapter yet
+    assert summary[3].endswith("| 0 of 5 | 0 | 0 | 0 | 0 | 0 |")  # D: chapters not run
     assert summary[4].startswith("| {doc}`E: AugNet and Augerino </book/paper_e>` | 1 of 4 | 0 |")
     claims_a = (book_copy / book.GENERATED / "claims_a.md").read_text()
     assert claims_a.replace(" All five papers: {doc}`/book/_generated/scoreboard`.", "") in page

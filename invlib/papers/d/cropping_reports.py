@@ -109,7 +109,9 @@ def report(run, S: Cropping, acc: pd.DataFrame, crops: pd.DataFrame,
         run.log(f"acc_tta/{r['method']}", r["this run (%)"], paper=r["paper (%)"])
     has = set(main.method)
     seeds = int(main.seed.nunique()) if len(main) else 0
-    facts = dict(seeds=seeds, tta=S.tta, n_train=S.n_train, epochs=S.epochs, crops=0)
+    nan = float("nan")  # every number the prose quotes exists, NaN where this profile did not measure it
+    facts = dict(seeds=seeds, tta=S.tta, n_train=S.n_train, epochs=S.epochs, kl=nan, side_rho=nan, in_box=nan,
+                 in_box_free=nan, side=nan, entropy=nan, in_band=nan, fixed_entropy=nan, fixed_lam=nan)
     acc_of = {m: 100 * float(np.mean(_seeds(main, m))) for m in has}
     facts.update({f"acc_{m}": v for m, v in acc_of.items()})
 
