@@ -90,9 +90,9 @@ plt.show()
 #
 # For a few test scenes, the six most likely crops (the redder, the likelier) and the density of crop centres,
 # with the object's box dashed: InstaAug without input (top; one distribution for all images) and InstaAug
-# (bottom). InstaAug's crops are centred in the object's box for {glue:text}`in_box:.1f` % of their mass, the
-# input-free module's for {glue:text}`in_box_free:.1f` %; InstaAug's distribution differs from its average over
-# images by a mean KL of {glue:text}`kl:.3f` nats.
+# (bottom). InstaAug's crops are centred in the object's box for {glue:md}`in_box_text` % of their mass, the
+# input-free module's for {glue:md}`in_box_free_text` %; InstaAug's distribution differs from its average over
+# images by a mean KL of {glue:md}`kl_text` nats.
 
 # %%
 R.plot_crops(family, test)
@@ -100,7 +100,7 @@ plt.show()
 
 # %% [markdown]
 # How large are the crops? Left: the share of crop mass at least as large as each side; right: each test scene's
-# expected crop side against its object's side (Spearman ρ = {glue:text}`side_rho:.2f` for InstaAug).
+# expected crop side against its object's side (Spearman ρ = {glue:md}`side_rho_text` for InstaAug).
 
 # %%
 R.plot_sizes(family, test)
@@ -124,8 +124,7 @@ display(variance)
 # ## The entropy band (Table E.1, Figure E.1)
 #
 # The mean entropy and λ at every check of the band. With the dynamic λ the entropy is held in the band
-# ({glue:text}`in_band:.0f` % of the checks in the last 30 % of training); with a small fixed λ of
-# {glue:text}`fixed_lam` it ends at {glue:text}`fixed_entropy:.2f` nats.
+# ({glue:md}`in_band_text` % of the checks in the last 30 % of training); {glue:md}`fixed_text`.
 
 # %%
 R.plot_entropy(family, S)

@@ -112,6 +112,32 @@ def report(run, S: Cropping, acc: pd.DataFrame, crops: pd.DataFrame,
     nan = float("nan")  # every number the prose quotes exists, NaN where this profile did not measure it
     facts = dict(seeds=seeds, tta=S.tta, n_train=S.n_train, epochs=S.epochs, kl=nan, side_rho=nan, in_box=nan,
                  in_box_free=nan, side=nan, entropy=nan, in_band=nan, fixed_entropy=nan, fixed_lam=nan)
+    facts = _claims(run, S, acc, crops, family, main, has, seeds, facts)
+    measured = {k: v for k, v in facts.items() if not (isinstance(v, float) and math.isnan(v))}
+    return table, {**measured, **prose(facts)}
+
+
+def prose(facts: dict) -> dict:
+    """The facts a profile may not measure, as Markdown text (``"n/a"`` where NaN), for ``{glue:md}`` in the prose.
+
+    Example
+    -------
+    >>> prose(dict(kl=0.3183, side_rho=float("nan"), in_box=57.2, in_box_free=55.9, in_band=27.0,
+    ...            fixed_lam=0.02, fixed_entropy=0.0))["side_rho_text"]
+    'n/a'
+    """
+    def fmt(key, spec):
+        v = facts.get(key, float("nan"))
+        return "n/a" if v is None or isinstance(v, float) and math.isnan(v) else format(v, spec)
+
+    fixed = (f"with a small fixed λ of {fmt('fixed_lam', 'g')} it ends at {fmt('fixed_entropy', '.2f')} nats"
+             if fmt("fixed_lam", "g") != "n/a" else "no fixed λ was run at this profile")
+    return dict(kl_text=fmt("kl", ".3f"), side_rho_text=fmt("side_rho", ".2f"), in_box_text=fmt("in_box", ".1f"),
+                in_box_free_text=fmt("in_box_free", ".1f"), in_band_text=fmt("in_band", ".0f"), fixed_text=fixed)
+
+
+def _claims(run, S, acc, crops, family, main, has, seeds, facts) -> dict:
+    """Record D2's claims on ``run``; return ``facts`` with the numbers they measured."""
     acc_of = {m: 100 * float(np.mean(_seeds(main, m))) for m in has}
     facts.update({f"acc_{m}": v for m, v in acc_of.items()})
 
@@ -178,7 +204,7 @@ def report(run, S: Cropping, acc: pd.DataFrame, crops: pd.DataFrame,
                   reproduced=near_identity and near_none, partly=near_identity or near_none)
     _band_claims(run, S, family, acc, facts)
     _cost_claim(run, main, facts)
-    return table, facts
+    return facts
 
 
 def _mean_side(family: list[Trained], crops: pd.DataFrame, method: str) -> float:
