@@ -467,9 +467,11 @@ class InstaAugment(nn.Module):
             return scale_grad(out, self.grad_scale)
         return tuple(scale_grad(t, self.grad_scale) for t in out)
 
-    def draw(self, x: torch.Tensor, y: torch.Tensor | None = None, generator: torch.Generator | None = None) -> Draw:
-        """One transformation per input, drawn from ``p(tau; phi(x))``; see :class:`Draw`."""
-        dist = self.distribution(x, y)
+    def draw(self, x: torch.Tensor, y: torch.Tensor | None = None, generator: torch.Generator | None = None,
+             dist=None) -> Draw:
+        """One transformation per input, drawn from ``p(tau; phi(x))``; see :class:`Draw`. ``dist``: what
+        :meth:`distribution` gave for ``x`` already (several draws from one evaluation of the module)."""
+        dist = self.distribution(x, y) if dist is None else dist
         if self.categorical:
             idx = sample_categorical(dist, 1, generator, self.sampler)[0]
             views = crop(x, self.params.boxes[idx])
@@ -718,7 +720,8 @@ class Objective:
         return total, logits
 
     def _contrastive(self, inner, aug, x, y, lam):
-        d1, d2 = aug.draw(x), aug.draw(x)
+        dist = aug.distribution(x)  # phi(x) once: both views are drawn from it
+        d1, d2 = aug.draw(x, dist=dist), aug.draw(x, dist=dist)
         v1, v2 = (d1.views, d2.views) if self.extra is None else (self.extra(d1.views), self.extra(d2.views))
         z1, z2 = inner.trunk(v1), inner.trunk(v2)
         per = nt_xent(z1, z2, self.temperature)
