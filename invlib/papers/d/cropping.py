@@ -325,11 +325,11 @@ def accuracy_table(S: Cropping, family: list[Trained], test_set) -> pd.DataFrame
     """
     rows = []
     for t in family:
-        plain = tta_accuracy(t, test_set, 1, seed=t.seed) if t.method in LEARNED or t.method == "random_crop" \
-            else tta_accuracy(t, test_set, 1)
         if t.method in ("instaaug", "no_lrp", "no_input"):  # one crop is not "no crop": the identity instead
             with torch.inference_mode():
                 plain = float((t.model.trunk(test_set.float()).argmax(1) == test_set.labels).float().mean())
+        else:  # a plain forward for "none"; one crop or copy for the others
+            plain = tta_accuracy(t, test_set, 1, seed=t.seed)
         rows.append(dict(method=t.method, variant=t.variant, seed=t.seed, acc=plain,
                          acc_tta=tta_accuracy(t, test_set, S.tta, seed=t.seed),
                          seconds_per_epoch=float(np.mean([h["seconds"] for h in t.history]))))
