@@ -292,6 +292,45 @@ def test_nt_xent_is_low_for_matching_views():
     assert I.nt_xent(z, z).shape == (16,)
 
 
+def test_contrastive_objective_is_nt_xent_when_the_module_has_one_crop():
+    # every input's crop is the whole image and lambda is 0: the objective is the NT-Xent of two identical views
+    net = I.instaaug(_trunk(k=16), I.LRPCrops(32)).eval()
+    with torch.no_grad():
+        for b in net.augment.params.position_bias:
+            b.fill_(-1e4)
+        net.augment.params.global_head.bias.fill_(1e4)
+    hook = I.contrastive_objective(I.EntropyBand(-math.inf, math.inf, lam0=0.0))
+    x = torch.rand(8, 3, 32, 32)
+    value, logits = hook(net, x, torch.zeros(8, dtype=torch.long))
+    z = net.trunk(x)
+    expected = float(I.nt_xent(z, z).mean().detach())
+    assert float(value.detach()) == pytest.approx(expected, abs=1e-4)
+    assert hook.log == [pytest.approx(expected, abs=1e-4)] and logits.argmax(1).eq(0).all()  # views matched
+
+
+def test_contrastive_objective_trains_the_module_and_steers_lambda():
+    net = I.instaaug(_trunk(k=16), I.LRPCrops(32)).train()
+    band = I.EntropyBand(9.0, 9.5, lam0=0.2)  # above log(#crops): every check is below the band
+    hook = I.contrastive_objective(band, check_every=1)
+    x = torch.rand(16, 3, 32, 32)
+    value, _ = hook(net, x, torch.zeros(16, dtype=torch.long))
+    value.backward()
+    grads = [p.grad for p in net.augment.params.parameters() if p.grad is not None]
+    assert grads and any(g.abs().sum() > 0 for g in grads)  # REINFORCE and the entropy reach the module
+    hook(net, x, torch.zeros(16, dtype=torch.long))
+    assert len(band.history) == 2 and band.lam == pytest.approx(0.2 * 1.2)  # the second check below raises it
+    assert len(hook.log) == 2 and len(net.augment.checks) == 2
+
+
+def test_objective_logs_each_steps_cross_entropy():
+    net = I.instaaug(_trunk(), I.LRPCrops(32))
+    hook = I.objective(None)
+    x, y = torch.rand(8, 3, 32, 32), torch.randint(0, 4, (8,))
+    value, logits = hook(net, x, y)
+    assert hook.log == [pytest.approx(float(torch.nn.functional.cross_entropy(logits, y)), abs=1e-5)]
+    assert float(value.detach()) == pytest.approx(hook.log[0], abs=1e-5)  # band None: the loss alone
+
+
 def test_bad_names_list_the_valid_ones():
     with pytest.raises(ValueError, match="gumbel"):
         I.sample_categorical(torch.zeros(1, 3), method="gumble")

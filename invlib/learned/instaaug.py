@@ -672,13 +672,14 @@ class Objective:
 
     Its ``repr`` holds every setting, so ``fit(..., cache=True)`` keys a run by them; what the band did is in
     the model's ``state()`` after every epoch (``"lambda"``, ``"entropy"``: the epoch's mean, ``"checks"``).
+    ``log`` holds every step's mean task loss (cross-entropy, or NT-Xent), without the entropy and REINFORCE terms.
     """
 
     def __init__(self, band: EntropyBand | None, check_every: int = 50, warmup_steps: int = 0,
                  baseline: str = "mean", contrastive: bool = False, temperature: float = 0.5, extra=None):
         self.band, self.check_every, self.warmup_steps = band, int(check_every), int(warmup_steps)
         self.baseline, self.contrastive = check_choice(baseline, BASELINES, "baseline"), bool(contrastive)
-        self.temperature, self.extra, self.steps = float(temperature), extra, 0
+        self.temperature, self.extra, self.steps, self.log = float(temperature), extra, 0, []
 
     def __repr__(self) -> str:
         b = self.band
@@ -717,6 +718,7 @@ class Objective:
         if d.log_prob is not None and self.band is not None:
             total = total + self._score(per, d.log_prob)
         self._band_step(aug, d.entropy.detach().mean(), len(x))
+        self.log.append(float(per.detach().mean()))
         return total, logits
 
     def _contrastive(self, inner, aug, x, y, lam):
@@ -731,12 +733,8 @@ class Objective:
             if d1.log_prob is not None:
                 total = total + self._score(per, d1.log_prob + d2.log_prob)
         self._band_step(aug, d1.entropy.detach().mean(), len(x))
-        sim = F.normalize(z1.detach().float(), dim=1) @ F.normalize(z2.detach().float(), dim=1).T
-        # fit's accuracy compares argmax with the labels: "input i's nearest view is its pair" as a label match
-        match = sim.argmax(1) == torch.arange(len(x), device=x.device)
-        logits = torch.zeros(len(x), int(y.max()) + 2, device=x.device)
-        logits[torch.arange(len(x)), torch.where(match, y, y + 1)] = 1
-        return total, logits
+        self.log.append(float(per.detach().mean()))
+        return total, view_match_logits(z1, z2, y)
 
 
 def objective(band: EntropyBand | None, check_every: int = 50, warmup_steps: int = 0,
@@ -795,6 +793,27 @@ def gradient_variance(model: InstaAug, x: torch.Tensor, y: torch.Tensor, draws: 
 
 
 # ----------------------------------------------------------------------------- contrastive learning
+def view_match_logits(z1: torch.Tensor, z2: torch.Tensor, y: torch.Tensor) -> torch.Tensor:
+    """What :func:`invlib.train.fit` reads as logits in contrastive training, ``(B, max(y) + 2)``: one-hot at the
+    label ``y_i`` where input ``i``'s nearest second view (cosine, ``z2`` among all) is its own, at ``y_i + 1``
+    otherwise, so fit's ``train_acc`` is the share of inputs whose two views are nearest. No gradient.
+
+    Example
+    -------
+    >>> z = torch.eye(3)
+    >>> view_match_logits(z, z, torch.zeros(3, dtype=torch.long)).argmax(1).tolist()
+    [0, 0, 0]
+    >>> view_match_logits(z, z.roll(1, 0), torch.zeros(3, dtype=torch.long)).argmax(1).tolist()
+    [1, 1, 1]
+    """
+    with torch.no_grad():
+        sim = F.normalize(z1.float(), dim=1) @ F.normalize(z2.float(), dim=1).T
+        match = sim.argmax(1) == torch.arange(len(y), device=y.device)
+        logits = torch.zeros(len(y), int(y.max()) + 2, device=y.device)
+        logits[torch.arange(len(y), device=y.device), torch.where(match, y, y + 1)] = 1
+    return logits
+
+
 def nt_xent(z1: torch.Tensor, z2: torch.Tensor, temperature: float = 0.5) -> torch.Tensor:
     """SimCLR's NT-Xent loss per pair, ``(B,)``, for projections ``z1``, ``z2`` ``(B, D)`` of two views of each
     input: the mean over the pair's two directions of ``-log softmax`` of the positive among the ``2B - 1`` others.

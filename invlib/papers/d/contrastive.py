@@ -8,8 +8,9 @@ views of an image come from:
 - ``"InstaAug (without input)"``: two crops from one learned distribution ``p(tau; phi(0 * x))`` shared by every
   image (:class:`~invlib.learned.instaaug.LRPCrops` with ``input_free=True``).
 - ``"InstaAug"``: two crops from the image's own ``p(tau; phi(x))``, learned jointly with the encoder
-  (:func:`two_view_objective`: NT-Xent, REINFORCE for the module, minus ``lambda`` times its entropy, ``lambda``
-  steered into the band ``[H_min, H_max]`` by :class:`~invlib.learned.instaaug.EntropyBand`).
+  (:func:`invlib.learned.instaaug.contrastive_objective`: NT-Xent, REINFORCE for the module, minus ``lambda`` times
+  its entropy, ``lambda`` steered into the band ``[H_min, H_max]`` by
+  :class:`~invlib.learned.instaaug.EntropyBand`; both views drawn from one evaluation of ``phi(x)``).
 
 Each view then gets SimCLR's colour jitter, grey and flip (:class:`SimCLRJitter`, the authors' code). What is
 measured (the paper's Table 5 and Figure 8):
@@ -59,7 +60,7 @@ from ...utils import cached, check_choice, digest
 METHODS = ("Random crop", "InstaAug (without input)", "InstaAug")
 PAPER = {"Random crop": (51.63, 0.30), "InstaAug (without input)": (54.20, 0.23), "InstaAug": (55.05, 0.21)}
 PROBES = ("lbfgs", "sklearn")
-CACHE_VERSION = 1  # of the trained encoders kept by train_encoders: bump when training changes
+CACHE_VERSION = 2  # of the trained encoders kept by train_encoders: bump when training changes
 
 
 # ----------------------------------------------------------------------------- settings
@@ -281,17 +282,6 @@ def make_model(S: Contrastive, method: str, seed: int) -> nn.Module:
     return I.instaaug(enc, lrp, copies=S.tta)
 
 
-def _match_logits(z1: torch.Tensor, z2: torch.Tensor, y: torch.Tensor) -> torch.Tensor:
-    """What :func:`invlib.train.fit` reads as logits: the label where input ``i``'s nearest second view is its own
-    (``train_acc`` = the share of inputs whose two views are nearest), another class otherwise."""
-    with torch.no_grad():
-        sim = F.normalize(z1.float(), dim=1) @ F.normalize(z2.float(), dim=1).T
-        match = sim.argmax(1) == torch.arange(len(y), device=y.device)
-        logits = torch.zeros(len(y), int(y.max()) + 2, device=y.device)
-        logits[torch.arange(len(y)), torch.where(match, y, y + 1)] = 1
-    return logits
-
-
 class _Hook:
     """A loss hook of :func:`invlib.train.fit` with a readable repr; ``log`` holds every step's mean NT-Xent loss
     (the objective :func:`invlib.train.fit` records also holds the entropy and REINFORCE terms)."""
@@ -310,7 +300,9 @@ def random_crop_objective(scale: tuple[float, float] = (0.1, 1.0), temperature: 
     """The loss hook of :func:`invlib.train.fit` for SimCLR with random crops: two views per input, each its own
     :func:`~invlib.learned.instaaug.random_boxes` crop (area uniform in ``scale``) then ``extra`` (e.g.
     :class:`SimCLRJitter`), through ``model`` (an :class:`Encoder`), the mean NT-Xent loss
-    (:func:`~invlib.learned.instaaug.nt_xent`). The "logits" are :func:`_match_logits`'s.
+    (:func:`~invlib.learned.instaaug.nt_xent`). The "logits" are
+    :func:`~invlib.learned.instaaug.view_match_logits`'s. (The InstaAug models train on the core
+    :func:`~invlib.learned.instaaug.contrastive_objective`.)
 
     Example
     -------
@@ -328,56 +320,9 @@ def random_crop_objective(scale: tuple[float, float] = (0.1, 1.0), temperature: 
         z1, z2 = model(v1), model(v2)
         value = I.nt_xent(z1, z2, temperature).mean()
         log.append(float(value.detach()))
-        return value, _match_logits(z1, z2, y)
+        return value, I.view_match_logits(z1, z2, y)
 
     return _Hook(loss, "random_crop_objective", log, scale=tuple(scale), temperature=temperature, extra=extra)
-
-
-def two_view_objective(band: I.EntropyBand, temperature: float = 0.5, check_every: int = 50,
-                       warmup_steps: int = 0, baseline: str = "mean", extra=None):
-    """:func:`invlib.learned.instaaug.contrastive_objective` with ``phi(x)`` computed once per batch: both views'
-    crops are drawn from that one distribution (the core hook runs the module once per view, which on the CPU costs
-    about as much as the encoder's two views). The same loss, gradients and band rule: NT-Xent of the two views,
-    REINFORCE ``(L_i - b) grad (log p(tau1_i) + log p(tau2_i))`` with the batch-mean baseline, minus ``lambda``
-    times the exact entropy; ``lambda`` from ``band``, checked every ``check_every`` steps; the module's gradient
-    warmed up over ``warmup_steps``.
-
-    Example
-    -------
-    >>> S = settings("smoke")
-    >>> net, band = make_model(S, "InstaAug", 0), I.EntropyBand(3.0, 3.5)
-    >>> hook = two_view_objective(band, check_every=1)
-    >>> loss, logits = hook(net, torch.rand(8, 3, 56, 56), torch.arange(8))
-    >>> loss.ndim, len(band.history)
-    (0, 1)
-    """
-    check_choice(baseline, I.BASELINES, "baseline")
-    step, log = [0], []
-
-    def loss(model, x, y):
-        inner = getattr(model, "module", model)
-        aug = inner.augment
-        aug.grad_scale = min(1.0, (step[0] + 1) / warmup_steps) if warmup_steps else 1.0
-        logp = aug.distribution(x)
-        idx = I.sample_categorical(logp, 2, None, aug.sampler)  # (2, B)
-        v1, v2 = (I.crop(x, aug.params.boxes[i]) for i in idx)
-        if extra is not None:
-            v1, v2 = extra(v1), extra(v2)
-        z1, z2 = inner.trunk(v1), inner.trunk(v2)
-        per = I.nt_xent(z1, z2, temperature)
-        h = I.entropy(logp)
-        adv = per.detach() - (per.detach().mean() if baseline == "mean" else 0.0)
-        log_prob = logp.gather(1, idx.T).sum(1)
-        total = per.mean() - band.lam * h.mean() + (adv * log_prob).mean()
-        band.observe(h.detach().mean(), len(x))
-        log.append(float(per.detach().mean()))
-        step[0] += 1
-        if check_every and step[0] % check_every == 0:
-            band.step()
-        return total, _match_logits(z1, z2, y)
-
-    return _Hook(loss, "two_view_objective", log, band=(band.h_min, band.h_max, band.lam0), temperature=temperature,
-                 check_every=check_every, warmup_steps=warmup_steps, baseline=baseline, extra=extra)
 
 
 def train_config(S: Contrastive, seed: int, method: str = "InstaAug") -> _train.TrainConfig:
@@ -430,7 +375,7 @@ def train_one(S: Contrastive, method: str, seed: int, train: data.Dataset) -> di
         else:
             every = S.check_every or _steps_per_epoch(S, len(train))
             warm = int(round(S.warmup_epochs * _steps_per_epoch(S, len(train))))
-            hook = two_view_objective(band, S.temperature, every, warm, extra=jitter(S))
+            hook = I.contrastive_objective(band, S.temperature, every, warm, extra=jitter(S))
         t0 = time.perf_counter()
         labels = torch.zeros(len(train), dtype=torch.long)  # unused: fit's train_acc reads the views' match
         history = _train.fit(model, (train.images, labels), train_config(S, seed, method), loss=hook,
