@@ -34,7 +34,7 @@ from timm.models import register_model
 from timm.models.vision_transformer import VisionTransformer
 from torch import nn
 
-from .utils import check_choice, check_images, digest, is_online
+from .utils import check_choice, check_images, digest, is_online, seeded
 
 OURS = ("small_resnet18", "small_resnet18_s2", "small_resnet18_s4", "small_resnet50", "small_vit", "small_vit_p14",
         "small_vit_p14_cls", "conv4")
@@ -380,8 +380,7 @@ def create(name: str, num_classes: int = 10, in_chans: int = 3, img_size: int | 
     True
     """
     if seed is not None:
-        with torch.random.fork_rng(devices=[]):
-            torch.manual_seed(seed)
+        with seeded(seed):
             return create(name, num_classes, in_chans, img_size, pretrained, normalize, **kwargs)
     source, base = _source(name)
     from_hub = pretrained is True

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import difflib
 import hashlib
 import os
@@ -290,6 +291,25 @@ def seed_everything(seed: int) -> None:
     random.seed(seed)
     np.random.seed(seed % 2**32)  # noqa: NPY002 (seeding the legacy global RNG is the point)
     torch.manual_seed(seed)
+
+
+@contextlib.contextmanager
+def seeded(seed: int):
+    """Run a block on torch's CPU generator seeded with ``seed`` and give the caller's state back afterwards: what
+    the block initialises (weights) depends on ``seed`` alone, whatever ran before, and draws after it are the
+    ones they would have been without it.
+
+    Example
+    -------
+    >>> with seeded(3):
+    ...     a = torch.rand(2)
+    >>> with seeded(3):
+    ...     torch.equal(a, torch.rand(2))
+    True
+    """
+    with torch.random.fork_rng(devices=[]):
+        torch.manual_seed(seed)
+        yield
 
 
 def resolve_device(device: str | torch.device | None = None) -> torch.device:

@@ -166,3 +166,95 @@ def test_d_the_comparison_can_fail(tmp_path):
     for part in ("scheduler", "sampler", "crops"):
         assert not D.compare(part, path)["same"].all(), part
     assert D.compare("scheduler", tmp_path / "missing.json").empty
+
+
+def _d_bounds(upper, lower, phi=(-0.6, -0.2, 0.2, 0.6)):
+    import pandas as pd
+
+    from invlib.papers.d.rotations import BOUNDARY
+
+    phi = pd.Series(phi)
+    return pd.DataFrame(dict(phi=phi, upper=upper(phi), lower=lower(phi), upper_true=BOUNDARY - phi,
+                             lower_true=BOUNDARY + phi))
+
+
+def test_d_their_rotation_run_is_read_in_d1s_convention():
+    from invlib.papers.d import authors_code as D
+    from invlib.papers.d import rotations
+
+    their, frames, acc = D.rotation_runs()
+    assert their["steps"] == 320 and {lr for lr, _ in frames} == set(their["module_lrs"]) and their["commit"]
+    assert (rotations.settings("cpu").module_lr, 0.1) in frames  # the chapter's lr with their config's weight
+    for key, frame in frames.items():
+        assert len(frame) == 500 and frame.phi.abs().max() <= math.pi / 4 + 1e-4
+        assert ((frame.upper >= 0) & (frame.upper <= math.pi + 1e-4)).all() and 0 < acc[key] <= 1
+    assert D.same_setting(rotations.settings("cpu"), their)  # the chapter's cpu profile is their run's setting
+    assert not D.same_setting(rotations.settings("smoke"), their)
+    assert not D.same_setting(rotations.settings("cpu", module_lr=0.05), their)  # no run of theirs at 0.05
+    assert not D.same_setting(rotations.settings("cpu", epochs=3), their)
+    assert D.rotation_runs("/nonexistent.json") is None
+
+
+def test_d_rotation_same_verdict_compares_the_verdicts(tmp_path):
+    from invlib.papers.d import authors_code as D
+    from invlib.papers.d import rotations
+    from invlib.papers.d.rotations import BOUNDARY
+
+    S = rotations.settings("cpu")
+    lr = S.module_lr
+    table = D.rotation_table(_d_bounds(lambda p: BOUNDARY - p, lambda p: BOUNDARY + p), 0.9)
+    assert table.loc[0, "bounds follow the angle"] == "reproduced"
+    theirs = table[(table.module_lr == lr) & (table.entropy_weight == 0.1)].iloc[0]
+    run = results.Run("demo", "cpu")
+    verdict = D.record_rotation(run, S, table)
+    same = (theirs["bounds follow the angle"], theirs["bounds reach the boundary"]) == ("reproduced", "reproduced")
+    assert verdict == ("reproduced" if same else "not reproduced")
+    # ours made to get exactly their verdicts: the claim holds
+    mine = table.copy()
+    for key in ("bounds follow the angle", "bounds reach the boundary"):
+        mine.loc[0, key] = theirs[key]
+    assert D.record_rotation(results.Run("demo", "cpu"), S, mine) == "reproduced"
+    # not their setting, or no run of theirs: not measurable, never a verdict
+    never = "not measurable at this profile"
+    assert D.record_rotation(results.Run("demo", "smoke"), rotations.settings("smoke"), table) == never
+    assert D.record_rotation(results.Run("demo", "cpu"), S, table, tmp_path / "none.json") == never
+    facts = D.rotation_facts(table, lr)
+    assert facts["their_width"] != "n/a" and D.rotation_facts(table, 0.5)["their_width"] == "n/a"
+
+
+def _d_crop_record(tmp_path, accs):
+    from invlib.papers.d import authors_code as D
+    from invlib.papers.d.cropping import settings
+
+    rec = D.stored()
+    S = settings("cpu")
+    rec["crop_cpu"] = dict(date="2026-11-25", settings={k: getattr(S, k) for k in D.CROP_SETTING},
+                           test_accuracy={"none": f"{accs[0]}%", "random crop": f"{accs[1]}%",
+                                          "InstaAug": f"{accs[2]}%"},
+                           crop_measures=dict(side=0.7, centre_in_box=0.5, kl_to_mean=0.2, entropy=3.2, side_rho=0.3))
+    path = tmp_path / "d.json"
+    path.write_text(json.dumps(rec))
+    return path
+
+
+def test_d_crop_order_same_compares_the_three_pairwise_orders(tmp_path):
+    import pandas as pd
+
+    from invlib.papers.d import authors_code as D
+    from invlib.papers.d.cropping import settings
+
+    ours = dict(acc_none=48.0, acc_random_crop=53.0, acc_instaaug=55.0)
+    crops = pd.DataFrame(dict(side=[0.6], centre_in_box=[0.6]), index=["instaaug"])
+    same = _d_crop_record(tmp_path, (40.0, 45.0, 47.5))
+    table = D.crop_comparison(ours, crops, same)
+    assert table.loc["accuracy: instaaug (%)", "authors' code"] == 47.5
+    assert table.loc["InstaAug crops: side", "ours"] == 0.6 and math.isnan(table.loc["InstaAug crops: kl_to_mean",
+                                                                                      "ours"])
+    assert D.record_crop(results.Run("demo", "cpu"), settings("cpu"), table, same) == "reproduced"
+    other = _d_crop_record(tmp_path, (40.0, 45.0, 30.0))  # their InstaAug last: two of three orders differ
+    run = results.Run("demo", "cpu")
+    assert D.record_crop(run, settings("cpu"), D.crop_comparison(ours, crops, other), other) == "not reproduced"
+    assert run.claims["authors/crop_order_same"]["ours"].startswith("2 of 3 keys differ")
+    assert D.record_crop(results.Run("demo", "cpu"), settings("cpu", epochs=3), table, same) != "reproduced"
+    assert D.crop_comparison(ours, crops, tmp_path / "none.json").empty
+    assert D.crop_facts(table)["their_acc_instaaug"] == "47.5"

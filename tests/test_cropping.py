@@ -87,3 +87,12 @@ def test_smoke_family_trains_and_measures():
     crops = D.crop_table(fam, test)
     assert crops.loc["instaaug", "entropy"] > 0
     assert isinstance(fam[-1].model, I.InstaAug)
+
+
+def test_the_module_starts_from_the_seed_whatever_ran_before():
+    S = D.settings("smoke")
+    for method in ("instaaug", "no_lrp", "class_specific"):
+        a = D.model(S, method, 10, 0)[0]
+        torch.rand(7)
+        b = D.model(S, method, 10, 0)[0]
+        assert all(torch.equal(p, q) for p, q in zip(a.parameters(), b.parameters())), method

@@ -57,7 +57,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[2]
 OUT = ROOT / "invlib" / "papers" / "d" / "authors_instaaug.json"
 EXTRAS = Path("~/instaaug-extras").expanduser()
-EXPERIMENTS = ("crops", "sampler", "scheduler", "rotation")
+EXPERIMENTS = ("crops", "sampler", "scheduler", "rotation", "rotation_cpu", "crop_cpu")
 CROP_CONFIG = "InstaAug_module/configs/config_crop_supervised.yaml"
 ROT_CONFIG = "InstaAug_module/configs/config_rotation_supervised.yaml"
 MARIO_CONFIG = "examples/mixmo-pytorch/config/marioiggy/exp_tinyimagenet_res18_1net_standard_bar1_test.yaml"
@@ -764,40 +764,73 @@ def _color_after_p1(repo: Path) -> str:
         return f"{type(err).__name__} at {Path(tb.filename).name}:{tb.lineno}: {err}"
 
 
-def _train_theirs(repo: Path, epochs: int, module_lr: float, seed: int, data) -> dict:
-    """Their scripts/train.py (parse_args, transform_args, Learner) on their Mario-Iggy config with their rotation
-    module config; only nb_epochs and the module's lr are set here. Records the bounds after every epoch."""
+@contextlib.contextmanager
+def _their_script(repo: Path, config_rel: str, li_cfg: dict | None, seed: int, edit=None, dataplace="data"):
+    """Their scripts/train.py set-up, as their ``train()`` does it (parse_args, transform_args, get_loader,
+    learnable_invariance, Learner), in a temporary working folder that links their ``mixmo``, ``scripts`` and
+    ``config``; ``edit(config_args)`` sets this run's numbers; ``li_cfg`` None: no module (their
+    ``{'li_flag': False}``). Yields ``(learner, work folder, their captured output)``."""
+    import yaml
 
-    work = Path(tempfile.mkdtemp(prefix="instaaug_rot_"))
+    work = Path(tempfile.mkdtemp(prefix="instaaug_run_"))
     mixmo = repo / "examples" / "mixmo-pytorch"
     for name in ("mixmo", "scripts", "config"):
         (work / name).symlink_to(mixmo / name)
-    import yaml
-
-    li_cfg = _config(repo, ROT_CONFIG, lr=module_lr)
-    (work / "li.yaml").write_text(yaml.safe_dump(li_cfg))  # their config, the module lr set
-    here = os.getcwd()
-    os.chdir(work)  # their loader reads "mixmo/loaders/mario_iggy.npz" relative to the working directory
+    argv_li = []
+    if li_cfg is not None:
+        (work / "li.yaml").write_text(yaml.safe_dump(li_cfg))
+        argv_li = ["--Li_config_path", "li.yaml"]
+    here, argv = os.getcwd(), sys.argv
+    os.chdir(work)  # their Mario-Iggy loader reads "mixmo/loaders/mario_iggy.npz" relative to the working directory
     sys.path.insert(0, str(work))
-    argv = sys.argv
     try:
         from InstaAug_module import learnable_invariance
         from mixmo.learners.learner import Learner
         from mixmo.loaders import get_loader
         from scripts import train as T
 
-        sys.argv = ["train", "--config_path", f"config/marioiggy/{Path(MARIO_CONFIG).name}", "--dataplace", "data",
-                    "--saveplace", "runs", "--info", "rotation", "--from_scratch", "--debug", "1", "--seed", str(seed),
-                    "--Li_config_path", "li.yaml"]
+        sys.argv = ["train", "--config_path", config_rel, "--dataplace", str(dataplace), "--saveplace", "runs",
+                    "--info", "run", "--from_scratch", "--debug", "1", "--seed", str(seed), *argv_li]
         log = io.StringIO()
         with contextlib.redirect_stdout(log), contextlib.redirect_stderr(log):
             args = T.parse_args()
             config_args, device, _ = T.transform_args(args)
-            config_args["training"]["nb_epochs"] = epochs
-            li_configs = yaml.safe_load(open(args.Li_config_path))
+            if edit is not None:
+                edit(config_args)
+            li_configs = yaml.safe_load(open(args.Li_config_path)) if li_cfg is not None else {"li_flag": False}
             dloader = get_loader(config_args, dataplace=args.dataplace, train_name=args.train_name)
-            li = learnable_invariance(li_configs)  # their train(): learnable_invariance(Li_configs), cuda default
+            li = learnable_invariance(li_configs) if li_configs["li_flag"] else None  # cuda if there is one
             learner = Learner(config_args=config_args, Li_configs=li_configs, dloader=dloader, device=device, Li=li)
+        yield learner, work, log
+    finally:
+        sys.argv = argv
+        os.chdir(here)
+        sys.path.remove(str(work))
+        shutil.rmtree(work, ignore_errors=True)
+
+
+def _their_log(work: Path) -> list[dict]:
+    """Their per-epoch CSV log (accuracy, losses, entropy, the module's lr), rows as dicts."""
+    import csv
+
+    logs = sorted((work / "runs").rglob("*.csv"))
+    return list(csv.DictReader(logs[0].open())) if logs else []
+
+
+def _train_theirs(repo: Path, epochs: int, module_lr: float, seed: int, data, warmup: int | None = None,
+                  keep_bounds: bool = False, entropy_weight: float | None = None) -> dict:
+    """Their training script on their Mario-Iggy config with their rotation module config; only nb_epochs, the
+    module's lr (and, if given, its warm-up epochs) are set here. Records the bounds after every epoch (and, with
+    ``keep_bounds``, every test image's final bounds)."""
+    li_cfg = _config(repo, ROT_CONFIG, lr=module_lr, **({} if warmup is None else dict(warmup_period=warmup)),
+                     **({} if entropy_weight is None else dict(entropy_weights=[entropy_weight] * 2)))
+
+    def edit(cfg):
+        cfg["training"]["nb_epochs"] = epochs
+
+    with _their_script(repo, f"config/marioiggy/{Path(MARIO_CONFIG).name}", li_cfg, seed, edit) as (learner, work,
+                                                                                                   log):
+        li = learner.model_wrapper.Li
         x_train, (x_test, _) = data[0][0], data[1]
         per_epoch, t0 = [dict(epoch=0, test=_bound_stats(_bounds(li, x_test)),
                               train=_bound_stats(_bounds(li, x_train)))], time.perf_counter()
@@ -807,27 +840,21 @@ def _train_theirs(repo: Path, epochs: int, module_lr: float, seed: int, data) ->
                 learner.dloader.traindatasetwrapper.set_ratio_epoch(ratioepoch=epoch / epochs)
                 learner.train(epoch)
             sec = time.perf_counter() - te
-            per_epoch.append(dict(epoch=epoch, seconds=_r(sec, 1), entropy_weights=_r(li_configs["entropy_weights"]),
+            per_epoch.append(dict(epoch=epoch, seconds=_r(sec, 1), entropy_weights=_r(li_cfg["entropy_weights"]),
                                   test=_bound_stats(_bounds(li, x_test)), train=_bound_stats(_bounds(li, x_train))))
-        import csv
-
-        logs = sorted((work / "runs").rglob("*.csv"))
-        rows = list(csv.DictReader(logs[0].open())) if logs else []
-        for row in rows:  # their own log: the module lr used in the epoch, their scheduler's input, accuracy
+        for row in _their_log(work):  # their own log: the module lr used in the epoch, their scheduler's input
             rec = per_epoch[int(row["epoch"])]
             rec.update(module_lr_used=float(row["general/augmentation_lr"]), their_test_entropy=row["test/entropy"],
                        their_test_accuracy=row["test/accuracy"], their_train_ce=float(row["train/ce0"]))
+        final = _bounds(li, x_test) if keep_bounds else None
         return dict(epochs=epochs, module_lr=module_lr, seed=seed, seconds=_r(time.perf_counter() - t0, 1),
-                    device=str(device), per_epoch=per_epoch,
+                    device=str(learner.device), per_epoch=per_epoch, warmup_epochs=li_cfg["warmup_period"],
+                    **({} if final is None else dict(test_bounds=dict(upper_a=[_r(v, 5) for v in final[:, 0]],
+                                                                      lower_b=[_r(v, 5) for v in final[:, 1]]))),
                     moved_test_mean=dict(upper_a=_r(per_epoch[-1]["test"]["upper_a"]["mean"]
                                                     - per_epoch[0]["test"]["upper_a"]["mean"]),
                                          lower_b=_r(per_epoch[-1]["test"]["lower_b"]["mean"]
                                                     - per_epoch[0]["test"]["lower_b"]["mean"])))
-    finally:
-        sys.argv = argv
-        os.chdir(here)
-        sys.path.remove(str(work))
-        shutil.rmtree(work, ignore_errors=True)
 
 
 def rotation(repo: Path, epochs: int = 1, module_lrs=(1e-5, 1e-3), seed: int = 0) -> dict:
@@ -903,6 +930,242 @@ def rotation(repo: Path, epochs: int = 1, module_lrs=(1e-5, 1e-3), seed: int = 0
                                      "pass over the 500 test images"))
 
 
+# ----------------------------------------------------------------------------- rotation at the book's cpu setting
+# Chapter D1's cpu profile (invlib/papers/d/rotations.py SETTINGS["cpu"]): 10 epochs of 2,000 sprites at batch 64
+# (320 steps), module lr 0.01 with a one-epoch (32-step) warm-up, a classifier of widths 8-64. Their script on their
+# data (1,000 sprites, batch 100: 10 steps an epoch) with the same number of steps, the same module lr (in their
+# optimizer: the module's parameter group of their SGD; also 1e-3 and 1e-4, since SGD is not Adam) and the same
+# warm-up in steps, and their ResNet-18 at 1/8 of its widths (8-64 channels after their 64-channel stem conv, where
+# our cpu classifier has 8-64).
+CPU_SETTING = dict(epochs=32, module_lrs=(0.01, 1e-3, 1e-4), warmup_epochs=3, width=0.125)
+WIDTH_PATCH = ("setting, not a fix: their PreActResNet._init_block asserts widen_factor in [1, 2, 3] "
+               "(mixmo/networks/resnet.py:83); the script builds it with 1 and then multiplies the four block "
+               "widths (64, 128, 256, 512) by `width`, the stem conv keeping its 64 channels")
+
+
+def _narrow_resnet(repo: Path, width: float) -> None:
+    mixmo = str(repo / "examples" / "mixmo-pytorch")
+    if mixmo not in sys.path:
+        sys.path.append(mixmo)
+    from mixmo.networks import resnet as R
+
+    if getattr(R.PreActResNet, "_instaaug_runs_width", None) == width:
+        return
+    their = getattr(R.PreActResNet, "_instaaug_runs_their_init_block", R.PreActResNet._init_block)
+
+    def _init_block(self, widen_factor):
+        their(self, widen_factor)
+        self._nChannels = [self._nChannels[0]] + [max(1, round(c * width)) for c in self._nChannels[1:]]
+
+    R.PreActResNet._instaaug_runs_their_init_block = their
+    R.PreActResNet._init_block = _init_block
+    R.PreActResNet._instaaug_runs_width = width
+
+
+def _mario_test_angles(n_test: int = 500) -> list[float]:
+    """Each test image's angle within its class: their loader draws the test angles on a grid (mario_iggy.py:78-92),
+    r * pi/2 - pi/4 with r = k / 125, k = 0..124, for each of the four classes in turn (+pi for classes 1, 3)."""
+    k = n_test // 4
+    return [i / k * math.pi / 2 - math.pi / 4 for _ in range(4) for i in range(k)]
+
+
+def _rotation_sign(repo: Path) -> int:
+    """Which way their augmentation turns an image in their data's angle: an image their loader rotates to phi,
+    turned by their augmentation's theta (Generators.r, affine_grid, align_corners=True; augmentation.py:362-368),
+    matches their loader's image at phi + s * theta; returns s (measured on their Mario sprite)."""
+    import numpy as np
+    import torch
+    import torch.nn.functional as F
+    from InstaAug_module import augmentation as A
+
+    sprite = torch.tensor(np.load(repo / "examples/mixmo-pytorch/mixmo/loaders/mario_iggy.npz")["mario"]).float()
+    sprite = sprite.repeat_interleave(2, -1).repeat_interleave(2, -2)  # their pixel-doubling to 64 px
+
+    def loader(phi):  # their loader's matrix (mario_iggy.py:140-150)
+        c, s = math.cos(phi), math.sin(phi)
+        m = torch.tensor([[[c, s, 0.0], [-s, c, 0.0]]])
+        return F.grid_sample(sprite, F.affine_grid(m, list(sprite.shape), align_corners=True), align_corners=True)
+
+    phi, theta = 0.3, 0.4
+    mats = A.Generators.r(torch.tensor([[theta]]))
+    x = loader(phi)
+    turned = F.grid_sample(x, F.affine_grid(mats[:, :2, :], list(x.shape), align_corners=True), align_corners=True)
+    err = {s: (turned - loader(phi + s * theta)).abs().mean().item() for s in (1, -1)}
+    return min(err, key=err.get)
+
+
+def rotation_cpu(repo: Path, epochs: int = CPU_SETTING["epochs"], module_lrs=CPU_SETTING["module_lrs"],
+                 entropy_weights=(0.1,), warmup: int = CPU_SETTING["warmup_epochs"],
+                 width: float = CPU_SETTING["width"], seed: int = 0, merge: dict | None = None) -> dict:
+    """Their rotation training at the book's cpu setting, once per module lr and entropy weight (the chapter's lr
+    and their config's weight 0.1 first): every test image's final bounds (a, b) and its angle, in chapter D1's
+    convention, so that the chapter measures their run with its own code (``invlib.papers.d.rotations.slopes``).
+    ``merge``: a stored record whose runs at other (lr, weight) pairs are kept."""
+    _patch_rotation()
+    _tensorboard_stub()
+    _numpy_newshape()
+    data = _mario_data(repo)
+    _narrow_resnet(repo, width)
+    sign = _rotation_sign(repo)
+    # their augmentation turns an image at their angle phi to phi + sign * theta; chapter D1's angle is the one
+    # that theta ~ U[-b, a] turns to phi + theta (so the label holds while |phi + theta| < pi/2): sign * phi
+    phi = [_r(sign * p, 5) for p in _mario_test_angles(len(data[1][0]))]
+    runs = []
+    for lr in module_lrs:
+        for w in entropy_weights:
+            run = _train_theirs(repo, epochs, lr, seed, data, warmup=warmup, keep_bounds=True, entropy_weight=w)
+            bounds = run.pop("test_bounds")
+            runs.append(dict(module_lr=lr, entropy_weight=w, upper=bounds["upper_a"], lower=bounds["lower_b"],
+                             test_accuracy=run["per_epoch"][-1].get("their_test_accuracy"), run=run))
+    if merge is not None:
+        done = {(r["module_lr"], r.get("entropy_weight", 0.1)) for r in runs}
+        runs = [r for r in merge["runs"] if (r["module_lr"], r.get("entropy_weight", 0.1)) not in done] + runs
+    return dict(
+        date=datetime.datetime.now(datetime.UTC).strftime("%Y-%m-%d"),
+        settings=dict(epochs=epochs, module_lrs=list(dict.fromkeys(r["module_lr"] for r in runs)),
+                      warmup_epochs=warmup, width=width, seed=seed, steps=epochs * 10, batch_size=100,
+                      their_entropy_weight=0.1, classifier="their mixmo PreActResNet-18 at `width` of its block "
+                      "widths", data="their Mario-Iggy (1,000 train, 500 test, 64 px)",
+                      chapter="d1_rotated_sprites cpu: 10 epochs x 32 steps (2,000 sprites, batch 64), module lr "
+                      "0.01 (Adam there), 1-epoch warm-up, conv4 widths 8-64"),
+        width_patch=WIDTH_PATCH, rotation_sign=sign,
+        about="phi: each test image's angle within its class in chapter D1's convention (their loader's angle "
+              "times rotation_sign); runs[i].upper, .lower: their module's final a, b (radians) per test image; "
+              "entropy_weight: both weights of their config (theirs: 0.1)",
+        phi=phi, runs=runs)
+
+
+# ----------------------------------------------------------------------------- crops on scenes at the cpu setting
+# Chapter D2's cpu profile (invlib/papers/d/cropping.py SETTINGS["cpu"]): 2,000 train and 500 test scenes, 10 epochs
+# at batch 128 (the first 2 the classifier alone), SGD lr 0.1, weight decay 5e-4, module lr 0.05 with a one-epoch
+# warm-up, band [3.0, 3.5] from lambda 0.2, 8 test-time crops, small_resnet18_s4 (widths 16-128) at 56 px. Their
+# script on the same scenes written as Tiny-ImageNet folders at 64 px (their crop module's input: 321 crops), with
+# those numbers, their ResNet-18 at 1/4 of its block widths (16-128), and the rest theirs: their band check once per
+# epoch, their top-n test-time crops, their classifier lr schedule and warm-up, their loader (flip, [-1, 1]).
+CROP_CPU = dict(n_train=2000, n_test=500, size=64, epochs=10, pretrain_epochs=2, batch_size=128, lr=0.1,
+                weight_decay=5e-4, module_lr=0.05, warmup_epochs=1, width=0.25, test_copies=8, seed=0)
+TINY_CONFIG = "config/tiny/exp_tinyimagenet_res18_1net_standard_bar1_test.yaml"
+
+
+def _scenes_as_tiny_imagenet(root: Path, s: dict):
+    """Our ``scenes`` (invlib.data.load) written as their loader reads Tiny-ImageNet (loader.py:130-160, an
+    ImageFolder each): ``root/tinyimagenet200-data/train/<class>/<i>.png`` and ``.../val/images/<class>/<i>.png``,
+    class folders ``c00``, ``c01``, ... so that ImageFolder's sorted order is our label order. Returns the test
+    Dataset (its boxes and labels, in the order written)."""
+    from PIL import Image
+
+    from invlib import data as invdata
+
+    out = {}
+    for split, n, sub in (("train", s["n_train"], "train"), ("test", s["n_test"], "val/images")):
+        ds = invdata.load("scenes", split, n=n, size=s["size"], seed=s["seed"])
+        for k in range(len(ds.classes)):
+            (root / "tinyimagenet200-data" / sub / f"c{k:02d}").mkdir(parents=True, exist_ok=True)
+        for i, (img, y) in enumerate(zip(ds.images, ds.labels)):
+            path = root / "tinyimagenet200-data" / sub / f"c{int(y):02d}" / f"{i:05d}.png"
+            Image.fromarray(img.permute(1, 2, 0).numpy()).save(path)
+        out[split] = ds
+    return out["test"]
+
+
+class _TheirCrops:
+    """What ``invlib.learned.instaaug.crop_measures`` reads of an InstaAugment, for their trained crop module: the
+    log-probabilities of their 321 crops (their BatchNorm in train mode, batches of 100) and the boxes their code
+    cuts (measured by ``crops``: the mirror included)."""
+
+    categorical = True
+
+    def __init__(self, li, boxes):
+        import torch
+
+        self.li, self.params = li, types.SimpleNamespace(boxes=torch.tensor(boxes, dtype=torch.float32))
+
+    def distribution(self, x, y=None):
+        import torch
+
+        z = x.float() / 255 * 2 - 1  # their loader: ToTensor, Normalize(0.5, 0.5)
+        with torch.no_grad():
+            return torch.cat([torch.log_softmax(_logits(self.li, z[i:i + 100]), 1) for i in range(0, len(z), 100)])
+
+
+def _their_crop_run(repo: Path, dataplace: Path, method: str, s: dict, num_classes: int, pretrained=None) -> dict:
+    """One run of their training script on the scenes folders: ``none`` (no module), ``random crop`` (their data
+    config's crop: RandomResizedCrop(64, scale=(0.08, 1))) or ``InstaAug`` (their crop module, started from
+    ``pretrained``: their ``resume_classifier_only`` load of a network state). Returns their per-epoch log and,
+    for ``none``, the network state after ``s["pretrain_epochs"]`` epochs."""
+    import torch
+
+    li_cfg = None
+    if method == "InstaAug":
+        li_cfg = _config(repo, CROP_CONFIG, lr=s["module_lr"], warmup_period=s["warmup_epochs"], load_li=False,
+                         test_copies=s["test_copies"])
+    epochs = s["epochs"] - (s["pretrain_epochs"] if method == "InstaAug" else 0)
+
+    def edit(cfg):
+        cfg["data"].update(num_classes=num_classes, crop=method == "random crop")
+        cfg["training"].update(nb_epochs=epochs, batch_size=s["batch_size"])
+        cfg["model_wrapper"]["optimizer"]["params"].update(lr=s["lr"], weight_decay=s["weight_decay"])
+
+    with _their_script(repo, TINY_CONFIG, li_cfg, s["seed"], edit, dataplace) as (learner, work, log):
+        t0, state = time.perf_counter(), None
+        if pretrained is not None:  # their train(): learner.load_checkpoint(checkpoint, include_optimizer=False)
+            ckpt = work / "pretrained.pt"
+            torch.save({learner.model_wrapper.name + "_state_dict": pretrained}, ckpt)
+            with contextlib.redirect_stdout(log), contextlib.redirect_stderr(log):
+                learner.load_checkpoint(str(ckpt), include_optimizer=False, return_epoch=False)
+        for epoch in range(1, epochs + 1):
+            with contextlib.redirect_stdout(log), contextlib.redirect_stderr(log):
+                learner.dloader.traindatasetwrapper.set_ratio_epoch(ratioepoch=epoch / epochs)
+                learner.train(epoch)
+            if method == "none" and epoch == s["pretrain_epochs"]:
+                state = {k: v.detach().clone() for k, v in learner.model_wrapper.network.state_dict().items()}
+        rows = _their_log(work)
+        li = learner.model_wrapper.Li if method == "InstaAug" else None
+        out = dict(method=method, epochs=epochs, seconds=_r(time.perf_counter() - t0, 1),
+                   per_epoch=[dict(epoch=int(r["epoch"]), test_accuracy=r.get("test/accuracy"),
+                                   train_ce=r.get("train/ce0"), entropy=r.get("test/entropy"),
+                                   entropy_weight=r.get("general/entropy_weight"),
+                                   module_lr=r.get("general/augmentation_lr")) for r in rows])
+        return out, state, li
+
+
+def crop_cpu(repo: Path, s: dict | None = None) -> dict:
+    """Their crop training on ``scenes`` at chapter D2's cpu setting (``CROP_CPU``): none, random crop and InstaAug
+    (after the classifier's first epochs alone, as D2), each test accuracy from their own evaluation (top-n crops
+    for InstaAug), and their trained module's crops measured on the test scenes with our
+    ``invlib.learned.instaaug.crop_measures`` (expected side, mass centred in the object's box, KL to the mean,
+    entropy; Spearman of the expected side with the object's side: D2's ``side_rho``)."""
+
+    from invlib.learned import instaaug as ours
+    from invlib.papers.d.cropping import side_rho
+
+    s = dict(CROP_CPU, **(s or {}))
+    _tensorboard_stub()
+    _numpy_newshape()
+    _narrow_resnet(repo, s["width"])
+    root = Path(tempfile.mkdtemp(prefix="instaaug_scenes_"))
+    try:
+        test = _scenes_as_tiny_imagenet(root, s)
+        k = len(test.classes)
+        none, pretrained, _ = _their_crop_run(repo, root, "none", s, k)
+        rand, _, _ = _their_crop_run(repo, root, "random crop", s, k)
+        insta, _, li = _their_crop_run(repo, root, "InstaAug", s, k, pretrained=pretrained)
+        boxes = json.loads(OUT.read_text())["crops"]["boxes"] if OUT.exists() else None
+        measures = None
+        if boxes is not None:  # as chapter D2's crop_table measures ours
+            m = ours.crop_measures(_TheirCrops(li, boxes), test.images, test.boxes)
+            measures = {key: _r(v.float().mean().item(), 4) for key, v in m.items()}
+            measures["side_rho"] = _r(side_rho(m["side"], test), 4)
+    finally:
+        shutil.rmtree(root, ignore_errors=True)
+    return dict(date=datetime.datetime.now(datetime.UTC).strftime("%Y-%m-%d"), settings=s,
+                about="test_accuracy: their evaluation after the last epoch (InstaAug: their top-n crops, "
+                      "test_copies of them); crop_measures: their module on the 500 test scenes, means over them",
+                width_patch=WIDTH_PATCH, runs=[none, rand, insta],
+                test_accuracy={r["method"]: r["per_epoch"][-1]["test_accuracy"] for r in (none, rand, insta)},
+                crop_measures=measures)
+
+
 # ----------------------------------------------------------------------------- main
 def main(argv=None) -> int:
     p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
@@ -913,6 +1176,16 @@ def main(argv=None) -> int:
     p.add_argument("--epochs", type=int, default=1, help="rotation: epochs of their training script (theirs: 150)")
     p.add_argument("--module-lrs", type=float, nargs="+", default=[1e-5, 1e-3],
                    help="rotation: the module's learning rate(s) (theirs: 1e-5)")
+    p.add_argument("--cpu-epochs", type=int, default=CPU_SETTING["epochs"],
+                   help="rotation_cpu: epochs of their script (10 steps each; default: chapter D1's cpu steps)")
+    p.add_argument("--cpu-module-lrs", type=float, nargs="+", default=list(CPU_SETTING["module_lrs"]),
+                   help="rotation_cpu: the module's learning rates (the first is chapter D1's cpu value)")
+    p.add_argument("--cpu-entropy-weights", type=float, nargs="+", default=[0.1],
+                   help="rotation_cpu: their config's entropy weights to run (theirs: 0.1)")
+    p.add_argument("--merge", action="store_true",
+                   help="rotation_cpu: keep the stored runs at other (lr, entropy weight) pairs")
+    p.add_argument("--crop-epochs", type=int, default=None,
+                   help="crop_cpu: epochs (default: chapter D2's cpu, 10; a smaller number pretrains 1)")
     p.add_argument("--out", type=Path, default=OUT)
     args = p.parse_args(argv)
     repo = args.repo.expanduser().resolve()
@@ -925,7 +1198,14 @@ def main(argv=None) -> int:
     meta = _meta(repo)
     todo = list(EXPERIMENTS) if "all" in args.experiments else list(dict.fromkeys(args.experiments))
     runners = dict(crops=lambda: crops(repo), sampler=lambda: sampler(repo), scheduler=lambda: scheduler(repo),
-                   rotation=lambda: rotation(repo, args.epochs, tuple(args.module_lrs)))
+                   rotation=lambda: rotation(repo, args.epochs, tuple(args.module_lrs)),
+                   rotation_cpu=lambda: rotation_cpu(
+                       repo, epochs=args.cpu_epochs, module_lrs=tuple(args.cpu_module_lrs),
+                       entropy_weights=tuple(args.cpu_entropy_weights),
+                       merge=(json.loads(args.out.read_text()).get("rotation_cpu") if args.merge and args.out.exists()
+                              else None)),
+                   crop_cpu=lambda: crop_cpu(repo, None if args.crop_epochs is None else
+                                             dict(epochs=args.crop_epochs, pretrain_epochs=1)))
     t_all = time.perf_counter()
     for name in todo:
         t0, load0 = time.perf_counter(), os.getloadavg()[0]

@@ -144,9 +144,7 @@ def untrained_model() -> torch.nn.Module:
     >>> untrained_model().training
     False
     """
-    with torch.random.fork_rng(devices=[]):
-        torch.manual_seed(MODEL_SEED)
-        model = models.create(ARCH)
+    model = models.create(ARCH, seed=MODEL_SEED)
     return model.eval()
 
 

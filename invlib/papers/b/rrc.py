@@ -37,7 +37,7 @@ import torch
 from ... import crops, data, metrics, models, zoo
 from ...models import weights_key
 from ...profiles import settings as _settings
-from ...utils import cached, check_choice, digest
+from ...utils import cached, check_choice, digest, seeded
 from ...utils import progress as bar_of
 
 NAMES = crops.METHODS  # method -> the paper's name
@@ -247,8 +247,7 @@ def predict(model: torch.nn.Module, images: torch.Tensor, size: int, extra=None,
     batch = batch or max(1, models.EVAL_BATCH.get(device.type, 1024) // getattr(model, "copies", 1))
     gen = torch.Generator().manual_seed(seed)
     crop = lambda x, k: center(x) if extra is None else extra(center(x), gen)
-    with torch.random.fork_rng(devices=[]):
-        torch.manual_seed(seed)
+    with seeded(seed):
         return models.batched(lambda x: model(x).argmax(1), images, batch, device, crop, transform_device="cpu")
 
 

@@ -49,7 +49,7 @@ from ... import data, models, profiles
 from ... import train as _train
 from ... import transforms as T
 from ...learned import instaaug
-from ...utils import check_choice
+from ...utils import check_choice, seeded
 
 OPS = ("hue", "saturation", "value")  # the learned ranges' operations (instaaug.UNIFORM_OPS: turns, log-factors)
 CONDITIONS = tuple(data.LIGHTING_CONDITIONS)
@@ -367,8 +367,7 @@ def build(S: Colour, member: Member, seed: int, num_classes: int = len(data.LIGH
         return trunk, cfg, None, None
     if member.kind == "random":
         return trunk, cfg, RandomJitter(*member.setting), None
-    with torch.random.fork_rng(devices=[]):
-        torch.manual_seed(seed)
+    with seeded(seed):
         ranges = instaaug.UniformRanges(OPS, channels=S.module_channels, input_free=member.kind == "global")
     net = instaaug.instaaug(trunk, ranges, copies=S.tta)
     steps = steps_per_epoch(S)

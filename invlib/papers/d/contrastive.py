@@ -55,7 +55,7 @@ from ... import data, models, profiles
 from ... import train as _train
 from ... import transforms as T
 from ...learned import instaaug as I
-from ...utils import cached, check_choice, digest
+from ...utils import cached, check_choice, digest, seeded
 
 METHODS = ("Random crop", "InstaAug (without input)", "InstaAug")
 PAPER = {"Random crop": (51.63, 0.30), "InstaAug (without input)": (54.20, 0.23), "InstaAug": (55.05, 0.21)}
@@ -272,12 +272,11 @@ def make_model(S: Contrastive, method: str, seed: int) -> nn.Module:
     (True, 246)
     """
     check_choice(method, METHODS, "method")
-    with torch.random.fork_rng(devices=[]):
-        torch.manual_seed(seed)
+    with seeded(seed):
         enc = Encoder(models.create(S.encoder, num_classes=0, widths=S.widths), S.proj_hidden, S.proj_dim)
-        if method == "Random crop":
-            return enc
-        torch.manual_seed(10_000 + seed)
+    if method == "Random crop":
+        return enc
+    with seeded(10_000 + seed):
         lrp = I.LRPCrops(S.size, input_free=method == "InstaAug (without input)")
     return I.instaaug(enc, lrp, copies=S.tta)
 

@@ -41,9 +41,10 @@ import torch
 from ... import data, models, profiles
 from ... import train as _train
 from ...learned import augerino, instaaug
-from ...utils import check_choice
+from ...utils import check_choice, seeded
 
 METHODS = ("none", "random_crop", "augerino", "instaaug", "no_lrp", "no_input", "class_specific")
+MODULE_SEED = 10_000  # the invariance module is initialised from MODULE_SEED + the seed (the trunk from the seed)
 LEARNED = ("augerino", "instaaug", "no_lrp", "no_input", "class_specific")
 
 
@@ -111,7 +112,8 @@ _SMALL = dict(dataset="scenes", size=56, arch="small_resnet18_s4", lr=0.1, weigh
 # small_resnet18_s4 at 56 px); the module's cells are 14 x 14 and 7 x 7 there (196 + 49 + 1 = 246 crops), with
 # sides of 6 cells as the authors' 0.375 and 0.75 are at 64 px. Measured here at 14 epochs with one extra band
 # (12 models, 1,000 test scenes): 900 s on a loaded machine; the cpu profile takes 10 epochs, no band sweep
-# (the gpu profile has it) and 500 test scenes: 185 s cold, alone (bare loop 663 img/s).
+# (the gpu profile has it) and 500 test scenes: 185 s cold, alone (bare loop 663 img/s); 228 s on a slower day
+# (bare loop 525 img/s).
 SETTINGS = {
     "smoke": dict(_SMALL, n_train=256, n_test=100, epochs=2, batch_size=64, pretrain_epochs=1, module_lr=0.05,
                   warmup_epochs=0, check_every=2, scales=((0.1, 1.0),), bands=(), fixed_lams=(), tta=2, seeds=1),
@@ -192,9 +194,10 @@ def model(S: Cropping, method: str, num_classes: int, seed: int = 0):
         return augerino.augerino(trunk, reg=S.augerino_reg, copies=S.tta, generators=("translate_x", "translate_y",
                                                                                       "scale"),
                                  zoom_in_only=True), None
-    params = {"instaaug": lambda: lrp(S), "no_input": lambda: lrp(S, True),
-              "no_lrp": lambda: instaaug.UniformRanges(instaaug.CROP_OPS),
-              "class_specific": lambda: instaaug.ClassCrops(num_classes, lrp(S))}[method]()
+    with seeded(MODULE_SEED + seed):  # the module's start depends on the seed alone, not on what ran before
+        params = {"instaaug": lambda: lrp(S), "no_input": lambda: lrp(S, True),
+                  "no_lrp": lambda: instaaug.UniformRanges(instaaug.CROP_OPS),
+                  "class_specific": lambda: instaaug.ClassCrops(num_classes, lrp(S))}[method]()
     return instaaug.instaaug(trunk, params, copies=S.tta), None
 
 
@@ -348,10 +351,7 @@ def crop_table(family: list[Trained], test_set, n: int = 64) -> pd.DataFrame:
     >>> crop_table(train_family(S, train), test).index.tolist()
     ['instaaug']
     """
-    from scipy.stats import spearmanr
-
     rows, seen = {}, set()
-    obj = ((test_set.boxes[:, 2:] - test_set.boxes[:, :2]).mean(1) / test_set.images.shape[-1]).numpy()
     for t in family:
         if not isinstance(t.model, instaaug.InstaAug) or t.variant in seen:
             continue
@@ -359,9 +359,27 @@ def crop_table(family: list[Trained], test_set, n: int = 64) -> pd.DataFrame:
         m = instaaug.crop_measures(t.model.augment, test_set.float(), test_set.boxes, n=n,
                                    y=test_set.labels if t.method == "class_specific" else None)
         row = {k: float(np.nanmean(v.numpy())) if not v.isnan().all() else float("nan") for k, v in m.items()}
-        row["side_rho"] = float(spearmanr(m["side"].numpy(), obj).statistic) if m["side"].std() > 0 else float("nan")
+        row["side_rho"] = side_rho(m["side"], test_set)
         rows[t.variant] = row
     return pd.DataFrame.from_dict(rows, orient="index")
+
+
+def side_rho(side: torch.Tensor, test_set) -> float:
+    """Spearman rank correlation of each image's expected crop side ``side`` ``(N,)`` with its object's side (the
+    mean of its box's width and height, a fraction of the image); NaN when every side is the same.
+
+    Example
+    -------
+    >>> from types import SimpleNamespace
+    >>> ds = SimpleNamespace(boxes=torch.tensor([[0, 0, 8, 8], [0, 0, 16, 16], [0, 0, 4, 4.0]]),
+    ...                      images=torch.zeros(3, 3, 32, 32))
+    >>> side_rho(torch.tensor([0.5, 0.9, 0.3]), ds)
+    1.0
+    """
+    from scipy.stats import spearmanr
+
+    obj = ((test_set.boxes[:, 2:] - test_set.boxes[:, :2]).mean(1) / test_set.images.shape[-1]).numpy()
+    return float(spearmanr(side.numpy(), obj).statistic) if side.std() > 0 else float("nan")
 
 
 def entropy_trace(t: Trained) -> pd.DataFrame:

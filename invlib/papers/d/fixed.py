@@ -47,7 +47,7 @@ from ... import data, profiles, zoo
 from ... import train as _train
 from ...learned import instaaug as I
 from ...models import batched
-from ...utils import check_choice
+from ...utils import check_choice, seeded
 
 METHODS = ("random crop", "AutoAugment", "InstaAug")  # TTA methods; "none" is the classifier alone (n = 1)
 NONE = "none"
@@ -244,8 +244,7 @@ def lrp(S: Fixed) -> I.LRPCrops:
     >>> m.num_crops, m.layer_names  # 14 x 14 cells of side 0.375, 7 x 7 of side 0.75, the whole image
     (246, ('14x14, side 0.375', '7x7, side 0.75', 'global'))
     """
-    with torch.random.fork_rng(devices=[]):
-        torch.manual_seed(S.seed)
+    with seeded(S.seed):
         return I.LRPCrops(image_side(S), crop_layers=S.crop_layers, sides=S.sides, layer_bias=S.layer_bias)
 
 
@@ -333,8 +332,7 @@ def autoaugment(x: torch.Tensor, generator: torch.Generator) -> torch.Tensor:
 
     policy = v2.AutoAugment(v2.AutoAugmentPolicy.IMAGENET)
     seed = int(torch.randint(0, 2**62, (1,), generator=generator))
-    with torch.random.fork_rng(devices=[]), _one_thread():
-        torch.manual_seed(seed)
+    with seeded(seed), _one_thread():
         return torch.stack([policy(img) for img in x])
 
 
