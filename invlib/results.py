@@ -349,6 +349,20 @@ def beyond_se(mean, se, k: float = 2) -> bool:
     return mean > k * se
 
 
+def text(value, spec: str = "") -> str:
+    """A number the prose quotes, formatted with ``spec``, or ``"n/a"`` where it was not measured (None or NaN):
+    for ``{glue:md}`` where a profile may leave a number out.
+
+    Example
+    -------
+    >>> text(0.3183, ".2f"), text(float("nan"), ".2f"), text(None)
+    ('0.32', 'n/a', 'n/a')
+    """
+    if value is None or isinstance(value, (float, np.floating)) and math.isnan(value):
+        return "n/a"
+    return format(value, spec)
+
+
 def glue(numbers: dict, display: bool = False) -> None:
     """Glue every entry of ``numbers`` (what a reports function returns for the prose) into the executed
     notebook, so the chapter's Markdown quotes it as ``{glue:text}`name:.1f``` (numbers) or ``{glue:md}`name```

@@ -64,7 +64,7 @@ S
 # %%
 trained = D.train(S, train, test)
 per_image = {m: D.bounds(net, test) for m, (net, _) in trained.items()}
-per_seed = D.seed_slopes(S, train, test)
+per_seed = D.seed_slopes(S, train, test, trained)
 summary, facts = R.report(run, S, per_image, {m: h[-1]["test_acc"] for m, (_, h) in trained.items()}, per_seed)
 results.glue(dict(facts, h_min=S.h_min, h_max=S.h_max, copies=S.copies, module_lr=S.module_lr, size=S.size))
 display(summary)

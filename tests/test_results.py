@@ -147,3 +147,11 @@ def test_mean_se_and_beyond_se():
     assert results.beyond_se(*results.mean_se([0.5])) is False, "a single value has no standard error"
     assert results.beyond_se(math.nan, 0.1) is False and results.beyond_se(None, 0.1) is False
     assert results.beyond_se(np.float32(0.5), torch.tensor(0.1)) is True
+
+
+def test_text_says_na_where_a_number_was_not_measured():
+    import numpy as np
+
+    assert results.text(57.25, ".1f") == "57.2" and results.text(3) == "3"
+    for missing in (None, float("nan"), np.float32("nan")):
+        assert results.text(missing, ".2f") == "n/a"

@@ -101,3 +101,12 @@ def test_the_module_starts_from_the_seed_whatever_ran_before():
     assert all(torch.equal(p, q) for p, q in zip(a.parameters(), b.parameters()))
     c = D.make(D.settings("smoke", seed=1), "instaaug")[0]
     assert not torch.equal(a.augment.params.head.weight, c.augment.params.head.weight)
+
+
+def test_seed_slopes_takes_the_first_seed_from_train():
+    S = D.settings("smoke", n_train=64, n_test=16, epochs=1, seeds=2, progress=False)
+    train, test = D.sprite_data(S)
+    trained = D.train(S, train, test)
+    given, cached = D.seed_slopes(S, train, test, trained), D.seed_slopes(S, train, test)
+    pd.testing.assert_frame_equal(given, cached)  # the same numbers as the model loaded from the cache
+    assert given.test_acc[0] == trained["instaaug"][1][-1]["test_acc"]

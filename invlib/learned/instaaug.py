@@ -59,6 +59,9 @@ from . import Invariant
 SAMPLERS = ("gumbel", "multinomial", "exponential")  # exponential: the authors' code (biased)
 SELECTS = ("sample", "top")
 BASELINES = ("mean", "none")
+# the papers initialise an invariance module from MODULE_SEED + the seed (its classifier from the seed itself), so
+# the module's start depends on the seed alone and differs from the classifier's
+MODULE_SEED = 10_000
 UNIFORM_OPS = {  # op -> (largest bound per side, unit)
     "rotate": (math.pi, "radians"),
     "hue": (0.5, "turns"),

@@ -40,7 +40,7 @@ import numpy as np
 import pandas as pd
 import torch
 
-from ... import authors
+from ... import authors, results
 from ...learned import instaaug
 from ...utils import check_choice
 from .cropping import Cropping
@@ -200,6 +200,11 @@ def summary(frame: pd.DataFrame) -> pd.DataFrame:
 SCORE = {"reproduced": 1.0, "partly": 0.5, "not reproduced": 0.0}
 
 
+def _percent(text) -> float:
+    """Their logs' accuracy text (``"51.40%"``) as a number of percent; NaN when missing."""
+    return float(str(text).rstrip("%")) if text is not None else math.nan
+
+
 def rotation_runs(path: str | Path = PATH) -> tuple[dict, dict[tuple[float, float], pd.DataFrame],
                                                     dict[tuple[float, float], float]] | None:
     """Their rotation training at chapter D1's cpu setting (``rotation_cpu`` in their file): its settings, and per
@@ -224,7 +229,7 @@ def rotation_runs(path: str | Path = PATH) -> tuple[dict, dict[tuple[float, floa
 
     frames = {key(run): pd.DataFrame(dict(phi=phi, upper=run["upper"], lower=run["lower"],
                                           upper_true=BOUNDARY - phi, lower_true=BOUNDARY + phi)) for run in r["runs"]}
-    acc = {key(run): float(str(run["test_accuracy"]).rstrip("%")) / 100 for run in r["runs"]}
+    acc = {key(run): _percent(run["test_accuracy"]) / 100 for run in r["runs"]}
     return dict(r["settings"], date=r["date"], commit=rec.get("commit")), frames, acc
 
 
@@ -369,10 +374,6 @@ def crop_same_setting(S: Cropping, their: dict) -> bool:
     return all(math.isclose(float(getattr(S, k)), float(their[k])) for k in CROP_SETTING)
 
 
-def _percent(text) -> float:
-    return float(str(text).rstrip("%")) if text is not None else math.nan
-
-
 def crop_comparison(facts: dict, crops: pd.DataFrame, path: str | Path = PATH) -> pd.DataFrame:
     """Chapter D2's numbers beside their run's: test accuracy (%) of none, random crop and InstaAug (ours with
     D2's test-time crops, theirs with their own evaluation: top-n crops for InstaAug, the whole image otherwise),
@@ -436,8 +437,7 @@ def crop_facts(table: pd.DataFrame) -> dict:
     'n/a'
     """
     def text(key, spec):
-        v = table.loc[key, "authors' code"] if key in table.index else math.nan
-        return "n/a" if v is None or math.isnan(float(v)) else format(float(v), spec)
+        return results.text(float(table.loc[key, "authors' code"]) if key in table.index else None, spec)
 
     out = {f"their_acc_{m}": text(f"accuracy: {m} (%)", ".1f") for m in CROP_METHODS}
     out.update(their_in_box=text("InstaAug crops: centre_in_box", ".2f"),

@@ -276,7 +276,7 @@ def make_model(S: Contrastive, method: str, seed: int) -> nn.Module:
         enc = Encoder(models.create(S.encoder, num_classes=0, widths=S.widths), S.proj_hidden, S.proj_dim)
     if method == "Random crop":
         return enc
-    with seeded(10_000 + seed):
+    with seeded(I.MODULE_SEED + seed):
         lrp = I.LRPCrops(S.size, input_free=method == "InstaAug (without input)")
     return I.instaaug(enc, lrp, copies=S.tta)
 

@@ -44,7 +44,6 @@ from ...learned import augerino, instaaug
 from ...utils import check_choice, seeded
 
 METHODS = ("none", "random_crop", "augerino", "instaaug", "no_lrp", "no_input", "class_specific")
-MODULE_SEED = 10_000  # the invariance module is initialised from MODULE_SEED + the seed (the trunk from the seed)
 LEARNED = ("augerino", "instaaug", "no_lrp", "no_input", "class_specific")
 
 
@@ -194,7 +193,7 @@ def model(S: Cropping, method: str, num_classes: int, seed: int = 0):
         return augerino.augerino(trunk, reg=S.augerino_reg, copies=S.tta, generators=("translate_x", "translate_y",
                                                                                       "scale"),
                                  zoom_in_only=True), None
-    with seeded(MODULE_SEED + seed):  # the module's start depends on the seed alone, not on what ran before
+    with seeded(instaaug.MODULE_SEED + seed):  # the module's start depends on the seed alone, not on what ran before
         params = {"instaaug": lambda: lrp(S), "no_input": lambda: lrp(S, True),
                   "no_lrp": lambda: instaaug.UniformRanges(instaaug.CROP_OPS),
                   "class_specific": lambda: instaaug.ClassCrops(num_classes, lrp(S))}[method]()

@@ -127,8 +127,7 @@ def prose(facts: dict) -> dict:
     'n/a'
     """
     def fmt(key, spec):
-        v = facts.get(key, float("nan"))
-        return "n/a" if v is None or isinstance(v, float) and math.isnan(v) else format(v, spec)
+        return results.text(facts.get(key), spec)
 
     fixed = (f"with a small fixed λ of {fmt('fixed_lam', 'g')} it ends at {fmt('fixed_entropy', '.2f')} nats"
              if fmt("fixed_lam", "g") != "n/a" else "no fixed λ was run at this profile")

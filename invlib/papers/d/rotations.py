@@ -32,7 +32,6 @@ from ... import train as _train
 from ...learned import augerino, instaaug
 from ...utils import check_choice, seeded
 
-MODULE_SEED = 10_000  # the invariance module is initialised from MODULE_SEED + the seed (the trunk from the seed)
 BOUNDARY = math.pi / 2  # the class boundary: half-way between the upright and the upside-down ranges
 
 
@@ -129,7 +128,7 @@ def _config(S: Rotations, lr: float, aug_lr: float, seed: int) -> _train.TrainCo
 def make(S: Rotations, method: str, seed: int | None = None):
     """``(model, TrainConfig, loss)`` of one method of the chapter: ``"instaaug"`` (per-image ranges) or
     ``"augerino"`` (one range). Both start from the trunk weights of ``seed`` (default ``S.seed``), InstaAug's
-    module from ``MODULE_SEED + seed``; training draws from ``seed`` too.
+    module from ``instaaug.MODULE_SEED + seed``; training draws from ``seed`` too.
 
     Example
     -------
@@ -142,7 +141,7 @@ def make(S: Rotations, method: str, seed: int | None = None):
     if method == "augerino":
         net = augerino.augerino(_trunk(S, seed), reg=S.augerino_reg, copies=S.copies, generators=("rotate",))
         return net, _config(S, S.lr, S.augerino_lr, seed), None
-    with seeded(MODULE_SEED + seed):  # the module's start depends on the seed alone, not on what ran before
+    with seeded(instaaug.MODULE_SEED + seed):  # the module's start depends on the seed alone, not on what ran before
         ranges = instaaug.UniformRanges(("rotate",), channels=(8, 8, 16, 32))
     net = instaaug.instaaug(_trunk(S, seed), ranges, copies=S.copies)
     band = instaaug.EntropyBand(S.h_min, S.h_max, S.lam0)
@@ -178,10 +177,11 @@ def train(S: Rotations, train_set, test_set) -> dict:
     return out
 
 
-def seed_slopes(S: Rotations, train_set, test_set) -> pd.DataFrame:
-    """InstaAug trained from ``S.seeds`` seeds (``S.seed`` first: :func:`train`'s model, from the cache) on the same
-    data: one row per seed with :func:`slopes` of its learned bounds on ``test_set`` and its test accuracy. How much
-    the Fig. 5 picture depends on where the module and the classifier start.
+def seed_slopes(S: Rotations, train_set, test_set, trained: dict | None = None) -> pd.DataFrame:
+    """InstaAug trained from ``S.seeds`` seeds (``S.seed`` first: :func:`train`'s model, taken from ``trained``
+    when given, else from the cache) on the same data: one row per seed with :func:`slopes` of its learned bounds
+    on ``test_set`` and its test accuracy. How much the Fig. 5 picture depends on where the module and the
+    classifier start.
 
     Example
     -------
@@ -192,11 +192,16 @@ def seed_slopes(S: Rotations, train_set, test_set) -> pd.DataFrame:
     """
     rows = []
     for seed in range(S.seed, S.seed + S.seeds):
-        net, cfg, loss = make(S, "instaaug", seed)
-        _train.fit(net, train_set, cfg, loss=loss, cache=True, progress=S.progress)
-        net.eval()
-        torch.manual_seed(seed)
-        rows.append(dict(seed=seed, **slopes(bounds(net, test_set)), test_acc=_train.evaluate(net, test_set)["acc"]))
+        if seed == S.seed and trained is not None:  # train()'s model, already evaluated with this seed
+            net, hist = trained["instaaug"]
+            acc = hist[-1]["test_acc"]
+        else:
+            net, cfg, loss = make(S, "instaaug", seed)
+            _train.fit(net, train_set, cfg, loss=loss, cache=True, progress=S.progress)
+            net.eval()
+            torch.manual_seed(seed)
+            acc = _train.evaluate(net, test_set)["acc"]
+        rows.append(dict(seed=seed, **slopes(bounds(net, test_set)), test_acc=acc))
     return pd.DataFrame(rows)
 
 
