@@ -77,6 +77,8 @@ def test_claims_over_seeds_need_a_majority():
 def test_settings_check_the_angle():
     with pytest.raises(ValueError, match="max_angle"):
         D.settings("smoke", max_angle=120.0)
+    with pytest.raises(ValueError, match="seeds"):
+        D.settings("cpu", seeds=0)
     with pytest.raises(ValueError, match="Valid methods"):
         D.make(D.settings("smoke"), "augnet")
 

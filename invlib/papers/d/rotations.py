@@ -79,6 +79,8 @@ class Rotations:
     def __post_init__(self):
         if not 0 < self.max_angle < 90:
             raise ValueError(f"max_angle is the data's rotation range in degrees, in (0, 90); got {self.max_angle}.")
+        if self.seeds < 1:
+            raise ValueError(f"seeds is how many InstaAug models seed_slopes trains, at least 1; got {self.seeds}.")
 
 
 SETTINGS = {
