@@ -86,8 +86,8 @@ class Rotations:
 SETTINGS = {
     "smoke": dict(n_train=512, n_test=200, size=32, epochs=2, batch_size=64, trunk_widths=(8, 16, 32, 64),
                   module_lr=0.01, warmup_epochs=0, check_every=4, copies=4),
-    # three InstaAug seeds: one seed's verdict flips with the module's start; 120 s cold on 2 cores (bare loop
-    # 525 img/s), 27 s per InstaAug model
+    # three InstaAug seeds: one seed's verdict flips with the module's start; the chapter took 77-81 s cold on
+    # 2 cores (bare loop 505 img/s), about 15 s per InstaAug model
     "cpu": dict(n_train=2000, n_test=500, size=32, epochs=10, batch_size=64, trunk_widths=(8, 16, 32, 64),
                 module_lr=0.01, warmup_epochs=1, check_every=8, copies=10, seeds=3),
     "gpu": dict(module_lr=1e-3, warmup_epochs=10),
