@@ -56,7 +56,9 @@ TRAINS_A_FAMILY = {"00_data_and_transforms", "b1_rrc_decomposition", "e1_learnin
 # chapters with a limit of their own: B1 trains paper B's crop family (14 models) in the regime where a crop can
 # pay (the model without augmentation overfits), which takes more than 5 minutes on 2 cores; its issue allows 8
 # minutes. D2 trains paper D's crop family (ten models); its issue allows 4 minutes for that chapter.
-OWN_BUDGETS = {("b1_rrc_decomposition", "cpu"): 480, ("d2_instance_crops", "cpu"): 240}
+# S1 measures the models of B1, B3 and B7 and trains four of its own; its issue allows 3 minutes.
+OWN_BUDGETS = {("b1_rrc_decomposition", "cpu"): 480, ("d2_instance_crops", "cpu"): 240,
+               ("s1_measures_agree", "cpu"): 180}
 # A parallel build (``jobs > 1``) starts a chapter only after the chapters whose models or cached results it
 # reuses have finished; otherwise both would wait on the zoo's training lock. The order of a build with one job
 # is the table of contents'.
@@ -70,6 +72,7 @@ AFTER = {
     "b7_variation_in_the_data": ("b1_rrc_decomposition",),  # B1's models at variation 1
     "c2_representation_distance": ("c1_invariance_equivariance",),  # C1's family
     "c3_equivariance_finetuning": ("c1_invariance_equivariance",),
+    "s1_measures_agree": ("b1_rrc_decomposition", "b3_invariance_vs_magnitude", "b7_variation_in_the_data"),
 }
 ZOO_BUDGET = {"cpu": 300}  # seconds to train the whole model zoo (``python -m invlib zoo train``), cold cache
 

@@ -39,7 +39,8 @@ def write_scoreboard(chapters: list[Chapter], root: str | Path = REPO) -> list[P
         root: the book's folder (``_toc.yml``; the pages go to ``<root>/book/_generated/``).
 
     Returns:
-        the six paths written: ``claims_a.md`` .. ``claims_e.md``, then ``scoreboard.md``.
+        the six paths written: ``claims_a.md`` .. ``claims_e.md``, then ``scoreboard.md`` (the synthesis's claims,
+        under their own heading, are on the scoreboard only).
 
     Example
     -------
@@ -54,7 +55,7 @@ def write_scoreboard(chapters: list[Chapter], root: str | Path = REPO) -> list[P
     titles = _paper_titles(root)
     by_paper = {key: [r for r in runs if r["name"][:1].upper() == key] for key in titles}
     pages = {f"claims_{key.lower()}.md": _paper_claims(key, by_paper[key], toc, link_scoreboard=True)
-             for key in titles}
+             for key in titles if key != "S"}
     pages[f"{SCOREBOARD}.md"] = _scoreboard_page(titles, by_paper, toc)
     out = root / GENERATED
     return [atomic_save(text, out / name) for name, text in pages.items()]
@@ -67,16 +68,28 @@ def _toc_files(root: Path) -> set[str]:
 
 
 def _paper_titles(root: Path) -> dict[str, str]:
-    """``{"A": "Yan & Huang", ...}`` from the toc's part captions ``Paper A: ...`` (all five papers)."""
+    """``{"A": "Yan & Huang", ...}`` from the toc's part captions ``Paper A: ...`` (all five papers), and
+    ``"S": "Synthesis"`` when the toc has that part."""
     import yaml
 
     toc = yaml.safe_load((root / "_toc.yml").read_text())
     titles = {key: "" for key in "ABCDE"}
     for part in toc.get("parts", []):
-        found = re.match(r"Paper ([A-E]):\s*(.*)", str(part.get("caption", "")))
+        caption = str(part.get("caption", ""))
+        found = re.match(r"Paper ([A-E]):\s*(.*)", caption)
         if found:
             titles[found.group(1)] = found.group(2).strip()
+        elif caption.strip() == SYNTHESIS:  # the closing part, no paper's: its chapters are s1_...
+            titles["S"] = SYNTHESIS
     return titles
+
+
+SYNTHESIS = "Synthesis"
+
+
+def _label(key: str) -> str:
+    """``"paper A"``, or ``"the synthesis"`` for the part that is no paper's."""
+    return "the synthesis" if key == "S" else f"paper {key}"
 
 
 def _chapter_runs(chapters: list[Chapter], root: Path) -> list[dict]:
@@ -118,11 +131,11 @@ def _paper_claims(key: str, runs: list[dict], toc: set[str], link_scoreboard: bo
     lines = []
     n = sum(len(r["claims"]) for r in runs)
     if not runs:
-        lines.append(f"No claims of paper {key} are recorded yet: no chapter of this paper is in the book yet.")
+        lines.append(f"No claims of {_label(key)} are recorded yet: no chapter of it is in the book yet.")
     elif all(r["state"] == "not run" for r in runs):
-        lines.append(f"No claims of paper {key} are recorded yet: none of its chapters was run in this build.")
+        lines.append(f"No claims of {_label(key)} are recorded yet: none of its chapters was run in this build.")
     elif n == 0:
-        lines.append(f"No claims of paper {key} are recorded yet.")
+        lines.append(f"No claims of {_label(key)} are recorded yet.")
     else:
         counts = ", ".join(f"{v} {k}" for k, v in _verdict_counts(runs).items() if v)
         lines.append(f"{n} claim{'s' * (n != 1)} tested: {counts}.")
@@ -161,7 +174,8 @@ def _scoreboard_page(titles: dict[str, str], by_paper: dict[str, list[dict]], to
 
     short = {v: SHORT.get(v, v) for v in VERDICTS}
     lines = ["# Reproduction scoreboard", "",
-             "Every claim of the five papers that a chapter of this book tests, with the verdict that the "
+             "Every claim of the five papers that a chapter of this book tests (and those of the synthesis, which "
+             "no paper makes), with the verdict that the "
              "chapter's run computed from its own numbers by the criterion shown. The book's runner "
              "(`python -m invlib book`) writes this page from the runs' results, `results/<profile>/<chapter>.json`, "
              "each time it builds the book; nothing here is kept by hand. A verdict holds for the profile it was "
@@ -170,7 +184,7 @@ def _scoreboard_page(titles: dict[str, str], by_paper: dict[str, list[dict]], to
              "|---" * (3 + len(VERDICTS)) + "|"]
     for key, title in titles.items():
         runs = by_paper[key]
-        name = f"{key}: {title}" if title else f"Paper {key}"
+        name = title if key == "S" else f"{key}: {title}" if title else f"Paper {key}"
         page = f"book/paper_{key.lower()}"
         paper = f"{{doc}}`{name} </{page}>`" if page in toc else _md(name)
         ran = sum(r["state"] != "not run" for r in runs)
@@ -179,7 +193,8 @@ def _scoreboard_page(titles: dict[str, str], by_paper: dict[str, list[dict]], to
                      + " | ".join(str(v) for v in counts.values()) + " |")
     lines += ["", "Verdict columns: " + "; ".join(f"*{s}*: {v}" for v, s in short.items() if s.lower() != v) + "."]
     for key, title in titles.items():
-        lines += ["", f"## Paper {key}" + (f": {_md(title)}" if title else ""), "",
+        heading = SYNTHESIS if key == "S" else f"Paper {key}" + (f": {_md(title)}" if title else "")
+        lines += ["", f"## {heading}", "",
                   _paper_claims(key, by_paper[key], toc, link_scoreboard=False).rstrip()]
     return "\n".join(lines) + "\n"
 

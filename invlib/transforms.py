@@ -218,6 +218,36 @@ def sample_magnitudes(
     return (low + (high - low) * u).clamp(low, high)
 
 
+@dataclass(frozen=True)
+class RandomOp:
+    """A training augmentation: op ``name`` on every image with its own magnitude drawn uniformly in
+    ``[low, high]`` (:func:`sample_magnitudes`, from ``generator``).
+
+    Call: ``aug(x (B, C, H, W) float in [0, 1], generator) -> (B, C, H, W)``. An out-of-range interval fails when
+    the augmentation is made, naming the op's range.
+
+    Example
+    -------
+    >>> aug = RandomOp("rotate", -45.0, 45.0)
+    >>> aug(torch.rand(4, 3, 16, 16), torch.Generator().manual_seed(0)).shape
+    torch.Size([4, 3, 16, 16])
+    >>> RandomOp("brightness", 0.5, 9.0)  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ValueError: Sampling range for op 'brightness' must satisfy 0 <= low <= high <= ...
+    """
+
+    name: str
+    low: float
+    high: float
+
+    def __post_init__(self):
+        sample_magnitudes(self.name, 0, self.low, self.high)  # checks the op and the interval
+
+    def __call__(self, x: torch.Tensor, generator: torch.Generator | None = None) -> torch.Tensor:
+        m = sample_magnitudes(self.name, len(x), self.low, self.high, generator).to(x.device)
+        return apply(self.name, x, m, generator)
+
+
 # ---------------------------------------------------------------------------------------------- helpers
 
 

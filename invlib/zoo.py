@@ -64,6 +64,38 @@ AUGMENTATIONS: dict[str, Callable] = {
 }
 
 
+@dataclass(frozen=True)
+class Chain:
+    """Augmentations applied in turn, each ``step(x, generator)`` with the same generator."""
+
+    steps: tuple
+
+    def __call__(self, x: torch.Tensor, generator: torch.Generator | None = None) -> torch.Tensor:
+        for step in self.steps:
+            x = step(x, generator)
+        return x
+
+
+def random_op(op: str = "rotate", low: float = 0.0, high: float = 0.0, size: int | None = None) -> Chain:
+    """One op of :mod:`invlib.transforms` with a per-image magnitude in ``[low, high]``
+    (:class:`invlib.transforms.RandomOp`), then, with ``size``, the fixed central crop of that side (paper B's
+    evaluation crop, so that the model sees what a ``fixed_size_center_crop`` model sees, transformed).
+
+    Example
+    -------
+    >>> aug = augmentation("random_op", op="brightness", low=0.5, high=2.0, size=56)
+    >>> aug(torch.rand(2, 3, 64, 64), torch.Generator().manual_seed(0)).shape
+    torch.Size([2, 3, 56, 56])
+    """
+    from .transforms import RandomOp
+
+    centre = (crops.Crop("fixed_size_center_crop", size=size),) if size else ()
+    return Chain((RandomOp(op, float(low), float(high)), *centre))
+
+
+AUGMENTATIONS["random_op"] = random_op
+
+
 def register_augmentation(name: str, factory: Callable) -> Callable:
     """Make ``factory(**params) -> augment`` available to specs as ``Spec(augment=name, augment_params=...)``.
 

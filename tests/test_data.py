@@ -75,6 +75,7 @@ def test_loads_are_cached_and_return_copies(fm_test, monkeypatch):
     def no_reading(path):
         raise AssertionError(f"{path} was read again: the parsed split should come from the cache")
 
+    load("fashion_mnist", "test")  # in the cache now, whatever other tests evicted from it (it holds a few splits)
     monkeypatch.setattr(data, "_read_idx", no_reading)
     a = load("fashion_mnist", "test")
     a.images.zero_()

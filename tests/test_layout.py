@@ -1,5 +1,7 @@
 """The library's layout: every paper is a package of invlib.papers with a method and a reports part, and no
-paper imports another paper's package (what two papers share lives in the foundation)."""
+paper imports another paper's package (what two papers share lives in the foundation). The synthesis
+(``invlib.papers.s``) has the same shape; it is the one package above the papers: it calls their measures, and
+no paper imports it."""
 
 import ast
 from pathlib import Path
@@ -7,7 +9,9 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1] / "invlib"
-PAPERS = sorted(p.name for p in (ROOT / "papers").iterdir() if p.is_dir() and (p / "__init__.py").exists())
+SYNTHESIS = "s"
+PARTS = sorted(p.name for p in (ROOT / "papers").iterdir() if p.is_dir() and (p / "__init__.py").exists())
+PAPERS = [p for p in PARTS if p != SYNTHESIS]
 
 
 def _imports(path: Path) -> set[str]:
@@ -49,6 +53,12 @@ def test_no_paper_imports_another_papers_package(paper):
         assert not others, f"{file.relative_to(ROOT)} imports another paper: {sorted(others)}"
 
 
+def test_the_synthesis_calls_the_papers_measures():
+    assert SYNTHESIS in PARTS and len(PAPERS) == 5
+    used = {_paper_of(m) for f in (ROOT / "papers" / SYNTHESIS).glob("*.py") for m in _imports(f)}
+    assert {"a", "b", "c"} <= used, "the synthesis measures through the papers' own functions"
+
+
 def test_the_foundation_imports_no_paper():
     for file in ROOT.glob("**/*.py"):
         if "papers" in file.relative_to(ROOT).parts:
@@ -57,7 +67,7 @@ def test_the_foundation_imports_no_paper():
         assert not papers, f"{file.relative_to(ROOT)} (foundation) imports a paper module: {sorted(papers)}"
 
 
-@pytest.mark.parametrize("paper", PAPERS)
+@pytest.mark.parametrize("paper", PARTS)
 def test_every_paper_has_a_method_and_a_reports_part(paper):
     names = {p.stem for p in (ROOT / "papers" / paper).glob("*.py")} - {"__init__"}
     reports = {n for n in names if n.endswith("_reports")}

@@ -64,6 +64,23 @@ def test_scoreboard_lists_each_chapters_claims_by_paper_at_the_profile_it_ran(bo
     assert claims_c.startswith("No claims of paper C are recorded yet: none of its chapters was run in this build.")
     text = (book_copy / book.GENERATED / "claims_d.md").read_text()
     assert text.startswith("No claims of paper D are recorded yet: none of its chapters was run in this build.")
+    assert "| Synthesis | 0 of 1 | 0 | 0 | 0 | 0 | 0 |" in page, "the synthesis has its own row, no paper page"
+    assert ("## Synthesis\n\nNo claims of the synthesis are recorded yet: none of its chapters was run in this "
+            "build.") in page
+
+
+def test_the_synthesis_claims_go_under_their_own_heading(book_copy, tmp_path, monkeypatch):
+    monkeypatch.setenv("INVLIB_RESULTS", str(tmp_path / "results"))
+    _claims("s1_measures_agree", "cpu", [("s1/x", "Two measures agree.", "(no paper tests this)", "rho 0.7", True,
+                                          True, True)])
+    chapters = [book.Chapter(n, "ok" if n == "s1_measures_agree" else "stub", 1.0,
+                             "cpu" if n == "s1_measures_agree" else "") for n in book.toc_notebooks()]
+    scoreboard.write_scoreboard(chapters, book_copy)
+    page = (book_copy / book.GENERATED / "scoreboard.md").read_text()
+    assert "| Synthesis | 1 of 1 | 1 | 1 | 0 | 0 | 0 |" in page
+    section = page.split("## Synthesis")[1]
+    assert "1 claim tested: 1 reproduced." in section and "| Two measures agree. |" in section
+    assert "Two measures agree" not in page.split("## Synthesis")[0].split("## Paper E")[1]
 
 
 def test_overview_pages_take_their_verdicts_from_the_generated_claims():

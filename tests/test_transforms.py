@@ -627,3 +627,14 @@ def test_affine_ops_take_a_sampling_mode_a_fill_and_an_origin():
         T.apply("rotate", x, 10.0, mode="area")
     with pytest.raises(ValueError, match="origin one of centre, corner"):
         T.apply("rotate", x, 10.0, origin="middle")
+
+
+def test_random_op_draws_one_magnitude_per_image_in_its_range():
+    x = torch.full((64, 3, 8, 8), 0.25)
+    out = T.RandomOp("brightness", 0.5, 2.0)(x, torch.Generator().manual_seed(0))
+    factor = out[:, 0, 0, 0] / 0.25
+    assert factor.min() >= 0.5 - 1e-6 and factor.max() <= 2.0 + 1e-6 and factor.std() > 0.2
+    again = T.RandomOp("brightness", 0.5, 2.0)(x, torch.Generator().manual_seed(0))
+    assert torch.equal(out, again)
+    with pytest.raises(ValueError, match="rotate"):
+        T.RandomOp("rotate", -400.0, 0.0)

@@ -415,3 +415,13 @@ def test_dataset_options_enter_the_key_and_the_data_only_when_given():
     recipe = zoo.Recipe(dataset="scenes", arch="small_resnet18_s2", size=56, n_train=64, epochs=1,
                         data_options=(("variation", 0.5),))
     assert recipe.spec("none", {}, 0, 20).data_options == (("variation", 0.5),)
+
+
+def test_random_op_then_the_central_crop():
+    x = torch.rand(4, 3, 64, 64)
+    same = zoo.augmentation("random_op", op="brightness", low=1.0, high=1.0, size=56)(x, torch.Generator())
+    assert torch.allclose(same, x[..., 4:60, 4:60], atol=1e-5), "factor 1, then B's fixed central crop"
+    turned = zoo.augmentation("random_op", op="rotate", low=-45.0, high=45.0)(x, torch.Generator().manual_seed(0))
+    assert turned.shape == x.shape and not torch.allclose(turned, x)
+    s = zoo.Spec(augment="random_op", augment_params={"op": "rotate", "low": -45.0, "high": 45.0})
+    assert zoo.path(s) != zoo.path(s.replace(augment_params={"op": "rotate", "low": -30.0, "high": 30.0}))

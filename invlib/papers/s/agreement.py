@@ -1,0 +1,462 @@
+"""Synthesis (chapter S1): every paper's measure of invariance on the same models, and where invariance comes from.
+
+Each paper measures invariance its own way. This module applies all of them, through the papers' own public
+functions (no measure is implemented a second time), to one set of models:
+
+- **the models** (:func:`family`): paper B's small ResNet on ``scenes`` (56 px views of 64 px scenes, chapter B1's
+  recipe), trained without augmentation (B1's fixed central crop), with RandomResizedCrop, with one
+  transformation each (translation: B1's fixed-size random crop; scale: B1's random-size central crop; rotation
+  and brightness: :func:`invlib.zoo.random_op`, trained here), ``seeds`` seeds each, untrained; at variation 0 of
+  the scenes (chapter B7's models); and chapter B3's ResNet and ViT (trained without augmentation and untrained),
+  for the architecture.
+- **the measures** (:func:`measure`), for each transformation of :data:`TRANSFORMS` the measure has:
+  accuracy under the transformation (paper B's grids, mean over the levels); A's ranking-probe accuracy on the
+  embedding (:func:`invlib.papers.a.probes.extract`, ``train_probe``, ``accuracy``); B's relative invariance and
+  equivariance alignment (:func:`invlib.papers.b.similarity.sweep`); C's invariance and equivariance through
+  ``M_g`` and the normalised L2 distance (:func:`invlib.papers.c.equivariance.measure_network`). Every measure is
+  taken on the embedding the classifier reads (``pre_logits``).
+- **agreement** (:func:`agreement`): Spearman's rho between two measures across the models, per transformation,
+  with a permutation test (:func:`invlib.metrics.rank_correlation_test`); **sources** (:func:`sources`): what the
+  data's variation, augmentation, architecture and training each change in one measure.
+
+This module is the one above the papers: it imports paper modules (A, B, C), which never import each other.
+The chapter's claims, tables and figures are :mod:`invlib.papers.s.agreement_reports`.
+
+Example
+-------
+>>> S = settings("smoke")
+>>> [m.name for m in family(S)][:3]
+['none 0', 'standard 0', 'translation 0']
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+import torch
+
+from ... import data, metrics, models, zoo
+from ...crops import stored_size
+from ...models import weights_key
+from ...profiles import settings as _settings
+from ...utils import cached, check_choice, digest
+from ...utils import progress as bar
+from ..a import probes
+from ..b import grounding, rrc, similarity
+from ..c import equivariance
+
+CACHE_VERSION = 1
+
+# One transformation, as each measure has it (None: the measure has no such transformation):
+# A's ranking task, B's grid (also the grid of "accuracy under"), C's type and its fixed values.
+TRANSFORMS = {
+    "translation": dict(a=None, b="translate", c=("crop", (10, 14))),  # the windows left and right of the centre
+    "zoom": dict(a="zoom_in", b="zoom_in", c=None),
+    "rotation": dict(a=None, b="rotate", c=("rotation", (-30.0, 30.0))),
+    "brightness": dict(a="brightness", b="brightness_up", c=("color_jitter", (-45.0, 45.0))),
+}
+# The models trained with one transformation, per transformation they are about: B1's crop methods, and the two
+# augmentations this chapter trains (rotation within +-``rotation`` degrees, brightness factor in ``brightness``).
+AUGMENTED = {"translation": "translation", "zoom": "scale", "rotation": "rotation", "brightness": "brightness"}
+B1_METHODS = {"none": rrc.NONE, "standard": rrc.RRC, "translation": "fixed_size_random_crop",
+              "scale": "random_size_center_crop"}
+# measure -> (column name, +1 if larger means more invariant, -1 if smaller does, 0: not an invariance score)
+MEASURES = {
+    "accuracy": ("accuracy under T (%)", 1),
+    "a_probe": ("A: probe ranks T (acc.)", -1),
+    "b_invariance": ("B: relative invariance", 1),
+    "b_alignment": ("B: equivariance alignment", 0),
+    "c_inv_acc": ("C: invariance acc. (%)", 1),
+    "c_inv_l2": ("C: invariance L2", -1),
+    "c_eq_acc": ("C: equivariance acc. (%)", 0),
+}
+
+
+@dataclass(frozen=True)
+class Settings:
+    """What chapter S1 runs on. No paper has this experiment: the defaults are the cpu profile's.
+
+    Attributes
+    ----------
+    profile:      the profile's name (filled in by :func:`settings`); the models' recipes are chapter B1's,
+                  B7's and B3's at this profile
+    seeds:        seeds per training variant (none, standard, each single transformation, untrained)
+    rotation:     the rotation models' training range, +- degrees
+    brightness:   the brightness models' factor range
+    transforms:   the transformations measured (:data:`TRANSFORMS`)
+    levels:       paper B's grid levels measured (0 = none, 9 = the largest; the cpu profile takes the lower half,
+                  where the models' training ranges lie: translation by 11-56 % of the side, zoom 1.3-2.4x,
+                  rotation 27-90 degrees, brightness x1.1-1.6)
+    n_probe:      scenes of B's sweep and of the accuracy under each transformation
+    n_pairs:      scenes whose views train A's probe (as many again test it)
+    n_fit, n_eval, map_epochs: C's maps: fitted on ``n_fit`` training scenes, scored on ``n_eval``
+    variation:    with chapter B7's models trained on scenes at variation 0
+    architectures: with chapter B3's ResNet and ViT (untrained and trained without augmentation)
+    permutations: of the rank-correlation tests
+    seed:         the draw of the scenes and of every random part of the measures
+    """
+
+    profile: str = "cpu"
+    seeds: int = 2
+    rotation: float = 45.0
+    brightness: tuple[float, float] = (0.5, 2.0)
+    transforms: tuple[str, ...] = tuple(TRANSFORMS)
+    levels: tuple[int, ...] = (0, 1, 3, 5)
+    n_probe: int = 256
+    n_pairs: int = 256
+    n_fit: int = 192
+    n_eval: int = 192
+    map_epochs: int = 10
+    variation: bool = True
+    architectures: bool = True
+    permutations: int = 10_000
+    seed: int = 0
+    device: str = "auto"
+    progress: bool = True
+
+    def __post_init__(self):
+        for t in self.transforms:
+            check_choice(t, TRANSFORMS, "transformation")
+        if self.levels[:1] != (0,) or len(self.levels) < 2 or not all(0 <= lv <= 9 for lv in self.levels):
+            raise ValueError(f"levels are B's grid levels 0..9, starting with 0 (none) and one more; got "
+                             f"{self.levels}.")
+        if self.seeds < 1 or min(self.n_probe, self.n_pairs, self.n_fit, self.n_eval) < 2:
+            raise ValueError("seeds must be at least 1; n_probe, n_pairs, n_fit and n_eval at least 2.")
+
+
+SETTINGS = {
+    "smoke": dict(seeds=1, levels=(0, 9), n_probe=64, n_pairs=64, n_fit=64, n_eval=64, map_epochs=2,
+                  transforms=("translation", "rotation", "brightness"), permutations=1000),
+    "gpu": dict(seeds=3, levels=tuple(range(10)), n_probe=1000, n_pairs=2000, n_fit=5000, n_eval=2000),
+    "paper": dict(seeds=3, levels=tuple(range(10)), n_probe=1000, n_pairs=2000, n_fit=5000, n_eval=2000),
+}
+
+
+def settings(profile: str = "cpu", **overrides) -> Settings:
+    """Chapter S1's settings: the defaults, the profile's changes, then the overrides that are not None.
+
+    Example
+    -------
+    >>> settings("smoke").levels, settings("cpu", seeds=3).seeds
+    ((0, 9), 3)
+    >>> settings("smoke", transforms=("shear",))  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ValueError: Unknown transformation 'shear'. Valid transformations: brightness, rotation, translation, zoom.
+    """
+    return _settings(Settings, SETTINGS, profile, **overrides)
+
+
+# ------------------------------------------------------------------------------ the family
+@dataclass(frozen=True)
+class Model:
+    """One model of the family: ``variant`` (none, standard, a single transformation, untrained), ``seed``,
+    ``arch`` (ResNet or ViT), ``variation`` of its training scenes, ``recipe`` (the chapter whose recipe trained
+    it: B1, B7 or B3), and where it comes from (``spec``: a zoo spec, or a ``zoo:`` name of B3's)."""
+
+    variant: str
+    seed: int
+    arch: str = "ResNet"
+    variation: float = 1.0
+    recipe: str = "B1"
+    spec: object = None
+
+    @property
+    def name(self) -> str:
+        base = self.variant if self.recipe != "B3" else f"{self.arch} {self.variant}"
+        return f"{base}{' (variation 0)' if self.variation == 0 else ''} {self.seed}"
+
+
+def _b1(S: Settings):
+    return rrc.settings(S.profile, device=S.device, progress=S.progress)
+
+
+def _b1_spec(B, variant: str, seed: int, rotation: float, brightness) -> zoo.Spec:
+    if variant in B1_METHODS:
+        return rrc.spec(B, B1_METHODS[variant], seed)
+    if variant == "untrained":
+        return rrc.spec(B, rrc.NONE, seed).replace(epochs=0)
+    op, low, high = ("rotate", -rotation, rotation) if variant == "rotation" else ("brightness", *brightness)
+    return B.spec("random_op", dict(op=op, low=low, high=high, size=B.size), seed, n_test=min(B.n_test, 2000),
+                  img_size=stored_size(B.size))
+
+
+VARIANTS = ("none", "standard", "translation", "scale", "rotation", "brightness", "untrained")
+
+
+def family(S: Settings) -> list[Model]:
+    """Every model of the chapter: each of :data:`VARIANTS` with ``S.seeds`` seeds (chapter B1's recipe and
+    models; rotation and brightness are trained here), B7's models without augmentation at variation 0, B3's
+    ResNet and ViT untrained and without augmentation.
+
+    Example
+    -------
+    >>> fam = family(settings("cpu"))
+    >>> len(fam), fam[0].spec.name, fam[-1].name
+    (19, 'small_resnet18_s4/fixed_size_center_crop', 'ViT none 0')
+    """
+    B = _b1(S)
+    out = [Model(v, k, spec=_b1_spec(B, v, k, S.rotation, S.brightness)) for v in VARIANTS for k in range(S.seeds)]
+    if S.variation:
+        G = grounding.settings(S.profile)
+        levels = grounding.variation_family(G)
+        out += [Model("none", k, variation=0.0, recipe="B7", spec=s)
+                for k, s in enumerate(levels[(0.0, rrc.NONE)][:S.seeds])]
+    if S.architectures:
+        G = grounding.settings(S.profile)
+        # B3's untrained ResNet is the untrained seed-0 model above (the same initialisation): not measured twice
+        out += [Model(v, 0, arch=arch, recipe="B3", spec=G.models[arch][v])
+                for arch, v in (("ResNet", "none"), ("ViT", "untrained"), ("ViT", "none"))]
+    return out
+
+
+def models_table(fam: list[Model]) -> pd.DataFrame:
+    """The family as a table: ``model | variant | seed | arch | variation | recipe | training`` (the zoo name or
+    augmentation and its parameters).
+
+    Example
+    -------
+    >>> models_table(family(settings("smoke"))).loc["rotation 0", "training"]
+    'random_op: high=45.0, low=-45.0, op=rotate, size=56'
+    """
+    def training(m: Model) -> str:
+        if isinstance(m.spec, str):
+            return m.spec
+        if m.spec.epochs == 0:
+            return "untrained"
+        params = ", ".join(f"{k}={v}" for k, v in dict(m.spec.augment_params).items())
+        return f"{m.spec.augment}: {params}" if params else m.spec.augment
+
+    rows = [dict(model=m.name, variant=m.variant, seed=m.seed, arch=m.arch, variation=m.variation, recipe=m.recipe,
+                 training=training(m)) for m in fam]
+    return pd.DataFrame(rows).set_index("model")
+
+
+def load(S: Settings, fam: list[Model] | None = None) -> dict[Model, torch.nn.Module]:
+    """The models of ``fam`` (default :func:`family`) in eval mode: loaded from the zoo, trained there on first use
+    (:func:`invlib.zoo.train_many`; in a book build chapters B1, B3 and B7 have trained all but the rotation and
+    brightness models)."""
+    fam = family(S) if fam is None else fam
+    specs = [m.spec for m in fam if m.recipe != "B3"]
+    trained = dict(zip(specs, zoo.train_many(specs, progress=S.progress)))
+    G = grounding.settings(S.profile)
+    return {m: (trained[m.spec] if m.recipe != "B3" else grounding.load_model(m.spec, G)).eval() for m in fam}
+
+
+# ------------------------------------------------------------------------------ the data
+def scenes(S: Settings, split: str, n: int, offset: int = 0) -> data.Dataset:
+    """``n`` scenes of ``split`` as the models see them: the central 56 px of scenes stored at 64 (chapter B1's
+    evaluation crop; B3's models were trained on whole 56 px scenes), uint8, with boxes in the crop's pixels.
+    ``offset`` skips the first scenes of the draw (so that two sets do not share scenes).
+
+    Example
+    -------
+    >>> ds = scenes(settings("smoke"), "test", 4)
+    >>> tuple(ds.images.shape), ds.boxes.shape
+    ((4, 3, 56, 56), torch.Size([4, 4]))
+    """
+    B = _b1(S)
+    stored, size = stored_size(B.size), B.size
+    ds = data.load(B.dataset, split, root=B.root, n=offset + n, seed=S.seed, size=stored, cap=True)
+    ds = ds.rows(slice(offset, offset + n))
+    lo = (stored - size) // 2
+    boxes = (ds.boxes - lo).clamp(0, size)
+    return data.Dataset(ds.name, ds.split, ds.images[..., lo:lo + size, lo:lo + size].contiguous(), ds.labels,
+                        ds.classes, ds.synsets, boxes, ds.factors)
+
+
+# ------------------------------------------------------------------------------ the measures
+def _accuracy(model, x: torch.Tensor, labels: torch.Tensor, grid: str | None, level: int, seed: int) -> float:
+    """Top-1 (%) on ``x`` after B's ``grid`` at ``level`` (None: as they are)."""
+    gen = lambda k: torch.Generator().manual_seed(seed * 1000 + k)
+    tf = None if grid is None else (lambda b, k: similarity.transform_level(grid, b, level, gen(k)))
+    pred = models.batched(lambda b: model(b).argmax(1), x, device=next(model.parameters()).device, transform=tf,
+                          transform_device="cpu")
+    return float((pred == labels).float().mean() * 100)
+
+
+def _c_settings(S: Settings):
+    return equivariance.settings(S.profile, layer="pre_logits", n_fit=S.n_fit, n_eval=S.n_eval,
+                                 map_epochs=S.map_epochs, seed=S.seed, device=S.device, progress=False)
+
+
+def measure_model(S: Settings, model, probe: data.Dataset, pairs: tuple, c_sets: tuple) -> list[dict]:
+    """Every measure of one model on every transformation of ``S.transforms``: rows ``transform, measure,
+    value`` (``measure`` a key of :data:`MEASURES`, ``transform`` also ``"none"`` for clean accuracy).
+
+    ``probe``: the scenes of B's sweep and of the accuracy; ``pairs``: A's (train, test) scenes;
+    ``c_sets``: C's (fit, eval) scenes. Cached on disk by the model's weights, the scenes and the settings.
+    """
+    key = digest(weights_key(model), S.transforms, S.levels, S.map_epochs, S.seed, probe.images, pairs[0].images,
+                 pairs[1].images, c_sets[0].images, c_sets[1].images)
+    return cached("synthesis", f"measures-{key}", lambda: _measure_model(S, model, probe, pairs, c_sets),
+                  version=CACHE_VERSION)
+
+
+def _measure_model(S, model, probe, pairs, c_sets) -> list[dict]:
+    device = next(model.parameters()).device
+    x, labels, levels = probe.images.float() / 255, probe.labels, [lv for lv in S.levels if lv > 0]
+    rows = [dict(transform="none", measure="accuracy", value=_accuracy(model, x, labels, None, 0, S.seed))]
+    grids = [TRANSFORMS[t]["b"] for t in S.transforms]
+    with torch.inference_mode():
+        sweep = pd.DataFrame(similarity.sweep({"m": similarity.embedding(model)}, x, grids, levels=levels,
+                                              seed=S.seed, device=device))
+    featurizer = probes.Backbone(model, ["pre_logits"])
+    C = _c_settings(S)
+    for t in S.transforms:
+        spec = TRANSFORMS[t]
+        on = sweep[sweep["transform"] == spec["b"]]
+        rows += [dict(transform=t, measure="accuracy",
+                      value=float(np.mean([_accuracy(model, x, labels, spec["b"], lv, S.seed) for lv in levels]))),
+                 dict(transform=t, measure="b_invariance", value=float(on["median"].mean())),
+                 dict(transform=t, measure="b_alignment", value=float(on["alignment"].mean()))]
+        if spec["a"]:
+            train, test = (probes.extract(featurizer, ds.images, ds.boxes, spec["a"], ds.images.shape[-1],
+                                          seed=S.seed + k, cache=False) for k, ds in enumerate(pairs))
+            rows.append(dict(transform=t, measure="a_probe", value=probes.accuracy(probes.train_probe(train), test)))
+        if spec["c"]:
+            kind, values = spec["c"]
+            c = equivariance.measure_network(model, kind, values, C, *c_sets, resize=equivariance.crop_resize([]))
+            rows += [dict(transform=t, measure=f"c_{col}", value=float(c[col].mean()))
+                     for col in ("inv_acc", "inv_l2", "eq_acc")]
+    return rows
+
+
+def measure_sets(S: Settings) -> dict:
+    """The scenes of the measures, none shared between two of them: ``probe`` (B's sweep and the accuracy,
+    ``S.n_probe`` test scenes), ``pairs`` (A's probe: ``S.n_pairs`` training and as many test scenes) and ``maps``
+    (C: ``S.n_fit`` training scenes to fit ``M_g`` on, ``S.n_eval`` test scenes to score).
+
+    Example
+    -------
+    >>> sets = measure_sets(settings("smoke", n_probe=4, n_pairs=4, n_fit=4, n_eval=4))
+    >>> len(sets["probe"]), [len(d) for d in sets["pairs"]], [len(d) for d in sets["maps"]]
+    (4, [4, 4], [4, 4])
+    """
+    return dict(probe=scenes(S, "test", S.n_probe),
+                pairs=(scenes(S, "train", S.n_pairs), scenes(S, "test", S.n_pairs, offset=S.n_probe)),
+                maps=(scenes(S, "train", S.n_fit, offset=S.n_pairs),
+                      scenes(S, "test", S.n_eval, offset=S.n_probe + S.n_pairs)))
+
+
+def measure(S: Settings, nets: dict, sets: dict | None = None) -> pd.DataFrame:
+    """Every measure on every model of ``nets`` (:func:`load`): one row per (model, transform, measure) with the
+    model's ``variant``, ``seed``, ``arch``, ``variation``, ``recipe`` and ``value``. ``sets``: the images
+    (default :func:`measure_sets`; any uint8 datasets with labels and boxes in that shape).
+
+    Example
+    -------
+    >>> S = settings("smoke", n_probe=8, n_pairs=8, n_fit=8, n_eval=8, transforms=("zoom",), levels=(0, 9),
+    ...              map_epochs=1, progress=False)
+    >>> net = models.create("small_resnet18_s4", num_classes=10, img_size=56, seed=0).eval()
+    >>> t = measure(S, {Model("untrained", 0): net})
+    >>> sorted(t["measure"].unique())
+    ['a_probe', 'accuracy', 'b_alignment', 'b_invariance']
+    """
+    sets = measure_sets(S) if sets is None else sets
+    rows = []
+    for m, net in bar(list(nets.items()), S.progress, "measures", leave=True):
+        rows += [dict(model=m.name, variant=m.variant, seed=m.seed, arch=m.arch, variation=m.variation,
+                      recipe=m.recipe, **r) for r in measure_model(S, net, sets["probe"], sets["pairs"], sets["maps"])]
+    return pd.DataFrame(rows)
+
+
+def wide(table: pd.DataFrame, transform: str) -> pd.DataFrame:
+    """One transformation's measures, a model per row and a measure (:data:`MEASURES` key) per column.
+
+    Example
+    -------
+    >>> t = pd.DataFrame(dict(model=["a", "a", "b"], transform="zoom", measure=["accuracy", "a_probe", "accuracy"],
+    ...                       value=[1.0, 0.5, 2.0]))
+    >>> wide(t, "zoom").columns.tolist()
+    ['accuracy', 'a_probe']
+    """
+    part = table[table["transform"] == transform]
+    out = part.pivot_table(index="model", columns="measure", values="value", sort=False)
+    return out[[m for m in MEASURES if m in out.columns]]
+
+
+# ------------------------------------------------------------------------------ agreement and sources
+def agreement(S: Settings, table: pd.DataFrame, transform: str, models_: list[str] | None = None) -> pd.DataFrame:
+    """Spearman's rho between every two measures across the models (all, or ``models_``), for one
+    transformation, with its two-sided permutation p-value: one row per pair ``a, b, rho, p, n``. ``rho`` is
+    oriented (:data:`MEASURES`): positive when the two measures call the same models more invariant (raw for the
+    equivariance measures).
+
+    Example
+    -------
+    >>> t = pd.DataFrame(dict(model=list("abcd") * 2, transform="zoom", measure=["accuracy"] * 4 + ["a_probe"] * 4,
+    ...                       value=[1.0, 2, 3, 4, 0.9, 0.8, 0.7, 0.6]))
+    >>> agreement(settings("smoke"), t, "zoom")[["a", "b", "rho"]].values.tolist()
+    [['accuracy', 'a_probe', 1.0]]
+    """
+    w = wide(table, transform)
+    if models_ is not None:
+        w = w.loc[[m for m in w.index if m in models_]]
+    cols, rows = list(w.columns), []
+    for i, a in enumerate(cols):
+        for b in cols[i + 1:]:
+            sign = (MEASURES[a][1] or 1) * (MEASURES[b][1] or 1)
+            ok = w[[a, b]].dropna()
+            rho, p = metrics.rank_correlation_test(ok[a].values, ok[b].values, S.permutations, S.seed) \
+                if len(ok) >= 3 else (float("nan"), float("nan"))
+            rows.append(dict(transform=transform, a=a, b=b, rho=sign * rho, p=p, n=len(ok)))
+    return pd.DataFrame(rows, columns=["transform", "a", "b", "rho", "p", "n"])
+
+
+def group_mean(table: pd.DataFrame, transform: str, measure_: str, **where) -> float:
+    """Mean of one measure over the models whose fields equal ``where`` (e.g. ``variant="none", recipe="B1"``);
+    NaN if none.
+
+    Example
+    -------
+    >>> t = pd.DataFrame(dict(transform="zoom", measure="accuracy", variant=["none", "none", "scale"],
+    ...                       value=[1.0, 3.0, 5.0]))
+    >>> group_mean(t, "zoom", "accuracy", variant="none")
+    2.0
+    """
+    keep = (table["transform"] == transform) & (table["measure"] == measure_)
+    for k, v in where.items():
+        keep &= table[k] == v
+    return float(table.loc[keep, "value"].mean()) if keep.any() else float("nan")
+
+
+SOURCES = {  # factor -> (what it is, the models it compares: (where "before"), (where "after"))
+    "data": ("variation 1 vs 0, no augmentation", dict(variant="none", recipe="B7"),
+             dict(variant="none", recipe="B1")),
+    "augmentation": ("the transformation's own augmentation vs none", dict(variant="none", recipe="B1"), None),
+    "architecture": ("ViT vs ResNet, trained without augmentation", dict(arch="ResNet", variant="none", recipe="B3"),
+                     dict(arch="ViT", variant="none", recipe="B3")),
+    "training": ("trained without augmentation vs untrained", dict(variant="untrained", recipe="B1"),
+                 dict(variant="none", recipe="B1")),
+}
+
+
+def sources(table: pd.DataFrame, measure_: str = "b_invariance", transforms=None) -> pd.DataFrame:
+    """What each factor of :data:`SOURCES` changes in one measure (default B's relative invariance), per
+    transformation: the mean over the "after" models minus the mean over the "before" models (seeds averaged);
+    ``largest``: the factor with the largest change in absolute value.
+
+    Example
+    -------
+    >>> t = pd.DataFrame(dict(transform="zoom", measure="b_invariance", value=[0.5, 0.6, 0.9, 0.4, 0.7, 0.3],
+    ...     variant=["none", "none", "scale", "untrained", "none", "none"], recipe=["B1", "B7", "B1", "B1", "B3", "B3"],
+    ...     arch=["ResNet"] * 5 + ["ViT"]))
+    >>> row = sources(t).loc["zoom"]
+    >>> [round(float(row[k]), 2) for k in SOURCES], row["largest"]
+    ([-0.1, 0.4, -0.4, 0.1], 'augmentation')
+    """
+    transforms = list(dict.fromkeys(table["transform"])) if transforms is None else transforms
+    rows = {}
+    for t in transforms:
+        if t == "none":
+            continue
+        row = {}
+        for factor, (_, before, after) in SOURCES.items():
+            after = after or dict(variant=AUGMENTED[t], recipe="B1")
+            row[factor] = group_mean(table, t, measure_, **after) - group_mean(table, t, measure_, **before)
+        changes = {k: abs(v) for k, v in row.items() if v == v}
+        row["largest"] = max(changes, key=changes.get) if changes else "n/a"
+        rows[t] = row
+    return pd.DataFrame.from_dict(rows, orient="index")

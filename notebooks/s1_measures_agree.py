@@ -1,0 +1,157 @@
+# ---
+# jupyter:
+#   jupytext:
+#     text_representation:
+#       extension: .py
+#       format_name: percent
+#   kernelspec:
+#     display_name: Python 3
+#     language: python
+#     name: python3
+# ---
+
+# %% [markdown]
+# # S1. Do the measures of invariance agree, and where does invariance come from?
+#
+# Each part of this book measures invariance its own way. Paper A ({cite}`yan2021encode`) asks whether a linear
+# probe on a layer can tell which of two views was transformed more; paper B ({cite}`bouchacourt2021grounding`)
+# compares how far a transformation moves an image's embedding with how far other images lie (relative invariance)
+# and whether the moves share a direction (equivariance alignment); paper C ({cite}`tensmeyer2016invariance`)
+# passes the transformed image's features through the rest of the network, as they are (invariance) or after a
+# learned map `M_g` (equivariance), and measures their normalised distance to the untransformed features. A reader
+# who wants to measure their own network's invariance needs to know whether these measures agree when they look
+# at the **same** models, and which to trust for what. No paper asks. This chapter does, on one set of models,
+# with every measure called through its paper's own functions (`invlib.papers.s.agreement`).
+#
+# **The claims, stated before the run** (none of them is a paper's; each verdict is computed from this run):
+#
+# 1. Augmenting with a transformation raises the invariance to it under every measure.
+# 2. B's relative invariance and C's invariance accuracy rank the models alike (Spearman's rho > 0.5, p < 0.05).
+# 3. A layer whose features a probe can rank by a transformation (A) is one whose embedding is not invariant to
+#    it (B): the probe's accuracy and B's invariance rank the models in opposite orders.
+# 4. Accuracy under a transformation, the robustness a practitioner checks first, ranks the models as B's
+#    relative invariance does.
+# 5. Of the data's variation, augmentation, the architecture and training itself, augmentation moves the
+#    invariance to its transformation the most.
+
+# %% tags=["parameters"]
+profile = "cpu"  # smoke | cpu | gpu | paper
+seeds = None  # seeds per training variant (cpu: 2)
+transforms = None  # e.g. ["translation", "zoom", "rotation", "brightness"]
+levels = None  # paper B's grid levels, 0 first (cpu: [0, 1, 3, 5])
+n_probe = None  # scenes of B's sweep and of the accuracy under each transformation
+n_pairs = None  # scenes whose views train A's probe (as many again test it)
+n_fit = None  # scenes C's maps are fitted on
+n_eval = None  # scenes C's measures are scored on
+variation = None  # with chapter B7's models trained at variation 0
+architectures = None  # with chapter B3's ResNet and ViT
+seed = None
+
+# %%
+import matplotlib.pyplot as plt
+from IPython.display import display
+
+from invlib import profiles, results
+from invlib.papers.s import agreement as G
+from invlib.papers.s import agreement_reports as R
+
+S = G.settings(**profiles.cell(globals()))
+run = results.Run(S)
+family = G.family(S)
+nets = G.load(S, family)
+G.models_table(family)
+
+# %% [markdown]
+# ## The models
+#
+# One architecture, paper B's small ResNet-18 on `scenes` (Fashion-MNIST objects that vary in position and scale
+# on textured backgrounds, a dimmer distractor of another class in half of them), seen as the central 56 px of a
+# 64 px scene: chapter B1's recipe and models, trained without augmentation (its fixed central crop), with
+# RandomResizedCrop (`standard`), with one transformation each (translation: B1's fixed-size random crop; scale:
+# B1's random-size central crop; rotation within ±{glue:md}`s1_rotation`° and brightness factors
+# {glue:md}`s1_brightness`, which this chapter trains), {glue:md}`s1_seeds` seed(s) each, and untrained. Chapter
+# B7's models trained without augmentation on scenes whose objects do not move or change size (variation 0), and
+# chapter B3's ResNet and ViT (trained on more scenes, without augmentation; the ViT also untrained) complete the
+# set. Nothing is trained twice: in a book build, B1, B3 and B7 have trained all but the rotation and brightness
+# models.
+
+# %% [markdown]
+# ## Every measure on every model
+#
+# For each transformation, each measure that has it, on the embedding the classifier reads (`pre_logits`):
+# accuracy under the transformation (paper B's grid, mean over levels {glue:md}`s1_levels` on
+# {glue:md}`s1_n_probe` test scenes); A's probe accuracy (trained on the view pairs of {glue:md}`s1_n_pairs`
+# training scenes, tested on as many test scenes: 0.5 is chance, 1 means the embedding encodes the transformation);
+# B's relative invariance and equivariance alignment (same scenes and levels as the accuracy); C's invariance
+# accuracy, invariance L2 and equivariance accuracy (maps fitted on {glue:md}`s1_n_fit` scenes, scored on
+# {glue:md}`s1_n_eval`). A does not rank translations or rotations; C has no zoom. C's invariance accuracy on the
+# embedding is the accuracy at C's own fixed transforms. In the heat map a colour is the model's rank under the
+# measure, bright for the most invariant.
+
+# %%
+table = G.measure(S, nets)
+R.plot_measures(table, S)
+plt.show()
+for t in S.transforms:
+    print(t)
+    display(R.measure_table(table, t).round(3))
+
+# %% [markdown]
+# ## Do the measures agree?
+#
+# Spearman's rho between every two measures across the {glue:md}`s1_trained` trained models (the untrained ones
+# score at chance under every accuracy), with a two-sided permutation p-value. Each rho is oriented so that a
+# positive value means the two measures call the same models invariant (A's probe accuracy and C's L2 are
+# reversed; the equivariance measures are taken as they are).
+
+# %%
+agree, src, facts = R.report(run, S, table)
+R.plot_agreement(agree, S)
+plt.show()
+agree.round(3)
+
+# %% [markdown]
+# ## Where does invariance come from?
+#
+# What each factor changes in B's relative invariance to each transformation (mean over levels and seeds): the
+# data (no augmentation, scenes at variation 1 against variation 0), augmentation (the transformation's own
+# augmentation against none), the architecture (ViT against ResNet, both trained without augmentation on B3's
+# scenes) and training itself (trained without augmentation against untrained). `largest` names the factor that
+# moved it most.
+
+# %%
+R.sources_table(src).round(3)
+
+# %% [markdown]
+# ## The claims
+
+# %%
+results.glue(facts)
+run.claims_table()
+
+# %% [markdown]
+# ## What this run shows
+#
+# - **Augmentation and invariance** ({glue:md}`s1_augmentation_raises_invariance`): the model trained with a
+#   transformation is more invariant to it than the model trained without augmentation in
+#   {glue:md}`s1_raised` (transformation, measure) pairs. Where it is not: {glue:md}`s1_not_raised`.
+# - **B against C** ({glue:md}`s1_b_and_c_rank_alike`): {glue:md}`s1_b_and_c_rank_alike_ours`.
+# - **A against B** ({glue:md}`s1_probe_finds_what_is_not_invariant`):
+#   {glue:md}`s1_probe_finds_what_is_not_invariant_ours`.
+# - **Accuracy against B** ({glue:md}`s1_accuracy_tracks_invariance`):
+#   {glue:md}`s1_accuracy_tracks_invariance_ours`.
+# - **Where invariance comes from** ({glue:md}`s1_augmentation_moves_invariance_most`): the factor that moved B's
+#   relative invariance most, per transformation: {glue:md}`s1_augmentation_moves_invariance_most_ours`.
+#
+# **What to use for what.** To know whether a model *behaves* the same under a transformation, measure accuracy
+# under it: it is what a user meets, and it needs labels only. To compare the invariance of embeddings without
+# labels, B's relative invariance is the cheapest (forward passes only) and, where the claims above hold, ranks
+# models as the label-based measures do; A's probe answers a different question (is the transformation still
+# *decodable*), and a model can be invariant by B's measure and still let a probe rank the transformation. C's
+# equivariance accuracy says whether the information is still there after a learned map, which neither
+# invariance measure does. With {glue:md}`s1_trained` trained models and {glue:md}`s1_seeds` seed(s) per
+# variant, a correlation must be large to pass its test: the `gpu` profile (three seeds, every grid level, ten
+# times the scenes) is what would settle the borderline ones.
+
+# %%
+path = run.save()
