@@ -37,7 +37,7 @@ import torch
 from ... import crops, data, metrics, models, zoo
 from ...models import weights_key
 from ...profiles import settings as _settings
-from ...utils import cached, check_choice, digest, seeded
+from ...utils import atomic_save, cache_path, cached, check_choice, digest, seeded
 from ...utils import progress as bar_of
 
 NAMES = crops.METHODS  # method -> the paper's name
@@ -427,20 +427,34 @@ def augerino_caps(S: Settings, generators=AUGERINO_GROUPS["translation then scal
     return {g: caps[g] for g in generators}
 
 
-def _augerino_run(S: Settings, group: str, reg: float, seed: int, ds: data.Dataset, progress: bool) -> dict:
+def _augerino_net(S: Settings, group: str, reg: float, seed: int, ds: data.Dataset):
+    """App. G's Augerino network before training: the trunk of ``seed``, the group's warps at their caps."""
     from ...learned import augerino
+
+    gens = AUGERINO_GROUPS[group]
+    trunk = models.create(S.arch, num_classes=len(ds.classes), in_chans=ds.images.shape[1], img_size=S.size,
+                          seed=seed)
+    caps = augerino_caps(S, gens)
+    return augerino.augerino(trunk, reg=reg, copies=S.copies, generators=gens, init_width=caps, caps=caps,
+                             order="sequential" if "scale" in gens else "joint", zoom_in_only="scale" in gens)
+
+
+def _augerino_key(S: Settings, group: str, reg: float, seed: int, ds: data.Dataset) -> str:
+    return digest(spec(S, NONE, seed).key(), S.copies, S.aug_lr_factor, S.test_seeds, augerino_caps(S), group, reg,
+                  ds.images)
+
+
+def _augerino_run(S: Settings, group: str, reg: float, seed: int, ds: data.Dataset, progress: bool) -> dict:
     from ...train import fit
 
     gens = AUGERINO_GROUPS[group]
     base = spec(S, NONE, seed)  # the no-augmentation model: its training images and recipe
     train_ds, _ = zoo.splits(base)
-    trunk = models.create(S.arch, num_classes=len(ds.classes), in_chans=ds.images.shape[1], img_size=S.size,
-                          seed=seed)
-    caps = augerino_caps(S, gens)
-    net = augerino.augerino(trunk, reg=reg, copies=S.copies, generators=gens, init_width=caps, caps=caps,
-                            order="sequential" if "scale" in gens else "joint", zoom_in_only="scale" in gens)
+    net = _augerino_net(S, group, reg, seed, ds)
     cfg = dataclasses.replace(base.train_config(), aug_lr=S.lr * S.aug_lr_factor, aug_weight_decay=0.0)
     history = fit(net, train_ds, cfg, augment=crops.Crop(NONE, size=S.size), progress=progress)
+    # the trained network, for whoever measures it later (the synthesis chapter): next to the run's row
+    atomic_save(net.state_dict(), cache_path("rrc", f"augerino-weights-{_augerino_key(S, group, reg, seed, ds)}"))
     labels = ds.labels.numpy()
     acc = lambda model, t: float((predict(model, ds.images, S.size, seed=t).numpy() == labels).mean() * 100)
     on = np.mean([acc(net.eval(), t) for t in range(S.test_seeds)])
@@ -461,7 +475,35 @@ def train_augerino(S: Settings, ds: data.Dataset | None = None) -> pd.DataFrame:
     jobs = [(g, r, k) for g in AUGERINO_GROUPS for r in S.regs for k in range(S.augerino_seeds)]
     rows = []
     for g, r, k in bar_of(jobs, S.progress, "Augerino", leave=True):
-        key = digest(spec(S, NONE, k).key(), S.copies, S.aug_lr_factor, S.test_seeds, augerino_caps(S), g, r,
-                     ds.images)
-        rows.append(cached("rrc", f"augerino-{key}", lambda g=g, r=r, k=k: _augerino_run(S, g, r, k, ds, S.progress)))
+        key = _augerino_key(S, g, r, k, ds)
+        rows.append(cached("rrc", f"augerino-{key}", lambda g=g, r=r, k=k: _augerino_run(S, g, r, k, ds, S.progress),
+                           version=AUGERINO_VERSION))
     return pd.DataFrame(rows)
+
+
+AUGERINO_VERSION = 2  # 2: the run saves its trained network (augerino_model)
+
+
+def augerino_model(S: Settings, group: str, reg: float, seed: int = 0, ds: data.Dataset | None = None):
+    """The trained Augerino network of one App. G run (``group`` of :data:`AUGERINO_GROUPS`, regulariser ``reg``,
+    ``seed``) in eval mode, with its row of :func:`train_augerino`: ``(net, row)``. The run is made (and cached)
+    when it has not been; ``net.trunk`` is the classifier without the learned augmentation.
+
+    Example
+    -------
+    >>> S = settings("smoke", n_train=64, n_test=32, n_augmented=16, epochs=1, test_seeds=1, progress=False)
+    >>> net, row = augerino_model(S, "translation", 0.1)
+    >>> type(net.trunk).__name__, sorted(k for k in row if k.endswith("bound"))
+    ('SmallResNet', ['translate_x bound', 'translate_y bound'])
+    """
+    check_choice(group, AUGERINO_GROUPS, "Augerino group")
+    ds = augmented_eval_images(S, ds)
+    key = _augerino_key(S, group, reg, seed, ds)
+    weights = cache_path("rrc", f"augerino-weights-{key}")
+    if not weights.exists():  # a row without its network (a partly cleared cache): run it again
+        cache_path("rrc", f"augerino-{key}", AUGERINO_VERSION).unlink(missing_ok=True)
+    row = cached("rrc", f"augerino-{key}", lambda: _augerino_run(S, group, reg, seed, ds, S.progress),
+                 version=AUGERINO_VERSION)
+    net = _augerino_net(S, group, reg, seed, ds)
+    net.load_state_dict(torch.load(weights, weights_only=True))
+    return net.eval(), {k: v for k, v in row.items() if k != "history"}

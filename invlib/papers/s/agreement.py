@@ -6,9 +6,9 @@ functions (no measure is implemented a second time), to one set of models:
 - **the models** (:func:`family`): paper B's small ResNet on ``scenes`` (56 px views of 64 px scenes, chapter B1's
   recipe), trained without augmentation (B1's fixed central crop), with RandomResizedCrop, with one
   transformation each (translation: B1's fixed-size random crop; scale: B1's random-size central crop; rotation
-  and brightness: :func:`invlib.zoo.random_op`, trained here), ``seeds`` seeds each, untrained; at variation 0 of
-  the scenes (chapter B7's models); and chapter B3's ResNet and ViT (trained without augmentation and untrained),
-  for the architecture.
+  and brightness: :func:`invlib.zoo.random_op`, trained here), ``seeds`` seeds each, untrained; with a learned
+  translation and zoom (chapter B6's Augerino); at variation 0 of the scenes (chapter B7's models); and chapter
+  B3's ResNet and ViT (trained without augmentation and untrained), for the architecture.
 - **the measures** (:func:`measure`), for each transformation of :data:`TRANSFORMS` the measure has:
   accuracy under the transformation (paper B's grids, mean over the levels); A's ranking-probe accuracy on the
   embedding (:func:`invlib.papers.a.probes.extract`, ``train_probe``, ``accuracy``); B's relative invariance and
@@ -92,6 +92,8 @@ class Settings:
     n_probe:      scenes of B's sweep and of the accuracy under each transformation
     n_pairs:      scenes whose views train A's probe (as many again test it)
     n_fit, n_eval, map_epochs: C's maps: fitted on ``n_fit`` training scenes, scored on ``n_eval``
+    augerino, augerino_reg: with chapter B6's Augerino run (translation then scale, B1's recipe) with this
+                  regulariser weight, measured without its learned augmentation (its trunk)
     variation:    with chapter B7's models trained on scenes at variation 0
     architectures: with chapter B3's ResNet and ViT (untrained and trained without augmentation)
     permutations: of the rank-correlation tests
@@ -109,6 +111,8 @@ class Settings:
     n_fit: int = 192
     n_eval: int = 192
     map_epochs: int = 10
+    augerino: bool = True
+    augerino_reg: float = 0.1
     variation: bool = True
     architectures: bool = True
     permutations: int = 10_000
@@ -194,10 +198,12 @@ def family(S: Settings) -> list[Model]:
     -------
     >>> fam = family(settings("cpu"))
     >>> len(fam), fam[0].spec.name, fam[-1].name
-    (19, 'small_resnet18_s4/fixed_size_center_crop', 'ViT none 0')
+    (20, 'small_resnet18_s4/fixed_size_center_crop', 'ViT none 0')
     """
     B = _b1(S)
     out = [Model(v, k, spec=_b1_spec(B, v, k, S.rotation, S.brightness)) for v in VARIANTS for k in range(S.seeds)]
+    if S.augerino:
+        out.append(Model("augerino", 0, recipe="B6", spec=(AUGERINO_GROUP, S.augerino_reg)))
     if S.variation:
         G = grounding.settings(S.profile)
         levels = grounding.variation_family(G)
@@ -223,6 +229,8 @@ def models_table(fam: list[Model]) -> pd.DataFrame:
     def training(m: Model) -> str:
         if isinstance(m.spec, str):
             return m.spec
+        if m.recipe == "B6":
+            return f"Augerino ({m.spec[0]}, regulariser {m.spec[1]:g}), B1's recipe"
         if m.spec.epochs == 0:
             return "untrained"
         params = ", ".join(f"{k}={v}" for k, v in dict(m.spec.augment_params).items())
@@ -235,13 +243,43 @@ def models_table(fam: list[Model]) -> pd.DataFrame:
 
 def load(S: Settings, fam: list[Model] | None = None) -> dict[Model, torch.nn.Module]:
     """The models of ``fam`` (default :func:`family`) in eval mode: loaded from the zoo, trained there on first use
-    (:func:`invlib.zoo.train_many`; in a book build chapters B1, B3 and B7 have trained all but the rotation and
-    brightness models)."""
+    (:func:`invlib.zoo.train_many`; in a book build chapters B1, B3, B6 and B7 have trained all but the rotation
+    and brightness models). B6's Augerino model is its trunk: the network without the learned augmentation."""
     fam = family(S) if fam is None else fam
-    specs = [m.spec for m in fam if m.recipe != "B3"]
+    specs = [m.spec for m in fam if m.recipe in ("B1", "B7")]
     trained = dict(zip(specs, zoo.train_many(specs, progress=S.progress)))
     G = grounding.settings(S.profile)
-    return {m: (trained[m.spec] if m.recipe != "B3" else grounding.load_model(m.spec, G)).eval() for m in fam}
+
+    def get(m: Model):
+        if m.recipe == "B3":
+            return grounding.load_model(m.spec, G)
+        if m.recipe == "B6":
+            return rrc.augerino_model(_b1(S), *m.spec, seed=m.seed)[0].trunk
+        return trained[m.spec]
+
+    return {m: get(m).eval() for m in fam}
+
+
+AUGERINO_GROUP = "translation then scale"
+
+
+def learned_range(S: Settings) -> dict:
+    """What chapter B6's Augerino model of the family learned: the largest translation (a fraction of the side, x
+    and y) and the largest zoom of its warps, with its accuracy with and without them (%); empty without one.
+
+    Example
+    -------
+    >>> learned_range(settings("smoke", augerino=False))
+    {}
+    """
+    if not S.augerino:
+        return {}
+    row = rrc.augerino_model(_b1(S), AUGERINO_GROUP, S.augerino_reg)[1]
+    keep = ("translate_x bound", "translate_y bound", "scale bound", "top1_on", "top1_off")
+    out = {k: float(row[k]) for k in keep if k in row}
+    if "scale bound" in out:
+        out["largest zoom"] = float(np.exp(out.pop("scale bound")))
+    return out
 
 
 # ------------------------------------------------------------------------------ the data

@@ -185,7 +185,7 @@ def report(run, S: Settings, table: pd.DataFrame) -> tuple[pd.DataFrame, pd.Data
                  s1_n_probe=S.n_probe, s1_n_pairs=S.n_pairs, s1_n_fit=S.n_fit, s1_n_eval=S.n_eval,
                  s1_levels=", ".join(map(str, S.levels[1:])), s1_rotation=text(S.rotation, ".0f"),
                  s1_brightness=f"{S.brightness[0]:g}–{S.brightness[1]:g}",
-                 s1_raised=f"{int(gains['raised'].sum())} of {len(gains)}",
+                 s1_raised=f"{int(gains['raised'].sum())} of {len(gains)}", s1_augerino_reg=text(S.augerino_reg, "g"),
                  s1_not_raised="; ".join(f"{r.transform} under {MEASURES[r.measure][0]} ({r.gain:+.3g})"
                                          for r in gains[~gains["raised"]].itertuples()) or "none")
     for cid, c in run.claims.items():
@@ -193,7 +193,16 @@ def report(run, S: Settings, table: pd.DataFrame) -> tuple[pd.DataFrame, pd.Data
         facts[f"s1_{cid.split('/')[1]}_ours"] = c["ours"]
     for t in src.index:
         facts[f"s1_largest_{t}"] = f"{src.loc[t, 'largest']} ({src.loc[t, src.loc[t, 'largest']]:+.3f})"
+    learned = []
+    for t in (t for t in S.transforms if t in ("translation", "zoom")):
+        a, n, r = (group_mean(table, t, "b_invariance", variant=v, recipe=rec) for v, rec in LEARNED_VS)
+        if np.isfinite(a):
+            learned.append(f"{t}: {a:.2f} (none {n:.2f}, RandomResizedCrop {r:.2f})")
+    facts["s1_augerino"] = "; ".join(learned) or "n/a"
     return agree, src, facts
+
+
+LEARNED_VS = (("augerino", "B6"), ("none", "B1"), ("standard", "B1"))  # the learned range beside the fixed ones
 
 
 def sources_table(src: pd.DataFrame) -> pd.DataFrame:
