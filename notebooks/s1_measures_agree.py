@@ -157,15 +157,9 @@ run.claims_table()
 # - **Where invariance comes from** ({glue:md}`s1_augmentation_moves_invariance_most`): the factor that moved B's
 #   relative invariance most, per transformation: {glue:md}`s1_augmentation_moves_invariance_most_ours`.
 #
-# **What to use for what.** To know whether a model *behaves* the same under a transformation, measure accuracy
-# under it: it is what a user meets, and it needs labels only. To compare the invariance of embeddings without
-# labels, B's relative invariance is the cheapest (forward passes only) and, where the claims above hold, ranks
-# models as the label-based measures do; A's probe answers a different question (is the transformation still
-# *decodable*), and a model can be invariant by B's measure and still let a probe rank the transformation. C's
-# equivariance accuracy says whether the information is still there after a learned map, which neither
-# invariance measure does. With {glue:md}`s1_trained` trained models and {glue:md}`s1_seeds` seed(s) per
-# variant, a correlation must be large to pass its test: the `gpu` profile (three seeds, every grid level, ten
-# times the scenes) is what would settle the borderline ones.
+# **What to use for what, from this run.** {glue:md}`s1_advice` With {glue:md}`s1_trained` trained models and
+# {glue:md}`s1_seeds` seed(s) per variant, a correlation must be large to pass its test: the `gpu` profile (three
+# seeds, every grid level, about ten times the scenes) is what would settle the borderline ones.
 
 # %%
 path = run.save()

@@ -125,3 +125,11 @@ def test_random_op_models_are_zoo_specs_of_their_own():
     rot = G._b1_spec(B, "rotation", 0, 45.0, (0.5, 2.0))
     assert zoo.path(rot) != zoo.path(G._b1_spec(B, "brightness", 0, 45.0, (0.5, 2.0)))
     assert zoo.path(rot) != zoo.path(rrc.spec(B, rrc.NONE, 0))
+
+
+def test_every_fact_is_text_for_the_prose():
+    """The chapter quotes every fact with {glue:md}, which takes text only (a number fails the site build)."""
+    _, _, facts = R.report(results.Run("smoke", name="demo"), G.settings("smoke", transforms=("zoom",)),
+                           R.demo_table())
+    assert facts and all(isinstance(v, str) for v in facts.values()), \
+        {k: type(v).__name__ for k, v in facts.items() if not isinstance(v, str)}

@@ -181,8 +181,9 @@ def report(run, S: Settings, table: pd.DataFrame) -> tuple[pd.DataFrame, pd.Data
               reproduced=bool(len(largest)) and bool((largest == "augmentation").all()),
               partly=bool((largest == "augmentation").any()), measurable=bool(len(largest)))
 
-    facts = dict(s1_models=len(set(table["model"])), s1_trained=len(models_), s1_seeds=S.seeds,
-                 s1_n_probe=S.n_probe, s1_n_pairs=S.n_pairs, s1_n_fit=S.n_fit, s1_n_eval=S.n_eval,
+    counts = dict(s1_models=len(set(table["model"])), s1_trained=len(models_), s1_seeds=S.seeds, s1_n_probe=S.n_probe,
+                  s1_n_pairs=S.n_pairs, s1_n_fit=S.n_fit, s1_n_eval=S.n_eval)
+    facts = dict({k: f"{v:,}" for k, v in counts.items()},  # text: the prose quotes every fact as Markdown
                  s1_levels=", ".join(map(str, S.levels[1:])), s1_rotation=text(S.rotation, ".0f"),
                  s1_brightness=f"{S.brightness[0]:g}–{S.brightness[1]:g}",
                  s1_raised=f"{int(gains['raised'].sum())} of {len(gains)}", s1_augerino_reg=text(S.augerino_reg, "g"),
@@ -193,6 +194,7 @@ def report(run, S: Settings, table: pd.DataFrame) -> tuple[pd.DataFrame, pd.Data
         facts[f"s1_{cid.split('/')[1]}_ours"] = c["ours"]
     for t in src.index:
         facts[f"s1_largest_{t}"] = f"{src.loc[t, 'largest']} ({src.loc[t, src.loc[t, 'largest']]:+.3f})"
+    facts["s1_advice"] = advice({cid: c["verdict"] for cid, c in run.claims.items()})
     learned = []
     for t in (t for t in S.transforms if t in ("translation", "zoom")):
         a, n, r = (group_mean(table, t, "b_invariance", variant=v, recipe=rec) for v, rec in LEARNED_VS)
@@ -234,3 +236,43 @@ def demo_table(seed: int = 0) -> pd.DataFrame:
                              recipe=recipe, transform="zoom", measure=m, value=float(v)))
     return pd.DataFrame(rows)
 
+
+
+def advice(verdicts: dict) -> str:
+    """What a reader should use for what, written from the claims' verdicts (``{claim id: verdict}``), so that the
+    chapter's advice follows its numbers.
+
+    Example
+    -------
+    >>> advice({"s1/b_and_c_rank_alike": "reproduced", "s1/probe_finds_what_is_not_invariant": "not reproduced",
+    ...         "s1/accuracy_tracks_invariance": "partly"}).split(": ")[0]
+    'To see whether a model behaves the same under a transformation, measure its accuracy under it'
+    """
+    ok = lambda cid: verdicts.get(f"s1/{cid}") == "reproduced"
+    some = lambda cid: verdicts.get(f"s1/{cid}") in ("reproduced", "partly")
+    out = ["To see whether a model behaves the same under a transformation, measure its accuracy under it: it is "
+           "what a user meets, and it needs only labels."]
+    if ok("b_and_c_rank_alike"):
+        out.append("To compare the invariance of embeddings, B's relative invariance (forward passes only, no labels, "
+                   "no fitting) ranked the models as C's invariance accuracy did for every transformation both have: "
+                   "the cheap measure can stand for the expensive one.")
+    else:
+        out.append("B's relative invariance and C's invariance accuracy did not rank the models alike for every "
+                   "transformation: report both, or the one whose question you ask (B: does the embedding move; C: "
+                   "does the rest of the network still classify it).")
+    if ok("accuracy_tracks_invariance"):
+        out.append("Accuracy under a transformation ranked the models as B's invariance did for every transformation.")
+    elif some("accuracy_tracks_invariance"):
+        out.append("Accuracy under a transformation ranked the models as B's invariance did for some transformations "
+                   "only: robustness and invariance of the embedding are related, not interchangeable.")
+    else:
+        out.append("Accuracy under a transformation did not rank the models as B's invariance did: robustness is not "
+                   "a measure of the embedding's invariance.")
+    if some("probe_finds_what_is_not_invariant"):
+        out.append("A's probe accuracy ran opposite to B's invariance at least for some transformations: a layer a "
+                   "probe can read the transformation from tends not to be invariant to it.")
+    else:
+        out.append("A's probe accuracy did not run opposite to B's invariance: whether a probe can still rank a "
+                   "transformation (is it decodable?) is another question than whether the embedding moves, so do "
+                   "not read a probe's accuracy as a lack of invariance, or its failure as invariance.")
+    return " ".join(out)
