@@ -132,9 +132,10 @@ def test_scoreboard_shows_the_claims_of_the_chapters(site, browser):
     tables = p.eval_on_selector_all("article table", "els => els.map(t => [...t.querySelectorAll('tr')].map("
                                     "r => [...r.querySelectorAll('th, td')].map(c => c.innerText.trim())))")
     summary, claims = tables[0], [t for t in tables[1:] if t[0][:4] == ["Claim", "Paper", "Ours", "Verdict"]]
-    assert [row[0][:1] for row in summary[1:]] == list("ABCDE"), summary
+    assert [row[0][:1] for row in summary[1:]] == list("ABCDES") and summary[-1][0] == "Synthesis", summary
     counted = {row[0][:1]: int(row[2]) for row in summary[1:]}
     assert counted["A"] > 0 and counted["E"] > 0, "chapters a1-a2 and e1-e4 test claims of papers A and E"
+    assert counted["S"] > 0, "the synthesis chapter's claims are on the scoreboard under their own row"
     rows = [row for table in claims for row in table[1:]]
     assert len(rows) == sum(counted.values()) and all(row[3] in VERDICTS for row in rows), rows
     assert all(row[0] and row[4] for row in rows), "every claim has its text and its criterion"
