@@ -43,7 +43,7 @@ from pathlib import Path
 import torch
 from torch import nn
 
-from . import crops, models, transform_types
+from . import crops, models, transform_types, transforms
 from . import data as datasets
 from .models import CheckpointError
 from .profiles import Profile, get_profile, replace_checked
@@ -87,13 +87,8 @@ def random_op(op: str = "rotate", low: float = 0.0, high: float = 0.0, size: int
     >>> aug(torch.rand(2, 3, 64, 64), torch.Generator().manual_seed(0)).shape
     torch.Size([2, 3, 56, 56])
     """
-    from .transforms import RandomOp
-
     centre = (crops.Crop("fixed_size_center_crop", size=size),) if size else ()
-    return Chain((RandomOp(op, float(low), float(high)), *centre))
-
-
-AUGMENTATIONS["random_op"] = random_op
+    return Chain((transforms.RandomOp(op, float(low), float(high)), *centre))
 
 
 def register_augmentation(name: str, factory: Callable) -> Callable:
@@ -114,6 +109,9 @@ def register_augmentation(name: str, factory: Callable) -> Callable:
         raise TypeError(f"register_augmentation({name!r}, ...) needs a callable factory, got {factory!r}.")
     AUGMENTATIONS[name] = factory
     return factory
+
+
+register_augmentation("random_op", random_op)
 
 
 def augmentation(name: str, **params):

@@ -444,7 +444,12 @@ def _augerino_key(S: Settings, group: str, reg: float, seed: int, ds: data.Datas
                   ds.images)
 
 
-def _augerino_run(S: Settings, group: str, reg: float, seed: int, ds: data.Dataset, progress: bool) -> dict:
+def _augerino_weights(key: str):
+    """The file of a run's trained network, next to its cached row."""
+    return cache_path("rrc", f"augerino-weights-{key}")
+
+
+def _augerino_run(S: Settings, group: str, reg: float, seed: int, ds: data.Dataset, progress: bool, key: str) -> dict:
     from ...train import fit
 
     gens = AUGERINO_GROUPS[group]
@@ -454,7 +459,7 @@ def _augerino_run(S: Settings, group: str, reg: float, seed: int, ds: data.Datas
     cfg = dataclasses.replace(base.train_config(), aug_lr=S.lr * S.aug_lr_factor, aug_weight_decay=0.0)
     history = fit(net, train_ds, cfg, augment=crops.Crop(NONE, size=S.size), progress=progress)
     # the trained network, for whoever measures it later (the synthesis chapter): next to the run's row
-    atomic_save(net.state_dict(), cache_path("rrc", f"augerino-weights-{_augerino_key(S, group, reg, seed, ds)}"))
+    atomic_save(net.state_dict(), _augerino_weights(key))
     labels = ds.labels.numpy()
     acc = lambda model, t: float((predict(model, ds.images, S.size, seed=t).numpy() == labels).mean() * 100)
     on = np.mean([acc(net.eval(), t) for t in range(S.test_seeds)])
@@ -476,7 +481,8 @@ def train_augerino(S: Settings, ds: data.Dataset | None = None) -> pd.DataFrame:
     rows = []
     for g, r, k in bar_of(jobs, S.progress, "Augerino", leave=True):
         key = _augerino_key(S, g, r, k, ds)
-        rows.append(cached("rrc", f"augerino-{key}", lambda g=g, r=r, k=k: _augerino_run(S, g, r, k, ds, S.progress),
+        rows.append(cached("rrc", f"augerino-{key}",
+                           lambda g=g, r=r, k=k, key=key: _augerino_run(S, g, r, k, ds, S.progress, key),
                            version=AUGERINO_VERSION))
     return pd.DataFrame(rows)
 
@@ -499,10 +505,10 @@ def augerino_model(S: Settings, group: str, reg: float, seed: int = 0, ds: data.
     check_choice(group, AUGERINO_GROUPS, "Augerino group")
     ds = augmented_eval_images(S, ds)
     key = _augerino_key(S, group, reg, seed, ds)
-    weights = cache_path("rrc", f"augerino-weights-{key}")
+    weights = _augerino_weights(key)
     if not weights.exists():  # a row without its network (a partly cleared cache): run it again
         cache_path("rrc", f"augerino-{key}", AUGERINO_VERSION).unlink(missing_ok=True)
-    row = cached("rrc", f"augerino-{key}", lambda: _augerino_run(S, group, reg, seed, ds, S.progress),
+    row = cached("rrc", f"augerino-{key}", lambda: _augerino_run(S, group, reg, seed, ds, S.progress, key),
                  version=AUGERINO_VERSION)
     net = _augerino_net(S, group, reg, seed, ds)
     net.load_state_dict(torch.load(weights, weights_only=True))

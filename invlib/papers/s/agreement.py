@@ -204,13 +204,12 @@ def family(S: Settings) -> list[Model]:
     out = [Model(v, k, spec=_b1_spec(B, v, k, S.rotation, S.brightness)) for v in VARIANTS for k in range(S.seeds)]
     if S.augerino:
         out.append(Model("augerino", 0, recipe="B6", spec=(AUGERINO_GROUP, S.augerino_reg)))
+    G = grounding.settings(S.profile)
     if S.variation:
-        G = grounding.settings(S.profile)
         levels = grounding.variation_family(G)
         out += [Model("none", k, variation=0.0, recipe="B7", spec=s)
                 for k, s in enumerate(levels[(0.0, rrc.NONE)][:S.seeds])]
     if S.architectures:
-        G = grounding.settings(S.profile)
         # B3's untrained ResNet is the untrained seed-0 model above (the same initialisation): not measured twice
         out += [Model(v, 0, arch=arch, recipe="B3", spec=G.models[arch][v])
                 for arch, v in (("ResNet", "none"), ("ViT", "untrained"), ("ViT", "none"))]
@@ -283,10 +282,9 @@ def learned_range(S: Settings) -> dict:
 
 
 # ------------------------------------------------------------------------------ the data
-def scenes(S: Settings, split: str, n: int, offset: int = 0) -> data.Dataset:
+def scenes(S: Settings, split: str, n: int) -> data.Dataset:
     """``n`` scenes of ``split`` as the models see them: the central 56 px of scenes stored at 64 (chapter B1's
     evaluation crop; B3's models were trained on whole 56 px scenes), uint8, with boxes in the crop's pixels.
-    ``offset`` skips the first scenes of the draw (so that two sets do not share scenes).
 
     Example
     -------
@@ -296,8 +294,7 @@ def scenes(S: Settings, split: str, n: int, offset: int = 0) -> data.Dataset:
     """
     B = _b1(S)
     stored, size = stored_size(B.size), B.size
-    ds = data.load(B.dataset, split, root=B.root, n=offset + n, seed=S.seed, size=stored, cap=True)
-    ds = ds.rows(slice(offset, offset + n))
+    ds = data.load(B.dataset, split, root=B.root, n=n, seed=S.seed, size=stored, cap=True)
     lo = (stored - size) // 2
     boxes = (ds.boxes - lo).clamp(0, size)
     return data.Dataset(ds.name, ds.split, ds.images[..., lo:lo + size, lo:lo + size].contiguous(), ds.labels,
@@ -372,10 +369,12 @@ def measure_sets(S: Settings) -> dict:
     >>> len(sets["probe"]), [len(d) for d in sets["pairs"]], [len(d) for d in sets["maps"]]
     (4, [4, 4], [4, 4])
     """
-    return dict(probe=scenes(S, "test", S.n_probe),
-                pairs=(scenes(S, "train", S.n_pairs), scenes(S, "test", S.n_pairs, offset=S.n_probe)),
-                maps=(scenes(S, "train", S.n_fit, offset=S.n_pairs),
-                      scenes(S, "test", S.n_eval, offset=S.n_probe + S.n_pairs)))
+    test = scenes(S, "test", S.n_probe + S.n_pairs + S.n_eval)  # one draw per split, cut into disjoint sets
+    train = scenes(S, "train", S.n_pairs + S.n_fit)
+    cut = lambda ds, start, n: ds.rows(slice(start, start + n))
+    return dict(probe=cut(test, 0, S.n_probe),
+                pairs=(cut(train, 0, S.n_pairs), cut(test, S.n_probe, S.n_pairs)),
+                maps=(cut(train, S.n_pairs, S.n_fit), cut(test, S.n_probe + S.n_pairs, S.n_eval)))
 
 
 def measure(S: Settings, nets: dict, sets: dict | None = None) -> pd.DataFrame:
