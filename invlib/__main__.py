@@ -2,6 +2,7 @@
 
 ``python -m invlib book --profile cpu [--only NAME ...] [-p key=value ...]``  execute the notebooks, build the site
 ``python -m invlib zoo train|list --profile cpu [--executor slurm|local ...]``  the cached model zoo
+``python -m invlib family b.rrc --profile paper [-p key=value ...]``          train a paper's family (torchrun)
 ``python -m invlib data check``                                              offline datasets and WordNet
 """
 
@@ -55,6 +56,32 @@ def _zoo(args) -> int:
         info = m.zoo_info
         print(f"{s.name:26s} {s.seed:4d} {info['test_acc']:9.4f} {info['seconds']:9.1f}s  {info['path']}")
     print(f"{'this call':26s} {'':4s} {'':9s} {time.perf_counter() - t0:9.1f}s")
+    return 0
+
+
+FAMILY_HELP = """Train (or load) the model family of a paper's method module into the zoo, so that its chapters then
+only measure. Under torchrun every model trains with DDP across the processes (gloo on CPU, nccl on CUDA).
+Modules with a family: b.rrc (chapters B1, B2, B6), c.equivariance (C1-C3). Examples:
+  torchrun --nproc_per_node=8 -m invlib family b.rrc --profile paper -p root=/data/imagenet
+  python -m invlib family c.equivariance --profile gpu -p dataset=folder -p root=my_images
+  python -m invlib family b.rrc --profile paper -p root=/data/imagenet -p executor=slurm   # a SLURM job a model"""
+FAMILY_MODULES = ("b.rrc", "c.equivariance")  # invlib.papers.<name> with settings() and family_models()
+
+
+def _family(args) -> int:
+    import importlib
+
+    from . import book
+    from .train import world_rank
+
+    t0 = time.perf_counter()
+    module = importlib.import_module(f"invlib.papers.{args.module}")  # by name: the foundation imports no paper
+    trained = module.family_models(module.settings(args.profile, **book.parse_overrides(args.param)))
+    if world_rank()[0] == 0:
+        for m in trained:
+            info = m.zoo_info
+            print(f"{info['name']:40s} seed {info['spec']['seed']:<3d} test acc {info['test_acc']:.4f}  {info['path']}")
+        print(f"{len(trained)} models of {args.module} in {time.perf_counter() - t0:.1f} s")
     return 0
 
 
@@ -121,6 +148,13 @@ def main(argv: list[str] | None = None) -> int:
                         help="the book's folder: _config.yml, _toc.yml, book/, notebooks/ (default: this repository;"
                              " not a dataset folder, which is -p root=...)")
     p_book.set_defaults(func=_book)
+    p_family = sub.add_parser("family", help="train a paper's model family into the zoo (torchrun, SLURM)",
+                              description=FAMILY_HELP, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p_family.add_argument("module", choices=FAMILY_MODULES, help="the paper's method module (invlib.papers.<module>)")
+    p_family.add_argument("--profile", default="cpu", choices=sorted(PROFILES))
+    p_family.add_argument("-p", "--param", action="append", metavar="KEY=VALUE",
+                          help="a setting of the chapter, as its notebook parameter, e.g. -p epochs=1 (repeatable)")
+    p_family.set_defaults(func=_family)
     p_data = sub.add_parser("data", help="check the offline datasets and WordNet")
     p_data.add_argument("action", choices=["check"])
     p_data.set_defaults(func=_data)

@@ -45,6 +45,8 @@ import numpy as np
 import torch
 from torch import Tensor
 
+from . import streaming
+from .streaming import ImageFiles, is_lazy
 from .utils import cache_dir, check_choice, is_online
 
 SPLITS = ("train", "test")
@@ -95,7 +97,6 @@ CIFAR10_SYNSETS = [
     "truck.n.01",
 ]
 IMAGE_EXTENSIONS = (".jpg", ".jpeg", ".png", ".gif", ".webp")
-IMAGENET_MAX_BYTES = 2**30  # load a whole ImageNet-style split only when it fits in 1 GiB of uint8
 
 _CACHE: dict[tuple, object] = {}  # parsed / coloured arrays, so repeated loads are instant
 _CACHE_MAX = 6
@@ -107,11 +108,14 @@ class DataMissingError(FileNotFoundError):
 
 @dataclass(eq=False)
 class Dataset:
-    """One split of a dataset, in memory.
+    """One split of a dataset: its images in memory, or on disk for an image folder too large for memory.
 
     Attributes
     ----------
-    images:  (N, C, H, W) uint8, or (N, C, T) float32 for signal datasets (``sinusoids``)
+    images:  (N, C, H, W) uint8, or (N, C, T) float32 for signal datasets (``sinusoids``), or an
+             :class:`invlib.streaming.ImageFiles` (N, 3, H, W) uint8 decoded from disk when indexed, for an image
+             folder larger than :func:`invlib.streaming.memory_cap` (``load(..., stream=True)`` forces it):
+             read them with :func:`invlib.streaming.batches`, as every consumer of the library does
     labels:  (N,) int64, indices into ``classes``
     classes: class names, in label order
     synsets: WordNet synset name per class (``'coat.n.01'``), or None if unknown
@@ -160,19 +164,31 @@ class Dataset:
         >>> len(ds.rows(slice(0, 3))), len(ds.rows([4, 7]))
         (3, 2)
         """
-        return dataclasses.replace(self, images=self.images[index], labels=self.labels[index],
+        return dataclasses.replace(self, images=streaming.rows(self.images, index), labels=self.labels[index],
                                    boxes=None if self.boxes is None else self.boxes[index],
                                    factors=_index_factors(self.factors, index))
 
     def __repr__(self) -> str:
         shape = "x".join(map(str, self.images.shape))
+        where = " on disk" if self.streams else ""
         return (
-            f"Dataset({self.name!r}, {self.split!r}, images={shape} {str(self.images.dtype)[6:]}, "
+            f"Dataset({self.name!r}, {self.split!r}, images={shape} {str(self.images.dtype)[6:]}{where}, "
             f"classes={len(self.classes)}, synsets={self.synsets is not None}, boxes={self.boxes is not None})"
         )
 
+    @property
+    def streams(self) -> bool:
+        """Whether the images stay on disk (:class:`invlib.streaming.ImageFiles`) and are decoded batch by batch.
+
+        Example
+        -------
+        >>> load("fashion_mnist", "test", n=4).streams
+        False
+        """
+        return is_lazy(self.images)
+
     def float(self) -> Tensor:
-        """The images as (N, C, H, W) float32 in [0, 1].
+        """The images as (N, C, H, W) float32 in [0, 1] (all of them decoded, for a dataset that streams).
 
         Example
         -------
@@ -217,7 +233,7 @@ class Dataset:
         return Dataset(
             self.name,
             self.split,
-            self.images[idx],
+            streaming.rows(self.images, idx),
             self.labels[idx],
             list(self.classes),
             None if self.synsets is None else list(self.synsets),
@@ -234,6 +250,7 @@ def _index_factors(factors: dict[str, Tensor] | None, index, clone: bool = False
 
 
 _CAP = contextvars.ContextVar("invlib_data_cap", default=False)  # load(..., cap=True) in progress
+_STREAM = contextvars.ContextVar("invlib_data_stream", default=None)  # load(..., stream=...) in progress
 
 
 def _subset_indices(total: int, n: int, seed: int, what: str) -> Tensor:
@@ -253,6 +270,10 @@ def _resize(ds: Dataset, size: int) -> Dataset:
     n, c, h, w = ds.images.shape
     if (h, w) == (size, size):
         return ds
+    if ds.streams:  # decode the files at the new side when they are read
+        out = ImageFiles(ds.images.paths, size, ds.images.decoder)
+        boxes = None if ds.boxes is None else ds.boxes * torch.tensor([size / w, size / h, size / w, size / h])
+        return Dataset(ds.name, ds.split, out, ds.labels, ds.classes, ds.synsets, boxes, ds.factors)
     out = torch.empty((n, c, size, size), dtype=torch.uint8)
     step = max(1, 2**26 // (c * max(h * w, size * size)))
     for i in range(0, n, step):
@@ -276,7 +297,7 @@ def _finish(ds: Dataset, n: int | None, seed: int) -> Dataset:
     return Dataset(
         ds.name,
         ds.split,
-        ds.images.clone(),
+        ds.images.take(slice(None)) if ds.streams else ds.images.clone(),
         ds.labels.clone(),
         list(ds.classes),
         None if ds.synsets is None else list(ds.synsets),
@@ -531,14 +552,17 @@ def _list_images(folder: Path) -> tuple[list[str], list[Path], list[int]]:
 
 
 def _decode(path: Path, size: int) -> tuple[Tensor, int, int]:
-    """(3, size, size) uint8 (aspect not kept) and the original (width, height)."""
-    from torchvision.io import ImageReadMode, decode_image
+    """(3, size, size) uint8 (aspect not kept) and the original (width, height): :func:`invlib.streaming.decode`,
+    the one decoder of in-memory and streamed folders."""
+    return streaming.decode(path, size)
 
-    with warnings.catch_warnings():  # torchvision 0.29 announces TorchCodec on every call
-        warnings.filterwarnings("ignore", "The image decoding and encoding", DeprecationWarning)
-        img = decode_image(str(path), mode=ImageReadMode.RGB)
-    h, w = img.shape[-2:]
-    return _interpolate(img[None], size)[0], w, h
+
+def _image_size(path: Path) -> tuple[int, int]:
+    """(width, height) of an image file, from its header (nothing decoded)."""
+    from PIL import Image
+
+    with Image.open(path) as im:
+        return im.size
 
 
 def _xml_boxes(paths: list[Path]) -> tuple[list[list[float]], int, int] | None:
@@ -571,19 +595,31 @@ def _image_folder(name, folder: Path, split, n, seed, size, max_per_class, boxes
         idx = idx[rank < max_per_class]
     if n is not None:
         idx = idx[_subset_indices(len(idx), n, seed, f"{name}/{split} at {folder}")]
-    elif name == "imagenet" and len(idx) * 3 * size * size > IMAGENET_MAX_BYTES:
-        raise ValueError(
-            f"{folder} has {len(idx)} images: {len(idx) * 3 * size * size / 2**30:.1f} GiB at {size}x{size}, "
-            "more than IMAGENET_MAX_BYTES. Pass n= (a seeded subset) and/or max_per_class=."
-        )
-    images = torch.empty((len(idx), 3, size, size), dtype=torch.uint8)
-    boxes = torch.empty((len(idx), 4)) if boxes_from else None
-    for k, i in enumerate(idx.tolist()):
-        images[k], w, h = _decode(files[i], size)
-        if boxes is not None:
+    paths = [files[i] for i in idx.tolist()]
+    stream, nbytes = _STREAM.get(), len(paths) * 3 * size * size
+    if stream is None and nbytes > streaming.memory_cap():
+        stream = True
+        print(f"note: {folder}: {len(paths)} images take {nbytes / 2**30:.1f} GiB at {size}x{size}, more than the "
+              f"memory cap ({streaming.memory_cap() / 2**30:.1f} GiB, $INVLIB_MEMORY_CAP): they stream from disk.")
+    sizes: list[tuple[int, int] | None] = [None] * len(paths)
+    if stream:
+        images = ImageFiles(paths, size)
+    else:
+        images = torch.empty((len(paths), 3, size, size), dtype=torch.uint8)
+        for k, path in enumerate(paths):
+            images[k], w, h = _decode(path, size)
+            sizes[k] = (w, h)
+    boxes = None
+    if boxes_from:
+        boxes = torch.empty((len(paths), 4))
+        for k, i in enumerate(idx.tolist()):
             found = _xml_boxes(boxes_from(files[i], classes[labels[i]]))
-            box, aw, ah = (found[0][0], found[1], found[2]) if found and found[0] else ([0.0, 0.0, w, h], w, h)
-            aw, ah = aw or w, ah or h
+            if not (found and found[0]):  # no XML: the whole image
+                boxes[k] = torch.tensor([0.0, 0.0, size, size])
+                continue
+            box, aw, ah = found[0][0], found[1], found[2]
+            if not (aw and ah):
+                aw, ah = sizes[k] or _image_size(files[i])
             boxes[k] = (torch.tensor(box) * torch.tensor([size / aw, size / ah] * 2)).clamp(0, size)
     return Dataset(name, split, images, torch.tensor(labels, dtype=torch.int64)[idx], classes, None, boxes)
 
@@ -596,8 +632,9 @@ def _imagenet(split, root, n, seed, size, *, max_per_class: int | None = None, b
     Box = the *first* ``<object>`` of the image's ILSVRC/VOC XML, found at ``root/<split>/<wnid>/<stem>.xml``,
     ``root/boxes/<split>/<wnid>/<stem>.xml`` or ``root/Annotation/<wnid>/<stem>.xml``, scaled from the XML's
     ``<size>`` to the stored image; an image without XML gets the whole image as its box.
-    A whole split is loaded only when it fits in ``IMAGENET_MAX_BYTES`` (1 GiB); otherwise pass ``n`` (a
-    seeded subset, chosen before decoding) and/or ``max_per_class`` (the first files of each class by name).
+    A split larger than :func:`invlib.streaming.memory_cap` (4 GiB, ``$INVLIB_MEMORY_CAP``) stays on disk and
+    streams (:class:`invlib.streaming.ImageFiles`); ``n`` (a seeded subset, chosen before decoding) and/or
+    ``max_per_class`` (the first files of each class by name) load fewer.
     ``box_filter(boxes (K, 4), width, height) -> bool``, e.g. :func:`invlib.papers.a.probes.ilsvrc_filter`, keeps only
     images whose XML boxes (in annotated pixels) pass; it runs on every XML before ``n`` is drawn.
     """
@@ -668,6 +705,58 @@ def _folder(
         except FileNotFoundError:  # no WordNet here: keep the names unchecked
             ds.synsets = [synsets[c] for c in ds.classes]
     return ds
+
+
+def write_imagenet_folder(root, train_per_class: int = 100, test_per_class: int = 20, sides=(64, 300),
+                          scene_size: int = 128, seed: int = 0, quality: int = 90) -> Path:
+    """Write an ImageNet-style folder of generated JPEGs: ``root/{train,val}/<wnid>/<wnid>_<k>.JPEG`` with ILSVRC
+    box XML at ``root/boxes/{train,val}/<wnid>/<wnid>_<k>.xml``, for tests and benchmarks of the paths that real
+    ImageNet takes (decoding files of every size, boxes from XML, synsets from wnids, streaming from disk).
+
+    The images are ``scenes`` (objects that move and change size over a textured background, rendered at
+    ``scene_size``), each resized to its own width and height drawn from ``sides`` (64-300 px: varied sizes and
+    aspect ratios, as ImageNet's); the box is the main item's, in the resized image's pixels. The ten classes
+    are the Fashion-MNIST items, named by the wnid of their WordNet synset (``'n03595614'`` for
+    ``jersey.n.03``). Needs Fashion-MNIST and WordNet (``make data``). Returns ``root``.
+
+    Example
+    -------
+    >>> root = write_imagenet_folder(tempfile.mkdtemp(), train_per_class=2, test_per_class=1)  # doctest: +SKIP
+    >>> load("imagenet", "test", root=root).boxes.shape  # doctest: +SKIP
+    torch.Size([10, 4])
+    """
+    from PIL import Image
+
+    from . import wordnet
+
+    lo, hi = sides
+    if not 16 <= lo <= hi:
+        raise ValueError(f"sides must be (low, high) pixel sides with 16 <= low <= high, got {sides!r}.")
+    wn = wordnet.ensure()
+    wnids = [f"n{wn.synset(name).offset():08d}" for name in FASHION_MNIST_SYNSETS]
+    root = Path(root)
+    gen = torch.Generator().manual_seed(seed)
+    for split, sub, per_class in (("train", "train", train_per_class), ("test", "val", test_per_class)):
+        total = 60_000 if split == "train" else 10_000  # Fashion-MNIST's items, one scene each
+        scenes = load("scenes", split, n=min(total, 3 * len(wnids) * per_class), seed=seed, size=scene_size)
+        for c, wnid in enumerate(wnids):
+            idx = (scenes.labels == c).nonzero().flatten()[:per_class]
+            (root / sub / wnid).mkdir(parents=True, exist_ok=True)
+            (root / "boxes" / sub / wnid).mkdir(parents=True, exist_ok=True)
+            for k, i in enumerate(idx.tolist()):
+                w, h = (int(v) for v in torch.randint(lo, hi + 1, (2,), generator=gen))
+                img = torch.nn.functional.interpolate(scenes.images[i:i + 1], size=(h, w), mode="bilinear",
+                                                      antialias=True)[0]
+                stem = f"{wnid}_{k}"
+                Image.fromarray(img.permute(1, 2, 0).numpy()).save(root / sub / wnid / f"{stem}.JPEG",
+                                                                   quality=quality)
+                box = (scenes.boxes[i] * torch.tensor([w, h, w, h]) / scene_size).round().int().tolist()
+                xml = (f"<annotation><folder>{wnid}</folder><filename>{stem}</filename><size><width>{w}</width>"
+                       f"<height>{h}</height><depth>3</depth></size><object><name>{wnid}</name><bndbox>"
+                       f"<xmin>{box[0]}</xmin><ymin>{box[1]}</ymin><xmax>{box[2]}</xmax><ymax>{box[3]}</ymax>"
+                       "</bndbox></object></annotation>")
+                (root / "boxes" / sub / wnid / f"{stem}.xml").write_text(xml)
+    return root
 
 
 # ---------------------------------------------------------------- generated sets (AugNet, section 4)
@@ -1232,9 +1321,10 @@ def check_options(name: str, opts: dict) -> None:
 
 def load(
     name: str, split: str = "train", root=None, n: int | None = None, seed: int = 0, size: int | None = None,
-    cap: bool = False, channels: int | None = None, **opts
+    cap: bool = False, channels: int | None = None, stream: bool | None = None, **opts
 ) -> Dataset:
-    """Load one split of a registered dataset (see :func:`available`) into memory.
+    """Load one split of a registered dataset (see :func:`available`) into memory, or, for an image folder
+    (``imagenet``, ``folder``) larger than :func:`invlib.streaming.memory_cap`, as files streamed from disk.
 
     ``root``: a folder holding the files (else ``$INVLIB_DATA/<dataset>``, system copies, the cache);
     ``n``: keep ``subset(n, seed)`` (more than the split holds is an error, unless ``cap=True``: then the
@@ -1244,7 +1334,10 @@ def load(
     ``color_seed`` for fashion_mnist_color, ``conditions``, ``hue_spread``, ``lighting_seed`` for lighting,
     ``max_per_class`` for imagenet and folder,
     ``box_filter`` for imagenet, ``synsets`` for folder); ``channels``: repeat grey images to this many
-    channels (:meth:`Dataset.with_channels`), e.g. 3 for networks that take RGB.
+    channels (:meth:`Dataset.with_channels`), e.g. 3 for networks that take RGB; ``stream``: for an image
+    folder, ``True`` keeps the images on disk (:class:`invlib.streaming.ImageFiles`, decoded batch by batch by
+    whatever reads them), ``False`` decodes them all now, ``None`` (default) streams when they would take more than
+    the memory cap (``$INVLIB_MEMORY_CAP``, default 4 GiB); other datasets are made in memory and ignore it.
 
     Returns a :class:`Dataset` with images (N, C, H, W) uint8, labels (N,) int64, boxes (N, 4) or None.
     Raises :class:`DataMissingError` (a ``FileNotFoundError``) naming the ways to get missing files.
@@ -1262,11 +1355,14 @@ def load(
     check_options(name, opts)
     if size is not None and (not isinstance(size, int) or isinstance(size, bool) or size < 1):
         raise ValueError(f"size must be a positive integer (the image side in pixels), got {size!r}.")
-    token = _CAP.set(bool(cap))
+    if stream not in (None, True, False):
+        raise ValueError(f"stream must be None (by the memory cap), True or False, got {stream!r}.")
+    token, streams = _CAP.set(bool(cap)), _STREAM.set(stream)
     try:
         ds = fn(split, root, n, seed, size, **opts)
     finally:
         _CAP.reset(token)
+        _STREAM.reset(streams)
     ds = _resize(ds, size) if size is not None else ds
     return ds.with_channels(channels) if channels else ds
 
@@ -1285,14 +1381,15 @@ def one_split_folder(name: str, root) -> bool:
 
 
 def train_test(name: str, root=None, n_train: int = 1000, n_test: int = 1000, seed: int = 0,
-               size: int | None = None, train: bool = True, channels: int | None = None, **opts):
+               size: int | None = None, train: bool = True, channels: int | None = None, stream: bool | None = None,
+               **opts):
     """``(train, test)`` for one dataset, capped at what the data hold: the two splits, or, for a folder
     without split sub-folders (:func:`one_split_folder`), a seeded draw of ``n_train + n_test`` of its images
     (all of them when it holds fewer) whose first ``n_test`` are the test set (a fifth of the draw when it was
     capped) and the rest the training set. This is the one rule of the library: the zoo trains on the training
     part, and every chapter that scores the zoo's networks on a folder scores them on images they never saw.
 
-    ``train=False`` returns ``(None, test)``. Both are :class:`Dataset` s of images ``(N, C, H, W)`` uint8,
+    ``stream`` is :func:`load`'s. ``train=False`` returns ``(None, test)``. Both are :class:`Dataset` s of images ``(N, C, H, W)`` uint8,
     ``C`` = ``channels`` when given (:meth:`Dataset.with_channels`).
 
     Example
@@ -1302,7 +1399,8 @@ def train_test(name: str, root=None, n_train: int = 1000, n_test: int = 1000, se
     (100, 50, (3, 28, 28))
     """
     def get(split, n):
-        return load(name, split, root=root, n=n, seed=seed, size=size, cap=True, channels=channels, **opts)
+        return load(name, split, root=root, n=n, seed=seed, size=size, cap=True, channels=channels, stream=stream,
+                    **opts)
 
     if one_split_folder(name, root):
         drawn = get("train", n_train + n_test)

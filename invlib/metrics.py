@@ -22,6 +22,8 @@ import functools
 import numpy as np
 import torch
 
+from .streaming import batches
+
 
 def cosine_distance(a: torch.Tensor, b: torch.Tensor) -> torch.Tensor:
     """``1 - cos(a_i, b_i)`` per row: ``(N, D), (N, D) -> (N,)``.
@@ -90,8 +92,8 @@ def invariance(model, x: torch.Tensor, transform, batch_size: int = 512,
     device = torch.device(device) if device is not None else _device_of(model, x)
     gen = torch.Generator().manual_seed(seed)
     z, z_t = [], []
-    for i in range(0, len(x), batch_size):
-        xb = x[i:i + batch_size]
+    for xb in batches(x, batch_size, device=device):  # decoded by workers when x is on disk
+        xb = xb.float().div(255) if xb.dtype == torch.uint8 else xb
         z.append(model(xb.to(device)).float().cpu())
         z_t.append(model(transform(xb, gen).to(device)).float().cpu())
     return relative_invariance(torch.cat(z), torch.cat(z_t), generator=gen)

@@ -34,6 +34,7 @@ from timm.models import register_model
 from timm.models.vision_transformer import VisionTransformer
 from torch import nn
 
+from .streaming import batches
 from .utils import check_choice, check_images, digest, is_online, seeded
 
 OURS = ("small_resnet18", "small_resnet18_s2", "small_resnet18_s4", "small_resnet50", "small_vit", "small_vit_p14",
@@ -600,7 +601,8 @@ def batched(fn, x: torch.Tensor, batch_size: int | None = None, device: str | to
 
     Args:
         fn: ``(B, ...) -> (B, ...)``: a model, an embedding, ``lambda b: model(b).argmax(1)``.
-        x: ``(N, C, H, W)`` images (uint8, or float in [0, 1]) or ``(N, C, T)`` signals, on any device.
+        x: ``(N, C, H, W)`` images (uint8, or float in [0, 1]) or ``(N, C, T)`` signals, on any device, or images
+            on disk (:class:`invlib.streaming.ImageFiles`, read through :func:`invlib.streaming.batches`).
         batch_size: default :data:`EVAL_BATCH` of ``device``'s type (128 on CPU, 1024 on CUDA).
         device: where ``fn`` runs; default the device of ``fn``'s parameters when it is a module, else the CPU.
         transform_device: where the conversion and ``transform`` run: ``"cpu"`` keeps a transform that draws from
@@ -630,8 +632,8 @@ def batched(fn, x: torch.Tensor, batch_size: int | None = None, device: str | to
     batch_size = batch_size or EVAL_BATCH.get(device.type, 1024)
     out = []
     with torch.inference_mode():
-        for k, i in enumerate(range(0, len(x), batch_size)):
-            xb = x[i:i + batch_size].to(prepare_on)
+        for k, xb in enumerate(batches(x, batch_size, device=device)):  # decoded by workers when on disk
+            xb = xb.to(prepare_on)
             xb = xb.float().div_(255) if xb.dtype == torch.uint8 else xb.float()
             if transform is not None:
                 xb = transform(xb, k)

@@ -5,8 +5,11 @@ order and the augmentation draws of epoch ``e`` depend only on ``(seed, e)``, so
 with the same weights as an uninterrupted one); channels_last; bf16 autocast on CUDA; a checkpoint
 after every epoch with resume; DDP when launched under ``torchrun`` (gloo on CPU, nccl on CUDA).
 
-Data are in-memory tensors: ``(N, C, H, W)`` uint8 (or float in [0, 1]) images and ``(N,)`` labels,
-or an :class:`invlib.data.Dataset`. Train-time augmentation is any callable
+Data are ``(N, C, H, W)`` uint8 (or float in [0, 1]) images and ``(N,)`` labels, or an
+:class:`invlib.data.Dataset`, whose images may stay on disk (:mod:`invlib.streaming`: each batch is decoded by
+DataLoader workers while the previous one trains). Under ``torchrun`` each process takes its own 1/world share
+of the epoch's seeded permutation, which is what ``DistributedSampler(shuffle=True, drop_last=True)`` does, but
+the same for images in memory and on disk and the same on resume. Train-time augmentation is any callable
 ``augment(x: (B, C, H, W) float, generator) -> (B, C, H', W')`` applied to whole batches (the crop family of
 :mod:`invlib.crops`, for instance).
 """
@@ -25,6 +28,7 @@ import torch.nn.functional as F
 from torch import nn
 
 from .models import EVAL_BATCH, batched, read_checkpoint
+from .streaming import batches
 from .utils import atomic_save, cached, check_choice, digest, resolve_device
 from .utils import progress as progress_bar
 
@@ -95,8 +99,15 @@ def _epoch_seed(seed: int, epoch: int) -> int:
     return seed * 100_003 + epoch
 
 
-def _world() -> tuple[int, int]:
-    """(rank, world size), initialising the process group when launched by torchrun."""
+def world_rank() -> tuple[int, int]:
+    """``(rank, world size)``: ``(0, 1)`` in a plain process; under ``torchrun`` the process group is initialised
+    on first use (gloo on CPU, nccl on CUDA).
+
+    Example
+    -------
+    >>> world_rank()
+    (0, 1)
+    """
     if int(os.environ.get("WORLD_SIZE", "1")) > 1 and not dist.is_initialized():
         dist.init_process_group("nccl" if torch.cuda.is_available() else "gloo")
     if dist.is_initialized():
@@ -240,7 +251,7 @@ def fit(model: nn.Module, train, cfg: TrainConfig | None = None, augment=None, t
                            callback=callback, checkpoint=checkpoint)
     loss_fn = loss or classification_loss(cfg.label_smoothing)
     images, labels = _tensors(train)
-    rank, world = _world()
+    rank, world = world_rank()
     device = resolve_device(cfg.device)
     if device.type == "cuda" and world > 1:
         device = torch.device("cuda", int(os.environ.get("LOCAL_RANK", rank)))
@@ -273,10 +284,10 @@ def fit(model: nn.Module, train, cfg: TrainConfig | None = None, augment=None, t
         loss_sum = torch.zeros((), device=device)
         correct = torch.zeros((), device=device, dtype=torch.long)
         bar = progress_bar(range(steps), progress and rank == 0, f"epoch {epoch + 1}/{cfg.epochs}", mininterval=1.0)
-        for i in bar:
-            idx = order[i * batch:(i + 1) * batch]
-            x = _to_float(images[idx].to(device, non_blocking=True))
-            y = labels[idx].to(device, non_blocking=True)
+        order = order[:steps * batch]
+        for i, xb in zip(bar, batches(images, batch, order, device)):  # decoded by workers when on disk
+            x = _to_float(xb.to(device, non_blocking=True))
+            y = labels[order[i * batch:(i + 1) * batch]].to(device, non_blocking=True)
             if augment is not None:
                 x = augment(x, gen)
             x = x.contiguous(memory_format=memory_format)

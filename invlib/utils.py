@@ -166,7 +166,8 @@ def atomic_save(obj, path: str | os.PathLike) -> Path:
 
 
 def digest(*parts) -> str:
-    """A short hash of tensors (their bytes) and other values (their ``repr``): the key of a disk cache.
+    """A short hash of tensors (their bytes), objects with a ``digest_key()`` (what it returns: images on disk
+    are keyed by their files) and other values (their ``repr``): the key of a disk cache.
 
     Example
     -------
@@ -178,6 +179,8 @@ def digest(*parts) -> str:
     for p in parts:
         if isinstance(p, torch.Tensor):
             h.update(p.detach().cpu().contiguous().reshape(-1).view(torch.uint8).numpy())
+        elif hasattr(p, "digest_key"):  # images on disk (invlib.streaming.ImageFiles): their files, not their pixels
+            h.update(repr(p.digest_key()).encode())
         else:
             h.update(repr(p).encode())
     return h.hexdigest()[:16]

@@ -47,7 +47,7 @@ from . import crops, models, transform_types, transforms
 from . import data as datasets
 from .models import CheckpointError
 from .profiles import Profile, get_profile, replace_checked
-from .train import OPTIMIZERS, SCHEDULES, TrainConfig, evaluate, fit
+from .train import OPTIMIZERS, SCHEDULES, TrainConfig, evaluate, fit, world_rank
 from .utils import atomic_save, cache_dir, check_choice, check_type, resolve_device
 from .utils import progress as progress_bar
 
@@ -425,6 +425,9 @@ def _lock(file: Path):
     except ImportError:  # pragma: no cover - Windows
         yield
         return
+    if int(os.environ.get("WORLD_SIZE", "1")) > 1:  # torchrun: the ranks train together, in step; a lock held by
+        yield  # one rank would leave the others waiting for it inside DDP's first collective
+        return
     file.parent.mkdir(parents=True, exist_ok=True)
     with open(file.with_suffix(".lock"), "w") as handle:
         fcntl.flock(handle, fcntl.LOCK_EX)
@@ -473,7 +476,11 @@ def _train(s: Spec, file: Path, progress: bool) -> tuple[nn.Module, dict]:
         partial.unlink(missing_ok=True)
     meta = dict(spec=asdict(s), test_acc=evaluate(model, test)["acc"], history=history,
                 seconds=time.perf_counter() - t0, n_train=len(train) if train else 0, n_test=len(test), **shape)
-    atomic_save(dict(model={k: v.cpu() for k, v in model.state_dict().items()}, meta=meta), file)
+    rank, world = world_rank()
+    if rank == 0:  # under torchrun every rank holds the same weights: one writes them
+        atomic_save(dict(model={k: v.cpu() for k, v in model.state_dict().items()}, meta=meta), file)
+    if world > 1:
+        torch.distributed.barrier()
     return model, meta
 
 

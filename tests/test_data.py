@@ -330,11 +330,21 @@ def test_imagenet_folder_labels_boxes_synsets(imagenet):
     assert torch.equal(sub.images, ds.subset(4, seed=2).images) and torch.equal(sub.boxes, ds.subset(4, 2).boxes)
 
 
-def test_imagenet_needs_n_when_large_and_wnid_folders(imagenet, monkeypatch, tmp_path):
-    monkeypatch.setattr(data, "IMAGENET_MAX_BYTES", 1000)
-    with pytest.raises(ValueError, match="Pass n="):
-        load("imagenet", root=imagenet)
-    assert len(load("imagenet", root=imagenet, n=2, size=8)) == 2
+def test_imagenet_streams_over_the_memory_cap_and_needs_wnid_folders(imagenet, monkeypatch, tmp_path, capsys):
+    from invlib.streaming import ImageFiles
+
+    in_memory = load("imagenet", root=imagenet, size=32)
+    monkeypatch.setenv("INVLIB_MEMORY_CAP", "1000")  # 6 images x 3 x 32 x 32 bytes are more
+    on_disk = load("imagenet", root=imagenet, size=32)
+    assert "stream from disk" in capsys.readouterr().out
+    assert isinstance(on_disk.images, ImageFiles) and on_disk.streams and not in_memory.streams
+    assert torch.equal(on_disk.images[:], in_memory.images) and torch.equal(on_disk.boxes, in_memory.boxes)
+    assert torch.equal(on_disk.subset(4, seed=2).images[:], in_memory.subset(4, seed=2).images)
+    assert not load("imagenet", root=imagenet, n=2, size=8).streams  # 384 bytes fit
+    assert load("imagenet", root=imagenet, n=2, size=8, stream=True).streams  # forced
+    assert not load("imagenet", root=imagenet, size=32, stream=False).streams  # forced into memory
+    with pytest.raises(ValueError, match="stream must be"):
+        load("imagenet", root=imagenet, stream="yes")
     _jpeg(tmp_path / "bad" / "train" / "dogs" / "a.jpg", 8, 8, (0, 0, 0))
     with pytest.raises(ValueError, match="wnids.*load\\('folder'"):
         load("imagenet", root=tmp_path / "bad", size=8)

@@ -61,10 +61,11 @@ import torch
 from torch import nn
 from torchvision.ops import roi_align
 
-from ... import transforms, zoo
+from ... import streaming, transforms, zoo
 from ...models import weights_key
 from ...profiles import Profile
 from ...profiles import settings as _settings
+from ...streaming import batches
 from ...utils import cached_many, check_choice, check_images, digest, resolve_device
 from ...utils import progress as bar_of
 
@@ -547,10 +548,10 @@ def _extract(featurizers: dict, images, boxes, task, size, seed, batch_size, dev
     pairs = max(1, batch_size // 2)
     steps = range(0, len(idx), pairs)
     steps = bar_of(steps, progress, f"{'+'.join(f.name for f in featurizers.values())}/{task}")
-    for start in steps:
+    for start, source in zip(steps, batches(images, pairs, idx, device)):  # decoded by workers when on disk
         i = idx[start:start + pairs]
         mags = None if views.magnitudes is None else views.magnitudes[i].to(device)
-        x = render(images[i].to(device), views.crops[i].to(device), size, task, mags)
+        x = render(source.to(device), views.crops[i].to(device), size, task, mags)
         for name, featurizer in featurizers.items():
             t1 = time.perf_counter()
             phi = featurizer(x).float()
@@ -833,8 +834,12 @@ def load_images(dataset: str, n_train: int, n_val: int, seed: int = 0, root=None
         h, w = images.shape[-2:]
         boxes = torch.tensor([[0.0, 0.0, w, h]]).expand(len(images), 4)
     if canvas != 1.0:
+        if streaming.is_lazy(images):
+            raise ValueError(f"canvas={canvas} pads every image in memory, but these {len(images)} images stream from "
+                             "disk (larger than $INVLIB_MEMORY_CAP): use canvas=1.0, or fewer images (n_train).")
         images, boxes = add_margin(images, boxes, canvas)
-    return (images[:n_train], boxes[:n_train]), (images[n_train:], boxes[n_train:])
+    return ((streaming.rows(images, slice(0, n_train)), boxes[:n_train]),
+            (streaming.rows(images, slice(n_train, None)), boxes[n_train:]))
 
 
 def chapter_images(S: Settings):

@@ -191,7 +191,7 @@ def _images(S: Settings, split: str, n: int):
         ds = test if split == "test" else train
     else:
         ds = data.load(S.dataset, split, root=S.root, n=n, seed=S.seed, size=size, cap=True, channels=3)
-    return ds.float(), ds
+    return (ds.images if ds.streams else ds.float()), ds  # on disk: the sweep and the search read them in chunks
 
 
 def probe_images(S: Settings) -> torch.Tensor:

@@ -207,6 +207,12 @@ def train(specs: dict, S: Settings) -> dict:
     return S.train_family(specs)
 
 
+def family_models(S: Settings) -> list[torch.nn.Module]:
+    """Train (or load) Table 1a's family, every method and seed, as one flat list: what ``python -m invlib family
+    b.rrc`` runs (under ``torchrun`` each model trains with DDP), so that chapters B1, B2 and B6 only load them."""
+    return [m for group in train(family(S), S).values() for m in group]
+
+
 # ------------------------------------------------------------------------------ evaluation
 def eval_images(S: Settings) -> data.Dataset:
     """The evaluation images, stored at ``crops.stored_size(S.size)`` (uint8) with labels, classes and synsets.

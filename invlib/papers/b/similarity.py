@@ -38,7 +38,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import torch
 
-from ... import metrics
+from ... import metrics, streaming
 from ... import transforms as T
 from ...utils import check_choice
 from ...utils import progress as bar_of
@@ -155,6 +155,24 @@ def _batched(fn, x: torch.Tensor, batch_size: int, device) -> torch.Tensor:
     return batched(fn, x, batch_size, device, channels_last=False)
 
 
+STREAM_CHUNK = 2048  # images on disk are decoded and transformed this many at a time (2.4 GB of float at 224 px)
+
+
+def _chunks(x, order: torch.Tensor | None = None):
+    """``(k, images in [0, 1])`` parts of ``x`` (rows ``order``): all of an in-memory ``x`` at once, as it
+    always was; an :class:`invlib.streaming.ImageFiles` in chunks of :data:`STREAM_CHUNK`, decoded by workers."""
+    if not streaming.is_lazy(x):
+        yield 0, x if order is None else x[order]
+        return
+    for k, xb in enumerate(streaming.batches(x, STREAM_CHUNK, order)):
+        yield k, xb.float().div_(255)
+
+
+def _chunk_generator(seed: int, k: int) -> torch.Generator:
+    """The draws of chunk ``k``: chunk 0 (all of an in-memory set) draws from ``seed`` itself."""
+    return torch.Generator().manual_seed(seed if k == 0 else _seed(seed, "chunk", k))
+
+
 @torch.inference_mode()
 def sweep(embeddings: dict[str, Callable], x: torch.Tensor, names: Sequence[str] | None = None,
           levels: Sequence[int] = range(10), seed: int = 0, batch_size: int = 256,
@@ -163,7 +181,9 @@ def sweep(embeddings: dict[str, Callable], x: torch.Tensor, names: Sequence[str]
 
     Args:
         embeddings: label -> ``f(images (B, C, H, W)) -> (B, D)`` (e.g. :func:`embedding` of a model).
-        x: probe images ``(N, C, H, W)`` in [0, 1], ``N >= 2``.
+        x: probe images ``(N, C, H, W)`` in [0, 1], ``N >= 2``, or images on disk
+            (:class:`invlib.streaming.ImageFiles`: decoded, transformed and embedded :data:`STREAM_CHUNK` at a time,
+            each chunk with draws of its own).
         names: grids of :data:`GRIDS` (default: all). levels: which of 0..9.
         seed: the draws of random ops, of the invariance pairing and of the alignment baseline.
 
@@ -182,16 +202,23 @@ def sweep(embeddings: dict[str, Callable], x: torch.Tensor, names: Sequence[str]
     levels = [_check_level(lv) for lv in levels]
     if len(x) < 2:
         raise ValueError(f"the sweep needs at least 2 probe images, got {len(x)}.")
-    z = {label: _batched(f, x, batch_size, device) for label, f in embeddings.items()}
+    z = {label: torch.cat([_batched(f, xc, batch_size, device) for _, xc in _chunks(x)])
+         for label, f in embeddings.items()}
     rows = []
     todo = [(n, lv) for n in names for lv in levels]
     bar = bar_of(todo, progress, "sweep")
     for name, level in bar:
         op, mags = GRIDS[name]
-        gen = torch.Generator().manual_seed(_seed(seed, name, level))
-        xt = T.apply(op, x, GRID_SIGN.get(name, 1.0) * mags[level], generator=gen) if level else x
+        z_ts = {label: [] for label in embeddings}
+        for k, xc in _chunks(x) if level else ():
+            gen = _chunk_generator(_seed(seed, name, level), k)
+            xt = T.apply(op, xc, GRID_SIGN.get(name, 1.0) * mags[level], generator=gen)
+            for label, f in embeddings.items():
+                z_ts[label].append(_batched(f, xt, batch_size, device))
+        if not level:
+            gen = torch.Generator().manual_seed(_seed(seed, name, level))
         for label, f in embeddings.items():
-            z_t = _batched(f, xt, batch_size, device) if level else z[label]
+            z_t = torch.cat(z_ts[label]) if level else z[label]
             inv = metrics.relative_invariance(z[label], z_t, generator=gen)
             rows.append(dict(model=label, transform=name, group=T.get(op).group, level=level,
                              magnitude=float(mags[level]), **metrics.summary(inv),
@@ -524,7 +551,8 @@ def search(embed: Callable, x: torch.Tensor, labels: torch.Tensor, entries: Sequ
     Args:
         embed: ``f(images (B, C, H, W)) -> (B, D)`` (e.g. :func:`embedding` of a model trained without
             augmentation, as the paper).
-        x: images ``(N, C, H, W)`` in [0, 1]; labels: ``(N,)`` class indices.
+        x: images ``(N, C, H, W)`` in [0, 1], or on disk (:class:`invlib.streaming.ImageFiles`: the pairs are
+            decoded and transformed :data:`STREAM_CHUNK` at a time); labels: ``(N,)`` class indices.
         entries: pool entries or sub-policies (default: :data:`POOL`), as names or tuples (:func:`parse_entry`).
         classes: class names (default: ``"0"``, ``"1"``, ...). max_pairs: pairs per class (default: all).
         seed: the pair draw and the random signs (the same for every embedding, so two embeddings see the
@@ -550,15 +578,17 @@ def search(embed: Callable, x: torch.Tensor, labels: torch.Tensor, entries: Sequ
     n_classes = int(labels.max()) + 1 if classes is None else len(classes)
     classes = [str(c) for c in range(n_classes)] if classes is None else list(classes)
     a, b = pairs(labels, n_classes, max_pairs, seed)
-    za, zb = _batched(embed, x[a], batch_size, device), _batched(embed, x[b], batch_size, device)
+    za = torch.cat([_batched(embed, xc, batch_size, device) for _, xc in _chunks(x, a)])
+    zb = torch.cat([_batched(embed, xc, batch_size, device) for _, xc in _chunks(x, b)])
     sim = torch.nn.functional.cosine_similarity(za, zb, dim=1)
     done: dict[tuple, torch.Tensor] = {}
     rows = []
     for p in bar_of(parsed, progress, "similarity search"):
         key = tuple((op, level if AA_OPS[op][2](0) != AA_OPS[op][2](9) else 0) for op, level in p)
         if key not in done:
-            gen = torch.Generator().manual_seed(_seed(seed, entry_name(key)))
-            zt = _batched(embed, apply_entry(key, x[b], gen, style, sign), batch_size, device)
+            zt = torch.cat([_batched(embed, apply_entry(key, xc, _chunk_generator(_seed(seed, entry_name(key)), k),
+                                                        style, sign), batch_size, device)
+                            for k, xc in _chunks(x, b)])
             sim_t = torch.nn.functional.cosine_similarity(za, zt, dim=1)
             done[key] = 100 * (sim_t - sim) / sim.abs().clamp_min(1e-8)
         rows.append(done[key])

@@ -244,6 +244,12 @@ def train(S: Settings, members: list[Member] | None = None) -> dict[Member, nn.M
     return dict(zip(members, S.train_family({"family": [spec(S, m) for m in members]})["family"]))
 
 
+def family_models(S: Settings) -> list[nn.Module]:
+    """Train (or load) the whole family as one flat list: what ``python -m invlib family c.equivariance`` runs
+    (under ``torchrun`` each network trains with DDP), so that chapters C1-C3 only load them."""
+    return list(train(S).values())
+
+
 def strongest(members, kind: str) -> Member:
     """The network of ``kind`` trained with the widest range (the paper's Fig. 1 compares it with the baseline)."""
     of_kind = [m for m in members if m.kind == kind]

@@ -1,0 +1,307 @@
+"""Images that stay on disk: a lazy ``(N, C, H, W)`` uint8 image array and the one batch iterator of the book.
+
+An image folder larger than :func:`memory_cap` is loaded by :func:`invlib.data.load` as a :class:`Dataset
+<invlib.data.Dataset>` whose ``images`` is an :class:`ImageFiles`: the file list, decoded and resized to
+``size x size`` only when rows are asked for. Everything that consumes a dataset reads its images through
+:func:`batches` (the training loop, :func:`invlib.models.batched` and so every feature extraction and
+prediction, the papers' measures), which slices a tensor in memory and, for :class:`ImageFiles`, decodes the
+batches in ``DataLoader`` worker processes, pinned for a CUDA device. Indexing an :class:`ImageFiles` with
+a slice, a list or an index tensor decodes those rows here; indexing a :class:`Dataset` keeps them on disk.
+
+The decoded pixels are those of an in-memory load of the same folder (one decoder, :func:`decode`), so a
+model trains to the same weights from either.
+
+Example
+-------
+>>> from invlib import data
+>>> ds = data.load("folder", root=demo_folder(tempfile.mkdtemp(), n=6), size=16, stream=True)
+>>> type(ds.images).__name__, tuple(ds.images.shape), ds.images[:2].dtype
+('ImageFiles', (6, 3, 16, 16), torch.uint8)
+>>> [tuple(b.shape) for b in batches(ds.images, 4)]
+[(4, 3, 16, 16), (2, 3, 16, 16)]
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import tempfile  # noqa: F401 - used by the docstring examples
+import warnings
+from collections.abc import Iterator, Sequence
+from pathlib import Path
+
+import torch
+from torch import Tensor
+
+DECODERS = ("torchvision", "pil")
+DEFAULT_MEMORY_CAP = 4 * 2**30  # bytes of uint8 images a folder may take in memory before it streams
+
+
+def memory_cap() -> int:
+    """Bytes of decoded uint8 images an image folder may take in memory; a larger split streams from disk.
+
+    ``$INVLIB_MEMORY_CAP`` sets it (bytes, or with a unit: ``512M``, ``8G``); default 4 GiB.
+
+    Example
+    -------
+    >>> os.environ["INVLIB_MEMORY_CAP"] = "2M"; memory_cap()
+    2097152
+    >>> del os.environ["INVLIB_MEMORY_CAP"]; memory_cap() == DEFAULT_MEMORY_CAP
+    True
+    """
+    raw = os.environ.get("INVLIB_MEMORY_CAP", "").strip()
+    if not raw:
+        return DEFAULT_MEMORY_CAP
+    found = re.fullmatch(r"(\d+(?:\.\d+)?)\s*([kKmMgGtT]?)i?[bB]?", raw)
+    if not found:
+        raise ValueError(f"INVLIB_MEMORY_CAP={raw!r} is not a size: write bytes or a number with K, M, G or T "
+                         "(e.g. 512M, 8G).")
+    unit = {"": 1, "k": 2**10, "m": 2**20, "g": 2**30, "t": 2**40}[found[2].lower()]
+    return int(float(found[1]) * unit)
+
+
+def default_workers() -> int:
+    """DataLoader worker processes that decode streamed images: ``$INVLIB_LOADER_WORKERS``, else the CPU cores
+    less two (the training process's threads), at most 8, and none on a machine of 2 cores, where a worker only
+    takes a core from training (``benchmarks/bench_streaming.py`` measures it).
+
+    Example
+    -------
+    >>> default_workers() >= 0
+    True
+    """
+    if os.environ.get("INVLIB_LOADER_WORKERS"):
+        return int(os.environ["INVLIB_LOADER_WORKERS"])
+    return max(0, min(8, (os.cpu_count() or 2) - 2))
+
+
+def decode(path: str | os.PathLike, size: int, decoder: str = "torchvision") -> tuple[Tensor, int, int]:
+    """One image file -> ``(3, size, size)`` uint8 RGB (square, the aspect ratio not kept) and its original
+    ``(width, height)``. The book's one decoder, for in-memory loads and streamed batches alike.
+
+    ``decoder="torchvision"`` (the default) decodes with ``torchvision.io.decode_image`` and resizes with torch's
+    antialiased bilinear interpolation. torchvision 0.29 announces that TorchCodec supersedes these decoders, so
+    we measured the alternative: ``"pil"`` (Pillow, letting libjpeg decode a large JPEG at a reduced scale no
+    smaller than twice ``size``, then an antialiased bilinear resize) decodes 1.2x (64 px) to 2.4x (224 px)
+    slower on the generated JPEGs of ``benchmarks/bench_streaming.py`` (one process, 2-core AMD EPYC). It is the
+    fallback when ``torchvision.io`` cannot decode.
+
+    Example
+    -------
+    >>> folder = demo_folder(tempfile.mkdtemp(), n=1)
+    >>> img, w, h = decode(next(Path(folder).rglob("*.jpg")), 32)
+    >>> tuple(img.shape), img.dtype, w > 0 and h > 0
+    ((3, 32, 32), torch.uint8, True)
+    """
+    if decoder == "pil":
+        import numpy as np
+        from PIL import Image
+
+        with Image.open(path) as im:
+            w, h = im.size
+            if im.format == "JPEG":
+                im.draft("RGB", (2 * size, 2 * size))  # DCT-domain downscale, still >= 2 x size
+            im = im.convert("RGB").resize((size, size), Image.Resampling.BILINEAR, reducing_gap=None)
+            return torch.from_numpy(np.asarray(im).copy()).permute(2, 0, 1).contiguous(), w, h
+    if decoder == "torchvision":
+        try:
+            from torchvision.io import ImageReadMode, decode_image
+        except ImportError:  # a torchvision without its image decoders
+            return decode(path, size, "pil")
+
+        with warnings.catch_warnings():  # torchvision 0.29 announces TorchCodec on every call
+            warnings.filterwarnings("ignore", "The image decoding and encoding", DeprecationWarning)
+            img = decode_image(str(path), mode=ImageReadMode.RGB)
+        h, w = img.shape[-2:]
+        small = torch.nn.functional.interpolate(img[None], size=(size, size), mode="bilinear", antialias=True)[0]
+        return small, w, h
+    raise ValueError(f"Unknown decoder {decoder!r}. Valid decoders: {', '.join(DECODERS)}.")
+
+
+class ImageFiles:
+    """A lazy ``(N, 3, size, size)`` uint8 image array: image files decoded (:func:`decode`) only when indexed.
+
+    It answers ``len``, ``shape``, ``dtype``, ``ndim`` and ``device`` as a tensor does; ``files[i]`` (an int)
+    is one decoded image ``(3, size, size)``, ``files[rows]`` (a slice, a list or an index tensor) the decoded
+    ``(B, 3, size, size)`` batch, and :meth:`take` the same rows still on disk. :func:`batches` decodes in
+    worker processes. Its cache key (:func:`invlib.utils.digest`) is the file list, the size and the decoder:
+    an image changed in place under the same name is not noticed.
+
+    Example
+    -------
+    >>> folder = demo_folder(tempfile.mkdtemp(), n=5)
+    >>> files = ImageFiles(sorted(Path(folder).rglob("*.jpg")), 24)
+    >>> len(files), files.shape, files[1:3].shape, len(files.take([0, 4]))
+    (5, torch.Size([5, 3, 24, 24]), torch.Size([2, 3, 24, 24]), 2)
+    """
+
+    dtype = torch.uint8
+    ndim = 4
+    device = torch.device("cpu")
+
+    def __init__(self, paths: Sequence[str | os.PathLike], size: int, decoder: str = "torchvision"):
+        if decoder not in DECODERS:
+            raise ValueError(f"Unknown decoder {decoder!r}. Valid decoders: {', '.join(DECODERS)}.")
+        self.paths = [str(p) for p in paths]
+        self.size, self.decoder = int(size), decoder
+
+    def __len__(self) -> int:
+        return len(self.paths)
+
+    @property
+    def shape(self) -> torch.Size:
+        return torch.Size((len(self.paths), 3, self.size, self.size))
+
+    @property
+    def nbytes(self) -> int:
+        """Bytes the whole array would take in memory."""
+        return len(self.paths) * 3 * self.size * self.size
+
+    def __repr__(self) -> str:
+        return f"ImageFiles({len(self)} files, 3x{self.size}x{self.size} uint8, decoder={self.decoder!r})"
+
+    def digest_key(self) -> tuple:
+        """What :func:`invlib.utils.digest` hashes for these images."""
+        return ("ImageFiles", self.size, self.decoder, self.paths)
+
+    def _rows(self, index) -> list[int]:
+        if isinstance(index, slice):
+            return list(range(len(self.paths)))[index]
+        if isinstance(index, Tensor):
+            if index.dtype == torch.bool:
+                index = index.nonzero().flatten()
+            return index.flatten().tolist()
+        return [int(i) for i in index]
+
+    def take(self, index) -> ImageFiles:
+        """The rows at ``index`` (a slice, list or index tensor), still on disk."""
+        return ImageFiles([self.paths[i] for i in self._rows(index)], self.size, self.decoder)
+
+    def __getitem__(self, index) -> Tensor:
+        if isinstance(index, int) or (isinstance(index, Tensor) and index.ndim == 0):
+            return decode(self.paths[int(index)], self.size, self.decoder)[0]
+        if isinstance(index, tuple):
+            raise TypeError("ImageFiles is indexed by rows only (an int, a slice, a list or an index tensor); "
+                            "load the rows first: files[rows][..., y0:y1, x0:x1].")
+        rows = self._rows(index)
+        out = torch.empty((len(rows), 3, self.size, self.size), dtype=torch.uint8)
+        for k, i in enumerate(rows):
+            out[k] = decode(self.paths[i], self.size, self.decoder)[0]
+        return out
+
+    def load(self) -> Tensor:
+        """Every image, decoded into one ``(N, 3, size, size)`` tensor (mind :attr:`nbytes`)."""
+        return self[:]
+
+    def float(self) -> Tensor:
+        """``load().float()`` (for a tensor-like caller that needs all of them at once)."""
+        return self.load().float()
+
+
+class _Decoded(torch.utils.data.Dataset):
+    """One decoded image per index: what DataLoader workers run."""
+
+    def __init__(self, files: ImageFiles):
+        self.files = files
+
+    def __len__(self) -> int:
+        return len(self.files)
+
+    def __getitem__(self, i: int) -> Tensor:
+        return self.files[i]
+
+
+def is_lazy(images) -> bool:
+    """Whether ``images`` stay on disk (an :class:`ImageFiles`) rather than in a tensor.
+
+    Example
+    -------
+    >>> is_lazy(torch.zeros(2, 3, 4, 4)), is_lazy(ImageFiles([], 8))
+    (False, True)
+    """
+    return isinstance(images, ImageFiles)
+
+
+def rows(images, index):
+    """``images[index]`` (a slice, list or index tensor) that stays on disk for an :class:`ImageFiles` (its
+    :meth:`ImageFiles.take`) and indexes a tensor as usual: how the library cuts an image array into parts.
+
+    Example
+    -------
+    >>> rows(torch.arange(5), slice(1, 3)).tolist(), type(rows(ImageFiles(["a.jpg", "b.jpg"], 8), [1])).__name__
+    ([1, 2], 'ImageFiles')
+    """
+    return images.take(index) if is_lazy(images) else images[index]
+
+
+def loader_options(device: str | torch.device = "cpu", workers: int | None = None) -> dict:
+    """The DataLoader options of a streamed batch bound for ``device``: ``num_workers`` (default
+    :func:`default_workers`), ``pin_memory`` on CUDA (page-locked batches copy to the GPU asynchronously), and
+    two batches prefetched per worker.
+
+    Example
+    -------
+    >>> loader_options("cuda", workers=4)
+    {'num_workers': 4, 'pin_memory': True, 'prefetch_factor': 2, 'persistent_workers': False}
+    >>> loader_options("cpu", workers=0)
+    {'num_workers': 0, 'pin_memory': False}
+    """
+    workers = default_workers() if workers is None else int(workers)
+    opts = dict(num_workers=workers, pin_memory=torch.device(device).type == "cuda")
+    if workers > 0:
+        opts.update(prefetch_factor=2, persistent_workers=False)
+    return opts
+
+
+def batches(images, batch_size: int, order: Tensor | Sequence[int] | None = None,
+            device: str | torch.device = "cpu", workers: int | None = None) -> Iterator[Tensor]:
+    """The rows of ``images`` in batches of ``batch_size``: ``images[order[i:i + batch_size]]`` for each ``i``
+    (``order`` default: ``0 .. N - 1``), the last batch possibly smaller. The book's one way through a
+    dataset's images.
+
+    ``images`` is a tensor ``(N, ...)`` (sliced, nothing copied when ``order`` is None) or an
+    :class:`ImageFiles`, whose batches are decoded by :func:`loader_options`' DataLoader workers (pinned when
+    ``device`` is CUDA) while the caller computes. The batches stay on the CPU: the caller moves them.
+
+    Example
+    -------
+    >>> x = torch.arange(10).view(10, 1)
+    >>> [b.flatten().tolist() for b in batches(x, 4, order=torch.tensor([9, 8, 7, 0, 1]))]
+    [[9, 8, 7, 0], [1]]
+    """
+    n = len(images) if order is None else len(order)
+    if batch_size < 1:
+        raise ValueError(f"batch_size must be >= 1, got {batch_size}.")
+    if not is_lazy(images):
+        for i in range(0, n, batch_size):
+            yield images[i:i + batch_size] if order is None else images[order[i:i + batch_size]]
+        return
+    rows = list(range(len(images))) if order is None else (
+        order.tolist() if isinstance(order, Tensor) else [int(i) for i in order])
+    chunks = [rows[i:i + batch_size] for i in range(0, n, batch_size)]
+    opts = loader_options(device, workers)
+    opts["num_workers"] = min(opts["num_workers"], len(chunks))
+    if opts["num_workers"] == 0:
+        opts = dict(num_workers=0, pin_memory=opts["pin_memory"])
+    loader = torch.utils.data.DataLoader(_Decoded(images), batch_sampler=chunks, **opts)
+    yield from loader
+
+
+def demo_folder(root: str | os.PathLike, n: int = 8, classes: int = 2, seed: int = 0) -> str:
+    """Write ``n`` small random JPEGs (24-48 px, varied shapes) into ``root/<class>/``: data for examples.
+
+    Example
+    -------
+    >>> sorted(p.name for p in Path(demo_folder(tempfile.mkdtemp(), n=4)).iterdir())
+    ['c0', 'c1']
+    """
+    from PIL import Image
+
+    gen = torch.Generator().manual_seed(seed)
+    for i in range(n):
+        w, h = (int(v) for v in torch.randint(24, 49, (2,), generator=gen))
+        pixels = torch.randint(0, 256, (h, w, 3), generator=gen, dtype=torch.uint8).numpy()
+        folder = Path(root) / f"c{i % classes}"
+        folder.mkdir(parents=True, exist_ok=True)
+        Image.fromarray(pixels).save(folder / f"img{i:04d}.jpg", quality=90)
+    return str(root)
