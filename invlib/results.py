@@ -69,7 +69,8 @@ def environment(device: str | torch.device | None = None) -> dict:
     'cpu'
     """
     device = torch.device(device or "cpu")
-    name = torch.cuda.get_device_name(device) if device.type == "cuda" else platform.processor() or "cpu"
+    cuda = device.type == "cuda" and torch.cuda.is_available()
+    name = torch.cuda.get_device_name(device) if cuda else platform.processor() or "cpu"
     return dict(torch=torch.__version__, python=sys.version.split()[0], platform=platform.platform(),
                 device=str(device), device_name=name, cpu_threads=torch.get_num_threads())
 
@@ -142,7 +143,7 @@ class Run:
             raise ValueError(f"a run's name is a file stem, e.g. 'b1_rrc_decomposition'; got {name!r}")
         self.notebook = name
         self.params = dict(params or {})
-        self.device = str(device or self.profile.device)
+        self.device = str(device or self.params.get("device") or self.profile.device)  # the settings' own first
         self.metrics: dict[str, object] = {}
         self.paper: dict[str, object] = {}
         self.notes: dict[str, str] = {}

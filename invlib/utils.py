@@ -316,7 +316,8 @@ def seeded(seed: int):
 
 
 def resolve_device(device: str | torch.device | None = None) -> torch.device:
-    """``None`` or ``"auto"`` -> CUDA when available, else CPU; other values pass through ``torch.device``.
+    """``None`` or ``"auto"`` -> CUDA when available, else CPU; other values pass through ``torch.device``, and a
+    CUDA device on a machine without one is a ``RuntimeError`` that says how to run on the CPU.
 
     Example
     -------
@@ -325,7 +326,11 @@ def resolve_device(device: str | torch.device | None = None) -> torch.device:
     """
     if device in (None, "auto"):
         return torch.device("cuda" if torch.cuda.is_available() else "cpu")
-    return torch.device(device)
+    device = torch.device(device)
+    if device.type == "cuda" and not torch.cuda.is_available():
+        raise RuntimeError(f"device {str(device)!r} was asked for (the gpu and paper profiles' default), but CUDA is "
+                           "not available here: pass device='cpu' or 'auto' (in a chapter: -p device=cpu).")
+    return device
 
 
 def is_online(host: str = "huggingface.co", port: int = 443, timeout: float = 3.0) -> bool:

@@ -410,10 +410,9 @@ def get(entry: Spec | str, profile: str | Profile | None = None, progress: bool 
     else:
         model, meta = found
     model.zoo_info = dict(meta, name=s.name, path=str(file), profile=profile and get_profile(profile).name)
-    device = resolve_device(s.device)
-    if device.type == "cuda" and not torch.cuda.is_available():  # trained elsewhere, loaded on a SLURM login node
-        device = torch.device("cpu")
-    return model.to(device).eval()
+    if s.device not in (None, "auto") and torch.device(s.device).type == "cuda" and not torch.cuda.is_available():
+        return model.eval()  # trained on a GPU elsewhere, loaded on a SLURM login node: stays on the CPU
+    return model.to(resolve_device(s.device)).eval()
 
 
 @contextlib.contextmanager

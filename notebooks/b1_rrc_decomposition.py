@@ -32,12 +32,13 @@ profile = "cpu"  # smoke | cpu | gpu | paper
 dataset = None  # scenes on smoke/cpu, cifar10 on gpu, imagenet on paper; "folder" with root
 root = None  # folder of your own images (<root>/<class>/<image>, or train/ and test/ inside)
 arch = None  # any invlib.models.create name
-size = None  # the side the models see: 56 on smoke and cpu (28 with dataset=fashion_mnist_color)
+size = None  # the side the models see: 56 on smoke and cpu, 28 on the fashion_mnist_color dataset
 methods = None  # a subset of invlib.crops.METHODS
 seeds = None  # seeds per method (2 on cpu, 5 in the paper)
 n_train = None
 epochs = None
 executor = None  # None (train here), "local" or "slurm": one zoo job per model
+device = None  # the profile's ("cuda" on gpu and paper); "cpu" runs them without a GPU
 seed = 0
 
 # %%

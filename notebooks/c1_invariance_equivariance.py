@@ -38,6 +38,10 @@ epochs = None
 layer = None  # the measured layer (pre_logits: the classifier's input)
 grid = None  # "paper" (App. A) or "small"
 executor = None  # None (train here), "local" or "slurm": one zoo job per network
+baselines = None  # baseline networks (seeds) without augmentation: 3 in the paper
+n_fit = None  # images the maps M_g are fitted on, and scored on (n_eval)
+n_eval = None
+device = None  # the profile's ("cuda" on gpu and paper); "cpu" runs them without a GPU
 seed = 0
 
 # %%

@@ -316,7 +316,11 @@ def last_train_acc(model) -> float:
 
 def helped_iou(ev: Evaluation, methods=IOU_METHODS) -> pd.DataFrame:
     """App. B: mean IoU of the "helped samples" lists (wrong without augmentation, right with the method), one list
-    per (no-augmentation seed, method seed) pair; the diagonal compares a method's lists with each other."""
+    per (no-augmentation seed, method seed) pair; the diagonal compares a method's lists with each other. Methods
+    that were not run are left out (all of them without the no-augmentation models)."""
+    methods = [m for m in methods if m in ev.preds]  # a run of a subset of the methods (-p methods=...)
+    if NONE not in ev.preds:
+        methods = []
     lists = {m: [metrics.helped(b, p, ev.labels) for b in ev.preds[NONE] for p in ev.preds[m]] for m in methods}
     out = pd.DataFrame(index=[NAMES[m] for m in methods], columns=[NAMES[m] for m in methods], dtype=float)
     for a in methods:
