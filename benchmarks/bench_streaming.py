@@ -20,11 +20,10 @@ import time
 from pathlib import Path
 
 import torch
+from bench_train import bare_loop  # noqa: E402 - run from benchmarks/ or with it on the path
 
 from invlib import data, models, streaming
 from invlib.train import TrainConfig, fit
-
-from bench_train import bare_loop  # noqa: E402 - run from benchmarks/ or with it on the path
 
 
 def rate(n: int, seconds: float) -> float:

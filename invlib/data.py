@@ -1389,8 +1389,8 @@ def train_test(name: str, root=None, n_train: int = 1000, n_test: int = 1000, se
     capped) and the rest the training set. This is the one rule of the library: the zoo trains on the training
     part, and every chapter that scores the zoo's networks on a folder scores them on images they never saw.
 
-    ``stream`` is :func:`load`'s. ``train=False`` returns ``(None, test)``. Both are :class:`Dataset` s of images ``(N, C, H, W)`` uint8,
-    ``C`` = ``channels`` when given (:meth:`Dataset.with_channels`).
+    ``stream`` is :func:`load`'s. ``train=False`` returns ``(None, test)``. Both are :class:`Dataset` s of images
+    ``(N, C, H, W)`` uint8, ``C`` = ``channels`` when given (:meth:`Dataset.with_channels`).
 
     Example
     -------

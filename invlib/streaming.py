@@ -62,8 +62,8 @@ def memory_cap() -> int:
 
 def default_workers() -> int:
     """DataLoader worker processes that decode streamed images: ``$INVLIB_LOADER_WORKERS``, else the CPU cores
-    less two (the training process's threads), at most 8, and none on a machine of 2 cores, where a worker only
-    takes a core from training (``benchmarks/bench_streaming.py`` measures it).
+    (under ``torchrun``, a process's share of them) less two for the training process, at most 8, and none on a
+    machine of 2 cores, where a worker only takes a core from training (``benchmarks/bench_streaming.py``).
 
     Example
     -------
@@ -72,7 +72,8 @@ def default_workers() -> int:
     """
     if os.environ.get("INVLIB_LOADER_WORKERS"):
         return int(os.environ["INVLIB_LOADER_WORKERS"])
-    return max(0, min(8, (os.cpu_count() or 2) - 2))
+    per_process = (os.cpu_count() or 2) // int(os.environ.get("LOCAL_WORLD_SIZE", "1"))  # torchrun: cores shared
+    return max(0, min(8, per_process - 2))
 
 
 def decode(path: str | os.PathLike, size: int, decoder: str = "torchvision") -> tuple[Tensor, int, int]:
@@ -283,7 +284,9 @@ def batches(images, batch_size: int, order: Tensor | Sequence[int] | None = None
     opts["num_workers"] = min(opts["num_workers"], len(chunks))
     if opts["num_workers"] == 0:
         opts = dict(num_workers=0, pin_memory=opts["pin_memory"])
-    loader = torch.utils.data.DataLoader(_Decoded(images), batch_sampler=chunks, **opts)
+    # a generator of its own: the loader draws its workers' seed from it, not from the global RNG that dropout and
+    # learned augmentations draw from (reading from disk must not change a single draw of training)
+    loader = torch.utils.data.DataLoader(_Decoded(images), batch_sampler=chunks, generator=torch.Generator(), **opts)
     yield from loader
 
 

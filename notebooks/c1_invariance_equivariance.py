@@ -41,6 +41,7 @@ executor = None  # None (train here), "local" or "slurm": one zoo job per networ
 baselines = None  # baseline networks (seeds) without augmentation: 3 in the paper
 n_fit = None  # images the maps M_g are fitted on, and scored on (n_eval)
 n_eval = None
+map_epochs = None  # epochs of each map's fit (10 in the paper)
 device = None  # the profile's ("cuda" on gpu and paper); "cpu" runs them without a GPU
 seed = 0
 

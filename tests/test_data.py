@@ -134,6 +134,7 @@ def test_resize_scales_boxes_and_images(fm_test):
     assert abs(out.mean() - noise.float().mean()) < 1
 
 
+@pytest.mark.slow  # a few seconds: make test runs it, make test-fast keeps under 2 minutes
 def test_colour_variant(fm_test, fm_color_test):
     ds = fm_color_test
     assert ds.images.shape == (10000, 3, 28, 28) and ds.images.dtype == torch.uint8
@@ -221,6 +222,7 @@ def test_check_reports_without_raising(nowhere, capsys, monkeypatch, fm_test):
 
 
 @needs_debian
+@pytest.mark.slow  # a few seconds: make test runs it, make test-fast keeps under 2 minutes
 def test_check_finds_debian_copy_and_wordnet(fm_test, capsys, monkeypatch):
     monkeypatch.delenv("INVLIB_DATA", raising=False)
     report = data.check()

@@ -258,6 +258,7 @@ def test_measure_network_bad_inputs(tiny):
 
 
 # ------------------------------------------------------------------------------ distances between networks
+@pytest.mark.slow  # a few seconds: make test runs it, make test-fast keeps under 2 minutes
 def test_distances_between_real_networks(tiny):
     S = E.settings("smoke", n_fit=256, n_eval=128, map_epochs=20)
     fit_ds, eval_ds = E.images(S)

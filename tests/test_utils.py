@@ -23,7 +23,11 @@ def test_offline_switches_and_devices(monkeypatch):
     monkeypatch.setenv("HF_HUB_OFFLINE", "1")
     assert not utils.is_online()
     assert utils.resolve_device("cpu") == torch.device("cpu")
+    monkeypatch.setattr(torch.cuda, "is_available", lambda: True)
     assert utils.resolve_device("cuda:1") == torch.device("cuda", 1)  # named devices pass through
+    monkeypatch.setattr(torch.cuda, "is_available", lambda: False)
+    with pytest.raises(RuntimeError, match="CUDA is not available here: pass device='cpu'"):
+        utils.resolve_device("cuda:1")  # where there is none: say how to run on the CPU
     for available, expected in [(False, "cpu"), (True, "cuda")]:  # None and "auto": CUDA exactly when available
         monkeypatch.setattr(torch.cuda, "is_available", lambda a=available: a)
         assert utils.resolve_device(None) == utils.resolve_device("auto") == torch.device(expected)

@@ -157,6 +157,7 @@ def test_a_folder_without_splits_holds_out_a_test_set(tmp_path):
 
 
 # ----------------------------------------------------------------------------- train, cache, resume
+@pytest.mark.slow  # a few seconds: make test runs it, make test-fast keeps under 2 minutes
 def test_train_once_then_load_from_cache_without_data(monkeypatch):
     first = zoo.get(SPEC)
     info = first.zoo_info
@@ -172,6 +173,7 @@ def test_train_once_then_load_from_cache_without_data(monkeypatch):
     assert second.zoo_info["test_acc"] == info["test_acc"] and _same(_weights(first), _weights(second))
 
 
+@pytest.mark.slow  # a few seconds: make test runs it, make test-fast keeps under 2 minutes
 def test_training_is_deterministic_and_the_seed_matters():
     spec = SPEC.replace(n_train=128)
     a = _weights(zoo.get(spec))
@@ -202,6 +204,7 @@ def test_untrained_entries_never_train_and_train_all_reports(monkeypatch):
     assert zoo.train_all(TINY, ["small_resnet18/untrained"], progress=False)[0]["cached"]
 
 
+@pytest.mark.slow  # a few seconds: make test runs it, make test-fast keeps under 2 minutes
 def test_interrupted_training_resumes_from_partial(monkeypatch):
     spec = SPEC.replace(epochs=2, n_train=256, n_test=100)
     real_fit = train.fit
@@ -223,6 +226,7 @@ def test_interrupted_training_resumes_from_partial(monkeypatch):
     assert _same(_weights(resumed), _weights(zoo.get(spec, retrain=True)))  # as if never interrupted
 
 
+@pytest.mark.slow  # a few seconds: make test runs it, make test-fast keeps under 2 minutes
 def test_corrupt_partial_checkpoint_trains_from_scratch():
     spec = SPEC.replace(n_test=120)  # its own cache key
     partial = zoo.path(spec).with_suffix(".partial")
@@ -271,6 +275,7 @@ def test_train_many_submits_only_what_is_missing_once():
     assert again.submitted == []
 
 
+@pytest.mark.slow  # a few seconds: make test runs it, make test-fast keeps under 2 minutes
 def test_cli_zoo_train_passes_slurm_options_to_the_executor(monkeypatch, capsys):
     made = {}
 

@@ -217,7 +217,7 @@ def sweep(embeddings: dict[str, Callable], x: torch.Tensor, names: Sequence[str]
                 z_ts[label].append(_batched(f, xt, batch_size, device))
         if not level:
             gen = torch.Generator().manual_seed(_seed(seed, name, level))
-        for label, f in embeddings.items():
+        for label in embeddings:
             z_t = torch.cat(z_ts[label]) if level else z[label]
             inv = metrics.relative_invariance(z[label], z_t, generator=gen)
             rows.append(dict(model=label, transform=name, group=T.get(op).group, level=level,
