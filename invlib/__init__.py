@@ -5,6 +5,7 @@ Every heavy computation of the book lives here; notebooks only call it.
 Modules
 -------
 data        datasets by name -> tensors in [0, 1], labels, boxes, class -> WordNet synsets
+streaming   images that stay on disk (a folder larger than the memory cap) and the one batch iterator
 wordnet     WordNet 3.0 through NLTK, offline; class-similarity matrices
 models      one factory over timm / torchvision / our small nets; layer features
 transforms  one registry of batched transformations with per-sample magnitudes

@@ -21,6 +21,10 @@ loader's keyword-only parameters are the dataset's options.
 | sinusoids           | 1 x T signals   | None                    | generated                                |
 | lighting            | 3 x 32 x 32     | foreground (tight)      | generated: coloured items, 23 lights     |
 
+An ``imagenet`` or ``folder`` split larger than :func:`invlib.streaming.memory_cap` (4 GiB, ``$INVLIB_MEMORY_CAP``)
+stays on disk: its ``images`` are an :class:`invlib.streaming.ImageFiles`, decoded batch by batch by whatever
+reads them (:func:`invlib.streaming.batches`); :func:`write_imagenet_folder` makes such a folder for tests.
+
 Boxes are ``(x0, y0, x1, y1)`` float32 in pixels of the stored images, ``x1``/``y1`` exclusive (pixel edges:
 a box covering only pixel (0, 0) is ``(0, 0, 1, 1)``), so resizing scales them exactly.
 """
