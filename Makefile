@@ -62,6 +62,7 @@ book: data
 bench: setup
 	$(BIN)/python benchmarks/bench_transforms.py
 	$(BIN)/python benchmarks/bench_train.py
+	$(BIN)/python benchmarks/bench_streaming.py
 	$(BIN)/python benchmarks/bench_probes.py
 	$(BIN)/python benchmarks/bench_equivariance.py
 	$(BIN)/python benchmarks/bench_book.py
