@@ -555,12 +555,6 @@ def _list_images(folder: Path) -> tuple[list[str], list[Path], list[int]]:
     return classes, files, labels
 
 
-def _decode(path: Path, size: int) -> tuple[Tensor, int, int]:
-    """(3, size, size) uint8 (aspect not kept) and the original (width, height): :func:`invlib.streaming.decode`,
-    the one decoder of in-memory and streamed folders."""
-    return streaming.decode(path, size)
-
-
 def _image_size(path: Path) -> tuple[int, int]:
     """(width, height) of an image file, from its header (nothing decoded)."""
     from PIL import Image
@@ -611,7 +605,7 @@ def _image_folder(name, folder: Path, split, n, seed, size, max_per_class, boxes
     else:
         images = torch.empty((len(paths), 3, size, size), dtype=torch.uint8)
         for k, path in enumerate(paths):
-            images[k], w, h = _decode(path, size)
+            images[k], w, h = streaming.decode(path, size)
             sizes[k] = (w, h)
     boxes = None
     if boxes_from:
