@@ -135,6 +135,17 @@ def _memory_format(x: torch.Tensor, channels_last: bool = True):
     return torch.channels_last if channels_last and x.ndim == 4 else torch.contiguous_format
 
 
+def autocast_dtype(cfg: TrainConfig, device: torch.device) -> torch.dtype | None:
+    """The dtype a training step autocasts to: bf16 on a CUDA device when ``cfg.amp``, else None (float32).
+
+    Example
+    -------
+    >>> autocast_dtype(TrainConfig(), torch.device("cuda")), autocast_dtype(TrainConfig(), torch.device("cpu"))
+    (torch.bfloat16, None)
+    """
+    return torch.bfloat16 if cfg.amp and device.type == "cuda" else None
+
+
 def make_optimizer(model: nn.Module, cfg: TrainConfig) -> torch.optim.Optimizer:
     """The optimizer named by ``cfg.optimizer``, with ``cfg.weight_decay`` on the weight matrices and kernels
     only (``cfg.weight_decay_on="weights"``, the default) or on every parameter, biases and norm weights
@@ -274,7 +285,8 @@ def fit(model: nn.Module, train, cfg: TrainConfig | None = None, augment=None, t
         optimizer.load_state_dict(state["optimizer"])
         scheduler.load_state_dict(state["scheduler"])
         history, start = state["history"], state["epoch"] + 1
-    autocast = torch.autocast("cuda", dtype=torch.bfloat16, enabled=cfg.amp and device.type == "cuda")
+    amp = autocast_dtype(cfg, device)
+    autocast = torch.autocast(device.type, dtype=amp, enabled=amp is not None)
     for epoch in range(start, cfg.epochs):
         t0 = time.perf_counter()
         gen = torch.Generator().manual_seed(_epoch_seed(cfg.seed, epoch))

@@ -110,6 +110,18 @@ def test_device_branches_without_a_gpu(folder, tmp_path, monkeypatch):
         zoo.get(spec.replace(epochs=1), progress=False)
 
 
+def test_the_training_step_switches_on_cuda_only():
+    """What fit does on a GPU, checked without one: bf16 autocast and pinned, channels_last batches."""
+    from invlib import train
+
+    assert train.autocast_dtype(TrainConfig(), torch.device("cuda", 1)) == torch.bfloat16
+    assert train.autocast_dtype(TrainConfig(amp=False), torch.device("cuda")) is None
+    assert train.autocast_dtype(TrainConfig(), torch.device("cpu")) is None
+    x = torch.zeros(2, 3, 8, 8)
+    assert train._memory_format(x, True) == torch.channels_last
+    assert train._memory_format(x, False) == train._memory_format(x[:, :, 0], True) == torch.contiguous_format
+
+
 def test_digest_keys_files_by_name_size_and_decoder(folder):
     _, disk = _both(folder)
     files = disk.images
