@@ -275,6 +275,8 @@ def _resize(ds: Dataset, size: int) -> Dataset:
     if (h, w) == (size, size):
         return ds
     if ds.streams:  # decode the files at the new side when they are read
+        if ds.images.margin != 1:
+            raise ValueError("resize images on disk before adding a margin (ImageFiles.with_margin), not after.")
         out = ImageFiles(ds.images.paths, size, ds.images.decoder)
         boxes = None if ds.boxes is None else ds.boxes * torch.tensor([size / w, size / h, size / w, size / h])
         return Dataset(ds.name, ds.split, out, ds.labels, ds.classes, ds.synsets, boxes, ds.factors)

@@ -140,30 +140,44 @@ class ImageFiles:
     ndim = 4
     device = torch.device("cpu")
 
-    def __init__(self, paths: Sequence[str | os.PathLike], size: int, decoder: str = "torchvision"):
+    def __init__(self, paths: Sequence[str | os.PathLike], size: int, decoder: str = "torchvision",
+                 margin: float = 1.0):
         if decoder not in DECODERS:
             raise ValueError(f"Unknown decoder {decoder!r}. Valid decoders: {', '.join(DECODERS)}.")
+        if margin < 1:
+            raise ValueError(f"margin is the side of the black canvas over the image's, >= 1; got {margin!r}.")
         self.paths = [str(p) for p in paths]
-        self.size, self.decoder = int(size), decoder
+        self.size, self.decoder, self.margin = int(size), decoder, float(margin)
+
+    @property
+    def side(self) -> int:
+        """The stored side: ``size``, or the canvas ``round(size * margin)`` the image is centred on."""
+        return round(self.size * self.margin)
+
+    def with_margin(self, factor: float) -> ImageFiles:
+        """The same files, each centred on a black canvas ``factor`` times its side when decoded (paper A's
+        ``add_margin``, applied as the images are read): the image's top-left corner moves by
+        ``(side - size) // 2`` on both axes."""
+        return ImageFiles(self.paths, self.size, self.decoder, self.margin * factor)
 
     def __len__(self) -> int:
         return len(self.paths)
 
     @property
     def shape(self) -> torch.Size:
-        return torch.Size((len(self.paths), 3, self.size, self.size))
+        return torch.Size((len(self.paths), 3, self.side, self.side))
 
     @property
     def nbytes(self) -> int:
         """Bytes the whole array would take in memory."""
-        return len(self.paths) * 3 * self.size * self.size
+        return len(self.paths) * 3 * self.side * self.side
 
     def __repr__(self) -> str:
-        return f"ImageFiles({len(self)} files, 3x{self.size}x{self.size} uint8, decoder={self.decoder!r})"
+        return f"ImageFiles({len(self)} files, 3x{self.side}x{self.side} uint8, decoder={self.decoder!r})"
 
     def digest_key(self) -> tuple:
         """What :func:`invlib.utils.digest` hashes for these images."""
-        return ("ImageFiles", self.size, self.decoder, self.paths)
+        return ("ImageFiles", self.size, self.decoder, self.paths) + ((self.margin,) if self.margin != 1 else ())
 
     def _rows(self, index) -> list[int]:
         if isinstance(index, slice):
@@ -176,18 +190,22 @@ class ImageFiles:
 
     def take(self, index) -> ImageFiles:
         """The rows at ``index`` (a slice, list or index tensor), still on disk."""
-        return ImageFiles([self.paths[i] for i in self._rows(index)], self.size, self.decoder)
+        return ImageFiles([self.paths[i] for i in self._rows(index)], self.size, self.decoder, self.margin)
 
     def __getitem__(self, index) -> Tensor:
         if isinstance(index, int) or (isinstance(index, Tensor) and index.ndim == 0):
-            return decode(self.paths[int(index)], self.size, self.decoder)[0]
+            image = decode(self.paths[int(index)], self.size, self.decoder)[0]
+            if self.side == self.size:
+                return image
+            top = (self.side - self.size) // 2
+            return torch.nn.functional.pad(image, (top, self.side - self.size - top) * 2)
         if isinstance(index, tuple):
             raise TypeError("ImageFiles is indexed by rows only (an int, a slice, a list or an index tensor); "
                             "load the rows first: files[rows][..., y0:y1, x0:x1].")
         rows = self._rows(index)
-        out = torch.empty((len(rows), 3, self.size, self.size), dtype=torch.uint8)
+        out = torch.empty((len(rows), 3, self.side, self.side), dtype=torch.uint8)
         for k, i in enumerate(rows):
-            out[k] = decode(self.paths[i], self.size, self.decoder)[0]
+            out[k] = self[i]
         return out
 
     def load(self) -> Tensor:

@@ -26,7 +26,7 @@ profile = "cpu"  # smoke | cpu | gpu | paper
 dataset = None  # scenes on smoke/cpu (or fashion_mnist_color); "folder" with root for your own images
 root = None
 arch = None
-size = None  # the side the models see: 56 on smoke and cpu (28 with dataset=fashion_mnist_color)
+size = None  # the side the models see: 56 on smoke and cpu, 28 on the fashion_mnist_color dataset
 beta_shapes = None  # e.g. [0.1, 0.5, 1.0, 2.0, 3.0, 10.0] (the paper's)
 beta_seeds = None  # seeds per shape
 n_train = None

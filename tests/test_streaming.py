@@ -174,6 +174,10 @@ def test_paper_measures_read_images_on_disk_as_in_memory(folder, monkeypatch):
     boxes = torch.tensor([[4.0, 4, 20, 20]]).expand(48, 4)
     fa, fb = (probes.extract(probes.DCT(), x, boxes, "zoom_in", 16, cache=False) for x in (memory.images, disk.images))
     assert torch.equal(fa.diff, fb.diff) and torch.equal(fa.labels, fb.labels)
+    # paper A's margin (chapters A1 and A2 on small images): given on disk as each image is decoded
+    (mi, mb), (di, db) = (probes.add_margin(x, boxes, 1.5) for x in (memory.images, disk.images))
+    assert di.shape == mi.shape == (48, 3, 36, 36) and torch.equal(di[:], mi) and torch.equal(db, mb)
+    assert utils.digest(di) != utils.digest(disk.images)
     # paper B: the sweep and the similarity search (all of a small set is one chunk: the same draws)
     rows = [similarity.sweep({"m": embed}, x, ["rotate", "brightness_up"], levels=[0, 4]) for x in
             (memory.float(), disk.images)]

@@ -99,7 +99,8 @@ GEOMETRIC = ("zoom_in", "zoom_out", "aspect_ratio")
 
 # ----------------------------------------------------------------------------------------- images and pairs
 def add_margin(images: torch.Tensor, boxes: torch.Tensor, factor: float = 1.5) -> tuple[torch.Tensor, torch.Tensor]:
-    """Centre ``(N, C, H, W)`` uint8 images on a black canvas ``factor`` times larger; shift the boxes.
+    """Centre ``(N, C, H, W)`` uint8 images on a black canvas ``factor`` times larger; shift the boxes. Images on
+    disk (:class:`invlib.streaming.ImageFiles`) stay there and get their margin as they are decoded.
 
     Fashion-MNIST garments fill their 28 px frame, leaving no room to zoom out; a 1.5x canvas gives every
     image a total slack ``s >= 1/3`` per axis, close to the paper's ImageNet subset (``s >= 0.3``).
@@ -113,6 +114,10 @@ def add_margin(images: torch.Tensor, boxes: torch.Tensor, factor: float = 1.5) -
     n, c, h, w = images.shape
     big_h, big_w = round(h * factor), round(w * factor)
     top, left = (big_h - h) // 2, (big_w - w) // 2
+    if streaming.is_lazy(images):  # on disk: each image gets its margin as it is decoded
+        if h != w or images.margin != 1:
+            raise ValueError("add_margin on images from disk needs square images without a margin yet.")
+        return images.with_margin(factor), boxes + torch.tensor([left, top, left, top], dtype=boxes.dtype)
     out = images.new_zeros((n, c, big_h, big_w))
     out[:, :, top:top + h, left:left + w] = images
     return out, boxes + torch.tensor([left, top, left, top], dtype=boxes.dtype)
@@ -834,9 +839,6 @@ def load_images(dataset: str, n_train: int, n_val: int, seed: int = 0, root=None
         h, w = images.shape[-2:]
         boxes = torch.tensor([[0.0, 0.0, w, h]]).expand(len(images), 4)
     if canvas != 1.0:
-        if streaming.is_lazy(images):
-            raise ValueError(f"canvas={canvas} pads every image in memory, but these {len(images)} images stream from "
-                             "disk (larger than $INVLIB_MEMORY_CAP): use canvas=1.0, or fewer images (n_train).")
         images, boxes = add_margin(images, boxes, canvas)
     return ((streaming.rows(images, slice(0, n_train)), boxes[:n_train]),
             (streaming.rows(images, slice(n_train, None)), boxes[n_train:]))
@@ -878,7 +880,7 @@ def undefined_tasks(images: torch.Tensor) -> dict[str, str]:
     >>> sorted(undefined_tasks(grey)), undefined_tasks(torch.rand(4, 3, 8, 8))
     (['hue', 'saturation'], {})
     """
-    grey = images.shape[1] == 1 or bool((images == images[:, :1]).all())
+    grey = images.shape[1] == 1 or all(bool((b == b[:, :1]).all()) for b in batches(images, 4096))
     why = "greyscale images (hue and saturation leave them unchanged)"
     return {t: why for t in TASKS if TASKS[t].op in ("hue", "saturation")} if grey else {}
 

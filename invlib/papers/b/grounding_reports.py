@@ -15,7 +15,7 @@ from .rrc import OVERFIT_GAP
 
 
 def figure_a2(x: torch.Tensor, grids=None):
-    """Fig. A2: one image under every grid at levels 0-9 (rows: grids, columns: levels; :func:`invlib.plots.mosaic`).
+    """Fig. A2: the first image of ``x`` (in [0, 1], or uint8 images, on disk too) under every grid at levels 0-9 (rows: grids, columns: levels; :func:`invlib.plots.mosaic`).
 
     Example
     -------
@@ -25,7 +25,8 @@ def figure_a2(x: torch.Tensor, grids=None):
     from ... import plots
 
     grids = list(similarity.GRIDS if grids is None else grids)
-    draw = lambda g, lv: similarity.transform_level(g, x[:1], lv, torch.Generator().manual_seed(lv))
+    first = x[:1] if x.dtype != torch.uint8 else x[:1].float() / 255  # images on disk are read as uint8
+    draw = lambda g, lv: similarity.transform_level(g, first, lv, torch.Generator().manual_seed(lv))
     rows = {g: torch.cat([draw(g, lv) for lv in range(10)]) for g in grids}
     return plots.mosaic(rows, col_titles=[str(lv) for lv in range(10)], size=(1.0, 1.05), fontsize=8, pad=0.2)
 
