@@ -15,7 +15,8 @@ from .rrc import OVERFIT_GAP
 
 
 def figure_a2(x: torch.Tensor, grids=None):
-    """Fig. A2: the first image of ``x`` (in [0, 1], or uint8 images, on disk too) under every grid at levels 0-9 (rows: grids, columns: levels; :func:`invlib.plots.mosaic`).
+    """Fig. A2: the first image of ``x`` (in [0, 1], or uint8 images, on disk too) under every grid at levels 0-9
+    (rows: grids, columns: levels; :func:`invlib.plots.mosaic`).
 
     Example
     -------
