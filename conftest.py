@@ -23,3 +23,21 @@ def _test_cache(tmp_path_factory):
             os.environ.pop(key, None)
         else:
             os.environ[key] = value
+
+
+# docstring examples that train or search for seconds: still run by `make test`, left out of `make test-fast`
+SLOW_DOCTESTS = {
+    "invlib.papers.d.contrastive.probe",
+    "invlib.papers.d.contrastive.untrained_accuracy",
+    "invlib.papers.d.contrastive.train_encoders",
+    "invlib.papers.b.authors_code.search",
+    "invlib.papers.b.grounding.invariance_table",
+    "invlib.papers.a.probes_reports.figure2",
+}
+
+
+def pytest_collection_modifyitems(config, items):
+    """Mark the docstring examples of :data:`SLOW_DOCTESTS` slow (``-m "not slow"`` skips them)."""
+    for item in items:
+        if item.name in SLOW_DOCTESTS:
+            item.add_marker(pytest.mark.slow)

@@ -314,6 +314,7 @@ def imagenet(tmp_path):
     return root
 
 
+@pytest.mark.slow  # a few seconds: make test runs it, make test-fast keeps under 2 minutes
 def test_imagenet_folder_labels_boxes_synsets(imagenet):
     ds = load("imagenet", root=imagenet, size=32)
     assert ds.classes == [DOG, CAT] and ds.synsets == ["dog.n.01", "cat.n.01"]  # sorted wnids

@@ -199,6 +199,7 @@ class SymResNet(nn.Module):
         return self.inner((x + x.flip(-1)) / 2)
 
 
+@pytest.mark.slow  # a few seconds: make test runs it, make test-fast keeps under 2 minutes
 def test_invariance_of_an_inner_conv_layer(tiny):
     _, fit_ds, eval_ds = tiny
     net = fit_head(SymResNet(), fit_ds)
@@ -397,6 +398,7 @@ def test_finetune_loss_on_crop_compares_with_the_centre_window():
     assert not torch.allclose(logits, net(x), atol=1e-3)
 
 
+@pytest.mark.slow  # a few seconds: make test runs it, make test-fast keeps under 2 minutes
 def test_finetune_trains_a_copy_and_caches_it(tiny, tmp_path):
     S = E.settings("smoke", ft_steps=2, ft_batch=16)
     net = models.create("small_resnet18", seed=0).eval()
