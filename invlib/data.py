@@ -283,16 +283,11 @@ def _resize(ds: Dataset, size: int) -> Dataset:
     out = torch.empty((n, c, size, size), dtype=torch.uint8)
     step = max(1, 2**26 // (c * max(h * w, size * size)))
     for i in range(0, n, step):
-        out[i : i + step] = _interpolate(ds.images[i : i + step], size)
+        out[i : i + step] = streaming.resize(ds.images[i : i + step], size)
     boxes = None
     if ds.boxes is not None:
         boxes = ds.boxes * torch.tensor([size / w, size / h, size / w, size / h])
     return Dataset(ds.name, ds.split, out, ds.labels, ds.classes, ds.synsets, boxes, ds.factors)
-
-
-def _interpolate(x: Tensor, size: int) -> Tensor:
-    """(B, C, h, w) uint8 -> (B, C, size, size) uint8, bilinear, antialiased (torch's fast uint8 path)."""
-    return torch.nn.functional.interpolate(x, size=(size, size), mode="bilinear", antialias=True)
 
 
 def _finish(ds: Dataset, n: int | None, seed: int) -> Dataset:
@@ -1188,7 +1183,7 @@ def _render_lighting(gray: Tensor, hue: Tensor, sat: Tensor, background: Tensor,
     mean, amplitude = LIGHTING_BACKGROUND
     for lo in range(0, len(gray), 1024):
         s = slice(lo, lo + 1024)
-        a = _interpolate(gray[s], size).float().div_(255)
+        a = streaming.resize(gray[s], size).float().div_(255)
         scene = _smooth(background[s] * 2 - 1, size).mul_(amplitude).add_(mean).clamp_(0, 1).mul_(1 - a)
         scene.add_(a * (_tint(hue[s], sat[s]) * LIGHTING_EXPOSURE))
         out[s] = scene.mul_(light[s, :, None, None] * 255).round_().clamp_(0, 255).to(torch.uint8)

@@ -76,6 +76,18 @@ def default_workers() -> int:
     return max(0, min(8, per_process - 2))
 
 
+def resize(x: Tensor, size: int) -> Tensor:
+    """``(B, C, h, w)`` uint8 -> ``(B, C, size, size)`` uint8, bilinear, antialiased (torch's fast uint8 path): the
+    book's one resize of stored images, in memory and as they are decoded.
+
+    Example
+    -------
+    >>> resize(torch.zeros(2, 3, 40, 30, dtype=torch.uint8), 16).shape
+    torch.Size([2, 3, 16, 16])
+    """
+    return torch.nn.functional.interpolate(x, size=(size, size), mode="bilinear", antialias=True)
+
+
 def decode(path: str | os.PathLike, size: int, decoder: str = "torchvision") -> tuple[Tensor, int, int]:
     """One image file -> ``(3, size, size)`` uint8 RGB (square, the aspect ratio not kept) and its original
     ``(width, height)``. The book's one decoder, for in-memory loads and streamed batches alike.
@@ -114,8 +126,7 @@ def decode(path: str | os.PathLike, size: int, decoder: str = "torchvision") -> 
             warnings.filterwarnings("ignore", "The image decoding and encoding", DeprecationWarning)
             img = decode_image(str(path), mode=ImageReadMode.RGB)
         h, w = img.shape[-2:]
-        small = torch.nn.functional.interpolate(img[None], size=(size, size), mode="bilinear", antialias=True)[0]
-        return small, w, h
+        return resize(img[None], size)[0], w, h
     raise ValueError(f"Unknown decoder {decoder!r}. Valid decoders: {', '.join(DECODERS)}.")
 
 
@@ -298,10 +309,7 @@ def batches(images, batch_size: int, order: Tensor | Sequence[int] | None = None
     rows = list(range(len(images))) if order is None else (
         order.tolist() if isinstance(order, Tensor) else [int(i) for i in order])
     chunks = [rows[i:i + batch_size] for i in range(0, n, batch_size)]
-    opts = loader_options(device, workers)
-    opts["num_workers"] = min(opts["num_workers"], len(chunks))
-    if opts["num_workers"] == 0:
-        opts = dict(num_workers=0, pin_memory=opts["pin_memory"])
+    opts = loader_options(device, min(default_workers() if workers is None else workers, len(chunks)))
     # a generator of its own: the loader draws its workers' seed from it, not from the global RNG that dropout and
     # learned augmentations draw from (reading from disk must not change a single draw of training)
     loader = torch.utils.data.DataLoader(_Decoded(images), batch_sampler=chunks, generator=torch.Generator(), **opts)

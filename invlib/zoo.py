@@ -424,7 +424,7 @@ def _lock(file: Path):
     except ImportError:  # pragma: no cover - Windows
         yield
         return
-    if int(os.environ.get("WORLD_SIZE", "1")) > 1:  # torchrun: the ranks train together, in step; a lock held by
+    if world_rank()[1] > 1:  # torchrun: the ranks train together, in step; a lock held by
         yield  # one rank would leave the others waiting for it inside DDP's first collective
         return
     file.parent.mkdir(parents=True, exist_ok=True)

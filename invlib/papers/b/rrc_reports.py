@@ -111,7 +111,7 @@ def record_b1_claims(run, S: Settings, ev: Evaluation, iou: pd.DataFrame, hurt: 
     """The scoreboard rows of chapter B1, each verdict computed from this run's numbers."""
     ran = set(ev.preds)  # -p methods=... may run a subset: a claim about a method not run is not measurable
     gain = {m: ev.accuracy(m).mean() - ev.accuracy(NONE).mean() if m in ran else float("nan")
-            for m in (*crops.METHODS, *ran)}
+            for m in crops.METHODS}
     run.log("top1", {NAMES[m]: float(ev.accuracy(m).mean()) for m in ev.preds},
             paper={NAMES[m]: v for m, v in PAPER_TOP1.items()})
     t, ts, rscc, fsrc = "translate", "translate_random_size_center_crop", "random_size_center_crop", \
