@@ -65,6 +65,10 @@ def test_image_files_index_like_a_tensor_and_cut_without_decoding(folder):
         files[0:2, :, :4]
     with pytest.raises(ValueError, match="Valid decoders: torchvision, pil"):
         ImageFiles(files.paths, 24, decoder="cv2")
+    with pytest.raises(ValueError, match="margin is the side of the black canvas"):
+        files.with_margin(0.5)
+    with pytest.raises(ValueError, match="before adding a margin"):
+        data._resize(data.Dataset("folder", "train", files.with_margin(1.5), disk.labels, disk.classes), 32)
 
 
 @pytest.mark.parametrize("workers", [0, 2])
@@ -218,6 +222,11 @@ def test_a_learned_augmentation_trains_on_disk_as_in_memory(folder):
 
 
 # ------------------------------------------------------------------------------ paper scale, reduced, end to end
+def test_write_imagenet_folder_rejects_bad_sides(tmp_path):
+    with pytest.raises(ValueError, match="16 <= low <= high"):
+        data.write_imagenet_folder(tmp_path, sides=(300, 64))
+
+
 @pytest.mark.slow
 def test_write_imagenet_folder_gives_varied_jpegs_with_ilsvrc_boxes(tmp_path):
     root = data.write_imagenet_folder(tmp_path / "imagenet", train_per_class=3, test_per_class=2, sides=(64, 300))
