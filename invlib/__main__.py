@@ -141,8 +141,8 @@ def main(argv: list[str] | None = None) -> int:
     p_book.add_argument("-p", "--param", action="append", metavar="KEY=VALUE",
                         help="notebook parameter override, e.g. -p dataset=cifar10 (repeatable)")
     p_book.add_argument("--no-site", action="store_true", help="execute the notebooks but skip jupyter-book")
-    p_book.add_argument("--jobs", type=int, help="chapters run at once, each with cpu_count/jobs threads (default: 2 "
-                        "on smoke/cpu with >= 2 cores, else 1; see invlib.book.default_jobs)")
+    p_book.add_argument("--jobs", type=int, help="chapters run at once, each on INVLIB_THREADS threads (1; default: cpu_count/threads "
+                        "on smoke/cpu, else 1; the numbers do not depend on it; see invlib.book.default_jobs)")
     p_book.add_argument("--list", action="store_true", help="list the chapters and their parameters, run nothing")
     p_book.add_argument("--book-dir", default=str(REPO), metavar="DIR",
                         help="the book's folder: _config.yml, _toc.yml, book/, notebooks/ (default: this repository;"

@@ -75,7 +75,26 @@ AFTER = {
     "s1_measures_agree": ("b1_rrc_decomposition", "b3_invariance_vs_magnitude", "b6_augerino_real_data",
                           "b7_variation_in_the_data"),  # their models
 }
-ZOO_BUDGET = {"cpu": 300}  # seconds to train the whole model zoo (``python -m invlib zoo train``), cold cache
+ZOO_BUDGET = {"cpu": 300}
+# Every chapter computes on this many CPU threads, alone or beside others, so that one commit writes the same numbers
+# on one machine whatever the parallelism: float sums split across threads differ in their last bits, and a trained
+# model with them (D2 at cpu: InstaAug 49.8 % on one thread against 55.8 % on two). The runner parallelises by
+# processes instead (:func:`default_jobs`). ``$INVLIB_THREADS`` changes it for a machine of one's own.
+THREADS_ENV = "INVLIB_THREADS"
+
+
+def chapter_threads() -> int:
+    """CPU threads of every chapter's kernel: ``$INVLIB_THREADS``, default 1.
+
+    Example
+    -------
+    >>> chapter_threads()
+    1
+    """
+    value = os.environ.get(THREADS_ENV, "1")
+    if not value.isdigit() or int(value) < 1:
+        raise ValueError(f"${THREADS_ENV} is the CPU threads of each chapter, a whole number >= 1; got {value!r}")
+    return int(value)  # seconds to train the whole model zoo (``python -m invlib zoo train``), cold cache
 
 
 class NotebookError(RuntimeError):
@@ -225,7 +244,8 @@ def execute(name: str, profile: str, overrides: dict | None = None, root: str | 
             threads: int | None = None) -> Chapter:
     """Execute one chapter with papermill and write ``book/_generated/<name>.ipynb``.
 
-    ``threads``: CPU threads of the chapter's kernel (``OMP_NUM_THREADS``); None keeps torch's default.
+    ``threads``: CPU threads of the chapter's kernel (``OMP_NUM_THREADS``); None: :func:`chapter_threads` (1), so
+    a chapter run alone computes exactly what it computes inside a parallel build.
 
     Example
     -------
@@ -246,7 +266,7 @@ def execute(name: str, profile: str, overrides: dict | None = None, root: str | 
     failed.unlink(missing_ok=True)
     t0, started = time.perf_counter(), time.time()
     try:
-        with _kernel_env(root, name, threads):
+        with _kernel_env(root, name, threads or chapter_threads()):
             nb = pm.execute_notebook(nb, str(running), parameters=params, kernel_name="python3", cwd=str(root),
                                      progress_bar=False, language="python",
                                      extra_arguments=["--IPKernelApp.log_level=ERROR"])
@@ -398,9 +418,9 @@ def build(profile: str | Profile = "cpu", only: list[str] | None = None, params:
         root: the book's folder (``_config.yml``, ``_toc.yml``, ``book/``, ``notebooks/``).
         site: run Jupyter Book after the notebooks.
         progress: a ticking seconds counter while a chapter runs (default: when stdout is a terminal).
-        jobs: chapters executed at once, each in its own process with ``cpu_count // jobs`` threads, in the
+        jobs: chapters executed at once, each in its own process on :func:`chapter_threads` threads, in the
             order of :data:`AFTER` (see :func:`default_jobs` for what was measured); never more than the
-            selected chapters, so one chapter alone runs here on every core.
+            selected chapters. The numbers do not depend on it.
 
     Example
     -------
@@ -424,7 +444,7 @@ def build(profile: str | Profile = "cpu", only: list[str] | None = None, params:
     check_type("jobs", jobs, int)
     if jobs < 1:
         raise ValueError(f"jobs must be >= 1, got {jobs}")
-    jobs = min(jobs, len(selected))  # one chapter alone gets every core (bench_threads: 1.15-1.9x one thread)
+    jobs = min(jobs, len(selected))
     t0 = time.perf_counter()
     done = {}
     if jobs == 1:
@@ -454,8 +474,9 @@ def build(profile: str | Profile = "cpu", only: list[str] | None = None, params:
 
 
 def default_jobs(profile: str) -> int:
-    """Chapters to run at once by default: 2 on a machine with at least 2 cores for the CPU profiles (smoke,
-    cpu), 1 for gpu and paper (chapters there share one GPU).
+    """Chapters to run at once by default: on the CPU profiles (smoke, cpu) one per :func:`chapter_threads` cores
+    (2 on 2 cores, 8 on 8), so every core works and every chapter computes on the same threads; 1 for gpu and
+    paper (chapters there share one GPU).
 
     Measured on 2 cores (AMD EPYC, AVX2): ``benchmarks/bench_threads.py`` (small_resnet18 training, batch 128)
     gives two one-thread processes 1.04x the images/s of one two-thread process on an idle machine, and 2.37x
@@ -468,17 +489,17 @@ def default_jobs(profile: str) -> int:
     >>> default_jobs("gpu")
     1
     """
-    return min(2, os.cpu_count() or 1) if profile in ("smoke", "cpu") else 1
+    return max(1, (os.cpu_count() or 1) // chapter_threads()) if profile in ("smoke", "cpu") else 1
 
 
 def _execute_parallel(names: list[str], profile: str, params: dict, root: Path, jobs: int, echo) -> dict:
-    """Execute ``names`` ``jobs`` at a time, each in a fresh process with ``cpu_count // jobs`` threads; a chapter
+    """Execute ``names`` ``jobs`` at a time, each in a fresh process on :func:`chapter_threads` threads; a chapter
     starts once the selected chapters it comes :data:`AFTER` have finished. Returns ``{name: Chapter}``; the first
     failure cancels the chapters not yet started and is raised."""
     import multiprocessing
     from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
 
-    threads = max(1, (os.cpu_count() or 1) // jobs)
+    threads = chapter_threads()
     pending, running, done = list(names), {}, {}
     position = {n: i for i, n in enumerate(toc_notebooks(root), 1)}
     with ProcessPoolExecutor(jobs, mp_context=multiprocessing.get_context("spawn")) as pool:

@@ -7,8 +7,9 @@ numbers by a stated criterion), shows :meth:`Run.table` ("paper vs this run") an
 :func:`scoreboard` gathers the claims of every saved run: the book's "Reproduction scoreboard" page. The JSON file holds
 the metrics, the paper's values, the parameters, the environment (torch version, device) and the seconds
 the run took, so runs on different machines and profiles can be compared without re-executing anything.
-A claim's criterion is often one of a few shapes, shared here: :func:`share_passes` (a share of comparisons
-passes), :func:`mean_se` and :func:`beyond_se` (a mean beyond ``k`` standard errors).
+Every claim's verdict comes from one decision function, :func:`decide` (:mod:`invlib.verdicts`, re-exported
+here with its intervals): the claim's effect per replicate against a boundary or margin declared before the run;
+the :class:`Evidence` (estimate, interval, n, unit, margin) is stored with the claim.
 
 The folder is ``$INVLIB_RESULTS`` if set (the book runner sets it), else ``results/`` in the repository.
 """
@@ -30,22 +31,12 @@ import torch
 
 from .profiles import Profile, get_profile
 from .utils import REPO, atomic_save, check_choice
+from .verdicts import (  # noqa: F401  (the decision function and its intervals, used through results.*)
+    INCONCLUSIVE, LEVEL, NOT_MEASURABLE, NOT_REPRODUCED, PARTLY, REPRODUCED, VERDICTS, Evidence, Interval,
+    bootstrap_interval, decide, decide_parts, exact, mantel, not_measurable, paired, phrase, rate_difference_interval,
+    rho_interval, share_interval, t_interval)
 
-VERDICTS = ("reproduced", "partly", "not reproduced", "not measurable at this profile")
 PAPERS = {"a": "A", "b": "B", "c": "C", "d": "D", "e": "E"}  # a chapter's first letter names its paper
-
-
-def verdict(reproduced: bool, partly: bool = False, measurable: bool = True) -> str:
-    """The verdict of a claim from the outcome of its criterion (see :data:`VERDICTS`).
-
-    Example
-    -------
-    >>> verdict(True), verdict(False, partly=True), verdict(False), verdict(True, measurable=False)
-    ('reproduced', 'partly', 'not reproduced', 'not measurable at this profile')
-    """
-    if not measurable:
-        return VERDICTS[3]
-    return VERDICTS[0] if reproduced else VERDICTS[1] if partly else VERDICTS[2]
 
 
 def results_dir(profile: str) -> Path:
@@ -163,37 +154,37 @@ class Run:
         if note:
             self.notes[key] = note
 
-    def claim(self, cid: str, claim: str, paper, ours, criterion: str, reproduced: bool, partly: bool = False,
-              measurable: bool = True) -> str:
+    def claim(self, cid: str, claim: str, paper, ours, criterion: str, evidence: Evidence) -> str:
         """Record one claim of the paper, tested by this run, and return its verdict.
 
         Args:
             cid: short id, unique in the chapter, e.g. ``"fig3/augnet_rotation"``.
             claim: the claim in one sentence.
             paper: the paper's number (or text); ours: this run's.
-            criterion: the test in words, e.g. ``"rotate weight >= 0.8 and |range - pi/4| <= 0.15 rad"``.
-            reproduced, partly: the outcome of that test, computed from this run's numbers.
-            measurable: False when this profile cannot test the claim (say why in ``criterion``).
+            criterion: the test in words, e.g. ``"RRC's paired gain over none > 0, 95 % t-interval over seeds"``.
+            evidence: what :func:`decide` (or :func:`decide_parts`, :func:`not_measurable`) made of this run's
+                numbers; its verdict is the claim's, and it is stored with the claim.
 
         Example
         -------
         >>> run = Run("smoke", name="demo")
-        >>> run.claim("t1", "Accuracy above 90 %.", paper=0.93, ours=0.71, criterion="ours >= 0.9",
-        ...           reproduced=0.71 >= 0.9, partly=0.71 >= 0.7)
-        'partly'
+        >>> ev = decide([1.2, 0.8, 1.1], reason="any gain", unit="seed")
+        >>> run.claim("t1", "RRC helps.", paper=4.4, ours=1.03, criterion="paired gain > 0", evidence=ev)
+        'reproduced'
+        >>> run.claims["t1"]["evidence"]["n"], run.claims["t1"]["interval"]
+        (3, '+1.03 [+0.516, +1.55], 3 seeds; > 0')
         """
         if not isinstance(cid, str) or not cid:
             raise ValueError(f"claim id must be a non-empty string, got {cid!r}")
-        for name, value in dict(reproduced=reproduced, partly=partly, measurable=measurable).items():
-            if not isinstance(value, (bool, np.bool_)):
-                raise TypeError(f"{name} must be a bool computed from this run's numbers, got {value!r}")
-        result = verdict(bool(reproduced), bool(partly), bool(measurable))
+        if not isinstance(evidence, Evidence):
+            raise TypeError(f"claim {cid!r}: evidence must come from results.decide (or decide_parts, "
+                            f"not_measurable), got {type(evidence).__name__}")
         self.claims[cid] = dict(id=cid, claim=claim, paper=_plain(paper), ours=_plain(ours), criterion=criterion,
-                                verdict=result)
-        return result
+                                verdict=evidence.verdict, interval=evidence.text(), evidence=evidence.to_dict())
+        return evidence.verdict
 
     def claims_table(self):
-        """A pandas DataFrame of the recorded claims: ``claim | paper | this run | criterion | verdict``."""
+        """A pandas DataFrame of the recorded claims: ``claim | paper | this run | interval | criterion | verdict``."""
         return _claims_frame(list(self.claims.values()))
 
     def table(self, only_paper: bool = True):
@@ -243,12 +234,14 @@ def load(notebook: str, profile: str = "cpu") -> dict:
 def scoreboard(profile: str | None = None) -> list[dict]:
     """Every claim of every saved run, for the "Reproduction scoreboard" page: one dict per claim with
     ``paper`` (A–E), ``chapter``, ``profile``, ``date`` (of the run), and the claim's ``id``, ``claim``,
-    ``paper_value``, ``ours``, ``criterion``, ``verdict``. ``profile=None`` reads every profile's folder.
+    ``paper_value``, ``ours``, ``criterion``, ``verdict``, ``interval`` (the evidence in words) and ``evidence``
+    (the dict :meth:`Evidence.to_dict` stored). ``profile=None`` reads every profile's folder.
 
     Example
     -------
     >>> run = Run("smoke", name="e9_demo")
-    >>> _ = run.claim("x", "A claim.", paper=1.0, ours=0.5, criterion="ours >= 0.9", reproduced=False)
+    >>> ev = decide(exact(0.5), boundary=0.9, reason="the paper's level", unit="deterministic", n_min=1)
+    >>> _ = run.claim("x", "A claim.", paper=1.0, ours=0.5, criterion="ours >= 0.9", evidence=ev)
     >>> _ = run.save()
     >>> [(r["paper"], r["chapter"], r["verdict"]) for r in scoreboard("smoke") if r["chapter"] == "e9_demo"]
     [('E', 'e9_demo', 'not reproduced')]
@@ -264,7 +257,8 @@ def scoreboard(profile: str | None = None) -> list[dict]:
                                  profile=record.get("profile", folder.name),
                                  date=str(record.get("finished", ""))[:10], id=c["id"], claim=c["claim"],
                                  paper_value=c["paper"], ours=c["ours"], criterion=c["criterion"],
-                                 verdict=c["verdict"]))
+                                 verdict=c["verdict"], interval=c.get("interval", "—"),
+                                 evidence=c.get("evidence")))
     return rows
 
 
@@ -327,29 +321,6 @@ def mean_se(values) -> tuple[float, float]:
     return mean, se
 
 
-def beyond_se(mean, se, k: float = 2) -> bool:
-    """Whether ``mean`` is above ``k`` standard errors: ``mean > k * se``, the criterion "a gain beyond the
-    noise of the seeds" (one-sided; pass ``-mean`` for a drop). A NaN or None mean or standard error is False.
-
-    Args:
-        mean, se: floats (or 0-d tensors / numpy numbers), e.g. from :func:`mean_se`.
-        k: how many standard errors.
-
-    Example
-    -------
-    >>> beyond_se(*mean_se([0.3, 0.4, 0.5]))
-    True
-    >>> beyond_se(0.1, 0.06), beyond_se(0.1, 0.06, k=1), beyond_se(0.5, float("nan"))
-    (False, True, False)
-    """
-    if mean is None or se is None:
-        return False
-    mean, se = float(mean), float(se)
-    if math.isnan(mean) or math.isnan(se):
-        return False
-    return mean > k * se
-
-
 def text(value, spec: str = "") -> str:
     """A number the prose quotes, formatted with ``spec``, or ``"n/a"`` where it was not measured (None or NaN):
     for ``{glue:md}`` where a profile may leave a number out.
@@ -402,9 +373,10 @@ def _profile_names() -> list[str]:
 def _claims_frame(claims: list[dict]):
     import pandas as pd
 
+    columns = ["claim", "paper", "this run", "interval", "criterion", "verdict"]
     rows = [{"claim": c["claim"], "paper": _short(c["paper"]), "this run": _short(c["ours"]),
-             "criterion": c["criterion"], "verdict": c["verdict"]} for c in claims]
-    return pd.DataFrame(rows, columns=["claim", "paper", "this run", "criterion", "verdict"], dtype=object)
+             "interval": c.get("interval", "—"), "criterion": c["criterion"], "verdict": c["verdict"]} for c in claims]
+    return pd.DataFrame(rows, columns=columns, dtype=object)
 
 
 def _short(value):

@@ -1,0 +1,28 @@
+"""Paper D's boundaries, declared once before any run: the same statement of the paper is judged with the same
+smallest effect that matters in every chapter that tests it (D2, D4 and D5 used to judge "the crops depend on the
+input" with 0.05 and 0.1 nats, "the crop size follows the object" with rho 0.2 and 0.3, "the entropy stays in its
+band" with 70 % and 80 %). Each entry is ``(boundary, reason)``; a chapter passes both to
+:func:`invlib.results.decide`.
+
+Example
+-------
+>>> boundary, reason = INPUT_DEPENDENT_KL
+>>> boundary
+0.05
+"""
+
+# "The crop distribution depends on the input": mean KL(p(tau|x) || mean_x p(tau|x)) in nats. An input-free module
+# has 0; 0.05 nats is the smallest difference between two images' crop distributions that a sample of a few dozen
+# crops per image can show, so a module below it behaves as an input-free one for training.
+INPUT_DEPENDENT_KL = (0.05, "0.05 nats: below it two images' crop distributions are not told apart by the few "
+                            "dozen crops per image training draws; an input-free module has 0")
+
+# "The expected crop size grows with the object's size": Spearman rho over test scenes. 0.2 is a weak but real
+# monotone relation (a quarter of the way from none to the relation the paper's Fig. 8 shows).
+SIZE_FOLLOWS_OBJECT_RHO = (0.2, "rho 0.2: a weak but real monotone relation between object and crop size; 0 is "
+                                "an input-free module")
+
+# "The dynamic lambda keeps the entropy inside its band": the share of the band checks in the last 30 % of training
+# that fall inside the band. Half of them inside is what a controller that only oscillates around an edge gives.
+ENTROPY_IN_BAND_SHARE = (0.5, "half the checks: a controller that only oscillates around one edge of the band "
+                              "keeps about half of them inside")

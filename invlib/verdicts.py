@@ -1,0 +1,516 @@
+"""Verdicts decided by intervals: the one decision function every claim of the book goes through.
+
+A claim declares, in code and before the run, its **effect** (a number per replicate: a seed where the claim is
+about what training does, paired where the design pairs; evaluation items only for a claim about one given
+model), the paper's **direction** (``"greater"``, ``"less"`` or ``"equivalent"``), a **boundary** the effect must
+clear (the smallest effect that matters, with its reason) or, for "unchanged", "slightly" and "the same as the
+authors' code", an equivalence **margin**, its **unit** of replication and ``n_min`` (3 where the claim is about
+training; 1 for deterministic checks). :func:`decide` turns that into :class:`Evidence` with one of the verdicts:
+
+- **reproduced**: the 95 % interval clears the boundary on the paper's side (equivalence: the 90 % interval lies
+  inside ``boundary +- margin``, a two one-sided test);
+- **not reproduced**: the 95 % interval lies wholly on the other side (equivalence: the 90 % interval lies wholly
+  outside the margin);
+- **inconclusive at this budget**: anything else, or fewer replicates than ``n_min``; the evidence says how many
+  replicates would decide it at the observed spread (:attr:`Evidence.n_needed`);
+- **partly**: only from :func:`decide_parts`, for a claim of several parts that are all decisive and split;
+- **not measurable at this profile**: :func:`not_measurable`, only where the profile structurally cannot test
+  the claim (no boxes, no synsets, no such model).
+
+A rerun can turn a decisive verdict into the opposite one only if the interval moves by more than its own width:
+with the true effect exactly at the boundary each decisive verdict has probability 2.5 % (5 % for equivalence),
+so two reruns disagree decisively in well under 1 % of cases (``tests/test_verdicts.py`` simulates it).
+
+Intervals come from ``scipy.stats``: a t-interval over replicates (:func:`t_interval`), a Wilson interval for a
+share (:func:`share_interval`), Newcombe's interval for the difference of two rates built from two Wilson
+intervals (:func:`rate_difference_interval`), a Fisher-z interval for a Spearman correlation or a bootstrap over
+clusters of models (:func:`rho_interval`), a bootstrap over evaluation items (:func:`bootstrap_interval`), a
+Mantel permutation test for two class-by-class matrices (:func:`mantel`) and an exact "interval" for
+deterministic checks (:func:`exact`).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+from collections.abc import Callable, Mapping, Sequence
+
+import numpy as np
+
+REPRODUCED, PARTLY, NOT_REPRODUCED = "reproduced", "partly", "not reproduced"
+INCONCLUSIVE, NOT_MEASURABLE = "inconclusive at this budget", "not measurable at this profile"
+VERDICTS = (REPRODUCED, PARTLY, NOT_REPRODUCED, INCONCLUSIVE, NOT_MEASURABLE)
+DIRECTIONS = ("greater", "less", "equivalent")
+LEVEL = {"greater": 0.95, "less": 0.95, "equivalent": 0.90}  # the interval each kind of claim is decided with
+UNITS = ("seed", "model", "image", "scene", "class", "class pair", "draw", "run", "deterministic")
+
+
+@dataclasses.dataclass(frozen=True)
+class Interval:
+    """An estimate with its confidence interval: ``lo <= estimate <= hi`` at ``level``, from ``n`` replicates.
+
+    ``spread`` is what one more replicate would shrink (the standard deviation of the replicates for a
+    t-interval); NaN where the method has none.
+
+    Example
+    -------
+    >>> Interval(0.4, 0.1, 0.7, 3, 0.95, "t").half_width
+    0.3
+    """
+
+    estimate: float
+    lo: float
+    hi: float
+    n: int
+    level: float
+    method: str
+
+    @property
+    def half_width(self) -> float:
+        return round((self.hi - self.lo) / 2, 12)
+
+
+@dataclasses.dataclass(frozen=True)
+class Evidence:
+    """What a claim's verdict rests on; stored with the claim in the chapter's JSON (:meth:`to_dict`).
+
+    Attributes
+    ----------
+    verdict:     one of :data:`VERDICTS`
+    estimate, lo, hi, level, method, n:  the interval (NaN where there is none)
+    unit:        what a replicate is (:data:`UNITS`)
+    direction, boundary, margin:  the declared test; ``margin`` is the equivalence margin (0 otherwise)
+    reason:      why that boundary or margin, in words
+    n_min:       the replicates the claim needs before it can be decisive
+    n_needed:    replicates that would decide an inconclusive claim at the observed spread (None: unknown)
+    parts:       the parts of a claim of several parts (:func:`decide_parts`), by name
+    """
+
+    verdict: str
+    estimate: float
+    lo: float
+    hi: float
+    n: int
+    unit: str
+    direction: str
+    boundary: float
+    margin: float
+    reason: str
+    n_min: int
+    level: float
+    method: str
+    n_needed: int | None = None
+    parts: tuple[tuple[str, Evidence], ...] = ()
+
+    @property
+    def decisive(self) -> bool:
+        return self.verdict in (REPRODUCED, NOT_REPRODUCED)
+
+    def text(self) -> str:
+        """The interval in a few words for a table cell, e.g. ``"+2.10 [+0.40, +3.80], 3 seeds; > 0"``.
+
+        Example
+        -------
+        >>> decide([1.0, 2.0, 3.0], direction="greater", reason="a gain", unit="seed").text()
+        '+2 [-0.484, +4.48], 3 seeds; > 0; 5 seeds would decide'
+        """
+        if self.verdict == NOT_MEASURABLE:
+            return "—"
+        if self.parts:
+            return "; ".join(f"{name}: {ev.verdict}" for name, ev in self.parts)
+        unit = self.unit if self.n == 1 or self.unit in ("deterministic",) else _plural(self.unit)
+        if self.unit == "deterministic":
+            core = f"{_num(self.estimate)} (deterministic)"
+        elif math.isnan(self.lo):
+            core = f"{_num(self.estimate)}, {self.n} {unit}"
+        else:
+            core = f"{_num(self.estimate)} [{_num(self.lo)}, {_num(self.hi)}], {self.n} {unit}"
+        test = {"greater": f"> {_num(self.boundary, sign=False)}", "less": f"< {_num(self.boundary, sign=False)}",
+                "equivalent": f"within {_num(self.boundary, sign=False)} ± {_num(self.margin, sign=False)}"}
+        out = f"{core}; {test[self.direction]}"
+        if self.verdict == INCONCLUSIVE:
+            if self.n < self.n_min:
+                out += f"; needs >= {self.n_min} {_plural(self.unit)}"
+            elif self.n_needed:
+                out += f"; {self.n_needed} {_plural(self.unit)} would decide"
+        return out
+
+    def to_dict(self) -> dict:
+        d = {f.name: getattr(self, f.name) for f in dataclasses.fields(self) if f.name != "parts"}
+        d = {k: (None if isinstance(v, float) and not math.isfinite(v) else v) for k, v in d.items()}
+        if self.parts:
+            d["parts"] = {name: ev.to_dict() for name, ev in self.parts}
+        return d
+
+
+# --- intervals ------------------------------------------------------------------------------------------------
+
+def t_interval(values, level: float = 0.95) -> Interval:
+    """The mean of ``values`` (one per replicate) with its Student-t interval (n - 1 degrees of freedom).
+
+    Fewer than 2 values, or a NaN among them, give NaN bounds.
+
+    Example
+    -------
+    >>> iv = t_interval([1.0, 2.0, 3.0])
+    >>> round(iv.estimate, 3), round(iv.lo, 3), round(iv.hi, 3), iv.n
+    (2.0, -0.484, 4.484, 3)
+    """
+    from scipy import stats
+
+    x = _floats(values)
+    n = x.size
+    mean = float(x.mean()) if n else math.nan
+    if n < 2 or not np.isfinite(x).all():
+        return Interval(mean, math.nan, math.nan, n, level, "t")
+    sd = float(x.std(ddof=1))
+    if sd == 0:
+        return Interval(mean, mean, mean, n, level, "t")
+    lo, hi = stats.t.interval(level, n - 1, loc=mean, scale=sd / math.sqrt(n))
+    return Interval(mean, float(lo), float(hi), n, level, "t")
+
+
+def exact(value) -> Interval:
+    """A deterministic number: the interval is the value itself (a fixed-input check, an analytic quantity).
+
+    Example
+    -------
+    >>> exact(0.25)
+    Interval(estimate=0.25, lo=0.25, hi=0.25, n=1, level=1.0, method='exact')
+    """
+    v = float(value)
+    return Interval(v, v, v, 1, 1.0, "exact")
+
+
+def share_interval(k: int, n: int, level: float = 0.95) -> Interval:
+    """A share ``k / n`` with its Wilson score interval (``scipy.stats.binomtest``).
+
+    Example
+    -------
+    >>> iv = share_interval(9, 10)
+    >>> round(iv.estimate, 2), round(iv.lo, 3), round(iv.hi, 3)
+    (0.9, 0.596, 0.982)
+    """
+    from scipy import stats
+
+    k, n = int(k), int(n)
+    if n <= 0:
+        return Interval(math.nan, math.nan, math.nan, 0, level, "wilson")
+    ci = stats.binomtest(k, n).proportion_ci(confidence_level=level, method="wilson")
+    return Interval(k / n, float(ci.low), float(ci.high), n, level, "wilson")
+
+
+def rate_difference_interval(k1: int, n1: int, k2: int, n2: int, level: float = 0.95) -> Interval:
+    """``k1/n1 - k2/n2`` with Newcombe's hybrid score interval, built from the two Wilson intervals.
+
+    Example
+    -------
+    >>> iv = rate_difference_interval(5, 6, 1, 6)
+    >>> round(iv.estimate, 3), round(iv.lo, 3), round(iv.hi, 3)
+    (0.667, 0.105, 0.86)
+    """
+    a, b = share_interval(k1, n1, level), share_interval(k2, n2, level)
+    d = a.estimate - b.estimate
+    lo = d - math.hypot(a.estimate - a.lo, b.hi - b.estimate)
+    hi = d + math.hypot(a.hi - a.estimate, b.estimate - b.lo)
+    return Interval(d, lo, hi, min(int(n1), int(n2)), level, "newcombe")
+
+
+def rho_interval(x, y, level: float = 0.95, groups=None, seed: int = 0, resamples: int = 2000) -> Interval:
+    """Spearman's rho between ``x`` and ``y`` (one value per model) with an interval.
+
+    Without ``groups``: Fisher's z with the Bonett-Wright standard error ``sqrt((1 + rho^2 / 2) / (n - 3))``.
+    With ``groups`` (e.g. the variant each model is a seed of), a percentile bootstrap that resamples whole
+    groups, so models that share everything but the seed are not counted as independent evidence.
+
+    Example
+    -------
+    >>> iv = rho_interval([1, 2, 3, 4, 5, 6, 7, 8], [2, 1, 4, 3, 6, 5, 8, 7])
+    >>> round(iv.estimate, 3), round(iv.lo, 2), round(iv.hi, 2), iv.method
+    (0.905, 0.43, 0.99, 'fisher-z')
+    """
+    from scipy import stats
+
+    x, y = _floats(x), _floats(y)
+    if x.shape != y.shape:
+        raise ValueError(f"rho_interval needs one x and one y per model, got {x.size} and {y.size}")
+    ok = np.isfinite(x) & np.isfinite(y)
+    x, y = x[ok], y[ok]
+    n = x.size
+    if n < 4 or np.ptp(x) == 0 or np.ptp(y) == 0:
+        return Interval(math.nan, math.nan, math.nan, n, level, "fisher-z")
+    rho = float(stats.spearmanr(x, y).statistic)
+    if groups is None:
+        z, se = math.atanh(min(max(rho, -0.999999), 0.999999)), math.sqrt((1 + rho**2 / 2) / (n - 3))
+        q = stats.norm.ppf(0.5 + level / 2)
+        return Interval(rho, math.tanh(z - q * se), math.tanh(z + q * se), n, level, "fisher-z")
+    labels = np.asarray(groups)[ok]
+    keys = np.unique(labels)
+    members = [np.flatnonzero(labels == k) for k in keys]
+
+    def statistic(pick):
+        rows = np.concatenate([members[int(i)] for i in pick])
+        if np.ptp(x[rows]) == 0 or np.ptp(y[rows]) == 0:
+            return 0.0
+        return stats.spearmanr(x[rows], y[rows]).statistic
+
+    boot = stats.bootstrap((np.arange(keys.size),), statistic, vectorized=False, confidence_level=level,
+                           n_resamples=resamples, method="percentile", rng=np.random.default_rng(seed))
+    return Interval(rho, float(boot.confidence_interval.low), float(boot.confidence_interval.high), len(keys),
+                    level, "cluster bootstrap")
+
+
+def bootstrap_interval(items, statistic: Callable = np.mean, level: float = 0.95, seed: int = 0,
+                       resamples: int = 2000, paired: bool = False) -> Interval:
+    """A percentile bootstrap over evaluation items (``scipy.stats.bootstrap``), for a claim about one given model.
+
+    Args:
+        items: ``(N,)`` values, one per item; or with ``paired=True`` a tuple of ``(N,)`` arrays resampled
+            together (``statistic`` then takes them all).
+        statistic: the estimate from the items (default the mean).
+
+    Example
+    -------
+    >>> iv = bootstrap_interval(np.r_[np.zeros(20), np.ones(80)])
+    >>> round(iv.estimate, 2), iv.lo > 0.7, iv.hi < 0.9
+    (0.8, True, True)
+    """
+    from scipy import stats
+
+    data = tuple(_floats(a) for a in items) if paired else (_floats(items),)
+    if data[0].size < 2:
+        est = float(statistic(*data)) if data[0].size else math.nan
+        return Interval(est, math.nan, math.nan, data[0].size, level, "bootstrap")
+    est = float(statistic(*data))
+    boot = stats.bootstrap(data, statistic, paired=paired, vectorized=False, confidence_level=level,
+                           n_resamples=resamples, method="percentile", rng=np.random.default_rng(seed))
+    ci = boot.confidence_interval
+    lo, hi = float(ci.low), float(ci.high)
+    if not (math.isfinite(lo) and math.isfinite(hi)):  # every resample the same
+        lo = hi = est
+    return Interval(est, lo, hi, data[0].size, level, "bootstrap")
+
+
+def mantel(a, b, permutations: int = 2000, seed: int = 0) -> tuple[float, float]:
+    """Spearman's rho between the off-diagonal entries of two symmetric ``(K, K)`` matrices and its one-sided
+    Mantel p-value (rows and columns of ``b`` permuted together, ``scipy.stats.permutation_test``): the test for
+    class-by-class matrices, whose ``K (K - 1) / 2`` pairs are not exchangeable.
+
+    Example
+    -------
+    >>> rng = np.random.default_rng(0); p = rng.random((8, 2)); d = np.abs(p[:, None] - p[None]).sum(-1)
+    >>> rho, pval = mantel(d, d + 0.01 * rng.random((8, 8)))
+    >>> rho > 0.9, pval < 0.01
+    (True, True)
+    """
+    from scipy import stats
+
+    a, b = np.asarray(a, dtype=float), np.asarray(b, dtype=float)
+    if a.shape != b.shape or a.ndim != 2 or a.shape[0] != a.shape[1]:
+        raise ValueError(f"mantel needs two square matrices of one shape, got {a.shape} and {b.shape}")
+    iu = np.triu_indices(a.shape[0], 1)
+    ok = np.isfinite(a[iu]) & np.isfinite(b[iu])
+
+    def statistic(order):
+        order = np.asarray(order, dtype=int)
+        bb = b[np.ix_(order, order)][iu]
+        return stats.spearmanr(a[iu][ok], bb[ok]).statistic
+
+    res = stats.permutation_test((np.arange(a.shape[0]),), statistic, permutation_type="pairings",
+                                 alternative="greater", n_resamples=permutations, vectorized=False,
+                                 rng=np.random.default_rng(seed))
+    return float(res.statistic), float(res.pvalue)
+
+
+# --- the decision ---------------------------------------------------------------------------------------------
+
+def decide(effect, *, direction: str = "greater", boundary: float = 0.0, margin: float | None = None,
+           reason: str, unit: str, n_min: int = 3) -> Evidence:
+    """The verdict of one claim from its effect, against the test it declared before the run.
+
+    Args:
+        effect: one number per replicate (a list or array; a t-interval is taken at the level the direction
+            needs), or an :class:`Interval` already made at ``LEVEL[direction]`` (:func:`rho_interval`,
+            :func:`share_interval`, :func:`bootstrap_interval`, :func:`exact`, ...).
+        direction: ``"greater"`` (the paper says the effect exceeds ``boundary``), ``"less"``, or
+            ``"equivalent"`` (the paper says it lies within ``boundary +- margin``).
+        boundary: what the effect must clear: the smallest effect that matters (often 0 for a sign).
+        margin: the equivalence margin (``direction="equivalent"`` only; > 0).
+        reason: why this boundary or margin, in words.
+        unit: what one replicate is (:data:`UNITS`): ``"seed"`` for what training does, ``"image"`` or
+            ``"class"`` for one given model, ``"deterministic"`` for fixed inputs.
+        n_min: replicates needed before the claim can be decisive (3 for training claims, 1 for deterministic).
+
+    Returns:
+        :class:`Evidence` (its ``verdict`` is the claim's).
+
+    Example
+    -------
+    >>> decide([2.1, 2.9, 2.5], reason="RRC's gain over none", unit="seed").verdict
+    'reproduced'
+    >>> decide([-2.1, -2.9, -2.5], reason="RRC's gain over none", unit="seed").verdict
+    'not reproduced'
+    >>> ev = decide([0.5, -0.2], reason="RRC's gain over none", unit="seed")
+    >>> ev.verdict, ev.n_min
+    ('inconclusive at this budget', 3)
+    >>> decide([0.01, 0.02, 0.0], direction="equivalent", margin=0.05, reason="unchanged", unit="seed").verdict
+    'reproduced'
+    >>> decide(exact(0.3), boundary=0.5, reason="a threshold", unit="deterministic", n_min=1).verdict
+    'not reproduced'
+    """
+    from .utils import check_choice
+
+    check_choice(direction, DIRECTIONS, "direction")
+    check_choice(unit, UNITS, "unit")
+    if not isinstance(reason, str) or not reason.strip():
+        raise ValueError("decide needs the reason for its boundary or margin (reason='...'), stated before the run")
+    if direction == "equivalent":
+        if margin is None or not margin > 0:
+            raise ValueError(f"an equivalence claim needs margin > 0, got {margin!r}")
+    elif margin is not None:
+        raise ValueError("margin is the equivalence margin: pass it only with direction='equivalent' (a "
+                         "directional claim states its smallest effect that matters as boundary=)")
+    if int(n_min) < 1:
+        raise ValueError(f"n_min must be >= 1, got {n_min}")
+    level = LEVEL[direction]
+    if isinstance(effect, Interval):
+        iv = effect
+        if iv.method != "exact" and abs(iv.level - level) > 1e-9:
+            raise ValueError(f"a {direction!r} claim is decided with a {level:.0%} interval; this one is at "
+                             f"{iv.level:.0%} (make it with level=verdicts.LEVEL[{direction!r}])")
+    else:
+        iv = t_interval(effect, level)
+    margin = float(margin or 0.0)
+    verdict = _verdict(iv, direction, float(boundary), margin, int(n_min))
+    needed = _n_needed(iv, direction, float(boundary), margin, int(n_min)) if verdict == INCONCLUSIVE else None
+    return Evidence(verdict, iv.estimate, iv.lo, iv.hi, iv.n, unit, direction, float(boundary), margin,
+                    reason.strip(), int(n_min), iv.level, iv.method, needed)
+
+
+def decide_parts(parts: Mapping[str, Evidence], reason: str = "every part must hold") -> Evidence:
+    """One verdict for a claim of several parts, each decided by :func:`decide`.
+
+    Reproduced if every part is; not reproduced if every part is not; partly if every part is decisive and they
+    split; inconclusive if a part is; not measurable if every part is. A conjunction whose parts are each tested at
+    their own level is an intersection-union test: it needs no multiplicity correction to say "reproduced".
+
+    Example
+    -------
+    >>> up = decide([1.0, 1.2, 1.1], reason="gain", unit="seed")
+    >>> down = decide([-1.0, -1.2, -1.1], reason="gain", unit="seed")
+    >>> decide_parts({"rotate": up, "shear": up}).verdict, decide_parts({"rotate": up, "shear": down}).verdict
+    ('reproduced', 'partly')
+    """
+    if not parts:
+        raise ValueError("decide_parts needs at least one part")
+    verdicts = [ev.verdict for ev in parts.values()]
+    measured = [v for v in verdicts if v != NOT_MEASURABLE]
+    if not measured:
+        verdict = NOT_MEASURABLE
+    elif INCONCLUSIVE in measured:
+        verdict = INCONCLUSIVE
+    elif all(v == REPRODUCED for v in measured):
+        verdict = REPRODUCED
+    elif all(v == NOT_REPRODUCED for v in measured):
+        verdict = NOT_REPRODUCED
+    else:
+        verdict = PARTLY
+    first = next(iter(parts.values()))
+    needed = [ev.n_needed for ev in parts.values() if ev.verdict == INCONCLUSIVE and ev.n_needed]
+    return Evidence(verdict, math.nan, math.nan, math.nan, min(ev.n for ev in parts.values()), first.unit,
+                    first.direction, math.nan, 0.0, reason, max(ev.n_min for ev in parts.values()), first.level,
+                    "parts", max(needed) if needed else None, tuple(parts.items()))
+
+
+def not_measurable(reason: str, unit: str = "deterministic") -> Evidence:
+    """The evidence of a claim this profile structurally cannot test (no boxes, no synsets, no such model).
+
+    Example
+    -------
+    >>> not_measurable("scenes have no WordNet synsets").verdict
+    'not measurable at this profile'
+    """
+    if not isinstance(reason, str) or not reason.strip():
+        raise ValueError("not_measurable needs the structural reason the profile cannot test the claim")
+    return Evidence(NOT_MEASURABLE, math.nan, math.nan, math.nan, 0, unit, "greater", math.nan, 0.0,
+                    reason.strip(), 1, math.nan, "none")
+
+
+def paired(a, b) -> np.ndarray:
+    """Per-replicate differences ``a - b`` of two paired sequences (the same seeds, the same order): the effect of
+    a paired design, whose interval is much narrower than that of two independent means.
+
+    Example
+    -------
+    >>> paired([70.1, 71.0, 69.5], [68.0, 69.2, 67.1]).round(2).tolist()
+    [2.1, 1.8, 2.4]
+    """
+    a, b = _floats(a), _floats(b)
+    if a.shape != b.shape:
+        raise ValueError(f"paired effects need the same replicates on both sides, got {a.size} and {b.size}")
+    return a - b
+
+
+def phrase(evidence: Evidence, **texts: str) -> str:
+    """The sentence the prose says for a verdict: ``texts`` keyed by ``reproduced``, ``not_reproduced``,
+    ``inconclusive``, ``partly``, ``not_measurable``; a missing key gets a neutral sentence from the evidence.
+
+    Example
+    -------
+    >>> ev = decide([1.0, 1.2, 1.1], reason="gain", unit="seed")
+    >>> phrase(ev, reproduced="RRC helps.", not_reproduced="RRC does not help.")
+    'RRC helps.'
+    >>> phrase(decide([1.0], reason="gain", unit="seed"), reproduced="RRC helps.")
+    'This run cannot decide it at its budget (+1, 1 seed; > 0; needs >= 3 seeds).'
+    """
+    key = evidence.verdict.split(" at ")[0].replace(" ", "_")
+    if key in texts:
+        return texts[key]
+    if evidence.verdict == INCONCLUSIVE:
+        return f"This run cannot decide it at its budget ({evidence.text()})."
+    if evidence.verdict == NOT_MEASURABLE:
+        return f"This profile cannot measure it ({evidence.reason})."
+    return f"Verdict: {evidence.verdict} ({evidence.text()})."
+
+
+def _verdict(iv: Interval, direction: str, b: float, margin: float, n_min: int) -> str:
+    if iv.n < n_min or not (math.isfinite(iv.lo) and math.isfinite(iv.hi)):
+        return INCONCLUSIVE
+    if direction == "greater":
+        return REPRODUCED if iv.lo > b else NOT_REPRODUCED if iv.hi < b else INCONCLUSIVE
+    if direction == "less":
+        return REPRODUCED if iv.hi < b else NOT_REPRODUCED if iv.lo > b else INCONCLUSIVE
+    if b - margin < iv.lo and iv.hi < b + margin:
+        return REPRODUCED
+    return NOT_REPRODUCED if iv.lo > b + margin or iv.hi < b - margin else INCONCLUSIVE
+
+
+def _n_needed(iv: Interval, direction: str, b: float, margin: float, n_min: int) -> int | None:
+    """Replicates at which the interval's half-width (shrinking as 1/sqrt(n)) would fit between the estimate and
+    the nearest edge it must clear; None where that cannot be said (one replicate, or the estimate on the edge)."""
+    h = iv.half_width
+    if iv.method not in ("t", "bootstrap", "wilson", "newcombe", "fisher-z", "cluster bootstrap") \
+            or not (math.isfinite(h) and h > 0 and math.isfinite(iv.estimate)):
+        return None
+    gap = abs(iv.estimate - b) if direction != "equivalent" else abs(margin - abs(iv.estimate - b))
+    if gap <= 0:
+        return None
+    return max(n_min, iv.n + 1, math.ceil(iv.n * (h / gap) ** 2))
+
+
+def _floats(values) -> np.ndarray:
+    if hasattr(values, "detach"):
+        values = values.detach().cpu().numpy()
+    if isinstance(values, (int, float, np.floating, np.integer)):
+        values = [values]
+    return np.asarray(values if not isinstance(values, Sequence) or len(values) else [], dtype=float).ravel()
+
+
+def _num(x: float, sign: bool = True) -> str:
+    if x is None or not math.isfinite(x):
+        return "n/a"
+    return f"{x:+.3g}" if sign else f"{x:.3g}"
+
+
+def _plural(unit: str) -> str:
+    return {"class": "classes", "deterministic": "checks", "draw": "draws"}.get(unit, unit + "s")
