@@ -75,9 +75,11 @@ def record_same_values(run, cid: str, claim: str, frame: pd.DataFrame, rec: dict
 
     ``frame`` has one row per number: ``key``, ``ours``, ``theirs``, ``difference`` (absolute), ``tolerance``,
     ``same`` (e.g. :func:`invlib.papers.b.authors_code.compare`); ``rec`` is their stored run (its ``commit`` and
-    ``date``), None when their code has not been run. Reproduced when every row is ``same``; not measurable when
-    ``rec`` is None or ``frame`` is empty. The text names how many keys differ and the largest difference. Also logs
-    ``<cid>/keys_differing`` and ``<cid>/largest_difference``. Returns the verdict.
+    ``date``), None when their code has not been run. The inputs are fixed, so the check is deterministic: the
+    effect is the largest difference in units of its key's tolerance, reproduced below 1 (every key within its
+    tolerance), not reproduced at or above it; not measurable when ``rec`` is None or ``frame`` is empty. The text
+    names how many keys differ and the largest difference. Also logs ``<cid>/keys_differing`` and
+    ``<cid>/largest_difference``. Returns the verdict.
 
     Example
     -------
@@ -87,52 +89,64 @@ def record_same_values(run, cid: str, claim: str, frame: pd.DataFrame, rec: dict
     ...                           tolerance=[0.1, 0.1], same=[True, False]))
     >>> record_same_values(run, "x/same", "Same numbers.", frame, {"commit": "a4facc0", "date": "2026-11-25"}, "0.1")
     'not reproduced'
-    >>> run.claims["x/same"]["ours"]
-    '1 of 2 keys differ; largest |ours - theirs| 0.5 at b (tolerance 0.1)'
+    >>> run.claims["x/same"]["ours"], run.claims["x/same"]["evidence"]["estimate"]
+    ('1 of 2 keys differ; largest |ours - theirs| 0.5 at b (tolerance 0.1)', 5.0)
     """
-    measurable = rec is not None and len(frame) > 0
-    if measurable:
-        differ = frame[~frame["same"].astype(bool)]
-        worst = frame.loc[frame["difference"].astype(float).fillna(math.inf).idxmax()]  # a missing number first
-        ours = (f"{len(differ)} of {len(frame)} keys differ; largest |ours - theirs| {worst['difference']:.3g} at "
-                f"{worst['key']} (tolerance {worst['tolerance']:.3g})")
-        where = f"authors' code (commit {str(rec.get('commit', '?'))[:7]}, run here {rec.get('date', '?')})"
-        run.log(f"{cid}/keys_differing", len(differ))
-        run.log(f"{cid}/largest_difference", float(worst["difference"]))
-    else:
-        ours, where = "not compared", "their code not run on these inputs"
-    run.claim(cid, claim, paper=where, ours=ours, criterion=criterion,
-              reproduced=bool(measurable and frame["same"].astype(bool).all()), measurable=measurable)
+    from .results import decide, exact, not_measurable
+
+    if rec is None or len(frame) == 0:
+        run.claim(cid, claim, paper="their code not run on these inputs", ours="not compared", criterion=criterion,
+                  evidence=not_measurable("the authors' code has no stored run on these inputs"))
+        return run.claims[cid]["verdict"]
+    differ = frame[~frame["same"].astype(bool)]
+    difference = frame["difference"].astype(float)
+    ratio = (difference / frame["tolerance"].astype(float)).mask(difference == 0, 0.0)
+    ratio = ratio.fillna(math.inf)  # a missing number (or a difference without a tolerance) counts first
+    worst = frame.loc[ratio.idxmax()]
+    ours = (f"{len(differ)} of {len(frame)} keys differ; largest |ours - theirs| {worst['difference']:.3g} at "
+            f"{worst['key']} (tolerance {worst['tolerance']:.3g})")
+    where = f"authors' code (commit {str(rec.get('commit', '?'))[:7]}, run here {rec.get('date', '?')})"
+    run.log(f"{cid}/keys_differing", len(differ))
+    run.log(f"{cid}/largest_difference", float(worst["difference"]))
+    worst_ratio = float(ratio.max()) if len(differ) else min(float(ratio.max()), 1.0 - 1e-9)
+    evidence = decide(exact(worst_ratio), direction="less", boundary=1.0, unit="deterministic", n_min=1,
+                      reason="each key's tolerance, stated with the key before the run (the largest difference in "
+                             "units of its tolerance must stay below 1)")
+    run.claim(cid, claim, paper=where, ours=ours, criterion=criterion, evidence=evidence)
     return run.claims[cid]["verdict"]
 
 
+# An equal success rate with the authors' code: the two rates may differ by at most this share of the runs.
+SAME_RATE_MARGIN = 0.25
+SAME_RATE_REASON = ("a quarter of the runs: an implementation that succeeds in a quarter more (or fewer) of the seeds "
+                    "than the authors' code is a difference a reader would act on")
+
+
 def same_rate_p(k1: int, n1: int, k2: int, n2: int) -> float:
-    """Two-sided Fisher exact test that two rates, ``k1`` of ``n1`` and ``k2`` of ``n2``, are the same: the
-    probability, given the margins, of a split at most as likely as the one observed.
+    """Two-sided Fisher exact test that two rates, ``k1`` of ``n1`` and ``k2`` of ``n2``, are the same
+    (``scipy.stats.fisher_exact``); shown beside the verdict, which rests on the interval of the difference.
 
     Example
     -------
     >>> round(same_rate_p(1, 6, 2, 6), 3), round(same_rate_p(0, 6, 6, 6), 4)
     (1.0, 0.0022)
     """
+    from scipy import stats
+
     for k, n in ((k1, n1), (k2, n2)):
         if not 0 <= k <= n:
             raise ValueError(f"a rate needs 0 <= successes <= trials, got {k} of {n}")
-    k, n = k1 + k2, n1 + n2
-
-    def prob(a):
-        return math.comb(n1, a) * math.comb(n2, k - a) / math.comb(n, k)
-
-    seen = prob(k1)
-    return min(1.0, sum(prob(a) for a in range(max(0, k - n2), min(k, n1) + 1) if prob(a) <= seen * (1 + 1e-9)))
+    return float(stats.fisher_exact([[k1, n1 - k1], [k2, n2 - k2]]).pvalue)
 
 
 def record_same_rate(run, cid: str, claim: str, ours: tuple[int, int], theirs: tuple[int, int], commit: str,
-                     date: str, ours_text: str = "", theirs_text: str = "", alpha: float = 0.05) -> float:
+                     date: str, ours_text: str = "", theirs_text: str = "") -> float:
     """Record the claim ``cid`` on ``run`` (:meth:`invlib.results.Run.claim`): our implementation succeeds as
-    often as the authors' code on the same setting and seeds. ``ours`` and ``theirs`` are ``(successes,
-    trials)``; reproduced when the two-sided Fisher exact test gives ``p >= alpha``; not measurable when their
-    code has no run here (``theirs[1] == 0``). Returns p (NaN when not measurable); also logs it as
+    often as the authors' code on the same setting and seeds. ``ours`` and ``theirs`` are ``(successes, trials)``
+    over seeds. An equivalence test: the 90 % Newcombe interval of ``ours - theirs`` must lie within
+    +-:data:`SAME_RATE_MARGIN` (reproduced); wholly outside it is not reproduced; otherwise inconclusive at this
+    budget (six seeds a side cannot show two rates equal within a quarter). Not measurable when their code has no
+    run here (``theirs[1] == 0``). Returns the Fisher p of equal rates (NaN when not measurable), also logged as
     ``<cid>/fisher_p``.
 
     Example
@@ -142,16 +156,30 @@ def record_same_rate(run, cid: str, claim: str, ours: tuple[int, int], theirs: t
     >>> p = record_same_rate(run, "x/same", "Selects rotate as theirs does.", (0, 6), (6, 6), "2c2ee6b8", "2026-11-23")
     >>> run.claims["x/same"]["verdict"], round(p, 4)
     ('not reproduced', 0.0022)
+    >>> _ = record_same_rate(run, "x/same", "Selects rotate as theirs does.", (1, 6), (5, 6), "2c2ee6b8", "2026-11-23")
+    >>> run.claims["x/same"]["verdict"]   # unlike Fisher's p >= 0.05, never "the same"
+    'inconclusive at this budget'
+    >>> _ = record_same_rate(run, "x/same", "Selects rotate as theirs does.", (6, 6), (6, 6), "2c2ee6b8", "2026-11-23")
+    >>> run.claims["x/same"]["verdict"]
+    'inconclusive at this budget'
     """
+    from .results import LEVEL, decide, not_measurable, rate_difference_interval
+
     (k_o, n_o), (k_t, n_t) = ours, theirs
     measurable = n_t > 0
     p = same_rate_p(k_o, n_o, k_t, n_t) if measurable else float("nan")
     where = (f"authors' code (commit {commit[:7]}, run here {date}): {k_t} of {n_t} seeds{theirs_text}"
              if measurable else "their code not run at this setting")
+    if measurable:
+        evidence = decide(rate_difference_interval(k_o, n_o, k_t, n_t, level=LEVEL["equivalent"]),
+                          direction="equivalent", margin=SAME_RATE_MARGIN, reason=SAME_RATE_REASON, unit="seed",
+                          n_min=3)
+    else:
+        evidence = not_measurable("the authors' code has no run at this setting")
     run.claim(cid, claim, paper=where, ours=f"{k_o} of {n_o} seeds{ours_text}",
-              criterion=f"two-sided Fisher exact test of equal rates, p >= {alpha:g}"
-              + (f" (p = {p:.3f})" if measurable else ""), reproduced=bool(measurable and p >= alpha),
-              measurable=measurable)
+              criterion=f"our success rate minus theirs over seeds, 90 % Newcombe interval within "
+                        f"+-{SAME_RATE_MARGIN:g} (equivalence)" + (f"; Fisher p = {p:.3f}" if measurable else ""),
+              evidence=evidence)
     run.log(f"{cid}/fisher_p", p)
     return p
 

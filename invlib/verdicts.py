@@ -330,8 +330,9 @@ def decide(effect, *, direction: str = "greater", boundary: float = 0.0, margin:
 
     Args:
         effect: one number per replicate (a list or array; a t-interval is taken at the level the direction
-            needs), or an :class:`Interval` already made at ``LEVEL[direction]`` (:func:`rho_interval`,
-            :func:`share_interval`, :func:`bootstrap_interval`, :func:`exact`, ...).
+            needs), or an :class:`Interval` already made at ``LEVEL[direction]`` or wider, e.g. Bonferroni-adjusted
+            for one of k simultaneous tests (:func:`rho_interval`, :func:`share_interval`,
+            :func:`bootstrap_interval`, :func:`exact`, ...).
         direction: ``"greater"`` (the paper says the effect exceeds ``boundary``), ``"less"``, or
             ``"equivalent"`` (the paper says it lies within ``boundary +- margin``).
         boundary: what the effect must clear: the smallest effect that matters (often 0 for a sign).
@@ -375,9 +376,9 @@ def decide(effect, *, direction: str = "greater", boundary: float = 0.0, margin:
     level = LEVEL[direction]
     if isinstance(effect, Interval):
         iv = effect
-        if iv.method != "exact" and abs(iv.level - level) > 1e-9:
-            raise ValueError(f"a {direction!r} claim is decided with a {level:.0%} interval; this one is at "
-                             f"{iv.level:.0%} (make it with level=verdicts.LEVEL[{direction!r}])")
+        if iv.method != "exact" and iv.level < level - 1e-9:  # a wider one (multiplicity-adjusted) is conservative
+            raise ValueError(f"a {direction!r} claim is decided with a {level:.0%} interval or a wider one; this one "
+                             f"is at {iv.level:.0%} (make it with level=results.LEVEL[{direction!r}])")
     else:
         iv = t_interval(effect, level)
     margin = float(margin or 0.0)

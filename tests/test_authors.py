@@ -1,4 +1,5 @@
-"""invlib.authors: the stored runs of the authors' code, the Fisher exact test and the recorded verdict."""
+"""invlib.authors: the stored runs of the authors' code, the equivalence of two success rates and the recorded
+verdict."""
 
 import json
 import math
@@ -29,9 +30,13 @@ def test_runs_filter_by_experiment_and_fields_and_keep_their_columns_when_empty(
     assert authors.runs(tmp_path / "missing.json", "a").empty
 
 
-@pytest.mark.parametrize("ours, theirs, verdict", [((6, 6), (6, 6), "reproduced"), ((0, 6), (6, 6), "not reproduced"),
-                                                    ((5, 6), (0, 0), "not measurable at this profile")])
-def test_the_verdict_follows_the_fisher_test(ours, theirs, verdict):
+@pytest.mark.parametrize("ours, theirs, verdict", [
+    ((60, 60), (59, 60), "reproduced"),  # many seeds: the difference's interval fits inside +-0.25
+    ((6, 6), (6, 6), "inconclusive at this budget"),  # six seeds a side cannot show the rates within 0.25
+    ((1, 6), (5, 6), "inconclusive at this budget"),  # Fisher's p = 0.08 once counted this as "the same"
+    ((0, 6), (6, 6), "not reproduced"), ((30, 60), (58, 60), "not reproduced"),
+    ((5, 6), (0, 0), "not measurable at this profile")])
+def test_the_verdict_is_an_equivalence_test_of_the_two_rates(ours, theirs, verdict):
     run = results.Run("demo", "smoke")
     p = authors.record_same_rate(run, "x", "Same as theirs.", ours, theirs, "c0ffee1234", "2026-11-23")
     claim = run.claims["x"]
@@ -39,6 +44,23 @@ def test_the_verdict_follows_the_fisher_test(ours, theirs, verdict):
     assert math.isnan(p) == (theirs[1] == 0) and run.metrics["x/fisher_p"] == (None if math.isnan(p) else p)
     if theirs[1]:
         assert "c0ffee1" in claim["paper"] and f"{theirs[0]} of {theirs[1]}" in claim["paper"]
+        ev = claim["evidence"]
+        assert ev["direction"] == "equivalent" and ev["margin"] == authors.SAME_RATE_MARGIN and ev["level"] == 0.9
+        assert ev["lo"] <= ours[0] / ours[1] - theirs[0] / theirs[1] <= ev["hi"]
+
+
+def test_same_values_is_decided_by_the_largest_difference_in_units_of_its_tolerance():
+    run = results.Run("demo", "smoke")
+    rec = {"commit": "c0ffee1234", "date": "2026-11-23"}
+    frame = pd.DataFrame(dict(key=["a", "b"], ours=[1.0, 2.0], theirs=[1.0, 2.09], difference=[0.0, 0.09],
+                              tolerance=[0.1, 0.1], same=[True, True]))
+    assert authors.record_same_values(run, "x", "Same.", frame, rec, "tolerance") == "reproduced"
+    assert run.claims["x"]["evidence"]["estimate"] == pytest.approx(0.9)
+    frame.loc[1, ["difference", "same"]] = [0.11, False]
+    assert authors.record_same_values(run, "x", "Same.", frame, rec, "tolerance") == "not reproduced"
+    frame.loc[1, ["ours", "difference", "same"]] = [float("nan"), float("nan"), False]  # a missing number differs
+    assert authors.record_same_values(run, "x", "Same.", frame, rec, "tolerance") == "not reproduced"
+    assert authors.record_same_values(run, "x", "Same.", frame, None, "tolerance") == "not measurable at this profile"
 
 
 def test_side_by_side_puts_their_seeds_beside_ours():
