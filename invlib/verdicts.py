@@ -475,7 +475,7 @@ def phrase(evidence: Evidence, **texts: str) -> str:
 
 
 def _verdict(iv: Interval, direction: str, b: float, margin: float, n_min: int) -> str:
-    if iv.n < n_min or not (math.isfinite(iv.lo) and math.isfinite(iv.hi)):
+    if iv.n < n_min or math.isnan(iv.lo) or math.isnan(iv.hi):  # an infinite exact value is still a value
         return INCONCLUSIVE
     if direction == "greater":
         return REPRODUCED if iv.lo > b else NOT_REPRODUCED if iv.hi < b else INCONCLUSIVE
