@@ -153,10 +153,10 @@ def _paper_claims(key: str, runs: list[dict], toc: set[str], link_scoreboard: bo
         elif r["state"] == "no claims":
             lines.append(f"**{chapter}** ({run}): this chapter records no claims.")
         else:
-            lines += [f"**{chapter}** ({run}):", "", "| Claim | Paper | Ours | Verdict | Criterion |",
-                      "|---|---|---|---|---|"]
-            lines += [f"| {_md(c['claim'])} | {_cell(c['paper_value'])} | {_cell(c['ours'])} | {c['verdict']} | "
-                      f"{_md(c['criterion'])} |" for c in r["claims"]]
+            lines += [f"**{chapter}** ({run}):", "", "| Claim | Paper | Ours | Interval | Verdict | Criterion |",
+                      "|---|---|---|---|---|---|"]
+            lines += [f"| {_md(c['claim'])} | {_cell(c['paper_value'])} | {_cell(c['ours'])} | "
+                      f"{_md(c.get('interval', '—'))} | {c['verdict']} | {_md(c['criterion'])} |" for c in r["claims"]]
     return "\n".join(lines) + "\n"
 
 
@@ -164,7 +164,7 @@ def _paper_claims(key: str, runs: list[dict], toc: set[str], link_scoreboard: bo
 # (at 1,280 px, Chromium cannot wrap "reproduced" or "measurable" and cut the last column); the legend under the
 # table spells them out.
 SHORT = {"reproduced": "Repr.", "partly": "Partly", "not reproduced": "Not repr.",
-         "not measurable at this profile": "Not meas."}
+         "inconclusive at this budget": "Inconcl.", "not measurable at this profile": "Not meas."}
 
 
 def _scoreboard_page(titles: dict[str, str], by_paper: dict[str, list[dict]], toc: set[str]) -> str:
@@ -176,7 +176,12 @@ def _scoreboard_page(titles: dict[str, str], by_paper: dict[str, list[dict]], to
     lines = ["# Reproduction scoreboard", "",
              "Every claim of the five papers that a chapter of this book tests (and those of the synthesis, which "
              "no paper makes), with the verdict that the "
-             "chapter's run computed from its own numbers by the criterion shown. The book's runner "
+             "chapter's run computed from its own numbers by the criterion shown. Each verdict is decided by an "
+             "interval over the replicates the claim is about (seeds, for what training does) against a boundary "
+             "or margin declared before the run: *reproduced* when the interval clears the boundary on the "
+             "paper's side (for \"unchanged\" and \"the same\": when it lies inside the margin), *not reproduced* "
+             "when it lies on the other side, *inconclusive at this budget* otherwise or with fewer replicates than "
+             "the claim needs (the Interval column then says how many would decide it). The book's runner "
              "(`python -m invlib book`) writes this page from the runs' results, `results/<profile>/<chapter>.json`, "
              "each time it builds the book; nothing here is kept by hand. A verdict holds for the profile it was "
              "measured at: the `smoke` and `cpu` profiles are small stand-ins for the papers' settings.", "",

@@ -123,7 +123,7 @@ TABLE_EDGES = """() => {
 
 
 def test_scoreboard_shows_the_claims_of_the_chapters(site, browser):
-    from invlib.results import VERDICTS
+    from invlib import results
 
     base, _ = site
     page = Page(browser)
@@ -131,14 +131,27 @@ def test_scoreboard_shows_the_claims_of_the_chapters(site, browser):
     assert p.inner_text("article h1").strip().startswith("Reproduction scoreboard")
     tables = p.eval_on_selector_all("article table", "els => els.map(t => [...t.querySelectorAll('tr')].map("
                                     "r => [...r.querySelectorAll('th, td')].map(c => c.innerText.trim())))")
-    summary, claims = tables[0], [t for t in tables[1:] if t[0][:4] == ["Claim", "Paper", "Ours", "Verdict"]]
+    head = ["Claim", "Paper", "Ours", "Interval", "Verdict", "Criterion"]
+    summary, claims = tables[0], [t for t in tables[1:] if t[0] == head]
     assert [row[0][:1] for row in summary[1:]] == list("ABCDES") and summary[-1][0] == "Synthesis", summary
+    assert summary[0][3:] == ["Repr.", "Partly", "Not repr.", "Inconcl.", "Not meas."], summary[0]
     counted = {row[0][:1]: int(row[2]) for row in summary[1:]}
     assert counted["A"] > 0 and counted["E"] > 0, "chapters a1-a2 and e1-e4 test claims of papers A and E"
     assert counted["S"] > 0, "the synthesis chapter's claims are on the scoreboard under their own row"
+    assert all(int(row[2]) == sum(int(v) for v in row[3:]) for row in summary[1:]), "each claim counted once"
     rows = [row for table in claims for row in table[1:]]
-    assert len(rows) == sum(counted.values()) and all(row[3] in VERDICTS for row in rows), rows
-    assert all(row[0] and row[4] for row in rows), "every claim has its text and its criterion"
+    assert len(rows) == sum(counted.values()), rows
+    # each row shows the verdict and the interval its chapter's run recorded for that claim ($INVLIB_RESULTS: the
+    # session's results, where the smoke build wrote them)
+    recorded = {" ".join(r["claim"].split()): r for r in results.scoreboard("smoke")}
+    for row in rows:
+        rec = recorded.get(" ".join(row[0].split()))
+        if rec is None:  # a claim with markup renders differently from its source text; its verdict is still one
+            assert row[4] in results.VERDICTS, row
+            continue
+        assert row[4] == rec["verdict"] and row[3] == " ".join(rec["interval"].split()), (row, rec)
+    assert sum(" ".join(row[0].split()) in recorded for row in rows) >= 0.8 * len(rows), "rows match their claims"
+    assert all(row[0] and row[5] for row in rows), "every claim has its text and its criterion"
     chapters = p.eval_on_selector_all("article p strong a", "els => els.map(e => e.getAttribute('href'))")
     assert "a1_ranking_tasks.html" in chapters and "e1_learning_the_right_invariance.html" in chapters, chapters
     # at 1,280 px the summary table fits the text column: no column cut off or scrolled out of sight

@@ -58,25 +58,32 @@ def test_bad_metrics_and_missing_results_say_what_to_do(tmp_path, monkeypatch):
 def test_claims_carry_computed_verdicts_into_json_and_the_scoreboard(tmp_path, monkeypatch):
     monkeypatch.setenv("INVLIB_RESULTS", str(tmp_path))
     run = results.Run("smoke", name="a7_demo")
-    ours = 0.62
-    got = run.claim("t1", "Accuracy is above 0.9.", paper=0.93, ours=ours, criterion="ours >= 0.9",
-                    reproduced=ours >= 0.9, partly=ours >= 0.6)
-    assert got == "partly"
-    run.claim("t2", "Needs ImageNet.", paper=0.5, ours=None, criterion="ImageNet only", reproduced=False,
-              measurable=False)
-    run.claim("t1", "Accuracy is above 0.9.", paper=0.93, ours=0.95, criterion="ours >= 0.9", reproduced=True)
-    assert run.claims_table()["verdict"].tolist() == ["reproduced", "not measurable at this profile"]
+    gains = [0.4, 0.9, 0.6]  # one paired gain per seed
+    got = run.claim("t1", "RRC helps.", paper=4.4, ours=float(np.mean(gains)), criterion="paired gain > 0",
+                    evidence=results.decide(gains, reason="any gain", unit="seed"))
+    assert got == "reproduced"
+    run.claim("t2", "Needs ImageNet.", paper=0.5, ours=None, criterion="ImageNet only",
+              evidence=results.not_measurable("scenes have no synsets"))
+    run.claim("t1", "RRC helps.", paper=4.4, ours=0.1, criterion="paired gain > 0",
+              evidence=results.decide([0.5, -0.3, 0.1], reason="any gain", unit="seed"))
+    assert run.claims_table()["verdict"].tolist() == ["inconclusive at this budget", "not measurable at this profile"]
+    assert run.claims_table().columns.tolist() == ["claim", "paper", "this run", "interval", "criterion", "verdict"]
     run.save()
+    stored = results.load("a7_demo", "smoke")["claims"][0]
+    assert stored["evidence"]["n"] == 3 and stored["evidence"]["unit"] == "seed" and stored["evidence"]["n_min"] == 3
+    assert stored["evidence"]["lo"] < 0.1 < stored["evidence"]["hi"] and stored["evidence"]["reason"] == "any gain"
+    assert stored["interval"].startswith("+0.1 [") and "seeds would decide" in stored["interval"]
     other = results.Run("cpu", name="00_data")
-    other.claim("z", "A claim.", paper=1, ours=0, criterion="ours == 1", reproduced=False)
+    other.claim("z", "A claim.", paper=1, ours=0, criterion="ours == 1",
+                evidence=results.decide(results.exact(0), boundary=0.5, reason="r", unit="deterministic", n_min=1))
     other.save()
     rows = results.scoreboard("smoke")
     assert [(r["paper"], r["chapter"], r["id"], r["verdict"]) for r in rows] == [
-        ("A", "a7_demo", "t1", "reproduced"), ("A", "a7_demo", "t2", "not measurable at this profile")]
-    assert rows[0]["profile"] == "smoke" and len(rows[0]["date"]) == 10
+        ("A", "a7_demo", "t1", "inconclusive at this budget"), ("A", "a7_demo", "t2", "not measurable at this profile")]
+    assert rows[0]["profile"] == "smoke" and len(rows[0]["date"]) == 10 and rows[0]["evidence"]["n"] == 3
     assert [r["paper"] for r in results.scoreboard()] == ["—", "A", "A"]
-    with pytest.raises(TypeError, match="bool computed from this run"):
-        run.claim("t3", "x", paper=1, ours=1, criterion="c", reproduced="yes")
+    with pytest.raises(TypeError, match="evidence must come from results.decide"):
+        run.claim("t3", "x", paper=1, ours=1, criterion="c", evidence="reproduced")
     with pytest.raises(ValueError, match="Unknown profile"):
         results.scoreboard("laptop")
 
@@ -135,18 +142,14 @@ def test_share_passes_counts_the_comparisons_that_pass():
         results.share_passes([True], at_least=80)
 
 
-def test_mean_se_and_beyond_se():
+def test_mean_se():
     mean, se = results.mean_se([1.0, 2.0, 3.0, 6.0])
     assert mean == 3.0 and se == pytest.approx(np.std([1, 2, 3, 6], ddof=1) / 2)
     assert results.mean_se(torch.tensor([2.0, 4.0])) == (3.0, 1.0)
     one, none = results.mean_se([0.5]), results.mean_se([])
     assert one[0] == 0.5 and math.isnan(one[1]) and math.isnan(none[0]) and math.isnan(none[1])
     assert all(math.isnan(v) for v in results.mean_se([1.0, math.nan, 2.0]))
-    assert results.beyond_se(0.3, 0.1) is True and results.beyond_se(0.2, 0.1) is False  # strictly beyond
-    assert results.beyond_se(0.2, 0.1, k=1) is True and results.beyond_se(-0.3, 0.1) is False  # one-sided
-    assert results.beyond_se(*results.mean_se([0.5])) is False, "a single value has no standard error"
-    assert results.beyond_se(math.nan, 0.1) is False and results.beyond_se(None, 0.1) is False
-    assert results.beyond_se(np.float32(0.5), torch.tensor(0.1)) is True
+    assert not hasattr(results, "beyond_se"), "a mean beyond k SE on 2 seeds (1 df) decided verdicts; decide does"
 
 
 def test_text_says_na_where_a_number_was_not_measured():

@@ -9,22 +9,32 @@ ROOT = Path(__file__).resolve().parent.parent
 CHAPTERS = book.toc_notebooks(ROOT)
 
 
+EVIDENCE = {  # one made-up effect per verdict, decided as a chapter decides its claims
+    "reproduced": lambda: results.decide([1.0, 1.1, 0.9], reason="any gain", unit="seed"),
+    "not reproduced": lambda: results.decide([-1.0, -1.1, -0.9], reason="any gain", unit="seed"),
+    "inconclusive": lambda: results.decide([0.5, -0.4], reason="any gain", unit="seed"),
+    "partly": lambda: results.decide_parts({"a": EVIDENCE["reproduced"](), "b": EVIDENCE["not reproduced"]()}),
+    "not measurable": lambda: results.not_measurable("no boxes in this data"),
+}
+
+
 def _claims(name: str, profile: str, claims: list[tuple]) -> None:
     run = results.Run(profile, name=name)
-    for cid, text, paper, ours, reproduced, partly, measurable in claims:
-        run.claim(cid, text, paper=paper, ours=ours, criterion=f"|ours - {paper}| <= 0.05", reproduced=reproduced,
-                  partly=partly, measurable=measurable)
+    for cid, text, paper, ours, outcome in claims:
+        run.claim(cid, text, paper=paper, ours=ours, criterion=f"|ours - {paper}| <= 0.05",
+                  evidence=EVIDENCE[outcome]())
     run.save()
 
 
 def test_scoreboard_lists_each_chapters_claims_by_paper_at_the_profile_it_ran(book_copy, tmp_path, monkeypatch):
     monkeypatch.setenv("INVLIB_RESULTS", str(tmp_path / "results"))
-    _claims("a1_ranking_tasks", "cpu", [("t1", "Zoom-in | ranks *well*, `a|b`.", 0.901, 0.88, True, True, True),
-                                        ("t2", "Hue gains least.", [0.716, 0.66], None, False, False, False),
-                                        ("t3", "Contrast $|w|$ costs $5.", 1.0, 0.7, False, True, True)])
-    _claims("a1_ranking_tasks", "smoke", [("s1", "A smoke-only claim.", 1.0, 0.0, False, False, True)])
+    _claims("a1_ranking_tasks", "cpu", [("t1", "Zoom-in | ranks *well*, `a|b`.", 0.901, 0.88, "reproduced"),
+                                        ("t2", "Hue gains least.", [0.716, 0.66], None, "not measurable"),
+                                        ("t3", "Contrast $|w|$ costs $5.", 1.0, 0.7, "partly"),
+                                        ("t4", "Saturation is easy.", 0.9, 0.5, "inconclusive")])
+    _claims("a1_ranking_tasks", "smoke", [("s1", "A smoke-only claim.", 1.0, 0.0, "not reproduced")])
     _claims("a2_which_layers", "cpu", [])
-    _claims("e9_not_in_the_book", "cpu", [("x", "Not a chapter.", 1.0, 1.0, True, True, True)])
+    _claims("e9_not_in_the_book", "cpu", [("x", "Not a chapter.", 1.0, 1.0, "reproduced")])
     ran = {"a1_ranking_tasks": "ok", "a2_which_layers": "reused", "e1_learning_the_right_invariance": "ok"}
     chapters = [book.Chapter(n, ran.get(n, "stub"), 1.0, "cpu" if n in ran else "") for n in book.toc_notebooks()]
     written = scoreboard.write_scoreboard(chapters, book_copy)
@@ -32,25 +42,29 @@ def test_scoreboard_lists_each_chapters_claims_by_paper_at_the_profile_it_ran(bo
     page = (book_copy / book.GENERATED / "scoreboard.md").read_text()
     assert page.startswith("# Reproduction scoreboard\n")
     header = next(line for line in page.splitlines() if line.startswith("| Paper |"))
-    assert header == "| Paper | Chapters run | Claims | Repr. | Partly | Not repr. | Not meas. |"
-    assert ("Verdict columns: *Repr.*: reproduced; *Not repr.*: not reproduced; *Not meas.*: not measurable at "
-            "this profile.") in page, "the short headers are spelled out under the table"
+    assert header == "| Paper | Chapters run | Claims | Repr. | Partly | Not repr. | Inconcl. | Not meas. |"
+    assert ("Verdict columns: *Repr.*: reproduced; *Not repr.*: not reproduced; *Inconcl.*: inconclusive at this "
+            "budget; *Not meas.*: not measurable at this profile.") in page, "the short headers are spelled out"
     summary = [line for line in page.splitlines() if line.startswith("| {doc}")]
-    assert summary[0] == "| {doc}`A: Yan & Huang </book/paper_a>` | 2 of 2 | 3 | 1 | 1 | 0 | 1 |"
-    assert summary[1].endswith("| 0 of 7 | 0 | 0 | 0 | 0 | 0 |") and len(summary) == 5  # B: chapters not run
-    assert summary[2].endswith("| 0 of 3 | 0 | 0 | 0 | 0 | 0 |")  # C: chapters not run
-    assert summary[3].endswith("| 0 of 5 | 0 | 0 | 0 | 0 | 0 |")  # D: chapters not run
+    assert summary[0] == "| {doc}`A: Yan & Huang </book/paper_a>` | 2 of 2 | 4 | 1 | 1 | 0 | 1 | 1 |"
+    assert summary[1].endswith("| 0 of 7 | 0 | 0 | 0 | 0 | 0 | 0 |") and len(summary) == 5  # B: chapters not run
+    assert summary[2].endswith("| 0 of 3 | 0 | 0 | 0 | 0 | 0 | 0 |")  # C: chapters not run
+    assert summary[3].endswith("| 0 of 5 | 0 | 0 | 0 | 0 | 0 | 0 |")  # D: chapters not run
     assert summary[4].startswith("| {doc}`E: AugNet and Augerino </book/paper_e>` | 1 of 4 | 0 |")
     claims_a = (book_copy / book.GENERATED / "claims_a.md").read_text()
     assert claims_a.replace(" All five papers: {doc}`/book/_generated/scoreboard`.", "") in page
-    assert "3 claims tested: 1 reproduced, 1 partly, 1 not measurable at this profile." in claims_a
+    assert ("4 claims tested: 1 reproduced, 1 partly, 1 inconclusive at this budget, 1 not measurable at this "
+            "profile.") in claims_a
     assert "{doc}`/book/_generated/scoreboard`" in claims_a, "the overview links to the scoreboard"
     date = results.load("a1_ranking_tasks", "cpu")["finished"][:10]
     assert f"**{{doc}}`/book/_generated/a1_ranking_tasks`** (profile `cpu`, run on {date}):" in claims_a
-    assert ("| Zoom-in \\| ranks \\*well\\*, `a\\|b`. | 0.901 | 0.88 | reproduced | \\|ours - 0.901\\| \\<= 0.05 |"
-            in claims_a)
-    assert "| Hue gains least. | [0.716, 0.66] | — | not measurable at this profile |" in claims_a
-    assert "| Contrast $\\vert{}w\\vert{}$ costs \\$5. | 1 | 0.7 | partly |" in claims_a  # math kept, a table cell
+    assert ("| Zoom-in \\| ranks \\*well\\*, `a\\|b`. | 0.901 | 0.88 | +1 \\[+0.752, +1.25\\], 3 seeds; \\> 0 | "
+            "reproduced | \\|ours - 0.901\\| \\<= 0.05 |") in claims_a, "the interval beside the verdict"
+    assert "| Hue gains least. | [0.716, 0.66] | — | — | not measurable at this profile |" in claims_a
+    assert "| Contrast $\\vert{}w\\vert{}$ costs \\$5. | 1 | 0.7 | a: reproduced; b: not reproduced | partly |" \
+        in claims_a  # math kept, a table cell
+    assert "| Saturation is easy. | 0.9 | 0.5 | +0.05 \\[-5.67, +5.77\\], 2 seeds; \\> 0; needs \\>= 3 seeds | " \
+        "inconclusive at this budget |" in claims_a, "an inconclusive claim says what would decide it"
     assert "smoke-only" not in page and "Not a chapter" not in page
     assert "a2_which_layers`** (profile `cpu`, run on" in claims_a and "this chapter records no claims" in claims_a
     claims_e = (book_copy / book.GENERATED / "claims_e.md").read_text()
@@ -64,20 +78,20 @@ def test_scoreboard_lists_each_chapters_claims_by_paper_at_the_profile_it_ran(bo
     assert claims_c.startswith("No claims of paper C are recorded yet: none of its chapters was run in this build.")
     text = (book_copy / book.GENERATED / "claims_d.md").read_text()
     assert text.startswith("No claims of paper D are recorded yet: none of its chapters was run in this build.")
-    assert "| Synthesis | 0 of 1 | 0 | 0 | 0 | 0 | 0 |" in page, "the synthesis has its own row, no paper page"
+    assert "| Synthesis | 0 of 1 | 0 | 0 | 0 | 0 | 0 | 0 |" in page, "the synthesis has its own row, no paper page"
     assert ("## Synthesis\n\nNo claims of the synthesis are recorded yet: none of its chapters was run in this "
             "build.") in page
 
 
 def test_the_synthesis_claims_go_under_their_own_heading(book_copy, tmp_path, monkeypatch):
     monkeypatch.setenv("INVLIB_RESULTS", str(tmp_path / "results"))
-    _claims("s1_measures_agree", "cpu", [("s1/x", "Two measures agree.", "(no paper tests this)", "rho 0.7", True,
-                                          True, True)])
+    _claims("s1_measures_agree", "cpu", [("s1/x", "Two measures agree.", "(no paper tests this)", "rho 0.7",
+                                          "reproduced")])
     chapters = [book.Chapter(n, "ok" if n == "s1_measures_agree" else "stub", 1.0,
                              "cpu" if n == "s1_measures_agree" else "") for n in book.toc_notebooks()]
     scoreboard.write_scoreboard(chapters, book_copy)
     page = (book_copy / book.GENERATED / "scoreboard.md").read_text()
-    assert "| Synthesis | 1 of 1 | 1 | 1 | 0 | 0 | 0 |" in page
+    assert "| Synthesis | 1 of 1 | 1 | 1 | 0 | 0 | 0 | 0 |" in page
     section = page.split("## Synthesis")[1]
     assert "1 claim tested: 1 reproduced." in section and "| Two measures agree. |" in section
     assert "Two measures agree" not in page.split("## Synthesis")[0].split("## Paper E")[1]

@@ -1,0 +1,160 @@
+"""invlib.verdicts: the one decision function, its intervals near each boundary, and how often two reruns of the
+same claim disagree (a simulation with numpy draws)."""
+
+import math
+
+import numpy as np
+import pytest
+
+from invlib import results, verdicts
+from invlib.verdicts import INCONCLUSIVE, NOT_MEASURABLE, NOT_REPRODUCED, PARTLY, REPRODUCED
+
+SEED = dict(reason="a stated boundary", unit="seed")
+
+
+def test_a_gain_is_decided_by_which_side_of_the_boundary_the_interval_lies():
+    sd = np.array([-1.0, 0.0, 1.0])  # three seeds with sd 1: the 95 % t half-width is 4.303 / sqrt(3) = 2.484
+    h = 4.302653 / math.sqrt(3)
+    assert verdicts.decide(h + 0.01 + sd, **SEED).verdict == REPRODUCED  # the lower end just above 0
+    assert verdicts.decide(h - 0.01 + sd, **SEED).verdict == INCONCLUSIVE  # ... just below
+    assert verdicts.decide(-h - 0.01 + sd, **SEED).verdict == NOT_REPRODUCED  # the upper end just below 0
+    assert verdicts.decide(-h + 0.01 + sd, **SEED).verdict == INCONCLUSIVE
+    # the boundary is the smallest effect that matters, not 0
+    assert verdicts.decide(1 + h + 0.01 + sd, boundary=1.0, **SEED).verdict == REPRODUCED
+    assert verdicts.decide(1 + h - 0.01 + sd, boundary=1.0, **SEED).verdict == INCONCLUSIVE
+    # "less" mirrors "greater"
+    assert verdicts.decide(-h - 0.01 + sd, direction="less", **SEED).verdict == REPRODUCED
+    assert verdicts.decide(h + 0.01 + sd, direction="less", **SEED).verdict == NOT_REPRODUCED
+
+
+def test_fewer_replicates_than_n_min_are_inconclusive_however_large_the_effect():
+    ev = verdicts.decide([10.0, 11.0], **SEED)
+    assert ev.verdict == INCONCLUSIVE and ev.n == 2 and ev.lo > 0, "the interval clears 0, but 2 < n_min = 3"
+    assert "needs >= 3 seeds" in ev.text()
+    assert verdicts.decide([10.0], **SEED).verdict == INCONCLUSIVE
+    assert verdicts.decide([10.0, 11.0], n_min=2, **SEED).verdict == REPRODUCED
+
+
+def test_an_inconclusive_claim_says_how_many_replicates_would_decide_it():
+    ev = verdicts.decide([0.5, 1.5, 1.0, 2.0, 0.0], **SEED)  # mean 1, sd 0.79, half-width 0.98: just short
+    assert ev.verdict == REPRODUCED or ev.n_needed is None
+    ev = verdicts.decide([0.5, -0.5, 1.5], **SEED)  # mean 0.5, half-width 2.48
+    assert ev.verdict == INCONCLUSIVE
+    assert ev.n_needed == math.ceil(3 * (ev.hi - ev.lo) ** 2 / 4 / 0.5**2) and ev.n_needed > 3
+    assert f"{ev.n_needed} seeds would decide" in ev.text()
+    assert verdicts.decide([0.0, 1.0, -1.0], **SEED).n_needed is None, "an estimate on the boundary: no number"
+
+
+def test_equivalence_needs_the_90_percent_interval_inside_the_margin():
+    sd = np.array([-1.0, 0.0, 1.0])
+    h90 = 2.919986 / math.sqrt(3)  # the 90 % t half-width at 2 df
+    eq = dict(direction="equivalent", margin=2.0, **SEED)
+    assert verdicts.decide(2.0 - h90 - 0.01 + sd, **eq).verdict == REPRODUCED
+    assert verdicts.decide(2.0 - h90 + 0.01 + sd, **eq).verdict == INCONCLUSIVE
+    assert verdicts.decide(2.0 + h90 + 0.01 + sd, **eq).verdict == NOT_REPRODUCED  # wholly outside the margin
+    assert verdicts.decide(-2.0 - h90 - 0.01 + sd, **eq).verdict == NOT_REPRODUCED
+    assert verdicts.decide(2.0 + h90 - 0.01 + sd, **eq).verdict == INCONCLUSIVE
+    assert verdicts.decide([0.0, 0.0, 0.0], **eq).verdict == REPRODUCED, "no spread: the point is the interval"
+    ev = verdicts.decide(sd, **eq)
+    assert ev.level == 0.9 and ev.margin == 2.0 and "within 0 ± 2" in ev.text()
+
+
+def test_bad_declarations_are_refused_with_what_to_pass():
+    with pytest.raises(ValueError, match="reason"):
+        verdicts.decide([1.0, 2.0, 3.0], reason=" ", unit="seed")
+    with pytest.raises(ValueError, match="Valid units"):
+        verdicts.decide([1.0, 2.0, 3.0], reason="r", unit="seeds")
+    with pytest.raises(ValueError, match="Valid directions"):
+        verdicts.decide([1.0, 2.0, 3.0], direction="up", **SEED)
+    with pytest.raises(ValueError, match="margin > 0"):
+        verdicts.decide([1.0, 2.0, 3.0], direction="equivalent", **SEED)
+    with pytest.raises(ValueError, match="boundary="):
+        verdicts.decide([1.0, 2.0, 3.0], margin=0.1, **SEED)
+    with pytest.raises(ValueError, match="90% interval or a wider one"):
+        verdicts.decide(verdicts.t_interval([1.0, 2.0, 3.0], level=0.8), direction="equivalent", margin=1, **SEED)
+    wide = verdicts.t_interval([1.0, 2.0, 3.0], level=1 - 0.05 / 10)  # Bonferroni over 10 tests: accepted
+    assert verdicts.decide(wide, **SEED).level == pytest.approx(0.995)
+
+
+def test_parts_are_partly_only_when_decisive_and_split():
+    up, down = verdicts.decide([1.0, 1.1, 0.9], **SEED), verdicts.decide([-1.0, -1.1, -0.9], **SEED)
+    unsure, absent = verdicts.decide([1.0, -1.0, 0.5], **SEED), verdicts.not_measurable("no boxes")
+    assert verdicts.decide_parts({"a": up, "b": up}).verdict == REPRODUCED
+    assert verdicts.decide_parts({"a": down, "b": down}).verdict == NOT_REPRODUCED
+    assert verdicts.decide_parts({"a": up, "b": down}).verdict == PARTLY
+    assert verdicts.decide_parts({"a": up, "b": unsure}).verdict == INCONCLUSIVE
+    assert verdicts.decide_parts({"a": up, "b": absent}).verdict == REPRODUCED, "a part this profile cannot test"
+    assert verdicts.decide_parts({"a": absent}).verdict == NOT_MEASURABLE
+    both = verdicts.decide_parts({"rotate": up, "shear": unsure}).to_dict()
+    assert set(both["parts"]) == {"rotate", "shear"} and both["parts"]["shear"]["verdict"] == INCONCLUSIVE
+
+
+def test_intervals_of_shares_rates_correlations_items_and_matrices():
+    share = verdicts.share_interval(10, 10)
+    assert share.estimate == 1 and 0.69 < share.lo < 0.73 and share.hi == 1  # Wilson, never [1, 1]
+    diff = verdicts.rate_difference_interval(6, 6, 6, 6, level=0.9)
+    assert diff.estimate == 0 and diff.lo < -0.25 < 0.25 < diff.hi, "six seeds a side cannot show equal rates"
+    rng = np.random.default_rng(0)
+    x = rng.normal(size=40)
+    rho = verdicts.rho_interval(x, x + rng.normal(scale=0.5, size=40))
+    assert 0.4 < rho.lo < rho.estimate < rho.hi < 0.9 and rho.method == "fisher-z"
+    pairs = np.repeat(np.arange(20), 2)  # 20 variants, two seeds each: the pairs are resampled whole
+    clustered = verdicts.rho_interval(x, x + rng.normal(scale=0.5, size=40), groups=pairs)
+    assert clustered.method == "cluster bootstrap" and clustered.n == 20 and clustered.lo < clustered.hi
+    assert math.isnan(verdicts.rho_interval([1, 2, 3], [1, 2, 3]).lo), "three models cannot bound a correlation"
+    hits = rng.random(200) < 0.7
+    items = verdicts.bootstrap_interval(hits)
+    assert items.estimate == hits.mean() and items.lo < items.estimate < items.hi and items.hi - items.lo < 0.15
+    p = rng.random((10, 2))
+    d = np.abs(p[:, None] - p[None]).sum(-1)
+    assert verdicts.mantel(d, d)[1] < 0.01
+    noise = rng.random((10, 10))
+    assert verdicts.mantel(d, noise + noise.T)[1] > 0.01
+    with pytest.raises(ValueError, match="square matrices"):
+        verdicts.mantel(d, d[:5])
+
+
+def test_the_evidence_goes_into_the_json_without_nan():
+    ev = verdicts.decide([1.0], **SEED).to_dict()
+    assert ev["lo"] is None and ev["hi"] is None and ev["verdict"] == INCONCLUSIVE and ev["n_min"] == 3
+    assert results.Run("smoke", name="demo").claim("x", "c", 1, 1, "c", verdicts.not_measurable("n/a")) \
+        == NOT_MEASURABLE
+
+
+def _rerun(true: float, n: int, runs: int, rng, **declared) -> np.ndarray:
+    """Verdicts of ``runs`` simulated runs of a claim whose per-seed effect is N(true, 1)."""
+    draws = rng.normal(true, 1.0, size=(runs, n))
+    return np.array([verdicts.decide(d, **declared).verdict for d in draws])
+
+
+def _half_width(n: int, level: float, rng) -> float:
+    """The expected half-width of the t-interval of n unit-variance draws at ``level`` (by simulation)."""
+    return float(np.mean([verdicts.t_interval(d, level).half_width for d in rng.normal(size=(4000, n))]))
+
+
+@pytest.mark.parametrize("direction", ["greater", "less"])
+def test_two_reruns_at_the_boundary_rarely_disagree_and_a_clear_effect_is_found(direction):
+    rng = np.random.default_rng(1)
+    n, pairs, b = 3, 2000, 0.5
+    declared = dict(direction=direction, boundary=b, **SEED)
+    first, second = _rerun(b, n, pairs, rng, **declared), _rerun(b, n, pairs, rng, **declared)
+    opposite = ((first == REPRODUCED) & (second == NOT_REPRODUCED)) | ((first == NOT_REPRODUCED)
+                                                                      & (second == REPRODUCED))
+    assert opposite.mean() <= 0.05, opposite.mean()
+    h = _half_width(n, 0.95, rng)
+    side = 1 if direction == "greater" else -1
+    assert (_rerun(b + side * 2 * h, n, pairs, rng, **declared) == REPRODUCED).mean() >= 0.9
+    assert (_rerun(b - side * 2 * h, n, pairs, rng, **declared) == NOT_REPRODUCED).mean() >= 0.9
+
+
+def test_two_reruns_of_an_equivalence_claim_at_its_margin_rarely_disagree():
+    rng = np.random.default_rng(2)
+    n, pairs = 3, 2000
+    h = _half_width(n, 0.9, rng)
+    declared = dict(direction="equivalent", margin=4 * h, **SEED)
+    first, second = _rerun(4 * h, n, pairs, rng, **declared), _rerun(4 * h, n, pairs, rng, **declared)
+    opposite = ((first == REPRODUCED) & (second == NOT_REPRODUCED)) | ((first == NOT_REPRODUCED)
+                                                                      & (second == REPRODUCED))
+    assert opposite.mean() <= 0.05, opposite.mean()
+    assert (_rerun(2 * h, n, pairs, rng, **declared) == REPRODUCED).mean() >= 0.9  # inside by twice h
+    assert (_rerun(6 * h, n, pairs, rng, **declared) == NOT_REPRODUCED).mean() >= 0.9  # outside by twice h
