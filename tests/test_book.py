@@ -277,7 +277,9 @@ name = os.environ["INVLIB_CHAPTER"]
 if name == "zz_b":
     assert (marks / "zz_a").exists(), "zz_b started before zz_a had finished"
 time.sleep(1.0 if name == "zz_a" else 0.0)
-(marks / name).write_text(os.environ.get("OMP_NUM_THREADS", ""))
+import torch
+
+(marks / name).write_text(f"{os.environ.get('OMP_NUM_THREADS', '')}/{torch.get_num_threads()}")
 results.Run(profile).save()
 """
 
@@ -285,7 +287,8 @@ results.Run(profile).save()
 @pytest.mark.slow
 def test_a_parallel_build_runs_chapters_side_by_side_after_what_they_reuse(tmp_path, monkeypatch):
     """With jobs=2, zz_b (which comes AFTER zz_a) starts only when zz_a is done, zz_c runs beside zz_a, each
-    kernel gets cpu_count // 2 threads, and the chapters come back in the table of contents' order."""
+    kernel computes on one thread as a chapter run alone does, and the chapters come back in the table of contents'
+    order."""
     monkeypatch.setenv("INVLIB_RESULTS", str(tmp_path / "results"))
     monkeypatch.setitem(book.AFTER, "zz_b", ("zz_a",))
     (tmp_path / "notebooks").mkdir()
@@ -296,11 +299,28 @@ def test_a_parallel_build_runs_chapters_side_by_side_after_what_they_reuse(tmp_p
     lines = []
     chapters = book.build("smoke", root=tmp_path, site=False, jobs=2, echo=lambda *a, **k: lines.append(a[0]))
     assert [c.name for c in chapters] == ["zz_b", "zz_a", "zz_c"] and {c.status for c in chapters} == {"ok"}
-    threads = str(max(1, (os.cpu_count() or 1) // 2))
-    assert all((tmp_path / "marks" / n).read_text() == threads for n in ("zz_a", "zz_b", "zz_c"))
+    assert all((tmp_path / "marks" / n).read_text() == "1/1" for n in ("zz_a", "zz_b", "zz_c"))
     done = [line.split()[1] for line in lines if line.startswith("[")]
     assert done.index("zz_a") < done.index("zz_b")
     assert any("wall time with 2 at once" in line for line in lines)
+    book.build("smoke", only=["zz_c"], root=tmp_path, site=False, jobs=1, echo=lambda *a, **k: None)
+    assert (tmp_path / "marks" / "zz_c").read_text() == "1/1", "alone, a chapter computes on the same one thread"
+    monkeypatch.setenv(book.THREADS_ENV, "2")
+    book.build("smoke", only=["zz_c"], root=tmp_path, site=False, jobs=1, echo=lambda *a, **k: None)
+    assert (tmp_path / "marks" / "zz_c").read_text() == "2/2", "INVLIB_THREADS sets every chapter's threads"
+
+
+def test_every_chapter_computes_on_one_thread_and_the_runner_runs_one_per_core(monkeypatch):
+    monkeypatch.delenv(book.THREADS_ENV, raising=False)
+    assert book.chapter_threads() == 1
+    assert book.default_jobs("cpu") == book.default_jobs("smoke") == (os.cpu_count() or 1)
+    assert book.default_jobs("gpu") == 1
+    monkeypatch.setenv(book.THREADS_ENV, "2")
+    assert book.default_jobs("cpu") == max(1, (os.cpu_count() or 1) // 2)
+    for bad in ("0", "two", "-1"):
+        monkeypatch.setenv(book.THREADS_ENV, bad)
+        with pytest.raises(ValueError, match="INVLIB_THREADS is the CPU threads of each chapter"):
+            book.chapter_threads()
 
 
 @pytest.mark.slow
@@ -353,6 +373,36 @@ def test_chapter_runs_in_the_smoke_profile(smoke_book, name):
     html = (root / "_build/html" / book.GENERATED / f"{name}.html").read_text()
     assert 'profile = "smoke"' not in html, "the injected parameters cell must be hidden"
     assert (root / "notebooks" / f"{name}.py").read_text() == (ROOT / "notebooks" / f"{name}.py").read_text()
+
+
+EVIDENCE_KEYS = {"verdict", "estimate", "lo", "hi", "n", "unit", "direction", "boundary", "margin", "reason", "n_min",
+                 "level", "method", "n_needed"}
+
+
+@pytest.mark.slow
+def test_every_recorded_claim_carries_the_evidence_its_verdict_was_decided_from(smoke_book):
+    """Every claim of every chapter went through the one decision function: its evidence is stored, its verdict is
+    the evidence's, a decisive verdict rests on at least n_min replicates and on an interval on one side of its
+    boundary (or inside its margin), and a claim of several parts stores each part's evidence."""
+    root, chapters, _ = smoke_book
+    claims = [(name, c) for name in chapters if name in CHAPTERS
+              for c in results.load(name, "smoke").get("claims", [])]
+    assert len(claims) > 100, "the chapters record the papers' claims"
+
+    def check(name, cid, ev):
+        assert EVIDENCE_KEYS <= set(ev), f"{name} {cid}: evidence lacks {EVIDENCE_KEYS - set(ev)}"
+        assert ev["verdict"] in results.VERDICTS and ev["reason"], (name, cid, ev)
+        if ev["verdict"] in (results.REPRODUCED, results.NOT_REPRODUCED) and ev["method"] != "parts":
+            assert ev["n"] >= ev["n_min"] and ev["lo"] is not None and ev["hi"] is not None, (name, cid, ev)
+            lo, hi, b, m = ev["lo"], ev["hi"], ev["boundary"], ev["margin"]
+            inside = {"greater": lo > b, "less": hi < b, "equivalent": b - m < lo and hi < b + m}[ev["direction"]]
+            assert inside == (ev["verdict"] == results.REPRODUCED), (name, cid, ev)
+        for part, sub in (ev.get("parts") or {}).items():
+            check(name, f"{cid}:{part}", sub)
+
+    for name, c in claims:
+        assert "evidence" in c and c["evidence"]["verdict"] == c["verdict"], (name, c["id"])
+        check(name, c["id"], c["evidence"])
 
 
 @pytest.mark.slow
