@@ -12,7 +12,8 @@ transforms  one registry of batched transformations with per-sample magnitudes
 train       one training loop (fit / evaluate), checkpoints with resume, DDP under torchrun
 zoo         trained models cached on disk by a hash of their config
 profiles    smoke / cpu / gpu / paper sizes
-results     numbers of a run beside the paper's, saved as JSON
+results     numbers of a run beside the paper's, saved as JSON, with each claim's evidence
+verdicts    the one decision function: a claim's interval over its replicates against a declared boundary
 plots       image grids, magnitude grids, heatmaps
 book        the papermill runner and the Jupyter Book build
 metrics     invariance of a representation to a transformation (papers B and E); learned maps, distances (C)
