@@ -32,9 +32,28 @@ import torch
 from .profiles import Profile, get_profile
 from .utils import REPO, atomic_save, check_choice
 from .verdicts import (  # noqa: F401  (the decision function and its intervals, used through results.*)
-    INCONCLUSIVE, LEVEL, NOT_MEASURABLE, NOT_REPRODUCED, PARTLY, REPRODUCED, VERDICTS, Evidence, Interval,
-    bootstrap_interval, decide, decide_parts, exact, mantel, not_measurable, paired, phrase, rate_difference_interval,
-    rho_interval, share_interval, t_interval)
+    INCONCLUSIVE,
+    LEVEL,
+    NOT_MEASURABLE,
+    NOT_REPRODUCED,
+    PARTLY,
+    REPRODUCED,
+    VERDICTS,
+    Evidence,
+    Interval,
+    bootstrap_interval,
+    decide,
+    decide_parts,
+    exact,
+    mantel,
+    not_measurable,
+    paired,
+    phrase,
+    rate_difference_interval,
+    rho_interval,
+    share_interval,
+    t_interval,
+)
 
 PAPERS = {"a": "A", "b": "B", "c": "C", "d": "D", "e": "E"}  # a chapter's first letter names its paper
 
