@@ -285,7 +285,7 @@ def magnitude_label(kind: str, magnitude, sigma: float | None = None) -> str:
 
 # ------------------------------------------------------------------------------ training
 def _uniform(n: int, low: float, high: float, gen, like: torch.Tensor) -> torch.Tensor:
-    return low + (high - low) * torch.rand(n, generator=gen, device=like.device, dtype=like.dtype)
+    return low + (high - low) * T.draw_like(torch.rand, n, gen, like)
 
 
 @dataclass(frozen=True)
@@ -329,7 +329,7 @@ class TypeAugment:
         b, k, m, gen = len(x), self.kind, self.magnitude, generator
         if k == "mirror":
             for axis in m:
-                flip = (torch.rand(b, generator=gen, device=x.device) < 0.5).to(x.dtype)
+                flip = (T.draw_like(torch.rand, b, gen, x) < 0.5).to(x.dtype)
                 x = T.apply("hflip" if axis == "h" else "vflip", x, flip)
             return x
         if k == "color_jitter":
@@ -338,7 +338,7 @@ class TypeAugment:
             return _crop(x, m, _uniform(b, -1, 1, gen, x), _uniform(b, -1, 1, gen, x)).clamp(0, 1)
         if k == "shear":
             tan = torch.tan(torch.deg2rad(_uniform(b, -m, m, gen, x)))
-            horizontal = torch.rand(b, generator=gen, device=x.device) < 0.5
+            horizontal = T.draw_like(torch.rand, b, gen, x) < 0.5
             one, zero = torch.ones_like(tan), torch.zeros_like(tan)
             a = T._mat(one, torch.where(horizontal, tan, zero), torch.where(horizontal, zero, tan), one)
             return T._warp(x, a).clamp(0, 1)

@@ -218,6 +218,22 @@ def sample_magnitudes(
     return (low + (high - low) * u).clamp(low, high)
 
 
+def draw_like(fn, shape, generator: torch.Generator | None, like: torch.Tensor) -> torch.Tensor:
+    """``fn(shape)`` (``torch.rand`` or ``torch.randn``) drawn on the generator's device, then moved to ``like``'s
+    device and dtype: training draws with a CPU generator (:func:`invlib.train.fit`) for batches on a GPU, and the
+    same generator gives the same draws whatever the batch's device.
+
+    Example
+    -------
+    >>> x = torch.zeros(2, 3, dtype=torch.float64)
+    >>> a = draw_like(torch.randn, (2, 3), torch.Generator().manual_seed(0), x)
+    >>> a.dtype, torch.equal(a, torch.randn(2, 3, generator=torch.Generator().manual_seed(0), dtype=torch.float64))
+    (torch.float64, True)
+    """
+    device = generator.device if generator is not None else like.device
+    return fn(shape, generator=generator, device=device, dtype=like.dtype).to(like.device)
+
+
 @dataclass(frozen=True)
 class RandomOp:
     """A training augmentation: op ``name`` on every image with its own magnitude drawn uniformly in
@@ -426,7 +442,7 @@ def elastic(x, m, generator=None, sigma: float = 3.0, shared: bool = False):
     linear filter) and pixels converted to its [-1, 1] grid units.
     """
     b, _, h, w = x.shape
-    noise = torch.rand((1 if shared else b, 2, h, w), generator=generator, device=x.device, dtype=x.dtype) * 2 - 1
+    noise = draw_like(torch.rand, (1 if shared else b, 2, h, w), generator, x) * 2 - 1
     to_grid = x.new_tensor([2 / w, 2 / h]).view(1, 2, 1, 1)  # one pixel in grid_sample's units, per axis
     r = min(math.ceil(3 * sigma), h - 1, w - 1)
     out = kornia.geometry.transform.elastic_transform2d(
@@ -442,7 +458,7 @@ def perspective(x, m, generator=None, shared: bool = False):
     b, _, h, w = x.shape
     size = x.new_tensor([w, h])
     corners = x.new_tensor([[0, 0], [1, 0], [1, 1], [0, 1]]) * size - 0.5  # pixel-edge corners
-    z = torch.randn((1 if shared else b, 4, 2), generator=generator, device=x.device, dtype=x.dtype)
+    z = draw_like(torch.randn, (1 if shared else b, 4, 2), generator, x)
     moved = corners + z.expand(b, -1, -1) * m.view(-1, 1, 1) * size
     back = kornia.geometry.transform.get_perspective_transform(moved, corners.expand(b, -1, -1))  # dst -> src
     xs, ys = _pixel_grid(h, w, x)
@@ -579,14 +595,14 @@ def color_cast(x, m, generator=None, shared: bool = False):
     """Add one ``N(0, m)`` value per channel to the whole image (paper C's colour jitter: a random colour
     cast, the same at every pixel)."""
     b, c = x.shape[:2]
-    offset = torch.randn((1 if shared else b, c, 1, 1), generator=generator, device=x.device, dtype=x.dtype)
+    offset = draw_like(torch.randn, (1 if shared else b, c, 1, 1), generator, x)
     return x + offset * _bc(m)
 
 
 @register("gaussian_noise", "appearance", 0, 1, 0, "std")
 def gaussian_noise(x, m, generator=None):
     """Add i.i.d. Gaussian noise of standard deviation ``m`` (before the final clamp to ``[0, 1]``)."""
-    noise = torch.randn(x.shape, generator=generator, device=x.device, dtype=x.dtype)
+    noise = draw_like(torch.randn, x.shape, generator, x)
     return x + _bc(m) * noise
 
 
@@ -647,7 +663,7 @@ def ft_surrogate(x: torch.Tensor, m, generator: torch.Generator | None = None) -
     v = _check_signals(x, m)
     n = x.shape[-1]
     spec = torch.fft.rfft(x, dim=-1)
-    u = torch.rand(len(x), 1, spec.shape[-1], generator=generator, device=x.device, dtype=x.dtype)
+    u = draw_like(torch.rand, (len(x), 1, spec.shape[-1]), generator, x)
     u[..., 0] = 0  # the mean stays real
     if n % 2 == 0:
         u[..., -1] = 0  # and so does the Nyquist bin
@@ -664,4 +680,4 @@ def signal_noise(x: torch.Tensor, std, generator: torch.Generator | None = None)
     tensor([0., 1., 2.])
     """
     v = _check_signals(x, std)
-    return x + v * torch.randn(x.shape, generator=generator, device=x.device, dtype=x.dtype)
+    return x + v * draw_like(torch.randn, x.shape, generator, x)
