@@ -109,6 +109,26 @@ def _book(args) -> int:
     return 0
 
 
+def _compare(args) -> int:
+    from . import results
+
+    rows = results.compare(args.a, args.b)
+    chapters = {}
+    for r in rows:
+        chapters.setdefault(r["chapter"], r["same_json"])
+        if r["id"] is not None:
+            mark = "  MOVED" if r["moved"] else ""
+            print(f"{r['chapter']:34s} {r['id']:48s} {r['verdict_a']!s:28s} {r['verdict_b']!s:28s}{mark}")
+    same = [c for c, ok in chapters.items() if ok]
+    moved = sum(r["moved"] for r in rows if r["id"] is not None)
+    print(f"\n{len(same)} of {len(chapters)} chapters wrote the same JSON (apart from {', '.join(results.VOLATILE)});"
+          f" {moved} of {sum(r['id'] is not None for r in rows)} verdicts moved")
+    for c, ok in chapters.items():
+        if not ok:
+            print(f"  differs: {c}")
+    return 0 if moved == 0 and len(same) == len(chapters) else 1
+
+
 def main(argv: list[str] | None = None) -> int:
     """Entry point of ``python -m invlib`` (and the ``invlib`` console script)."""
     parser = argparse.ArgumentParser(prog="python -m invlib", description=__doc__)
@@ -141,8 +161,9 @@ def main(argv: list[str] | None = None) -> int:
     p_book.add_argument("-p", "--param", action="append", metavar="KEY=VALUE",
                         help="notebook parameter override, e.g. -p dataset=cifar10 (repeatable)")
     p_book.add_argument("--no-site", action="store_true", help="execute the notebooks but skip jupyter-book")
-    p_book.add_argument("--jobs", type=int, help="chapters run at once, each on INVLIB_THREADS threads (1; default: cpu_count/threads "
-                        "on smoke/cpu, else 1; the numbers do not depend on it; see invlib.book.default_jobs)")
+    p_book.add_argument("--jobs", type=int, help="chapters run at once, each on INVLIB_THREADS threads (1); default: "
+                        "cpu_count/threads on smoke/cpu, else 1. The numbers do not depend on it (see "
+                        "invlib.book.default_jobs)")
     p_book.add_argument("--list", action="store_true", help="list the chapters and their parameters, run nothing")
     p_book.add_argument("--book-dir", default=str(REPO), metavar="DIR",
                         help="the book's folder: _config.yml, _toc.yml, book/, notebooks/ (default: this repository;"
@@ -158,6 +179,13 @@ def main(argv: list[str] | None = None) -> int:
     p_data = sub.add_parser("data", help="check the offline datasets and WordNet")
     p_data.add_argument("action", choices=["check"])
     p_data.set_defaults(func=_data)
+    p_compare = sub.add_parser("compare", help="two builds' results side by side: same JSON? verdicts moved?",
+                               description="Compare two results folders (results/<profile>/ of two builds of one "
+                                           "commit): exit 0 when every chapter wrote the same JSON, apart from when "
+                                           "and how long it ran, and no verdict moved.")
+    p_compare.add_argument("a", help="a results folder, e.g. results/cpu")
+    p_compare.add_argument("b", help="another, e.g. ../other-clone/results/cpu")
+    p_compare.set_defaults(func=_compare)
     args = parser.parse_args(argv)
     try:
         return args.func(args)

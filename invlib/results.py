@@ -281,6 +281,48 @@ def scoreboard(profile: str | None = None) -> list[dict]:
     return rows
 
 
+# What differs between two runs of one commit on one machine without the numbers differing: when and how long.
+VOLATILE = ("seconds", "book_seconds", "finished")
+
+
+def compare(a: str | os.PathLike, b: str | os.PathLike) -> list[dict]:
+    """Two runs of the book side by side: for each chapter in both results folders (``<root>/<profile>/``, e.g.
+    ``results/cpu`` of two clones), whether its JSON is identical apart from :data:`VOLATILE` (when and how long it
+    ran), and each claim's verdict and estimate in both.
+
+    Returns one dict per claim: ``chapter``, ``id``, ``verdict_a``, ``verdict_b``, ``estimate_a``, ``estimate_b``,
+    ``moved`` (the verdicts differ), ``same_json`` (the chapter's whole record is the same); a chapter with no
+    claims gives one row with ``id`` None.
+
+    Example
+    -------
+    >>> import tempfile
+    >>> root = Path(tempfile.mkdtemp())
+    >>> for name, gains in (("one", [1.0, 1.2, 0.9]), ("two", [1.0, 1.2, 0.9])):
+    ...     run = Run("smoke", name="b9_demo"); run.log("gain", sum(gains))
+    ...     _ = run.claim("g", "A gain.", 1, sum(gains) / 3, "gain > 0", decide(gains, reason="r", unit="seed"))
+    ...     path = atomic_save(json.dumps(run.to_dict()), root / name / "b9_demo.json")
+    >>> [(r["id"], r["verdict_a"], r["moved"], r["same_json"]) for r in compare(root / "one", root / "two")]
+    [('g', 'reproduced', False, True)]
+    """
+    a, b = Path(a), Path(b)
+    for folder in (a, b):
+        if not folder.is_dir():
+            raise FileNotFoundError(f"{folder} is not a results folder (results/<profile>/ of a build)")
+    rows = []
+    for name in sorted({f.stem for f in a.glob("*.json")} & {f.stem for f in b.glob("*.json")}):
+        ra, rb = (json.loads((folder / f"{name}.json").read_text()) for folder in (a, b))
+        same = {k: v for k, v in ra.items() if k not in VOLATILE} == {k: v for k, v in rb.items() if k not in VOLATILE}
+        ca, cb = ({c["id"]: c for c in r.get("claims", [])} for r in (ra, rb))
+        for cid in list(dict.fromkeys([*ca, *cb])) or [None]:
+            x, y = ca.get(cid, {}), cb.get(cid, {})
+            rows.append(dict(chapter=name, id=cid, verdict_a=x.get("verdict"), verdict_b=y.get("verdict"),
+                             estimate_a=(x.get("evidence") or {}).get("estimate"),
+                             estimate_b=(y.get("evidence") or {}).get("estimate"),
+                             moved=x.get("verdict") != y.get("verdict"), same_json=same))
+    return rows
+
+
 # --- claim criteria: small tests a chapter's report module computes a verdict with ---------------------------
 
 def share_passes(passes, at_least: float) -> tuple[float, bool]:

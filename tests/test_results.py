@@ -158,3 +158,29 @@ def test_text_says_na_where_a_number_was_not_measured():
     assert results.text(57.25, ".1f") == "57.2" and results.text(3) == "3"
     for missing in (None, float("nan"), np.float32("nan")):
         assert results.text(missing, ".2f") == "n/a"
+
+
+def test_compare_finds_moved_verdicts_and_numbers_but_not_when_or_how_long(tmp_path, capsys):
+    from invlib.__main__ import main
+    from invlib.utils import atomic_save
+
+    def write(folder, gains, seconds):
+        run = results.Run("smoke", name="b9_demo")
+        run.log("gain", float(np.mean(gains)))
+        run.claim("g", "A gain.", 1, float(np.mean(gains)), "gain > 0",
+                  results.decide(gains, reason="any gain", unit="seed"))
+        record = {**run.to_dict(), "seconds": seconds, "book_seconds": seconds + 1}
+        atomic_save(json.dumps(record), tmp_path / folder / "b9_demo.json")
+
+    write("a", [1.0, 1.2, 0.9], 10.0)
+    write("b", [1.0, 1.2, 0.9], 99.0)
+    [row] = results.compare(tmp_path / "a", tmp_path / "b")
+    assert row["same_json"] and not row["moved"] and row["estimate_a"] == row["estimate_b"]
+    assert main(["compare", str(tmp_path / "a"), str(tmp_path / "b")]) == 0
+    write("b", [1.0, -1.2, 0.9], 10.0)  # another number, another verdict
+    [row] = results.compare(tmp_path / "a", tmp_path / "b")
+    assert row["moved"] and not row["same_json"] and row["verdict_b"] == results.INCONCLUSIVE
+    assert main(["compare", str(tmp_path / "a"), str(tmp_path / "b")]) == 1
+    out = capsys.readouterr().out
+    assert "MOVED" in out and "0 of 1 chapters wrote the same JSON" in out and "differs: b9_demo" in out
+    assert main(["compare", str(tmp_path / "a"), str(tmp_path / "missing")]) == 2
