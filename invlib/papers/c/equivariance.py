@@ -424,14 +424,14 @@ def crop_resize(members) -> float:
 
 # ------------------------------------------------------------------------------ C1: Fig. 1, 2, 7-9, Table 3
 def curves(nets: dict, S: Settings, fit_ds=None, eval_ds=None, kinds=None) -> pd.DataFrame:
-    """Fig. 1/7-9: every augmented network measured on its own type's grid, the first baseline on the grids of all
-    ``kinds`` (default ``S.types``): the rows of :func:`measure_network`, with ``member`` and ``group``."""
+    """Fig. 1/7-9: every augmented network measured on its own type's grid, every baseline (a seed of the network
+    without augmentation) on the grids of all ``kinds`` (default ``S.types``): the rows of :func:`measure_network`,
+    with ``member`` and ``group``."""
     if fit_ds is None:
         fit_ds, eval_ds = images(S)
     kinds = kinds or S.types
     resize, parts = crop_resize(nets), []
-    base = next(m for m in nets if m.kind is None)  # the first baseline is measured on every grid
-    jobs = [(m, k) for m in nets for k in (kinds if m == base else [m.kind] if m.kind in kinds else [])]
+    jobs = [(m, k) for m in nets for k in (kinds if m.kind is None else [m.kind] if m.kind in kinds else [])]
     for m, k in jobs:
         t = measure_network(nets[m], k, tt.grid(k, S.grid), S, fit_ds, eval_ds, resize, m.magnitude if m.kind
                             else None, m.name)
@@ -468,11 +468,13 @@ def clean_features(nets: dict, S: Settings, fit_ds: data.Dataset, eval_ds: data.
 @dataclass
 class Distances:
     """One-way distances between the networks of a family: ``one_way[i, j]`` is the error of predicting network
-    ``i``'s features from network ``j``'s (Sec. 5.3); ``names`` and ``groups`` (training type) per network."""
+    ``i``'s features from network ``j``'s (Sec. 5.3); ``names`` and ``groups`` (training type) per network;
+    ``per_image`` ``(M, M, N)``: that error on each evaluation image (``one_way`` is its mean), where known."""
 
     one_way: np.ndarray
     names: list
     groups: list
+    per_image: np.ndarray | None = None
 
     @property
     def total(self) -> np.ndarray:
@@ -489,17 +491,46 @@ class Distances:
         return pd.DataFrame(getattr(self, which), index=self.names, columns=self.names).round(3)
 
 
+def one_way_errors(features: list[torch.Tensor], fit: int, **fit_options) -> torch.Tensor:
+    """``(M, M, N - fit)``: on each evaluation image, the :func:`invlib.metrics.normalized_l2` error of predicting
+    network ``i``'s features from network ``j``'s by a fitted ``E(r) = ReLU(W r + b)`` (0 on the diagonal): the
+    errors that :func:`invlib.metrics.representation_distances` averages (the same fits), kept per image so that
+    a pair's asymmetry gets an interval over the images. Arguments as there.
+
+    Example
+    -------
+    >>> a = torch.rand(300, 4)
+    >>> e = one_way_errors([a, a.clone(), torch.rand(300, 4)], fit=200, epochs=30)
+    >>> tuple(e.shape), bool(e[0, 1].mean() < 0.05 < e[0, 2].mean())
+    ((3, 3, 100), True)
+    """
+    m = len(features)
+    if len({len(f) for f in features}) != 1 or not 0 < fit < len(features[0]):
+        raise ValueError(f"features must share N rows and 0 < fit < N; got N = {[len(f) for f in features]}, "
+                         f"fit = {fit}.")
+    out = torch.zeros(m, m, len(features[0]) - fit)
+    widths = {f.shape[1] for f in features}
+    for i in range(m):
+        others = [j for j in range(m) if j != i]
+        for js in filter(None, ([j for j in others if features[j].shape[1] == w] for w in widths)):  # one fit
+            src = torch.stack([features[j] for j in js])
+            maps = metrics.fit_maps(src[:, :fit], features[i][:fit], residual=False, **fit_options)
+            with torch.no_grad():
+                out[i, js] = metrics.normalized_l2(features[i][fit:], maps(src[:, fit:])).cpu()
+    return out
+
+
 def distances(nets: dict, S: Settings, fit_ds=None, eval_ds=None) -> Distances:
     """Sec. 6.2: the one-way distances between every ordered pair of networks (``E`` fitted on the fit images,
-    scored on the eval images; :func:`invlib.metrics.representation_distances`), cached on disk."""
+    scored on each eval image: :func:`one_way_errors`), cached on disk."""
     if fit_ds is None:
         fit_ds, eval_ds = images(S)
     key = digest(*[weights_key(net) for net in nets.values()], S.layer, S.map_epochs,
                  S.map_batch, S.map_lr, S.seed, fit_ds.images, eval_ds.images, [m.resize for m in nets])
-    one_way = cached("equivariance", f"distances-{key}", lambda: metrics.representation_distances(
+    per_image = cached("equivariance", f"one-way-errors-{key}", lambda: one_way_errors(
         clean_features(nets, S, fit_ds, eval_ds), len(fit_ds), epochs=S.map_epochs, batch_size=S.map_batch,
         lr=S.map_lr, seed=S.seed).numpy())
-    return Distances(one_way, [m.name for m in nets], [m.group for m in nets])
+    return Distances(per_image.mean(-1, dtype=np.float64), [m.name for m in nets], [m.group for m in nets], per_image)
 
 
 def knn_rates(dist: Distances) -> pd.DataFrame:
@@ -524,19 +555,19 @@ def group_distances(dist: Distances) -> pd.DataFrame:
 
 
 def cross_dataset(nets: dict, S: Settings, fit_ds=None, eval_ds=None) -> pd.DataFrame:
-    """App. B.2, Fig. 10: the strongest network of each of ``S.cross_types`` and the first baseline, measured by
-    the L2 distance on the training data set and on ``S.cross_dataset`` (images the networks never saw); the
-    rows of :func:`measure_network` with ``domain`` ("train data" or the second data set's name)."""
+    """App. B.2, Fig. 10: the strongest network of each of ``S.cross_types`` and every baseline, measured by the L2
+    distance on the training data set and on ``S.cross_dataset`` (images the networks never saw); the rows of
+    :func:`measure_network` with ``domain`` ("train data" or the second data set's name)."""
     if fit_ds is None:
         fit_ds, eval_ds = images(S)
     other = images(S, cross=True)
     members = list(nets)
-    base = next(m for m in members if m.kind is None)
+    bases = [m for m in members if m.kind is None]
     kinds = [k for k in S.cross_types if any(m.kind == k for m in members)]
     parts = []
     for domain, (f, e) in (("train data", (fit_ds, eval_ds)), (S.cross_dataset, other)):
         for kind in kinds:
-            for m in (strongest(members, kind), base):
+            for m in (strongest(members, kind), *bases):
                 t = measure_network(nets[m], kind, tt.grid(kind, S.grid), S, f, e, crop_resize(members),
                                     m.magnitude if m.kind else None, m.name)
                 parts.append(t.assign(member=[m] * len(t), group=m.group, domain=domain))
