@@ -10,6 +10,7 @@ from invlib import results
 from invlib.learned import instaaug as I
 from invlib.papers.d import cropping as D
 from invlib.papers.d import cropping_reports as R
+from invlib.papers.d.criteria import ENTROPY_IN_BAND_SHARE, INPUT_DEPENDENT_KL, SIZE_FOLLOWS_OBJECT_RHO
 
 
 def _acc(rows):
@@ -38,33 +39,172 @@ def test_table1_takes_the_best_random_crop_range():
     assert t.loc["InstaAug", "paper (%)"] == 66.02
 
 
-def test_ranking_claims_need_seeds():
-    S = D.settings("smoke")
-    one = _acc([("none", "none", 0, 0.5, 0.5, 1), ("random_crop", "random_crop 0.1-1", 0, 0.5, 0.55, 1),
-                ("instaaug", "instaaug", 0, 0.5, 0.6, 1.5)])
+def _family(gains, seconds=(1.0, 1.5)):
+    """Per seed none at 50 %, the random crop at 55 %, InstaAug at 55 % + gain: an accuracy table."""
+    rows = []
+    for seed, g in enumerate(gains):
+        rows += [("none", "none", seed, 0.5, 0.5, seconds[0]),
+                 ("random_crop", "random_crop 0.1-1", seed, 0.5, 0.55, seconds[0]),
+                 ("instaaug", "instaaug", seed, 0.5, 0.55 + g / 100, seconds[1])]
+    return _acc(rows)
+
+
+def _claims(acc, crops=None, family=()):
     run = results.Run("demo", "smoke")
-    R.report(run, S, one, pd.DataFrame(), [])
-    assert run.claims["table1/instaaug_random_none"]["verdict"] == "partly"
-    assert run.claims["appD3/cost"]["verdict"] == "reproduced"
-    three = _acc([(m, v, s, 0.5, base + 0.01 * s, 1) for s in range(3)
-                  for m, v, base in (("none", "none", 0.5), ("random_crop", "random_crop 0.1-1", 0.55),
-                                     ("instaaug", "instaaug", 0.6))])
-    run = results.Run("demo", "smoke")
-    R.report(run, S, three, pd.DataFrame(), [])
+    _, facts = R.report(run, D.settings("smoke"), acc, pd.DataFrame() if crops is None else crops, list(family))
+    return run, facts
+
+
+def test_ranking_is_decided_over_paired_seeds():
+    cases = {"reproduced": [1.0, 1.2, 1.4], "not reproduced": [-1.0, -1.2, -1.4],
+             "inconclusive at this budget": [2.0, -1.5, 0.5]}
+    for expected, gains in cases.items():
+        run, _ = _claims(_family(gains))
+        part = run.claims["table1/instaaug_random_none"]["evidence"]["parts"]["InstaAug > random crop"]
+        assert part["verdict"] == expected and part["unit"] == "seed" and part["n"] == 3, expected
+    run, _ = _claims(_family([1.0, 1.2, 1.4]))
     assert run.claims["table1/instaaug_random_none"]["verdict"] == "reproduced"
+    run, _ = _claims(_family([-1.0, -1.2, -1.4]))  # random crop > none holds, InstaAug > random crop reversed
+    assert run.claims["table1/instaaug_random_none"]["verdict"] == "partly"
 
 
-def test_crop_claims_read_the_crop_table():
-    crops = pd.DataFrame({"side": [0.6, 0.7, 0.97], "centre_in_box": [0.8, 0.5, 1.0], "covers_object": [1, 1, 1],
-                          "entropy": [3.2, 3.1, 1.0], "kl_to_mean": [0.4, 0.0, math.nan],
-                          "side_rho": [0.5, math.nan, math.nan]}, index=["instaaug", "no_input", "no_lrp"])
-    acc = _acc([("none", "none", 0, 0.5, 0.5, 1), ("random_crop", "random_crop 0.1-1", 0, 0.6, 0.6, 1),
-                ("no_lrp", "no_lrp", 0, 0.51, 0.51, 1)])
-    run = results.Run("demo", "smoke")
-    R.report(run, D.settings("smoke"), acc, crops, [])
-    v = {c: r["verdict"] for c, r in run.claims.items()}
-    assert v["fig6/input_dependent"] == v["fig6/concentrates_on_object"] == v["fig6/size_follows_object"] \
-        == v["table1/uniform_stays_near_identity"] == "reproduced"
+def test_one_seed_is_inconclusive_however_large_the_gain():
+    run, facts = _claims(_family([20.0]))
+    claim = run.claims["table1/instaaug_random_none"]
+    assert claim["verdict"] == "inconclusive at this budget"
+    part = claim["evidence"]["parts"]["random crop > none"]
+    assert (part["n"], part["n_min"]) == (1, 3) and part["estimate"] == pytest.approx(5.0)
+    assert facts["order_text"].startswith("1 seed cannot decide")
+
+
+def test_ranked_pairs_seeds_and_skips_the_band_variants():
+    acc = pd.concat([_family([1.0, 1.2, 1.4]), _acc([("instaaug", "band 2-2.5", 0, 0.1, 0.1, 1)])])
+    assert list(R.by_seed(acc, "instaaug").index) == [0, 1, 2]
+    assert R.gains(R.by_seed(acc, "instaaug"), R.by_seed(acc, "none")).round(6).tolist() == [6.0, 6.2, 6.4]
+    # a seed only one side has is left out of the pairs
+    assert R.ranked(acc[~((acc.method == "none") & (acc.seed == 2))], "instaaug", "none").n == 2
+
+
+def test_cost_is_a_ratio_per_run_against_its_boundary():
+    b = R.COST_RATIO[0]
+    for ratios, expected in (([b - 0.6, b - 0.5, b - 0.55], "reproduced"),
+                             ([b + 0.6, b + 0.5, b + 0.55], "not reproduced"),
+                             ([b - 0.6, b + 0.5, b], "inconclusive at this budget")):
+        acc = pd.concat([_family([1.0], seconds=(1.0, r)).assign(seed=s) for s, r in enumerate(ratios)])
+        run, _ = _claims(acc)
+        ev = run.claims["appD3/cost"]["evidence"]
+        assert ev["verdict"] == expected and ev["unit"] == "run" and ev["direction"] == "less", ratios
+    run, _ = _claims(_family([1.0], seconds=(1.0, 1.2)))
+    assert run.claims["appD3/cost"]["verdict"] == "inconclusive at this budget"
+
+
+def _crops(kl, rho, box, free_box, side_lrp=(0.97, 0.96, 0.98)):
+    rows = []
+    for s, (k, r, bx, fb, sl) in enumerate(zip(kl, rho, box, free_box, side_lrp)):
+        rows += [dict(variant="instaaug", seed=s, side=0.6, centre_in_box=bx, covers_object=1.0, entropy=3.2,
+                      kl_to_mean=k, side_rho=r),
+                 dict(variant="no_input", seed=s, side=0.7, centre_in_box=fb, covers_object=1.0, entropy=3.1,
+                      kl_to_mean=0.0, side_rho=math.nan),
+                 dict(variant="no_lrp", seed=s, side=sl, centre_in_box=1.0, covers_object=1.0, entropy=1.0,
+                      kl_to_mean=math.nan, side_rho=math.nan)]
+    return pd.DataFrame(rows)
+
+
+def test_crop_claims_use_papers_shared_boundaries_over_seeds():
+    kl, _ = INPUT_DEPENDENT_KL
+    rho, _ = SIZE_FOLLOWS_OBJECT_RHO
+    above = _crops([kl + 0.01, kl + 0.015, kl + 0.02], [rho + 0.1, rho + 0.12, rho + 0.14], [0.6, 0.61, 0.62],
+                   [0.5, 0.5, 0.505])
+    below = _crops([kl - 0.01, kl - 0.015, kl - 0.02], [rho - 0.1, rho - 0.12, rho - 0.14], [0.51, 0.515, 0.52],
+                   [0.5, 0.5, 0.5])
+    ids = ("fig6/input_dependent", "fig6/size_follows_object", "fig6/concentrates_on_object")
+    for crops, expected in ((above, "reproduced"), (below, "not reproduced")):
+        run, facts = _claims(_family([1.0, 1.2, 1.4]), crops)
+        assert {run.claims[c]["verdict"] for c in ids} == {expected}
+        assert all(run.claims[c]["evidence"]["n"] == 3 and run.claims[c]["evidence"]["unit"] == "seed" for c in ids)
+    assert run.claims["fig6/input_dependent"]["evidence"]["boundary"] == kl
+    one = above[above.seed == 0]
+    run, facts = _claims(_family([1.0]), one)
+    assert {run.claims[c]["verdict"] for c in ids} == {"inconclusive at this budget"}
+    assert facts["kl"] == pytest.approx(kl + 0.01) and "cannot decide" in facts["input_text"]
+
+
+def test_uniform_parameterisations_near_identity_has_parts():
+    crops = _crops([0.2] * 3, [0.5] * 3, [0.6] * 3, [0.5] * 3)
+    near_none = pd.concat([_family([1.0, 1.2, 1.4]),
+                           _acc([("no_lrp", "no_lrp", s, 0.5, 0.5 + 0.001 * s, 1) for s in range(3)])])
+    run, _ = _claims(near_none, crops)
+    claim = run.claims["table1/uniform_stays_near_identity"]
+    assert claim["verdict"] == "reproduced" and len(claim["evidence"]["parts"]) == 2
+    near_rc = pd.concat([_family([1.0, 1.2, 1.4]),
+                         _acc([("no_lrp", "no_lrp", s, 0.5, 0.55 - 0.001 * s, 1) for s in range(3)])])
+    run, _ = _claims(near_rc, crops)
+    assert run.claims["table1/uniform_stays_near_identity"]["verdict"] == "partly"  # near whole image, accuracy not
+
+
+def _trained(variant, seed, share_in_band, final=3.2):
+    """An InstaAug model with 100 band checks: the first 70 in the band [3, 3.5], then ``share_in_band`` of the
+    last 30 in it and the rest below."""
+    inside = round(30 * share_in_band)
+    checks = [(s, 3.2 if s < 70 + inside else 1.0, 0.2) for s in range(100)]
+    hist = [dict(state=dict(checks=checks, entropy=final, **{"lambda": 0.2}))]
+    return D.Trained("instaaug", variant, seed, torch.nn.Identity(), hist, 0.0)
+
+
+def test_entropy_band_and_collapse_are_decided_over_seeds():
+    b, _ = ENTROPY_IN_BAND_SHARE
+    for shares, expected in (([b + 0.3, b + 0.4, b + 0.35], "reproduced"),
+                             ([b - 0.3, b - 0.2, b - 0.25], "not reproduced")):
+        family = [_trained("instaaug", s, x) for s, x in enumerate(shares)]
+        run, _ = _claims(_family([1.0, 1.2, 1.4]), family=family)
+        assert run.claims["figE1/entropy_in_band"]["verdict"] == expected, shares
+        assert run.claims["figE1/entropy_in_band"]["evidence"]["boundary"] == b
+    fixed = [_trained("fixed lambda 0.02", 0, 0.0, final=0.1), _trained("fixed lambda 0.3", 0, 0.0, final=3.0)]
+    run, facts = _claims(_family([1.0]), family=fixed)
+    claim = run.claims["figE1/small_fixed_lambda_collapses"]
+    assert claim["verdict"] == "inconclusive at this budget" and claim["evidence"]["estimate"] == pytest.approx(0.1)
+    assert facts["fixed_lam"] == 0.02 and "three seeds" in facts["collapse_text"]
+    empty = D.Trained("instaaug", "instaaug", 0, torch.nn.Identity(), [dict(state=dict(checks=[], entropy=1.0))], 0.0)
+    run, _ = _claims(_family([1.0]), family=[empty])
+    assert run.claims["figE1/entropy_in_band"]["verdict"] == "not measurable at this profile"
+
+
+def test_bands_inside_two_to_four_only():
+    assert R._inside("band 2-2.5") and R._inside("band 3.5-4") and not R._inside("band 4-4.5")
+    acc = pd.concat([_family([1.0]), _acc([("instaaug", "band 2-2.5", 0, 0.6, 0.6, 1),
+                                           ("instaaug", "band 4-4.5", 0, 0.4, 0.4, 1)])])
+    run, _ = _claims(acc)
+    claim = run.claims["tableE1/bands_beat_random_crop"]
+    assert list(claim["evidence"]["parts"]) == ["band 2-2.5"] and claim["verdict"] == "inconclusive at this budget"
+
+
+def test_authors_crop_order_is_decided_on_each_side_then_compared(tmp_path):
+    import json
+
+    from invlib.papers.d import authors_code as A
+
+    S = D.settings("cpu")
+    rec = A.stored()
+    rec["crop_cpu"]["settings"] = {k: getattr(S, k) for k in A.CROP_SETTING}
+    path = tmp_path / "d.json"
+    path.write_text(json.dumps(rec))
+    crops = pd.DataFrame(dict(side=[0.6], centre_in_box=[0.6]), index=["instaaug"])
+    table = A.crop_comparison(dict(acc_none=50.0, acc_random_crop=55.0, acc_instaaug=56.2), crops, path)
+    assert table.loc["accuracy: instaaug (%)", "authors' code"] == A._percent(rec["crop_cpu"]["test_accuracy"]
+                                                                              ["InstaAug"])
+    assert table.loc["InstaAug crops: side", "ours"] == 0.6 and math.isnan(table.loc["InstaAug crops: kl_to_mean",
+                                                                                      "ours"])
+    assert A.crop_comparison({}, crops, tmp_path / "none.json").empty
+    for acc in (_family([1.0, 1.2, 1.4]), _family([1.0])):  # three seeds of ours or one: theirs is one run
+        run = results.Run("demo", "cpu")
+        ev = A.record_crop(run, S, table, acc, path)
+        assert ev.verdict == "inconclusive at this budget" and (ev.n, ev.n_min) == (1, 3)
+        assert set(dict(ev.parts)) == {"instaaug > random_crop", "random_crop > none", "instaaug > none"}
+        assert "1 run" in run.claims["authors/crop_order_same"]["ours"]
+    facts = A.crop_facts(table, ev)
+    assert "cannot be decided" in facts["crop_order_text"] and facts["their_acc_instaaug"] != "n/a"
+    assert A.record_crop(results.Run("demo", "smoke"), D.settings("smoke"), table, acc, path).verdict == \
+        "not measurable at this profile"
 
 
 def test_in_band_share_reads_the_recorded_checks():
@@ -84,8 +224,10 @@ def test_smoke_family_trains_and_measures():
     fam = D.train_family(S, train)
     acc = D.accuracy_table(S, fam, test)
     assert set(acc.method) == {"none", "random_crop", "instaaug"} and acc.acc_tta.between(0, 1).all()
-    crops = D.crop_table(fam, test)
-    assert crops.loc["instaaug", "entropy"] > 0
+    per_seed = D.crop_seeds(fam, test)
+    crops = D.crop_table(per_seed)
+    assert per_seed[["variant", "seed"]].values.tolist() == [["instaaug", 0]]
+    assert crops.loc["instaaug", "entropy"] > 0 and -1 <= crops.loc["instaaug", "side_rho"] <= 1
     assert isinstance(fam[-1].model, I.InstaAug)
 
 

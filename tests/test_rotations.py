@@ -43,35 +43,131 @@ def test_bounds_of_augerino_are_one_range_for_all():
     assert loss is None and df.upper.nunique() == 1 and (df.upper == df.lower).all()
 
 
-def test_report_verdicts_follow_the_numbers():
-    phi = np.linspace(-0.7, 0.7, 21)
-    per = {"instaaug": _frame(D.BOUNDARY - 0.9 * phi, D.BOUNDARY + 0.9 * phi, phi),
-           "augerino": _frame(np.full(21, 0.8), np.full(21, 0.8), phi)}
-    run = results.Run("demo", "smoke")
-    R.report(run, D.settings("smoke"), per, {"instaaug": 1.0, "augerino": 1.0})
-    assert {c: v["verdict"] for c, v in run.claims.items()} == {
-        "fig5/bounds_follow_angle": "reproduced", "fig5/reaches_boundary": "reproduced",
-        "fig5/augerino_covers_part": "reproduced"}
-    per["instaaug"] = _frame(np.full(21, 1.0), np.full(21, 1.0), phi)  # one range: no slope
-    run = results.Run("demo", "smoke")
-    R.report(run, D.settings("smoke"), per, {"instaaug": 1.0, "augerino": 1.0})
-    assert run.claims["fig5/bounds_follow_angle"]["verdict"] == "not reproduced"
+def _seeds(upper, lower, near, gap=(0.2, 0.2, 0.2)):
+    return pd.DataFrame([dict(seed=i, upper_slope=u, lower_slope=lo, near_boundary=n, mean_gap=g, width=3.0,
+                              test_acc=1.0) for i, (u, lo, n, g) in enumerate(zip(upper, lower, near, gap))])
 
 
-def test_claims_over_seeds_need_a_majority():
+def _report(seeds, augerino_gap=None):
     phi = np.linspace(-0.7, 0.7, 21)
     per = {"instaaug": _frame(D.BOUNDARY - 0.9 * phi, D.BOUNDARY + 0.9 * phi, phi)}
-    good = dict(upper_slope=-0.9, lower_slope=0.9, near_boundary=0.8, mean_gap=0.1, width=3.0, test_acc=1.0)
-    bad = dict(upper_slope=0.0, lower_slope=0.0, near_boundary=0.0, mean_gap=1.2, width=2.0, test_acc=1.0)
-    for rows, expected in (([good, good, bad], "reproduced"), ([good, bad, bad], "partly"),
-                           ([bad, bad, bad], "not reproduced")):
-        seeds = pd.DataFrame([dict(seed=i, **r) for i, r in enumerate(rows)])
-        run = results.Run("demo", "smoke")
-        _, facts = R.report(run, D.settings("smoke"), per, {"instaaug": 1.0}, seeds)
-        assert run.claims["fig5/bounds_follow_angle"]["verdict"] == expected
-        assert run.claims["fig5/reaches_boundary"]["verdict"] == expected
-        assert facts["seeds"] == 3 and facts["seeds_following"] == sum(r is good for r in rows)
-        assert "seed 2:" in run.claims["fig5/bounds_follow_angle"]["ours"]
+    acc = {"instaaug": 1.0}
+    if augerino_gap is not None:  # one range of half-width h: its mean gap is pi/2 - h
+        per["augerino"] = _frame(np.full(21, D.BOUNDARY - augerino_gap), np.full(21, D.BOUNDARY - augerino_gap), phi)
+        acc["augerino"] = 1.0
+    run = results.Run("demo", "smoke")
+    _, facts = R.report(run, D.settings("smoke"), per, acc, seeds)
+    return run, facts
+
+
+def _verdicts(run):
+    return {c: v["verdict"] for c, v in run.claims.items()}
+
+
+def test_follow_is_decided_over_seeds_on_both_sides_of_its_boundary():
+    b = R.FOLLOW_SLOPE[0]
+    cases = {  # (upper slopes, lower slopes): the verdict of fig5/bounds_follow_angle
+        "reproduced": ([-(b + 0.2), -(b + 0.25), -(b + 0.3)], [b + 0.2, b + 0.25, b + 0.3]),
+        "not reproduced": ([-(b - 0.2), -(b - 0.25), -(b - 0.3)], [b - 0.2, b - 0.25, b - 0.3]),
+        "partly": ([-(b + 0.2), -(b + 0.25), -(b + 0.3)], [b - 0.2, b - 0.25, b - 0.3]),
+        "inconclusive at this budget": ([-(b + 0.4), -(b - 0.3), -(b + 0.1)], [b + 0.4, b - 0.3, b + 0.1]),
+    }
+    for expected, (upper, lower) in cases.items():
+        run, _ = _report(_seeds(upper, lower, [0.9] * 3))
+        assert run.claims["fig5/bounds_follow_angle"]["verdict"] == expected, expected
+        evidence = run.claims["fig5/bounds_follow_angle"]["evidence"]
+        assert set(evidence["parts"]) == {"upper bound falls", "lower bound rises"}
+        assert evidence["parts"]["upper bound falls"]["unit"] == "seed" and evidence["n_min"] == 3
+
+
+def test_reach_is_decided_over_seeds_and_needs_three():
+    b = R.NEAR_SHARE[0]
+    good = [-0.9] * 3
+    for near, expected in (([b + 0.05, b + 0.08, b + 0.1], "reproduced"),
+                           ([b - 0.05, b - 0.08, b - 0.1], "not reproduced"),
+                           ([b - 0.1, b + 0.12, b + 0.02], "inconclusive at this budget")):
+        run, _ = _report(_seeds(good, [0.9] * 3, near))
+        assert run.claims["fig5/reaches_boundary"]["verdict"] == expected, near
+    run, _ = _report(_seeds(good[:2], [0.9] * 2, [0.99, 0.98]))  # two seeds far above: still not enough
+    assert set(_verdicts(run).values()) == {"inconclusive at this budget"}
+    assert "needs >= 3 seeds" in run.claims["fig5/reaches_boundary"]["interval"]
+
+
+def test_one_model_without_seeds_is_inconclusive():
+    phi = np.linspace(-0.7, 0.7, 21)
+    per = {"instaaug": _frame(D.BOUNDARY - phi, D.BOUNDARY + phi, phi),
+           "augerino": _frame(np.full(21, 0.8), np.full(21, 0.8), phi)}
+    run = results.Run("demo", "smoke")
+    _, facts = R.report(run, D.settings("smoke"), per, {"instaaug": 1.0, "augerino": 1.0})
+    assert set(_verdicts(run).values()) == {"inconclusive at this budget"}
+    assert facts["seeds"] == 1 and facts["follow_text"].startswith("One seed cannot decide")
+
+
+def test_augerino_is_paired_by_seed_and_trained_from_one():
+    # three InstaAug seeds far closer to the boundary than the one Augerino run: still one pair, so inconclusive
+    run, facts = _report(_seeds([-0.9] * 3, [0.9] * 3, [0.9] * 3, gap=(0.1, 0.1, 0.1)), augerino_gap=1.0)
+    claim = run.claims["fig5/augerino_covers_part"]
+    assert claim["verdict"] == "inconclusive at this budget" and claim["evidence"]["n"] == 1
+    assert claim["evidence"]["estimate"] == pytest.approx(0.1 / 1.0, abs=0.01)
+    assert "needs Augerino trained from more seeds" in facts["augerino_text"]
+    rows = _seeds([-0.9] * 3, [0.9] * 3, [0.9] * 3, gap=(0.5, 0.52, 0.54))
+    b = R.GAP_RATIO[0]
+    assert R.augerino_evidence(rows, {0: 0.5 / (b - 0.1), 1: 0.52 / (b - 0.12), 2: 0.54 / (b - 0.1)}).verdict \
+        == "reproduced"
+    assert R.augerino_evidence(rows, {0: 0.5 / (b + 0.1), 1: 0.52 / (b + 0.12), 2: 0.54 / (b + 0.1)}).verdict \
+        == "not reproduced"
+    assert R.augerino_evidence(rows, {5: 1.0}).n == 0  # a seed InstaAug was not trained from does not pair
+
+
+def test_the_prose_follows_the_verdicts():
+    b = R.FOLLOW_SLOPE[0]
+    _, yes = _report(_seeds([-(b + 0.3)] * 3, [b + 0.3, b + 0.31, b + 0.29], [0.9, 0.91, 0.92]))
+    _, no = _report(_seeds([-0.1, -0.12, -0.11], [0.1, 0.12, 0.11], [0.1, 0.11, 0.12]))
+    assert yes["follow_text"].startswith("Over 3 seeds the bounds follow") and "within 0.2 rad" in yes["reach_text"]
+    assert no["follow_text"].startswith("Over 3 seeds neither bound") and no["reach_text"].startswith("They stop short")
+
+
+def test_authors_rotation_same_compares_verdicts_decided_on_each_sides_seeds(tmp_path):
+    from invlib.papers.d import authors_code as A
+
+    S = D.settings("cpu")
+    phi = np.linspace(-0.7, 0.7, 21)
+    table = A.rotation_table(_frame(D.BOUNDARY - phi, D.BOUNDARY + phi, phi), 0.9)
+    good = _seeds([-0.9, -0.95, -0.85], [0.9, 0.95, 0.85], [0.9, 0.92, 0.94])
+    # their code was run from one seed at this setting: a verdict of theirs needs three
+    ev = A.record_rotation(results.Run("demo", "cpu"), S, table, good)
+    assert ev.verdict == "inconclusive at this budget" and (ev.n, ev.n_min) == (1, 3)
+    assert "cannot be decided at this budget" in A.rotation_facts(table, S.module_lr, ev)["rotation_same_text"]
+    # three runs of theirs (as the benchmark would store them): the verdicts are compared
+    theirs = table[(table.who != "ours") & np.isclose(table.module_lr, S.module_lr) & (table.entropy_weight == 0.1)]
+    three = pd.concat([theirs] * 3, ignore_index=True)
+    like = three.assign(upper_slope=[-0.9, -0.8, -0.85], lower_slope=[0.9, 0.8, 0.85], near_boundary=[0.9, 0.8, 0.85])
+    half = three.assign(upper_slope=[-0.1, 0.0, -0.05], lower_slope=[0.9, 0.8, 0.85], near_boundary=[0.9, 0.8, 0.85])
+    unlike = half.assign(near_boundary=[0.1, 0.0, 0.05])
+    for rows, expected in ((like, "reproduced"), (half, "partly"), (unlike, "not reproduced")):
+        mine = pd.concat([table[table.who == "ours"], rows], ignore_index=True)
+        run = results.Run("demo", "cpu")
+        assert A.record_rotation(run, S, mine, good).verdict == expected
+    assert run.claims["authors/rotation_same"]["evidence"]["parts"]["bounds follow angle"]["verdict"] == \
+        "not reproduced"
+    facts = A.rotation_facts(table, S.module_lr)
+    assert facts["their_width"] != "n/a" and A.rotation_facts(table, 0.5)["their_width"] == "n/a"
+    never = "not measurable at this profile"
+    assert A.record_rotation(results.Run("demo", "smoke"), D.settings("smoke"), table, good).verdict == never
+    assert A.record_rotation(results.Run("demo", "cpu"), S, table, good, tmp_path / "none.json").verdict == never
+
+
+def test_same_verdict_is_exact_once_both_sides_decide():
+    from invlib.papers.d.authors_code import same_verdict
+
+    up = results.decide([1.0, 1.1, 1.2], reason="r", unit="seed")
+    down = results.decide([-1.0, -1.1, -1.2], reason="r", unit="seed")
+    open_ = results.decide([1.0, -1.0, 0.5], reason="r", unit="seed")
+    assert same_verdict(up, up).verdict == same_verdict(down, down).verdict == "reproduced"
+    assert same_verdict(up, down).verdict == "not reproduced" and same_verdict(up, down).unit == "deterministic"
+    assert same_verdict(up, open_) is open_ and same_verdict(open_, up) is open_
+    split = results.decide_parts({"a": up, "b": down})  # partly: its parts decided, so it is a verdict too
+    assert same_verdict(split, split).verdict == "reproduced" and same_verdict(up, split).verdict == "not reproduced"
 
 
 def test_settings_check_the_angle():

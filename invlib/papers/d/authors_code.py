@@ -23,6 +23,10 @@ And two trained results, their training script at a chapter's cpu setting:
   Tiny-ImageNet folders (``crop_cpu``), none, random crop and InstaAug, its accuracies and its module's crops
   (measured with D2's measures), and whether it orders the three methods as ours.
 
+Those two are trained results, so each side's verdict is decided over its own seeds by the chapter's test, and the
+two verdicts are then compared exactly (:func:`same_verdict`); their code was run from one seed, which leaves the
+comparison inconclusive at this budget until it has three.
+
 Example
 -------
 >>> frame = compare("scheduler")
@@ -45,7 +49,7 @@ from ...learned import instaaug
 from ...utils import check_choice
 from .cropping import Cropping
 from .rotations import BOUNDARY, Rotations, slopes
-from .rotations_reports import fig5_verdicts
+from .rotations_reports import FOLLOW_SLOPE, NEAR_SHARE, fig5_evidence
 
 PATH = Path(__file__).with_name("authors_instaaug.json")
 PARTS = ("scheduler", "crops", "top_n", "sampler")
@@ -190,6 +194,22 @@ def record(run, parts=PARTS, path: str | Path = PATH) -> pd.DataFrame:
     return pd.concat(frames, ignore_index=True) if frames else _rows("", [])
 
 
+def sampler_text(verdict: str) -> str:
+    """The sentence D2's prose says about ``authors/sampler_same``, chosen by its verdict.
+
+    Example
+    -------
+    >>> sampler_text("reproduced")[:38]
+    'Ours samples p, and our reading of the'
+    """
+    return {"reproduced": "Ours samples p, and our reading of theirs gives their measured frequencies within "
+                          "sampling error.",
+            "not reproduced": "Our sampler or our reading of theirs misses a measured frequency by more than its "
+                              "tolerance (the table below says which).",
+            results.NOT_MEASURABLE: "Their sampler's frequencies are not stored, so this is not compared."}.get(
+        verdict, f"The comparison of the samplers is {verdict}.")
+
+
 def summary(frame: pd.DataFrame) -> pd.DataFrame:
     """One row per part: numbers compared, how many agree, the largest difference."""
     return frame.groupby("part", sort=False).agg(compared=("same", "size"), same=("same", "sum"),
@@ -197,7 +217,30 @@ def summary(frame: pd.DataFrame) -> pd.DataFrame:
 
 
 # ----------------------------------------------------------------------------- their rotation training (D1)
-SCORE = {"reproduced": 1.0, "partly": 0.5, "not reproduced": 0.0}
+SAME_VERDICT = (0.5, "two verdicts, each decided by the same test, are the same or not: 0 when they agree, 1 when "
+                     "they differ, nothing in between")
+
+
+def same_verdict(ours: results.Evidence, theirs: results.Evidence) -> results.Evidence:
+    """Whether two implementations reach the same verdict on one test, each decided by it on its own replicates:
+    a deterministic comparison (1 where the verdicts differ, reproduced below :data:`SAME_VERDICT`) when both are
+    decided (reproduced, not reproduced, or partly with every part decisive); else the evidence of the side that is
+    not (theirs first), so the claim is inconclusive at this budget and says how many replicates that side needs.
+
+    Example
+    -------
+    >>> up = results.decide([1.0, 1.2, 1.1], reason="gain", unit="seed")
+    >>> down = results.decide([-1.0, -1.2, -1.1], reason="gain", unit="seed")
+    >>> one = results.decide([1.0], reason="gain", unit="seed")
+    >>> same_verdict(up, up).verdict, same_verdict(up, down).verdict, same_verdict(up, one).text()
+    ('reproduced', 'not reproduced', '+1, 1 seed; > 0; needs >= 3 seeds')
+    """
+    decided = (results.REPRODUCED, results.NOT_REPRODUCED, results.PARTLY)  # partly: every part decisive
+    if ours.verdict in decided and theirs.verdict in decided:
+        boundary, reason = SAME_VERDICT
+        return results.decide(results.exact(float(ours.verdict != theirs.verdict)), direction="less",
+                              boundary=boundary, reason=reason, unit="deterministic", n_min=1)
+    return theirs if theirs.verdict not in decided else ours
 
 
 def _percent(text) -> float:
@@ -210,7 +253,8 @@ def rotation_runs(path: str | Path = PATH) -> tuple[dict, dict[tuple[float, floa
     """Their rotation training at chapter D1's cpu setting (``rotation_cpu`` in their file): its settings, and per
     ``(module learning rate, entropy weight)`` the per-test-image bounds in the format of
     :func:`invlib.papers.d.rotations.bounds` (``phi, upper, lower, upper_true, lower_true``; radians, D1's angle
-    convention) and their test accuracy (a fraction). None when their file has no such run.
+    convention) and their test accuracy (a fraction). None when their file has no such run. Each is one run of
+    their code, from one seed (``settings["seed"]``).
 
     Example
     -------
@@ -241,9 +285,10 @@ def same_setting(S: Rotations, their: dict) -> bool:
 
 
 def rotation_table(ours: pd.DataFrame, ours_acc: float, path: str | Path = PATH) -> pd.DataFrame:
-    """D1's measures (:func:`~invlib.papers.d.rotations.slopes`) and verdicts on our InstaAug's bounds ``ours`` and
-    on every run of their code: one row each (``who``, ``module_lr``, slopes, share near the boundary, mean gap,
-    width, test accuracy, the two Fig. 5 verdicts). Only ours when their run is missing.
+    """D1's measures (:func:`~invlib.papers.d.rotations.slopes`) on our InstaAug's bounds ``ours`` (the first
+    seed's model) and on every run of their code: one row each (``who``, ``module_lr``, ``entropy_weight``,
+    slopes, share near the boundary, mean gap, width, test accuracy). One run has no verdict: the claims are
+    decided over seeds (:func:`record_rotation`). Only ours when their run is missing.
 
     Example
     -------
@@ -251,28 +296,28 @@ def rotation_table(ours: pd.DataFrame, ours_acc: float, path: str | Path = PATH)
     >>> ours = pd.DataFrame(dict(phi=phi, upper=BOUNDARY - phi, lower=BOUNDARY + phi, upper_true=BOUNDARY - phi,
     ...                          lower_true=BOUNDARY + phi))
     >>> table = rotation_table(ours, 1.0)
-    >>> table.loc[0, "who"], table.loc[0, "bounds follow the angle"], len(table) > 1
-    ('ours', 'reproduced', True)
+    >>> table.loc[0, "who"], float(table.loc[0, "upper_slope"]), len(table) > 1
+    ('ours', -1.0, True)
     """
     found = rotation_runs(path)
     entries = [("ours", (math.nan, math.nan), ours, ours_acc)]
     if found is not None:
         entries += [("authors' code", k, frame, found[2][k]) for k, frame in sorted(found[1].items(), reverse=True)]
-    rows = []
-    for who, (lr, weight), frame, acc in entries:
-        s = slopes(frame)
-        follow, reach = fig5_verdicts(s)
-        rows.append(dict(who=who, module_lr=lr, entropy_weight=weight, **{k: round(v, 3) for k, v in s.items()},
-                         test_acc=round(acc, 3),
-                         **{"bounds follow the angle": follow, "bounds reach the boundary": reach}))
+    rows = [dict(who=who, module_lr=lr, entropy_weight=weight, **{k: round(v, 3) for k, v in slopes(frame).items()},
+                 test_acc=round(acc, 3)) for who, (lr, weight), frame, acc in entries]
     return pd.DataFrame(rows)
 
 
-def record_rotation(run, S: Rotations, table: pd.DataFrame, path: str | Path = PATH) -> str:
+def record_rotation(run, S: Rotations, table: pd.DataFrame, per_seed: pd.DataFrame,
+                    path: str | Path = PATH) -> results.Evidence:
     """Record ``authors/rotation_same`` on ``run``: at ``S`` (when it is the setting of their run,
-    :func:`same_setting`), their code's learned bounds get the same two Fig. 5 verdicts as ours: the verdicts of
-    ``run``'s claims ``fig5/bounds_follow_angle`` and ``fig5/reaches_boundary`` where it has them (over D1's
-    seeds), else those of ``table``'s row ``"ours"``. ``table`` is :func:`rotation_table`'s. Returns the verdict.
+    :func:`same_setting`), their code's learned bounds reach the same two Fig. 5 verdicts as ours. Each verdict is
+    decided by D1's own test (:func:`~invlib.papers.d.rotations_reports.fig5_evidence`: seeds, ``n_min`` 3): ours
+    on ``per_seed`` (:func:`~invlib.papers.d.rotations.seed_slopes`), theirs on their runs at our module learning
+    rate and their entropy weight (``table``'s rows of theirs, one per seed, :func:`rotation_table`); the verdicts
+    are compared by :func:`same_verdict`, both parts must agree. Their code was run from one seed, so while a side
+    has fewer than 3 the claim is inconclusive at this budget. Not measurable where their code has no run at this
+    setting. Returns the evidence.
 
     Example
     -------
@@ -281,61 +326,93 @@ def record_rotation(run, S: Rotations, table: pd.DataFrame, path: str | Path = P
     >>> phi = pd.Series([-0.6, 0.0, 0.6])
     >>> ours = pd.DataFrame(dict(phi=phi, upper=BOUNDARY - phi, lower=BOUNDARY + phi, upper_true=BOUNDARY - phi,
     ...                          lower_true=BOUNDARY + phi))
-    >>> record_rotation(Run("demo", "smoke"), settings("smoke"), rotation_table(ours, 1.0))  # not their setting
+    >>> seeds = pd.DataFrame([dict(seed=0, **slopes(ours))])
+    >>> record_rotation(Run("demo", "smoke"), settings("smoke"), rotation_table(ours, 1.0), seeds).verdict
     'not measurable at this profile'
     """
     found = rotation_runs(path)
     their = None if found is None else found[0]
-    rows = []
-    if their is not None and same_setting(S, their):
-        mine, theirs = table[table.who == "ours"].iloc[0], _their_row(table, S.module_lr, their)
-        for key, cid in (("bounds follow the angle", "fig5/bounds_follow_angle"),
-                         ("bounds reach the boundary", "fig5/reaches_boundary")):
-            o = SCORE[run.claims[cid]["verdict"] if cid in run.claims else mine[key]]
-            t = SCORE[theirs[key]]
-            rows.append((f"{key} (verdict: 1 reproduced, 0.5 partly, 0 not)", o, t, 0.0))
-    rec = None if not rows else dict(commit=their["commit"], date=their["date"])
-    return authors.record_same_values(
-        run, "authors/rotation_same", "The authors' code, trained at this chapter's setting (their data, optimizer "
-        "and classifier at our widths, our steps and module learning rate), learns bounds that reach the same Fig. 5 "
-        "verdicts as ours.", _rows("rotation", rows), rec, "both verdicts equal")
+    theirs = None if their is None or not same_setting(S, their) else _their_rows(table, S.module_lr, their)
+    claim = ("The authors' code, trained at this chapter's setting (their data, optimizer and classifier at our "
+             "widths, our steps and module learning rate), learns bounds that reach the same Fig. 5 verdicts as ours.")
+    if theirs is None or theirs.empty:
+        evidence = results.not_measurable("the authors' code has no run at this chapter's setting")
+        run.claim("authors/rotation_same", claim, paper="their code not run at this setting", ours="not compared",
+                  criterion="their code's Fig. 5 verdicts equal ours", evidence=evidence)
+        return evidence
+    mine, other = fig5_evidence(per_seed), fig5_evidence(theirs)
+    parts = {cid.split("/")[1].replace("_", " "): same_verdict(mine[cid], other[cid]) for cid in mine}
+    evidence = results.decide_parts(parts, "both Fig. 5 verdicts must agree")
+    said = "; ".join(f"{cid.split('/')[1]}: ours {mine[cid].verdict} ({len(per_seed)} seed(s)), theirs "
+                     f"{other[cid].verdict} ({len(theirs)} run(s))" for cid in mine)
+    run.claim("authors/rotation_same", claim,
+              paper=f"authors' code (commit {str(their.get('commit'))[:7]}, run here {their['date']}), module lr "
+              f"{S.module_lr:g}, entropy weight {their.get('their_entropy_weight', 0.1):g}: slopes "
+              f"{theirs.upper_slope.mean():+.2f} / {theirs.lower_slope.mean():+.2f}, "
+              f"{100 * theirs.near_boundary.mean():.0f} % near",
+              ours=said, criterion="each Fig. 5 claim decided by D1's test on each side (slope toward the boundary "
+              f"> {FOLLOW_SLOPE[0]:g}, share near it > {NEAR_SHARE[0]:g}; 95 % t-interval over seeds, >= 3 seeds a "
+              "side); the two verdicts compared exactly (both must agree) once both are decisive",
+              evidence=evidence)
+    return evidence
+
+
+def _their_rows(table: pd.DataFrame, module_lr: float, their: dict | None = None) -> pd.DataFrame:
+    """Their runs at ``module_lr`` with their config's entropy weight (one per seed they were run from)."""
+    weight = (their or {}).get("their_entropy_weight", 0.1)
+    return table[(table.who != "ours") & np.isclose(table.module_lr.astype(float), module_lr)
+                 & np.isclose(table.entropy_weight.astype(float), weight)]
 
 
 def _their_row(table: pd.DataFrame, module_lr: float, their: dict | None = None):
-    """Their run at ``module_lr`` with their config's entropy weight (None when there is none)."""
-    weight = (their or {}).get("their_entropy_weight", 0.1)
-    rows = table[(table.who != "ours") & np.isclose(table.module_lr.astype(float), module_lr)
-                 & np.isclose(table.entropy_weight.astype(float), weight)]
+    """Their first run at ``module_lr`` with their config's entropy weight (None when there is none)."""
+    rows = _their_rows(table, module_lr, their)
     return None if rows.empty else rows.iloc[0]
 
 
-def rotation_facts(table: pd.DataFrame, module_lr: float) -> dict:
-    """The numbers D1's prose quotes about their run at ``module_lr`` (text; ``"n/a"`` when there is none):
-    ``their_width`` (mean a + b, radians), ``their_slopes``, ``their_acc`` and ``their_reading``, one sentence
-    chosen by the numbers.
+def rotation_facts(table: pd.DataFrame, module_lr: float, same: results.Evidence | None = None) -> dict:
+    """What D1's prose says about their run at ``module_lr`` (text; ``"n/a"`` when there is none): ``their_width``
+    (mean a + b, radians), ``their_slopes``, ``their_acc``, ``their_reading`` (one sentence about that one run,
+    chosen by its numbers) and ``rotation_same_text`` (chosen by the verdict ``same`` of :func:`record_rotation`).
 
     Example
     -------
     >>> t = pd.DataFrame([dict(who="authors' code", module_lr=0.01, entropy_weight=0.1, upper_slope=0.0,
-    ...                        lower_slope=0.0, width=6.28, test_acc=0.51,
-    ...                        **{"bounds follow the angle": "not reproduced"})])
-    >>> rotation_facts(t, 0.01)["their_reading"][:40]
-    'their ranges cover the whole turn for ev'
+    ...                        lower_slope=0.0, width=6.28, test_acc=0.51)])
+    >>> rotation_facts(t, 0.01)["their_reading"][:45]
+    'in this one run their ranges cover nearly the'
     """
     r = _their_row(table, module_lr)
+    out = dict(rotation_same_text=_same_text(same))
     if r is None:
-        return dict(their_width="n/a", their_slopes="n/a", their_acc="n/a",
+        return dict(out, their_width="n/a", their_slopes="n/a", their_acc="n/a",
                     their_reading="their code has no run at this learning rate in `authors_instaaug.json`.")
+    least = min(-r.upper_slope, r.lower_slope)
     if r.width >= 0.9 * 2 * math.pi:
-        reading = ("their ranges cover the whole turn for every image, so an upright sprite and its upside-down "
-                   "class become the same to the classifier, and nothing in their objective pulls the bounds back "
-                   "(the band on a and b is never left).")
-    elif r["bounds follow the angle"] == "reproduced":
-        reading = "their ranges follow each image's angle, as ours do."
+        reading = ("in this one run their ranges cover nearly the whole turn (mean width at least 90 % of 2π), so an "
+                   "upright sprite and its upside-down class become the same to the classifier, and nothing in their "
+                   "objective pulls the bounds back (the band on a and b is never left).")
+    elif least > FOLLOW_SLOPE[0]:
+        reading = (f"in this one run both bounds move with the angle by more than {FOLLOW_SLOPE[0]:g} rad per "
+                   "radian, the slope D1's first claim asks of every seed.")
     else:
-        reading = "their ranges do not follow each image's angle."
-    return dict(their_width=f"{r.width:.2f}", their_slopes=f"{r.upper_slope:+.2f} and {r.lower_slope:+.2f}",
+        reading = (f"in this one run a bound moves with the angle by less than {FOLLOW_SLOPE[0]:g} rad per radian, "
+                   "the slope D1's first claim asks of every seed.")
+    return dict(out, their_width=f"{r.width:.2f}", their_slopes=f"{r.upper_slope:+.2f} and {r.lower_slope:+.2f}",
                 their_acc=f"{100 * r.test_acc:.1f} %", their_reading=reading)
+
+
+def _same_text(same: results.Evidence | None) -> str:
+    """The sentence about ``authors/rotation_same``, chosen by its verdict."""
+    if same is None:
+        return "The comparison with their verdicts was not made."
+    return results.phrase(
+        same, reproduced="Decided each on its own seeds, their code and ours reach the same two Fig. 5 verdicts.",
+        not_reproduced="Decided each on its own seeds, their code and ours reach different Fig. 5 verdicts.",
+        partly="Decided each on its own seeds, their code and ours agree on one Fig. 5 verdict and differ on the "
+        "other.", inconclusive="Whether their code reaches our Fig. 5 verdicts cannot be decided at this budget: "
+        f"a verdict needs three seeds of each, and their code was run from one ({same.text()}).",
+        not_measurable="Their code was not run at this chapter's setting, so the verdicts are not compared.")
 
 
 # ----------------------------------------------------------------------------- their crop training on scenes (D2)
@@ -399,37 +476,59 @@ def crop_comparison(facts: dict, crops: pd.DataFrame, path: str | Path = PATH) -
     return pd.DataFrame.from_dict(rows, orient="index", columns=["ours", "authors' code"])
 
 
-def record_crop(run, S: Cropping, table: pd.DataFrame, path: str | Path = PATH) -> str:
+def record_crop(run, S: Cropping, table: pd.DataFrame, acc: pd.DataFrame,
+                path: str | Path = PATH) -> results.Evidence:
     """Record ``authors/crop_order_same`` on ``run``: at ``S`` (their run's setting, :func:`crop_same_setting`),
-    their code orders none, random crop and InstaAug by test accuracy as ours does (each of the three pairwise
-    orders equal). ``table`` is :func:`crop_comparison`'s. Returns the verdict.
+    their code orders none, random crop and InstaAug by test accuracy as ours does. Each of the three pairwise
+    orders is decided by D2's own test (:func:`~invlib.papers.d.cropping_reports.ranked`: the paired gain over
+    seeds, ``n_min`` 3) on each side: ours on ``acc`` (:func:`~invlib.papers.d.cropping.accuracy_table`), theirs on
+    their one run per method (``table``, :func:`crop_comparison`); the verdicts are compared by
+    :func:`same_verdict`, all three must agree. One seed a side is inconclusive at this budget. Returns the
+    evidence.
 
     Example
     -------
     >>> from invlib.results import Run
     >>> from invlib.papers.d.cropping import settings
     >>> t = crop_comparison(dict(acc_none=50.0, acc_random_crop=55.0, acc_instaaug=56.0), pd.DataFrame())
-    >>> record_crop(Run("demo", "smoke"), settings("smoke"), t)
+    >>> record_crop(Run("demo", "smoke"), settings("smoke"), t, pd.DataFrame()).verdict
     'not measurable at this profile'
     """
+    from .cropping_reports import GAIN, ranked
+
     their = crop_run(path)
-    rows = []
-    if their is not None and crop_same_setting(S, their["settings"]) and len(table):
-        acc = {m: table.loc[f"accuracy: {m} (%)"] for m in CROP_METHODS}
-        for hi, lo in (("instaaug", "random_crop"), ("random_crop", "none"), ("instaaug", "none")):
-            o, t = (float(acc[hi][c] > acc[lo][c]) for c in ("ours", "authors' code"))
-            rows.append((f"{hi} > {lo} (1 yes, 0 no)", o, t, 0.0))
-    rec = None if not rows else dict(commit=their["commit"], date=their["date"])
-    return authors.record_same_values(
-        run, "authors/crop_order_same", "The authors' code, trained on the same scenes at this chapter's setting "
-        "(their ResNet-18 at our widths, 64 px, their band check and test-time crops), orders no augmentation, "
-        "random crop and InstaAug by test accuracy as ours does.", _rows("crop order", rows), rec,
-        "each of the three pairwise orders equal (one seed each)")
+    claim = ("The authors' code, trained on the same scenes at this chapter's setting (their ResNet-18 at our widths, "
+             "64 px, their band check and test-time crops), orders no augmentation, random crop and InstaAug by test "
+             "accuracy as ours does.")
+    if their is None or not crop_same_setting(S, their["settings"]) or not len(table):
+        evidence = results.not_measurable("the authors' code has no run at this chapter's setting")
+        run.claim("authors/crop_order_same", claim, paper="their code not run at this setting", ours="not compared",
+                  criterion="their code's three pairwise orders equal ours", evidence=evidence)
+        return evidence
+    theirs = table["authors' code"]
+    boundary, reason = GAIN
+    parts, said = {}, []
+    for hi, lo in (("instaaug", "random_crop"), ("random_crop", "none"), ("instaaug", "none")):
+        gain = float(theirs[f"accuracy: {hi} (%)"] - theirs[f"accuracy: {lo} (%)"])
+        other = results.decide([gain], boundary=boundary, reason=reason, unit="seed", n_min=3)
+        mine = ranked(acc, hi, lo)
+        parts[f"{hi} > {lo}"] = same_verdict(mine, other)
+        said.append(f"{hi} > {lo}: ours {mine.verdict} ({mine.n} seed(s)), theirs {other.verdict} ({gain:+.1f} "
+                    "points, 1 run)")
+    evidence = results.decide_parts(parts, "all three pairwise orders must agree")
+    run.claim("authors/crop_order_same", claim,
+              paper=f"authors' code (commit {str(their.get('commit'))[:7]}, run here {their['date']}): "
+              + ", ".join(f"{name} {theirs[f'accuracy: {m} (%)']:.1f} %" for m, name in CROP_METHODS.items()),
+              ours="; ".join(said), criterion="each pairwise order decided by D2's test on each side (paired gain in "
+              f"points > {boundary:g}, 95 % t-interval over seeds, >= 3 seeds a side); the two verdicts compared "
+              "exactly (all three must agree) once both are decisive", evidence=evidence)
+    return evidence
 
 
-def crop_facts(table: pd.DataFrame) -> dict:
+def crop_facts(table: pd.DataFrame, order: results.Evidence | None = None) -> dict:
     """Their run's numbers for D2's prose, as text (``"n/a"`` when missing): ``their_acc_<method>`` and
-    ``their_in_box``, ``their_side_rho``.
+    ``their_in_box``, ``their_side_rho``; and ``crop_order_text``, chosen by the verdict ``order`` of
+    :func:`record_crop`.
 
     Example
     -------
@@ -441,5 +540,13 @@ def crop_facts(table: pd.DataFrame) -> dict:
 
     out = {f"their_acc_{m}": text(f"accuracy: {m} (%)", ".1f") for m in CROP_METHODS}
     out.update(their_in_box=text("InstaAug crops: centre_in_box", ".2f"),
-               their_side_rho=text("InstaAug crops: side_rho", "+.2f"))
+               their_side_rho=text("InstaAug crops: side_rho", "+.2f"),
+               crop_order_text="The orders were not compared." if order is None else results.phrase(
+                   order, reproduced="Decided each on its own seeds, their code and ours order the three methods "
+                   "alike.", not_reproduced="Decided each on its own seeds, their code and ours order the three "
+                   "methods differently.", partly="Decided each on its own seeds, their code and ours agree on some "
+                   "of the three orders and differ on others.", inconclusive="Whether their code orders the three "
+                   "methods as ours cannot be decided at this budget: an order needs three seeds on each side, and "
+                   f"their code was run from one ({order.text()}).", not_measurable="Their code was not run at this "
+                   "chapter's setting, so the orders are not compared."))
     return out

@@ -338,29 +338,45 @@ def accuracy_table(S: Cropping, family: list[Trained], test_set) -> pd.DataFrame
     return pd.DataFrame(rows)
 
 
-def crop_table(family: list[Trained], test_set, n: int = 64) -> pd.DataFrame:
-    """Per learned crop model (first seed) the mean over test images of :func:`invlib.learned.instaaug.crop_measures`
-    (expected side, centre in the box, object covered, entropy, KL to the average distribution) and the Spearman
-    rank correlation of the expected crop side with the object's side (``side_rho``).
+CROP_MEASURES = ("side", "centre_in_box", "covers_object", "entropy", "kl_to_mean")  # crop_measures' keys
+
+
+def crop_seeds(family: list[Trained], test_set, n: int = 64) -> pd.DataFrame:
+    """Per learned crop model and seed, the mean over test images of
+    :func:`invlib.learned.instaaug.crop_measures` (expected side, centre in the box, object covered, entropy, KL to
+    the average distribution) and the Spearman rank correlation of the expected crop side with the object's side
+    (``side_rho``): one row per (``variant``, ``seed``), the replicates of D2's claims about the crops.
 
     Example
     -------
     >>> S = settings("smoke", n_train=64, n_test=16, epochs=2, methods=("instaaug",), progress=False)
     >>> train, test = scene_data(S)
-    >>> crop_table(train_family(S, train), test).index.tolist()
-    ['instaaug']
+    >>> crop_seeds(train_family(S, train), test)[["variant", "seed"]].values.tolist()
+    [['instaaug', 0]]
     """
-    rows, seen = {}, set()
+    rows = []
     for t in family:
-        if not isinstance(t.model, instaaug.InstaAug) or t.variant in seen:
+        if not isinstance(t.model, instaaug.InstaAug):
             continue
-        seen.add(t.variant)
         m = instaaug.crop_measures(t.model.augment, test_set.float(), test_set.boxes, n=n,
                                    y=test_set.labels if t.method == "class_specific" else None)
         row = {k: float(np.nanmean(v.numpy())) if not v.isnan().all() else float("nan") for k, v in m.items()}
-        row["side_rho"] = side_rho(m["side"], test_set)
-        rows[t.variant] = row
-    return pd.DataFrame.from_dict(rows, orient="index")
+        rows.append(dict(variant=t.variant, seed=t.seed, **row, side_rho=side_rho(m["side"], test_set)))
+    return pd.DataFrame(rows, columns=["variant", "seed", *CROP_MEASURES, "side_rho"])
+
+
+def crop_table(per_seed: pd.DataFrame) -> pd.DataFrame:
+    """The first seed's row of each learned crop model of :func:`crop_seeds`, indexed by variant (what the
+    chapter's figures show).
+
+    Example
+    -------
+    >>> t = pd.DataFrame(dict(variant=["instaaug", "instaaug"], seed=[1, 0], side=[0.5, 0.6]))
+    >>> float(crop_table(t).loc["instaaug", "side"])
+    0.6
+    """
+    first = per_seed.sort_values("seed", kind="stable").drop_duplicates("variant")
+    return first.set_index("variant").drop(columns="seed").rename_axis(None)
 
 
 def side_rho(side: torch.Tensor, test_set) -> float:
