@@ -145,16 +145,22 @@ plt.show()
 # %% [markdown]
 # ## Which of the paper's claims hold here?
 #
-# Each claim is tested on the table above by the criterion in its row, on the paper's own numbers (second
-# column) and on this run's (third): the worst case of the comparisons it makes, so a claim about "the
-# ResNets" must hold for both. A claim that needs a task these images cannot pose is not measurable here.
+# The paper's claims are about the pretrained backbones it probed; here they are about these backbones, the
+# ones this book trained. Each claim compares accuracies on the table above, and each comparison gets a 95 %
+# interval over the validation pairs (one per image), resampled by a bootstrap: the same pairs for every
+# featurizer, so differences are paired. A claim about "the ResNets" is reproduced when every comparison it
+# makes clears its boundary, not reproduced when every one lies on the other side, partly when they split, and
+# inconclusive at this budget when some interval straddles its boundary. The second and third columns are the
+# worst case of the comparisons, the paper's and this run's; the interval column gives each comparison's verdict.
+# Whether ResNet-18 ranks as well as ResNet-50 compares two architectures, each trained once here, so it needs
+# several training seeds of each. A claim that needs a task these images cannot pose is not measurable here.
 
 # %%
 results.glue(probes_reports.record_table1_claims(run, table, list(S.backbones)))
 run.claims_table()
 
 # %% [markdown]
-# Beyond the paper: do the ResNets also beat the DCT of magnitudes on every geometric task? On this run,
+# Beyond the paper: do these ResNets also beat the DCT of magnitudes on every geometric task? On this run,
 # {glue:md}`beat_magnitude`.
 
 # %%
@@ -165,7 +171,7 @@ results.glue(probes_reports.table1_readings(table, list(S.backbones), S.dataset)
 #
 # {glue:md}`data_note`
 #
-# - **Hue** is ranked {glue:md}`hue_verdict` by every featurizer here (best: {glue:md}`hue_best`).
+# - **Hue** is ranked {glue:md}`hue_verdict` (best: {glue:md}`hue_best`).
 #   Each garment's hue is drawn uniformly around the colour wheel, so a single view's hue says nothing about
 #   how far it was shifted; photographs have far from uniform hues (skies are blue, skin and wood warm), so
 #   a strongly shifted photo can look unnatural, which is the only handle a probe has.

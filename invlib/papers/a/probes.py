@@ -637,8 +637,22 @@ def train_probe(train: Features, layers: list[str] | None = None, weight_decay: 
     return Probe(w.detach(), std, cols, groups, weight_decay)
 
 
+def correct(probe: Probe, feats: Features) -> torch.Tensor:
+    """``(N,)`` bool: whether the probe orders each pair of ``feats`` right (ties count as wrong). These are the
+    evaluation items a claim about one given backbone resamples (:func:`invlib.results.bootstrap_interval`).
+
+    Example
+    -------
+    >>> f = Features(torch.tensor([[1.0], [-2.0]]), torch.tensor([1.0, 1.0]), torch.zeros(2, 2), torch.ones(1),
+    ...              [("x", 1)])
+    >>> correct(Probe(torch.ones(1), torch.ones(1), torch.arange(1), [("x", 1)], 0.0), f).tolist()
+    [True, False]
+    """
+    return torch.sign(probe.scores(feats)) == feats.labels
+
+
 def accuracy(probe: Probe, feats: Features) -> float:
-    """Fraction of pairs whose order the probe gets right (ties count as wrong).
+    """Fraction of pairs whose order the probe gets right (ties count as wrong): the mean of :func:`correct`.
 
     Example
     -------
@@ -647,7 +661,7 @@ def accuracy(probe: Probe, feats: Features) -> float:
     >>> accuracy(Probe(torch.ones(1), torch.ones(1), torch.arange(1), [("x", 1)], 0.0), f)
     0.5
     """
-    return float((torch.sign(probe.scores(feats)) == feats.labels).float().mean())
+    return float(correct(probe, feats).float().mean())
 
 
 def importance(probe: Probe):
@@ -679,6 +693,30 @@ def depth(weights) -> float:
     """
     w = torch.as_tensor(list(weights), dtype=torch.float64)
     return float((w * torch.linspace(0, 1, len(w), dtype=torch.float64)).sum() / w.sum())
+
+
+def fold_depths(train: Features, folds: int, weight_decay: float = 1e-3) -> tuple[float, ...]:
+    """The importance-weighted :func:`depth` (mean over channels) of ``folds`` probes on all layers, each trained on
+    one disjoint share of the training pairs (rows ``k, k + folds, k + 2 folds, ...``): independent replicates of
+    where a given backbone's probe puts its weight, for an interval over them. The features keep the scale of
+    all training views (``train.std``), so each fold's importance is on the same footing as the full probe's.
+
+    Example
+    -------
+    >>> f = Features(torch.randn(300, 4), torch.ones(300), torch.zeros(300, 2), torch.ones(4), [("a", 2), ("b", 2)])
+    >>> f.labels = torch.sign(f.diff[:, 3])  # only layer "b" ranks the pairs
+    >>> depths = fold_depths(f, 3)
+    >>> len(depths), all(d > 0.8 for d in depths)  # depth 1 is the last layer
+    (3, True)
+    """
+    if folds < 2 or folds > len(train):
+        raise ValueError(f"fold_depths needs 2 <= folds <= {len(train)} training pairs, got {folds}")
+    out = []
+    for k in range(folds):
+        rows = torch.arange(k, len(train), folds)
+        part = Features(train.diff[rows], train.labels[rows], train.values[rows], train.std, train.groups)
+        out.append(depth(importance(train_probe(part, weight_decay=weight_decay))["mean"]))
+    return tuple(out)
 
 
 def halves(groups: list) -> dict[str, list[str]]:
@@ -928,7 +966,7 @@ def run_options(S: Settings) -> dict:
 
 
 def run_table(featurizers: dict, train, val, tasks=None, sizes=None, seed: int = 0, weight_decay: float = 1e-3,
-              batch_size: int = 128, device=None, progress: bool = False, layers=None):
+              batch_size: int = 128, device=None, progress: bool = False, layers=None, folds: int | None = None):
     """Probe every featurizer on every task: ``(table, trained)``.
 
     ``train``/``val``: ``(images, boxes)`` from :func:`load_images`; ``sizes``: input side per featurizer;
@@ -937,9 +975,11 @@ def run_table(featurizers: dict, train, val, tasks=None, sizes=None, seed: int =
 
     Featurizers of the same input side share the rendering of the views (:func:`extract_many`).
     ``table`` has one row per (featurizer, layers, task), in featurizer order: ``train_acc``, ``val_acc``
-    (fractions), ``pairs``, ``seconds`` (feature extraction, ~0 when cached) and ``undefined`` (why the
-    images cannot pose the task, see :func:`undefined_tasks`; then the accuracies are NaN and nothing is
-    trained, else "");
+    (fractions), ``val_correct`` (per validation pair, :func:`correct`, as a numpy bool array: the items a
+    claim about these backbones resamples), ``fold_depth`` (with ``folds``: :func:`fold_depths` of the probe on
+    all layers; else empty), ``pairs``, ``seconds`` (feature extraction, ~0 when cached) and ``undefined`` (why
+    the images cannot pose the task, see :func:`undefined_tasks`; then the accuracies are NaN, the arrays empty
+    and nothing is trained, else "");
     ``trained[(featurizer, layers, task)]`` is the trained :class:`Probe`.
 
     Example
@@ -948,9 +988,10 @@ def run_table(featurizers: dict, train, val, tasks=None, sizes=None, seed: int =
     >>> boxes = torch.tensor([[4.0, 4.0, 12.0, 12.0]]).expand(40, 4)
     >>> table, trained = run_table({"pixels": Passthrough()}, (imgs[:30], boxes[:30]), (imgs[30:], boxes[30:]),
     ...                            tasks=["brightness"], sizes={"pixels": 16})
-    >>> table.featurizer.tolist(), table.task.tolist(), table.pairs.tolist()
-    (['pixels'], ['brightness'], [30])
+    >>> table.featurizer.tolist(), table.task.tolist(), table.pairs.tolist(), table.val_correct[0].shape
+    (['pixels'], ['brightness'], [30], (10,))
     """
+    import numpy as np
     import pandas as pd
 
     rows, trained = [], {}
@@ -962,7 +1003,8 @@ def run_table(featurizers: dict, train, val, tasks=None, sizes=None, seed: int =
             for fname, feat in featurizers.items():
                 labels = layers(feat.groups) if layers and feat.groups else {"all": None}
                 rows += [dict(featurizer=fname, layers=label, task=task, train_acc=math.nan, val_acc=math.nan,
-                              pairs=0, seconds=0.0, undefined=undefined[task]) for label in labels]
+                              val_correct=np.zeros(0, bool), fold_depth=(), pairs=0, seconds=0.0,
+                              undefined=undefined[task]) for label in labels]
             continue
         tr, va = {}, {}
         for side in dict.fromkeys(sizes[f] for f in featurizers):  # one rendering per input side
@@ -974,9 +1016,11 @@ def run_table(featurizers: dict, train, val, tasks=None, sizes=None, seed: int =
             for label, names in (layers(tr[fname].groups) if layers else {"all": None}).items():
                 probe = train_probe(tr[fname], names, weight_decay)
                 trained[fname, label, task] = probe
+                right = correct(probe, va[fname]).numpy()
+                replicates = fold_depths(tr[fname], folds, weight_decay) if folds and label == "all" else ()
                 rows.append(dict(featurizer=fname, layers=label, task=task, train_acc=accuracy(probe, tr[fname]),
-                                 val_acc=accuracy(probe, va[fname]), pairs=len(tr[fname]),
-                                 seconds=round(seconds, 2), undefined=""))
+                                 val_acc=float(right.mean()), val_correct=right, fold_depth=replicates,
+                                 pairs=len(tr[fname]), seconds=round(seconds, 2), undefined=""))
     order = {f: k for k, f in enumerate(featurizers)}
     table = pd.DataFrame(rows)
     return table.iloc[table.featurizer.map(order).argsort(kind="stable")].reset_index(drop=True), trained
