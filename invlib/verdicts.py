@@ -423,6 +423,34 @@ def decide_parts(parts: Mapping[str, Evidence], reason: str = "every part must h
                     "parts", max(needed) if needed else None, tuple(parts.items()))
 
 
+def decide_any(parts: Mapping[str, Evidence], reason: str) -> Evidence:
+    """One verdict for "on at least one of k": reproduced when some part is, not reproduced when every part is,
+    else inconclusive. Decide each part with an interval widened for the k tests (Bonferroni, level
+    ``1 - 0.05 / k``), or a true "any" passes by chance. The evidence is that of the part nearest the paper's side,
+    with every part attached; a part this profile cannot test makes the claim not measurable.
+
+    Example
+    -------
+    >>> up, down = (decide(x, reason="a gain", unit="seed") for x in ([1.0, 1.1, 1.2], [-1.0, -1.1, -1.2]))
+    >>> unsure = decide([1.0, -1.0, 0.5], reason="a gain", unit="seed")
+    >>> [decide_any(p, "some").verdict for p in ({"a": up, "b": down}, {"b": down}, {"b": down, "c": unsure})]
+    ['reproduced', 'not reproduced', 'inconclusive at this budget']
+    """
+    if not parts:
+        raise ValueError("decide_any needs at least one part")
+    missing = [ev for ev in parts.values() if ev.verdict == NOT_MEASURABLE]
+    if missing:
+        return dataclasses.replace(missing[0], parts=tuple(parts.items()))
+    rank = {REPRODUCED: 0, PARTLY: 1, INCONCLUSIVE: 1, NOT_REPRODUCED: 2}
+
+    def nearest(ev: Evidence):
+        lo = ev.lo if math.isfinite(ev.lo) else -math.inf
+        return rank[ev.verdict], -lo if ev.direction != "less" else (ev.hi if math.isfinite(ev.hi) else math.inf)
+
+    best = min(parts.values(), key=nearest)
+    return dataclasses.replace(best, reason=reason, parts=tuple(parts.items()))
+
+
 def not_measurable(reason: str, unit: str = "deterministic") -> Evidence:
     """The evidence of a claim this profile structurally cannot test (no boxes, no synsets, no such model).
 

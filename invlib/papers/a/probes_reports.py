@@ -15,14 +15,13 @@ import numpy as np
 import torch
 
 from ...results import (
-    INCONCLUSIVE,
     NOT_MEASURABLE,
-    NOT_REPRODUCED,
     REPRODUCED,
     Evidence,
     Interval,
     bootstrap_interval,
     decide,
+    decide_any,
     decide_parts,
     not_measurable,
     phrase,
@@ -228,30 +227,6 @@ def _parts(intervals: dict, boundary: float, reason: str, missing: str) -> Evide
         return not_measurable(missing, unit="image")
     return decide_parts({name: decide(iv, boundary=boundary, reason=reason, unit="image", n_min=ITEMS_MIN)
                          for name, iv in intervals.items()}, reason=f"every comparison must hold: {reason}")
-
-
-def any_part(parts: dict[str, Evidence], reason: str) -> Evidence:
-    """One verdict for "on at least one of k": reproduced when some part is (each part decided at a Bonferroni
-    level, ``1 - 0.05 / k``), not reproduced when every part is, else inconclusive. Its evidence is that of the part
-    nearest the paper's side, with every part attached.
-
-    Example
-    -------
-    >>> up, down = (decide(x, reason="a gain", unit="seed") for x in ([1.0, 1.1, 1.2], [-1.0, -1.1, -1.2]))
-    >>> unsure = decide([1.0, -1.0, 0.5], reason="a gain", unit="seed")
-    >>> [any_part(parts, "some").verdict for parts in ({"a": up, "b": down}, {"b": down}, {"b": down, "c": unsure})]
-    ['reproduced', 'not reproduced', 'inconclusive at this budget']
-    """
-    if any(ev.verdict == NOT_MEASURABLE for ev in parts.values()):
-        return not_measurable("a task it needs is undefined on these images", unit="image")
-    rank = {REPRODUCED: 0, INCONCLUSIVE: 1, NOT_REPRODUCED: 2}
-
-    def nearest(item):
-        ev = item[1]
-        return rank[ev.verdict], -(ev.lo if math.isfinite(ev.lo) else -math.inf)
-
-    best = min(parts.items(), key=nearest)[1]
-    return dataclasses.replace(best, reason=reason, parts=tuple(parts.items()))
 
 
 def _worst(evidence: Evidence):
@@ -483,7 +458,7 @@ def _record_halves(run, table, row: str) -> str:
     level = 1 - 0.05 / len(tasks)
     vs_all = {t: _gain(table, (row, t, "first half"), (row, t, "all"), level) for t in tasks}
     beats = (not_measurable(missing, unit="image") if any(iv is None for iv in vs_all.values()) else
-             any_part({t: decide(iv, boundary=0.0, reason=BEATS_ALL_REASON, unit="image", n_min=ITEMS_MIN)
+             decide_any({t: decide(iv, boundary=0.0, reason=BEATS_ALL_REASON, unit="image", n_min=ITEMS_MIN)
                        for t, iv in vs_all.items()}, reason=f"at least one of {len(tasks)}: {BEATS_ALL_REASON}"))
     run.claim("table2/first_half_beats_all", "On some tasks the first half alone ranks better than all layers, in "
               "this backbone", paper={t: round(p["first half", t] - p["all", t], 1) for t in tasks},
