@@ -76,9 +76,9 @@ def record_same_values(run, cid: str, claim: str, frame: pd.DataFrame, rec: dict
     ``frame`` has one row per number: ``key``, ``ours``, ``theirs``, ``difference`` (absolute), ``tolerance``,
     ``same`` (e.g. :func:`invlib.papers.b.authors_code.compare`); ``rec`` is their stored run (its ``commit`` and
     ``date``), None when their code has not been run. The inputs are fixed, so the check is deterministic: the
-    effect is the largest difference in units of its key's tolerance, reproduced below 1 (every key within its
-    tolerance), not reproduced at or above it; not measurable when ``rec`` is None or ``frame`` is empty. The text
-    names how many keys differ and the largest difference. Also logs ``<cid>/keys_differing`` and
+    effect is the number of keys beyond their tolerance, reproduced when it is 0; not measurable when ``rec`` is
+    None or ``frame`` is empty. The text names how many keys differ and the largest difference (missing first, then
+    in units of its tolerance). Also logs ``<cid>/keys_differing`` and
     ``<cid>/largest_difference``. Returns the verdict.
 
     Example
@@ -89,8 +89,8 @@ def record_same_values(run, cid: str, claim: str, frame: pd.DataFrame, rec: dict
     ...                           tolerance=[0.1, 0.1], same=[True, False]))
     >>> record_same_values(run, "x/same", "Same numbers.", frame, {"commit": "a4facc0", "date": "2026-11-25"}, "0.1")
     'not reproduced'
-    >>> run.claims["x/same"]["ours"], run.claims["x/same"]["evidence"]["estimate"]
-    ('1 of 2 keys differ; largest |ours - theirs| 0.5 at b (tolerance 0.1)', 5.0)
+    >>> run.claims["x/same"]["ours"], run.claims["x/same"]["interval"]
+    ('1 of 2 keys differ; largest |ours - theirs| 0.5 at b (tolerance 0.1)', '+1 (deterministic); < 0.5')
     """
     from .results import decide, exact, not_measurable
 
@@ -108,10 +108,9 @@ def record_same_values(run, cid: str, claim: str, frame: pd.DataFrame, rec: dict
     where = f"authors' code (commit {str(rec.get('commit', '?'))[:7]}, run here {rec.get('date', '?')})"
     run.log(f"{cid}/keys_differing", len(differ))
     run.log(f"{cid}/largest_difference", float(worst["difference"]))
-    worst_ratio = float(ratio.max()) if len(differ) else min(float(ratio.max()), 1.0 - 1e-9)
-    evidence = decide(exact(worst_ratio), direction="less", boundary=1.0, unit="deterministic", n_min=1,
-                      reason="each key's tolerance, stated with the key before the run (the largest difference in "
-                             "units of its tolerance must stay below 1)")
+    evidence = decide(exact(len(differ)), direction="less", boundary=0.5, unit="deterministic", n_min=1,
+                      reason="each key's tolerance, stated with the key before the run: no key may differ beyond it "
+                             "(a count below one half)")
     run.claim(cid, claim, paper=where, ours=ours, criterion=criterion, evidence=evidence)
     return run.claims[cid]["verdict"]
 
