@@ -50,8 +50,11 @@ pd.DataFrame({"class": classes, "synset": synsets})
 # ## WordNet similarity against transformation similarity (Fig. 4, App. E.3)
 #
 # One point per class pair; in red, the mean ranking correlation within quartile bins of WordNet similarity,
-# ± its standard error. The title gives Spearman's ρ over the pairs and its permutation p-value (10,000
-# re-pairings). The classes of a folder of your own have no synsets (a folder whose class folders are WordNet
+# ± its standard error. The title gives Spearman's ρ over the pairs and its Mantel p-value: the pairs of a few
+# classes are not independent (each class is in every one of its pairs), so the classes are permuted, rows and
+# columns of one matrix together, not the pairs. The claim is decided by a bootstrap over classes (whole classes
+# resampled), and it is a claim about this run's one model without augmentation, whose search ranks the
+# transformations. The classes of a folder of your own have no synsets (a folder whose class folders are WordNet
 # ids can be read as `-p dataset=imagenet`): the WordNet checks are then not measurable, and only the rotation
 # part below is tested.
 
@@ -100,9 +103,10 @@ hurt, d1 = R.hurt_report(S)
 pd.DataFrame({k: d1[k] for k in ("among", "among_with_self", "with_helped", "with_rest")}, index=["wup"]).round(3)
 
 # %%
-GR.record_wordnet_claims(run, reports, rot["none"], rot.get("standard"))
-RR.record_d1_wordnet_claim(run, d1)
+evidence = RR.record_wordnet_claims(run, reports, searches)
+evidence["appD1/hurt_classes_unrelated"] = RR.record_d1_wordnet_claim(run, d1)
 run.log("rotation_top_classes", {v: r["by_boost"] for v, r in rot.items()})
+results.glue(RR.b5_sentences(evidence))
 run.claims_table()
 
 # %% [markdown]
@@ -110,8 +114,9 @@ run.claims_table()
 #
 # With the ten Fashion-MNIST classes (of `scenes` at the `cpu` profile) there are only 45 class pairs, and
 # their WordNet similarities take few distinct values (all ten are garments, footwear or a bag), so this test
-# has far less power than the paper's 10,000 pairs of ImageNet classes. The same holds for App. D.1: with ten
-# classes, at most a handful can be consistently hurt, and the check is "not measurable" with fewer than two.
+# has far less power than the paper's 10,000 pairs of ImageNet classes. {glue:md}`fig4_sentence`
+# {glue:md}`e2_sentence` App. D.1 compares the few classes RRC hurts, and needs RRC to help overall over at least
+# three seeds of chapter B1 and three hurt classes. {glue:md}`d1_sentence`
 # On `gpu` and `paper`, pass an ImageNet folder (`-p root=...`); its class folders are WordNet ids, which
 # `invlib.data` maps to synsets.
 

@@ -88,7 +88,8 @@ plt.show()
 # ## Paper vs this run
 
 # %%
-RR.record_b6_claims(run, S, tables, base)
+evidence = RR.record_b6_claims(run, S, runs, base)
+results.glue(dict(augerino_seeds=S.augerino_seeds, b6_verdicts=RR.tally(evidence)))
 run.claims_table()
 
 # %% [markdown]
@@ -104,6 +105,10 @@ run.claims_table()
 # objects are placed the same way on both axes, and a horizontal flip is not a translation), so the paper's
 # x-only translation has no reason to appear here. A few epochs at a tenth of the network's learning rate also
 # limit how far a width can travel from its starting cap.
+#
+# Each claim is about what training does, so it is tested per seed: Augerino's run of seed k against chapter B1's
+# model without augmentation of seed k (the same starting weights and training images), and across the weights of
+# one seed. With {glue:text}`augerino_seeds` seed(s) per weight, this run's verdicts are: {glue:md}`b6_verdicts`.
 
 # %%
 run.save()

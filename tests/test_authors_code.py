@@ -1,8 +1,10 @@
 """invlib.papers.b.authors_code: the fixed inputs, our numbers on them, and the comparison with the stored numbers
 of the authors' code (a temporary JSON here: the tests need neither their code nor the network)."""
 
+import datetime
 import json
 import math
+import re
 
 import numpy as np
 import pytest
@@ -132,7 +134,11 @@ def test_the_stored_runs_cover_our_keys():
         pytest.skip("no stored run of the authors' code")
     for experiment in ("sweep_transforms", "relative_invariance", "aa_ops", "crops"):
         rec = ac.theirs(experiment)
-        assert rec["commit"] and rec["date"] and rec["seconds"] >= 0
+        # the record says which code made it, when and on what: a full commit of their repository, a real date,
+        # the time their code took (a record written by hand or by another script lacks these)
+        assert rec["repository"] == ac.REPOSITORY and re.fullmatch(r"[0-9a-f]{40}", rec["commit"]), rec.get("commit")
+        assert datetime.date.fromisoformat(rec["date"]) <= datetime.date.today() + datetime.timedelta(days=1)
+        assert 0 < rec["seconds"] < 3600 and rec["threads"] >= 1 and rec["torch"]
         try:
             frame = ac.compare(experiment)
         except DataMissingError as e:
@@ -193,68 +199,3 @@ def test_d_their_rotation_run_is_read_in_d1s_convention():
     assert not D.same_setting(rotations.settings("cpu", module_lr=0.05), their)  # no run of theirs at 0.05
     assert not D.same_setting(rotations.settings("cpu", epochs=3), their)
     assert D.rotation_runs("/nonexistent.json") is None
-
-
-def test_d_rotation_same_verdict_compares_the_verdicts(tmp_path):
-    from invlib.papers.d import authors_code as D
-    from invlib.papers.d import rotations
-    from invlib.papers.d.rotations import BOUNDARY
-
-    S = rotations.settings("cpu")
-    lr = S.module_lr
-    table = D.rotation_table(_d_bounds(lambda p: BOUNDARY - p, lambda p: BOUNDARY + p), 0.9)
-    assert table.loc[0, "bounds follow the angle"] == "reproduced"
-    theirs = table[(table.module_lr == lr) & (table.entropy_weight == 0.1)].iloc[0]
-    run = results.Run("demo", "cpu")
-    verdict = D.record_rotation(run, S, table)
-    same = (theirs["bounds follow the angle"], theirs["bounds reach the boundary"]) == ("reproduced", "reproduced")
-    assert verdict == ("reproduced" if same else "not reproduced")
-    # ours made to get exactly their verdicts: the claim holds
-    mine = table.copy()
-    for key in ("bounds follow the angle", "bounds reach the boundary"):
-        mine.loc[0, key] = theirs[key]
-    assert D.record_rotation(results.Run("demo", "cpu"), S, mine) == "reproduced"
-    # not their setting, or no run of theirs: not measurable, never a verdict
-    never = "not measurable at this profile"
-    assert D.record_rotation(results.Run("demo", "smoke"), rotations.settings("smoke"), table) == never
-    assert D.record_rotation(results.Run("demo", "cpu"), S, table, tmp_path / "none.json") == never
-    facts = D.rotation_facts(table, lr)
-    assert facts["their_width"] != "n/a" and D.rotation_facts(table, 0.5)["their_width"] == "n/a"
-
-
-def _d_crop_record(tmp_path, accs):
-    from invlib.papers.d import authors_code as D
-    from invlib.papers.d.cropping import settings
-
-    rec = D.stored()
-    S = settings("cpu")
-    rec["crop_cpu"] = dict(date="2026-11-25", settings={k: getattr(S, k) for k in D.CROP_SETTING},
-                           test_accuracy={"none": f"{accs[0]}%", "random crop": f"{accs[1]}%",
-                                          "InstaAug": f"{accs[2]}%"},
-                           crop_measures=dict(side=0.7, centre_in_box=0.5, kl_to_mean=0.2, entropy=3.2, side_rho=0.3))
-    path = tmp_path / "d.json"
-    path.write_text(json.dumps(rec))
-    return path
-
-
-def test_d_crop_order_same_compares_the_three_pairwise_orders(tmp_path):
-    import pandas as pd
-
-    from invlib.papers.d import authors_code as D
-    from invlib.papers.d.cropping import settings
-
-    ours = dict(acc_none=48.0, acc_random_crop=53.0, acc_instaaug=55.0)
-    crops = pd.DataFrame(dict(side=[0.6], centre_in_box=[0.6]), index=["instaaug"])
-    same = _d_crop_record(tmp_path, (40.0, 45.0, 47.5))
-    table = D.crop_comparison(ours, crops, same)
-    assert table.loc["accuracy: instaaug (%)", "authors' code"] == 47.5
-    assert table.loc["InstaAug crops: side", "ours"] == 0.6 and math.isnan(table.loc["InstaAug crops: kl_to_mean",
-                                                                                      "ours"])
-    assert D.record_crop(results.Run("demo", "cpu"), settings("cpu"), table, same) == "reproduced"
-    other = _d_crop_record(tmp_path, (40.0, 45.0, 30.0))  # their InstaAug last: two of three orders differ
-    run = results.Run("demo", "cpu")
-    assert D.record_crop(run, settings("cpu"), D.crop_comparison(ours, crops, other), other) == "not reproduced"
-    assert run.claims["authors/crop_order_same"]["ours"].startswith("2 of 3 keys differ")
-    assert D.record_crop(results.Run("demo", "cpu"), settings("cpu", epochs=3), table, same) != "reproduced"
-    assert D.crop_comparison(ours, crops, tmp_path / "none.json").empty
-    assert D.crop_facts(table)["their_acc_instaaug"] == "47.5"

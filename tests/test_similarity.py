@@ -533,6 +533,40 @@ def test_wordnet_correlation(wn):
     assert len(S.wordnet_correlation(s, SYNSETS, max_pairs=3)["pairs"]) == 3
 
 
+def test_wordnet_correlation_tests_the_classes_not_the_pairs(wn):
+    """Its p is the Mantel p of the two class-by-class matrices, and its interval resamples classes."""
+    from invlib import results, wordnet
+
+    s = wordnet_search()
+    out = S.wordnet_correlation(s, SYNSETS, permutations=500)
+    ranking = np.full((4, 4), np.nan)
+    for _, r in out["pairs"].iterrows():
+        i, j = s.classes.index(r.a), s.classes.index(r.b)
+        ranking[i, j] = ranking[j, i] = r.ranking
+    rho, p = results.mantel(np.asarray(wordnet.similarity_matrix(SYNSETS)), ranking, permutations=500)
+    assert (out["rho"], out["p"]) == (pytest.approx(rho), pytest.approx(p))
+    assert p >= 1 / 24  # 4 classes: 24 orders of them, whatever the 6 pairs say
+    iv = out["interval"]
+    assert iv.n == 4 and iv.method == "bootstrap" and iv.lo <= out["rho"] <= iv.hi
+
+
+def test_class_bootstrap_and_mantel_see_one_class_where_pair_permutations_see_many():
+    """One class far from the others in both matrices makes 9 of the 45 pairs extreme together: permuting the pairs
+    as if exchangeable calls that significant; permuting or resampling classes does not."""
+    from invlib import results
+
+    rng = np.random.default_rng(1)
+    a, b = (m + m.T for m in (rng.random((10, 10)), rng.random((10, 10))))
+    a[0, :] = a[:, 0] = b[0, :] = b[:, 0] = 5.0
+    iu = np.triu_indices(10, 1)
+    assert metrics.rank_correlation_test(a[iu], b[iu], permutations=2000)[1] < 0.01
+    assert results.mantel(a, b)[1] > 0.05
+    iv = S.class_bootstrap(a, b)
+    assert iv.lo < 0 < iv.estimate and iv.n == 10
+    same = S.class_bootstrap(a, a + 0.01 * (rng.random((10, 10)) + rng.random((10, 10)).T))
+    assert same.lo > 0.9  # two matrices that agree on every class
+
+
 def test_wordnet_correlation_checks_the_synsets(wn):
     with pytest.raises(ValueError, match="need one synset per class and at least 3 classes.*4 classes, 3 synsets"):
         S.wordnet_correlation(wordnet_search(), SYNSETS[:3])

@@ -58,8 +58,11 @@ NONE, RRC = "fixed_size_center_crop", "rrc"
 
 
 # points of training over test accuracy of the model without augmentation below which no augmentation can pay:
-# the crop claims of chapters B1 and B7 are not measurable there
+# chapter B1's crop claims declare this regime as a part (chapter B7 reads it too)
 OVERFIT_GAP = 5.0
+OVERFIT_REASON = ("a crop can only pay where the model without it overfits: below 5 points of training over test "
+                  "accuracy a crop's gain could not stand above the few points top-1 moves between seeds (49-54 % "
+                  "over two seeds in the measurements noted at SETTINGS)")
 
 
 @dataclass(frozen=True)
@@ -277,11 +280,14 @@ class Evaluation:
     train: dict = dataclasses.field(default_factory=dict)
 
     def overfit_gap(self) -> float:
-        """Training minus test accuracy (points) of the models without augmentation, mean over seeds: where it
-        is below :data:`OVERFIT_GAP`, no crop can pay (chapter B1's crop claims are then not measurable)."""
-        if NONE not in self.train or NONE not in self.preds:
-            return float("nan")
-        return float(np.mean(self.train[NONE]) - self.accuracy(NONE).mean())
+        """Training minus test accuracy (points) of the models without augmentation, mean over seeds (each seed's
+        in :meth:`overfit_gaps`): where it is below :data:`OVERFIT_GAP`, no crop can pay."""
+        return float(np.mean(self.overfit_gaps())) if NONE in self.train and NONE in self.preds else float("nan")
+
+    def overfit_gaps(self) -> np.ndarray:
+        """``(seeds,)`` training minus test accuracy (points) of each model without augmentation (chapter B1's
+        regime, one value per seed)."""
+        return np.asarray(self.train[NONE], dtype=float) - self.accuracy(NONE)
 
     def accuracy(self, key) -> np.ndarray:
         """``(seeds,)`` top-1 accuracy in % of each model of ``key``."""
@@ -344,7 +350,7 @@ def hurt_classes(ev: Evaluation, S: Settings) -> pd.DataFrame:
 def zoom_curve(trained: dict, S: Settings, ds: data.Dataset | None = None, methods=(RRC, NONE)) -> pd.DataFrame:
     """App. F / Fig. A7: top-1 when the validation crops are zoomed by RandomSizeCenterCrop without aspect-ratio
     change, area fraction in ``(1 / zoom^2, 1)``: per method and largest zoom, the mean over training seeds (each
-    averaged over ``S.test_seeds`` draws) and its SEM."""
+    averaged over ``S.test_seeds`` draws), its SEM and ``per_seed``, each seed's top-1 in seed order."""
     ds = augmented_eval_images(S, ds)
     rows = []
     for m in methods:
@@ -355,7 +361,8 @@ def zoom_curve(trained: dict, S: Settings, ds: data.Dataset | None = None, metho
                 draws = [cached_predictions(model, ds, S.size, f"zoom{z}", extra, t)
                          for t in range(1 if z == 1 else S.test_seeds)]
                 accs.append(np.mean([(p.numpy() == ds.labels.numpy()).mean() * 100 for p in draws]))
-            rows.append(dict(method=NAMES[m], zoom=z, top1=np.mean(accs), sem=metrics.sem(accs)))
+            rows.append(dict(method=NAMES[m], zoom=z, top1=np.mean(accs), sem=metrics.sem(accs),
+                             per_seed=tuple(float(a) for a in accs)))
     return pd.DataFrame(rows)
 
 
@@ -364,14 +371,17 @@ def hurt_wordnet(hurt: pd.DataFrame, classes: list, synsets: list | None, metric
     class's similarity to itself), between them and the consistently helped classes, and between them and the
     rest. ``hurt`` is :func:`hurt_classes`' table; NaN where a group is empty (or has one class, for "among"), and
     every similarity NaN when the classes have no synsets (``synsets`` None: a folder of your own), so the check is
-    then not measurable (:func:`invlib.papers.b.rrc_reports.record_d1_wordnet_claim`).
+    then not measurable (``wordnet`` False; :func:`invlib.papers.b.rrc_reports.record_d1_wordnet_claim`).
+    ``differences``: per hurt class, its mean similarity to the other hurt classes minus its similarity to the
+    others (the mean of its means with the helped classes and with the rest, those that exist), the claim's effect
+    per class.
 
     Example
     -------
     >>> t = pd.DataFrame({"consistently": ["hurt", "hurt", "helped", ""]}, index=["dog", "cat", "car", "tree"])
     >>> r = hurt_wordnet(t, ["dog", "cat", "car", "tree"], ["dog.n.01", "cat.n.01", "car.n.01", "tree.n.01"])
-    >>> r["n_hurt"], round(r["among"], 3), r["among"] > r["with_helped"]
-    (2, 0.857, True)
+    >>> r["n_hurt"], round(r["among"], 3), r["among"] > r["with_helped"], [round(d, 3) for d in r["differences"]]
+    (2, 0.857, True, [0.341, 0.447])
     """
     from ... import wordnet
 
@@ -381,13 +391,19 @@ def hurt_wordnet(hurt: pd.DataFrame, classes: list, synsets: list | None, metric
     known = sim is not None
     mean = lambda a, b: float(np.nanmean(sim[np.ix_(a, b)])) if known and len(a) and len(b) else float("nan")
     among = float(np.nanmean(sim[np.ix_(h, h)][~np.eye(len(h), dtype=bool)])) if known and len(h) > 1 else float("nan")
+    differences = []
+    for i in h if known and len(h) > 1 else []:
+        others = [mean([i], g) for g in (p, r) if len(g)]
+        differences.append(mean([i], [j for j in h if j != i]) - float(np.mean(others)) if others else float("nan"))
     return dict(n_hurt=len(h), n_helped=len(p), n_rest=len(r), among=among, among_with_self=mean(h, h),
-                with_helped=mean(h, p), with_rest=mean(h, r), hurt=[classes[i] for i in h])
+                with_helped=mean(h, p), with_rest=mean(h, r), hurt=[classes[i] for i in h], differences=differences,
+                wordnet=known)
 
 
 def hurt_report(S) -> tuple[pd.DataFrame, dict]:
     """Chapter B5's App. D.1 check in one call: B1's RRC and no-augmentation models (trained if not cached),
-    :func:`hurt_classes` and :func:`hurt_wordnet` (plus ``rrc_gain``: RRC's mean top-1 gain in points).
+    :func:`hurt_classes` and :func:`hurt_wordnet` (plus ``rrc_gains``: RRC's top-1 gain in points over the
+    model without augmentation of the same seed, per seed, and ``rrc_gain``, their mean).
 
     ``S``: this module's :class:`Settings`, or another chapter's settings (B5's), whose profile, dataset, root and
     seed then select B1's settings, so the check reads the same models B1 trained."""
@@ -396,8 +412,9 @@ def hurt_report(S) -> tuple[pd.DataFrame, dict]:
     trained = train({m: [spec(S, m, k) for k in range(S.seeds)] for m in (RRC, NONE)}, S)
     ev = evaluate(trained, S)
     hurt = hurt_classes(ev, S)
-    gain = float(ev.accuracy(RRC).mean() - ev.accuracy(NONE).mean())
-    return hurt, dict(hurt_wordnet(hurt, ev.classes, ev.synsets), rrc_gain=gain)
+    gains = ev.accuracy(RRC) - ev.accuracy(NONE)  # paired: seed k of each
+    return hurt, dict(hurt_wordnet(hurt, ev.classes, ev.synsets), rrc_gain=float(gains.mean()),
+                      rrc_gains=[float(g) for g in gains])
 
 
 # ------------------------------------------------------------------------------ B2: Table 1b, App. C

@@ -11,7 +11,8 @@
   the per-pair changes and answers the paper's questions (per-class means, top transforms, weighted boost,
   appearance vs geometric).
 - **WordNet** (section 4.5, App. E.3): :func:`wordnet_correlation` relates class-pair WordNet similarity to
-  the rank correlation of the classes' transformation rankings.
+  the rank correlation of the classes' transformation rankings (a Mantel test and a bootstrap over classes,
+  :func:`class_bootstrap`: the pairs of a few classes are not independent).
 - **Foreground statistics** (App. E.1): :func:`foreground_stats` of object boxes.
 
 Transforms act on images in ``[0, 1]`` before any normalisation (models from :func:`invlib.models.create`
@@ -598,44 +599,54 @@ def search(embed: Callable, x: torch.Tensor, labels: torch.Tensor, entries: Sequ
 
 # ------------------------------------------------------------------------------ section 4.5: WordNet
 def wordnet_correlation(s: Search, synsets: Sequence[str], metric: str = "wup", max_pairs: int = 10_000,
-                        seed: int = 0, bins: int = 4) -> dict:
+                        seed: int = 0, bins: int = 4, permutations: int = 2000) -> dict:
     """Class-pair WordNet similarity against the similarity of the classes' transformation rankings.
 
-    For each pair of classes (all of them, or ``max_pairs`` random ones): the WordNet similarity of their
-    synsets (``metric``: ``wup``, ``lch`` or ``path``, :func:`invlib.wordnet.similarity_matrix`), the
+    For each pair of classes (all of them, or ``max_pairs`` random ones in ``pairs``): the WordNet similarity of
+    their synsets (``metric``: ``wup``, ``lch`` or ``path``, :func:`invlib.wordnet.similarity_matrix`), the
     Spearman correlation of their operation-type ranks (:meth:`Search.op_type_ranks`) and the IoU of the
     operation types of their top-5 and top-25 entries (:meth:`Search.top_types`), as the authors' code computes
     them.
 
-    Returns a dict: ``pairs`` (a DataFrame, one row per class pair), ``rho`` and ``p`` (Spearman's rank
-    correlation of WordNet similarity with ranking correlation over the pairs, permutation p-value),
-    ``rho_top5`` and ``rho_top25`` (the same against the IoUs), and ``bins`` (mean and standard error of the
+    The K (K - 1) / 2 pairs of K classes are not independent (each class is in K - 1 of them), so the test is on
+    the two class-by-class matrices over every pair: ``rho``, Spearman's rank correlation of WordNet similarity
+    with ranking correlation, and ``p``, its one-sided Mantel permutation p-value (rows and columns permuted
+    together, :func:`invlib.results.mantel`, ``permutations``); ``interval``, a 95 % percentile bootstrap of rho
+    over classes (whole classes resampled, the pairs of two copies of one class left out;
+    :func:`invlib.results.bootstrap_interval`, ``permutations`` resamples).
+
+    Returns a dict: ``pairs`` (a DataFrame, one row per class pair), ``rho``, ``p``, ``interval``, ``rho_top5``
+    and ``rho_top25`` (rho against the IoUs over ``pairs``), and ``bins`` (mean and standard error of the
     ranking correlation within ``bins`` quantile bins of WordNet similarity).
 
     Example
     -------
     >>> s = search(lambda b: b.mean((2, 3)), torch.rand(60, 3, 8, 8), torch.arange(60) % 3, POOL[:20])
     >>> out = wordnet_correlation(s, ["dog.n.01", "cat.n.01", "car.n.01"])  # doctest: +SKIP
-    >>> len(out["pairs"])  # doctest: +SKIP
-    3
+    >>> len(out["pairs"]), out["interval"].n  # doctest: +SKIP
+    (3, 3)
     """
     import pandas as pd
 
     from ... import wordnet
+    from ...results import mantel
 
     if len(synsets) != len(s.classes) or len(s.classes) < 3:
         raise ValueError(f"need one synset per class and at least 3 classes (3 class pairs): {len(s.classes)} "
                          f"classes, {len(synsets)} synsets.")
-    wn_sim = wordnet.similarity_matrix(list(synsets), metric)
+    wn_sim = np.asarray(wordnet.similarity_matrix(list(synsets), metric), dtype=float)
     ranks = torch.as_tensor(s.op_type_ranks())
     top5, top25 = s.top_types(5), s.top_types(25)
     c = len(s.classes)
+    ranking = np.full((c, c), np.nan)
+    for i in range(c):
+        for j in range(i + 1, c):
+            ranking[i, j] = ranking[j, i] = float(metrics.spearman(ranks[i], ranks[j]))
     all_pairs = [(i, j) for i in range(c) for j in range(i + 1, c)]
     if len(all_pairs) > max_pairs:
         g = np.random.default_rng(seed)
         all_pairs = [all_pairs[k] for k in g.choice(len(all_pairs), max_pairs, replace=False)]
-    rows = [dict(a=s.classes[i], b=s.classes[j], wordnet=float(wn_sim[i, j]),
-                 ranking=float(metrics.spearman(ranks[i], ranks[j])),
+    rows = [dict(a=s.classes[i], b=s.classes[j], wordnet=float(wn_sim[i, j]), ranking=ranking[i, j],
                  top5_iou=metrics.iou(top5[i], top5[j]), top25_iou=metrics.iou(top25[i], top25[j]))
             for i, j in all_pairs]
     frame = pd.DataFrame(rows)
@@ -643,15 +654,47 @@ def wordnet_correlation(s: Search, synsets: Sequence[str], metric: str = "wup", 
     if dropped:  # no WordNet path between the synsets, or a class whose ranking is constant
         print(f"note: {dropped} class pair(s) without a WordNet similarity or a ranking correlation left out.")
         frame = frame.dropna(subset=["wordnet", "ranking"]).reset_index(drop=True)
-    rho, p = metrics.rank_correlation_test(frame.wordnet.values, frame.ranking.values, seed=seed)
+    rho, p = mantel(wn_sim, ranking, permutations=permutations, seed=seed)
     frame["bin"] = pd.qcut(frame.wordnet.rank(method="first"), min(bins, len(frame)), labels=False)
     binned = frame.groupby("bin").agg(wordnet=("wordnet", "mean"), ranking=("ranking", "mean"),
                                       se=("ranking", metrics.sem), pairs=("ranking", "size"))
     return dict(pairs=frame, rho=rho, p=p, metric=metric, bins=binned,
+                interval=class_bootstrap(wn_sim, ranking, seed=seed, resamples=permutations),
                 rho_top5=float(metrics.spearman(torch.tensor(frame.wordnet.values),
                                                 torch.tensor(frame.top5_iou.values))),
                 rho_top25=float(metrics.spearman(torch.tensor(frame.wordnet.values),
                                                  torch.tensor(frame.top25_iou.values))))
+
+
+def class_bootstrap(a, b, level: float = 0.95, seed: int = 0, resamples: int = 2000):
+    """Spearman's rho between the off-diagonal entries of two symmetric class-by-class matrices ``(K, K)``, with a
+    percentile bootstrap interval over classes (:func:`invlib.results.bootstrap_interval`): a resample draws K
+    classes with replacement and correlates the entries of every pair of two different classes it drew (a
+    resample with fewer than 3 such pairs, or a constant side, counts as rho 0).
+
+    Example
+    -------
+    >>> rng = np.random.default_rng(0); p = rng.random((12, 2)); d = np.abs(p[:, None] - p[None]).sum(-1)
+    >>> iv = class_bootstrap(d, d + 0.05 * rng.random((12, 12)))
+    >>> iv.n, iv.estimate > 0.9, iv.lo > 0.5, iv.method
+    (12, True, True, 'bootstrap')
+    """
+    from scipy import stats
+
+    from ...results import bootstrap_interval
+
+    a, b = np.asarray(a, dtype=float), np.asarray(b, dtype=float)
+
+    def rho(idx):
+        pick = np.asarray(idx, dtype=int)
+        i, j = np.triu_indices(len(pick), 1)
+        x, y = a[pick[i], pick[j]], b[pick[i], pick[j]]
+        ok = (pick[i] != pick[j]) & np.isfinite(x) & np.isfinite(y)
+        if ok.sum() < 3 or np.ptp(x[ok]) == 0 or np.ptp(y[ok]) == 0:
+            return 0.0
+        return float(stats.spearmanr(x[ok], y[ok]).statistic)
+
+    return bootstrap_interval(np.arange(len(a)), rho, level=level, seed=seed, resamples=resamples)
 
 
 # ------------------------------------------------------------------------------ App. E.1: foregrounds
