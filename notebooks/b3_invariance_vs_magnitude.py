@@ -130,7 +130,7 @@ for experiment in ("sweep_transforms", "relative_invariance"):
 # for both: without augmentation − untrained, and standard − untrained.
 
 # %%
-GR.record_sweep_claims(run, table)
+results.glue(GR.record_sweep_claims(run, table))
 run.claims_table()
 
 # %% [markdown]
@@ -139,14 +139,27 @@ run.claims_table()
 # The paper concludes that the training data, more than the architecture or the augmentation, shapes the
 # invariances a network learns: training raises invariance to translation and appearance and lowers it to
 # rotation and shear, whatever the architecture, while standard augmentation adds only a little translation
-# invariance. The verdicts above test each of these statements on this run's numbers.
+# invariance. Each of these statements is about what training (or, for the untrained models, a random
+# initialisation) does, so its replicate is a seed: a difference between two models of one seed says what that
+# seed did, not what training does, and the table gives each claim's interval over seeds and the seeds it needs.
+# On this run:
+#
+# - {glue:md}`b3_raises`
+# - {glue:md}`b3_lowers`
+# - {glue:md}`b3_zoom`
+# - {glue:md}`b3_standard`
+# - {glue:md}`b3_augmentation`
+# - {glue:md}`b3_vit`
+#
+# The differences themselves, one model per architecture and variant, are in the "this run" column and in the
+# table of what training changed above.
 #
 # At the `cpu` profile the models are the zoo's small ResNet (torchvision's stem) and ViT (14 px patches), trained
 # for a few epochs on `scenes` at 56 px: Fashion-MNIST objects that move and change size over a textured
 # background, as the paper's ImageNet objects do, so that training *can* teach invariance to translation and
-# zoom. `-p dataset=fashion_mnist_color` measures the 28 px models trained on centred garments instead; there
-# nothing in the training data moves, and training lowered translation invariance. Chapter B7 tests that reading
-# directly, on scenes whose objects vary more and more in position and size. On `gpu` and `paper` the same
+# zoom. `-p dataset=fashion_mnist_color` measures the 28 px models trained on centred garments instead, where
+# nothing in the training data moves. Chapter B7 tests that reading directly, over seeds, on scenes
+# whose objects vary more and more in position and size. On `gpu` and `paper` the same
 # chapter takes hub weights (`tv/resnet18`, timm's ViT-L/16) and an ImageNet folder (`-p root=...`); no
 # ResNet-18 trained without augmentation is on the hub, so pass one as `"tv/resnet18@<weights file>"` in
 # `models` to measure that variant.

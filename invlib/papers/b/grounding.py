@@ -421,8 +421,8 @@ def fig3c(search, gap: dict, levels: tuple[int, int] = (3, 7), k: int = 5) -> di
     (:func:`fig3c_grid`, :func:`invariance_gap`); each grid's share of all those top-k slots; the mean share of
     the grids whose invariance increased (gap > 0) against the mean share of the others.
 
-    Returns ``dict(increases, decreases, se_increases, se_decreases, counts={grid: slots}, gap)``; a side with no
-    grid is NaN.
+    Returns ``dict(increases, decreases, se_increases, se_decreases, counts={grid: slots}, per_class=[{grid: slots}
+    of each class], gap)``; a side with no grid is NaN.
 
     Example
     -------
@@ -439,16 +439,20 @@ def fig3c(search, gap: dict, levels: tuple[int, int] = (3, 7), k: int = 5) -> di
     share = search.boosted_share()[:, cols]
     order = np.argsort(-share, axis=1, kind="stable")[:, :k]
     counts: dict[str, int] = {}
+    per_class: list[dict[str, int]] = []
     for row in order:
+        mine: dict[str, int] = {}
         for j in row:
             g = fig3c_grid(search.entries[cols[j]])
             counts[g] = counts.get(g, 0) + 1
+            mine[g] = mine.get(g, 0) + 1
+        per_class.append(mine)
     total = sum(counts.values()) or 1
     up = [c / total for g, c in counts.items() if gap[g] > 0]
     down = [c / total for g, c in counts.items() if not gap[g] > 0]
     mean = lambda v: float(np.mean(v)) if v else float("nan")  # noqa: E731
     return dict(increases=mean(up), decreases=mean(down), se_increases=metrics.sem(up),
-                se_decreases=metrics.sem(down), counts=counts, gap=gap)
+                se_decreases=metrics.sem(down), counts=counts, per_class=per_class, gap=gap)
 
 
 # ------------------------------------------------------------------------------ section 4.5: WordNet
