@@ -164,26 +164,28 @@ run.table()
 #
 # - **Table 3.** InstaAug reaches {glue:md}`d3_instaaug_vs_random` in general accuracy without test-time
 #   augmentation, and {glue:md}`d3_instaaug_vs_random_tta` with it (the paper: 81.11 against 79.99 %, and 81.35
-#   against 80.55 %). The best random jitter here is {glue:md}`d3_best_random`; the paper's is `h=0, s=0.2, v=0.8`.
-#   On the stand-in a small hue jitter is safe for every class (a pair's hues are 120° apart), which RawFooT's
-#   textures may not allow.
+#   against 80.55 %). Without test-time augmentation: {glue:md}`d3_instaaug_vs_random_verdict` With it:
+#   {glue:md}`d3_instaaug_vs_random_tta_verdict` The best random jitter here is {glue:md}`d3_best_random`; the
+#   paper's is `h=0, s=0.2, v=0.8`. On the stand-in a small hue jitter is safe for every class (a pair's hues are
+#   120° apart), which RawFooT's textures may not allow.
 # - **Fig. 7, out of distribution.** Under the hard group's lights InstaAug reaches
-#   {glue:md}`d3_ood_above_every_random` without test-time augmentation, and {glue:md}`d3_ood_above_every_random_tta`
-#   with it. In distribution it is above {glue:md}`d3_easy_share` random settings.
+#   {glue:md}`d3_ood_above_every_random` without test-time augmentation, and
+#   {glue:md}`d3_ood_above_every_random_tta` with it. Without: {glue:md}`d3_ood_above_every_random_verdict` With:
+#   {glue:md}`d3_ood_above_every_random_tta_verdict` In distribution it is above {glue:md}`d3_easy_share` random
+#   settings. {glue:md}`d3_easy_share_verdict`
 # - **Fig. D.1, per-image ranges.** InstaAug's hue range is {glue:md}`d3_hue_identified` turn wide on the
 #   hue-identified classes and {glue:md}`d3_random_hue` on the random-hue ones (difference {glue:md}`d3_hue_gap`);
-#   the global range has one width, {glue:md}`d3_global_hue`. The module reads from the image whether its hue may
-#   move. The saturation and value ranges are {glue:md}`d3_sv_widths` on average; whatever of the entropy band
-#   they leave goes to the hue, and the module shares that out by class type. The ranges need not be symmetric
-#   (mean bounds in turns: {glue:md}`d3_hue_bounds`): a hue-identified item may move far from the hue of its twin
-#   class and little towards it.
-# - **Per-image against global.** {glue:md}`d3_global_vs_instaaug`. On these data the random-hue classes
-#   already show every hue in training, so a wider hue range for them adds little the classifier has not seen:
-#   the stand-in gives per-image ranges less to gain over one learned range than RawFooT's textures may.
+#   the global range has one width, {glue:md}`d3_global_hue`. {glue:md}`d3_hue_verdict` The saturation and value
+#   ranges are {glue:md}`d3_sv_widths` on average; whatever of the entropy band they leave goes to the hue. The
+#   ranges need not be symmetric (mean bounds in turns: {glue:md}`d3_hue_bounds`): a hue-identified item may move
+#   far from the hue of its twin class and little towards it.
+# - **Per-image against global.** {glue:md}`d3_global_vs_instaaug`. {glue:md}`d3_global_verdict`
 # - **Table 4.** InstaAug minus random jitter, both with test-time augmentation, in points per number of training
-#   lights: {glue:md}`d3_table4_gains` (the paper: +3.3, +2.8, +2.3, +2.3). Numbers of lights not trained at this
-#   profile: {glue:md}`d3_left_out`.
-# - **Seeds.** {glue:md}`d3_seeds`.
+#   lights, with each verdict: {glue:md}`d3_table4_gains` (the paper: +3.3, +2.8, +2.3, +2.3). Numbers of lights
+#   not trained at this profile: {glue:md}`d3_left_out`.
+# - **Seeds.** {glue:md}`d3_seeds`. Every claim of this chapter is about what training produces, so its verdict
+#   rests on the spread of the seeds (a 95 % interval over seeds, paired by seed); the test images of one trained
+#   model are not replicates of training.
 #
 # ## Where this run departs from the paper
 #

@@ -101,7 +101,7 @@ plt.show()
 # %%
 probes = D.probe(S, trained, train, test)
 crops = D.crop_table(trained, test)
-initial = D.initial_measures(S, test)
+initial = {seed: D.initial_measures(S, test, seed) for seed in S.seeds}  # each seed's untrained module
 table, facts = R.report(run, S, trained, probes, crops, initial, D.untrained_accuracy(S, train, test))
 table
 
@@ -145,25 +145,25 @@ run.table()
 #   (reading `0 · x`, its network outputs constants), which Adam moves by about its learning rate per step, so it
 #   gets a larger one, or it could not leave its initial distribution within the run. The module has
 #   {glue:md}`d4_hmax` nats of entropy at most here (ln 321 = 5.77 at 64 px).
-# - **The encoders barely trained.** The contrastive loss went {glue:md}`d4_loss` (ln(2B − 1) =
+# - **How far the encoders trained.** The contrastive loss went {glue:md}`d4_loss` (ln(2B − 1) =
 #   {glue:md}`d4_chance` is the loss of features that tell nothing apart). The probe with 10-crop TTA gives
 #   {glue:md}`d4_acc`; on the whole image {glue:md}`d4_whole`; the untrained encoder {glue:md}`d4_untrained`.
-#   The ranking of Table 5: {glue:md}`d4_rank`. At this scale the differences measure the first hundred steps
-#   of SimCLR, not the features it converges to; one seed gives no error bar. For the comparison to mean
-#   something, the encoders need the probe accuracy to rise well above the untrained encoder's: tens of
-#   thousands of scenes, hundreds of epochs and several seeds, the `gpu` profile or more.
-# - **What the module learned.** The learned distribution depends on the image: the mean KL divergence
-#   of each test scene's distribution to their average is {glue:md}`d4_kl`. The share of crops whose centre lies
-#   on the object is {glue:md}`d4_focus`. Crop size against object size (Spearman, across test scenes):
-#   {glue:md}`d4_rho`. An untrained module ranks scenes too (its expected side varies in the fourth decimal
-#   and already correlates with the object's size, one way or the other depending on the seed), hence the
-#   criterion's demand that the expected side vary: by a few hundredths of the image side for the paper's
-#   visible effect, by ten times the untrained module's ripple for a partial one. The untrained module puts most
-#   of its mass on the whole image, whose centre is where the objects gather, so "on the object" is measured
-#   against it too.
-# - **The band.** {glue:md}`d4_band`. With few steps, the entropy crosses the band in fewer checks than `λ`
-#   (a factor of 1.2 per check, and only when the entropy is not already moving toward the band) needs to turn
-#   it, so it swings around the band; the warm-up of the module's learning rate damps the first swing.
+#   The order of Table 5: {glue:md}`d4_rank` InstaAug minus random crop: {glue:md}`d4_gain` Seeds:
+#   {glue:md}`d4_seeds`. A run of a few hundred steps measures the first steps of SimCLR, not the features it
+#   converges to; for the comparison to mean something, the probe accuracy must rise well above the untrained
+#   encoder's, which takes tens of thousands of scenes, hundreds of epochs and several seeds (the `gpu` profile or
+#   more).
+# - **What the module learned.** Every claim about the module is about what training produces, so it is decided
+#   over seeds, one trained module each; the test scenes of one module are not replicates of training. The mean KL
+#   divergence of each test scene's crop distribution to their average is {glue:md}`d4_kl` The share of crops
+#   whose centre lies on the object is {glue:md}`d4_focus` Crop size against object size (Spearman, across test
+#   scenes): {glue:md}`d4_rho` An untrained module ranks scenes too, from differences in its expected side far
+#   too small to see, hence the criterion's demand that the expected side vary by a few hundredths of the image
+#   side. The untrained module puts most of its mass on the whole image, whose centre is where the objects
+#   gather, so "on the object" is measured against it too.
+# - **The band.** {glue:md}`d4_band` The weight `λ` changes by a factor of 1.2 per check, and only when the
+#   entropy is not already moving toward the band, so with few steps the entropy can cross the band in fewer
+#   checks than `λ` needs to turn it; the warm-up of the module's learning rate damps the first swing.
 
 # %%
 run.save()

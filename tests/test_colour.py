@@ -185,54 +185,90 @@ def test_module_ranges_read_per_image_bounds():
 
 
 # ----------------------------------------------------------------------------- the reports
-def test_ranking_is_at_most_partly_from_one_seed():
-    assert R.ranking([0.05])[2:] == (False, True)
-    assert R.ranking([-0.01])[2:] == (False, False)
-    assert R.ranking([0.02, 0.03, 0.025, 0.02])[2:] == (True, True)
-    assert R.ranking([0.05, -0.04, 0.01])[2:] == (False, True)  # a mean above 0 within the noise
+def test_ranking_decides_over_seeds_at_its_boundary():
+    one = R.ranking([0.2])  # a large gain from one seed is still not evidence about training
+    assert one.verdict == "inconclusive at this budget" and one.n == 1 and "needs >= 3 seeds" in one.text()
+    assert R.ranking([0.001, 0.0012, 0.0011]).verdict == "reproduced"  # just above 0, tight over seeds
+    assert R.ranking([-0.001, -0.0012, -0.0011]).verdict == "not reproduced"  # just below it
+    wide = R.ranking([0.05, -0.04, 0.01])  # a positive mean within the seeds' noise
+    assert wide.verdict == "inconclusive at this budget" and wide.n_needed > 3
+    ev = R.ranking([0.02, 0.03, 0.025, np.nan])  # a seed missing on one side is left out, in points
+    assert (ev.n, ev.unit, ev.boundary, ev.direction) == (3, "seed", 0.0, "greater")
+    assert ev.estimate == pytest.approx(2.5)
 
 
-def _two_seeds(res, gain):
-    """``res`` with a second seed whose InstaAug is ``gain`` above the first seed's."""
-    a2 = res.accuracy.assign(seed=1)
-    a2.loc[a2["kind"] == "instaaug", ["general", "easy", "hard"]] += gain
-    acc = pd.concat([res.accuracy, a2], ignore_index=True)
-    per = pd.concat([res.per_condition, res.per_condition.assign(seed=1)], ignore_index=True)
-    return C.ColourRun(acc, per, res.ranges, res.states, res.sets, res.best_random)
+def _seeds(res, shifts, hue=None):
+    """``res`` repeated over ``len(shifts)`` seeds: seed s's InstaAug accuracies moved by ``shifts[s]``; with
+    ``hue``, seed s's InstaAug hue widths on the random-hue classes moved by ``hue[s]`` turns."""
+    accs, ranges = [], []
+    for s, d in enumerate(shifts):
+        a = res.accuracy.assign(seed=s)
+        a.loc[a["kind"] == "instaaug", ["general", "easy", "hard"]] += d
+        r = res.ranges.assign(seed=s)
+        if hue is not None:
+            r.loc[(r["model"] == C.INSTAAUG) & (r["class_type"] == C.RANDOM_HUE), "hue_width"] += hue[s]
+        accs.append(a)
+        ranges.append(r)
+    per = pd.concat([res.per_condition.assign(seed=s) for s in range(len(shifts))], ignore_index=True)
+    return C.ColourRun(pd.concat(accs, ignore_index=True), per, pd.concat(ranges, ignore_index=True), res.states,
+                       res.sets, res.best_random)
 
 
-def test_report_claims_follow_the_numbers():
+def _verdicts(res):
+    run = results.Run("smoke", name="demo_d3")
+    R.colour_report(run, R._demo_settings(), res)
+    return {k: c["verdict"] for k, c in run.claims.items()}, run
+
+
+def test_report_at_one_seed_is_inconclusive_and_keeps_its_tables():
     res = R.demo_run()
     run = results.Run("smoke", name="demo_d3")
     t3, sweep, t4, facts = R.colour_report(run, R._demo_settings(), res)
     v = {k: c["verdict"] for k, c in run.claims.items()}
-    assert v["table3/instaaug_vs_random"] == "partly"  # one seed: at most partly
-    assert v["figD1/hue_narrower_on_hue_identified"] == "reproduced"  # a measurement, not a ranking
-    assert v["table4/gain_k2"] == "not measurable at this profile" and v["table4/gain_k1"] == "partly"
+    assert set(v) - {"table4/gain_k2", "table4/gain_k4", "table4/gain_k8"} == {
+        k for k, x in v.items() if x == "inconclusive at this budget"}  # every claim measured at one seed
+    assert v["table4/gain_k2"] == "not measurable at this profile"  # 2 conditions not trained: structural
+    ev = run.claims["figD1/hue_narrower_on_hue_identified"]["evidence"]
+    assert ev["unit"] == "seed" and ev["n"] == 1 and ev["n_min"] == 3  # not the test images of one module
+    assert "cannot decide it at its budget" in facts["d3_hue_verdict"] and "needs 3" in facts["d3_seeds"]
     assert t3.loc["InstaAug", "paper"] == 81.11 and t3.loc["InstaAug", "ours"] == 80.0
     assert t3.loc["AdaAug", "ours: model"] == "not run" and t4.loc["InstaAug", "1 condition: ours"] == 80.5
     assert sweep.loc["random jitter h=0.5 s=0.2 v=0.8", "h"] == 0.5
     assert run.metrics["table3/instaaug/general"] == 80.0 and run.paper["table3/instaaug/general"] == 81.11
     assert facts["d3_left_out"] == "2, 4, 8"
-    two = _two_seeds(res, 0.01)
-    run2 = results.Run("smoke", name="demo_d3")
-    R.colour_report(run2, R._demo_settings(), two)
-    assert run2.claims["table3/instaaug_vs_random"]["verdict"] == "reproduced"
-    worse = _two_seeds(res, -0.2)  # the second seed's InstaAug far below random jitter
-    run3 = results.Run("smoke", name="demo_d3")
-    R.colour_report(run3, R._demo_settings(), worse)
-    assert run3.claims["fig7/ood_above_every_random"]["verdict"] == "not reproduced"
+    results.glue(facts)
 
 
-def test_hue_gap_compares_the_two_class_types():
+def test_report_verdicts_follow_the_seeds():
+    res = R.demo_run()  # InstaAug 2 points above the best random jitter, 1 above the global range
+    v, run = _verdicts(_seeds(res, [0.0, 0.004, -0.003]))
+    assert v["table3/instaaug_vs_random"] == v["table3/instaaug_vs_random_tta"] == "reproduced"
+    assert v["fig7/ood_above_every_random"] == v["table4/gain_k1"] == "reproduced"
+    assert v["fig7/in_distribution_above_most"] == v["table3/augmentation_beats_none"] == "reproduced"
+    assert run.claims["table3/instaaug_vs_random"]["evidence"]["n"] == 3
+    v, run = _verdicts(_seeds(res, [-0.3, -0.31, -0.29]))  # InstaAug far below every other model
+    assert v["table3/instaaug_vs_random"] == v["fig7/ood_above_every_random"] == "not reproduced"
+    assert v["table3/instaaug_vs_global"] == v["fig7/in_distribution_above_most"] == "not reproduced"
+    assert v["table3/augmentation_beats_none"] == "partly"  # random and global beat none, InstaAug does not
+    v, _ = _verdicts(_seeds(res, [-0.05, -0.04, -0.06]))  # easy: above 1 of the 2 settings, a share of exactly 0.5
+    assert v["fig7/in_distribution_above_most"] == "inconclusive at this budget"
+    v, _ = _verdicts(_seeds(res, [0.03, -0.05, 0.0]))  # the gain straddles 0 over the seeds
+    assert v["table3/instaaug_vs_random"] == "inconclusive at this budget"
+
+
+def test_hue_gap_per_seed_decides_fig_d1():
     res = R.demo_run()
     g = R.hue_gap(res)
-    assert g["gap"] == pytest.approx(0.1, abs=1e-3) and g["se"] < 0.01 and g["reproduced"]
-    assert g["global_width"] == pytest.approx(0.2)
+    assert g["gaps"] == [pytest.approx(0.1)] and g["seeds"] == 1 and g["global_width"] == pytest.approx(0.2)
     flipped = res.ranges.assign(class_type=np.where(res.ranges["class_type"] == C.RANDOM_HUE, C.HUE_IDENTIFIED,
                                                     C.RANDOM_HUE))
-    g2 = R.hue_gap(C.ColourRun(res.accuracy, res.per_condition, flipped))
-    assert g2["gap"] < 0 and not g2["partly"]
+    assert R.hue_gap(C.ColourRun(res.accuracy, res.per_condition, flipped))["gap"] < 0
+    cid = "figD1/hue_narrower_on_hue_identified"
+    just_above = _seeds(res, [0, 0, 0], hue=[-0.099, -0.0989, -0.0991])  # gaps of about +0.001 turn
+    assert [round(x, 4) for x in R.hue_gap(just_above)["gaps"]] == [0.001, 0.0011, 0.0009]
+    assert _verdicts(just_above)[0][cid] == "reproduced"
+    assert _verdicts(_seeds(res, [0, 0, 0], hue=[-0.101, -0.1011, -0.1009]))[0][cid] == "not reproduced"
+    assert _verdicts(_seeds(res, [0, 0, 0], hue=[-0.05, -0.15, -0.1]))[0][cid] == "inconclusive at this budget"
 
 
 def test_departures_list_what_the_profile_changes():

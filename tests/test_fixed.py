@@ -3,6 +3,7 @@ trained beside a frozen classifier, test-time augmentation, what the crops do, a
 
 import math
 
+import numpy as np
 import pandas as pd
 import pytest
 import torch
@@ -132,6 +133,9 @@ def test_tta_with_whole_image_crops_is_the_classifier_alone():
     res = F.tta(S, _global_module(S), {"centre": _Centre()}, test)
     alone = res[res["method"] == "none"]["acc"].item()
     assert len(res) == 1 + 2 * 2 * 2 and (res["acc"] == alone).all()
+    first = res["hits"].iloc[0]
+    assert first.shape == (16,) and all((h == first).all() for h in res["hits"])  # the same images right
+    assert first.mean() == alone
     assert set(res["n"]) == {1, 3} and set(res["seed"]) == {0, 1}
 
 
@@ -166,6 +170,10 @@ def test_crop_stats_of_a_whole_image_module():
     assert whole["kl_to_mean"] == pytest.approx(0.0, abs=1e-6) and whole["entropy"] == pytest.approx(0.0, abs=1e-3)
     assert t.loc["InstaAug, averaged over images", "side"] == pytest.approx(1.0)
     assert 0 < t.loc["random crop", "covers_object"] < 1 and math.isnan(t.loc["random crop", "entropy"])
+    items = F.crop_per_image(S, _global_module(S), test, draws=16)
+    assert len(items) == 8 and np.allclose(items["kl_to_mean"], 0, atol=1e-6)
+    assert np.allclose(items["covers_object"], 1) and np.allclose(items["covers_averaged"], 1)
+    assert items["covers_random"].mean() == pytest.approx(t.loc["random crop", "covers_object"])
 
 
 def test_object_hits_against_a_hand_computed_case():
@@ -201,67 +209,88 @@ def test_module_beside_a_frozen_classifier_learns_the_labelled_region_and_beats_
 
 
 # ----------------------------------------------------------------------------- the report
-def _res(ia_gain=0.05, rc=-0.02, seeds=3, models=("ResNet", "ViT")):
-    rows = []
-    for m in models:
-        rows.append(dict(model=m, method="none", n=1, seed=0, acc=0.5))
-        for s in range(seeds):
-            for n in (1, 4, 10):
-                rows += [dict(model=m, method="InstaAug", n=n, seed=s, acc=0.5 + ia_gain * n / 10 + 0.002 * s),
-                         dict(model=m, method="random crop", n=n, seed=s, acc=0.5 + rc + 0.001 * s),
-                         dict(model=m, method="AutoAugment", n=n, seed=s, acc=0.45 - 0.001 * s)]
-    return pd.DataFrame(rows)
-
-
-def _stats(kl=0.3, covers=0.95):
-    return pd.DataFrame(dict(side=[0.8, 0.8, 0.95, 0.7], covers_object=[covers, 0.85, 0.9, 0.8],
-                             centre_in_box=[0.8, 0.6, 0.7, 0.6], entropy=[2.7, 3.0, 1.2, math.nan],
-                             kl_to_mean=[kl, 0.0, 0.0, 0.0]), index=list(R.STATS_ROWS))
+def _report(S=None, res=None, items=None, hist=()):
+    S = S or F.settings("cpu", tta_seeds=3)
+    run = results.Run("cpu", name="d5_test")
+    stats = pd.DataFrame(dict(side=[0.8, 0.8, 0.95, 0.7], covers_object=[0.95, 0.85, 0.9, 0.8],
+                              centre_in_box=[0.8, 0.6, 0.7, 0.6], entropy=[2.7, 3.0, 1.2, math.nan],
+                              kl_to_mean=[0.3, 0.0, 0.0, 0.0]), index=list(R.STATS_ROWS))
+    table, facts = R.report(run, S, R.demo_tta() if res is None else res, stats, list(hist),
+                            R.demo_items() if items is None else items)
+    return {cid: c["verdict"] for cid, c in run.claims.items()}, run, table, facts
 
 
 def test_report_verdicts_follow_the_numbers():
-    S = F.settings("cpu")
     hist = [dict(epoch=0, state=dict(checks=[(10, 1.2, 0.2), (20, 2.7, 0.2)]))]
-    run = results.Run("cpu", name="d5_test")
-    table, facts = R.report(run, S, _res(), _stats(), hist)
-    v = {cid: c["verdict"] for cid, c in run.claims.items()}
-    assert v["table2/instaaug_beats_alone"] == v["table2/instaaug_beats_random_crop"] == "reproduced"
-    assert v["table2/gain_grows_with_samples"] == "reproduced" and v["table2/transfer_without_retraining"] == \
-        "reproduced"
-    assert v["table2/global_tta_lowers_accuracy"] == "reproduced"  # both below alone beyond their repeats' noise
-    assert v["fig6/crops_depend_on_the_input"] == v["fig6/crops_cover_the_object"] == "reproduced"
+    v, run, table, facts = _report(hist=hist)
+    assert set(v.values()) == {"reproduced"}
+    ev = run.claims["table2/instaaug_beats_alone"]["evidence"]
+    assert ev["unit"] == "image" and ev["n"] == 200 and ev["method"] == "bootstrap"  # the test images, not repeats
+    assert ev["estimate"] == pytest.approx(10, abs=2)  # points
     assert table.loc[("InstaAug", 10), "ResNet-50: paper"] == "81.18 ± 0.02"
-    assert table.loc[("InstaAug", 10), "ResNet: ours"].startswith("55.")
+    assert table.loc[("InstaAug", 10), "ResNet: ours"].startswith("60.")
     assert run.paper["resnet/instaaug_n10"] == 81.18 and run.paper["vit/none_n1"] == 86.34  # the ViT is XCiT
     assert facts["d5_band"].startswith("from 1.20 to 2.70") and facts["d5_n"] == "10"
+    assert facts["d5_gain"].startswith("+") and "[" in facts["d5_gain"]
+    assert facts["d5_gain_verdict"].startswith("This module's TTA raises")
     results.glue(facts)  # every fact is a number or text
 
 
-def test_report_single_repeat_gives_at_most_partly_and_losses_are_not_reproduced():
-    S = F.settings("cpu", tta_seeds=1)
-    run = results.Run("cpu", name="d5_test")
-    R.report(run, S, _res(seeds=1), _stats(kl=0.0, covers=0.5), [])
-    v = {cid: c["verdict"] for cid, c in run.claims.items()}
-    assert v["table2/instaaug_beats_alone"] == v["table2/transfer_without_retraining"] == "partly"
-    assert v["fig6/crops_depend_on_the_input"] == v["fig6/crops_cover_the_object"] == "not reproduced"
-    run = results.Run("cpu", name="d5_test")
-    R.report(run, F.settings("cpu"), _res(ia_gain=-0.05, rc=0.02), _stats(), [])
-    v = {cid: c["verdict"] for cid, c in run.claims.items()}
+def test_report_losses_are_not_reproduced_and_splits_are_partly():
+    res = R.demo_tta({"InstaAug": -0.1, "random crop": 0.04})  # InstaAug hurts, random crops help
+    v, _, _, facts = _report(res=res, items=R.demo_items(kl=0.0, covers=0.5))
     assert v["table2/instaaug_beats_alone"] == v["table2/instaaug_beats_random_crop"] == "not reproduced"
+    assert v["table2/gain_grows_with_samples"] == v["table2/transfer_without_retraining"] == "not reproduced"
     assert v["table2/global_tta_lowers_accuracy"] == "partly"  # AutoAugment lowers it, the random crop does not
+    assert v["fig6/crops_depend_on_the_input"] == v["fig6/crops_cover_the_object"] == "not reproduced"
+    assert facts["d5_gain_verdict"].startswith("This module's TTA lowers")
 
 
-def test_report_without_other_classifiers_cannot_test_the_transfer():
-    S = F.settings("cpu", models={"ResNet": "zoo:small_resnet18_s4/standard"})
-    run = results.Run("cpu", name="d5_test")
-    R.report(run, S, _res(models=("ResNet",)), _stats(), [])
-    assert run.claims["table2/transfer_without_retraining"]["verdict"] == "not measurable at this profile"
+def test_no_difference_and_too_few_images_are_inconclusive():
+    v, run, _, facts = _report(res=R.demo_tta({"InstaAug": 0.0}))  # the same images right with and without
+    assert v["table2/instaaug_beats_alone"] == "inconclusive at this budget"
+    assert facts["d5_gain_verdict"].startswith("These test images cannot decide it")
+    v, run, _, _ = _report(res=R.demo_tta(n_test=20), items=R.demo_items(n_test=20))
+    assert set(v.values()) == {"inconclusive at this budget"}
+    assert run.claims["table2/instaaug_beats_alone"]["evidence"]["n_min"] == R.N_MIN_IMAGES
 
 
-def test_gain_pairs_repeats_and_departures_list_the_changes():
-    res = _res(seeds=2)
-    m, se, k = R.gain(res, "ResNet", ("InstaAug", 10), ("random crop", 10))
-    assert k == 2 and m == pytest.approx(0.07 + 0.0005) and se == pytest.approx(0.0005)
+def test_one_repeat_of_the_draws_can_decide_a_claim_about_this_module():
+    v, *_ = _report(S=F.settings("cpu", tta_seeds=1), res=R.demo_tta(repeats=1))
+    assert v["table2/instaaug_beats_alone"] == "reproduced"  # the test images are the replicates
+
+
+@pytest.mark.parametrize("kl, verdict", [(0.055, "reproduced"), (0.045, "not reproduced")])
+def test_input_dependence_at_the_shared_boundary(kl, verdict):
+    from invlib.papers.d.criteria import INPUT_DEPENDENT_KL
+
+    v, run, *_ = _report(items=R.demo_items(kl=kl))
+    assert run.claims["fig6/crops_depend_on_the_input"]["evidence"]["boundary"] == INPUT_DEPENDENT_KL[0]
+    assert v["fig6/crops_depend_on_the_input"] == verdict
+
+
+def test_covering_the_object_needs_both_references():
+    items = R.demo_items(covers=0.88)  # 3 points over the averaged crops (0.85), 8 over the random crop (0.8)
+    v, run, *_ = _report(items=items)
+    parts = run.claims["fig6/crops_cover_the_object"]["evidence"]["parts"]
+    assert v["fig6/crops_cover_the_object"] == "partly"
+    assert [p["verdict"] for p in parts.values()] == ["not reproduced", "reproduced"]
+
+
+def test_report_without_other_classifiers_cannot_test_the_transfer_and_shows_missing_paper_values():
+    S = F.settings("cpu", models={"ResNet": "zoo:small_resnet18_s4/standard"}, stands_for={})
+    v, run, *_ = _report(S=S, res=R.demo_tta(models=("ResNet",)))
+    assert v["table2/transfer_without_retraining"] == "not measurable at this profile"
+    assert run.claims["table2/instaaug_beats_alone"]["paper"].startswith("missing")  # no paper column "ResNet"
+
+
+def test_per_image_effects_pair_images_and_repeats_and_departures_list_the_changes():
+    res = R.demo_tta(repeats=2, n_test=10)
+    d = R.per_image(res, "ResNet", ("InstaAug", 10), ("random crop", 10))
+    h = R.hits(res, "ResNet", "InstaAug", 10)
+    assert h.shape == (2, 10) and d.shape == (10,)
+    assert d.mean() == pytest.approx(100 * (R.accuracy(res, "ResNet", "InstaAug", 10)
+                                            - R.accuracy(res, "ResNet", "random crop", 10)).mean())
     d = R.departures(F.settings("cpu"))
     assert d.loc["size"].tolist() == ["224", "56"] and d.loc["optimizer"].tolist() == ["sgd", "adam"]
     assert "h_min" not in d.index and "profile" not in d.index and R.departures(F.settings("paper")).empty
@@ -276,4 +305,4 @@ def test_figures_draw():
     assert len(R.plot_crops(test, torch.rand(5, 3, 3) * 0.5 + 0.25)) == 3
     trace = F.band_trace([dict(epoch=0, state=dict(checks=[(10, 1.2, 0.2), (20, 2.7, 0.24)]))])
     assert len(R.plot_trace(trace, S)) == 2
-    assert [ax.get_title() for ax in R.plot_tta(_res())] == ["ResNet", "ViT"]
+    assert [ax.get_title() for ax in R.plot_tta(R.demo_tta())] == ["ResNet", "ViT"]

@@ -25,6 +25,7 @@ B's are, so they are the same checkpoints (:func:`zoo_specs`); nothing is retrai
 :func:`train_module`        the module beside the frozen classifier (``train.fit(..., cache=True)``)
 :func:`tta`                 accuracy of every (classifier, method, n, repeat) on the test set
 :func:`crop_stats`          what the module's crops do: side, coverage of the object, entropy, input dependence
+:func:`crop_per_image`      the same per test image: the items of a bootstrap about this module
 ==========================  ==============================================================================
 
 Example
@@ -351,7 +352,9 @@ def tta(S: Fixed, module: I.InstaAugment, nets: dict[str, torch.nn.Module], test
     """Test accuracy of every classifier of ``nets`` alone (``method="none"``, ``n=1``) and with every TTA method of
     ``S.methods`` at every ``n`` of ``S.samples`` (mean logits over ``n`` views), ``S.tta_seeds`` independent
     repeats of the draws. InstaAug's crops come from ``module`` (trained beside the first classifier, used as it is
-    for the others); every classifier sees the same views. One row per ``(model, method, n, seed)``: ``acc``.
+    for the others); every classifier sees the same views. One row per ``(model, method, n, seed)``: ``acc`` and
+    ``hits``, the ``(N,)`` uint8 array of which test images it classified correctly (what a bootstrap over test
+    images resamples).
 
     Example
     -------
@@ -360,20 +363,19 @@ def tta(S: Fixed, module: I.InstaAugment, nets: dict[str, torch.nn.Module], test
     >>> nets = {"a": models.create("conv4", num_classes=10, in_chans=3, widths=(4,) * 4).eval()}
     >>> test = scene_data(S)[1]
     >>> res = tta(S, I.InstaAugment(lrp(S)), nets, test)
-    >>> len(res), sorted(res["method"].unique())
-    (13, ['AutoAugment', 'InstaAug', 'none', 'random crop'])
+    >>> len(res), sorted(res["method"].unique()), res["hits"].iloc[0].shape
+    (13, ['AutoAugment', 'InstaAug', 'none', 'random crop'], (6,))
     """
     n_max = max(S.samples)
     labels = test.labels
-    correct = {}  # (model, method, n, seed) -> correct predictions
+    correct = {}  # (model, method, n, seed) -> which images were classified correctly, chunk by chunk
     gens = {(s, m): torch.Generator().manual_seed(S.seed * 1_000_003 + 1_009 * s + i)
             for s in range(S.tta_seeds) for i, m in enumerate(S.methods)}
     module.eval()
     for lo in range(0, len(test), S.chunk):
         x, y = test.images[lo:lo + S.chunk], labels[lo:lo + S.chunk]
         for name, net in nets.items():
-            hit = (batched(net, x).argmax(1) == y).sum().item()
-            correct[name, NONE, 1, 0] = correct.get((name, NONE, 1, 0), 0) + hit
+            correct.setdefault((name, NONE, 1, 0), []).append(batched(net, x).argmax(1) == y)
         logp = batched(module.params, x) if "InstaAug" in S.methods else None
         for (s, method), g in gens.items():
             idx = I.sample_categorical(logp, n_max, g, module.sampler) if method == "InstaAug" else None
@@ -385,8 +387,10 @@ def tta(S: Fixed, module: I.InstaAugment, nets: dict[str, torch.nn.Module], test
                     sums[name] = sums[name] + batched(net, views)
                     if k + 1 in S.samples:
                         key = (name, method, k + 1, s)
-                        correct[key] = correct.get(key, 0) + (sums[name].argmax(1) == y).sum().item()
-    rows = [dict(model=m, method=meth, n=n, seed=s, acc=c / len(test)) for (m, meth, n, s), c in correct.items()]
+                        correct.setdefault(key, []).append(sums[name].argmax(1) == y)
+    hits = {k: torch.cat(v).numpy().astype("uint8") for k, v in correct.items()}
+    rows = [dict(model=m, method=meth, n=n, seed=s, acc=int(h.sum()) / len(test), hits=h) for (m, meth, n, s), h in
+            hits.items()]
     return pd.DataFrame(rows).sort_values(["model", "method", "n", "seed"], kind="stable").reset_index(drop=True)
 
 
@@ -461,6 +465,39 @@ def crop_stats(S: Fixed, module: I.InstaAugment, test: data.Dataset, draws: int 
     order = ["InstaAug", "InstaAug, averaged over images", "untrained module", "random crop"]
     return pd.DataFrame([rows[k] for k in order], index=order)[
         ["side", "covers_object", "centre_in_box", "entropy", "kl_to_mean"]]
+
+
+def crop_per_image(S: Fixed, module: I.InstaAugment, test: data.Dataset, draws: int = 64) -> pd.DataFrame:
+    """Per test image, what the trained module's crops do beside the references of :func:`crop_stats` (whose rows
+    are these columns' means): ``kl_to_mean`` (KL of ``p(tau; phi(x))`` to ``p_bar``, its average over the test
+    images), ``covers_object`` (the probability that the module's crop contains the object's centre),
+    ``covers_averaged`` (that a crop of ``p_bar`` does: the same crops, not matched to the image) and
+    ``covers_random`` (that a random crop does, the same ``draws`` crops as :func:`crop_stats`). The items a
+    bootstrap over test images resamples, for claims about this one trained module.
+
+    Example
+    -------
+    >>> S = settings("smoke", n_test=8)
+    >>> module, test = I.InstaAugment(lrp(S)), scene_data(S)[1]
+    >>> items, stats = crop_per_image(S, module, test, draws=8), crop_stats(S, module, test, draws=8)
+    >>> len(items), bool(abs(items["covers_random"].mean() - stats.loc["random crop", "covers_object"]) < 1e-6)
+    (8, True)
+    >>> bool(abs(items["covers_averaged"].mean() - stats.loc["InstaAug, averaged over images", "covers_object"]) < 1e-6)
+    True
+    """
+    size = test.images.shape[-1]
+    x = test.float()
+    aug = module.eval()
+    m = I.crop_measures(aug, x, test.boxes)
+    with torch.no_grad():
+        p_bar = aug.distribution(x).exp().mean(0)
+    covers, _ = _object_hits(aug.params.boxes.cpu(), test.boxes, size)
+    random_covers, _ = _object_hits(I.random_boxes(draws, S.random_crop_scale,
+                                                   torch.Generator().manual_seed(S.seed)), test.boxes, size)
+    return pd.DataFrame(dict(kl_to_mean=m["kl_to_mean"].float().cpu().numpy(),
+                             covers_object=m["covers_object"].float().cpu().numpy(),
+                             covers_averaged=(covers @ p_bar.cpu()).numpy(),
+                             covers_random=random_covers.mean(1).numpy()))
 
 
 def sample_crops(S: Fixed, module: I.InstaAugment, test: data.Dataset, n: int = 8) -> torch.Tensor:
