@@ -81,7 +81,9 @@ R.learned_table(hist)
 # ## Paper vs this run
 #
 # The paper's claims are about CIFAR-10 after 200 epochs; on another dataset their verdict is "not measurable
-# at this profile", whatever the numbers.
+# at this profile", whatever the numbers. On CIFAR-10 each claim compares models trained once, from one seed:
+# a claim about what training does needs three seeds to be decided, so one run reads "inconclusive at this
+# budget" there.
 
 # %%
 table, facts = R.images_report(run, S, hist)
@@ -98,9 +100,9 @@ run.table()
 # ## What this run shows
 #
 # The best early-stopped model here is {glue:md}`e4_best`. Augerino and one-layer AugNet {glue:md}`e4_beats`
-# the trunk without augmentation; the paper reports that both do on CIFAR-10 after 200 epochs. A few epochs
-# of a small trunk on Fashion-MNIST cannot test the paper's claims about speed (80% accuracy in 5× fewer
-# epochs) or final accuracy: that needs the `gpu` or `paper` profile on CIFAR-10.
+# the trunk without augmentation, one run each; the paper reports that both beat it on CIFAR-10 after 200
+# epochs. A few epochs of a small trunk on Fashion-MNIST cannot test the paper's claims about speed (80%
+# accuracy in 5× fewer epochs) or final accuracy: that needs the `gpu` or `paper` profile on CIFAR-10.
 
 # %%
 run.save()

@@ -2,6 +2,7 @@
 function, a model made exactly invariant scores at the invariant end of every measure (and one that is not does
 not), the agreement and sources tables, and the claims' verdicts."""
 
+import numpy as np
 import pandas as pd
 import pytest
 import torch
@@ -100,24 +101,115 @@ def test_agreement_is_oriented_and_sources_name_the_largest_factor():
     t = R.demo_table()
     agree = G.agreement(S, t, "zoom", R.trained(t))
     pair = agree[(agree["a"] == "accuracy") & (agree["b"] == "a_probe")].iloc[0]
-    assert pair["rho"] == pytest.approx(1.0) and pair["n"] == 9, "A's accuracy falls as invariance rises: agree"
+    assert pair["rho"] == pytest.approx(1.0) and pair["n"] == 24, "A's accuracy falls as invariance rises: agree"
     assert "untrained B1 ResNet 0" not in R.trained(t)
     src = G.sources(t, transforms=["zoom"])
     assert src.loc["zoom", "largest"] == "augmentation" and src.loc["zoom", "augmentation"] > 0
 
 
+# ----------------------------------------------------------------------------- the claims' tests
+def two_measures(acc, inv, variant=None, transform="zoom") -> pd.DataFrame:
+    """A table of two measures of models ``i`` (accuracy ``acc[i]``, B's invariance ``inv[i]``), model ``i`` a seed
+    of variant ``variant[i]`` (default: every model its own variant)."""
+    variant = range(len(acc)) if variant is None else variant
+    return pd.DataFrame([dict(model=f"m{i}", variant=f"v{v}", seed=i, arch="ResNet", variation=1.0, recipe="B1",
+                              transform=transform, measure=m, value=float(x))
+                         for i, (a, b, v) in enumerate(zip(acc, inv, variant))
+                         for m, x in (("accuracy", a), ("b_invariance", b))])
+
+
+def agreement_verdict(t: pd.DataFrame, transforms=("zoom",)):
+    ev = R.agreement_evidence(t, list(transforms), "accuracy", "b_invariance", R.trained(t))
+    return ev.verdict, ev
+
+
+@pytest.mark.parametrize("noise, n, expected", [
+    (0.1, 30, "reproduced"),  # rho 0.985 [0.945, 0.994]
+    (-0.1, 30, "not reproduced"),  # the measures rank the models in opposite orders
+    (1.0, 30, "inconclusive at this budget"),  # rho 0.51 [0.22, 0.71]: 30 variants cannot place it
+    (1.0, 400, "reproduced"),  # the same noise, 400 variants: 0.72 [0.66, 0.77]
+    (2.0, 400, "inconclusive at this budget"),  # 0.50 [0.42, 0.57]: on the boundary
+    (3.0, 400, "not reproduced"),  # 0.39 [0.30, 0.46]: positive, but weaker than "alike"
+])
+def test_rank_agreement_verdicts_on_both_sides_of_the_boundary(noise, n, expected):
+    rng = np.random.default_rng(0)
+    x = rng.normal(size=n)
+    y = x + abs(noise) * rng.normal(size=n)
+    verdict, ev = agreement_verdict(two_measures(x, y if noise > 0 else -y))
+    assert verdict == expected, ev.parts[0][1].text()
+
+
+def test_seed_mates_count_once():
+    """Six variants of four seeds each, ranked alike by both measures: 24 models, but only 6 independent
+    variants, too few for the interval; the same 24 as 24 variants would pass."""
+    x = np.repeat(np.arange(6.0), 4) + np.tile(np.arange(4) * 0.01, 6)
+    verdict, ev = agreement_verdict(two_measures(x, x, variant=np.repeat(np.arange(6), 4)))
+    assert verdict == "inconclusive at this budget" and ev.parts[0][1].n == 6
+    assert agreement_verdict(two_measures(x, x))[0] == "reproduced"
+
+
+def test_each_transformation_is_tested_at_a_bonferroni_level():
+    rng = np.random.default_rng(1)
+    x = rng.normal(size=40)
+    t = pd.concat([two_measures(x, x + 0.1 * rng.normal(size=40), transform=tr) for tr in ("zoom", "rotation")])
+    verdict, ev = agreement_verdict(t, ("zoom", "rotation", "translation"))  # translation: not measured
+    assert verdict == "reproduced" and [name for name, _ in ev.parts] == ["zoom", "rotation"]
+    assert all(part.level == pytest.approx(1 - 0.05 / 2) for _, part in ev.parts)
+    t.loc[(t["transform"] == "rotation") & (t["measure"] == "accuracy"), "value"] *= -1
+    assert agreement_verdict(t, ("zoom", "rotation"))[0] == "partly"
+
+
+def raised(t: pd.DataFrame, gains, measure="b_invariance") -> pd.DataFrame:
+    """``t`` with the scale models' ``measure`` set to the none models' plus ``gains`` (one per seed)."""
+    t = t.copy()
+    pick = lambda v, k: (t["variant"] == v) & (t["recipe"] == "B1") & (t["seed"] == k) & (t["measure"] == measure)
+    for k, g in enumerate(gains):
+        t.loc[pick("scale", k), "value"] = float(t.loc[pick("none", k), "value"].iloc[0]) + g
+    return t
+
+
+def test_augmentation_raises_is_decided_per_pair_over_seeds():
+    S = G.settings("smoke", transforms=("zoom",))
+    t = R.demo_table()
+    ev = R.raises_evidence(t, S)
+    assert ev.verdict == "reproduced" and len(ev.parts) == 5 and {p.n for _, p in ev.parts} == {3}
+    near = R.raises_evidence(raised(t, [0.02, -0.01, 0.03]), S)  # B's invariance: a mean gain within its noise
+    assert near.verdict == "inconclusive at this budget"
+    assert dict(near.parts)["zoom, B invariance"].verdict == "inconclusive at this budget"
+    clear = R.raises_evidence(raised(t, [0.02, 0.025, 0.03]), S)  # as small, but steady over the seeds
+    assert clear.verdict == "reproduced"
+    two = R.raises_evidence(R.demo_table(seeds=2), S)
+    assert two.verdict == "inconclusive at this budget" and "needs >= 3 seeds" in two.parts[0][1].text()
+
+
 def test_the_claims_fail_when_augmentation_lowers_invariance():
     t = R.demo_table()
     aug = t["variant"] == "scale"
-    t.loc[aug & (t["measure"] == "b_invariance"), "value"] = 0.0  # the scale models now the least invariant
+    t.loc[aug & (t["measure"] == "b_invariance"), "value"] = -0.5  # the scale models now the least invariant
     run = results.Run("smoke", name="demo")
     R.report(run, G.settings("smoke", transforms=("zoom",)), t)
     assert run.claims["s1/augmentation_raises_invariance"]["verdict"] == "partly"  # 4 of 5 measures still rise
-    assert run.claims["s1/augmentation_moves_invariance_most"]["verdict"] == "reproduced"  # moved, downwards
-    t.loc[aug & (t["measure"].isin(["accuracy", "c_inv_acc"])), "value"] = 0.0
+    moved = run.claims["s1/augmentation_moves_invariance_most"]["evidence"]["parts"]
+    assert moved["zoom: vs training"]["verdict"] == "reproduced"  # moved, downwards
+    t.loc[aug & t["measure"].isin(["accuracy", "c_inv_acc"]), "value"] = 0.0
+    t.loc[aug & t["measure"].isin(["a_probe", "c_inv_l2"]), "value"] = 5.0
     run = results.Run("smoke", name="demo")
     R.report(run, G.settings("smoke", transforms=("zoom",)), t)
     assert run.claims["s1/augmentation_raises_invariance"]["verdict"] == "not reproduced"
+
+
+@pytest.mark.parametrize("verdict, says", [
+    ("reproduced", "the cheap measure can stand for the expensive one"),
+    ("partly", "for some transformations and not for others"),
+    ("not reproduced", "did not rank the models alike"),
+    ("inconclusive at this budget", "this run cannot say"),
+])
+def test_the_advice_follows_each_verdict(verdict, says):
+    text = R.advice({"s1/b_and_c_rank_alike": verdict, "s1/accuracy_tracks_invariance": verdict,
+                     "s1/probe_finds_what_is_not_invariant": verdict})
+    assert says in text
+    if verdict == "inconclusive at this budget":
+        assert "did not" not in text and "ran opposite" not in text, "undecided is not 'no'"
 
 
 def test_random_op_models_are_zoo_specs_of_their_own():

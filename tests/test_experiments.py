@@ -141,7 +141,8 @@ def test_image_chapter_runs_on_an_own_folder_of_greyscale_pngs(tmp_path, capsys)
 # ----------------------------------------------------------------------------- the E chapters of the smoke book
 def test_e_chapters_log_their_metrics_and_claims(smoke_book):
     """The E chapters of the smoke book (run once per session by the book runner) log the learned
-    augmentations per epoch in radians, and record the paper's claims with verdicts that follow their numbers."""
+    augmentations per epoch in radians, and record the paper's claims with the evidence of their numbers: at smoke's
+    one seed, claims about training are inconclusive at this budget."""
     e1 = results.load("e1_learning_the_right_invariance", "smoke")
     m = e1["metrics"]
     epochs = e1["params"]["epochs"]
@@ -151,23 +152,31 @@ def test_e_chapters_log_their_metrics_and_claims(smoke_book):
     assert m["augerino/final_state"]["layer0"]["rotate"]["max_value"] == pytest.approx(
         m["augerino/final_state"]["layer0"]["rotate"]["magnitude"] / 2)  # radians, theta / 2
     claims = {c["id"]: c for c in e1["claims"]}
-    assert set(claims) == {"fig3/augnet_selects_rotate", "fig3/same_as_authors", "fig3/augerino_rotation",
-                           "fig3/no_regulariser_collapses", "fig4/augerino_regulariser_misses"}
     assert claims["fig3/same_as_authors"]["verdict"] == "not measurable at this profile"  # their code: not at smoke
-    assert (claims["fig3/no_regulariser_collapses"]["verdict"] == "reproduced") == (
-        m["augnet/no_regulariser/rotation_rad"] <= 0.05)
-    assert (claims["fig3/augnet_selects_rotate"]["verdict"] == "reproduced") == m["augnet_criterion_met"]
+    # smoke trains AugNet on one seed and each ablation once: claims about training need three seeds, whatever the
+    # numbers, and each one's evidence carries this run's number
+    for cid in ("fig3/augnet_selects_rotate", "fig3/augerino_rotation", "fig3/no_regulariser_collapses",
+                "fig4/augerino_regulariser_misses"):
+        ev = claims[cid]["evidence"]
+        assert claims[cid]["verdict"] == "inconclusive at this budget", claims[cid]
+        assert (ev["unit"], ev["n"], ev["n_min"]) == ("seed", 1, 3) and "needs >= 3 seeds" in claims[cid]["interval"]
+    assert claims["fig3/no_regulariser_collapses"]["evidence"]["estimate"] == pytest.approx(
+        m["augnet/no_regulariser/rotation_rad"])
+    assert claims["fig3/augerino_rotation"]["evidence"]["estimate"] == pytest.approx(m["augerino/rotation_rad"])
+    assert claims["fig3/augnet_selects_rotate"]["evidence"]["estimate"] == float(m["augnet_criterion_met"])
 
     e2 = results.load("e2_beyond_vision", "smoke")
     assert len(e2["metrics"]["alone/seed0/shift_hz_by_epoch"]) == e2["params"]["epochs"]
-    verdict = e2["claims"][0]["verdict"]
-    assert (verdict == "reproduced") == e2["metrics"]["criterion_met"]
+    claim = e2["claims"][0]
+    assert claim["verdict"] == "inconclusive at this budget" and claim["evidence"]["n"] == 1
+    assert e2["metrics"]["criterion_met"] is False  # logged as "reproduced", which one seed cannot be
 
     e3 = results.load("e3_capacity", "smoke")
-    claims = {c["id"]: c["verdict"] for c in e3["claims"]}
+    claims = {c["id"]: c for c in e3["claims"]}
     medians = [v for k, v in e3["metrics"].items() if k.startswith("augnet/d") and k.endswith("invariance_median")]
-    assert len(medians) == 2
-    assert (claims["fig6/augnet_invariance_any_capacity"] == "reproduced") == (min(medians) >= 0.9)
+    parts = claims["fig6/augnet_invariance_any_capacity"]["evidence"]["parts"]
+    assert sorted(p["estimate"] for p in parts.values()) == pytest.approx(sorted(medians)) and len(medians) == 2
+    assert {c["verdict"] for c in claims.values()} == {"inconclusive at this budget"}  # one model per trunk
 
     e4 = results.load("e4_image_recognition", "smoke")
     assert e4["params"]["dataset"] == "fashion_mnist"

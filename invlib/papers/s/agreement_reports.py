@@ -5,6 +5,13 @@ from, the claims (each stated before the run, with a criterion computed from it)
 :func:`invlib.papers.s.agreement.measure`; it logs the metrics, records the claims and returns the agreement
 table, the sources table and ``facts`` (``{glue name: Markdown}``).
 
+Every verdict comes from :func:`invlib.results.decide` against a boundary declared here with its reason. The claims
+that two measures rank the models alike rest on Spearman's rho with a bootstrap interval that resamples whole
+variants (the seeds of one variant share everything but the seed, so they count once), one part per
+transformation, each at ``1 - 0.05 / k`` for the ``k`` transformations (Bonferroni), against :data:`STRONG`. The
+claims about what augmentation does rest on per-seed differences, paired by seed, with t-intervals over seeds from
+:data:`N_MIN` seeds; "every pair" is an intersection-union test (:func:`invlib.results.decide_parts`).
+
 Example
 -------
 >>> from invlib import results
@@ -15,7 +22,9 @@ Example
 >>> {cid: c["verdict"] for cid, c in run.claims.items()}  # doctest: +NORMALIZE_WHITESPACE
 {'s1/augmentation_raises_invariance': 'reproduced', 's1/b_and_c_rank_alike': 'reproduced',
  's1/probe_finds_what_is_not_invariant': 'reproduced', 's1/accuracy_tracks_invariance': 'reproduced',
- 's1/augmentation_moves_invariance_most': 'reproduced'}
+ 's1/augmentation_moves_invariance_most': 'inconclusive at this budget'}
+>>> run.claims["s1/augmentation_moves_invariance_most"]["interval"]  # B3 trained one ViT and one ResNet
+'zoom: vs data: reproduced; zoom: vs architecture: inconclusive at this budget; zoom: vs training: reproduced'
 """
 
 from __future__ import annotations
@@ -25,7 +34,20 @@ import numpy as np
 import pandas as pd
 
 from ...plots import heatmap
-from ...results import text
+from ...results import (
+    INCONCLUSIVE,
+    NOT_MEASURABLE,
+    NOT_REPRODUCED,
+    PARTLY,
+    REPRODUCED,
+    Evidence,
+    Interval,
+    decide,
+    decide_parts,
+    not_measurable,
+    rho_interval,
+    text,
+)
 from .agreement import (
     AUGMENTED,
     MEASURES,
@@ -41,8 +63,17 @@ from .agreement import (
 NOT_A_PAPER = "(no paper tests this)"
 SHORT = dict(accuracy="accuracy", a_probe="A probe", b_invariance="B invariance", b_alignment="B alignment",
              c_inv_acc="C inv. acc.", c_inv_l2="C inv. L2", c_eq_acc="C eq. acc.")
-STRONG = 0.5  # |rho| a claim of agreement asks for, with p below ALPHA
-ALPHA = 0.05
+# The declared tests of the chapter's claims, each with its reason, stated before any run.
+N_MIN = 3  # seeds before a claim about what training does can be decisive
+STRONG = (0.5, "ranking alike: a Spearman's rho of 0.5 is, for normal scores, a Kendall's tau of about 1/3: two models "
+               "drawn at random are put in the same order by both measures twice as often as in the opposite order; "
+               "a weaker agreement would not let one measure stand for the other")
+CLUSTERS = (8, "the interval resamples whole variants (a model's seeds together); with fewer than 8 variants a "
+               "bootstrap has too few distinct resamples (C(2k - 1, k): 6435 at 8, 462 at 6) to place its tails")
+RAISES = (0.0, "the claim states a direction (raises), not its size: a gain of any size, paired by seed")
+MOST = (0.0, "'the most': augmentation's change larger, in absolute value, than each other factor's by any amount, "
+             "paired by seed number")
+FAMILY = 0.05  # the error rate of a claim's transformations together (Bonferroni: each at 1 - FAMILY / k)
 
 
 def trained(table: pd.DataFrame) -> list[str]:
@@ -108,19 +139,153 @@ def plot_agreement(agree: pd.DataFrame, S: Settings):
     return fig
 
 
-def _pairs(agree: pd.DataFrame, a: str, b: str) -> pd.DataFrame:
-    return agree[((agree["a"] == a) & (agree["b"] == b)) | ((agree["a"] == b) & (agree["b"] == a))]
+def variants(table: pd.DataFrame) -> pd.Series:
+    """Each model's variant: what it shares with its seed-mates (variant, recipe, architecture, data variation), the
+    cluster the agreement intervals resample whole.
+
+    Example
+    -------
+    >>> v = variants(demo_table())
+    >>> v["none B1 ResNet 0"] == v["none B1 ResNet 1"], v["none B1 ResNet 0"] == v["none B7 ResNet 0"]
+    (True, False)
+    """
+    first = table.drop_duplicates("model").set_index("model")
+    return first["variant"] + " | " + first["recipe"] + " | " + first["arch"] + " | " + first["variation"].astype(str)
 
 
-def _agree_claim(run, cid: str, claim: str, agree: pd.DataFrame, a: str, b: str) -> str:
-    rows = _pairs(agree, a, b).dropna(subset=["rho"])
-    ok = [(r.transform, r.rho, r.p) for r in rows.itertuples()]
-    strong = [rho > STRONG and p < ALPHA for _, rho, p in ok]
-    ours = "; ".join(f"{t}: rho {rho:+.2f}, p {p:.3f} (n {int(n)})" for (t, rho, p), n in zip(ok, rows["n"])) or "—"
+def rank_agreement(table: pd.DataFrame, transform: str, a: str, b: str, models_: list[str],
+                   level: float = 0.95) -> Interval | None:
+    """Oriented Spearman's rho between measures ``a`` and ``b`` across ``models_`` for one transformation, with a
+    bootstrap interval over whole variants (:func:`variants`, :func:`invlib.results.rho_interval`) at ``level``;
+    None when the transformation lacks one of the measures.
+
+    Example
+    -------
+    >>> iv = rank_agreement(demo_table(), "zoom", "accuracy", "b_invariance", trained(demo_table()))
+    >>> round(iv.estimate, 2), iv.n, iv.method  # 24 models, 10 variants
+    (1.0, 10, 'cluster bootstrap')
+    """
+    w = wide(table, transform)
+    if a not in w.columns or b not in w.columns:
+        return None
+    ok = w.loc[[m for m in w.index if m in models_], [a, b]].dropna()
+    sign = (MEASURES[a][1] or 1) * (MEASURES[b][1] or 1)
+    return rho_interval(ok[a].values, sign * ok[b].values, level=level, groups=variants(table)[ok.index].values)
+
+
+def agreement_evidence(table: pd.DataFrame, transforms, a: str, b: str, models_: list[str]) -> Evidence:
+    """The verdict of "measures ``a`` and ``b`` rank the models alike" over every transformation that has both: per
+    transformation the oriented rho's interval over variants at ``1 - FAMILY / k`` (Bonferroni over the ``k``
+    transformations) must clear :data:`STRONG`, from :data:`CLUSTERS` variants on; one part per transformation
+    (:func:`invlib.results.decide_parts`).
+
+    Example
+    -------
+    >>> t = demo_table()
+    >>> ev = agreement_evidence(t, ["zoom"], "accuracy", "b_invariance", trained(t))
+    >>> ev.verdict, [name for name, _ in ev.parts]  # every measure ranks the 10 variants alike
+    ('reproduced', ['zoom'])
+    >>> agreement_evidence(demo_table(seeds=1).query("recipe == 'B1'"), ["zoom"], "accuracy", "b_invariance",
+    ...                    trained(t)).verdict  # 6 variants: too few to resample
+    'inconclusive at this budget'
+    >>> no_c = t[t["measure"] != "c_inv_acc"]  # as C has no zoom
+    >>> agreement_evidence(no_c, ["zoom"], "accuracy", "c_inv_acc", trained(t)).verdict
+    'not measurable at this profile'
+    """
+    ts = [t for t in transforms if {a, b} <= set(table.loc[table["transform"] == t, "measure"])]
+    if not ts:
+        return not_measurable(f"no transformation measured has both {MEASURES[a][0]} and {MEASURES[b][0]}")
+    level = 1 - FAMILY / len(ts)
+    parts = {t: decide(rank_agreement(table, t, a, b, models_, level), boundary=STRONG[0], reason=STRONG[1],
+                       unit="model", n_min=CLUSTERS[0]) for t in ts}
+    return decide_parts(parts, reason=f"every transformation; each at {level:.2%} (Bonferroni over {len(ts)})")
+
+
+def _agree_claim(run, cid: str, claim: str, table: pd.DataFrame, S: Settings, a: str, b: str) -> str:
+    models_ = trained(table)
+    ev = agreement_evidence(table, S.transforms, a, b, models_)
+    rho = lambda e: (f"rho {e.estimate:+.2f} [{e.lo:+.2f}, {e.hi:+.2f}]" if np.isfinite(e.lo) else
+                     f"rho {e.estimate:+.2f}, no interval" if np.isfinite(e.estimate) else "no rho (a measure is "
+                     "constant over the models)")
+    ours = "; ".join(f"{t}: {rho(e)}" for t, e in ev.parts)
+    ours = f"{ours} ({len(models_)} models in {variants(table)[models_].nunique()} variants)" if ev.parts else "—"
     return run.claim(cid, claim, paper=NOT_A_PAPER, ours=ours,
-                     criterion=f"oriented Spearman's rho > {STRONG} with permutation p < {ALPHA} across the trained "
-                               "models, for every transformation that both measures have (partly: for some)",
-                     reproduced=bool(ok) and all(strong), partly=any(strong), measurable=bool(ok))
+                     criterion=f"oriented Spearman's rho across the trained models, per transformation that both "
+                               f"measures have: its interval, a bootstrap that resamples whole variants (seed-mates "
+                               f"together), at 1 - {FAMILY:g}/k for k transformations (Bonferroni), above "
+                               f"{STRONG[0]:g}; from {CLUSTERS[0]} variants; every transformation must hold (parts)",
+                     evidence=ev)
+
+
+def per_seed(table: pd.DataFrame, transform: str, measure_: str, **where) -> pd.Series:
+    """One measure of the models whose fields equal ``where``, indexed by seed (the mean where a seed has several).
+
+    Example
+    -------
+    >>> per_seed(demo_table(), "zoom", "b_invariance", variant="scale", recipe="B1").round(2).tolist()
+    [0.89, 0.9, 0.91]
+    """
+    keep = (table["transform"] == transform) & (table["measure"] == measure_)
+    for k, v in where.items():
+        keep &= table[k] == v
+    return table[keep].groupby("seed")["value"].mean()
+
+
+def raises_evidence(table: pd.DataFrame, S: Settings) -> Evidence:
+    """The verdict of "augmenting with a transformation raises the invariance to it under every measure": one part
+    per (transformation, invariance measure), the oriented gain of the augmented model over the one without
+    augmentation, paired by seed (B1's recipe trains both from each seed), its 95 % t-interval above
+    :data:`RAISES`, from :data:`N_MIN` seeds. Every part must hold: an intersection-union test, so the parts need
+    no multiplicity correction to say "reproduced".
+
+    Example
+    -------
+    >>> ev = raises_evidence(demo_table(), settings("smoke", transforms=("zoom",)))
+    >>> ev.verdict, len(ev.parts)  # 3 seeds, gains far above their spread
+    ('reproduced', 5)
+    """
+    parts = {}
+    for t in S.transforms:
+        for m, (_, sign) in MEASURES.items():
+            aug = per_seed(table, t, m, variant=AUGMENTED[t], recipe="B1")
+            none = per_seed(table, t, m, variant="none", recipe="B1")
+            seeds = aug.index.intersection(none.index)
+            if sign and len(seeds):
+                parts[f"{t}, {SHORT[m]}"] = decide(sign * (aug[seeds] - none[seeds]).values, boundary=RAISES[0],
+                                                   reason=RAISES[1], unit="seed", n_min=N_MIN)
+    if not parts:
+        return not_measurable("no transformation has models trained with and without its augmentation")
+    return decide_parts(parts, reason="every (transformation, measure) pair: an intersection-union test")
+
+
+def most_evidence(table: pd.DataFrame, S: Settings, measure_: str = "b_invariance") -> Evidence:
+    """The verdict of "augmentation moves the invariance the most": one part per (transformation, other factor of
+    :data:`invlib.papers.s.agreement.SOURCES`), ``|augmentation's change| - |the factor's change|`` in one measure,
+    paired by seed number, its 95 % t-interval above :data:`MOST`, from :data:`N_MIN` seeds; every part must hold.
+
+    Example
+    -------
+    >>> ev = most_evidence(demo_table(), settings("smoke", transforms=("zoom",)))  # B3: one ViT, one ResNet
+    >>> [(name, e.n, e.verdict) for name, e in ev.parts]  # doctest: +NORMALIZE_WHITESPACE
+    [('zoom: vs data', 3, 'reproduced'), ('zoom: vs architecture', 1, 'inconclusive at this budget'),
+     ('zoom: vs training', 3, 'reproduced')]
+    """
+    parts = {}
+    for t in S.transforms:
+        changes = {}
+        for factor, (_, before, after) in SOURCES.items():
+            after = per_seed(table, t, measure_, **(after or dict(variant=AUGMENTED[t], recipe="B1")))
+            before = per_seed(table, t, measure_, **before)
+            changes[factor] = (after - before).dropna()
+        aug = changes.pop("augmentation")
+        for factor, change in changes.items():
+            seeds = aug.index.intersection(change.index)
+            if len(seeds):
+                parts[f"{t}: vs {factor}"] = decide(aug[seeds].abs().values - change[seeds].abs().values,
+                                                    boundary=MOST[0], reason=MOST[1], unit="seed", n_min=N_MIN)
+    if not parts:
+        return not_measurable("no transformation has augmentation and another factor measured")
+    return decide_parts(parts, reason="every (transformation, other factor): an intersection-union test")
 
 
 def augmentation_gains(table: pd.DataFrame, S: Settings) -> pd.DataFrame:
@@ -152,37 +317,37 @@ def report(run, S: Settings, table: pd.DataFrame) -> tuple[pd.DataFrame, pd.Data
     src = sources(table, "b_invariance", list(S.transforms))
 
     gains = augmentation_gains(table, S)
-    share = gains["raised"].mean() if len(gains) else float("nan")
     by_t = gains.groupby("transform", sort=False)["raised"].agg(["sum", "count"])
     run.claim("s1/augmentation_raises_invariance",
               "Augmenting with a transformation raises the invariance to it under every measure.", paper=NOT_A_PAPER,
-              ours="; ".join(f"{t}: {int(r['sum'])} of {int(r['count'])} measures" for t, r in by_t.iterrows()),
-              criterion="the model trained with the transformation (mean over seeds) is more invariant to it than "
-                        "the model trained without augmentation under every invariance measure (accuracy under it, "
-                        "A's probe: lower, B's relative invariance, C's invariance accuracy, C's L2: lower); "
-                        "partly: under at least two thirds of the (transformation, measure) pairs",
-              reproduced=bool(len(gains)) and bool(gains["raised"].all()),
-              partly=bool(len(gains)) and bool(share >= 2 / 3), measurable=bool(len(gains)))
+              ours="; ".join(f"{t}: higher on average under {int(r['sum'])} of {int(r['count'])} measures"
+                             for t, r in by_t.iterrows()) + f" ({S.seeds} seed(s) per variant)",
+              criterion="per (transformation, invariance measure): the model trained with the transformation minus "
+                        "the one trained without augmentation, oriented (accuracy under it, A's probe: lower, B's "
+                        "relative invariance, C's invariance accuracy, C's L2: lower), paired by seed: 95 % "
+                        f"t-interval over seeds above {RAISES[0]:g}, from {N_MIN} seeds; every pair must hold "
+                        "(parts, an intersection-union test)", evidence=raises_evidence(table, S))
     _agree_claim(run, "s1/b_and_c_rank_alike", "B's relative invariance and C's invariance accuracy rank the models "
-                 "alike.", agree, "b_invariance", "c_inv_acc")
+                 "alike.", table, S, "b_invariance", "c_inv_acc")
     _agree_claim(run, "s1/probe_finds_what_is_not_invariant", "A layer whose features a probe can rank by a "
-                 "transformation (A) is a layer whose embedding is not invariant to it (B).", agree, "a_probe",
+                 "transformation (A) is a layer whose embedding is not invariant to it (B).", table, S, "a_probe",
                  "b_invariance")
     _agree_claim(run, "s1/accuracy_tracks_invariance", "Accuracy under a transformation ranks the models as B's "
                  "relative invariance does: the robustness check a practitioner runs first agrees with the "
-                 "invariance measure.", agree, "accuracy", "b_invariance")
+                 "invariance measure.", table, S, "accuracy", "b_invariance")
     largest = src["largest"] if len(src) else pd.Series(dtype=object)
     run.claim("s1/augmentation_moves_invariance_most",
               "Of the data's variation, augmentation, architecture and training, augmenting with a transformation "
               "moves the invariance to it the most.", paper=NOT_A_PAPER,
               ours="; ".join(f"{t}: {f} ({src.loc[t, f]:+.3f})" for t, f in largest.items()) or "—",
-              criterion="for every transformation, the factor with the largest change in B's relative invariance "
-                        "(mean over levels and seeds) is augmentation (partly: for some)",
-              reproduced=bool(len(largest)) and bool((largest == "augmentation").all()),
-              partly=bool((largest == "augmentation").any()), measurable=bool(len(largest)))
+              criterion="per (transformation, other factor): the absolute change augmentation makes in B's relative "
+                        "invariance minus the absolute change the factor makes, paired by seed number: 95 % "
+                        f"t-interval over seeds above {MOST[0]:g}, from {N_MIN} seeds; every pair must hold (parts, "
+                        "an intersection-union test)", evidence=most_evidence(table, S))
 
     counts = dict(s1_models=len(set(table["model"])), s1_trained=len(models_), s1_seeds=S.seeds, s1_n_probe=S.n_probe,
-                  s1_n_pairs=S.n_pairs, s1_n_fit=S.n_fit, s1_n_eval=S.n_eval)
+                  s1_n_pairs=S.n_pairs, s1_n_fit=S.n_fit, s1_n_eval=S.n_eval,
+                  s1_variants=variants(table)[models_].nunique())
     facts = dict({k: f"{v:,}" for k, v in counts.items()},  # text: the prose quotes every fact as Markdown
                  s1_levels=", ".join(map(str, S.levels[1:])), s1_rotation=text(S.rotation, ".0f"),
                  s1_brightness=f"{S.brightness[0]:g}–{S.brightness[1]:g}",
@@ -195,6 +360,9 @@ def report(run, S: Settings, table: pd.DataFrame) -> tuple[pd.DataFrame, pd.Data
     for t in src.index:
         facts[f"s1_largest_{t}"] = f"{src.loc[t, 'largest']} ({src.loc[t, src.loc[t, 'largest']]:+.3f})"
     facts["s1_advice"] = advice({cid: c["verdict"] for cid, c in run.claims.items()})
+    facts["s1_seed_note"] = (f"with {S.seeds} seed(s) per variant they cannot be decided ({N_MIN} are needed, as in "
+                             "the `gpu` profile, which also takes every grid level and about ten times the scenes)."
+                             if S.seeds < N_MIN else f"{S.seeds} seeds per variant can decide them.")
     learned = []
     for t in (t for t in S.transforms if t in ("translation", "zoom")):
         a, n, r = (group_mean(table, t, "b_invariance", variant=v, recipe=rec) for v, rec in LEARNED_VS)
@@ -212,20 +380,24 @@ def sources_table(src: pd.DataFrame) -> pd.DataFrame:
     return src.rename(columns={k: f"{k}: {v[0]}" for k, v in SOURCES.items()})
 
 
-def demo_table(seed: int = 0) -> pd.DataFrame:
-    """A made-up table in the shape of :func:`invlib.papers.s.agreement.measure` for ``zoom``, in which
-    augmentation makes the zoom models the most invariant under every measure (for the examples and tests).
+def demo_table(seed: int = 0, seeds: int = 3) -> pd.DataFrame:
+    """A made-up table in the shape of :func:`invlib.papers.s.agreement.measure` for ``zoom``: B1's six variants and
+    B7's models with ``seeds`` seeds each, B3's ResNet and ViT, B6's Augerino and an untrained model (10 trained
+    variants), every measure a monotone function of one invariance, which augmenting with scale raises the most
+    (for the examples and tests).
 
     Example
     -------
-    >>> sorted(demo_table()["measure"].unique())[:2]
-    ['a_probe', 'accuracy']
+    >>> t = demo_table()
+    >>> sorted(t["measure"].unique())[:2], len(trained(t)), variants(t)[trained(t)].nunique()
+    (['a_probe', 'accuracy'], 24, 10)
     """
     rng = np.random.default_rng(seed)
-    models_ = [("none", k, "B1", "ResNet", 0.3) for k in range(3)] + [("scale", k, "B1", "ResNet", 0.8)
-                                                                      for k in range(3)]
-    models_ += [("none", 0, "B7", "ResNet", 0.25), ("none", 0, "B3", "ResNet", 0.35), ("none", 0, "B3", "ViT", 0.4),
-                ("untrained", 0, "B1", "ResNet", 0.5)]
+    levels = dict(none=0.3, standard=0.5, translation=0.4, scale=0.8, rotation=0.33, brightness=0.36)
+    models_ = [(v, k, "B1", "ResNet", inv) for v, inv in levels.items() for k in range(seeds)]
+    models_ += [("none", k, "B7", "ResNet", 0.25) for k in range(seeds)]
+    models_ += [("none", 0, "B3", "ResNet", 0.35), ("none", 0, "B3", "ViT", 0.45), ("augerino", 0, "B6", "ResNet", 0.6)]
+    models_ += [("untrained", k, "B1", "ResNet", 0.5) for k in range(seeds)]
     rows = []
     for i, (variant, k, recipe, arch, inv) in enumerate(models_):
         inv += 0.01 * i
@@ -237,42 +409,52 @@ def demo_table(seed: int = 0) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
-
 def advice(verdicts: dict) -> str:
     """What a reader should use for what, written from the claims' verdicts (``{claim id: verdict}``), so that the
-    chapter's advice follows its numbers.
+    chapter's advice follows its numbers; a claim this run cannot decide (inconclusive at this budget, or not
+    measurable) is advice withheld, not advice against.
 
     Example
     -------
     >>> advice({"s1/b_and_c_rank_alike": "reproduced", "s1/probe_finds_what_is_not_invariant": "not reproduced",
     ...         "s1/accuracy_tracks_invariance": "partly"}).split(": ")[0]
     'To see whether a model behaves the same under a transformation, measure its accuracy under it'
+    >>> "cannot say" in advice({"s1/b_and_c_rank_alike": "inconclusive at this budget"})
+    True
     """
-    ok = lambda cid: verdicts.get(f"s1/{cid}") == "reproduced"
-    some = lambda cid: verdicts.get(f"s1/{cid}") in ("reproduced", "partly")
+    v = lambda cid: verdicts.get(f"s1/{cid}", NOT_MEASURABLE)
+    undecided = (INCONCLUSIVE, NOT_MEASURABLE)
     out = ["To see whether a model behaves the same under a transformation, measure its accuracy under it: it is "
            "what a user meets, and it needs only labels."]
-    if ok("b_and_c_rank_alike"):
-        out.append("To compare the invariance of embeddings, B's relative invariance (forward passes only, no labels, "
-                   "no fitting) ranked the models as C's invariance accuracy did for every transformation both have: "
-                   "the cheap measure can stand for the expensive one.")
+    both = ("report both, or the one whose question you ask (B: does the embedding move; C: does the rest of the "
+            "network still classify it).")
+    out.append({REPRODUCED: "To compare the invariance of embeddings, B's relative invariance (forward passes only, "
+                            "no labels, no fitting) ranked the models as C's invariance accuracy did for every "
+                            "transformation both have: the cheap measure can stand for the expensive one.",
+                PARTLY: "B's relative invariance and C's invariance accuracy ranked the models alike for some "
+                        "transformations and not for others: " + both,
+                NOT_REPRODUCED: "B's relative invariance and C's invariance accuracy did not rank the models alike: "
+                                + both}.get(v("b_and_c_rank_alike"), "Whether B's relative invariance can stand for "
+                                            "C's invariance accuracy, this run cannot say: until it can, " + both))
+    acc = v("accuracy_tracks_invariance")
+    out.append({REPRODUCED: "Accuracy under a transformation ranked the models as B's invariance did for every "
+                            "transformation.",
+                PARTLY: "Accuracy under a transformation ranked the models as B's invariance did for some "
+                        "transformations only: robustness and invariance of the embedding are related, not "
+                        "interchangeable.",
+                NOT_REPRODUCED: "Accuracy under a transformation did not rank the models as B's invariance did: "
+                                "robustness is not a measure of the embedding's invariance."}.get(
+        acc, "Whether accuracy under a transformation ranks the models as B's invariance does, this run cannot say: "
+             "do not read robustness as the embedding's invariance until it is shown."))
+    probe = v("probe_finds_what_is_not_invariant")
+    if probe in (REPRODUCED, PARTLY):
+        out.append("A's probe accuracy ran opposite to B's invariance " + ("for every transformation both have" if
+                   probe == REPRODUCED else "for some transformations") + ": a layer a probe can read the "
+                   "transformation from tends not to be invariant to it.")
     else:
-        out.append("B's relative invariance and C's invariance accuracy did not rank the models alike for every "
-                   "transformation: report both, or the one whose question you ask (B: does the embedding move; C: "
-                   "does the rest of the network still classify it).")
-    if ok("accuracy_tracks_invariance"):
-        out.append("Accuracy under a transformation ranked the models as B's invariance did for every transformation.")
-    elif some("accuracy_tracks_invariance"):
-        out.append("Accuracy under a transformation ranked the models as B's invariance did for some transformations "
-                   "only: robustness and invariance of the embedding are related, not interchangeable.")
-    else:
-        out.append("Accuracy under a transformation did not rank the models as B's invariance did: robustness is not "
-                   "a measure of the embedding's invariance.")
-    if some("probe_finds_what_is_not_invariant"):
-        out.append("A's probe accuracy ran opposite to B's invariance at least for some transformations: a layer a "
-                   "probe can read the transformation from tends not to be invariant to it.")
-    else:
-        out.append("A's probe accuracy did not run opposite to B's invariance: whether a probe can still rank a "
-                   "transformation (is it decodable?) is another question than whether the embedding moves, so do "
-                   "not read a probe's accuracy as a lack of invariance, or its failure as invariance.")
+        out.append(("A's probe accuracy did not run opposite to B's invariance" if probe not in undecided else
+                    "Whether A's probe accuracy runs opposite to B's invariance, this run cannot say") +
+                   ": whether a probe can still rank a transformation (is it decodable?) is another question than "
+                   "whether the embedding moves, so do not read a probe's accuracy as a lack of invariance, or its "
+                   "failure as invariance.")
     return " ".join(out)
