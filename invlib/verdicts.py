@@ -116,8 +116,11 @@ class Evidence:
         """
         if self.verdict == NOT_MEASURABLE:
             return "—"
-        if self.parts:
+        if self.parts and len(self.parts) <= 3:
             return "; ".join(f"{name}: {ev.verdict}" for name, ev in self.parts)
+        if self.parts:  # many parts: how many got each verdict (each part's interval is in the JSON)
+            counts = {v: sum(ev.verdict == v for _, ev in self.parts) for v in VERDICTS}
+            return f"{len(self.parts)} parts: " + ", ".join(f"{k} {v}" for v, k in counts.items() if k)
         unit = self.unit if self.n == 1 or self.unit in ("deterministic",) else _plural(self.unit)
         if self.unit == "deterministic":
             core = f"{_num(self.estimate)} (deterministic)"

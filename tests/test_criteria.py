@@ -9,7 +9,8 @@ from invlib.papers.d import contrastive_reports, criteria, cropping_reports, fix
 
 SHARED = {"INPUT_DEPENDENT_KL": (cropping_reports, contrastive_reports, fixed_reports),
           "SIZE_FOLLOWS_OBJECT_RHO": (cropping_reports, contrastive_reports),
-          "ENTROPY_IN_BAND_SHARE": (cropping_reports, contrastive_reports)}
+          "ENTROPY_IN_BAND_SHARE": (cropping_reports, contrastive_reports),
+          "ON_OBJECT": (cropping_reports, contrastive_reports)}
 
 
 @pytest.mark.parametrize("name", sorted(SHARED))

@@ -85,6 +85,8 @@ def test_parts_are_partly_only_when_decisive_and_split():
     assert verdicts.decide_parts({"a": up, "b": unsure}).verdict == INCONCLUSIVE
     assert verdicts.decide_parts({"a": up, "b": absent}).verdict == REPRODUCED, "a part this profile cannot test"
     assert verdicts.decide_parts({"a": absent}).verdict == NOT_MEASURABLE
+    many = verdicts.decide_parts({str(i): ev for i, ev in enumerate([up, up, down, unsure])})
+    assert many.text() == "4 parts: 2 reproduced, 1 not reproduced, 1 inconclusive at this budget"
     both = verdicts.decide_parts({"rotate": up, "shear": unsure}).to_dict()
     assert set(both["parts"]) == {"rotate", "shear"} and both["parts"]["shear"]["verdict"] == INCONCLUSIVE
 

@@ -38,7 +38,7 @@ from scipy.stats import spearmanr
 from ... import results
 from ...results import mean_se
 from .contrastive import METHODS, PAPER, Contrastive, band_trace, entropy_bound, sample_crops
-from .criteria import ENTROPY_IN_BAND_SHARE, INPUT_DEPENDENT_KL, SIZE_FOLLOWS_OBJECT_RHO
+from .criteria import ENTROPY_IN_BAND_SHARE, INPUT_DEPENDENT_KL, ON_OBJECT, SIZE_FOLLOWS_OBJECT_RHO
 
 FREE, INSTA, RANDOM = "InstaAug (without input)", "InstaAug", "Random crop"
 LAST = 0.3  # the share of training at the end over which the entropy should stay in its band
@@ -49,9 +49,6 @@ ORDER = (0.0, "Table 5 states an order of the methods, not its size: a gain of a
 # the expected crop side on the third of the scenes with the largest objects minus that on the smallest third
 MIN_SIZE_GAP = (0.03, "3 % of the image side: a size change one can see in Fig. 8's crops; an untrained module's "
                     "expected side varies in the fourth decimal")
-ON_OBJECT = (0.05, "5 points of probability: one crop in twenty more centred on the object than the reference "
-                   "distribution's (D2's boundary for the same statement)")
-
 
 # ----------------------------------------------------------------------------- helpers
 def _key(method: str) -> str:
