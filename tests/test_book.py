@@ -433,9 +433,10 @@ profile = "cpu"
 from invlib import results
 
 run = results.Run(profile)  # the runner names the run after the chapter
-ours = 0.5
-run.claim("c1", "Accuracy | above 0.9 with *care*.", paper=0.93, ours=ours, criterion="ours >= 0.9",
-          reproduced=ours >= 0.9, partly=ours >= 0.4)
+up = results.decide([1.0, 1.1, 0.9], reason="any gain", unit="seed")
+down = results.decide([-1.0, -1.1, -0.9], reason="any gain", unit="seed")
+run.claim("c1", "Accuracy | above 0.9 with *care*.", paper=0.93, ours=0.5, criterion="ours >= 0.9",
+          evidence=results.decide_parts({"a": up, "b": down}))
 run.save()
 """
 
@@ -462,9 +463,9 @@ def test_only_reuses_other_chapters_or_writes_a_stub_and_the_scoreboard_shows_th
     assert "was not executed in this build" in stub and "book --only 00_data_and_transforms" in stub
     # the scoreboard and paper E's overview show the claim the run recorded (the build has no warnings)
     board, paper_e = _text(html / "_generated/scoreboard.html"), _text(html / "paper_e.html")
-    row = "Accuracy | above 0.9 with *care*. 0.93 0.5 partly ours &gt;= 0.9"
+    row = "Accuracy | above 0.9 with *care*. 0.93 0.5 a: reproduced; b: not reproduced partly ours &gt;= 0.9"
     assert row in board and row in paper_e
-    assert "E: AugNet and Augerino 1 of 5 1 0 1 0 0" in board
+    assert "E: AugNet and Augerino 1 of 5 1 0 1 0 0 0" in board
     assert "1 claim tested: 1 partly." in paper_e and "not run in this build" in paper_e
     assert "No claims of paper B are recorded yet" in _text(html / "paper_b.html")
     seconds = {c.name: c.seconds for c in chapters}["e9_second"]
