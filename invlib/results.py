@@ -324,40 +324,7 @@ def compare(a: str | os.PathLike, b: str | os.PathLike) -> list[dict]:
     return rows
 
 
-# --- claim criteria: small tests a chapter's report module computes a verdict with ---------------------------
-
-def share_passes(passes, at_least: float) -> tuple[float, bool]:
-    """The share of comparisons that pass, and whether it is at least ``at_least``: the criterion "at least
-    80 % of the pairs rank as the paper's do".
-
-    Args:
-        passes: one bool per comparison (a list, a numpy array or a tensor of bools, any shape).
-        at_least: the share needed, in [0, 1].
-
-    Returns:
-        ``(share, reproduced)``: a float in [0, 1] (NaN when there is no comparison) and a bool (False then).
-
-    Example
-    -------
-    >>> share_passes([True, True, False, True], at_least=0.75)
-    (0.75, True)
-    >>> share_passes(np.array([[True, False], [False, False]]), at_least=0.5)
-    (0.25, False)
-    >>> share_passes([], at_least=0.5)
-    (nan, False)
-    """
-    if isinstance(passes, torch.Tensor):
-        passes = passes.detach().cpu().numpy()
-    values = np.asarray(passes)
-    if values.size and values.dtype != np.bool_:
-        raise TypeError(f"passes must be bools (one per comparison), got dtype {values.dtype}")
-    if not 0 <= at_least <= 1:
-        raise ValueError(f"at_least is a share in [0, 1], got {at_least!r}")
-    if values.size == 0:
-        return math.nan, False
-    share = float(values.mean())
-    return share, share >= at_least
-
+# --- numbers a chapter shows beside its verdicts (the verdicts themselves come from decide) -------------------------
 
 def mean_se(values) -> tuple[float, float]:
     """The mean of ``values`` and its standard error (the standard deviation with ``ddof=1`` over ``sqrt(n)``).

@@ -129,19 +129,6 @@ def test_a_run_without_a_name_or_with_wrong_arguments_says_what_to_pass(monkeypa
         results.Run("smoke", name="a/b")
 
 
-def test_share_passes_counts_the_comparisons_that_pass():
-    assert results.share_passes([True, False, True, True], at_least=0.75) == (0.75, True)
-    assert results.share_passes(np.array([True, False]), at_least=0.6) == (0.5, False)
-    share, ok = results.share_passes(torch.tensor([[True, True], [True, False]]), at_least=0.7)
-    assert (share, ok) == (0.75, True) and type(share) is float and type(ok) is bool
-    share, ok = results.share_passes([], at_least=0.0)
-    assert math.isnan(share) and ok is False
-    with pytest.raises(TypeError, match="must be bools"):
-        results.share_passes([1, 0, 1], at_least=0.5)
-    with pytest.raises(ValueError, match="share in"):
-        results.share_passes([True], at_least=80)
-
-
 def test_mean_se():
     mean, se = results.mean_se([1.0, 2.0, 3.0, 6.0])
     assert mean == 3.0 and se == pytest.approx(np.std([1, 2, 3, 6], ddof=1) / 2)
