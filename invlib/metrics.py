@@ -450,10 +450,12 @@ def fit_maps(inputs: torch.Tensor, targets: torch.Tensor, residual: bool = True,
     return maps.requires_grad_(False)
 
 
-def representation_distances(features: list[torch.Tensor], fit: int, **fit_options) -> torch.Tensor:
+def representation_distances(features: list[torch.Tensor], fit: int, per_image: bool = False,
+                             **fit_options) -> torch.Tensor:
     """Paper C's one-way distances between representations (Eq. 4): ``(M, M)`` with entry ``[i, j]`` the mean
     :func:`normalized_l2` error of predicting network ``i``'s features from network ``j``'s by a fitted
-    ``E(r) = ReLU(W r + b)`` (0 on the diagonal).
+    ``E(r) = ReLU(W r + b)`` (0 on the diagonal); with ``per_image``, ``(M, M, N - fit)``: the same errors on each
+    scoring image, before the mean (so that a pair's asymmetry can get an interval over the images).
 
     Args:
         features: ``M`` tensors ``(N, D_m)`` of the same ``N`` images, each already divided by its
@@ -468,12 +470,14 @@ def representation_distances(features: list[torch.Tensor], fit: int, **fit_optio
     >>> d = representation_distances([a, a.clone(), torch.rand(300, 4)], fit=200, epochs=30)
     >>> bool(d[0, 1] < 0.05 < d[0, 2])
     True
+    >>> tuple(representation_distances([a, a.clone()], fit=200, per_image=True, epochs=30).shape)
+    (2, 2, 100)
     """
     m = len(features)
     if len({len(f) for f in features}) != 1 or not 0 < fit < len(features[0]):
         raise ValueError(f"features must share N rows and 0 < fit < N; got N = {[len(f) for f in features]}, "
                          f"fit = {fit}.")
-    out = torch.zeros(m, m)
+    out = torch.zeros(m, m, len(features[0]) - fit)
     widths = {f.shape[1] for f in features}
     for i in range(m):
         others = [j for j in range(m) if j != i]
@@ -482,8 +486,8 @@ def representation_distances(features: list[torch.Tensor], fit: int, **fit_optio
             src = torch.stack([features[j] for j in js])
             maps = fit_maps(src[:, :fit], features[i][:fit], residual=False, **fit_options)
             with torch.no_grad():
-                out[i, js] = normalized_l2(features[i][fit:], maps(src[:, fit:])).mean(-1).cpu()
-    return out
+                out[i, js] = normalized_l2(features[i][fit:], maps(src[:, fit:])).cpu()
+    return out if per_image else out.mean(-1)
 
 
 def knn_same_group_rate(distance: np.ndarray, groups, ks=None) -> dict:

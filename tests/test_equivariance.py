@@ -282,18 +282,18 @@ def test_distances_between_real_networks(tiny):
     assert np.array_equal(cached.one_way, w) and np.array_equal(cached.per_image, d.per_image)
 
 
-def test_one_way_errors_are_the_per_image_errors_of_representation_distances():
+def test_per_image_errors_are_those_the_representation_distances_average():
     """The same fits as :func:`invlib.metrics.representation_distances`, kept per image: their mean is its matrix,
     also for networks of two feature widths (one fit per width)."""
     from invlib import metrics
 
     g = seeded(0)
     feats = [torch.rand(90, 4, generator=g), torch.rand(90, 4, generator=g), torch.rand(90, 6, generator=g)]
-    e = E.one_way_errors(feats, 60, epochs=3)
+    e = metrics.representation_distances(feats, 60, per_image=True, epochs=3)
     assert e.shape == (3, 3, 30) and (e[[0, 1, 2], [0, 1, 2]] == 0).all() and (e[0, 1] > 0).all()
     assert torch.equal(e.mean(-1), metrics.representation_distances(feats, 60, epochs=3))
     with pytest.raises(ValueError, match="0 < fit < N"):
-        E.one_way_errors(feats, 90)
+        metrics.representation_distances(feats, 90, per_image=True)
 
 
 @pytest.mark.parametrize("layer", ["layer3", "pre_logits"])

@@ -491,45 +491,16 @@ class Distances:
         return pd.DataFrame(getattr(self, which), index=self.names, columns=self.names).round(3)
 
 
-def one_way_errors(features: list[torch.Tensor], fit: int, **fit_options) -> torch.Tensor:
-    """``(M, M, N - fit)``: on each evaluation image, the :func:`invlib.metrics.normalized_l2` error of predicting
-    network ``i``'s features from network ``j``'s by a fitted ``E(r) = ReLU(W r + b)`` (0 on the diagonal): the
-    errors that :func:`invlib.metrics.representation_distances` averages (the same fits), kept per image so that
-    a pair's asymmetry gets an interval over the images. Arguments as there.
-
-    Example
-    -------
-    >>> a = torch.rand(300, 4)
-    >>> e = one_way_errors([a, a.clone(), torch.rand(300, 4)], fit=200, epochs=30)
-    >>> tuple(e.shape), bool(e[0, 1].mean() < 0.05 < e[0, 2].mean())
-    ((3, 3, 100), True)
-    """
-    m = len(features)
-    if len({len(f) for f in features}) != 1 or not 0 < fit < len(features[0]):
-        raise ValueError(f"features must share N rows and 0 < fit < N; got N = {[len(f) for f in features]}, "
-                         f"fit = {fit}.")
-    out = torch.zeros(m, m, len(features[0]) - fit)
-    widths = {f.shape[1] for f in features}
-    for i in range(m):
-        others = [j for j in range(m) if j != i]
-        for js in filter(None, ([j for j in others if features[j].shape[1] == w] for w in widths)):  # one fit
-            src = torch.stack([features[j] for j in js])
-            maps = metrics.fit_maps(src[:, :fit], features[i][:fit], residual=False, **fit_options)
-            with torch.no_grad():
-                out[i, js] = metrics.normalized_l2(features[i][fit:], maps(src[:, fit:])).cpu()
-    return out
-
-
 def distances(nets: dict, S: Settings, fit_ds=None, eval_ds=None) -> Distances:
     """Sec. 6.2: the one-way distances between every ordered pair of networks (``E`` fitted on the fit images,
-    scored on each eval image: :func:`one_way_errors`), cached on disk."""
+    scored on each eval image: :func:`invlib.metrics.representation_distances` with ``per_image``), cached on disk."""
     if fit_ds is None:
         fit_ds, eval_ds = images(S)
     key = digest(*[weights_key(net) for net in nets.values()], S.layer, S.map_epochs,
                  S.map_batch, S.map_lr, S.seed, fit_ds.images, eval_ds.images, [m.resize for m in nets])
-    per_image = cached("equivariance", f"one-way-errors-{key}", lambda: one_way_errors(
-        clean_features(nets, S, fit_ds, eval_ds), len(fit_ds), epochs=S.map_epochs, batch_size=S.map_batch,
-        lr=S.map_lr, seed=S.seed).numpy())
+    per_image = cached("equivariance", f"one-way-errors-{key}", lambda: metrics.representation_distances(
+        clean_features(nets, S, fit_ds, eval_ds), len(fit_ds), per_image=True, epochs=S.map_epochs,
+        batch_size=S.map_batch, lr=S.map_lr, seed=S.seed).numpy())
     return Distances(per_image.mean(-1, dtype=np.float64), [m.name for m in nets], [m.group for m in nets], per_image)
 
 
