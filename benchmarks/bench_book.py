@@ -1,16 +1,22 @@
-"""Book timings against their budgets: each chapter's seconds in the last book run, and the model zoo's
-training seconds, beside the budgets for 2 CPU cores (:data:`invlib.book.BUDGETS`: ``smoke`` <= 60 s per
-chapter; ``cpu`` <= 120 s per chapter, <= 300 s for a chapter that trains a model family, the whole zoo
-<= 300 s).
+"""Book timings against their budgets, at this machine's speed: each chapter's seconds in the last book run and
+the last whole build's wall time (training phase, chapters two at once, site), beside the budgets.
+
+Budgets are stated at the reference speed, 500 img/s of the bare training loop of ``benchmarks/bench_train.py``
+(small_resnet18, 28 px, batch 128, 2 threads) on 2 CPU cores (:data:`invlib.book.REFERENCE_IMG_S`):
+``smoke`` <= 60 s per chapter; ``cpu`` <= 120 s per chapter, <= 300 s for a chapter that trains a model family,
+the whole build <= 1,500 s (:data:`invlib.book.BOOK_BUDGET`). This script measures the bare loop here (or takes
+``--img-s``) and scales every budget by ``500 / measured`` ("budget here"): a machine twice as fast gets half the
+seconds. Scaling by the bare loop is strict for the book: its chapters run on one thread each, two at once, and
+spend part of their time outside training (kernels, imports, figures), which a faster training step does not speed
+up as much.
 
 Nothing here runs a chapter: it reads what the runner left. A chapter's seconds are ``book_seconds`` in
-``results/<profile>/<chapter>.json`` (the runner adds them after the chapter ran; ``$INVLIB_RESULTS`` when set),
-else the ``seconds`` in the executed notebook's metadata (``book/_generated/<chapter>.ipynb``) when it was run
-at that profile. The zoo's seconds are the training seconds stored in its checkpoints (``$INVLIB_CACHE/zoo``).
-The ratio column is seconds / budget; ``over`` marks a ratio above 1. On a machine slower or busier than
-2 free cores that is expected, so the script reports and exits 0 (``--strict``: exit 1 when something is over).
+``results/<profile>/<chapter>.json`` (``$INVLIB_RESULTS`` when set), else the ``seconds`` in the executed
+notebook's metadata (``book/_generated/<chapter>.ipynb``) when it was run at that profile; the build's wall time
+is ``results/build-<profile>.json`` (written by a whole build). ``over`` marks a ratio above 1; on a busy machine
+that is expected, so the script reports and exits 0 (``--strict``: exit 1 when something is over).
 
-Run: python benchmarks/bench_book.py [--profile cpu smoke] [--results DIR] [--book-dir DIR] [--strict]
+Run: python benchmarks/bench_book.py [--profile cpu smoke] [--img-s 943] [--results DIR] [--book-dir DIR] [--strict]
 """
 
 from __future__ import annotations
@@ -45,33 +51,41 @@ def chapter_seconds(profile: str, results: Path, root: Path = REPO) -> list[dict
     return rows
 
 
-def zoo_seconds(profile: str) -> dict | None:
-    """``{seconds, trained, entries}``: training seconds summed over the zoo entries cached for ``profile``
-    (``invlib.zoo.path``, under ``$INVLIB_CACHE/zoo``); None when none is cached."""
-    from invlib import zoo
-    from invlib.models import CheckpointError, read_checkpoint
+def bare_loop_speed(repeats: int = 2) -> float:
+    """Images/s of ``benchmarks/bench_train.py``'s bare loop here (small_resnet18, 28 px, batch 128, 2 threads, best
+    of ``repeats``): the speed every budget is scaled by."""
+    import importlib.util
 
-    names, seconds = zoo.available(), []
-    for name in names:
-        file = zoo.path(name, profile)
-        try:
-            seconds.append(float(read_checkpoint(file)["meta"]["seconds"]) if file.exists() else None)
-        except (CheckpointError, KeyError, TypeError, ValueError):
-            continue  # unreadable, or no training seconds stored: not counted
-    done = [s for s in seconds if s is not None]
-    return dict(seconds=sum(done), trained=len(done), entries=len(names)) if done else None
+    import torch
+
+    from invlib import models
+    from invlib.train import TrainConfig
+
+    spec = importlib.util.spec_from_file_location("bench_train", Path(__file__).with_name("bench_train.py"))
+    bench = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(bench)
+    torch.set_num_threads(2)
+    torch.manual_seed(0)
+    x, y = torch.rand(3072, 3, 28, 28), torch.randint(0, 10, (3072,))
+    cfg = TrainConfig(epochs=1, batch_size=128, device="cpu")
+    make = lambda: models.create("small_resnet18", img_size=28).to(memory_format=torch.channels_last)
+    bench.bare_loop(make(), x[:512], y[:512], cfg)  # warm-up
+    return max(bench.bare_loop(make(), x, y, cfg) for _ in range(repeats))
 
 
-def table(profiles: list[str], results: Path, root: Path = REPO) -> tuple[list[str], int]:
-    """The printed lines and the number of rows over their budget."""
-    lines = [f"{'profile':8s} {'chapter':36s} {'seconds':>8s} {'budget':>7s} {'ratio':>6s}  run"]
+def table(profiles: list[str], results: Path, root: Path = REPO, img_s: float = book.REFERENCE_IMG_S
+          ) -> tuple[list[str], int]:
+    """The printed lines and the number of rows over their budget; budgets scaled to ``img_s`` of bare loop."""
+    scale = book.REFERENCE_IMG_S / img_s
+    lines = [f"{'profile':8s} {'chapter':36s} {'seconds':>8s} {'budget@500':>10s} {'here':>6s} {'ratio':>6s}  run"]
     over = 0
 
     def row(profile, name, seconds, limit, note):
         nonlocal over
-        ratio = seconds / limit if limit else None
+        here = limit * scale if limit else None
+        ratio = seconds / here if here else None
         over += bool(ratio and ratio > 1)
-        shown = f"{limit:7d} {ratio:6.2f}" if limit else f"{'—':>7s} {'':6s}"
+        shown = f"{limit:10d} {here:6.0f} {ratio:6.2f}" if limit else f"{'—':>10s} {'':6s} {'':6s}"
         lines.append(f"{profile:8s} {name:36s} {seconds:8.1f} {shown}  {note}"
                      + ("  over" if ratio and ratio > 1 else ""))
 
@@ -79,11 +93,14 @@ def table(profiles: list[str], results: Path, root: Path = REPO) -> tuple[list[s
         rows = chapter_seconds(profile, results, root)
         for r in rows:
             row(profile, r["name"], r["seconds"], book.budget(r["name"], profile), r["date"] or r["source"])
-        zoo = zoo_seconds(profile)
-        if zoo:
-            row(profile, f"(model zoo: {zoo['trained']} of {zoo['entries']} cached)", zoo["seconds"],
-                book.ZOO_BUDGET.get(profile), "checkpoints")
-        if not rows and not zoo:
+        file = results / f"build-{profile}.json"
+        if file.exists():
+            b = json.loads(file.read_text())
+            if b.get("zoo_phase") is not None:
+                row(profile, book.ZOO_PHASE, b["zoo_phase"], None, b["finished"][:10])
+            row(profile, f"(whole build, {b['jobs']} chapters at once)", b["wall"], book.BOOK_BUDGET.get(profile),
+                b["finished"][:10])
+        if not rows:
             lines.append(f"{profile:8s} no chapter timings: run `python -m invlib book --profile {profile}` first")
     return lines, over
 
@@ -94,12 +111,15 @@ def main(argv: list[str] | None = None) -> int:
                         help="profiles to report (default: every profile with results)")
     parser.add_argument("--results", type=Path, default=Path(os.environ.get("INVLIB_RESULTS") or REPO / "results"))
     parser.add_argument("--book-dir", type=Path, default=REPO, help="the book folder (_toc.yml, book/_generated)")
-    parser.add_argument("--strict", action="store_true", help="exit 1 when a chapter or the zoo is over budget")
+    parser.add_argument("--img-s", type=float, help="bare-loop images/s of this machine (default: measure it)")
+    parser.add_argument("--strict", action="store_true", help="exit 1 when a chapter or the build is over budget")
     args = parser.parse_args(argv)
     profiles = args.profile or [p for p in PROFILES if (args.results / p).is_dir()] or ["cpu"]
-    lines, over = table(profiles, args.results, args.book_dir)
+    img_s = args.img_s or bare_loop_speed()
+    lines, over = table(profiles, args.results, args.book_dir, img_s)
     print("\n".join(lines))
-    print(f"budgets are for 2 free CPU cores; this machine has {os.cpu_count()} "
+    print(f"bare loop here: {img_s:.0f} img/s (budgets are at {book.REFERENCE_IMG_S} img/s on 2 free cores; x"
+          f"{book.REFERENCE_IMG_S / img_s:.2f} here); this machine has {os.cpu_count()} cores "
           f"(load average {os.getloadavg()[0]:.1f}); {over} over budget")
     return 1 if args.strict and over else 0
 

@@ -54,7 +54,7 @@ def _zoo(args) -> int:
     print(f"\n{'entry':26s} {'seed':>4s} {'test acc':>9s} {'trained in':>10s}  checkpoint")
     for s, m in zip(specs, models):
         info = m.zoo_info
-        print(f"{s.name:26s} {s.seed:4d} {info['test_acc']:9.4f} {info['seconds']:9.1f}s  {info['path']}")
+        print(f"{s.name:26s} {s.seed:4d} {zoo.test_accuracy(s, model=m):9.4f} {info['seconds']:9.1f}s  {info['path']}")
     print(f"{'this call':26s} {'':4s} {'':9s} {time.perf_counter() - t0:9.1f}s")
     return 0
 
@@ -80,7 +80,8 @@ def _family(args) -> int:
     if world_rank()[0] == 0:
         for m in trained:
             info = m.zoo_info
-            print(f"{info['name']:40s} seed {info['spec']['seed']:<3d} test acc {info['test_acc']:.4f}  {info['path']}")
+            print(f"{info['name']:40s} seed {info['spec']['seed']:<3d} trained in {info['seconds']:.0f} s  "
+                  f"{info['path']}")
         print(f"{len(trained)} models of {args.module} in {time.perf_counter() - t0:.1f} s")
     return 0
 

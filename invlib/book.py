@@ -59,28 +59,28 @@ TRAINS_A_FAMILY = {"00_data_and_transforms", "b1_rrc_decomposition", "e1_learnin
 # S1 measures the models of B1, B3 and B7 and trains four of its own; its issue allows 3 minutes.
 OWN_BUDGETS = {("b1_rrc_decomposition", "cpu"): 480, ("d2_instance_crops", "cpu"): 240,
                ("s1_measures_agree", "cpu"): 180}
-# A parallel build (``jobs > 1``) starts a chapter only after the chapters whose models or cached results it
-# reuses have finished; otherwise both would wait on the zoo's training lock. The order of a build with one job
-# is the table of contents'.
+# A parallel build (``jobs > 1``) starts a chapter only after the chapters whose cached results it reuses have
+# finished (zoo models need no entry: the training phase trains them all before any chapter starts). The order of
+# a build with one job is the table of contents'.
 AFTER = {
-    "a1_ranking_tasks": ("00_data_and_transforms",),  # the zoo's book entries
-    "a2_which_layers": ("00_data_and_transforms", "a1_ranking_tasks"),  # and A1's cached features
-    "b2_scale_distribution": ("b1_rrc_decomposition",),  # Beta shape 1 is B1's RRC
-    "b4_factors_of_variation": ("b3_invariance_vs_magnitude",),  # the scenes models B3 trains
-    "b5_wordnet": ("b1_rrc_decomposition", "b4_factors_of_variation"),  # B1's family, B4's searches
-    "b6_augerino_real_data": ("b1_rrc_decomposition",),  # B1's baselines
-    "b7_variation_in_the_data": ("b1_rrc_decomposition",),  # B1's models at variation 1
-    "c2_representation_distance": ("c1_invariance_equivariance",),  # C1's family
+    "a2_which_layers": ("a1_ranking_tasks",),  # A1's cached features
+    "b5_wordnet": ("b1_rrc_decomposition", "b4_factors_of_variation"),  # B1's predictions, B4's searches
+    "b6_augerino_real_data": ("b1_rrc_decomposition",),  # B1's cached predictions of the baselines
+    "c2_representation_distance": ("c1_invariance_equivariance",),  # C1's reference features
     "c3_equivariance_finetuning": ("c1_invariance_equivariance",),
-    "s1_measures_agree": ("b1_rrc_decomposition", "b3_invariance_vs_magnitude", "b6_augerino_real_data",
-                          "b7_variation_in_the_data"),  # their models
+    "s1_measures_agree": ("b6_augerino_real_data",),  # B6's Augerino networks (not zoo models)
 }
 ZOO_BUDGET = {"cpu": 300}
+# Seconds of wall time of a whole build (``make book``: training phase, chapters two at once, site) on 2 cores at
+# the reference speed (REFERENCE_IMG_S of benchmarks/bench_train.py's bare loop); benchmarks/bench_book.py scales it.
+BOOK_BUDGET = {"cpu": 1500}
+REFERENCE_IMG_S = 500
 # Every chapter computes on this many CPU threads, alone or beside others, so that one commit writes the same numbers
 # on one machine whatever the parallelism: float sums split across threads differ in their last bits, and a trained
 # model with them (D2 at cpu: InstaAug 49.8 % on one thread against 55.8 % on two). The runner parallelises by
 # processes instead (:func:`default_jobs`). ``$INVLIB_THREADS`` changes it for a machine of one's own.
 THREADS_ENV = "INVLIB_THREADS"
+PHASE_ENV = "INVLIB_ZOO_PHASE"  # = invlib.zoo.PHASE_ENV (the zoo imports nothing of the runner)
 
 
 def chapter_threads() -> int:
@@ -407,7 +407,7 @@ def _name_icon_on_root_page(index: Path) -> None:
 
 def build(profile: str | Profile = "cpu", only: list[str] | None = None, params: dict | None = None,
           root: str | Path = REPO, site: bool = True, progress: bool | None = None, echo=print,
-          jobs: int = 1) -> list[Chapter]:
+          jobs: int = 1, zoo_phase: bool = True) -> list[Chapter]:
     """Execute the book's notebooks (all, or ``only``) and build the site; one line per notebook, then a table.
 
     Args:
@@ -421,6 +421,9 @@ def build(profile: str | Profile = "cpu", only: list[str] | None = None, params:
         jobs: chapters executed at once, each in its own process on :func:`chapter_threads` threads, in the
             order of :data:`AFTER` (see :func:`default_jobs` for what was measured); never more than the
             selected chapters. The numbers do not depend on it.
+        zoo_phase: first train every zoo model the selected chapters load, ``jobs`` at once, longest first
+            (:func:`invlib.zoo.train_phase`, one row of the summary); a chapter that still has to train one
+            warns (:class:`invlib.zoo.ZooPhaseWarning`). False: chapters train what they load on first use.
 
     Example
     -------
@@ -444,20 +447,14 @@ def build(profile: str | Profile = "cpu", only: list[str] | None = None, params:
     check_type("jobs", jobs, int)
     if jobs < 1:
         raise ValueError(f"jobs must be >= 1, got {jobs}")
+    start = time.perf_counter()
+    phase = [_train_phase(selected, profile, params, declared, jobs, echo)] if zoo_phase else []
     jobs = min(jobs, len(selected))
     t0 = time.perf_counter()
     done = {}
-    if jobs == 1:
-        for i, name in enumerate(names, 1):
-            if name in selected:
-                line = f"[{i}/{len(names)}] {name} ({profile}) ..."
-                echo(line, end=" ", flush=True)
-                with _Ticker(line, enabled=progress):
-                    done[name] = execute(name, profile, params, root)
-                echo(f"ok {done[name].seconds:.1f} s", flush=True)
-    else:
-        done = _execute_parallel([n for n in names if n in selected], profile, params, root, jobs, echo)
-    chapters = [done[n] if n in done else _reuse_or_stub(n, root) for n in names]
+    with mock.patch.dict(os.environ, {PHASE_ENV: "1"} if zoo_phase else {}):
+        done = _execute(names, selected, profile, params, root, jobs, progress, echo)
+    chapters = phase + [done[n] if n in done else _reuse_or_stub(n, root) for n in names]
     wall = time.perf_counter() - t0
     from .scoreboard import write_scoreboard  # here: the scoreboard module imports this one
 
@@ -470,7 +467,56 @@ def build(profile: str | Profile = "cpu", only: list[str] | None = None, params:
     echo(summary(chapters, root))
     if jobs > 1:
         echo(f"chapters: {wall:.1f} s of wall time with {jobs} at once")
+    total = time.perf_counter() - start
+    echo(f"book: {total:.1f} s of wall time (training phase, chapters{', site' * site})")
+    if set(selected) == set(names):  # a whole build: what benchmarks/bench_book.py reports against BOOK_BUDGET
+        record = dict(profile=profile, wall=round(total, 1), zoo_phase=round(phase[0].seconds, 1) if phase else None,
+                      chapters_wall=round(wall, 1), chapter_sum=round(sum(c.seconds for c in done.values()), 1),
+                      jobs=jobs, threads=chapter_threads(), site=site, finished=time.strftime("%Y-%m-%d %H:%M:%S"))
+        atomic_save(json.dumps(record, indent=2), build_record(profile, root))
     return chapters
+
+
+def build_record(profile: str, root: str | Path = REPO) -> Path:
+    """Where a whole build writes its wall seconds: ``<results>/build-<profile>.json`` (beside, not inside, the
+    chapters' folder, so the scoreboard and :func:`invlib.results.compare` never read it)."""
+    return results_root(root) / f"build-{profile}.json"
+
+
+def _execute(names, selected, profile, params, root, jobs, progress, echo) -> dict:
+    """Execute the selected chapters, one after another in book order or ``jobs`` at once; ``{name: Chapter}``."""
+    done = {}
+    if jobs == 1:
+        for i, name in enumerate(names, 1):
+            if name in selected:
+                line = f"[{i}/{len(names)}] {name} ({profile}) ..."
+                echo(line, end=" ", flush=True)
+                with _Ticker(line, enabled=progress):
+                    done[name] = execute(name, profile, params, root)
+                echo(f"ok {done[name].seconds:.1f} s", flush=True)
+    else:
+        done = _execute_parallel([n for n in names if n in selected], profile, params, root, jobs, echo)
+    return done
+
+
+ZOO_PHASE = "(zoo training phase)"  # the summary's row of the training phase
+
+
+def _train_phase(selected: list[str], profile: str, params: dict, declared: dict, workers: int, echo) -> Chapter:
+    """Train the zoo models the selected chapters load (:func:`invlib.papers.zoo_specs`), longest first, in
+    ``workers`` one-thread processes (:func:`invlib.zoo.train_phase`); its seconds as a row of the summary."""
+    from . import papers, zoo
+
+    specs = [s for n in selected for s in papers.zoo_specs(n, profile, check_overrides(n, declared[n], params))]
+    t0 = time.perf_counter()
+    todo = len({zoo.path(s) for s in specs if not zoo.path(s).exists()})
+    echo(f"{ZOO_PHASE}: {todo} of {len({zoo.path(s) for s in specs})} zoo models to train, "
+         f"{workers} at once ...", flush=True)
+    rows = zoo.train_phase(specs, workers=workers, threads=chapter_threads(), echo=echo)
+    seconds = time.perf_counter() - t0
+    echo(f"{ZOO_PHASE}: {len(rows)} models in {seconds:.1f} s of wall time "
+         f"({sum(r['seconds'] for r in rows):.1f} s of process time)", flush=True)
+    return Chapter(ZOO_PHASE, "ok", seconds, profile)
 
 
 def default_jobs(profile: str) -> int:
@@ -542,7 +588,7 @@ def summary(chapters: list[Chapter], root: str | Path = REPO) -> str:
     chapter that took longer; on a slower or busier machine than 2 free cores that is expected)."""
     lines = [f"{'chapter':34s} {'status':8s} {'profile':8s} {'seconds':>8s} {'budget':>7s}"]
     for c in chapters:
-        limit = budget(c.name, c.profile) if c.status == "ok" else None
+        limit = budget(c.name, c.profile) if c.status == "ok" and c.name != ZOO_PHASE else None
         mark = "" if limit is None else f"{limit:7d}" + (" over" if c.seconds > limit else "")
         lines.append(f"{c.name:34s} {c.status:8s} {c.profile:8s} {c.seconds:8.1f} {mark}".rstrip())
     lines.append(f"{'total':34s} {'':8s} {'':8s} {sum(c.seconds for c in chapters):8.1f}")

@@ -18,7 +18,7 @@ Example
 -------
 >>> s = spec("small_resnet18/standard", "cpu")
 >>> s.arch, s.augment, s.epochs, s.name
-('small_resnet18', 'standard', 4, 'small_resnet18/standard')
+('small_resnet18', 'standard', 3, 'small_resnet18/standard')
 >>> family = [s.replace(seed=k) for k in range(3)]   # one architecture, three seeds
 >>> len({path(f) for f in family})
 3
@@ -32,6 +32,7 @@ import functools
 import hashlib
 import inspect
 import json
+import math
 import os
 import time
 import typing
@@ -51,7 +52,7 @@ from .train import OPTIMIZERS, SCHEDULES, TrainConfig, evaluate, fit, world_rank
 from .utils import atomic_save, cache_dir, check_choice, check_type, resolve_device
 from .utils import progress as progress_bar
 
-ZOO_VERSION = 2
+ZOO_VERSION = 3  # 3: n_test left the key (it never changed the weights)
 
 # ----------------------------------------------------------------------------- training augmentations
 AUGMENTATIONS: dict[str, Callable] = {
@@ -250,6 +251,8 @@ class Spec:
         for k in _LATER_FIELDS:  # added after ZOO_VERSION 2: at their defaults, keys are unchanged
             if fields[k] == Spec.__dataclass_fields__[k].default:
                 fields.pop(k)
+        if self.dataset != "folder":  # a folder without split sub-folders holds its test images out of training
+            fields.pop("n_test")  # elsewhere it says where a model is scored, not what it learns (ZOO_VERSION 3)
         if self.epochs == 0:
             for k in ("augment", "augment_params", "n_train", "epochs", "batch_size", "optimizer", "lr",
                       "weight_decay", "warmup_epochs", "schedule", "step_size"):
@@ -278,18 +281,19 @@ ARCHS = {
     "small_vit": dict(optimizer="adamw", lr=1e-3, weight_decay=0.05, warmup_epochs=0.5, epochs=2.0, batch=0.5),
 }
 # the same recipes for the architectures built for 48-64 px scenes (paper B's models on ``scenes``)
-ARCHS.update(small_resnet18_s4=ARCHS["small_resnet18"], small_vit_p14=ARCHS["small_vit"],
+ARCHS.update(small_resnet18_s4=ARCHS["small_resnet18"], small_resnet18_s2=ARCHS["small_resnet18"],
+             small_resnet50_s2=ARCHS["small_resnet50"], small_vit_p14=ARCHS["small_vit"],
              small_vit_p14_cls=ARCHS["small_vit"])
 # The entries chapters use on the profile's data (chapter 00, paper A's probes): what `python -m invlib zoo train`
 # trains. Paper B's models at smoke and cpu are the same recipes on 56 px scenes (small_resnet18_s4, small_vit_p14
 # under invlib.papers.b.grounding's zoo_profile), trained by chapter B3 on first use; with
 # -p dataset=fashion_mnist_color B3 loads the 28 px entries (small_resnet18/*, small_vit/*) instead.
 BOOK = ("small_resnet18/untrained", "small_resnet18/none", "small_resnet18/standard",
-        "small_resnet50/standard")
-# The entries that several chapters use (chapter 00's own table and A2; the standard one is also A1's backbone):
-# what chapter 00 trains and shows. An entry that one chapter alone uses is trained by the chapter that loads it
-# (``get`` trains on first use): the ResNet-50 by A1. Measured on a cold cpu build (2 cores, one thread a chapter,
-# bare loop 555 img/s): the ResNet-50 took 480 s and the two ViTs 220 s of chapter 00's 1,048 s when 00 trained all.
+        "small_resnet50_s2/standard")
+# The entries that several chapters use (chapter 00's own table and A2; the standard one is also A1's backbone).
+# ``make book`` trains every entry a chapter loads in its training phase (invlib.papers.ZOO_SPECS); A1's ResNet-50
+# has a stride-2 stem at 28 px (small_resnet50_s2: about 2.6x cheaper to train than the stride-1 net; the gate run
+# is written beside paper A's settings, invlib/papers/a/probes.py).
 SHARED = ("small_resnet18/untrained", "small_resnet18/none", "small_resnet18/standard")
 
 
@@ -375,13 +379,17 @@ def _splits(dataset, root, seed, n_train, n_test, img_size, train, options=()):
                                **dict(options))
 
 
+class ZooPhaseWarning(UserWarning):
+    """A chapter of a book build trained a zoo model that the runner's training phase did not list."""
+
+
 # ----------------------------------------------------------------------------- train or load one spec
 def get(entry: Spec | str, profile: str | Profile | None = None, progress: bool | None = None,
         retrain: bool = False, root: str | os.PathLike | None = None) -> nn.Module:
     """A zoo model in eval mode on its spec's device, trained on first use and loaded from the cache afterwards.
 
-    ``model.zoo_info`` holds ``{"name", "spec", "test_acc", "history", "seconds" (of training), "n_train",
-    "n_test" (after capping), "path", "profile"}``.
+    ``model.zoo_info`` holds ``{"name", "spec", "history", "seconds" (of training), "n_train" (after capping),
+    "path", "profile"}``; :func:`test_accuracy` scores it.
 
     Args:
         entry: a :class:`Spec`, or a named entry of :func:`available` (then ``profile`` and ``root`` build its
@@ -394,9 +402,9 @@ def get(entry: Spec | str, profile: str | Profile | None = None, progress: bool 
 
     Example
     -------
-    >>> m = get(Spec(epochs=0, n_test=200))            # untrained: evaluated once, then cached
-    >>> m.zoo_info["name"], m.zoo_info["test_acc"] < 0.3
-    ('small_resnet18/untrained', True)
+    >>> m = get(Spec(epochs=0))                         # untrained: the seeded initialisation, then cached
+    >>> m.zoo_info["name"], m.zoo_info["n_train"]
+    ('small_resnet18/untrained', 0)
     >>> m = get("small_resnet18/standard", "cpu")       # doctest: +SKIP
     """
     s = _as_spec(entry, profile, root)
@@ -456,9 +464,17 @@ def _load(s: Spec, file: Path) -> tuple[nn.Module, dict] | None:
         return None
 
 
+PHASE_ENV = "INVLIB_ZOO_PHASE"  # set by the book runner after its training phase: chapters only load models
+
+
 def _train(s: Spec, file: Path, progress: bool) -> tuple[nn.Module, dict]:
+    if os.environ.get(PHASE_ENV) and s.epochs > 0:
+        warnings.warn(f"chapter {os.environ.get('INVLIB_CHAPTER', '?')} trains zoo model {s.name} (seed {s.seed}) that "
+                      f"the book's training phase did not: its zoo specs function (invlib.papers.ZOO_SPECS) misses "
+                      f"it", ZooPhaseWarning, stacklevel=3)
     t0 = time.perf_counter()
-    train, test = splits(s, train=s.epochs > 0)
+    # the test split only for the class count (a folder's held-out images change its training part: all of them)
+    train, test = splits(s if s.dataset == "folder" else s.replace(n_test=min(s.n_test, 8)), train=s.epochs > 0)
     shape = dict(num_classes=len(test.classes), in_chans=test.images.shape[1])
     model, history = _build(s, **shape), []
     if s.epochs > 0:
@@ -473,14 +489,41 @@ def _train(s: Spec, file: Path, progress: bool) -> tuple[nn.Module, dict]:
             model.load_state_dict(_build(s, **shape).state_dict())
             history = run()
         partial.unlink(missing_ok=True)
-    meta = dict(spec=asdict(s), test_acc=evaluate(model, test)["acc"], history=history,
-                seconds=time.perf_counter() - t0, n_train=len(train) if train else 0, n_test=len(test), **shape)
+    meta = dict(spec=asdict(s), history=history, seconds=time.perf_counter() - t0,
+                n_train=len(train) if train else 0, **shape)
     rank, world = world_rank()
     if rank == 0:  # under torchrun every rank holds the same weights: one writes them
         atomic_save(dict(model={k: v.cpu() for k, v in model.state_dict().items()}, meta=meta), file)
     if world > 1:
         torch.distributed.barrier()
     return model, meta
+
+
+SCORE_N = 2000  # test images :func:`test_accuracy` scores a model on by default (its standard error <= 1.1 points)
+
+
+def test_accuracy(entry: Spec | str, n_test: int = SCORE_N, profile: str | Profile | None = None, root=None,
+                  model: nn.Module | None = None) -> float:
+    """Top-1 accuracy of a zoo model on the first ``min(n_test, spec.n_test)`` images of its test split (in [0, 1]).
+
+    The zoo does not score a model when it trains it (no chapter but 00 reads that number); this scores it once
+    per ``n_test`` and keeps the result beside the checkpoint (``<checkpoint>.scores.json``). ``model``: the
+    spec's model when the caller holds it already (else :func:`get` loads or trains it).
+
+    Example
+    -------
+    >>> test_accuracy(Spec(epochs=0, n_test=200), n_test=100) < 0.3
+    True
+    """
+    s = _as_spec(entry, profile, root)
+    n = min(n_test, s.n_test)
+    file = path(s).with_suffix(".scores.json")
+    scores = json.loads(file.read_text()) if file.exists() else {}
+    if str(n) not in scores:
+        model = model if model is not None else get(s, progress=False)
+        scores[str(n)] = evaluate(model, splits(s.replace(n_test=n), train=False)[1])["acc"]
+        atomic_save(json.dumps(scores), file)
+    return float(scores[str(n)])
 
 
 # ----------------------------------------------------------------------------- families
@@ -492,8 +535,9 @@ class _TrainJob:
         self.cache = cache
 
     def __call__(self, s: Spec) -> float:
+        """Train (or load) ``s``; its seconds of training."""
         os.environ["INVLIB_CACHE"] = self.cache  # the submitting process's cache, whatever the job's env
-        return get(s, progress=False).zoo_info["test_acc"]
+        return get(s, progress=False).zoo_info["seconds"]
 
     def checkpoint(self, s: Spec):
         import submitit
@@ -523,8 +567,8 @@ def train_many(specs: Iterable[Spec | str], executor=None, progress: bool = True
     >>> import submitit
     >>> family = [Spec(augment="standard", seed=k, n_train=512, epochs=2) for k in range(5)]
     >>> models_ = train_many(family, submitit.AutoExecutor("slurm_logs", cluster="slurm"))  # doctest: +SKIP
-    >>> [m.zoo_info["test_acc"] for m in train_many([Spec(epochs=0, n_test=100)], progress=False)][0] < 0.3
-    True
+    >>> [m.zoo_info["name"] for m in train_many([Spec(epochs=0)], progress=False)]
+    ['small_resnet18/untrained']
     """
     specs = [_as_spec(e, profile, None) for e in specs]
     if executor is not None:
@@ -638,6 +682,112 @@ class Recipe:
         return {k: [next(trained) for _ in group] for k, group in specs.items()}
 
 
+def shared_specs(profile: str | Profile = "cpu", **params) -> list[Spec]:
+    """The zoo models chapter 00 loads for its papermill parameters ``params`` (:data:`SHARED` on the run's
+    profile): what the book's training phase trains for it.
+
+    Example
+    -------
+    >>> [s.name for s in shared_specs("smoke")]
+    ['small_resnet18/untrained', 'small_resnet18/none', 'small_resnet18/standard']
+    """
+    from .profiles import foundations
+
+    S = foundations(profile, **params)
+    return [spec(name, S.run_profile, S.root) for name in SHARED]
+
+
+@functools.cache
+def _macs(arch: str, img_size: int, in_chans: int) -> float:
+    """Multiply-accumulates of one forward pass of ``arch`` on one image (convolutions and linear layers, counted
+    on the meta device: nothing is computed); attention products are left out, so ViTs are under-counted."""
+    total = 0
+
+    def count(module, _inputs, out):
+        nonlocal total
+        if isinstance(module, nn.Conv2d):
+            total += out.numel() * module.in_channels // module.groups * math.prod(module.kernel_size)
+        else:
+            total += out.numel() * module.in_features
+
+    with torch.device("meta"):
+        model = models.create(arch, img_size=img_size, in_chans=in_chans)
+        hooks = [m.register_forward_hook(count) for m in model.modules() if isinstance(m, (nn.Conv2d, nn.Linear))]
+        model(torch.empty(1, in_chans, img_size, img_size))
+    for h in hooks:
+        h.remove()
+    return float(total)
+
+
+def estimated_cost(s: Spec) -> float:
+    """A spec's training work in multiply-accumulates: forward MACs of one image x 3 (forward and backward) x
+    ``n_train`` x ``epochs`` (0 for an untrained spec). What the training phase orders by (longest first).
+
+    Example
+    -------
+    >>> a, b = Spec(n_train=1000), Spec(n_train=2000)
+    >>> estimated_cost(b) / estimated_cost(a), estimated_cost(Spec(epochs=0))
+    (2.0, 0.0)
+    """
+    if s.epochs == 0:
+        return 0.0
+    try:
+        macs = _macs(s.arch, s.img_size, 3)
+    except Exception:  # an architecture the meta device cannot run: by pixels
+        macs = 1e6 * (s.img_size / 28) ** 2
+    return 3 * macs * s.n_train * s.epochs
+
+
+def _phase_job(s: Spec, cache: str) -> float:
+    """One job of :func:`train_phase`: train (or load) ``s`` into ``cache``; the job's seconds."""
+    os.environ["INVLIB_CACHE"] = cache
+    t0 = time.perf_counter()
+    get(s, progress=False)
+    return time.perf_counter() - t0
+
+
+def train_phase(specs: Iterable[Spec], workers: int = 1, threads: int = 1, echo=print) -> list[dict]:
+    """Train every spec not in the cache yet, longest first (:func:`estimated_cost`), in ``workers`` processes of
+    ``threads`` CPU threads each: the book's training phase, run before the chapters so that they only measure
+    (and so that a chapter never waits on another one's training). A spec listed twice trains once.
+
+    Returns one row per trained spec, in the order they finished: ``{"name", "seed", "seconds", "path"}``. One
+    line per model goes to ``echo``. A failing job raises ``RuntimeError`` naming the spec.
+
+    Example
+    -------
+    >>> rows = train_phase([Spec(epochs=0, seed=11)], workers=1, echo=lambda *a, **k: None)  # doctest: +SKIP
+    """
+    import multiprocessing
+    from concurrent.futures import ProcessPoolExecutor, as_completed
+    from unittest import mock
+
+    todo = sorted({path(s): s for s in specs if not path(s).exists()}.values(), key=estimated_cost, reverse=True)
+    if not todo:
+        return []
+    for s in todo:
+        _check_runnable(s)
+    env = dict(OMP_NUM_THREADS=str(threads), MKL_NUM_THREADS=str(threads), INVLIB_PROGRESS="0")
+    if threads == 1 and not any(k in os.environ for k in ("OMP_WAIT_POLICY", "GOMP_SPINCOUNT")):
+        env["OMP_WAIT_POLICY"] = "PASSIVE"
+    rows = []
+    with mock.patch.dict(os.environ, env), ProcessPoolExecutor(
+            min(workers, len(todo)), mp_context=multiprocessing.get_context("spawn")) as pool:
+        jobs = {pool.submit(_phase_job, s, str(cache_dir())): s for s in todo}
+        for i, job in enumerate(as_completed(jobs), 1):
+            s = jobs[job]
+            try:
+                seconds = job.result()
+            except Exception as err:
+                pool.shutdown(cancel_futures=True)
+                raise RuntimeError(f"training {s.name} (seed {s.seed}) failed: "
+                                   f"{err.__class__.__name__}: {err}") from err
+            rows.append(dict(name=s.name, seed=s.seed, seconds=seconds, path=str(path(s))))
+            echo(f"  [{i}/{len(todo)}] {s.name} seed {s.seed} ({s.dataset}, {s.n_train} x {s.epochs}): "
+                 f"{seconds:.1f} s", flush=True)
+    return rows
+
+
 def executor(kind: str = "slurm", folder: str | os.PathLike | None = None, **params):
     """A submitit executor for :func:`train_many`: ``"slurm"`` (``submitit.AutoExecutor(folder, cluster="slurm")``)
     or ``"local"`` (``submitit.LocalExecutor``: one process per job on this machine). ``params`` go to
@@ -669,7 +819,8 @@ def train_all(profile: str | Profile = "cpu", names: list[str] | None = None, pr
               root: str | os.PathLike | None = None, executor=None) -> list[dict]:
     """Make sure the book's entries (:data:`BOOK`, or ``names``) are trained on a profile; one row per entry.
 
-    Rows: ``{"name", "test_acc", "params" (count), "epochs", "n_train", "train_seconds" (when it was trained),
+    Rows: ``{"name", "test_acc" (:func:`test_accuracy` on <= :data:`SCORE_N` test images), "params" (count),
+    "epochs", "n_train", "train_seconds" (when it was trained),
     "seconds" (this call: training or loading), "cached" (bool), "path"}``. ``root``: the folder of the
     profile's dataset when it is one of your own (``dataset="folder"``); ``executor``: see :func:`train_many`.
 
@@ -688,7 +839,8 @@ def train_all(profile: str | Profile = "cpu", names: list[str] | None = None, pr
         existed, t0 = path(s).exists(), time.perf_counter()
         model = get(s, profile, progress=progress)
         info = model.zoo_info
-        rows.append(dict(name=s.name, test_acc=info["test_acc"], params=sum(p.numel() for p in model.parameters()),
+        rows.append(dict(name=s.name, test_acc=test_accuracy(s, model=model),
+                         params=sum(p.numel() for p in model.parameters()),
                          epochs=s.epochs, n_train=info["n_train"], train_seconds=info["seconds"],
                          seconds=time.perf_counter() - t0, cached=existed, path=info["path"]))
     return rows

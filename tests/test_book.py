@@ -146,8 +146,9 @@ def test_summary_puts_each_chapter_beside_its_budget():
     chapters = [book.Chapter("c2_representation_distance", "ok", 130.0, "cpu"),
                 book.Chapter("e3_capacity", "ok", 130.0, "cpu"), book.Chapter("a2_which_layers", "ok", 30.0, "smoke"),
                 book.Chapter("e1_x", "ok", 9.0, "gpu"),
-                book.Chapter("e2_beyond_vision", "stub")]
+                book.Chapter("e2_beyond_vision", "stub"), book.Chapter(book.ZOO_PHASE, "ok", 400.0, "cpu")]
     lines = book.summary(chapters).splitlines()
+    assert lines[6].split()[-1] == "400.0", "the training phase has no chapter budget (the whole build's is its)"
     assert lines[1].split()[-3:] == ["130.0", "120", "over"]
     assert lines[2].split()[-2:] == ["130.0", "300"] and lines[3].split()[-2:] == ["30.0", "60"]
     assert lines[4].split()[-1] == "9.0" and lines[5].split()[-1] == "0.0"
@@ -170,16 +171,28 @@ def test_bench_book_compares_the_last_runs_seconds_with_the_budgets(book_copy, t
     nb.metadata["invlib"] = dict(profile="smoke", seconds=42.0)
     (book_copy / book.GENERATED).mkdir(parents=True)
     nbformat.write(nb, book_copy / book.GENERATED / "a2_which_layers.ipynb")
+    (res / "build-cpu.json").write_text(json.dumps(dict(wall=1200.0, zoo_phase=400.0, jobs=2,
+                                                        finished="2026-01-02 03:04:05")))
     bench = _bench_book()
-    argv = ["--results", str(res), "--book-dir", str(book_copy)]
+    argv = ["--results", str(res), "--book-dir", str(book_copy), "--img-s", "500"]  # the reference speed
     assert bench.main([*argv, "--profile", "cpu", "smoke"]) == 0
     out = capsys.readouterr().out.splitlines()
     c2 = next(line for line in out if "c2_representation_distance" in line).split()
-    assert c2 == ["cpu", "c2_representation_distance", "150.0", "120", "1.25", "2026-01-02", "over"]
-    assert next(line for line in out if "e3_capacity" in line).split()[2:5] == ["150.0", "300", "0.50"]
+    assert c2 == ["cpu", "c2_representation_distance", "150.0", "120", "120", "1.25", "2026-01-02", "over"]
+    assert next(line for line in out if "e3_capacity" in line).split()[2:6] == ["150.0", "300", "300", "0.50"]
     assert next(line for line in out if "a2_which_layers" in line).split() == \
-        ["smoke", "a2_which_layers", "42.0", "60", "0.70", "notebook"]
-    assert "1 over budget" in out[-1]
+        ["smoke", "a2_which_layers", "42.0", "60", "60", "0.70", "notebook"]
+    assert next(line for line in out if "whole build" in line).split()[-5:] == \
+        ["1200.0", "1500", "1500", "0.80", "2026-01-02"]
+    assert next(line for line in out if book.ZOO_PHASE in line).split()[-3:] == ["400.0", "—", "2026-01-02"]
+    assert "1 over budget" in out[-1] and "bare loop here: 500 img/s" in out[-1]
+    # a machine twice as fast gets half the seconds: the build is then over, e3 exactly at its budget
+    assert bench.main([*argv[:-1], "1000", "--profile", "cpu"]) == 0
+    out = capsys.readouterr().out.splitlines()
+    build = next(line for line in out if "whole build" in line).split()
+    assert build[-6:] == ["1200.0", "1500", "750", "1.60", "2026-01-02", "over"]
+    assert next(line for line in out if "e3_capacity" in line).split()[2:6] == ["150.0", "300", "150", "1.00"]
+    assert "2 over budget" in out[-1]
     assert bench.main([*argv, "--profile", "cpu", "--strict"]) == 1
     assert bench.main([*argv, "--profile", "gpu", "--strict"]) == 0
     assert "no chapter timings" in capsys.readouterr().out
@@ -370,6 +383,8 @@ def test_chapter_runs_in_the_smoke_profile(smoke_book, name):
     assert 'profile = "smoke"' in injected[0].source
     errors = [o for c in nb.cells for o in c.get("outputs", []) if o.get("output_type") == "error"]
     assert not errors
+    trained_here = [o for c in nb.cells for o in c.get("outputs", []) if "ZooPhaseWarning" in str(o.get("text", ""))]
+    assert not trained_here, f"{name} trained a zoo model its zoo specs function misses (invlib.papers.ZOO_SPECS)"
     html = (root / "_build/html" / book.GENERATED / f"{name}.html").read_text()
     assert 'profile = "smoke"' not in html, "the injected parameters cell must be hidden"
     assert (root / "notebooks" / f"{name}.py").read_text() == (ROOT / "notebooks" / f"{name}.py").read_text()
@@ -412,6 +427,10 @@ def test_smoke_build_writes_results_and_a_site_without_warnings(smoke_book):
     log = (root / "_build/jupyter-book.log").read_text()
     assert "WARNING" not in log and "build succeeded" in log
     assert any(line.startswith("chapter") for line in lines), "the summary table is printed"
+    assert chapters[book.ZOO_PHASE].status == "ok", "the zoo's models are trained in a phase of their own"
+    assert any(line.startswith(f"{book.ZOO_PHASE}: ") and " models in " in line for line in lines)
+    record = json.loads(book.build_record("smoke", root).read_text())
+    assert record["wall"] >= record["chapters_wall"] > 0 and record["zoo_phase"] >= 0 and record["jobs"] >= 1
     rec = results.load("00_data_and_transforms", "smoke")
     assert rec["profile"] == "smoke" and rec["env"]["torch"] and rec["seconds"] > 0
     assert rec["metrics"]["transforms"] >= 20 and rec["metrics"]["classes"] == 10
