@@ -53,10 +53,10 @@ P
 # has no annotated boxes; `invlib` derives one per image from the foreground (pixels above a small threshold),
 # which is what paper A's zoom and aspect-ratio tasks crop around. The red boxes below are those boxes.
 # Shown are the test images every zoo model below is scored on (`zoo.splits`: the test split, or for a folder
-# without a `test/` sub-folder, images held out from it).
+# without a `test/` sub-folder, images held out from it; the zoo scores on the first `zoo.SCORE_N` of them).
 
 # %%
-_, test = zoo.splits(zoo.BOOK[0], P, S.root, train=False)
+_, test = zoo.splits(zoo.BOOK[0], P.replace(n_test=min(P.n_test, zoo.SCORE_N)), S.root, train=False)
 show = test.subset(min(S.n_show, len(test)), seed=S.seed)
 run.log("test_images", len(test))
 run.log("classes", len(test.classes))
@@ -150,15 +150,15 @@ else:
 # ## The model zoo
 #
 # Later chapters probe the same trained models, so they are trained once per profile and cached on disk under
-# a hash of their spec (`zoo.Spec`: architecture, data, augmentation, seed, sizes, epochs, optimiser; the
-# first run of this cell trains them, every later run loads them). This chapter trains the models that several
-# chapters share (`zoo.SHARED`: paper A's two chapters): a small ResNet-18 untrained, trained without
-# augmentation and trained with the standard RandomResizedCrop + horizontal flip, all on this run's training
-# images. A model that one chapter alone uses comes from the same zoo but is trained on first use: paper A's
-# deeper ResNet-50-like network (bottleneck blocks) in chapter A1; paper B's ResNet-18 and ViT on 56 px `scenes`
-# in chapter B3. Any other family (more seeds, your own augmentation) is one `zoo.train_many` call
-# away, in this process or as SLURM jobs (see the README); `python -m invlib zoo train` trains every entry the
-# book uses (`zoo.BOOK`).
+# a hash of their spec (`zoo.Spec`: architecture, data, augmentation, seed, sizes, epochs, optimiser; the book
+# trains every model its chapters load before the first chapter runs, and a chapter run alone trains what it
+# lacks on first use). This chapter shows the models that several chapters share (`zoo.SHARED`: paper A's two
+# chapters): a small ResNet-18 untrained, trained without augmentation and trained with the standard
+# RandomResizedCrop + horizontal flip, all on this run's training images. Models that one chapter alone uses come
+# from the same zoo: paper A's deeper ResNet-50-like network (bottleneck blocks, on a stride-2 stem) in chapter
+# A1; paper B's ResNet-18 and ViT on 56 px `scenes` in chapter B3. Any other family (more seeds, your own
+# augmentation) is one `zoo.train_many` call away, in this process or as SLURM jobs (see the README);
+# `python -m invlib zoo train` trains every entry the book uses (`zoo.BOOK`).
 
 # %%
 rows = zoo.train_all(P, zoo.SHARED, root=S.root, progress=False)
@@ -168,13 +168,13 @@ for r in rows:
 row = {r["name"]: r for r in rows}
 effect = row["small_resnet18/standard"]["test_acc"] - row["small_resnet18/none"]["test_acc"]
 results.glue({**{f"acc_{r['name'].replace('/', '_')}": r["test_acc"] for r in rows},
-              "n_train": row["small_resnet18/none"]["n_train"], "chance": 1 / len(test.classes),
+              "n_train": row["small_resnet18/none"]["n_train"], "n_scored": len(test), "chance": 1 / len(test.classes),
               "aug_verdict": "costs accuracy rather than buying it" if effect < 0 else "helps"})
 table.style.format({"params": "{:,}", "test_acc": "{:.1%}", "train_seconds": "{:.0f} s"})
 
 # %% [markdown]
 # On this run's {glue:text}`n_train:,` training images, the small ResNet-18 reaches
-# {glue:text}`acc_small_resnet18_none:.1%` test accuracy without augmentation and
+# {glue:text}`acc_small_resnet18_none:.1%` accuracy on the {glue:text}`n_scored:,` test images without augmentation and
 # {glue:text}`acc_small_resnet18_standard:.1%` with RandomResizedCrop + flip. The untrained network sits near chance
 # ({glue:text}`chance:.0%`). Here the standard augmentation {glue:md}`aug_verdict`. On the `cpu` profile
 # (28-pixel images, a few epochs) it costs accuracy: random crops of a centred, fixed-size object remove

@@ -78,9 +78,10 @@ plt.show()
 # gives no brightness range; this one is ours). At 28 pixels, zoom-in views of a plain garment can be a
 # nearly flat patch of its colour (a trim of 0.9 keeps 2 of its 20 pixels).
 #
-# The backbones come from the model zoo. The small ResNet-18 is shared with paper B, so chapter 00 has trained
-# it; the small ResNet-50 is this paper's alone, so on a cold cache the next cell trains it (the longest
-# step of this chapter) and every later run loads it.
+# The backbones come from the model zoo: the small ResNet-18 that chapter 00 shows, and a small ResNet-50 of
+# bottleneck blocks on a stride-2 stem (its stages see 14 px of a 28 px view, as ImageNet's ResNets downsample
+# early), this paper's alone. The book trains both before its chapters run; run alone on a cold cache, the next
+# cell trains what the zoo lacks, and every later run loads it.
 
 # %%
 backbone_features, sizes = probes.featurizers(S.backbones, S.profile)
@@ -153,7 +154,8 @@ plt.show()
 # inconclusive at this budget when some interval straddles its boundary. The second and third columns are the
 # worst case of the comparisons, the paper's and this run's; the interval column gives each comparison's verdict.
 # Whether ResNet-18 ranks as well as ResNet-50 compares two architectures, each trained once here, so it needs
-# several training seeds of each. A claim that needs a task these images cannot pose is not measurable here.
+# several training seeds of each; on `smoke` and `cpu` their stems differ as well (stride 1 and 2), unlike the
+# paper's two. A claim that needs a task these images cannot pose is not measurable here.
 
 # %%
 results.glue(probes_reports.record_table1_claims(run, table, list(S.backbones)))

@@ -287,3 +287,16 @@ def test_vit_with_14_px_patches_sees_a_56_px_canvas_as_16_tokens():
     assert big.shape == small.shape
     with pytest.raises(models.PretrainedUnavailableError, match="'small_vit_p14'"):
         models.create("small_vit_p14", pretrained=True)
+
+
+def test_resnet50_with_a_stride_2_stem_halves_the_side_of_every_stage():
+    s2, plain = models.create("small_resnet50_s2", seed=0), models.create("small_resnet50", seed=0)
+    assert s2.stem[0].stride == (2, 2) and plain.stem[0].stride == (1, 1)
+    assert [f["reduction"] for f in s2.feature_info] == [2, 4, 8, 16]
+    with torch.no_grad():
+        big, small = s2.forward_features(torch.rand(2, 3, 56, 56)), plain.forward_features(torch.rand(2, 3, 28, 28))
+        assert s2.forward_features(torch.rand(2, 3, 28, 28)).shape == (2, 512, 2, 2)
+    assert big.shape == small.shape == (2, 512, 4, 4)
+    # the same parameters: only the stem's stride differs
+    assert [p.shape for p in s2.parameters()] == [p.shape for p in plain.parameters()]
+    assert s2.pretrained_cfg["architecture"] == "small_resnet50_s2" and "small_resnet50_s2" in models.OURS

@@ -531,3 +531,29 @@ def test_extract_many_extracts_only_the_featurizers_not_cached(monkeypatch):
     monkeypatch.setattr(probes, "time", types.SimpleNamespace(perf_counter=lambda: next(clock)))
     timed = probes.extract_many({"p": probes.Passthrough()}, images, boxes, "zoom_in", 16, seed=3)["p"]
     assert timed.seconds == 2.5
+
+
+@pytest.mark.parametrize("profile", ["smoke", "cpu"])
+def test_zoo_specs_list_exactly_the_zoo_models_the_chapters_load(monkeypatch, profile):
+    from invlib import book
+
+    loaded = []
+
+    def get(entry, profile=None, progress=None, retrain=False, root=None):  # what zoo.load asks the zoo for
+        loaded.append(zoo._as_spec(entry, profile, root))
+        return models.create("small_resnet18", seed=0).eval()
+
+    monkeypatch.setattr(zoo, "get", get)
+    for chapter, function in (("a1_ranking_tasks", probes.a1_zoo_specs), ("a2_which_layers", probes.a2_zoo_specs)):
+        params = {k: v for k, v in book.notebook_parameters(book.read_notebook(chapter)).items() if k != "profile"}
+        S = probes.settings(profile, **params)
+        loaded.clear()
+        probes.featurizers(S.backbones, S.profile)
+        if chapter == "a2_which_layers":
+            probes.featurizers(S.variants, S.profile)
+        assert function(profile, **params) == loaded and len(loaded) == (2 if chapter == "a1_ranking_tasks" else 5)
+    # the backbones are the profile's zoo entries, whatever the chapter's data; hub, file and random specs are none
+    mixed = {"R": "random:small_resnet18", "Z": "zoo:small_resnet18/none", "H": "tv/resnet18"}
+    specs = probes.a1_zoo_specs(profile, backbones=mixed, dataset="fashion_mnist", n_train=50)
+    assert specs == [zoo.spec("small_resnet18/none", profile)]
+    assert probes.a1_zoo_specs(profile)[1].arch == "small_resnet50_s2"
