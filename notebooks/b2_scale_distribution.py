@@ -48,9 +48,10 @@ S
 # %% [markdown]
 # ## The shapes (Fig. A1) and the variance of the zoom (Table A1)
 #
-# `var_inv_s` is Var(1/s) from 40 million draws per shape (`invlib.crops.beta_stats`), beside the paper's own
-# Monte-Carlo estimate. `size_ratio` is how much larger objects appear, on average, in training crops than in
-# the central evaluation crop: `(224/256) E[1/√s]`.
+# `var_inv_s` is Var(1/s), exact (by quadrature, `invlib.papers.b.rrc.beta_moments`), for the paper's six shapes
+# whichever shapes this profile trains (`trained`), beside the paper's own Monte-Carlo estimate. `size_ratio` is
+# how much larger objects appear, on average, in training crops than in the central evaluation crop:
+# `(224/256) E[1/√s]`.
 
 # %%
 RR.plot_beta_shapes(S)
@@ -61,8 +62,8 @@ beta.round(4)
 # %% [markdown]
 # ## Table 1b: top-1 per shape
 #
-# One RRC model per (shape, seed), trained as the models of chapter B1 (shape 1 *is* B1's RRC family, loaded
-# from the zoo), evaluated on the central crop.
+# One RRC model per trained shape and seed (the settings' `beta_shapes`, `beta_seeds`), trained as the models of
+# chapter B1 (shape 1 *is* B1's RRC family, loaded from the zoo), evaluated on the central crop.
 
 # %%
 trained = R.train(R.beta_family(S), S)

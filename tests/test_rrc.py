@@ -34,7 +34,8 @@ def _eval(acc: dict, n: int = 400, seed: int = 0, train: float = 100.0) -> R.Eva
 
 def test_settings_specs_and_bad_inputs():
     S = R.settings("cpu")
-    assert (S.dataset, S.arch, S.size, S.seeds, len(S.methods)) == ("scenes", "small_resnet18_s4", 56, 2, 7)
+    assert (S.dataset, S.arch, S.size, S.seeds, len(S.methods)) == ("scenes", "small_resnet18_s4", 56, 3, 7)
+    assert S.beta_seeds >= 3 and S.zooms == (1.0, 1.5, 1 / math.sqrt(0.08)) and S.n_augmented == 1000
     assert R.spec(S, "rrc").img_size == 64 and (S.n_train, S.epochs) == (2000, 14)
     # -p dataset=fashion_mnist_color brings back the 28 px models and their regime; an explicit value still wins
     F = R.settings("cpu", dataset="fashion_mnist_color")
@@ -266,17 +267,41 @@ def test_fig_a7_falls_per_seed():
     assert parts["RRC falls less"].verdict == "reproduced"
 
 
-def test_table_a1_and_b2_claims():
+def test_table_a1_by_quadrature_matches_the_paper_and_the_draws():
     S = R.settings("cpu")
-    beta = R.beta_table(S, n=4_000_000)
-    assert list(beta.index) == [0.1, 0.5, 1.0, 2.0, 3.0, 10.0]
+    beta = R.beta_table(S)  # all six shapes of Table A1, whichever shapes the profile trains
+    assert list(beta.index) == [0.1, 0.5, 1.0, 2.0, 3.0, 10.0] and list(beta.index[beta.trained]) == [0.1, 1.0, 10.0]
     assert beta.size_ratio.is_monotonic_increasing and beta.mean_s.is_monotonic_decreasing
-    assert abs(beta.var_inv_s[1.0] - 4.9625) < 0.03  # the uniform's exact value: 12.5 - (ln 12.5 / 0.92)^2
+    # the uniform in closed form: (1/0.08 - 1) / 0.92 - (ln(1/0.08) / 0.92)^2
+    assert beta.var_inv_s[1.0] == pytest.approx((1 / 0.08 - 1) / 0.92 - (math.log(12.5) / 0.92) ** 2, abs=1e-9)
+    assert beta.mean_s[2.0] == pytest.approx(0.08 + 0.92 / 3, abs=1e-12)  # E[X] = 1 / (1 + shape)
+    # the paper's Monte-Carlo values within 0.0065 (its shape 0.1: 0.823 against 0.8283)
+    err = (beta.var_inv_s - beta.paper.astype(float)).abs()
+    assert err.max() < 0.0066 and err.idxmax() == 3.0
+    # the draws the chapter used before (crops.beta_stats) agree with the quadrature within their error
+    for shape in (0.1, 1.0, 10.0):
+        mc, exact = crops.beta_stats(shape, n=4_000_000), R.beta_moments(shape)  # tolerances: about 5 SE
+        for k, tol in (("var_inv_s", 0.03), ("mean_inv_s", 6e-3), ("mean_s", 1e-3), ("mean_zoom", 2e-3)):
+            assert mc[k] == pytest.approx(exact[k], abs=tol), (shape, k)
+    assert RR.b2_evidence(beta, _eval({1.0: [1, 2, 3]}))["tableA1/variance_of_inverse_scale"].verdict == "reproduced"
+
+
+def test_b2_claims_on_the_cpu_shapes_keep_their_parts():
+    beta = R.beta_table(R.settings("cpu"))
+    ev = _eval({0.1: [65, 66, 64], 1.0: [70, 71, 70], 10.0: [66, 66, 65]})
+    out = RR.b2_evidence(beta, ev)
+    assert {e.verdict for e in out.values()} == {"reproduced"}
+    assert [p for p, _ in out["table1b/uniform_best"].parts] == ["shape 0.1 below shape 1", "shape 10 below shape 1"]
+    assert [p for p, _ in out["table1b/too_small_shape_hurts"].parts] == ["shape 0.1 below shape 1"]
+
+
+def test_table_a1_and_b2_claims():
+    S = R.settings("cpu", beta_shapes=(0.1, 0.5, 1.0, 2.0, 3.0, 10.0))
+    beta = R.beta_table(S)
     shapes = {0.1: [65, 66, 64], 0.5: [68, 69, 67], 1.0: [70, 71, 70], 2.0: [69, 70, 69], 3.0: [67, 68, 66],
               10.0: [66, 66, 65]}
     ev = _eval(shapes)
     v = {c: e.verdict for c, e in RR.b2_evidence(beta, ev).items()}
-    v.pop("tableA1/variance_of_inverse_scale")  # 4 million draws here: the chapter's 40 million are within 0.0063
     assert set(v.values()) == {"reproduced"}, v
     # Table A1 is deterministic: 0.009 from the paper passes, 0.011 does not
     exact_paper = beta.assign(var_inv_s=[p for p in beta.paper])
@@ -333,14 +358,16 @@ def test_wordnet_check_of_the_hurt_classes():
 
 
 def _augerino_runs(S, seeds=3, off_minus_on=1.0, noise=(0.0, 0.3, -0.3)):
-    """Augerino rows for every group, weight and seed: translation bounds that grow with the weight, x kept and y and
-    zoom dropped in the scale group, the trunk ``off_minus_on`` points better without Augerino."""
+    """Augerino rows for every group, weight of :func:`~invlib.papers.b.rrc.group_regs` (of 0.01, 0.1, 1.0) and
+    seed: translation bounds that grow with the weight, x kept and y and zoom dropped in the scale group (at 0.1),
+    the trunk ``off_minus_on`` points better without Augerino."""
     rows = []
     for group, tx, ty, zoom in (("translation", [0.05, 0.15, 0.3], [0.05, 0.15, 0.3], None),
                                 ("translation then scale", [0.05, 0.25, 0.3], [0.0, 0.01, 0.3], [0.0, 0.05, 1.2])):
-        for i, reg in enumerate(S.regs):
+        for reg in R.group_regs(S, group):
+            i = (0.01, 0.1, 1.0).index(reg)
             for k in range(seeds):
-                on = [70.0, 72.0, 71.0][i] - (group != "translation") + noise[k]
+                on = [70.0, 72.0, 71.0][i] - 2 * (group != "translation") + noise[k]
                 row = dict(group=group, reg=reg, seed=k, top1_on=on, top1_off=on + off_minus_on + noise[k] / 3,
                            **{"translate_x bound": tx[i] + noise[k] / 100, "translate_y bound": ty[i]})
                 if zoom:
@@ -349,8 +376,22 @@ def _augerino_runs(S, seeds=3, off_minus_on=1.0, noise=(0.0, 0.3, -0.3)):
     return pd.DataFrame(rows)
 
 
-def test_augerino_caps_and_b6_claims():
+def test_b6_runs_three_augerino_models_at_cpu_and_every_claim_keeps_what_it_reads():
     S = R.settings("cpu")
+    assert [(g, r) for g in R.AUGERINO_GROUPS for r in R.group_regs(S, g)] == [
+        ("translation", 0.01), ("translation", 1.0), ("translation then scale", 0.1)]
+    assert R.group_regs(R.settings("paper"), "translation then scale") == R.settings("paper").regs
+    base = _eval({R.NONE: [68, 68.5, 67.5], "translate": [70, 70, 70]})
+    out = RR.b6_evidence(S, _augerino_runs(S), base)
+    assert {c: e.verdict for c, e in out.items()} == dict.fromkeys(out, "reproduced")
+    with pytest.raises(ValueError, match="at least one regulariser weight"):
+        R.settings("cpu", scale_regs=())
+    with pytest.raises(ValueError, match="Valid Augerino groups"):
+        R.group_regs(S, "scale")
+
+
+def test_augerino_caps_and_b6_claims():
+    S = R.settings("cpu", regs=(0.01, 0.1, 1.0), scale_regs=(0.01, 0.1, 1.0))
     caps = R.augerino_caps(S)
     assert caps["translate_x"] == pytest.approx(1.2) and caps["scale"] == pytest.approx(2 * math.log(12.5) / 2)
     runs = _augerino_runs(S)
@@ -376,7 +417,7 @@ def test_augerino_caps_and_b6_claims():
 def test_a_tiny_family_and_augerino_run_end_to_end(tmp_path, monkeypatch):
     monkeypatch.setenv("INVLIB_CACHE", str(tmp_path))
     S = R.settings("smoke", methods=(R.NONE, "rrc"), seeds=2, n_train=128, n_test=64, zooms=(1.0, 2.0),
-                   regs=(1.0,), batch_size=32)
+                   regs=(1.0,), batch_size=32, n_augmented=32)
     trained = R.train(R.family(S), S)
     ds = R.eval_images(S)
     ev = R.evaluate(trained, S, ds)
@@ -384,11 +425,16 @@ def test_a_tiny_family_and_augerino_run_end_to_end(tmp_path, monkeypatch):
     assert (R.evaluate(trained, S, ds).preds["rrc"] == ev.preds["rrc"]).all()  # from the cache
     curve = R.zoom_curve(trained, S, ds)
     assert list(curve.zoom) == [1.0, 2.0, 1.0, 2.0] and curve.top1.between(0, 100).all()
-    runs = R.train_augerino(S, ds)
-    assert len(runs) == 2 and set(runs.group) == set(R.AUGERINO_GROUPS)
+    # zoom 1 is the central crop: evaluate's predictions on all the images, cut to the augmented ones (cached)
+    head = ev.head(S.n_augmented)
+    assert curve[curve.zoom == 1].per_seed.tolist() == [tuple(head.accuracy(m)) for m in ("rrc", R.NONE)]
+    again = R.evaluate(trained, S, R.augmented_eval_images(S, ds))  # predicted afresh on the first 32 images
+    assert (again.preds["rrc"] == head.preds["rrc"]).mean() > 0.95 and (again.labels == head.labels).all()
+    runs = R.train_augerino(S, R.augmented_eval_images(S, ds))
+    assert len(runs) == 2 and set(runs.group) == set(R.AUGERINO_GROUPS) and list(runs.reg) == [1.0, 0.1]
     scaled = runs[runs.group == "translation then scale"].iloc[0]
     assert 0 <= scaled["scale bound"] <= 2 * math.log(S.zoom_cap) and runs.top1_off.between(0, 100).all()
-    assert R.train_augerino(S, ds).equals(runs)  # cached
+    assert R.train_augerino(S, R.augmented_eval_images(S, ds)).equals(runs)  # cached
     assert crops.stored_size(S.size) == ds.images.shape[-1]
 
 
@@ -445,3 +491,41 @@ def test_b5_claims_rest_on_classes_and_on_the_search_pairs():
     assert "Mantel p = 0.010" in run.claims["fig4/wordnet_similar_classes"]["ours"]
     sentences = RR.b5_sentences({**evidence, "e2/rotation_top_weighted_boost": top(4)})
     assert sentences["e2_sentence"] == "Rotations do not fill the top 10 by weighted boost here."
+
+
+def _notebook_defaults(chapter: str) -> dict:
+    """A chapter's parameters cell, as the book passes it to its zoo specs function (all but ``profile``)."""
+    from invlib import book
+
+    return {k: v for k, v in book.notebook_parameters(book.read_notebook(chapter)).items() if k != "profile"}
+
+
+def test_zoo_specs_are_the_families_the_chapters_train(monkeypatch):
+    asked = []
+
+    def train_family(self, specs):
+        asked.append([s for group in specs.values() for s in group])
+        return {k: [] for k in specs}
+
+    monkeypatch.setattr(zoo.Recipe, "train_family", train_family)
+    for profile in ("smoke", "cpu"):
+        S = R.settings(profile)
+        flat = lambda fam: [s for group in fam.values() for s in group]  # noqa: E731
+        assert R.b1_zoo_specs(profile) == flat(R.family(S)) == R.family_models(S) + asked.pop()  # B1: Table 1a
+        assert R.b2_zoo_specs(profile) == flat(R.beta_family(S))
+        assert R.b6_zoo_specs(profile) == flat(R.baseline_family(S))
+        b1 = set(R.b1_zoo_specs(profile))
+        assert set(R.b6_zoo_specs(profile)) < b1 and {s for s in R.b2_zoo_specs(profile) if s.augment_params ==
+                                                      (("size", S.size),)} < b1  # shape 1 and the baselines: B1's
+        R.train(R.baseline_family(S, (R.RRC, R.NONE)), S)  # B5's D.1 check (hurt_report) loads B1's models too
+        assert set(asked.pop()) < b1
+        # the chapters' parameters cells, as the book passes them (None: the profile's), give the same specs
+        for chapter, fn in (("b1_rrc_decomposition", R.b1_zoo_specs), ("b2_scale_distribution", R.b2_zoo_specs),
+                            ("b6_augerino_real_data", R.b6_zoo_specs)):
+            params = {k: None for k in _notebook_defaults(chapter)} | {"seed": 0}
+            assert fn(profile, **params) == fn(profile), chapter
+    # a chapter's parameters reach every spec
+    specs = R.b1_zoo_specs("smoke", seeds=1, n_train=300, batch_size=32, methods=[R.NONE, R.RRC])
+    assert [(s.augment, s.n_train, s.batch_size) for s in specs] == [(R.NONE, 300, 32), (R.RRC, 300, 32)]
+    assert len(R.b2_zoo_specs("cpu", beta_shapes=[0.5, 1.0], beta_seeds=1)) == 2
+    assert {s.epochs for s in R.b6_zoo_specs("cpu", epochs=3)} == {3}

@@ -4,10 +4,10 @@ with their verdicts and the figures. The method is :mod:`invlib.papers.b.rrc` (B
 
 Every claim is decided by :func:`invlib.results.decide` against a test declared below before the run. The claims
 about what training does (B1, B2's Table 1b, B6) take a seed as their replicate, paired by seed, and need
-:data:`N_MIN` seeds: at the ``cpu`` profile's two seeds (one per Augerino weight) they are "inconclusive at this
-budget", and the interval column says how many seeds would decide them. Table A1 and the size ratios are
-deterministic; B5's claims are about this run's one trained model of each kind (a bootstrap over classes, or over
-the search's image pairs).
+:data:`N_MIN` seeds: the ``cpu`` profile trains three of B1's and B2's, and one per Augerino weight, where B6's
+claims stay "inconclusive at this budget" (the interval column says how many seeds would decide them). Table A1
+and the size ratios are deterministic; B5's claims are about this run's one trained model of each kind (a bootstrap
+over classes, or over the search's image pairs).
 
 Example
 -------
@@ -38,7 +38,18 @@ from ...results import (
     phrase,
     t_interval,
 )
-from .rrc import IOU_METHODS, NAMES, NONE, OVERFIT_GAP, OVERFIT_REASON, PAPER_TOP1, RRC, Evaluation, Settings
+from .rrc import (
+    IOU_METHODS,
+    NAMES,
+    NONE,
+    OVERFIT_GAP,
+    OVERFIT_REASON,
+    PAPER_TOP1,
+    RRC,
+    Evaluation,
+    Settings,
+    table_a1_shapes,
+)
 
 
 def plot_methods(ds: data.Dataset, S: Settings, n: int = 5, index: int = 0):
@@ -437,12 +448,13 @@ def record_d1_wordnet_claim(run, report: dict) -> Evidence:
 
 
 def plot_beta_shapes(S: Settings, ax=None):
-    """Fig. A1: the density of RRC's area fraction ``s`` for each Beta shape (a histogram of 200,000 draws)."""
+    """Fig. A1: the density of RRC's area fraction ``s`` for each Beta shape of Table A1
+    (:func:`~invlib.papers.b.rrc.table_a1_shapes`; a histogram of 200,000 draws)."""
     import matplotlib.pyplot as plt
 
     ax = ax or plt.subplots(figsize=(5.5, 3.2))[1]
     u = torch.rand(200_000, generator=torch.Generator().manual_seed(0), dtype=torch.float64)
-    for a in S.beta_shapes:
+    for a in table_a1_shapes(S):
         ax.hist(crops.sample_scale(u, (0.08, 1.0), a).numpy(), bins=60, density=True, histtype="step",
                 label=f"shape {a:g}")
     ax.set_xlabel("area fraction s of the crop")
@@ -476,9 +488,9 @@ def plot_table_1b(t1b: pd.DataFrame, ax=None):
     return ax
 
 
-A1_TOLERANCE = (0.01, "Table A1 is itself a Monte-Carlo estimate, off the exact values (by quadrature) by up to "
-                      "0.0065; one unit of the second decimal, 0.01, covers its error and ours (40 million draws a "
-                      "shape), and a different distribution of s would move Var(1/s) by more")
+A1_TOLERANCE = (0.01, "Table A1 is itself a Monte-Carlo estimate, off the exact values (ours, by quadrature) by up "
+                      "to 0.0065; one unit of the second decimal, 0.01, covers its error, and a different "
+                      "distribution of s would move Var(1/s) by more")
 MONOTONE = (0.0, "an order: each larger shape must give a larger train/test size ratio, by any amount (the ratios "
                  "are computed, not trained)")
 
