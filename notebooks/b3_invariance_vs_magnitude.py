@@ -29,7 +29,7 @@ profile = "cpu"  # smoke | cpu | gpu | paper
 dataset = None  # scenes on smoke/cpu (or fashion_mnist_color: the 28 px models); "imagenet" (with root)
 root = None  # folder of your own images
 models = None  # {arch: {variant: spec}}, e.g. {"ResNet": {"untrained": "random:tv/resnet18"}}
-grids = None  # transform grids of invlib.papers.b.similarity.GRIDS
+grids = None  # transform grids of invlib.papers.b.similarity.GRIDS (default: grounding.SWEEP_GRIDS)
 n_probe = None  # probe images (the paper: 300 batches of 32)
 seed = 0
 
@@ -54,10 +54,13 @@ S
 #
 # The paper's grids (its authors' code fixes them; see the reference facts): translation up to the image's
 # width, zoom in up to 3.5x, zoom out down to 0.28, rotations and shears that alternate in sign, brightness
-# and contrast up to 2x and down to 0, posterize from 8 bits to 0, solarize from no pixel to every pixel. The
-# other operations of `invlib.transforms` run from the identity to the far end of their range. All act on
-# pixels in [0, 1] before any normalisation; the authors' code applied colour operations to normalised
-# tensors, which changed images even at level 0.
+# and contrast up to 2x and down to 0, posterize from 8 bits to 0, solarize from no pixel to every pixel. Two more
+# grids are swept for chapter B4's Fig. 3C, which maps vertical translations and shears to them: `translate_y`
+# and `shear_y`, the paper's translation and shear grids along the other axis. The other operations of
+# `invlib.transforms` (colour, blur, noise, flips; no claim or figure of the paper reads them) can be added through
+# the `grids` parameter, from the identity to the far end of their range. All act on pixels in [0, 1] before any
+# normalisation; the authors' code applied colour operations to normalised tensors, which changed images even at
+# level 0.
 
 # %%
 GR.figure_a2(x, S.grids)

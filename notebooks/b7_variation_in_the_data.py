@@ -31,7 +31,7 @@
 
 # %% tags=["parameters"]
 profile = "cpu"  # smoke | cpu | gpu | paper
-variation = None  # dict of changes to the study, e.g. {"levels": [0, 0.5, 1, 2], "seeds": 3, "epochs": 10}
+variation = None  # dict of changes to the study, e.g. {"levels": [0, 0.5, 1, 2], "seeds": 5, "epochs": 10}
 seed = 0
 
 # %%
@@ -103,11 +103,10 @@ run.claims_table()
 # - {glue:md}`b7_zoom`
 # - {glue:md}`b7_crop`
 #
-# At the `cpu` profile each model sees a few thousand scenes for a few epochs (the settings say how
-# many; chapter B1's regime, chosen so that the model without augmentation overfits, which the crop claim's
-# premise part tests), far from the paper's ImageNet
-# models; raise `seeds` (three or more decide a step), `epochs` and `n_train` through the `variation` parameter
-# to tighten the intervals.
+# At the `cpu` profile each model sees a small set of scenes for a few epochs (the settings above say how
+# many: chapter B1's regime, read from its settings, chosen so that the model without augmentation overfits,
+# which the crop claim's premise part tests), far from the paper's ImageNet models. Three seeds are the fewest that
+# decide a step; raise `seeds`, `epochs` and `n_train` through the `variation` parameter to tighten the intervals.
 
 # %%
 run.save()

@@ -533,3 +533,93 @@ def test_variation_summary_pairs_each_rrc_seed_with_its_own_baseline():
     rrc = s[s.method == "rrc"]
     assert np.allclose(rrc.crop_gain, [3.0, 5.0]) and np.allclose(rrc.crop_gain_se, 0.0)
     assert set(s.seeds) == {3} and np.isnan(s[s.method != "rrc"].crop_gain).all()
+
+
+# ------------------------------------------------------------------------------ what the chapters sweep and load
+def test_the_sweep_keeps_the_grids_a_claim_or_figure_of_paper_b_reads():
+    read = {"translate", "rotate", "shear", "zoom_in", *G.APPEARANCE_B3}  # chapter B3's claims
+    assert read <= set(G.SWEEP_GRIDS) and set(similarity.PAPER_GRIDS) <= set(G.SWEEP_GRIDS)  # B3's figures
+    fig3c = {G.fig3c_grid(f"{op}/3") for op in (*G.FIG3C_GRIDS, "contrast")} | {G.fig3c_grid("contrast/8")}
+    assert fig3c <= set(G.SWEEP_GRIDS)  # chapter B4's Fig. 3C
+    assert set(G.SWEEP_GRIDS) == set(similarity.PAPER_GRIDS) | fig3c, "nothing that no claim or figure reads"
+    assert G.settings("cpu").grids == G.settings("paper").grids == G.SWEEP_GRIDS
+
+
+def test_b3_models_at_cpu_do_not_follow_the_cpu_profiles_sizes(monkeypatch):
+    """Chapter 00 and paper A may shrink the cpu profile; B3's models (and D5's and S1's, which load them) stay."""
+    from invlib import profiles, zoo
+
+    before = G.b3_zoo_specs("cpu")
+    cpu = profiles.PROFILES["cpu"]
+    monkeypatch.setitem(profiles.PROFILES, "cpu", cpu.replace(n_train=6000, n_test=2000, epochs=3, batch_size=64))
+    assert G.b3_zoo_specs("cpu") == before
+    assert {(s.arch, s.n_train, s.n_test, s.epochs, s.batch_size, s.img_size, s.dataset) for s in before if s.epochs} \
+        == {("small_resnet18_s4", 8000, 10_000, 4, 128, 56, "scenes"), ("small_vit_p14_cls", 8000, 10_000, 8, 64, 56,
+                                                                          "scenes")}
+    assert len({zoo.path(s) for s in before}) == 6
+
+
+def _recording_zoo(monkeypatch, tmp_path):
+    """zoo.get replaced by a random model of the spec's architecture; returns the specs it was asked for."""
+    from invlib import models, zoo
+
+    monkeypatch.setenv("INVLIB_CACHE", str(tmp_path))
+    loaded = []
+
+    def get(entry, profile=None, progress=None, retrain=False, root=None):
+        s = zoo._as_spec(entry, profile, root)
+        loaded.append(s)
+        return models.create(s.arch, num_classes=10, img_size=s.img_size, seed=len(loaded)).eval()
+
+    monkeypatch.setattr(zoo, "get", get)
+    row = dict(model="m", transform="rotate", group="geometric", level=0, magnitude=0.0, median=1.0, q25=1.0, q75=1.0,
+               mean=1.0, alignment=0.0)
+    monkeypatch.setattr(similarity, "sweep", lambda *a, **k: [row])  # what is loaded matters, not what it measures
+    monkeypatch.setattr(similarity, "search", lambda *a, **k: "a search")
+    return loaded
+
+
+def test_b3_zoo_specs_are_the_models_its_sweep_loads(monkeypatch, tmp_path):
+    loaded = _recording_zoo(monkeypatch, tmp_path)
+    S = G.settings("smoke", n_probe=4)
+    G.invariance_table(S, torch.rand(4, 3, 56, 56), grids=["rotate"])
+    assert set(loaded) == set(G.b3_zoo_specs("smoke", n_probe=4)) and len(loaded) == 6
+    assert G.b3_zoo_specs("paper") == []  # hub weights and random initialisations are no zoo models
+
+
+def test_b4_zoo_specs_are_b3s_models_that_its_searches_and_gap_load(monkeypatch, tmp_path):
+    loaded = _recording_zoo(monkeypatch, tmp_path)
+    S = G.settings("smoke", n_search=120, pairs_per_class=2)
+    x, labels, classes, *_ = G.search_images(S)
+    G.search_configurations(S, x, labels, classes)
+    G.invariance_table(S, torch.rand(4, 3, 56, 56), grids=["rotate"], models={S.search_arch: S.models[S.search_arch]})
+    specs = G.b4_zoo_specs("smoke", n_search=120, pairs_per_class=2)
+    assert {s.name for s in loaded} == {"small_resnet18_s4/untrained", "small_resnet18_s4/none",
+                                        "small_resnet18_s4/standard"}
+    assert set(loaded) == set(specs) and set(specs) < set(G.b3_zoo_specs("smoke"))
+    assert {s.name for s in G.b5_zoo_specs("smoke")} >= {"small_resnet18_s4/none", "small_resnet18_s4/standard"}
+
+
+def test_b7_zoo_specs_are_the_family_it_trains_b1s_recipe(monkeypatch):
+    from invlib import zoo
+    from invlib.papers.b import rrc as R
+
+    asked = []
+
+    def train_family(self, specs):
+        asked.extend(s for group in specs.values() for s in group)
+        raise StopIteration
+
+    monkeypatch.setattr(zoo.Recipe, "train_family", train_family)
+    with pytest.raises(StopIteration):
+        G.variation_study(G.settings("smoke"))
+    assert asked == G.b7_zoo_specs("smoke")
+    for profile in ("smoke", "cpu"):
+        specs, B = G.b7_zoo_specs(profile), R.settings(profile)
+        b1 = {s for group in R.family(B).values() for s in group}
+        assert {s for s in specs if s.data_options == ()} <= b1 | {R.spec(B, m, 2) for m in (R.NONE, R.RRC)}
+        assert {s.replace(data_options=()) for s in specs} <= {R.spec(B, m, k) for m in (R.NONE, R.RRC)
+                                                              for k in range(3)}, "B1's recipe at every level"
+    V = G.variation_settings(G.settings("cpu"))
+    assert V["seeds"] >= 3 and {k: V[k] for k in G.VARIATION_RECIPE} == G.b1_recipe("cpu")
+    assert G.variation_settings(G.settings("gpu"))["n_train"] == G.VARIATION["n_train"]  # B1 runs CIFAR-10 there
