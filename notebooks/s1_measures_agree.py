@@ -38,7 +38,7 @@
 
 # %% tags=["parameters"]
 profile = "cpu"  # smoke | cpu | gpu | paper
-seeds = None  # seeds per training variant (cpu: 2)
+seeds = None  # seeds per training variant and of B7's models at variation 0 (cpu: 3)
 transforms = None  # e.g. ["translation", "zoom", "rotation", "brightness"]
 levels = None  # paper B's grid levels, 0 first (cpu: [0, 1, 3, 5])
 n_probe = None  # scenes of B's sweep and of the accuracy under each transformation
@@ -46,7 +46,7 @@ n_pairs = None  # scenes whose views train A's probe (as many again test it)
 n_fit = None  # scenes C's maps are fitted on
 n_eval = None  # scenes C's measures are scored on
 variation = None  # with chapter B7's models trained at variation 0
-architectures = None  # with chapter B3's ResNet and ViT
+architectures = None  # with chapter B3's ResNet and ViT (trained without augmentation)
 augerino = None  # with chapter B6's Augerino model (a learned translation and zoom)
 augerino_reg = None  # which of B6's regulariser weights (cpu: 0.1)
 seed = None
@@ -75,10 +75,10 @@ G.models_table(family)
 # RandomResizedCrop (`standard`), with one transformation each (translation: B1's fixed-size random crop; scale:
 # B1's random-size central crop; rotation within ±{glue:md}`s1_rotation`° and brightness factors
 # {glue:md}`s1_brightness`, which this chapter trains), {glue:md}`s1_seeds` seed(s) each, and untrained. Chapter
-# B7's models trained without augmentation on scenes whose objects do not move or change size (variation 0), and
-# chapter B3's ResNet and ViT (trained on more scenes, without augmentation; the ViT also untrained) and chapter
-# B6's Augerino model (B1's recipe with a learned translation and zoom) complete the set. Nothing is trained twice:
-# in a book build, B1, B3, B6 and B7 have trained all but the rotation and brightness models.
+# B7's models trained without augmentation on scenes whose objects do not move or change size (variation 0, as many
+# seeds), chapter B3's ResNet and ViT (trained on more scenes, without augmentation) and chapter B6's Augerino model
+# (B1's recipe with a learned translation and zoom) complete the set. Nothing is trained twice: a book build trains
+# every zoo model before the chapters run, and B6 has run its Augerino model.
 
 # %% [markdown]
 # ## Every measure on every model
@@ -90,8 +90,9 @@ G.models_table(family)
 # B's relative invariance and equivariance alignment (same scenes and levels as the accuracy); C's invariance
 # accuracy, invariance L2 and equivariance accuracy (maps fitted on {glue:md}`s1_n_fit` scenes, scored on
 # {glue:md}`s1_n_eval`). A does not rank translations or rotations; C has no zoom. C's invariance accuracy on the
-# embedding is the accuracy at C's own fixed transforms. In the heat map a colour is the model's rank under the
-# measure, bright for the most invariant.
+# embedding is the accuracy at C's own fixed transforms. The untrained models get the accuracy and B's measures only:
+# no claim reads their A or C measures. In the heat map a colour is the model's rank under the measure, bright for
+# the most invariant.
 
 # %%
 table = G.measure(S, nets)
@@ -119,8 +120,8 @@ pd.Series(G.learned_range(S), dtype=float).round(3)
 # score at chance under every accuracy), with a two-sided permutation p-value. Each rho is oriented so that a
 # positive value means the two measures call the same models invariant (A's probe accuracy and C's L2 are
 # reversed; the equivariance measures are taken as they are). The p-values are per pair of measures, with no
-# correction for the many pairs, and they count two seeds of one variant as two independent models: read them as
-# a description. The claims below rest instead on intervals that resample whole variants
+# correction for the many pairs, and they count the seeds of one variant as independent models: read them as a
+# description. The claims below rest instead on intervals that resample whole variants
 # ({glue:md}`s1_variants` of them, a model's seeds together) and widen with the number of transformations a claim
 # covers (Bonferroni).
 

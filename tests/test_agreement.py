@@ -2,14 +2,17 @@
 function, a model made exactly invariant scores at the invariant end of every measure (and one that is not does
 not), the agreement and sources tables, and the claims' verdicts."""
 
+import copy
+from types import SimpleNamespace
+
 import numpy as np
 import pandas as pd
 import pytest
 import torch
 from torch import nn
 
-from invlib import data, results, zoo
-from invlib.papers.b import grounding, rrc
+from invlib import data, models, results, zoo
+from invlib.papers.b import grounding, rrc, similarity
 from invlib.papers.s import agreement as G
 from invlib.papers.s import agreement_reports as R
 
@@ -26,19 +29,61 @@ def test_settings_reject_bad_levels_and_transforms():
 def test_the_family_is_the_papers_models_and_trains_only_rotation_and_brightness():
     S = G.settings("cpu")
     fam = G.family(S)
-    B = rrc.settings("cpu")
+    B = rrc.settings("cpu", seeds=S.seeds)
     b1 = {s for specs in rrc.family(B).values() for s in specs}
-    b7 = set(grounding.variation_family(grounding.settings("cpu"))[(0.0, rrc.NONE)])
+    b7 = grounding.variation_family(grounding.settings("cpu", variation={"seeds": S.seeds}))[(0.0, rrc.NONE)]
     own = [m for m in fam if m.recipe == "B1" and m.variant not in ("rotation", "brightness", "untrained")]
-    assert len(own) == 8 and all(m.spec in b1 for m in own), "none, standard, translation, scale are B1's models"
-    assert {m.spec for m in fam if m.recipe == "B7"} == b7
-    b3 = {"zoo:small_resnet18_s4/none", "zoo:small_vit_p14_cls/untrained", "zoo:small_vit_p14_cls/none"}
-    assert {m.spec for m in fam if m.recipe == "B3"} == b3
+    assert len(own) == 4 * S.seeds and all(m.spec in b1 for m in own), "none, standard, translation, scale: B1's"
+    assert [m.spec for m in fam if m.recipe == "B7"] == b7 and len(b7) == S.seeds
+    b3 = {"zoo:small_resnet18_s4/none", "zoo:small_vit_p14_cls/none"}
+    assert {m.spec for m in fam if m.recipe == "B3"} == b3, "B3's untrained ViT is read by no claim"
     new = [m.spec for m in fam if m.variant in ("rotation", "brightness")]
-    assert len(new) == 4 and {s.augment for s in new} == {"random_op"}
+    assert len(new) == 2 * S.seeds and {s.augment for s in new} == {"random_op"}
     assert all(s.replace(augment="fixed_size_center_crop", augment_params={"size": 56}) in b1 for s in new), \
         "the same recipe as B1's model without augmentation, only the augmentation differs"
     assert len({m.name for m in fam}) == len(fam)
+
+
+def test_the_cpu_profile_has_the_seeds_the_training_claims_need():
+    assert G.settings("cpu").seeds >= R.N_MIN
+
+
+@pytest.mark.parametrize("profile", ["smoke", "cpu"])
+def test_the_data_factor_compares_b1s_recipe_at_two_variations(profile):
+    """Claim 5's data factor: B7's models at variation 0 against B1's at variation 1, the same recipe otherwise."""
+    S = G.settings(profile)
+    B = rrc.settings(profile)
+    for m in (m for m in G.family(S) if m.recipe == "B7"):
+        assert m.spec.data_options == (("variation", 0.0),)
+        assert m.spec.replace(data_options=()) == rrc.spec(B, rrc.NONE, m.seed)
+
+
+def _loaded_specs(monkeypatch, S) -> list:
+    """The zoo specs that :func:`G.load` asks the zoo for (nothing is trained or read: zoo.get records them)."""
+    asked = []
+
+    def get(entry, profile=None, progress=None, retrain=False, root=None):
+        asked.append(zoo._as_spec(entry, profile, root))
+        return nn.Linear(1, 1)
+
+    monkeypatch.setattr(zoo, "get", get)
+    monkeypatch.setattr(rrc, "augerino_model", lambda *a, **k: (SimpleNamespace(trunk=nn.Linear(1, 1)), {}))
+    G.load(S)
+    return asked
+
+
+@pytest.mark.parametrize("profile, params", [("smoke", {}), ("cpu", {}), ("cpu", dict(seeds=2, variation=False)),
+                                             ("cpu", dict(architectures=False, augerino=False))])
+def test_zoo_specs_are_the_specs_the_run_loads(monkeypatch, profile, params):
+    specs = G.s1_zoo_specs(profile, **params)
+    S = G.settings(profile, **params)
+    asked = _loaded_specs(monkeypatch, S)
+    assert set(specs) == set(asked) and len(set(specs)) == len(specs)
+    fam = G.family(S)
+    assert len(specs) == len([m for m in fam if m.recipe != "B6"]), "every model but B6's Augerino is a zoo model"
+    b3 = grounding.settings(profile)
+    assert {s for s in specs if s.arch == "small_vit_p14_cls"} == (
+        {zoo.spec("small_vit_p14_cls/none", grounding.zoo_profile(b3))} if S.architectures else set())
 
 
 class _Net(nn.Module):
@@ -74,7 +119,7 @@ def _measures(standardise: bool) -> pd.Series:
                    n_eval=64, map_epochs=2, progress=False)
     sets = dict(probe=_dim_scenes(64, 0), pairs=(_dim_scenes(96, 1), _dim_scenes(96, 2)),
                 maps=(_dim_scenes(64, 3), _dim_scenes(64, 4)))
-    t = G.measure(S, {G.Model("untrained", 0): _Net(standardise).eval()}, sets)
+    t = G.measure(S, {G.Model("none", 0): _Net(standardise).eval()}, sets)
     clean = float(t.loc[t["transform"] == "none", "value"].iloc[0])
     return G.wide(t, "brightness").iloc[0], clean
 
@@ -94,6 +139,52 @@ def test_a_model_that_is_not_invariant_is_not_at_that_end():
     m, clean = _measures(standardise=False)
     assert m["a_probe"] > 0.8, "the raw model's embedding encodes the brightness"
     assert m["b_invariance"] < 0.99 and m["c_inv_l2"] > 0.01
+
+
+def _own_pass(model, x: torch.Tensor, grid: str | None, level: int, seed: int = 0) -> torch.Tensor:
+    """The predictions of the pass the chapter ran for accuracy under a transformation before it read the sweep's
+    (B's grid at ``level`` on each batch of 128, a generator per batch, channels-last)."""
+    gen = lambda k: torch.Generator().manual_seed(seed * 1000 + k)
+    tf = None if grid is None else (lambda b, k: similarity.transform_level(grid, b, level, gen(k)))
+    return models.batched(lambda b: model(b).argmax(1), x, device="cpu", transform=tf, transform_device="cpu")
+
+
+@pytest.mark.parametrize("arch", ["small_resnet18_s4", "small_vit_p14_cls"])
+def test_accuracy_under_t_from_the_sweeps_passes_equals_a_pass_of_its_own(arch):
+    """The sweep's forward passes give every image the prediction a separate pass gives it (the grids draw
+    nothing), and B's measures are those of the sweep on the embedding alone."""
+    net = models.create(arch, num_classes=10, img_size=56, seed=0).eval()
+    ds = G.scenes(G.settings("smoke"), "test", 96)
+    x, grids, levels = ds.images.float() / 255, [G.TRANSFORMS[t]["b"] for t in G.TRANSFORMS], [1, 5, 9]
+    with torch.no_grad():  # a head on the standardised embedding: predictions spread over the classes, with
+        z = similarity.embedding(net)(x)  # near-ties among them (an untrained head picks one or two classes)
+        head = net.get_classifier()
+        w = torch.randn(10, z.shape[1], generator=torch.Generator().manual_seed(0))
+        head.weight.copy_(w / z.std(0).clamp_min(1e-3))
+        head.bias.copy_(-head.weight @ z.mean(0))
+    sweep, preds = G.sweep_predictions(net, x, grids, levels, seed=0)
+    assert list(preds) == [(None, 0)] + [(g, lv) for g in grids for lv in levels]
+    assert len(preds[None, 0].unique()) >= 6, "predictions spread over the classes: the comparison can fail"
+    as_before = copy.deepcopy(net).to(memory_format=torch.channels_last)  # A's probe had made it so (probes.Backbone)
+    for (grid, level), p in preds.items():
+        assert torch.equal(p, _own_pass(net, x, grid, level)), (grid, level)
+        assert torch.equal(p, _own_pass(as_before, x, grid, level)), (grid, level)
+    alone = pd.DataFrame(similarity.sweep({"m": similarity.embedding(net)}, x, grids, levels=levels, seed=0))
+    pd.testing.assert_frame_equal(sweep, alone)
+    with pytest.raises(ValueError, match="levels must be > 0"):
+        G.sweep_predictions(net, x, grids, [0, 1])
+
+
+def test_untrained_models_are_measured_by_the_sweep_only():
+    S = G.settings("smoke", transforms=("brightness",), n_probe=16, n_pairs=16, n_fit=16, n_eval=16, map_epochs=1,
+                   progress=False)
+    net = models.create("small_resnet18_s4", num_classes=10, img_size=56, seed=0).eval()
+    t = G.measure(S, {G.Model("none", 0): copy.deepcopy(net), G.Model("untrained", 0): net})  # A's probe makes its
+    # model channels-last: a copy each
+    w = G.wide(t, "brightness")
+    assert w.loc["none 0"].notna().all() and set(w.columns[w.loc["untrained 0"].notna()]) == {
+        "accuracy", "b_invariance", "b_alignment"}
+    assert (w.loc["none 0", ["accuracy", "b_invariance"]] == w.loc["untrained 0", ["accuracy", "b_invariance"]]).all()
 
 
 def test_agreement_is_oriented_and_sources_name_the_largest_factor():

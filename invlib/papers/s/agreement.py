@@ -8,13 +8,16 @@ functions (no measure is implemented a second time), to one set of models:
   transformation each (translation: B1's fixed-size random crop; scale: B1's random-size central crop; rotation
   and brightness: :func:`invlib.zoo.random_op`, trained here), ``seeds`` seeds each, untrained; with a learned
   translation and zoom (chapter B6's Augerino); at variation 0 of the scenes (chapter B7's models); and chapter
-  B3's ResNet and ViT (trained without augmentation and untrained), for the architecture.
+  B3's ResNet and ViT (trained without augmentation), for the architecture. The recipe is B1's settings
+  (:func:`invlib.papers.b.rrc.settings`), read, not copied; :func:`s1_zoo_specs` lists the zoo models.
 - **the measures** (:func:`measure`), for each transformation of :data:`TRANSFORMS` the measure has:
-  accuracy under the transformation (paper B's grids, mean over the levels); A's ranking-probe accuracy on the
+  accuracy under the transformation (paper B's grids, mean over the levels, read from the forward passes of B's
+  sweep, :func:`sweep_predictions`); A's ranking-probe accuracy on the
   embedding (:func:`invlib.papers.a.probes.extract`, ``train_probe``, ``accuracy``); B's relative invariance and
   equivariance alignment (:func:`invlib.papers.b.similarity.sweep`); C's invariance and equivariance through
   ``M_g`` and the normalised L2 distance (:func:`invlib.papers.c.equivariance.measure_network`). Every measure is
-  taken on the embedding the classifier reads (``pre_logits``).
+  taken on the embedding the classifier reads (``pre_logits``); the untrained models get the accuracy and B's
+  measures only (:data:`SWEEP_ONLY`).
 - **agreement** (:func:`agreement`): Spearman's rho between two measures across the models, per transformation,
   with a permutation test (:func:`invlib.metrics.rank_correlation_test`); **sources** (:func:`sources`): what the
   data's variation, augmentation, architecture and training each change in one measure.
@@ -37,7 +40,7 @@ import numpy as np
 import pandas as pd
 import torch
 
-from ... import data, metrics, models, zoo
+from ... import data, metrics, zoo
 from ...crops import stored_size
 from ...models import weights_key
 from ...profiles import settings as _settings
@@ -47,7 +50,7 @@ from ..a import probes
 from ..b import grounding, rrc, similarity
 from ..c import equivariance
 
-CACHE_VERSION = 1
+CACHE_VERSION = 2  # 2: accuracy under T from the sweep's forward passes (the same numbers); sweep_only
 
 # One transformation, as each measure has it (None: the measure has no such transformation):
 # A's ranking task, B's grid (also the grid of "accuracy under"), C's type and its fixed values.
@@ -82,7 +85,9 @@ class Settings:
     ----------
     profile:      the profile's name (filled in by :func:`settings`); the models' recipes are chapter B1's,
                   B7's and B3's at this profile
-    seeds:        seeds per training variant (none, standard, each single transformation, untrained)
+    seeds:        seeds per training variant (none, standard, each single transformation, untrained) and of B7's
+                  models at variation 0; the claims about what training does need 3 (``N_MIN`` of
+                  :mod:`invlib.papers.s.agreement_reports`). A seed B1 or B7 does not train is trained here
     rotation:     the rotation models' training range, +- degrees
     brightness:   the brightness models' factor range
     transforms:   the transformations measured (:data:`TRANSFORMS`)
@@ -95,13 +100,13 @@ class Settings:
     augerino, augerino_reg: with chapter B6's Augerino run (translation then scale, B1's recipe) with this
                   regulariser weight, measured without its learned augmentation (its trunk)
     variation:    with chapter B7's models trained on scenes at variation 0
-    architectures: with chapter B3's ResNet and ViT (untrained and trained without augmentation)
+    architectures: with chapter B3's ResNet and ViT trained without augmentation (the architecture factor)
     permutations: of the rank-correlation tests
     seed:         the draw of the scenes and of every random part of the measures
     """
 
     profile: str = "cpu"
-    seeds: int = 2
+    seeds: int = 3
     rotation: float = 45.0
     brightness: tuple[float, float] = (0.5, 2.0)
     transforms: tuple[str, ...] = tuple(TRANSFORMS)
@@ -143,8 +148,8 @@ def settings(profile: str = "cpu", **overrides) -> Settings:
 
     Example
     -------
-    >>> settings("smoke").levels, settings("cpu", seeds=3).seeds
-    ((0, 9), 3)
+    >>> settings("smoke").levels, settings("cpu").seeds, settings("cpu", seeds=2).seeds
+    ((0, 9), 3, 2)
     >>> settings("smoke", transforms=("shear",))  # doctest: +ELLIPSIS
     Traceback (most recent call last):
     ValueError: Unknown transformation 'shear'. Valid transformations: brightness, rotation, translation, zoom.
@@ -187,33 +192,55 @@ def _b1_spec(B, variant: str, seed: int, rotation: float, brightness) -> zoo.Spe
 
 
 VARIANTS = ("none", "standard", "translation", "scale", "rotation", "brightness", "untrained")
+# Variants measured by the sweep only (the accuracy and B's measures): no claim reads an untrained model's A probe or
+# C maps (the agreement claims leave the untrained models out; claim 5's "training" factor reads B's invariance)
+SWEEP_ONLY = ("untrained",)
 
 
 def family(S: Settings) -> list[Model]:
     """Every model of the chapter: each of :data:`VARIANTS` with ``S.seeds`` seeds (chapter B1's recipe and
-    models; rotation and brightness are trained here), B7's models without augmentation at variation 0, B3's
-    ResNet and ViT untrained and without augmentation.
+    models; rotation and brightness are trained here), B6's Augerino model, B7's models without augmentation at
+    variation 0 (``S.seeds`` seeds), B3's ResNet and ViT trained without augmentation.
 
     Example
     -------
     >>> fam = family(settings("cpu"))
     >>> len(fam), fam[0].spec.name, fam[-1].name
-    (20, 'small_resnet18_s4/fixed_size_center_crop', 'ViT none 0')
+    (27, 'small_resnet18_s4/fixed_size_center_crop', 'ViT none 0')
     """
     B = _b1(S)
     out = [Model(v, k, spec=_b1_spec(B, v, k, S.rotation, S.brightness)) for v in VARIANTS for k in range(S.seeds)]
     if S.augerino:
         out.append(Model("augerino", 0, recipe="B6", spec=(AUGERINO_GROUP, S.augerino_reg)))
-    G = grounding.settings(S.profile)
-    if S.variation:
-        levels = grounding.variation_family(G)
-        out += [Model("none", k, variation=0.0, recipe="B7", spec=s)
-                for k, s in enumerate(levels[(0.0, rrc.NONE)][:S.seeds])]
+    if S.variation:  # B7's recipe and seeds, as many as this chapter's (the same specs as B7's own)
+        specs = grounding.variation_family(grounding.settings(S.profile, variation={"seeds": S.seeds}))
+        out += [Model("none", k, variation=0.0, recipe="B7", spec=s) for k, s in enumerate(specs[(0.0, rrc.NONE)])]
     if S.architectures:
-        # B3's untrained ResNet is the untrained seed-0 model above (the same initialisation): not measured twice
-        out += [Model(v, 0, arch=arch, recipe="B3", spec=G.models[arch][v])
-                for arch, v in (("ResNet", "none"), ("ViT", "untrained"), ("ViT", "none"))]
+        # B3's untrained ViT is read by no claim (the architecture factor compares the trained ones), and B3's
+        # untrained ResNet is the untrained models above: neither is measured
+        G = grounding.settings(S.profile)
+        out += [Model("none", 0, arch=arch, recipe="B3", spec=G.models[arch]["none"]) for arch in ("ResNet", "ViT")]
     return out
+
+
+def s1_zoo_specs(profile: str = "cpu", **params) -> list[zoo.Spec]:
+    """The zoo models chapter S1's run loads, for its papermill parameters ``params`` (None = default): the B1-recipe
+    models of :func:`family` (B1's, and the rotation, brightness and untrained ones trained here), B7's at
+    variation 0 and B3's ``zoo:`` entries under B3's profile (:func:`invlib.papers.b.grounding.zoo_profile`). B6's
+    Augerino run is not a zoo model (chapter B6's cache, :func:`invlib.papers.b.rrc.augerino_model`).
+
+    Example
+    -------
+    >>> specs = s1_zoo_specs("cpu")
+    >>> len(specs), sorted({s.arch for s in specs})
+    (26, ['small_resnet18_s4', 'small_vit_p14_cls'])
+    >>> len(s1_zoo_specs("cpu", seeds=1, architectures=False, variation=False))
+    7
+    """
+    S = settings(profile, **params)
+    zp = grounding.zoo_profile(grounding.settings(S.profile))
+    return [zoo.spec(m.spec[len("zoo:"):], zp) if m.recipe == "B3" else m.spec
+            for m in family(S) if m.recipe != "B6"]
 
 
 def models_table(fam: list[Model]) -> pd.DataFrame:
@@ -242,8 +269,8 @@ def models_table(fam: list[Model]) -> pd.DataFrame:
 
 def load(S: Settings, fam: list[Model] | None = None) -> dict[Model, torch.nn.Module]:
     """The models of ``fam`` (default :func:`family`) in eval mode: loaded from the zoo, trained there on first use
-    (:func:`invlib.zoo.train_many`; in a book build chapters B1, B3, B6 and B7 have trained all but the rotation
-    and brightness models). B6's Augerino model is its trunk: the network without the learned augmentation."""
+    (:func:`invlib.zoo.train_many`; a book build trains them before any chapter runs, :func:`s1_zoo_specs`). B6's
+    Augerino model is its trunk, the network without the learned augmentation (chapter B6's run, cached)."""
     fam = family(S) if fam is None else fam
     specs = [m.spec for m in fam if m.recipe in ("B1", "B7")]
     trained = dict(zip(specs, zoo.train_many(specs, progress=S.progress)))
@@ -302,13 +329,49 @@ def scenes(S: Settings, split: str, n: int) -> data.Dataset:
 
 
 # ------------------------------------------------------------------------------ the measures
-def _accuracy(model, x: torch.Tensor, labels: torch.Tensor, grid: str | None, level: int, seed: int) -> float:
-    """Top-1 (%) on ``x`` after B's ``grid`` at ``level`` (None: as they are)."""
-    gen = lambda k: torch.Generator().manual_seed(seed * 1000 + k)
-    tf = None if grid is None else (lambda b, k: similarity.transform_level(grid, b, level, gen(k)))
-    pred = models.batched(lambda b: model(b).argmax(1), x, device=next(model.parameters()).device, transform=tf,
-                          transform_device="cpu")
-    return float((pred == labels).float().mean() * 100)
+def _embed_and_predict(model, preds: list):
+    """B's embedding of ``model`` (:func:`invlib.papers.b.similarity.embedding`: the classifier's input) that also
+    appends the classifier's prediction of every batch it embeds to ``preds``, from the same forward pass."""
+    embed = similarity.embedding(model)
+    split = hasattr(model, "forward_head") and hasattr(model, "forward_features")  # as the embedding splits it
+
+    def f(b):
+        if not split:  # a model without timm's split: one more pass for its prediction
+            preds.append(model(b).argmax(1).cpu())
+            return embed(b)
+        h = model.forward_features(b)
+        preds.append(model.forward_head(h).argmax(1).cpu())
+        return model.forward_head(h, pre_logits=True)
+
+    return f
+
+
+def sweep_predictions(model, x: torch.Tensor, grids: list[str], levels: list[int], seed: int = 0,
+                      device="cpu") -> tuple[pd.DataFrame, dict]:
+    """B's sweep of one model (:func:`invlib.papers.b.similarity.sweep` on its embedding, ``levels`` all > 0) and the
+    classifier's predictions on the very images the sweep embedded: ``(sweep, {(grid, level): (N,) classes})``,
+    ``(None, 0)`` for ``x`` itself. Accuracy under a transformation is read from these, with no forward pass of its
+    own (the grids of :data:`TRANSFORMS` draw nothing: the images are the ones a separate pass would make).
+
+    Example
+    -------
+    >>> from invlib import models
+    >>> net = models.create("small_resnet18_s4", num_classes=10, img_size=56, seed=0).eval()
+    >>> sweep, preds = sweep_predictions(net, torch.rand(4, 3, 56, 56), ["rotate"], [3, 9])
+    >>> len(sweep), list(preds), tuple(preds["rotate", 9].shape)
+    (2, [(None, 0), ('rotate', 3), ('rotate', 9)], (4,))
+    """
+    if min(levels) < 1:
+        raise ValueError(f"the sweep embeds the untransformed images once; levels must be > 0, got {levels}.")
+    preds = []
+    with torch.inference_mode():
+        sweep = pd.DataFrame(similarity.sweep({"m": _embed_and_predict(model, preds)}, x, grids, levels=levels,
+                                              seed=seed, device=device))
+    passes = [(None, 0)] + [(g, lv) for g in grids for lv in levels]  # the sweep's order: x, then grid by level
+    out = torch.cat(preds)
+    if len(out) != len(passes) * len(x):
+        raise RuntimeError(f"the sweep embedded {len(out)} images, not {len(passes)} passes of {len(x)}.")
+    return sweep, dict(zip(passes, out.split(len(x))))
 
 
 def _c_settings(S: Settings):
@@ -316,41 +379,41 @@ def _c_settings(S: Settings):
                                  map_epochs=S.map_epochs, seed=S.seed, device=S.device, progress=False)
 
 
-def measure_model(S: Settings, model, probe: data.Dataset, pairs: tuple, c_sets: tuple) -> list[dict]:
+def measure_model(S: Settings, model, probe: data.Dataset, pairs: tuple, c_sets: tuple, sweep_only: bool = False
+                  ) -> list[dict]:
     """Every measure of one model on every transformation of ``S.transforms``: rows ``transform, measure,
     value`` (``measure`` a key of :data:`MEASURES`, ``transform`` also ``"none"`` for clean accuracy).
 
     ``probe``: the scenes of B's sweep and of the accuracy; ``pairs``: A's (train, test) scenes;
-    ``c_sets``: C's (fit, eval) scenes. Cached on disk by the model's weights, the scenes and the settings.
+    ``c_sets``: C's (fit, eval) scenes. ``sweep_only``: the accuracy and B's measures only (no A probe, no C maps).
+    Cached on disk by the model's weights, the scenes and the settings.
     """
     key = digest(weights_key(model), S.transforms, S.levels, S.map_epochs, S.seed, probe.images, pairs[0].images,
-                 pairs[1].images, c_sets[0].images, c_sets[1].images)
-    return cached("synthesis", f"measures-{key}", lambda: _measure_model(S, model, probe, pairs, c_sets),
+                 pairs[1].images, c_sets[0].images, c_sets[1].images, sweep_only)
+    return cached("synthesis", f"measures-{key}", lambda: _measure_model(S, model, probe, pairs, c_sets, sweep_only),
                   version=CACHE_VERSION)
 
 
-def _measure_model(S, model, probe, pairs, c_sets) -> list[dict]:
+def _measure_model(S, model, probe, pairs, c_sets, sweep_only=False) -> list[dict]:
     device = next(model.parameters()).device
-    x, labels, levels = probe.images.float() / 255, probe.labels, [lv for lv in S.levels if lv > 0]
-    rows = [dict(transform="none", measure="accuracy", value=_accuracy(model, x, labels, None, 0, S.seed))]
-    grids = [TRANSFORMS[t]["b"] for t in S.transforms]
-    with torch.inference_mode():
-        sweep = pd.DataFrame(similarity.sweep({"m": similarity.embedding(model)}, x, grids, levels=levels,
-                                              seed=S.seed, device=device))
+    x, levels = probe.images.float() / 255, [lv for lv in S.levels if lv > 0]
+    sweep, preds = sweep_predictions(model, x, [TRANSFORMS[t]["b"] for t in S.transforms], levels, S.seed, device)
+    acc = lambda p: float((p == probe.labels).float().mean() * 100)
+    rows = [dict(transform="none", measure="accuracy", value=acc(preds[None, 0]))]
     featurizer = probes.Backbone(model, ["pre_logits"])
     C = _c_settings(S)
     for t in S.transforms:
         spec = TRANSFORMS[t]
         on = sweep[sweep["transform"] == spec["b"]]
-        rows += [dict(transform=t, measure="accuracy",
-                      value=float(np.mean([_accuracy(model, x, labels, spec["b"], lv, S.seed) for lv in levels]))),
+        rows += [dict(transform=t, measure="accuracy", value=float(np.mean([acc(preds[spec["b"], lv])
+                                                                             for lv in levels]))),
                  dict(transform=t, measure="b_invariance", value=float(on["median"].mean())),
                  dict(transform=t, measure="b_alignment", value=float(on["alignment"].mean()))]
-        if spec["a"]:
+        if spec["a"] and not sweep_only:
             train, test = (probes.extract(featurizer, ds.images, ds.boxes, spec["a"], ds.images.shape[-1],
                                           seed=S.seed + k, cache=False) for k, ds in enumerate(pairs))
             rows.append(dict(transform=t, measure="a_probe", value=probes.accuracy(probes.train_probe(train), test)))
-        if spec["c"]:
+        if spec["c"] and not sweep_only:
             kind, values = spec["c"]
             c = equivariance.measure_network(model, kind, values, C, *c_sets, resize=equivariance.crop_resize([]))
             rows += [dict(transform=t, measure=f"c_{col}", value=float(c[col].mean()))
@@ -379,23 +442,27 @@ def measure_sets(S: Settings) -> dict:
 
 def measure(S: Settings, nets: dict, sets: dict | None = None) -> pd.DataFrame:
     """Every measure on every model of ``nets`` (:func:`load`): one row per (model, transform, measure) with the
-    model's ``variant``, ``seed``, ``arch``, ``variation``, ``recipe`` and ``value``. ``sets``: the images
-    (default :func:`measure_sets`; any uint8 datasets with labels and boxes in that shape).
+    model's ``variant``, ``seed``, ``arch``, ``variation``, ``recipe`` and ``value``; the variants of
+    :data:`SWEEP_ONLY` get the accuracy and B's measures only. ``sets``: the images (default :func:`measure_sets`;
+    any uint8 datasets with labels and boxes in that shape).
 
     Example
     -------
     >>> S = settings("smoke", n_probe=8, n_pairs=8, n_fit=8, n_eval=8, transforms=("zoom",), levels=(0, 9),
     ...              map_epochs=1, progress=False)
+    >>> from invlib import models
     >>> net = models.create("small_resnet18_s4", num_classes=10, img_size=56, seed=0).eval()
-    >>> t = measure(S, {Model("untrained", 0): net})
-    >>> sorted(t["measure"].unique())
-    ['a_probe', 'accuracy', 'b_alignment', 'b_invariance']
+    >>> t = measure(S, {Model("none", 0): net, Model("untrained", 1): net})
+    >>> sorted(t["measure"].unique()), sorted(t.loc[t["variant"] == "untrained", "measure"].unique())
+    (['a_probe', 'accuracy', 'b_alignment', 'b_invariance'], ['accuracy', 'b_alignment', 'b_invariance'])
     """
     sets = measure_sets(S) if sets is None else sets
     rows = []
     for m, net in bar(list(nets.items()), S.progress, "measures", leave=True):
+        only = m.variant in SWEEP_ONLY
         rows += [dict(model=m.name, variant=m.variant, seed=m.seed, arch=m.arch, variation=m.variation,
-                      recipe=m.recipe, **r) for r in measure_model(S, net, sets["probe"], sets["pairs"], sets["maps"])]
+                      recipe=m.recipe, **r)
+                 for r in measure_model(S, net, sets["probe"], sets["pairs"], sets["maps"], sweep_only=only)]
     return pd.DataFrame(rows)
 
 

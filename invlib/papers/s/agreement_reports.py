@@ -78,7 +78,7 @@ FAMILY = 0.05  # the error rate of a claim's transformations together (Bonferron
 
 def trained(table: pd.DataFrame) -> list[str]:
     """The models that were trained (the untrained ones score at chance under every accuracy-based measure, so
-    the rank correlations leave them out)."""
+    the rank correlations leave them out; they are measured by B's sweep only, for claim 5's training factor)."""
     return list(dict.fromkeys(table.loc[table["variant"] != "untrained", "model"]))
 
 
