@@ -140,8 +140,8 @@ run.claims_table()
 # ## Reading the results
 #
 # The paper's networks are CaffeNets trained on 1.2 million ILSVRC photographs or 320,000 RVL-CDIP documents;
-# this run trains a small ResNet for {glue:text}`epochs` epochs on {glue:text}`n_train:,` images of
-# {glue:md}`dataset`, one training range per type (two for rotation, shear and crop), and measures on a smaller
+# this run trains a small ResNet ({glue:text}`arch`) for {glue:text}`epochs` epochs on {glue:text}`n_train:,` images
+# of {glue:md}`dataset`, one training range per type (two for rotation, shear and crop), and measures on a smaller
 # grid with maps fitted on {glue:text}`n_fit:,` images and scored on {glue:text}`n_eval:,` others. On the `cpu`
 # profile's Fashion-MNIST, garments are centred and upright, so a baseline that never saw a rotation or a shear
 # has nothing to fall back on, much like the paper's documents. Whether a claim holds at this scale is what the

@@ -4,6 +4,7 @@ verdicts from known numbers."""
 
 import copy
 import json
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -81,6 +82,7 @@ def test_settings_profiles_and_bad_inputs():
     S = E.settings("cpu")
     assert (S.dataset, S.arch, S.layer, S.grid, S.magnitudes, S.baselines) == (
         "fashion_mnist_color", "small_resnet18", "pre_logits", "small", 1, 2)
+    assert E.settings("smoke").arch == E.settings("gpu").arch == "small_resnet18"  # the stride-2 stem: rejected
     P = E.settings("paper")
     assert (P.arch, P.layer, P.grid, P.magnitudes, P.baselines, P.size) == ("tv/alexnet", "classifier.5", "paper",
                                                                             4, 3, 227)
@@ -171,7 +173,61 @@ def test_spec_of_each_member_builds_its_training_augmentation():
     assert len({zoo.path(E.spec(S, m)) for m in E.family(S)}) == 14
 
 
+def _parameters(chapter: str) -> dict:
+    """The parameters cell of a chapter of paper C (its plain values, ``profile`` left out)."""
+    text = next((Path(__file__).parents[1] / "notebooks").glob(f"{chapter}_*.py")).read_text()
+    cell = text.split('# %% tags=["parameters"]\n', 1)[1].split("\n# %%", 1)[0]
+    values = {}
+    exec(cell, {}, values)
+    values.pop("profile")
+    return values
+
+
+@pytest.mark.parametrize("chapter", ["c1", "c2", "c3"])
+@pytest.mark.parametrize("profile", ["smoke", "cpu"])
+def test_c_zoo_specs_are_the_family_each_chapter_trains(chapter, profile, monkeypatch):
+    """What the book's training phase trains for C1-C3 is exactly what their run passes to the zoo: the family of
+    the settings their parameters cells make (defaults, and with parameters changed), nothing else."""
+    params = _parameters(chapter)
+    trained = []
+    monkeypatch.setattr(zoo.Recipe, "train_family", lambda self, specs: trained.extend(specs["family"]) or
+                        {k: [None] * len(v) for k, v in specs.items()})
+    for changes in ({}, dict(types=["noise", "crop"], n_train=100, seed=None)):
+        S = E.settings(profile, **dict(params, **changes))
+        trained.clear()
+        E.train(S)
+        specs = E.c_zoo_specs(profile, **dict(params, **changes))
+        assert specs == trained == [E.spec(S, m) for m in E.family(S)]
+        assert all(s.arch == S.arch and s.n_train == S.n_train and s.epochs == S.epochs for s in specs)
+    assert len(E.c_zoo_specs(profile)) == len(E.family(E.settings(profile)))
+
+
 # ------------------------------------------------------------------------------ measuring one network
+def test_reference_features_are_kept_on_disk_for_the_next_chapter(tiny, tmp_path, monkeypatch):
+    """C1 writes each network's reference features; C2 and C3 (other processes: the memory cache is empty) load
+    them. Keyed by the network (its weights and its modules: the stride-2 stem from the same seed differs), the
+    images, the layer and the resize; features above REFERENCE_DISK_MAX stay in memory only."""
+    from invlib import utils
+
+    S, fit_ds, eval_ds = tiny
+    folder = tmp_path / "cache" / "equivariance"
+    net = models.create("small_resnet18", seed=0).eval()
+    first = E.reference_features(net, eval_ds, "pre_logits")
+    assert len(list(folder.glob("reference-*.pt"))) == 1
+    with monkeypatch.context() as mp:
+        mp.setattr(utils, "_MEMORY", {})  # a new process
+        mp.setattr(E, "layer_features", lambda *a, **k: pytest.fail("recomputed instead of loaded"))
+        again = E.reference_features(net, eval_ds, "pre_logits")
+    assert torch.equal(first, again) and not again.is_inference()
+    for other in [(models.create("small_resnet18_s2", seed=0).eval(), eval_ds, "pre_logits", 1.0),
+                  (net, fit_ds, "pre_logits", 1.0), (net, eval_ds, "layer4", 1.0), (net, eval_ds, "pre_logits", 1.2)]:
+        E.reference_features(*other)
+    assert len(list(folder.glob("reference-*.pt"))) == 5
+    monkeypatch.setattr(E, "REFERENCE_DISK_MAX", 0)
+    big = E.reference_features(net, eval_ds, "layer3")  # too large to write: computed and kept in memory
+    assert len(list(folder.glob("reference-*.pt"))) == 5 and big.shape[:2] == (len(eval_ds), 64)
+
+
 def test_a_network_invariant_by_construction_scores_its_clean_accuracy(tiny):
     S, fit_ds, eval_ds = tiny
     net = fit_head(Linear2("sym"), fit_ds)
@@ -406,7 +462,10 @@ def test_finetune_trains_a_copy_and_caches_it(tiny, tmp_path):
     S = E.settings("smoke", ft_steps=2, ft_batch=16)
     net = models.create("small_resnet18", seed=0).eval()
     before = copy.deepcopy(net.state_dict())
-    tuned = E.finetune(net, E.Member("rotation", 20.0), S)
+    with pytest.MonkeyPatch.context() as mp:  # C3's fine-tunes are no zoo models (c_zoo_specs leaves them out)
+        mp.setattr(zoo, "train_many", lambda *a, **k: pytest.fail("a fine-tune trained a zoo model"))
+        mp.setattr(zoo, "get", lambda *a, **k: pytest.fail("a fine-tune loaded a zoo model"))
+        tuned = E.finetune(net, E.Member("rotation", 20.0), S)
     assert not tuned.training and tuned is not net
     assert all(torch.equal(v, net.state_dict()[k]) for k, v in before.items())  # the input is left alone
     changed = [k for k, v in tuned.state_dict().items() if v.is_floating_point() and not torch.equal(v, before[k])]

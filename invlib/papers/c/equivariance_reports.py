@@ -252,16 +252,17 @@ def plot_ranges(table: pd.DataFrame, kinds=None):
 
 def scale_readings(S: Settings) -> dict:
     """The sizes chapter C1's prose states about its run, taken from the settings (never typed in the prose):
-    ``n_train``, ``epochs``, ``n_fit`` (images the maps are fitted on), ``n_eval`` (images they are scored on),
-    ``dataset``.
+    ``arch``, ``n_train``, ``epochs``, ``n_fit`` (images the maps are fitted on), ``n_eval`` (images they are
+    scored on), ``dataset``.
 
     Example
     -------
     >>> from invlib.papers.c.equivariance import settings
-    >>> scale_readings(settings("cpu"))["n_fit"] == settings("cpu").n_fit
-    True
+    >>> r = scale_readings(settings("cpu"))
+    >>> r["n_fit"] == settings("cpu").n_fit, r["arch"]
+    (True, 'small_resnet18')
     """
-    return dict(n_train=S.n_train, epochs=S.epochs, n_fit=S.n_fit, n_eval=S.n_eval, dataset=S.dataset)
+    return dict(arch=S.arch, n_train=S.n_train, epochs=S.epochs, n_fit=S.n_fit, n_eval=S.n_eval, dataset=S.dataset)
 
 
 def record_c1_claims(run, table: pd.DataFrame, acc: pd.DataFrame) -> None:
