@@ -33,7 +33,7 @@
 profile = "cpu"  # smoke | cpu | gpu | paper
 n_train = None  # training scenes (the paper: Tiny-ImageNet's 100,000; 2,000 on cpu, paper B's crop regime)
 n_test = None  # test scenes
-epochs = None  # training epochs, pre-training included (the paper: up to 150; 14 on cpu)
+epochs = None  # training epochs, pre-training included (the paper: up to 150; 10 on cpu)
 pretrain_epochs = None  # epochs without augmentation first (the paper: 10)
 module_lr = None  # the invariance module's learning rate (the paper: 1e-5; larger on cpu, see below)
 check_every = None  # steps between checks of the entropy band (the authors' code: once per epoch)

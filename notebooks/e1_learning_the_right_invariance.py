@@ -47,7 +47,7 @@ other_angle = None  # beyond the paper: a second data range in degrees for rotat
 sprite_files = None  # two image paths; None: a Fashion-MNIST sneaker and ankle boot
 fill = 1.0  # sprite side over canvas side, 1 as Benton et al. (0.707 keeps every rotation inside the canvas)
 seed = 0
-extra_seeds = None  # more seeds for AugNet; None: 1 to 5, none on smoke
+extra_seeds = None  # more seeds for AugNet; None: 1 to 5 (1 to 3 on cpu), none on smoke
 
 # %%
 import matplotlib.pyplot as plt

@@ -19,13 +19,28 @@ def test_settings_profile_tables_and_overrides():
     assert (paper.weight_decay, paper.weight_decay_on, paper.init_logit, paper.translate_scale, paper.color) == (
         1.0, "all", 1.0, 0.45, True)  # the authors' code where the paper is silent
     assert (cpu.size, cpu.widths, cpu.lr, cpu.profile) == (32, (8, 16, 32, 64), 5e-4, "cpu")  # only its table
-    assert smoke.extra_seeds == () and cpu.extra_seeds == (1, 2, 3, 4, 5)
+    assert smoke.extra_seeds == () and cpu.extra_seeds == (1, 2, 3) and paper.extra_seeds == (1, 2, 3, 4, 5)
     assert E.settings("sprites", "cpu", epochs=None, widths=[4, 8]).widths == (4, 8)  # None keeps, lists -> tuples
     assert E.settings("sprites", "cpu", extra_seeds=[]).extra_seeds == ()  # an empty list is a value, not None
     assert E.settings("images", "gpu").epochs == 30 and E.settings("images", "gpu").dataset == "cifar10"
     assert E.settings("images", "cpu", dataset=None).dataset == "fashion_mnist"
     assert E.settings("images", "smoke", dataset="folder", root="/data/x").root == "/data/x"
     assert E.settings("capacity", "cpu").depths == (1, 2) and E.settings("sinusoids", "smoke").seeds == (0,)
+    assert E.settings("sinusoids", "cpu").seeds == (0, 1, 2, 3) and E.settings("sinusoids", "paper").seeds == tuple(
+        range(6))
+
+
+def test_cpu_seed_counts_keep_the_selection_claims_decidable():
+    """E1's and E2's selection claims are a share over seeds: at cpu a unanimous outcome must still decide them
+    (it would not at 3 seeds), as at the 6 seeds the counts were cut from (experiments.TABLES)."""
+    from invlib.papers.e.experiments_reports import selection_evidence
+
+    counts = {"E1": 1 + len(E.settings("sprites", "cpu").extra_seeds), "E2": len(E.settings("sinusoids", "cpu").seeds)}
+    for chapter, n in counts.items():
+        assert n >= 4, chapter
+        assert selection_evidence([False] * n).verdict == "not reproduced", chapter
+        assert selection_evidence([True] * n).verdict == "reproduced", chapter
+    assert selection_evidence([False] * 3).verdict == "inconclusive at this budget"
 
 
 def test_settings_errors_name_the_fix():

@@ -48,8 +48,26 @@ def test_zoo_specs_are_paper_bs_checkpoints(profile):
     ours = F.zoo_specs(S)
     theirs = {"ResNet": SB.models["ResNet"]["standard"], "ViT": SB.models["ViT"]["standard"]}
     for label, entry in theirs.items():
+        assert ours[label] == zoo.spec(entry[4:], B.zoo_profile(SB))  # every field, so every cache key too
         assert zoo.path(ours[label]) == zoo.path(entry[4:], B.zoo_profile(SB))
     assert F.image_side(S) == B.image_side(SB) == 56
+
+
+@pytest.mark.parametrize("profile", ["smoke", "cpu"])
+def test_d5_zoo_specs_are_chapter_b3s_standard_models(profile):
+    """The book's training phase trains what D5 loads: B3's two models with RRC and a flip, nothing else, and at
+    cpu with B3's pinned recipe (8,000 scenes, 4 epochs; the ViT 8), whatever the cpu profile's own sizes."""
+    from invlib.papers.b import grounding as B
+
+    ours = F.d5_zoo_specs(profile)
+    assert ours == list(F.zoo_specs(F.settings(profile)).values())  # what classifiers() loads
+    b3 = [s for s in B.b3_zoo_specs(profile) if s.augment == "standard"]
+    assert sorted(ours, key=lambda s: s.arch) == sorted(b3, key=lambda s: s.arch) and len(ours) == 2
+    if profile == "cpu":
+        assert F.CPU_ZOO_DATA == B.CPU_ZOO_DATA
+        assert [(s.n_train, s.epochs, s.batch_size) for s in ours] == [(8000, 4, 128), (8000, 8, 64)]
+    assert F.d5_zoo_specs(profile, models={"ResNet": "zoo:small_resnet18_s4/none"}) == [
+        zoo.spec("small_resnet18_s4/none", F.zoo_profile(F.settings(profile)))]
 
 
 def test_scene_data_is_the_classifiers_own_training_images():

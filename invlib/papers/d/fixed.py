@@ -20,6 +20,7 @@ B's are, so they are the same checkpoints (:func:`zoo_specs`); nothing is retrai
 ==========================  ==============================================================================
 :func:`settings`            the paper's values, then the profile's changes, then a chapter's overrides
 :func:`zoo_specs`           the classifiers' zoo specs (``zoo:`` entries), identical to paper B's
+:func:`d5_zoo_specs`        the same for the chapter's papermill parameters (the book's training phase)
 :func:`classifiers`         ``{label: frozen model}``; the first is the one the module is trained beside
 :func:`scene_data`          the module's training images (the classifier's own) and the test images (with boxes)
 :func:`train_module`        the module beside the frozen classifier (``train.fit(..., cache=True)``)
@@ -135,6 +136,11 @@ class Fixed:
 
 
 SCENES = dict(dataset="scenes", img_size=56)  # paper B's zoo data at smoke and cpu (its grounding.SCENES)
+# At cpu the zoo data pin every field the zoo's specs take from the profile (invlib.zoo.spec: dataset, img_size,
+# n_train, n_test, epochs, batch_size; the ViT doubles the epochs and halves the batch) to paper B's
+# (grounding.CPU_ZOO_DATA), so that D5 loads chapter B3's checkpoints whatever the cpu profile's own sizes
+# (tests/test_fixed.py compares the specs; this module does not import paper B's).
+CPU_ZOO_DATA = dict(SCENES, n_train=8000, n_test=10_000, epochs=4, batch_size=128)
 _ZOO = {"ResNet": "zoo:small_resnet18_s4/standard", "ViT": "zoo:small_vit_p14_cls/standard"}
 _STANDS = {"ResNet": "ResNet-50", "ViT": "XCiT", "ResNet, no augmentation": "ResNet-18"}
 _SMALL = dict(dataset="scenes", size=None, models=_ZOO, stands_for=_STANDS, optimizer="adam", module_lr=3e-3,
@@ -147,7 +153,7 @@ _SMALL = dict(dataset="scenes", size=None, models=_ZOO, stands_for=_STANDS, opti
 SETTINGS = {
     "smoke": dict(_SMALL, zoo_data=SCENES, n_train=320, n_test=64, epochs=1, batch_size=64, check_every=1,
                   tta_seeds=2, n_show=4),
-    "cpu": dict(_SMALL, zoo_data=dict(SCENES, n_train=8000), n_train=3000, n_test=250, epochs=2, check_every=10),
+    "cpu": dict(_SMALL, zoo_data=CPU_ZOO_DATA, n_train=3000, n_test=250, epochs=2, check_every=10),
     "gpu": dict(_SMALL, models=dict(_ZOO, **{"ResNet, no augmentation": "zoo:small_resnet18_s4/none"}),
                 zoo_data=SCENES, n_train=20_000, n_test=10_000, epochs=10, batch_size=100, module_lr=1e-3,
                 chunk=2048, check_every=50),
@@ -201,6 +207,21 @@ def zoo_specs(S: Fixed) -> dict[str, zoo.Spec]:
     """
     prof = zoo_profile(S)
     return {label: zoo.spec(spec[4:], prof) for label, spec in S.models.items() if spec.startswith("zoo:")}
+
+
+def d5_zoo_specs(profile: str = "cpu", **params) -> list[zoo.Spec]:
+    """The zoo models chapter D5's run loads, for its papermill parameters ``params`` (``models``, ``n_train``,
+    ``epochs``, ...; None = the profile's): every ``zoo:`` entry of ``S.models`` (:func:`classifiers` loads them
+    all), chapter B3's checkpoints.
+
+    Example
+    -------
+    >>> [(s.name, s.n_train, s.epochs) for s in d5_zoo_specs("cpu")]
+    [('small_resnet18_s4/standard', 8000, 4), ('small_vit_p14_cls/standard', 8000, 8)]
+    >>> d5_zoo_specs("smoke", models={"ResNet": "resnet18"})  # a hub model is no zoo model
+    []
+    """
+    return list(zoo_specs(settings(profile, **params)).values())
 
 
 def classifiers(S: Fixed) -> dict[str, torch.nn.Module]:
