@@ -312,7 +312,7 @@ def test_a_parallel_build_runs_chapters_side_by_side_after_what_they_reuse(tmp_p
     lines = []
     chapters = book.build("smoke", root=tmp_path, site=False, jobs=2, echo=lambda *a, **k: lines.append(a[0]))
     assert [c.name for c in chapters] == [book.ZOO_PHASE, "zz_b", "zz_a", "zz_c"]  # the phase first: no models here
-    assert {c.status for c in chapters} == {"ok"} and chapters[0].seconds < 60
+    assert {c.status for c in chapters} == {"ok"}
     assert all((tmp_path / "marks" / n).read_text() == "1/1" for n in ("zz_a", "zz_b", "zz_c"))
     done = [line.split()[1] for line in lines if line.startswith("[")]
     assert done.index("zz_a") < done.index("zz_b")

@@ -262,15 +262,21 @@ def test_weights_key_follows_parameters_buffers_and_names():
     assert models.weights_key(one) != models.weights_key(other), "the same weights under other names"
 
 
-def test_stride_2_stem_sees_a_56_px_canvas_at_the_28_px_maps_of_the_plain_net():
-    s2, plain = models.create("small_resnet18_s2", seed=0), models.create("small_resnet18", seed=0)
+def _stride_2_twin(name: str, channels: int):
+    """``name`` with a stride-2 stem against its stride-1 net: a 56 px canvas gives the plain net's 28 px maps, and
+    only the stem's stride differs (the same parameters). Returns the two models."""
+    s2, plain = models.create(f"{name}_s2", seed=0), models.create(name, seed=0)
     assert s2.stem[0].stride == (2, 2) and plain.stem[0].stride == (1, 1)
     assert [f["reduction"] for f in s2.feature_info] == [2, 4, 8, 16]
     with torch.no_grad():
         big, small = s2.forward_features(torch.rand(2, 3, 56, 56)), plain.forward_features(torch.rand(2, 3, 28, 28))
-    assert big.shape == small.shape == (2, 128, 4, 4)
-    # the same parameters: only the stem's stride differs
+    assert big.shape == small.shape == (2, channels, 4, 4)
     assert [p.shape for p in s2.parameters()] == [p.shape for p in plain.parameters()]
+    return s2, plain
+
+
+def test_stride_2_stem_sees_a_56_px_canvas_at_the_28_px_maps_of_the_plain_net():
+    _, plain = _stride_2_twin("small_resnet18", 128)
     # torchvision's stem (stride 2, then a stride-2 max-pool): a quarter of the side before the first stage
     s4 = models.create("small_resnet18_s4", seed=0)
     assert isinstance(s4.stem[-1], nn.MaxPool2d) and [f["reduction"] for f in s4.feature_info] == [4, 8, 16, 32]
@@ -290,13 +296,7 @@ def test_vit_with_14_px_patches_sees_a_56_px_canvas_as_16_tokens():
 
 
 def test_resnet50_with_a_stride_2_stem_halves_the_side_of_every_stage():
-    s2, plain = models.create("small_resnet50_s2", seed=0), models.create("small_resnet50", seed=0)
-    assert s2.stem[0].stride == (2, 2) and plain.stem[0].stride == (1, 1)
-    assert [f["reduction"] for f in s2.feature_info] == [2, 4, 8, 16]
+    s2, _ = _stride_2_twin("small_resnet50", 512)
     with torch.no_grad():
-        big, small = s2.forward_features(torch.rand(2, 3, 56, 56)), plain.forward_features(torch.rand(2, 3, 28, 28))
         assert s2.forward_features(torch.rand(2, 3, 28, 28)).shape == (2, 512, 2, 2)
-    assert big.shape == small.shape == (2, 512, 4, 4)
-    # the same parameters: only the stem's stride differs
-    assert [p.shape for p in s2.parameters()] == [p.shape for p in plain.parameters()]
     assert s2.pretrained_cfg["architecture"] == "small_resnet50_s2" and "small_resnet50_s2" in models.OURS
