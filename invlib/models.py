@@ -24,8 +24,11 @@ All models take images in [0, 1]; hub-pretrained ones get their normalisation as
 
 from __future__ import annotations
 
+import copy
 import difflib
+import itertools
 import os
+import weakref
 from pathlib import Path
 
 import timm
@@ -34,6 +37,7 @@ import torchvision
 from timm.models import register_model
 from timm.models.vision_transformer import VisionTransformer
 from torch import nn
+from torch.nn.utils.fusion import fuse_conv_bn_eval
 
 from .streaming import batches
 from .utils import check_choice, check_images, digest, is_online, seeded
@@ -551,6 +555,62 @@ def probe_layers(model: nn.Module) -> list[str]:
     return names + ["pre_logits"]
 
 
+_INFERENCE = weakref.WeakKeyDictionary()  # model -> (stamp, its inference copy)
+_CONVS, _NORMS = (nn.Conv1d, nn.Conv2d), (nn.BatchNorm1d, nn.BatchNorm2d)
+
+
+def for_inference(model: nn.Module, keep=()) -> nn.Module:
+    """What a measurement's forward passes run: a copy of an eval-mode ``model`` in which every BatchNorm that
+    directly follows a convolution inside an ``nn.Sequential`` is folded into that convolution (the BatchNorm
+    becomes ``nn.Identity``, so every module keeps its name). Same outputs to float rounding, fewer passes over
+    memory: measured on one CPU thread, batch 128, after warm-up, 1.07x (small_resnet18 at 28 px) to 1.2x
+    (small_resnet18_s4 at 56 px, conv4) the images/s (``benchmarks/bench_inference.py``). :func:`batched` and
+    :func:`features` run every module through it.
+
+    ``keep``: module names whose own output must stay as it is (a hooked convolution keeps its BatchNorm).
+    A model in training mode, or without such pairs, is returned as it is. The copy is cached per model and
+    made anew when the model's parameters or buffers change (other tensors, or the same ones written in place).
+
+    Example
+    -------
+    >>> net = create("small_resnet18").eval()
+    >>> fast = for_inference(net)
+    >>> type(fast.stem[1]).__name__, fast is for_inference(net), for_inference(net.train()) is net
+    ('Identity', True, True)
+    >>> x = torch.rand(4, 3, 28, 28)
+    >>> with torch.inference_mode():
+    ...     torch.allclose(fast(x), net.eval()(x), atol=1e-5)
+    True
+    """
+    if model.training:
+        return model
+    tensors = itertools.chain(model.parameters(), model.buffers())
+    stamp = (tuple(keep), tuple((t.data_ptr(), t._version) for t in tensors))
+    hit = _INFERENCE.get(model)
+    if hit is not None and hit[0] == stamp:
+        return hit[1]
+    with torch.inference_mode(False), torch.no_grad():
+        try:
+            fast = copy.deepcopy(model)
+        except (RuntimeError, TypeError):  # a module that cannot be copied runs as it is
+            return model
+        names = {id(m): n for n, m in fast.named_modules()}
+        folded = 0
+        for parent in list(fast.modules()):
+            if not isinstance(parent, nn.Sequential):
+                continue
+            kids = list(parent._modules.items())
+            for (ka, a), (kb, b) in zip(kids, kids[1:]):
+                if (type(a) in _CONVS and type(b) in _NORMS and b.track_running_stats and b.running_mean is not None
+                        and names[id(a)] not in keep and names[id(b)] not in keep):
+                    parent._modules[ka] = fuse_conv_bn_eval(a, b)
+                    parent._modules[kb] = nn.Identity()
+                    folded += 1
+    fast = fast.to(memory_format=torch.channels_last) if folded else model  # the layout batched() gives
+    _INFERENCE[model] = (stamp, fast)
+    return fast
+
+
 def features(model: nn.Module, x: torch.Tensor, layers: list[str] | None = None, grad: bool = False,
              pool: bool = False) -> dict[str, torch.Tensor]:
     """Outputs of several layers from ONE forward pass (forward hooks).
@@ -576,6 +636,7 @@ def features(model: nn.Module, x: torch.Tensor, layers: list[str] | None = None,
     """
     check_images(x)
     layers = list(layers or probe_layers(model))
+    model = model if grad else for_inference(model, keep=layers)
     modules = dict(model.named_modules())
     keep = _pool if pool else (lambda y: y)  # pooled inside the hook, while the activation is still in cache
     out, handles = {}, []
@@ -640,6 +701,7 @@ def batched(fn, x: torch.Tensor, batch_size: int | None = None, device: str | to
     device = torch.device(device)
     prepare_on = device if transform_device is None else torch.device(transform_device)
     batch_size = batch_size or EVAL_BATCH.get(device.type, 1024)
+    fn = for_inference(fn) if isinstance(fn, nn.Module) else fn
     out = []
     with torch.inference_mode():
         for k, xb in enumerate(batches(x, batch_size, device=device)):  # decoded by workers when on disk

@@ -205,10 +205,13 @@ def test_batched_converts_moves_and_concatenates_like_one_pass():
     m = models.create("small_resnet18", seed=0).eval()
     x = torch.randint(0, 256, (7, 3, 28, 28), dtype=torch.uint8)
     z = models.batched(m, x, batch_size=3)
+    fast = models.for_inference(m)  # what batched() runs: the BatchNorms folded into the convolutions
     with torch.inference_mode():
-        ref = torch.cat([m((x[i:i + 3].float() / 255).contiguous(memory_format=torch.channels_last))
+        ref = torch.cat([fast((x[i:i + 3].float() / 255).contiguous(memory_format=torch.channels_last))
                          for i in range(0, 7, 3)])
+        plain = m(x.float() / 255)
     assert z.dtype == torch.float32 and z.device.type == "cpu" and torch.equal(z, ref)
+    assert torch.allclose(z, plain, atol=1e-5)
     assert not z.is_inference()  # callers may modify it in place
     assert torch.equal(models.batched(m, x.float() / 255, batch_size=3), z)
     assert models.batched(lambda b: m(b).argmax(1), x, 3).dtype == torch.int64  # class indices keep their dtype
@@ -300,3 +303,40 @@ def test_resnet50_with_a_stride_2_stem_halves_the_side_of_every_stage():
     with torch.no_grad():
         assert s2.forward_features(torch.rand(2, 3, 28, 28)).shape == (2, 512, 2, 2)
     assert s2.pretrained_cfg["architecture"] == "small_resnet50_s2" and "small_resnet50_s2" in models.OURS
+
+
+@pytest.mark.parametrize("name,px", [("small_resnet18", 28), ("small_resnet18_s4", 56), ("small_resnet50_s2", 28),
+                                     ("conv4", 32), ("signal_cnn", None)])
+def test_for_inference_folds_every_conv_bn_pair_and_keeps_the_outputs(name, px):
+    net = models.create(name, in_chans=1 if px is None else 3).eval()
+    with torch.no_grad():  # BatchNorms with statistics of their own, so that folding is not the identity
+        for m in net.modules():
+            if isinstance(m, (nn.BatchNorm1d, nn.BatchNorm2d)):
+                m.running_mean.uniform_(-0.5, 0.5), m.running_var.uniform_(0.5, 2), m.weight.uniform_(0.5, 1.5)
+    fast = models.for_inference(net)
+    norms = lambda model: sum(isinstance(m, (nn.BatchNorm1d, nn.BatchNorm2d)) for m in model.modules())
+    assert norms(net) > 0 and norms(fast) == 0
+    assert [n for n, _ in fast.named_modules()] == [n for n, _ in net.named_modules()]
+    x = torch.rand(6, 1, 1000) if px is None else torch.rand(6, 3, px, px)
+    with torch.inference_mode():
+        assert torch.allclose(fast(x), net(x), rtol=1e-4, atol=1e-4)
+    assert torch.allclose(models.batched(net, x), models.batched(lambda b: net(b), x), rtol=1e-4, atol=1e-4)
+
+
+def test_for_inference_keeps_hooked_convs_training_models_and_follows_new_weights():
+    net = models.create("small_resnet18").eval()
+    x = torch.rand(3, 3, 28, 28)
+    kept = models.for_inference(net, keep=["stem.0"])
+    assert isinstance(kept.stem[1], nn.BatchNorm2d) and isinstance(kept.layer1[0].body[1], nn.Identity)
+    with torch.inference_mode():  # a hooked convolution's own output is what it was
+        assert torch.allclose(models.features(net, x, ["stem.0"])["stem.0"], net.stem[0](x))
+    assert models.for_inference(net.train()) is net
+    net.eval()
+    before = models.for_inference(net)
+    assert models.for_inference(net) is before
+    with torch.no_grad():
+        net.fc.weight.add_(1.0)  # written in place: the copy is made anew
+    after = models.for_inference(net)
+    assert after is not before
+    with torch.inference_mode():
+        assert torch.allclose(after(x), net(x), atol=1e-5)
