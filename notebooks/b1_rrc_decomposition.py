@@ -22,17 +22,17 @@
 # evaluation pre-processing of every model). All seven are `invlib.crops.Crop` methods: one box per image and one
 # `grid_sample` call per batch.
 #
-# Images are stored at 8/7 of the side the model sees (the paper's "resize to 256, crop 224"): 64 px for the
-# 56 px `scenes` of the `cpu` profile, whose objects move and change size over a textured background, with a
-# dimmer object of another class behind half of them (chapter 00): a crop can miss the object or show the wrong
-# one, as on ImageNet. `-p dataset=fashion_mnist_color` runs the 28 px garments the book used before.
+# Images are stored at 8/7 of the side the model sees (the paper's "resize to 256, crop 224"; the settings below
+# give both sides). On the `cpu` profile they are `scenes`, whose objects move and change size over a textured
+# background, with a dimmer object of another class behind half of them (chapter 00): a crop can miss the object
+# or show the wrong one, as on ImageNet. `-p dataset=fashion_mnist_color` runs the 28 px garments the book used before.
 
 # %% tags=["parameters"]
 profile = "cpu"  # smoke | cpu | gpu | paper
 dataset = None  # scenes on smoke/cpu, cifar10 on gpu, imagenet on paper; "folder" with root
 root = None  # folder of your own images (<root>/<class>/<image>, or train/ and test/ inside)
 arch = None  # any invlib.models.create name
-size = None  # the side the models see: 56 on smoke and cpu, 28 on the fashion_mnist_color dataset
+size = None  # the side the models see: 56 on smoke, 48 on cpu, 28 on the fashion_mnist_color dataset
 methods = None  # a subset of invlib.crops.METHODS
 seeds = None  # seeds per method (3 on cpu, 5 in the paper)
 n_train = None
@@ -68,8 +68,9 @@ plt.show()
 # ### The samplers against the authors' code
 #
 # `benchmarks/authors/grounding_runs.py` drew boxes with the authors' own crop transforms
-# (facebookresearch/grounding-inductive-biases) on an image of this chapter's stored size and kept their statistics
-# in `invlib/papers/b/authors_grounding.json`; `invlib.crops` draws as many boxes now. The seeds differ, so the
+# (facebookresearch/grounding-inductive-biases) on a 64 px image, cropped to 56 px (the sides this chapter ran at
+# then; the samplers work in fractions of the side), and kept their statistics in
+# `invlib/papers/b/authors_grounding.json`; `invlib.crops` draws as many boxes now. The seeds differ, so the
 # tolerance is statistical.
 
 # %%

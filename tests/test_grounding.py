@@ -574,8 +574,10 @@ def _recording_zoo(monkeypatch, tmp_path):
     monkeypatch.setattr(zoo, "get", get)
     row = dict(model="m", transform="rotate", group="geometric", level=0, magnitude=0.0, median=1.0, q25=1.0, q75=1.0,
                mean=1.0, alignment=0.0)
-    monkeypatch.setattr(similarity, "sweep", lambda *a, **k: [row])  # what is loaded matters, not what it measures
-    monkeypatch.setattr(similarity, "search", lambda *a, **k: "a search")
+    # what is loaded matters, not what it measures: one row per embedding, one search per name
+    monkeypatch.setattr(similarity, "sweep", lambda embeds, *a, **k: [dict(row, model=m) for m in embeds])
+    monkeypatch.setattr(similarity, "search_many", lambda embeds, *a, **k: {n: "a search" for key in embeds
+                                                                            for n in key})
     return loaded
 
 

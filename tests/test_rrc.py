@@ -34,9 +34,9 @@ def _eval(acc: dict, n: int = 400, seed: int = 0, train: float = 100.0) -> R.Eva
 
 def test_settings_specs_and_bad_inputs():
     S = R.settings("cpu")
-    assert (S.dataset, S.arch, S.size, S.seeds, len(S.methods)) == ("scenes", "small_resnet18_s4", 56, 3, 7)
+    assert (S.dataset, S.arch, S.size, S.seeds, len(S.methods)) == ("scenes", "small_resnet18_s4", 48, 3, 7)
     assert S.beta_seeds >= 3 and S.zooms == (1.0, 1.5, 1 / math.sqrt(0.08)) and S.n_augmented == 1000
-    assert R.spec(S, "rrc").img_size == 64 and (S.n_train, S.epochs) == (2000, 14)
+    assert R.spec(S, "rrc").img_size == 55 and (S.n_train, S.epochs) == (2000, 14)
     # -p dataset=fashion_mnist_color brings back the 28 px models and their regime; an explicit value still wins
     F = R.settings("cpu", dataset="fashion_mnist_color")
     assert (F.arch, F.size, F.n_train, F.epochs, F.seeds) == ("small_resnet18", 28, 5000, 3, 3)

@@ -405,6 +405,26 @@ def test_two_embeddings_see_the_same_transformed_images():
     assert not torch.equal(s1.changes, S.search(lin, x, labels, entries, seed=8).changes)
 
 
+def test_search_many_is_each_embeddings_own_search_with_one_transform_per_entry():
+    x, labels = images(64), torch.arange(64) % 2
+    lin, calls = linear_embedding(), []
+    both = lambda b: calls.append(1) or (lin(b), mean_colour(b))  # noqa: E731  two outputs of one call
+    entries = ["rotate/8", "color/4", "equalize/1", "equalize/9", "rotate/8+color/0"]
+    out = S.search_many({("lin", "mean"): both}, x, labels, entries, seed=7, batch_size=64)
+    assert calls == [1] * (2 + 4)  # both sides once, then once per distinct entry (the equalizes are one)
+    for name, f in (("lin", lin), ("mean", mean_colour)):
+        own = S.search(f, x, labels, entries, seed=7, batch_size=64)
+        assert torch.equal(out[name].changes, own.changes) and out[name].meta == own.meta
+
+
+def test_sweep_of_several_embeddings_gives_each_its_own_sweep():
+    x, lin = images(16), linear_embedding()
+    both = S.sweep({"lin": lin, "mean": mean_colour}, x, ["rotate", "gaussian_noise"], levels=[0, 3, 9], seed=1)
+    for name, f in (("lin", lin), ("mean", mean_colour)):
+        alone = S.sweep({name: f}, x, ["rotate", "gaussian_noise"], levels=[0, 3, 9], seed=1)
+        assert [r for r in both if r["model"] == name] == alone
+
+
 def test_search_defaults_to_the_pool():
     x, labels = images(64, h=8, w=8), torch.arange(64) % 2
     s = S.search(linear_embedding(h=8, w=8), x, labels)

@@ -22,7 +22,7 @@ import torch
 from ... import metrics
 from ...models import weights_key
 from ...profiles import settings as _settings
-from ...utils import cached, check_choice, digest
+from ...utils import cached, cached_many, check_choice, digest
 from . import similarity
 
 if TYPE_CHECKING:
@@ -123,6 +123,12 @@ def _zoo(resnet: str, vit: str) -> dict:
 # At cpu the zoo_data pin every field the zoo's specs take from the profile (invlib.zoo.spec: dataset, img_size,
 # n_train, n_test, epochs, batch_size; the ViT doubles the epochs and halves the batch), so that B3's models, and
 # D5's and S1's that load them, stay these whatever the cpu profile's own sizes (chapter 00's and paper A's).
+# Measured (one cpu run each, one model per variant as the chapter runs them; training change = level-mean median
+# invariance trained minus untrained, B3's claims' parts): 6,000 training scenes instead of 8,000 saved 18 s per ViT
+# and 6 s per ResNet but moved the ViT's readings: augmentation's translation gain +0.11 -> -0.13 (its sign), training's
+# translate +0.01 -> +0.15, shear -0.12 -> -0.01, standard's translate +0.12 -> +0.02; the ResNet's moved < 0.05. So
+# 8,000 stays. n_probe 128 instead of 256 (the first 128 probes) halves the sweep (B3 55 -> 27 s) but flips the
+# ResNet's rotation change (+0.016 -> -0.008, a part of "training lowers rotation"); 256 stays.
 _ZOO = _zoo("small_resnet18_s4", "small_vit_p14_cls")
 FASHION_MODELS = _zoo("small_resnet18", "small_vit")
 SCENES = dict(dataset="scenes", img_size=56)
@@ -156,7 +162,13 @@ SETTINGS = {
     # 48): 32 saved 19 of B4's 68 s, widened fig3b's interval over pairs (upper end 1.25 -> 2.47) and moved two
     # verdicts over classes from inconclusive to reproduced (identity best geometric 7 -> 9 of 10 classes; Fig. 3C
     # 0.06 [-0.04, 0.16] -> 0.19 [0.09, 0.28]): verdicts that move with a subsample of the pairs are not a cut's to take
-    "cpu": dict(_SMALL, n_probe=256, n_search=1500, pairs_per_class=48, zoo_data=CPU_ZOO_DATA),
+    # variation levels 0 and 1, not 0, 0.5, 1 (measured on one cpu run, three seeds, at 56 px): the step 0 -> 0.5 was
+    # decided for invariance (translate +0.11 [0.07, 0.15], zoom +0.29 [0.20, 0.38]) and 0.5 -> 1 was not (+0.04
+    # [-0.02, 0.10], +0.05 [-0.03, 0.14]; crop gain -10.4, -1.2, +3.5 points, both steps inconclusive), so "every
+    # step rises" was inconclusive for all three claims; the two ends ask whether the data's variation raises them at
+    # all, and cost the six models of level 0.5 less
+    "cpu": dict(_SMALL, n_probe=256, n_search=1500, pairs_per_class=48, zoo_data=CPU_ZOO_DATA,
+                variation=dict(levels=(0.0, 1.0))),
     "gpu": dict(n_probe=3200, n_search=20_000),
 }
 
@@ -356,11 +368,12 @@ def invariance_table(S: Settings, x: torch.Tensor | None = None, grids=None, mod
     grids = list(S.grids if grids is None else grids)
     models = S.models if models is None else models
     progress = S.progress if progress is None else progress
-    rows, data_key = [], digest(x, grids, S.seed)  # the images are hashed once for all models
-    for arch, variants in models.items():
-        for variant, spec in variants.items():
-            part = _model_sweep(S, load_model(spec, S), x, grids, data_key, progress)
-            rows += [dict(r, arch=arch, variant=variant, spec=spec) for r in part]
+    data_key = digest(x, grids, S.seed)  # the images are hashed once for all models
+    nets = {(arch, variant, spec): load_model(spec, S) for arch, variants in models.items()
+            for variant, spec in variants.items()}
+    parts = _model_sweeps(S, nets, x, grids, data_key, progress)
+    rows = [dict(r, arch=arch, variant=variant, spec=spec) for (arch, variant, spec), part in parts.items()
+            for r in part]
     table = pd.DataFrame(rows).drop(columns="model")
     return table[["arch", "variant", "transform", "group", "level", "magnitude", "median", "q25", "q75", "mean",
                   "alignment", "spec"]]
@@ -369,9 +382,22 @@ def invariance_table(S: Settings, x: torch.Tensor | None = None, grids=None, mod
 def _model_sweep(S: Settings, model, x: torch.Tensor, grids, data_key: str, progress: bool = False) -> list[dict]:
     """:func:`invlib.papers.b.similarity.sweep` of one model's embedding, cached under its weights and
     ``data_key`` (a digest of the probe images, the grids and the seed)."""
-    embed, device = similarity.embedding(model), next(model.parameters()).device
-    return _cached("sweep", digest(weights_key(model), data_key), lambda: similarity.sweep(
-        {"m": embed}, x, grids, seed=S.seed, batch_size=S.batch_size, device=device, progress=progress))
+    return _model_sweeps(S, {"m": model}, x, grids, data_key, progress)["m"]
+
+
+def _model_sweeps(S: Settings, models: dict, x: torch.Tensor, grids, data_key: str, progress: bool = False) -> dict:
+    """:func:`_model_sweep` of every model of ``models`` (``{key: model}``): ``{key: rows}``. The sweeps not cached
+    yet are one :func:`invlib.papers.b.similarity.sweep`, which transforms the images once for all of them (each
+    model's rows are its own sweep's)."""
+    names = {k: f"sweep-{digest(weights_key(m), data_key)}" for k, m in models.items()}
+
+    def make(missing):
+        device = next(models[missing[0]].parameters()).device
+        rows = similarity.sweep({i: similarity.embedding(models[k]) for i, k in enumerate(missing)}, x, grids,
+                                seed=S.seed, batch_size=S.batch_size, device=device, progress=progress)
+        return {k: [dict(r, model="m") for r in rows if r["model"] == i] for i, k in enumerate(missing)}
+
+    return cached_many("grounding", names, make, version=CACHE_VERSION)
 
 
 def level_mean(table, arch: str, variant: str, transform: str, column: str = "median",
@@ -423,26 +449,54 @@ def run_searches(S: Settings, x=None, labels=None, classes=None, variants=("none
     """
     if x is None:
         x, labels, classes, *_ = search_images(S)
-    progress = S.progress if progress is None else progress
     subpolicies = S.subpolicies if subpolicies is None else subpolicies
     arch = check_choice(S.search_arch, S.models, "architecture")
-    style = check_choice(S.search_ops, similarity.STYLES, "search style")
-    layer = check_choice(S.search_embedding, similarity.LAYERS, "embedding layer")
-    out, data_key = {}, digest(x, labels, S.pairs_per_class, S.seed, style, layer)
     for variant in variants:
-        spec = S.models[arch].get(variant)
-        if spec is None:
+        if S.models[arch].get(variant) is None:
             print(f"note: no {arch}/{variant} model in the settings; its search is skipped.")
-            continue
-        model = load_model(spec, S)
-        embed, device = similarity.embedding(model, layer), next(model.parameters()).device
-        pools = {"single": similarity.POOL, **({"sub": similarity.SUBPOLICIES} if subpolicies else {})}
-        out[variant], model_key = {}, weights_key(model)
-        for kind, pool in pools.items():
-            key = digest(model_key, data_key, pool)
-            out[variant][kind] = _cached("search", key, lambda pool=pool, embed=embed, device=device: similarity.search(
-                embed, x, labels, pool, classes, S.pairs_per_class, S.seed, S.batch_size, device, progress, style))
-    return out
+    kinds = ("single", "sub") if subpolicies else ("single",)
+    jobs = [(v, S.search_embedding, S.search_ops, k) for v in variants if S.models[arch].get(v) for k in kinds]
+    found = _search_jobs(S, jobs, x, labels, classes, progress)
+    return {v: {k: found[(v, S.search_embedding, S.search_ops, k)] for k in kinds}
+            for v in variants if S.models[arch].get(v)}
+
+
+SEARCH_POOLS = {"single": similarity.POOL, "sub": similarity.SUBPOLICIES}
+
+
+def _search_jobs(S: Settings, jobs: list, x, labels, classes, progress=None) -> dict:
+    """Searches ``jobs`` of ``(variant, embedding layer, operations style, pool kind)`` with the models of
+    ``S.search_arch``: ``{job: Search}``. Each is cached under its model's weights, the images, the options and
+    the pool (chapter B5 reuses chapter B4's); those not cached yet that share a style and a pool are made in one
+    :func:`invlib.papers.b.similarity.search_many`: each entry transforms the images once for every model, and a
+    model's layers come from one forward pass."""
+    progress = S.progress if progress is None else progress
+    arch = check_choice(S.search_arch, S.models, "architecture")
+    for _, layer, style, kind in jobs:
+        check_choice(style, similarity.STYLES, "search style")
+        check_choice(layer, similarity.LAYERS, "embedding layer")
+        check_choice(kind, SEARCH_POOLS, "search pool")
+    models = {v: load_model(S.models[arch][v], S) for v in dict.fromkeys(j[0] for j in jobs)}
+    model_keys = {v: weights_key(m) for v, m in models.items()}
+    data_keys = {(layer, style): digest(x, labels, S.pairs_per_class, S.seed, style, layer)
+                 for _, layer, style, _ in jobs}
+    names = {j: f"search-{digest(model_keys[j[0]], data_keys[j[1:3]], SEARCH_POOLS[j[3]])}" for j in jobs}
+
+    def make(missing):
+        out = {}
+        for style, kind in dict.fromkeys((j[2], j[3]) for j in missing):
+            mine = [j for j in missing if j[2:] == (style, kind)]
+            embeds = {}
+            for v in dict.fromkeys(j[0] for j in mine):
+                layers = tuple(j[1] for j in mine if j[0] == v)
+                embeds[tuple((v, layer) for layer in layers)] = similarity.embeddings(models[v], layers)
+            device = next(next(iter(models.values())).parameters()).device
+            found = similarity.search_many(embeds, x, labels, SEARCH_POOLS[kind], classes, S.pairs_per_class,
+                                           S.seed, S.batch_size, device, progress, style)
+            out.update({j: found[(j[0], j[1])] for j in mine})
+        return out
+
+    return cached_many("grounding", names, make, version=CACHE_VERSION)
 
 
 def search_configurations(S: Settings, x, labels, classes, progress=None) -> dict:
@@ -451,7 +505,8 @@ def search_configurations(S: Settings, x, labels, classes, progress=None) -> dic
     operations of the other style (both variants); then the other embedding layer for the model trained without
     augmentation only, beside the standard model's own search. That last one is what the authors' code does:
     the logits of its model without augmentation, the penultimate layer of torchvision's trained ResNet-18. The
-    alternatives search single operations only.
+    alternatives search single operations only. All are made together (:func:`_search_jobs`), so a chapter that
+    wants the settings' own searches too takes them from here (the first label).
 
     Example
     -------
@@ -459,19 +514,19 @@ def search_configurations(S: Settings, x, labels, classes, progress=None) -> dic
     >>> list(out)  # doctest: +SKIP
     ['authors ops, penultimate', 'ours ops, penultimate', 'authors ops, logits for none']
     """
-    import dataclasses
-
     other = lambda value, choices: next(c for c in choices if c != value)  # noqa: E731
-    own = run_searches(S, x, labels, classes, progress=progress)
-    out = {f"{S.search_ops} ops, {S.search_embedding}": own}
-    T = dataclasses.replace(S, search_ops=other(S.search_ops, similarity.STYLES))
-    out[f"{T.search_ops} ops, {T.search_embedding}"] = run_searches(T, x, labels, classes, progress=progress,
-                                                                   subpolicies=False)
-    T = dataclasses.replace(S, search_embedding=other(S.search_embedding, similarity.LAYERS))
-    alt = run_searches(T, x, labels, classes, variants=("none",), progress=progress, subpolicies=False)
-    alt.update({v: {"single": own[v]["single"]} for v in own if v != "none"})
-    out[f"{T.search_ops} ops, {T.search_embedding} for none"] = alt
-    return out
+    style, layer = S.search_ops, S.search_embedding
+    style2, layer2 = other(style, similarity.STYLES), other(layer, similarity.LAYERS)
+    variants = [v for v in ("none", "standard") if S.models[S.search_arch].get(v)]
+    kinds = ("single", "sub") if S.subpolicies else ("single",)
+    jobs = [(v, layer, style, k) for v in variants for k in kinds] + [(v, layer, style2, "single") for v in variants]
+    jobs += [("none", layer2, style, "single")] if "none" in variants else []
+    found = _search_jobs(S, jobs, x, labels, classes, progress)
+    alt = {v: {"single": found[(v, layer2, style, "single") if v == "none" else (v, layer, style, "single")]}
+           for v in variants}
+    return {f"{style} ops, {layer}": {v: {k: found[(v, layer, style, k)] for k in kinds} for v in variants},
+            f"{style2} ops, {layer}": {v: {"single": found[(v, layer, style2, "single")]} for v in variants},
+            f"{style} ops, {layer2} for none": alt}
 
 
 # Fig. 3C as the authors' script computes it (similarity_search_experiments/correlate_rank_with_invariance_gap.py):

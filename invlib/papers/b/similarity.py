@@ -188,7 +188,8 @@ def sweep(embeddings: dict[str, Callable], x: torch.Tensor, names: Sequence[str]
         names: grids of :data:`GRIDS` (default: all). levels: which of 0..9.
         seed: the draws of random ops, of the invariance pairing and of the alignment baseline.
 
-    Each (grid, level) transforms the whole probe set once, in batches, and feeds it to every embedding.
+    Each (grid, level) transforms the whole probe set once, in batches, and feeds it to every embedding; each
+    embedding's rows are those a sweep of it alone gives.
 
     Returns one row per (embedding, grid, level): ``model, transform, group, level, magnitude, median, q25,
     q75, mean`` (of the per-image relative invariance) and ``alignment``.
@@ -218,7 +219,9 @@ def sweep(embeddings: dict[str, Callable], x: torch.Tensor, names: Sequence[str]
                 z_ts[label].append(_batched(f, xt, batch_size, device))
         if not level:
             gen = torch.Generator().manual_seed(_seed(seed, name, level))
+        state = gen.get_state()  # every embedding draws the pairings a sweep of its own would draw
         for label in embeddings:
+            gen.set_state(state)
             z_t = torch.cat(z_ts[label]) if level else z[label]
             inv = metrics.relative_invariance(z[label], z_t, generator=gen)
             rows.append(dict(model=label, transform=name, group=T.get(op).group, level=level,
@@ -542,12 +545,11 @@ class Search:
         return out[:, present]
 
 
-@torch.inference_mode()
 def search(embed: Callable, x: torch.Tensor, labels: torch.Tensor, entries: Sequence | None = None,
            classes: Sequence[str] | None = None, max_pairs: int | None = None, seed: int = 0,
            batch_size: int = 256, device: str | torch.device = "cpu", progress: bool = False,
            style: str = "authors", sign: int | None = None) -> Search:
-    """The similarity search of section 4 for one embedding.
+    """The similarity search of section 4 for one embedding (:func:`search_many` with one).
 
     Args:
         embed: ``f(images (B, C, H, W)) -> (B, D)`` (e.g. :func:`embedding` of a model trained without
@@ -560,10 +562,6 @@ def search(embed: Callable, x: torch.Tensor, labels: torch.Tensor, entries: Sequ
             same transformed images).
         style, sign: how the operations act (:func:`apply_entry`; default: as the authors' code).
 
-    The embeddings of both images of every pair are computed once; each entry then transforms all second
-    images in one batched pass. Entries that apply the same operations (``equalize/1`` and ``equalize/9``)
-    are computed once.
-
     Returns a :class:`Search`.
 
     Example
@@ -572,6 +570,81 @@ def search(embed: Callable, x: torch.Tensor, labels: torch.Tensor, entries: Sequ
     >>> s.changes.shape
     torch.Size([1, 20])
     """
+    return search_many({"m": embed}, x, labels, entries, classes, max_pairs, seed, batch_size, device, progress,
+                       style, sign)["m"]
+
+
+def _joint(embeds: dict) -> tuple[Callable, Callable]:
+    """Several embeddings as one: ``(f, split)``, ``f(b)`` their outputs side by side ``(B, sum of D)`` and
+    ``split(z)`` them back as ``{name: (N, D)}``. A key may be a tuple of names whose callable returns as many
+    outputs (several layers of one forward pass, :func:`embeddings`).
+
+    Example
+    -------
+    >>> f, split = _joint({"a": lambda b: b[:, :1], ("b", "c"): lambda b: (b[:, 1:], 2 * b)})
+    >>> {k: v.tolist() for k, v in split(f(torch.tensor([[1.0, 2.0]]))).items()}
+    {'a': [[1.0]], 'b': [[2.0]], 'c': [[2.0, 4.0]]}
+    """
+    names = [n for k in embeds for n in (k if isinstance(k, tuple) else (k,))]
+    widths: list[int] = []
+
+    def f(b):
+        outs = []
+        for fn in embeds.values():
+            out = fn(b)
+            outs += list(out) if isinstance(out, (tuple, list)) else [out]
+        widths[:] = [o.shape[1] for o in outs]
+        return torch.cat(outs, 1)
+
+    return f, lambda z: dict(zip(names, z.split(widths, 1)))
+
+
+def embeddings(model: torch.nn.Module, layers: Sequence[str] = LAYERS) -> Callable:
+    """:func:`embedding` of several ``layers`` from one forward pass: ``f(b) -> tuple`` of ``(B, D)`` in the
+    order of ``layers`` (a key of :func:`search_many` names them). A model without timm's split
+    (``forward_features``, ``forward_head``) gets one pass per layer.
+
+    Example
+    -------
+    >>> from invlib import models
+    >>> net = models.create("small_resnet18").eval()
+    >>> x = torch.rand(2, 3, 28, 28)
+    >>> pre, logits = embeddings(net)(x)
+    >>> torch.allclose(pre, embedding(net)(x)), torch.allclose(logits, net(x), atol=1e-6)
+    (True, True)
+    """
+    layers = [check_choice(layer, LAYERS, "embedding layer") for layer in layers]
+    if not (hasattr(model, "forward_head") and hasattr(model, "forward_features")):
+        fns = [embedding(model, layer) for layer in layers]
+        return lambda b: tuple(fn(b) for fn in fns)
+
+    def f(b):
+        h = model.forward_features(b)
+        return tuple(model.forward_head(h, pre_logits=layer == "penultimate") for layer in layers)
+
+    return f
+
+
+@torch.inference_mode()
+def search_many(embeds: dict, x: torch.Tensor, labels: torch.Tensor, entries: Sequence | None = None,
+                classes: Sequence[str] | None = None, max_pairs: int | None = None, seed: int = 0,
+                batch_size: int = 256, device: str | torch.device = "cpu", progress: bool = False,
+                style: str = "authors", sign: int | None = None) -> dict[str, Search]:
+    """:func:`search` for several embeddings at once: ``embeds`` is ``{name: f}`` (or ``{(names...): f}`` with
+    ``f`` returning one output per name, :func:`embeddings`); ``{name: Search}``, each the same as its own
+    :func:`search` would give.
+
+    The embeddings of both images of every pair are computed once; each entry then transforms all second
+    images in one batched pass, fed to every embedding. Entries that apply the same operations
+    (``equalize/1`` and ``equalize/9``) are computed once.
+
+    Example
+    -------
+    >>> x, y = torch.rand(40, 3, 8, 8), torch.arange(40) % 2
+    >>> out = search_many({"mean": lambda b: b.mean((2, 3)), "max": lambda b: b.amax((2, 3))}, x, y, ["invert/3"])
+    >>> torch.equal(out["max"].changes, search(lambda b: b.amax((2, 3)), x, y, ["invert/3"]).changes)
+    True
+    """
     entries = list(POOL) if entries is None else list(entries)
     parsed = [parse_entry(e) for e in entries]
     names = [entry_name(p) for p in parsed]
@@ -579,22 +652,25 @@ def search(embed: Callable, x: torch.Tensor, labels: torch.Tensor, entries: Sequ
     n_classes = int(labels.max()) + 1 if classes is None else len(classes)
     classes = [str(c) for c in range(n_classes)] if classes is None else list(classes)
     a, b = pairs(labels, n_classes, max_pairs, seed)
-    za = torch.cat([_batched(embed, xc, batch_size, device) for _, xc in _chunks(x, a)])
-    zb = torch.cat([_batched(embed, xc, batch_size, device) for _, xc in _chunks(x, b)])
-    sim = torch.nn.functional.cosine_similarity(za, zb, dim=1)
-    done: dict[tuple, torch.Tensor] = {}
+    embed, split = _joint(embeds)
+    second = None if streaming.is_lazy(x) else list(_chunks(x, b))  # the second images, gathered once
+    za = split(torch.cat([_batched(embed, xc, batch_size, device) for _, xc in _chunks(x, a)]))
+    zb = split(torch.cat([_batched(embed, xc, batch_size, device) for _, xc in second or _chunks(x, b)]))
+    sim = {k: torch.nn.functional.cosine_similarity(za[k], zb[k], dim=1) for k in za}
+    done: dict[tuple, dict] = {}
     rows = []
     for p in bar_of(parsed, progress, "similarity search"):
         key = tuple((op, level if AA_OPS[op][2](0) != AA_OPS[op][2](9) else 0) for op, level in p)
         if key not in done:
-            zt = torch.cat([_batched(embed, apply_entry(key, xc, _chunk_generator(_seed(seed, entry_name(key)), k),
-                                                        style, sign), batch_size, device)
-                            for k, xc in _chunks(x, b)])
-            sim_t = torch.nn.functional.cosine_similarity(za, zt, dim=1)
-            done[key] = 100 * (sim_t - sim) / sim.abs().clamp_min(1e-8)
+            zt = split(torch.cat([_batched(embed, apply_entry(key, xc, _chunk_generator(
+                _seed(seed, entry_name(key)), k), style, sign), batch_size, device)
+                for k, xc in second or _chunks(x, b)]))
+            done[key] = {k: 100 * (torch.nn.functional.cosine_similarity(za[k], zt[k], dim=1) - sim[k])
+                         / sim[k].abs().clamp_min(1e-8) for k in za}
         rows.append(done[key])
-    return Search(names, torch.stack(rows), labels[a], classes,
-                  meta=dict(pairs=len(a), evaluated=len(done), mean_similarity=float(sim.mean()), style=style))
+    return {k: Search(names, torch.stack([r[k] for r in rows]), labels[a], classes,
+                      meta=dict(pairs=len(a), evaluated=len(done), mean_similarity=float(sim[k].mean()), style=style))
+            for k in za}
 
 
 # ------------------------------------------------------------------------------ section 4.5: WordNet
