@@ -48,6 +48,7 @@ sprite_files = None  # two image paths; None: a Fashion-MNIST sneaker and ankle 
 fill = 1.0  # sprite side over canvas side, 1 as Benton et al. (0.707 keeps every rotation inside the canvas)
 seed = 0
 extra_seeds = None  # more seeds for AugNet; None: 1 to 5 (1 to 3 on cpu), none on smoke
+shear_ablation = None  # beyond the paper: also AugNet without its two shears; None: on paper/gpu, off on cpu/smoke
 
 # %%
 import matplotlib.pyplot as plt
@@ -191,7 +192,7 @@ run.table()
 #   leads then keeps the weight.
 # - **How far the range can move.** {glue:md}`e1_reach`. Where that bound is near π/4, a range short of
 #   π/4 says the run was short, not that the method stopped; the selection is decided long before.
-# - **Without the shears** (beyond the paper), the same layer learns {glue:md}`e1_ns`.
+# - **Without the shears** (beyond the paper): {glue:md}`e1_ns`.
 # - **Rotate alone, two data ranges** (beyond the paper): {glue:md}`e1_ranges`. The two candidate answers,
 #   the data's range and the largest label-preserving rotation (90° minus it), meet at the paper's 45°, so
 #   the paper's experiment cannot tell them apart; another range can.

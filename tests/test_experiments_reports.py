@@ -119,6 +119,9 @@ def test_sprites_report_tables_and_facts():
     assert table.loc["AugNet", "rotation range (rad)"] == pytest.approx(0.785)
     assert "cannot decide" in facts["e1_selects"] and "needs >= 3 seeds" in facts["e1_none"]
     assert verdicts(run)["fig3/same_as_authors"] == "not measurable at this profile"  # theirs not run at smoke
+    assert facts["e1_ns"].startswith("the same layer learns a rotation range of 0.80 rad with weight 0.90, within")
+    hist = {n: h for n, h in sprite_hist(seeds=[(1, (0.95, 0.7)), (2, SHEAR)]).items() if "shear" not in n}
+    assert R.sprites_report(run, S, hist)[2]["e1_ns"].startswith("not run at this profile")  # shear_ablation off
 
 
 def test_sprites_report_keeps_the_metric_keys_of_earlier_results():

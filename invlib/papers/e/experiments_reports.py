@@ -253,7 +253,7 @@ def sprites_report(run, S: Sprites, hist: dict) -> tuple[pd.DataFrame, pd.DataFr
     picks = [_pick(final[n])[0] for n in seed_runs]
     met = [_met(final[n], "rotate", true_angle, ANGLE_TOL[0]) for n in seed_runs]
     rot_ranges = [max_rotation(final[n]) for n, p in zip(seed_runs, picks) if p == "rotate"]
-    a, ns = final["AugNet"], final["AugNet, no shear ops"]
+    a = final["AugNet"]
     rot_w, rot_rad = a["layer0"]["rotate"]["weight"], max_rotation(a)
     sel_name, sel_w, _ = _pick(a)
     none_rad, aug_rad = max_rotation(final["AugNet, no regulariser"]), max_rotation(final["Augerino"])
@@ -302,7 +302,6 @@ def sprites_report(run, S: Sprites, hist: dict) -> tuple[pd.DataFrame, pd.DataFr
     free_gain, free_mu = best_gain(1.0, S.reg)  # an operation the trained trunk ignores at any magnitude
     rot_gain, rot_mu = best_gain(true_angle / augnet.OPS["rotate"].scale, S.reg)  # rotate, held to the data's
     when = ", ".join(f"{r:.2f}" for r in rot_ranges)
-    ns_rad, ns_w = max_rotation(ns), ns["layer0"]["rotate"]["weight"]
     facts = {
         "e1_seeds": ", ".join(f"`{p}`" for p in picks), "e1_count": f"{sum(met)} of {len(met)}",
         "e1_rot_when": f"Where rotate was selected, its range ended at {when} rad." if rot_ranges
@@ -317,9 +316,7 @@ def sprites_report(run, S: Sprites, hist: dict) -> tuple[pd.DataFrame, pd.DataFr
         "e1_none": f"{none_rad:.2f} rad, starting from {start_rad:.2f}. " + phrase(
             ev_none, reproduced="This is the collapse toward the identity that both papers report.",
             not_reproduced="It stays above the identity: no collapse here."),
-        "e1_ns": f"{ns_rad:.2f} rad with weight {ns_w:.2f}" + (f", within {ANGLE_TOL[0]:g} rad of the data's range"
-                                                              if _met(ns, "rotate", true_angle, ANGLE_TOL[0]) else
-                                                              f", not within {ANGLE_TOL[0]:g} rad of the data's range"),
+        "e1_ns": _no_shear_fact(final.get("AugNet, no shear ops"), true_angle),
         "e1_aug": f"{aug_rad:.2f} rad. " + phrase(ev_aug, reproduced="Within the tolerance of π/4, as the paper "
                                                   "reports.", not_reproduced="Outside the tolerance of π/4, unlike "
                                                   "the paper."),
@@ -329,6 +326,21 @@ def sprites_report(run, S: Sprites, hist: dict) -> tuple[pd.DataFrame, pd.DataFr
         "e1_reach": _reach(S),
     }
     return pd.DataFrame(rows).set_index("model"), seeds_table, facts
+
+
+def _no_shear_fact(ns: dict | None, true_angle: float) -> str:
+    """What AugNet without its two shears learned (``ns``: its final state; None when not run).
+
+    Example
+    -------
+    >>> _no_shear_fact(None, 0.785)
+    'not run at this profile (`shear_ablation=True` adds it: one more AugNet run)'
+    """
+    if ns is None:
+        return "not run at this profile (`shear_ablation=True` adds it: one more AugNet run)"
+    near = "within" if _met(ns, "rotate", true_angle, ANGLE_TOL[0]) else "not within"
+    return (f"the same layer learns a rotation range of {max_rotation(ns):.2f} rad with weight "
+            f"{ns['layer0']['rotate']['weight']:.2f}, {near} {ANGLE_TOL[0]:g} rad of the data's range")
 
 
 def _reach(S: Sprites) -> str:
@@ -553,11 +565,12 @@ def plot_shift(hist: dict, alone: dict):
 
 
 def plot_curves(hist: dict, test_key: str = "test_acc"):
-    """Figures B.2 and B.4: training loss and training / test accuracy (``test_key``) per epoch, per run.
+    """Figures B.2 and B.4: training loss and training / test accuracy (``test_key``) per epoch, per run; the test
+    accuracy at the epochs whose record holds it (a marker where that is one epoch, e.g. the last).
 
     Example
     -------
-    >>> h = [dict(epoch=0, loss=1.0, train_acc=0.5, test_acc=0.4)]
+    >>> h = [dict(epoch=0, loss=1.0, train_acc=0.5), dict(epoch=1, loss=0.8, train_acc=0.6, test_acc=0.4)]
     >>> [ax.get_ylabel() for ax in plot_curves({"seed 0": h})]
     ['loss (cross-entropy + penalty)', 'accuracy']
     """
@@ -568,7 +581,9 @@ def plot_curves(hist: dict, test_key: str = "test_acc"):
         ep = [r["epoch"] + 1 for r in h]
         axes[0].plot(ep, [r["loss"] for r in h], color=f"C{i}", label=name)
         axes[1].plot(ep, [r["train_acc"] for r in h], color=f"C{i}", label=f"train, {name}")
-        axes[1].plot(ep, [r[test_key] for r in h], color=f"C{i}", ls="--", label=f"test, {name}")
+        tested = [r for r in h if test_key in r]
+        axes[1].plot([r["epoch"] + 1 for r in tested], [r[test_key] for r in tested], color=f"C{i}", ls="--",
+                     marker="o" if len(tested) == 1 else None, label=f"test, {name}")
     axes[0].set(xlabel="epoch", ylabel="loss (cross-entropy + penalty)")
     axes[1].set(xlabel="epoch", ylabel="accuracy")
     axes[1].legend(fontsize=7)
