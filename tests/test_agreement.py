@@ -39,7 +39,7 @@ def test_the_family_is_the_papers_models_and_trains_only_rotation_and_brightness
     assert {m.spec for m in fam if m.recipe == "B3"} == b3, "B3's untrained ViT is read by no claim"
     new = [m.spec for m in fam if m.variant in ("rotation", "brightness")]
     assert len(new) == 2 * S.seeds and {s.augment for s in new} == {"random_op"}
-    assert all(s.replace(augment="fixed_size_center_crop", augment_params={"size": 56}) in b1 for s in new), \
+    assert all(s.replace(augment="fixed_size_center_crop", augment_params={"size": B.size}) in b1 for s in new), \
         "the same recipe as B1's model without augmentation, only the augmentation differs"
     assert len({m.name for m in fam}) == len(fam)
 

@@ -126,6 +126,8 @@ def test_features_are_cached(monkeypatch):
     monkeypatch.setattr(probes, "render", lambda *a, **k: pytest.fail("recomputed instead of read from cache"))
     again = probes.extract(probes.Backbone(f.model), images, boxes, "contrast", 28, seed=0)
     assert torch.equal(first.diff, again.diff) and again.groups == first.groups
+    relabelled = probes.Backbone(f.model, name="trained,standardaugmentation")  # A2's label of A1's "ResNet-18"
+    assert torch.equal(probes.extract(relabelled, images, boxes, "contrast", 28, seed=0).diff, first.diff)
 
 
 def test_featurizers_sharing_views_get_the_features_they_would_get_alone():
