@@ -79,7 +79,9 @@ results.glue(facts)
 # ## Table 1: accuracy
 #
 # Test accuracy with {glue:text}`tta` test-time crops, over {glue:text}`seeds` seed(s), beside the paper's
-# Tiny-ImageNet numbers. The random crop is the best of the swept area ranges, as the paper's tuned one.
+# Tiny-ImageNet numbers. The random crop is the best of the swept area ranges, as the paper's tuned one (on cpu
+# the one range an earlier sweep at this setting chose; the numbers are beside `SETTINGS` in
+# `invlib/papers/d/cropping.py`).
 # {glue:md}`order_text`
 
 # %%

@@ -141,7 +141,12 @@ _SMALL = dict(size=56, widths=(8, 16, 32, 64), proj_hidden=64, proj_dim=32, batc
 SETTINGS = {
     "gpu": dict(n_train=20_000, n_test=5_000, size=56, epochs=60, batch_size=256, aug_lr=1e-3, warmup_epochs=5.0,
                 check_every=20, widths=(32, 64, 128, 256), proj_hidden=256),
-    "cpu": dict(n_train=3000, n_test=1000, epochs=4, probe_train=1000, **_SMALL),
+    # cpu: 3 epochs (69 steps per encoder; the module's warm-up is 2 of them). Measured against 4 (one seed): the
+    # probe's Table 5 order is the same (random crop 24.0 / without input 17.6 / InstaAug 21.5 % against 25.8 /
+    # 20.4 / 22.0), the module as input-dependent (KL to the average 1.33 against 1.23 nats) and as size-aware
+    # (Spearman 0.27 against 0.24); its entropy ends in the band (80 % of the last checks against 7 %, where the
+    # fourth epoch drifts out). A quarter of the training: 61 s of process time against 73 s, run side by side.
+    "cpu": dict(n_train=3000, n_test=1000, epochs=3, probe_train=1000, **_SMALL),
     "smoke": dict(n_train=512, n_test=256, epochs=2, probe_train=256, tta=4, **{**_SMALL, "warmup_epochs": 1.0}),
 }
 
@@ -152,7 +157,7 @@ def settings(profile: str | profiles.Profile = "cpu", **overrides) -> Contrastiv
     Example
     -------
     >>> settings("paper").epochs, settings("cpu").epochs, settings("cpu", epochs=2).epochs
-    (500, 4, 2)
+    (500, 3, 2)
     """
     return profiles.settings(Contrastive, SETTINGS, profile, **overrides)
 
@@ -420,7 +425,10 @@ def features(model: nn.Module, x: torch.Tensor, crops: int = 0, scale: tuple[flo
     """``(N, F)`` pooled features of the encoder of ``model`` for images ``x`` ``(N, C, H, W)`` (uint8 or float):
     of the whole image (``crops=0``) or their mean over ``crops`` crops per image, drawn from the model's crop
     distribution ``p(tau; phi(x))`` (InstaAug) or by :func:`~invlib.learned.instaaug.random_boxes` in ``scale``
-    (random crop); the draws are fixed by ``seed``. Eval mode, no gradient.
+    (random crop); the draws are fixed by ``seed``. Eval mode, no gradient; the backbone runs as
+    :func:`invlib.models.for_inference`'s copy (conv and BatchNorm folded) on channels_last batches: 1.31x the
+    crops/s of the plain backbone (3.14 s against 2.39 s of process time for 10,000 crops at 56 px, one thread;
+    features within 2e-6).
 
     Example
     -------
@@ -432,21 +440,22 @@ def features(model: nn.Module, x: torch.Tensor, crops: int = 0, scale: tuple[flo
     enc, gen = _encoder(model), torch.Generator().manual_seed(seed)
     was = model.training
     model.eval()
-    out = []
+    net, out = models.for_inference(enc.backbone), []
     try:
         with torch.inference_mode():
             for i in range(0, len(x), batch_size):
                 xb = x[i:i + batch_size]
                 xb = (xb.float() / 255 if xb.dtype == torch.uint8 else xb.float()).to(next(enc.parameters()).device)
                 if not crops:
-                    out.append(enc.features(xb).float().cpu())
+                    out.append(net(xb.contiguous(memory_format=torch.channels_last)).float().cpu())
                     continue
                 if isinstance(model, I.InstaAug):
                     boxes = I.sample_boxes(model.augment, xb, crops, generator=gen)  # (crops, B, 3)
                 else:
                     boxes = I.random_boxes(crops * len(xb), scale, gen).view(crops, len(xb), 3)
                 views = I.crop(xb.repeat(crops, 1, 1, 1), boxes.reshape(-1, 3).to(xb.device))
-                out.append(enc.features(views).float().view(crops, len(xb), -1).mean(0).cpu())
+                views = views.contiguous(memory_format=torch.channels_last)
+                out.append(net(views).float().view(crops, len(xb), -1).mean(0).cpu())
     finally:
         model.train(was)
     return torch.cat(out)
