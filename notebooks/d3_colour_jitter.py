@@ -54,7 +54,7 @@ h_min = None  # entropy band on sum log(a + b) over hue, saturation, value (-1.5
 h_max = None  # (-0.5)
 tta = None  # test-time draws (10 on paper, 4 on cpu)
 jitter = None  # random-jitter settings [(h, s, v), ...] (the paper's 216; 6 on cpu)
-n_conditions = None  # Table 4's numbers of training conditions ([1, 2, 4, 8]; [1, 4, 8] on cpu)
+n_conditions = None  # Table 4's numbers of training conditions ([1, 2, 4, 8])
 seeds = None  # runs per model (10 on paper, [0] on cpu)
 
 # %%

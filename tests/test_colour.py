@@ -28,7 +28,6 @@ def test_paper_settings_and_profiles():
     cpu, smoke = C.settings("cpu"), C.settings("smoke")
     assert cpu.profile == "cpu" and cpu.seeds == (0,) and cpu.jitter[0] == C.PAPER_BEST
     assert smoke.epochs < cpu.epochs and set(smoke.n_conditions) < set(paper.n_conditions)
-    assert cpu.n_conditions == C.CPU_CONDITIONS == (1, 4, 8)  # k = 2 left out on cpu (its cost, colour.py)
     assert C.settings("cpu", jitter=[[0.1, 0.2, 0.4]], seeds=[1, 2]).jitter == ((0.1, 0.2, 0.4),)  # lists -> tuples
     assert C.settings("cpu", epochs=None).epochs == cpu.epochs  # None keeps the profile's value
 
