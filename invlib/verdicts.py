@@ -248,16 +248,14 @@ def rho_interval(x, y, level: float = 0.95, groups=None, seed: int = 0, resample
         q = stats.norm.ppf(0.5 + level / 2)
         return Interval(rho, math.tanh(z - q * se), math.tanh(z + q * se), n, level, "fisher-z")
     labels = np.asarray(groups)[ok]
-    keys = np.unique(labels)
-    members = [np.flatnonzero(labels == k) for k in keys]
+    keys, group = np.unique(labels, return_inverse=True)
 
-    def statistic(pick):
-        rows = np.concatenate([members[int(i)] for i in pick])
-        if np.ptp(x[rows]) == 0 or np.ptp(y[rows]) == 0:
-            return 0.0
-        return stats.spearmanr(x[rows], y[rows]).statistic
+    def statistic(pick, axis=-1):  # a batch of resamples of whole groups: each model counted as often as its group
+        pick = np.asarray(pick, dtype=int)
+        counts = _counts(pick.reshape(-1, keys.size), keys.size)[:, group]
+        return rank_correlation(x, y, counts, constant=0.0).reshape(pick.shape[:-1])
 
-    boot = stats.bootstrap((np.arange(keys.size),), statistic, vectorized=False, confidence_level=level,
+    boot = stats.bootstrap((np.arange(keys.size),), statistic, vectorized=True, confidence_level=level,
                            n_resamples=resamples, method="percentile", rng=np.random.default_rng(seed))
     return Interval(rho, float(boot.confidence_interval.low), float(boot.confidence_interval.high), len(keys),
                     level, "cluster bootstrap")
@@ -270,7 +268,9 @@ def bootstrap_interval(items, statistic: Callable = np.mean, level: float = 0.95
     Args:
         items: ``(N,)`` values, one per item; or with ``paired=True`` a tuple of ``(N,)`` arrays resampled
             together (``statistic`` then takes them all).
-        statistic: the estimate from the items (default the mean).
+        statistic: the estimate from the items (default the mean). One that takes ``axis`` (as ``np.mean`` does)
+            gets every resample at once, ``(resamples, N)`` arrays with ``axis=-1``, and must return what it
+            returns row by row (the draws are the same either way); any other is called once per resample.
 
     Example
     -------
@@ -285,7 +285,7 @@ def bootstrap_interval(items, statistic: Callable = np.mean, level: float = 0.95
         est = float(statistic(*data)) if data[0].size else math.nan
         return Interval(est, math.nan, math.nan, data[0].size, level, "bootstrap")
     est = float(statistic(*data))
-    boot = stats.bootstrap(data, statistic, paired=paired, vectorized=False, confidence_level=level,
+    boot = stats.bootstrap(data, statistic, paired=paired, vectorized=_takes_axis(statistic), confidence_level=level,
                            n_resamples=resamples, method="percentile", rng=np.random.default_rng(seed))
     ci = boot.confidence_interval
     lo, hi = float(ci.low), float(ci.high)
@@ -313,16 +313,106 @@ def mantel(a, b, permutations: int = 2000, seed: int = 0) -> tuple[float, float]
         raise ValueError(f"mantel needs two square matrices of one shape, got {a.shape} and {b.shape}")
     iu = np.triu_indices(a.shape[0], 1)
     ok = np.isfinite(a[iu]) & np.isfinite(b[iu])
+    rows, cols = iu[0][ok], iu[1][ok]
 
-    def statistic(order):
+    def statistic(order, axis=-1):  # a batch of orders of the classes: b's entries of every one, at once
         order = np.asarray(order, dtype=int)
-        bb = b[np.ix_(order, order)][iu]
-        return stats.spearmanr(a[iu][ok], bb[ok]).statistic
+        flat = order.reshape(-1, a.shape[0])
+        return rank_correlation(a[rows, cols], b[flat[:, rows], flat[:, cols]]).reshape(order.shape[:-1])
 
     res = stats.permutation_test((np.arange(a.shape[0]),), statistic, permutation_type="pairings",
-                                 alternative="greater", n_resamples=permutations, vectorized=False,
+                                 alternative="greater", n_resamples=permutations, vectorized=True,
                                  rng=np.random.default_rng(seed))
     return float(res.statistic), float(res.pvalue)
+
+
+def rank_correlation(x, y, counts=None, constant: float = math.nan) -> np.ndarray:
+    """Spearman's rho of many samples at once, each the same number as ``scipy.stats.spearmanr`` gives it.
+
+    Args:
+        x, y: ``(B, m)`` values (a ``(m,)`` side is shared by every sample).
+        counts: ``(B, m)`` how often each entry is in its sample (a resample with replacement; 0 leaves it out);
+            None: once each.
+        constant: rho of a sample with a constant side (spearmanr: NaN). A sample with a NaN in it gets NaN.
+
+    Ranks (ties averaged) are half-integers and their mean is ``(n + 1) / 2``, so every sum below is exact
+    whatever its order (up to some 200,000 entries a sample, where the sums of squares stay below 2^53); the last
+    steps are those of ``np.corrcoef``, so the result is bit for bit spearmanr's.
+
+    Example
+    -------
+    >>> rank_correlation([1.0, 2, 3, 4], [[1.0, 3, 2, 4], [4, 3, 2, 1]]).round(4).tolist()
+    [0.8, -1.0]
+    >>> rank_correlation([1.0, 2, 3, 4], [1.0, 3, 2, 4], counts=[[2, 1, 1, 1]]).round(4).tolist()  # x 1 1 2 3 4
+    [0.8947]
+    """
+    x, y = np.asarray(x, dtype=float), np.asarray(y, dtype=float)
+    shape = np.broadcast_shapes(x.shape, y.shape, () if counts is None else np.shape(counts))
+    shape = (1,) * (2 - len(shape)) + shape
+    w = np.ones(shape) if counts is None else np.broadcast_to(np.asarray(counts, dtype=float), shape)
+    x, y = np.broadcast_to(x, shape), np.broadcast_to(y, shape)
+    step = max(1, 2**21 // max(1, shape[-1]))  # rows at a time: a few MB per array whatever the sample size
+    return np.concatenate([_rank_correlation(x[i:i + step], y[i:i + step], w[i:i + step], constant)
+                           for i in range(0, shape[0], step)])
+
+
+def _rank_correlation(x: np.ndarray, y: np.ndarray, w: np.ndarray, constant: float) -> np.ndarray:
+    rx, ry = _weighted_ranks(x, w), _weighted_ranks(y, w)
+    n = w.sum(-1)
+    with np.errstate(divide="ignore", invalid="ignore"):  # an empty or one-row sample: its rho is set below
+        dx, dy = rx - ((w * rx).sum(-1) / n)[:, None], ry - ((w * ry).sum(-1) / n)[:, None]
+        f = 1.0 / (n - 1)
+        r = (w * dx * dy).sum(-1) * f / np.sqrt((w * dy * dy).sum(-1) * f) / np.sqrt((w * dx * dx).sum(-1) * f)
+    used = w > 0
+    r = np.where(_spread(x, used) & _spread(y, used), np.clip(r, -1.0, 1.0), constant)
+    return np.where((used & (np.isnan(x) | np.isnan(y))).any(-1), math.nan, r)
+
+
+def _weighted_ranks(v: np.ndarray, w: np.ndarray) -> np.ndarray:
+    """Average ranks along the last axis of ``(B, m)`` values, each counted ``w`` times: rows below plus the mean
+    place in its block of ties, ``below + (ties + 1) / 2`` (``scipy.stats.rankdata``'s "average" on the rows).
+
+    Example
+    -------
+    >>> _weighted_ranks(np.array([[3.0, 1, 3, 2]]), np.array([[1.0, 1, 1, 2]])).tolist()
+    [[4.5, 1.0, 4.5, 2.5]]
+    """
+    order = np.argsort(v, axis=-1, kind="stable")
+    s, ws = np.take_along_axis(v, order, -1), np.take_along_axis(w, order, -1)
+    m = v.shape[-1]
+    pos = np.broadcast_to(np.arange(m), v.shape)
+    new = np.ones(v.shape, dtype=bool)
+    new[:, 1:] = s[:, 1:] != s[:, :-1]
+    last = np.ones(v.shape, dtype=bool)
+    last[:, :-1] = new[:, 1:]
+    start = np.maximum.accumulate(np.where(new, pos, 0), axis=-1)
+    end = np.minimum.accumulate(np.where(last, pos, m - 1)[:, ::-1], axis=-1)[:, ::-1]
+    cs = np.cumsum(ws, axis=-1)
+    below = np.take_along_axis(cs - ws, start, -1)
+    ties = np.take_along_axis(cs, end, -1) - below
+    ranks = np.empty(v.shape)
+    np.put_along_axis(ranks, order, below + (ties + 1) / 2, -1)
+    return ranks
+
+
+def _spread(v: np.ndarray, used: np.ndarray) -> np.ndarray:
+    """Whether the used entries of each row of ``v`` take more than one value (NaN aside)."""
+    return np.where(used, v, np.inf).min(-1) < np.where(used, v, -np.inf).max(-1)
+
+
+def _counts(pick: np.ndarray, k: int) -> np.ndarray:
+    """``(B, k)`` how often each of ``0..k-1`` is in each row of ``pick`` ``(B, n)``."""
+    rows = np.arange(pick.shape[0])[:, None] * k
+    return np.bincount((pick + rows).ravel(), minlength=pick.shape[0] * k).reshape(pick.shape[0], k)
+
+
+def _takes_axis(statistic: Callable) -> bool:
+    import inspect
+
+    try:
+        return "axis" in inspect.signature(statistic).parameters
+    except (TypeError, ValueError):
+        return False
 
 
 # --- the decision ---------------------------------------------------------------------------------------------

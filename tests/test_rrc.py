@@ -529,3 +529,22 @@ def test_zoo_specs_are_the_families_the_chapters_train(monkeypatch):
     assert [(s.augment, s.n_train, s.batch_size) for s in specs] == [(R.NONE, 300, 32), (R.RRC, 300, 32)]
     assert len(R.b2_zoo_specs("cpu", beta_shapes=[0.5, 1.0], beta_seeds=1)) == 2
     assert {s.epochs for s in R.b6_zoo_specs("cpu", epochs=3)} == {3}
+
+
+def test_augerino_trains_on_central_crops_made_once_as_on_the_crop_of_each_batch(tmp_path, monkeypatch):
+    """The central crops made once before training give the network, its bounds and its history of the crop
+    applied to each batch (the path kept for images on disk and for accelerators)."""
+    import torch
+
+    monkeypatch.setenv("INVLIB_CACHE", str(tmp_path))
+    S = R.settings("smoke", n_train=128, n_test=32, n_augmented=32, epochs=1, batch_size=32, test_seeds=1)
+    ds = R.augmented_eval_images(S)
+    saved = []
+    monkeypatch.setattr(R, "atomic_save", lambda state, path: saved.append(state))
+    once = R._augerino_run(S, "translation then scale", 0.1, 0, ds, False, "k")
+    monkeypatch.setattr(R, "_central_crops", lambda *a: None)  # the crop of each batch, inside fit
+    each = R._augerino_run(S, "translation then scale", 0.1, 0, ds, False, "k")
+    drop = lambda row: {k: v for k, v in row.items() if k != "history"}  # noqa: E731
+    assert drop(once) == drop(each) and all(torch.equal(saved[0][k], saved[1][k]) for k in saved[0])
+    assert [{k: v for k, v in h.items() if k != "seconds"} for h in once["history"]] == \
+           [{k: v for k, v in h.items() if k != "seconds"} for h in each["history"]]

@@ -624,3 +624,42 @@ def test_top_refuses_an_unknown_score():
     assert s.top(1, score="weighted") == [["rotate/3"], ["color/4"]]
     with pytest.raises(ValueError, match="Valid scores: mean, weighted"):
         s.top(1, score="median")
+
+
+def test_class_bootstrap_gives_the_numbers_of_one_resample_at_a_time():
+    """The batched bootstrap over classes against spearmanr per resample (the same draws, bit for bit)."""
+    from scipy import stats
+
+    rng = np.random.default_rng(3)
+    p = rng.random((9, 2))
+    a = np.round(np.abs(p[:, None] - p[None]).sum(-1), 1)
+    b = a + 0.3 * rng.random((9, 9))
+    b = b + b.T
+    b[0, 1] = b[1, 0] = np.nan
+
+    def rho(idx):
+        pick = np.asarray(idx, dtype=int)
+        i, j = np.triu_indices(len(pick), 1)
+        x, y = a[pick[i], pick[j]], b[pick[i], pick[j]]
+        ok = (pick[i] != pick[j]) & np.isfinite(x) & np.isfinite(y)
+        if ok.sum() < 3 or np.ptp(x[ok]) == 0 or np.ptp(y[ok]) == 0:
+            return 0.0
+        return float(stats.spearmanr(x[ok], y[ok]).statistic)
+
+    ci = stats.bootstrap((np.arange(9),), rho, vectorized=False, n_resamples=400, method="percentile",
+                         rng=np.random.default_rng(1)).confidence_interval
+    iv = S.class_bootstrap(a, b, seed=1, resamples=400)
+    assert (iv.lo, iv.hi) == (ci.low, ci.high) and iv.estimate == rho(np.arange(9))
+
+
+def test_search_pools_share_the_pairs_and_the_entries_that_act_the_same_in_two_styles():
+    """Each pool's searches are those of its own search_many; an appearance entry (the same in both styles) is
+    embedded once, and an entry that leaves the images as they are (color/0) takes the pairs' own embedding."""
+    x, labels, lin, calls = images(64), torch.arange(64) % 2, linear_embedding(), []
+    counted = lambda b: calls.append(1) or lin(b)  # noqa: E731
+    pools = {"a": (["rotate/8", "color/4", "color/0"], "authors"), "o": (["rotate/8", "color/4"], "ours")}
+    out = S.search_pools({"lin": counted}, x, labels, pools, seed=7, batch_size=64)
+    assert calls == [1] * (2 + 3)  # both sides once; rotate/8 in each style, color/4 once, color/0 never
+    for name, (entries, style) in pools.items():
+        own = S.search_many({"lin": lin}, x, labels, entries, seed=7, batch_size=64, style=style)["lin"]
+        assert torch.equal(out[name]["lin"].changes, own.changes) and out[name]["lin"].meta == own.meta

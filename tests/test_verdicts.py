@@ -116,6 +116,72 @@ def test_intervals_of_shares_rates_correlations_items_and_matrices():
         verdicts.mantel(d, d[:5])
 
 
+def _slow_rho(x, y, groups, seed, resamples):
+    """The cluster bootstrap one resample at a time (spearmanr per resample): the reference of the batched one."""
+    from scipy import stats
+
+    keys = np.unique(groups)
+    members = [np.flatnonzero(groups == k) for k in keys]
+
+    def statistic(pick):
+        rows = np.concatenate([members[int(i)] for i in pick])
+        if np.ptp(x[rows]) == 0 or np.ptp(y[rows]) == 0:
+            return 0.0
+        return stats.spearmanr(x[rows], y[rows]).statistic
+
+    ci = stats.bootstrap((np.arange(keys.size),), statistic, vectorized=False, n_resamples=resamples,
+                         method="percentile", rng=np.random.default_rng(seed)).confidence_interval
+    return ci.low, ci.high
+
+
+def _slow_mantel(a, b, permutations, seed):
+    from scipy import stats
+
+    iu = np.triu_indices(a.shape[0], 1)
+    ok = np.isfinite(a[iu]) & np.isfinite(b[iu])
+
+    def statistic(order):
+        return stats.spearmanr(a[iu][ok], b[np.ix_(order, order)][iu][ok]).statistic
+
+    res = stats.permutation_test((np.arange(a.shape[0]),), statistic, permutation_type="pairings",
+                                 alternative="greater", n_resamples=permutations, vectorized=False,
+                                 rng=np.random.default_rng(seed))
+    return res.statistic, res.pvalue
+
+
+@pytest.mark.parametrize("trial", range(6))
+def test_batched_resamples_give_bit_for_bit_the_numbers_of_one_resample_at_a_time(trial):
+    """Every resample at once (ranks counted with weights) against spearmanr per resample: the same draws, the same
+    numbers to the last bit, with ties, groups of unequal size, NaN, and matrices small enough for the exact test."""
+    import warnings
+
+    rng = np.random.default_rng(trial)
+    n = 9 + 7 * trial
+    x, y = rng.normal(size=n), rng.normal(size=n)
+    x = np.round(x, 0) if trial % 2 else x + y  # ties in x
+    groups = rng.integers(0, n // 3, n) if trial % 3 else np.arange(n) // 3  # unequal or equal groups
+    iv = verdicts.rho_interval(x, y, groups=groups, seed=trial, resamples=300)
+    assert (iv.lo, iv.hi) == _slow_rho(x, y, groups, trial, 300)
+    k = 4 + 2 * trial  # 4 and 6 classes: every permutation (exact test)
+    p = rng.random((k, 2))
+    a = np.abs(p[:, None] - p[None]).sum(-1)
+    b = np.round(a + rng.random((k, k)), 1)
+    b = b + b.T
+    if trial == 5:
+        b[0, 1] = b[1, 0] = np.nan
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        assert verdicts.mantel(a, b, permutations=300, seed=trial) == _slow_mantel(a, b, 300, trial)
+    hits = (rng.random(n) < 0.6).astype(float)
+    slow = lambda v: float(np.mean(v))  # noqa: E731  (no axis: called once per resample)
+    assert verdicts.bootstrap_interval(hits, seed=trial) == verdicts.bootstrap_interval(hits, slow, seed=trial)
+    from scipy import stats
+
+    assert verdicts.rank_correlation(x, y, counts=np.ones((1, n)))[0] == stats.spearmanr(x, y).statistic
+    assert math.isnan(verdicts.rank_correlation([1.0, 1, 1], [1.0, 2, 3])[0])
+    assert verdicts.rank_correlation([1.0, 1, 1], [1.0, 2, 3], constant=0.0)[0] == 0.0
+
+
 def test_the_evidence_goes_into_the_json_without_nan():
     ev = verdicts.decide([1.0], **SEED).to_dict()
     assert ev["lo"] is None and ev["hi"] is None and ev["verdict"] == INCONCLUSIVE and ev["n_min"] == 3

@@ -467,9 +467,9 @@ SEARCH_POOLS = {"single": similarity.POOL, "sub": similarity.SUBPOLICIES}
 def _search_jobs(S: Settings, jobs: list, x, labels, classes, progress=None) -> dict:
     """Searches ``jobs`` of ``(variant, embedding layer, operations style, pool kind)`` with the models of
     ``S.search_arch``: ``{job: Search}``. Each is cached under its model's weights, the images, the options and
-    the pool (chapter B5 reuses chapter B4's); those not cached yet that share a style and a pool are made in one
-    :func:`invlib.papers.b.similarity.search_many`: each entry transforms the images once for every model, and a
-    model's layers come from one forward pass."""
+    the pool (chapter B5 reuses chapter B4's); those not cached yet are made in one
+    :func:`invlib.papers.b.similarity.search_pools`: each entry transforms the images once for every model and
+    every style it acts the same in, and a model's layers come from one forward pass."""
     progress = S.progress if progress is None else progress
     arch = check_choice(S.search_arch, S.models, "architecture")
     for _, layer, style, kind in jobs:
@@ -482,19 +482,16 @@ def _search_jobs(S: Settings, jobs: list, x, labels, classes, progress=None) -> 
                  for _, layer, style, _ in jobs}
     names = {j: f"search-{digest(model_keys[j[0]], data_keys[j[1:3]], SEARCH_POOLS[j[3]])}" for j in jobs}
 
-    def make(missing):
-        out = {}
-        for style, kind in dict.fromkeys((j[2], j[3]) for j in missing):
-            mine = [j for j in missing if j[2:] == (style, kind)]
-            embeds = {}
-            for v in dict.fromkeys(j[0] for j in mine):
-                layers = tuple(j[1] for j in mine if j[0] == v)
-                embeds[tuple((v, layer) for layer in layers)] = similarity.embeddings(models[v], layers)
-            device = next(next(iter(models.values())).parameters()).device
-            found = similarity.search_many(embeds, x, labels, SEARCH_POOLS[kind], classes, S.pairs_per_class,
-                                           S.seed, S.batch_size, device, progress, style)
-            out.update({j: found[(j[0], j[1])] for j in mine})
-        return out
+    def make(missing):  # every missing search in one pass over the pools: the pairs embedded once, and an entry
+        embeds = {}       # that acts the same in two styles (an appearance operation) transformed once
+        for v in dict.fromkeys(j[0] for j in missing):
+            layers = tuple(dict.fromkeys(j[1] for j in missing if j[0] == v))
+            embeds[tuple((v, layer) for layer in layers)] = similarity.embeddings(models[v], layers)
+        pools = {(style, kind): (SEARCH_POOLS[kind], style) for style, kind in dict.fromkeys(j[2:] for j in missing)}
+        device = next(next(iter(models.values())).parameters()).device
+        found = similarity.search_pools(embeds, x, labels, pools, classes, S.pairs_per_class, S.seed, S.batch_size,
+                                        device, progress)
+        return {j: found[j[2:]][(j[0], j[1])] for j in missing}
 
     return cached_many("grounding", names, make, version=CACHE_VERSION)
 

@@ -625,14 +625,13 @@ def embeddings(model: torch.nn.Module, layers: Sequence[str] = LAYERS) -> Callab
     return f
 
 
-@torch.inference_mode()
 def search_many(embeds: dict, x: torch.Tensor, labels: torch.Tensor, entries: Sequence | None = None,
                 classes: Sequence[str] | None = None, max_pairs: int | None = None, seed: int = 0,
                 batch_size: int = 256, device: str | torch.device = "cpu", progress: bool = False,
                 style: str = "authors", sign: int | None = None) -> dict[str, Search]:
     """:func:`search` for several embeddings at once: ``embeds`` is ``{name: f}`` (or ``{(names...): f}`` with
     ``f`` returning one output per name, :func:`embeddings`); ``{name: Search}``, each the same as its own
-    :func:`search` would give.
+    :func:`search` would give (one pool of :func:`search_pools`).
 
     The embeddings of both images of every pair are computed once; each entry then transforms all second
     images in one batched pass, fed to every embedding. Entries that apply the same operations
@@ -646,8 +645,31 @@ def search_many(embeds: dict, x: torch.Tensor, labels: torch.Tensor, entries: Se
     True
     """
     entries = list(POOL) if entries is None else list(entries)
-    parsed = [parse_entry(e) for e in entries]
-    names = [entry_name(p) for p in parsed]
+    return search_pools(embeds, x, labels, {"": (entries, style)}, classes, max_pairs, seed, batch_size, device,
+                        progress, sign)[""]
+
+
+@torch.inference_mode()
+def search_pools(embeds: dict, x: torch.Tensor, labels: torch.Tensor, pools: dict,
+                 classes: Sequence[str] | None = None, max_pairs: int | None = None, seed: int = 0,
+                 batch_size: int = 256, device: str | torch.device = "cpu", progress: bool = False,
+                 sign: int | None = None) -> dict:
+    """:func:`search_many` of several pools, each with its style: ``pools`` is ``{name: (entries, style)}``;
+    ``{name: {embedding name: Search}}``, each the same as its own :func:`search_many` would give.
+
+    The pairs are embedded once for every pool, and an entry whose operations act the same in two pools (the same
+    levels, the same options of its style: an appearance operation in both styles, :data:`STYLES`) is
+    transformed and embedded once: the same images (its draws come from the entry's name) give the same numbers.
+    An entry that leaves the images as they are (``color/0``, ``rescale/0``) takes their embedding, not a pass.
+
+    Example
+    -------
+    >>> x, y, mean = torch.rand(40, 3, 8, 8), torch.arange(40) % 2, lambda b: b.mean((2, 3))
+    >>> out = search_pools({"mean": mean}, x, y, {"a": (["invert/3", "rotate/8"], "authors"),
+    ...                                           "o": (["invert/3", "rotate/8"], "ours")})
+    >>> torch.equal(out["o"]["mean"].changes, search(mean, x, y, ["invert/3", "rotate/8"], style="ours").changes)
+    True
+    """
     labels = torch.as_tensor(labels).long()
     n_classes = int(labels.max()) + 1 if classes is None else len(classes)
     classes = [str(c) for c in range(n_classes)] if classes is None else list(classes)
@@ -655,22 +677,36 @@ def search_many(embeds: dict, x: torch.Tensor, labels: torch.Tensor, entries: Se
     embed, split = _joint(embeds)
     second = None if streaming.is_lazy(x) else list(_chunks(x, b))  # the second images, gathered once
     za = split(torch.cat([_batched(embed, xc, batch_size, device) for _, xc in _chunks(x, a)]))
-    zb = split(torch.cat([_batched(embed, xc, batch_size, device) for _, xc in second or _chunks(x, b)]))
+    zb_parts = [_batched(embed, xc, batch_size, device) for _, xc in second or _chunks(x, b)]
+    zb = split(torch.cat(zb_parts))
     sim = {k: torch.nn.functional.cosine_similarity(za[k], zb[k], dim=1) for k in za}
     done: dict[tuple, dict] = {}
-    rows = []
-    for p in bar_of(parsed, progress, "similarity search"):
-        key = tuple((op, level if AA_OPS[op][2](0) != AA_OPS[op][2](9) else 0) for op, level in p)
-        if key not in done:
-            zt = split(torch.cat([_batched(embed, apply_entry(key, xc, _chunk_generator(
-                _seed(seed, entry_name(key)), k), style, sign), batch_size, device)
-                for k, xc in second or _chunks(x, b)]))
-            done[key] = {k: 100 * (torch.nn.functional.cosine_similarity(za[k], zt[k], dim=1) - sim[k])
-                         / sim[k].abs().clamp_min(1e-8) for k in za}
-        rows.append(done[key])
-    return {k: Search(names, torch.stack([r[k] for r in rows]), labels[a], classes,
-                      meta=dict(pairs=len(a), evaluated=len(done), mean_similarity=float(sim[k].mean()), style=style))
-            for k in za}
+    out = {}
+
+    def embed_entry(key, style):  # an entry that leaves the images as they are (color/0, rescale/0): their embedding
+        parts = []
+        for (k, xc), zc in zip(second or _chunks(x, b), zb_parts):
+            xt = apply_entry(key, xc, _chunk_generator(_seed(seed, entry_name(key)), k), style, sign)
+            parts.append(zc if torch.equal(xt, xc) else _batched(embed, xt, batch_size, device))
+        return split(torch.cat(parts))
+
+    for pool, (entries, style) in pools.items():
+        parsed = [parse_entry(e) for e in entries]
+        rows, keys = [], set()
+        for p in bar_of(parsed, progress, "similarity search"):
+            key = tuple((op, level if AA_OPS[op][2](0) != AA_OPS[op][2](9) else 0) for op, level in p)
+            acts = (key, tuple(repr(sorted(STYLES[style].get(op, {}).items())) for op, _ in key))
+            keys.add(key)
+            if acts not in done:
+                zt = embed_entry(key, style)
+                done[acts] = {k: 100 * (torch.nn.functional.cosine_similarity(za[k], zt[k], dim=1) - sim[k])
+                              / sim[k].abs().clamp_min(1e-8) for k in za}
+            rows.append(done[acts])
+        names = [entry_name(p) for p in parsed]
+        out[pool] = {k: Search(names, torch.stack([r[k] for r in rows]), labels[a], classes,
+                               meta=dict(pairs=len(a), evaluated=len(keys), mean_similarity=float(sim[k].mean()),
+                                         style=style)) for k in za}
+    return out
 
 
 # ------------------------------------------------------------------------------ section 4.5: WordNet
@@ -755,20 +791,19 @@ def class_bootstrap(a, b, level: float = 0.95, seed: int = 0, resamples: int = 2
     >>> iv.n, iv.estimate > 0.9, iv.lo > 0.5, iv.method
     (12, True, True, 'bootstrap')
     """
-    from scipy import stats
-
     from ...results import bootstrap_interval
+    from ...verdicts import rank_correlation
 
     a, b = np.asarray(a, dtype=float), np.asarray(b, dtype=float)
+    i, j = np.triu_indices(len(a), 1)
 
-    def rho(idx):
+    def rho(idx, axis=-1):  # every resample at once (the same draws, the same numbers as one at a time)
         pick = np.asarray(idx, dtype=int)
-        i, j = np.triu_indices(len(pick), 1)
-        x, y = a[pick[i], pick[j]], b[pick[i], pick[j]]
-        ok = (pick[i] != pick[j]) & np.isfinite(x) & np.isfinite(y)
-        if ok.sum() < 3 or np.ptp(x[ok]) == 0 or np.ptp(y[ok]) == 0:
-            return 0.0
-        return float(stats.spearmanr(x[ok], y[ok]).statistic)
+        flat = pick.reshape(-1, len(a))
+        x, y = a[flat[:, i], flat[:, j]], b[flat[:, i], flat[:, j]]
+        ok = (flat[:, i] != flat[:, j]) & np.isfinite(x) & np.isfinite(y)
+        r = np.where(ok.sum(-1) < 3, 0.0, rank_correlation(x, y, counts=ok, constant=0.0))
+        return r.reshape(pick.shape[:-1])
 
     return bootstrap_interval(np.arange(len(a)), rho, level=level, seed=seed, resamples=resamples)
 
