@@ -179,8 +179,9 @@ def _percent(iv: Interval) -> Interval:
     return dataclasses.replace(iv, estimate=100 * iv.estimate, lo=100 * iv.lo, hi=100 * iv.hi)
 
 
-def _difference(x, y) -> float:
-    return 100 * (np.mean(x) - np.mean(y))
+def _difference(x, y, axis: int = -1):
+    """Mean of ``x`` minus mean of ``y`` in points (every bootstrap resample at once along ``axis``)."""
+    return 100 * (np.mean(x, axis=axis) - np.mean(y, axis=axis))
 
 
 def accuracy_interval(right, level: float = 0.95) -> Interval:
