@@ -424,6 +424,8 @@ def _fit_cached(model: nn.Module, train, cfg: TrainConfig, *, augment, test, val
 
     found = cached("fit", key, run, version=FIT_CACHE_VERSION)
     model.load_state_dict(found["model"])
-    model.to(resolve_device(cfg.device))
+    # the layout fit leaves (channels_last for images), loaded from the cache too: a warm rerun measures the model
+    # as the cold run that trained it did (float sums in another order differ in their last bits)
+    model.to(resolve_device(cfg.device), memory_format=_memory_format(_tensors(train)[0], cfg.channels_last))
     torch.set_rng_state(found["rng"])
     return found["history"]

@@ -171,6 +171,23 @@ def test_measure_tta_of_a_zero_range_is_the_plain_forward_and_no_augmentation_ha
     assert none["tta"] is None
 
 
+def test_cached_measure_reads_the_cache_until_the_weights_change(monkeypatch):
+    S = C.settings("smoke", n_test=23)
+    test, member = C.general_test_set(S), C.Member(C.INSTAAUG, "instaaug")
+    net = C.build(S, member, 0)[0]
+    first = C.cached_measure(S, net, member, test)
+    made = []
+    real = C.measure
+    monkeypatch.setattr(C, "measure", lambda *a: made.append(a) or real(*a))
+    again = C.cached_measure(S, net, member, test)
+    assert not made and all(np.array_equal(first[k], again[k]) for k in ("plain", "tta"))
+    with torch.no_grad():
+        net.augment.params.head.bias.add_(1.0)
+    C.cached_measure(S, net, member, test)  # the module's new weights: measured again
+    C.cached_measure(S, net, member, test, seed=1)  # other draws: measured again
+    assert len(made) == 2
+
+
 def test_module_ranges_read_per_image_bounds():
     S = C.settings("smoke", n_test=46)
     test = C.general_test_set(S)

@@ -144,6 +144,22 @@ def test_features_whole_image_and_crops():
     assert net.training is False
 
 
+def test_probe_is_cached_under_each_models_weights(monkeypatch):
+    S = tiny(n_train=32, n_test=16, probe_train=32)
+    tr, te = D.scene_data(S)
+    models = {(m, 0): dict(model=D.make_model(S, m, 0).eval()) for m in ("Random crop", "InstaAug")}
+    first = D.probe(S, models, tr, te)
+    made = []
+    real = D.features
+    monkeypatch.setattr(D, "features", lambda *a, **k: made.append(a) or real(*a, **k))
+    pd.testing.assert_frame_equal(D.probe(S, models, tr, te), first)  # read from the cache
+    assert not made
+    with torch.no_grad():
+        next(models["InstaAug", 0]["model"].parameters()).add_(1.0)
+    D.probe(S, models, tr, te)  # one model's new weights: that model measured again (4 feature passes)
+    assert len(made) == 4
+
+
 # ----------------------------------------------------------------------------- what the module learned
 def test_crop_table_of_the_untrained_modules():
     S = tiny()

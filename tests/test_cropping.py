@@ -231,6 +231,40 @@ def test_smoke_family_trains_and_measures():
     assert isinstance(fam[-1].model, I.InstaAug)
 
 
+def test_accuracy_table_is_cached_under_the_models_weights_and_leaves_the_same_random_state(monkeypatch):
+    S = D.settings("smoke", n_train=64, n_test=16, epochs=2, methods=("none", "random_crop"), progress=False)
+    train, test = D.scene_data(S)
+    fam = D.train_family(S, train)
+    first = D.accuracy_table(S, fam, test)
+    state = torch.get_rng_state()
+    made = []
+    real = D._measure_accuracy
+    monkeypatch.setattr(D, "_measure_accuracy", lambda *a: made.append(a) or real(*a))
+    torch.rand(3)
+    pd.testing.assert_frame_equal(D.accuracy_table(S, fam, test), first)  # read from the cache
+    assert not made and torch.equal(torch.get_rng_state(), state)
+    with torch.no_grad():
+        next(fam[0].model.parameters()).add_(1.0)
+    D.accuracy_table(S, fam, test)  # new weights: measured again
+    assert len(made) == 1
+
+
+def test_reinforce_variance_is_cached_under_the_modules_weights(monkeypatch):
+    S = D.settings("smoke", n_train=64, n_test=16, epochs=2, methods=("instaaug",), progress=False)
+    train, test = D.scene_data(S)
+    fam = D.train_family(S, train)
+    first = D.reinforce_variance(fam, test, n=8, draws=3)
+    made = []
+    real = I.gradient_variance
+    monkeypatch.setattr(I, "gradient_variance", lambda *a: made.append(a) or real(*a))
+    pd.testing.assert_frame_equal(D.reinforce_variance(fam, test, n=8, draws=3), first)  # read from the cache
+    assert not made
+    with torch.no_grad():
+        fam[0].model.augment.params.global_head.bias.add_(1.0)
+    D.reinforce_variance(fam, test, n=8, draws=3)  # the module's new weights: measured again
+    assert len(made) == 2  # one per baseline
+
+
 def test_the_module_starts_from_the_seed_whatever_ran_before():
     S = D.settings("smoke")
     for method in ("instaaug", "no_lrp", "class_specific"):

@@ -160,11 +160,30 @@ def test_tta_with_whole_image_crops_is_the_classifier_alone():
 def test_tta_draws_are_repeatable():
     S = F.settings("smoke", size=32, n_test=24, samples=(1, 2), tta_seeds=2, methods=["random crop", "AutoAugment"])
     test, nets = _quadrant_data(24), {"centre": _Centre()}
-    a = F.tta(S, I.InstaAugment(F.lrp(S)), nets, test)
-    b = F.tta(S, I.InstaAugment(F.lrp(S)), nets, test)
+    a = F._tta(S, I.InstaAugment(F.lrp(S)), nets, test)  # the measurement itself, twice (tta caches it)
+    b = F._tta(S, I.InstaAugment(F.lrp(S)), nets, test)
     pd.testing.assert_frame_equal(a, b)
     s = F.summary(a)
     assert (s.loc[s["method"] != "none", "repeats"] == 2).all() and s.loc[s["method"] == "none", "se"].isna().all()
+
+
+def test_tta_is_cached_under_the_weights_of_the_module_and_the_classifiers(monkeypatch):
+    S = F.settings("smoke", size=32, n_test=12, samples=(1, 2), tta_seeds=1, methods=["InstaAug", "random crop"])
+    test, module = _quadrant_data(12), I.InstaAugment(F.lrp(S))
+    nets = {"conv": nn.Sequential(nn.Conv2d(3, 4, 3), nn.AdaptiveAvgPool2d(1), nn.Flatten()).eval()}
+    first = F.tta(S, module, nets, test)
+    made = []
+    real = F._tta
+    monkeypatch.setattr(F, "_tta", lambda *a: made.append(a) or real(*a))
+    pd.testing.assert_frame_equal(F.tta(S, module, nets, test), first)  # read from the cache
+    assert not made
+    with torch.no_grad():
+        nets["conv"][0].bias.add_(1.0)
+    F.tta(S, module, nets, test)  # a classifier's new weights: measured again
+    with torch.no_grad():
+        module.params.global_head.bias.add_(1.0)
+    F.tta(S, module, nets, test)  # the module's new weights: measured again
+    assert len(made) == 2
 
 
 def test_autoaugment_is_seeded_per_generator_and_keeps_the_global_state():

@@ -52,6 +52,21 @@ def test_crop_box_selects_its_region():
         I.crop(x, torch.zeros(2, 3))
 
 
+def test_crop_is_affine_grid_bit_for_bit_and_keeps_its_pathwise_gradient():
+    g = torch.Generator().manual_seed(0)
+    for size in (16, 31, 56):
+        x, boxes = torch.rand(20, 3, size, size, generator=g), torch.rand(20, 3, generator=g) + 0.1
+        side, zero = boxes[:, 2], torch.zeros(20)
+        theta = torch.stack([torch.stack([side, zero, 2 * boxes[:, 0] - 1], -1),
+                             torch.stack([zero, side, 2 * boxes[:, 1] - 1], -1)], -2)
+        grid = torch.nn.functional.affine_grid(theta, list(x.shape), align_corners=False)
+        ref = torch.nn.functional.grid_sample(x, grid, mode="bilinear", padding_mode="zeros", align_corners=False)
+        assert torch.equal(I.crop(x, boxes), ref), size
+    theta = torch.zeros(2, 3, requires_grad=True)  # side, x, y of the uniform parameterisation
+    I.apply_uniform(torch.rand(2, 3, 8, 8), I.CROP_OPS, theta + 0.1).sum().backward()
+    assert theta.grad is not None and theta.grad.abs().sum() > 0
+
+
 def test_entropy_equals_a_monte_carlo_estimate():
     g = torch.Generator().manual_seed(0)
     logp = torch.log_softmax(torch.randn(3, 50, generator=g) * 2, 1)

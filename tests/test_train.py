@@ -242,6 +242,9 @@ def test_a_cached_fit_loads_what_training_gave_and_leaves_the_same_state(monkeyp
     assert again == hist and len(calls) == 1, "the second call must load, not train"
     assert all(torch.equal(a, b) for a, b in zip(first.state_dict().values(), second.state_dict().values()))
     assert torch.equal(torch.rand(3), after_first)
+    layouts = [{p.is_contiguous(memory_format=torch.channels_last) for p in m.parameters() if p.ndim == 4}
+               for m in (first, second)]
+    assert layouts[0] == layouts[1] == {True}, "loaded in the layout training leaves: warm measures as cold did"
     third = _net()
     train_module.fit(third, data, TrainConfig(epochs=1, batch_size=16, lr=0.01, seed=3), progress=False, cache=True)
     assert len(calls) == 3, "a new config is a new key: it trains"

@@ -61,6 +61,7 @@ METHODS = ("Random crop", "InstaAug (without input)", "InstaAug")
 PAPER = {"Random crop": (51.63, 0.30), "InstaAug (without input)": (54.20, 0.23), "InstaAug": (55.05, 0.21)}
 PROBES = ("lbfgs", "sklearn")
 CACHE_VERSION = 2  # of the trained encoders kept by train_encoders: bump when training changes
+PROBE_VERSION = 1  # of probe's cached accuracies: bump when features or linear_probe change
 
 
 # ----------------------------------------------------------------------------- settings
@@ -390,6 +391,7 @@ def train_one(S: Contrastive, method: str, seed: int, train: data.Dataset) -> di
 
     found = cached("d4", key, run, version=CACHE_VERSION)
     model.load_state_dict(found["state"])
+    model.to(memory_format=torch.channels_last)  # as fit leaves it, loaded too: cold and warm measure alike
     return dict(model=model.eval(), **{k: v for k, v in found.items() if k != "state"})
 
 
@@ -505,7 +507,9 @@ def linear_probe(train_x: torch.Tensor, train_y: torch.Tensor, test_x: torch.Ten
 def probe(S: Contrastive, trained: dict, train: data.Dataset, test: data.Dataset) -> pd.DataFrame:
     """The linear probe of every trained model: one row per (method, seed) with ``acc`` (whole images) and
     ``acc_tta`` (features averaged over ``S.tta`` crops, for the probe's training and test images alike), in [0, 1].
-    The probe trains on the first ``S.probe_train`` training scenes (all when None) and tests on ``test``.
+    The probe trains on the first ``S.probe_train`` training scenes (all when None) and tests on ``test``. Each
+    model's accuracies are cached on disk (``.cache/d4/``) under its weights, its seed (the crops' draws), the
+    probe's images and labels and the settings the probe reads: a warm rerun reads them.
 
     Example
     -------
@@ -517,12 +521,18 @@ def probe(S: Contrastive, trained: dict, train: data.Dataset, test: data.Dataset
     """
     n = len(train) if S.probe_train is None else min(S.probe_train, len(train))
     xtr, ytr = train.images[:n], train.labels[:n]
+    data_key = digest(xtr, ytr, test.images, test.labels, S.tta, S.crop_scale, S.probe, S.probe_l2)
     rows = []
     for (method, seed), r in trained.items():
         m = r["model"]
-        f = {c: (features(m, xtr, c, S.crop_scale, seed), features(m, test.images, c, S.crop_scale, seed + 1))
-             for c in (0, S.tta)}
-        acc = {c: linear_probe(f[c][0], ytr, f[c][1], test.labels, S.probe, S.probe_l2) for c in f}
+
+        def measure(m=m, seed=seed):
+            f = {c: (features(m, xtr, c, S.crop_scale, seed), features(m, test.images, c, S.crop_scale, seed + 1))
+                 for c in (0, S.tta)}
+            return {c: linear_probe(f[c][0], ytr, f[c][1], test.labels, S.probe, S.probe_l2) for c in f}
+
+        key = digest("d4-probe", models.weights_key(m), method, seed, data_key)
+        acc = cached("d4", f"probe-{key}", measure, version=PROBE_VERSION)
         rows.append(dict(method=method, seed=seed, acc=acc[0], acc_tta=acc[S.tta]))
     return pd.DataFrame(rows)
 

@@ -41,10 +41,11 @@ import torch
 from ... import data, models, profiles
 from ... import train as _train
 from ...learned import augerino, instaaug
-from ...utils import check_choice, seeded
+from ...utils import cached, check_choice, digest, seeded
 
 METHODS = ("none", "random_crop", "augerino", "instaaug", "no_lrp", "no_input", "class_specific")
 LEARNED = ("augerino", "instaaug", "no_lrp", "no_input", "class_specific")
+ACCURACY_VERSION = 1  # of the cached measurements (accuracy_table, reinforce_variance): bump when they change
 
 
 @dataclass(frozen=True)
@@ -322,7 +323,8 @@ def _scale_of(t: Trained) -> tuple[float, float]:
 
 def accuracy_table(S: Cropping, family: list[Trained], test_set) -> pd.DataFrame:
     """One row per trained model: method, variant, seed, test accuracy without and with ``S.tta`` crops, the
-    training seconds per epoch (this run; 0 when cached).
+    training seconds per epoch (this run; 0 when cached). The accuracies are cached on disk (``.cache/d2/``) under
+    every model's weights, method, variant and seed, ``S.tta`` and the test scenes: a warm rerun reads them.
 
     Example
     -------
@@ -331,6 +333,16 @@ def accuracy_table(S: Cropping, family: list[Trained], test_set) -> pd.DataFrame
     >>> list(accuracy_table(S, train_family(S, train), test).columns)
     ['method', 'variant', 'seed', 'acc', 'acc_tta', 'seconds_per_epoch']
     """
+    key = digest("d2-accuracy", S.tta, test_set.images, test_set.labels,
+                 [(t.method, t.variant, t.seed, models.weights_key(t.model)) for t in family])
+    found = cached("d2", f"accuracy-{key}", lambda: _measure_accuracy(S, family, test_set), version=ACCURACY_VERSION)
+    torch.set_rng_state(found["rng"])  # what the measurement left, cached or not: later draws are the same
+    return pd.DataFrame([dict(row, seconds_per_epoch=float(np.mean([h["seconds"] for h in t.history])))
+                         for row, t in zip(found["rows"], family)])
+
+
+def _measure_accuracy(S: Cropping, family: list[Trained], test_set) -> dict:
+    """:func:`accuracy_table`'s measurements (its rows without the seconds) and the random state they leave."""
     rows = []
     for t in family:
         if t.method in ("instaaug", "no_lrp", "no_input"):  # one crop is not "no crop": the identity instead
@@ -339,9 +351,8 @@ def accuracy_table(S: Cropping, family: list[Trained], test_set) -> pd.DataFrame
         else:  # a plain forward for "none"; one crop or copy for the others
             plain = tta_accuracy(t, test_set, 1, seed=t.seed)
         rows.append(dict(method=t.method, variant=t.variant, seed=t.seed, acc=plain,
-                         acc_tta=tta_accuracy(t, test_set, S.tta, seed=t.seed),
-                         seconds_per_epoch=float(np.mean([h["seconds"] for h in t.history]))))
-    return pd.DataFrame(rows)
+                         acc_tta=tta_accuracy(t, test_set, S.tta, seed=t.seed)))
+    return dict(rows=rows, rng=torch.get_rng_state())
 
 
 CROP_MEASURES = ("side", "centre_in_box", "covers_object", "entropy", "kl_to_mean")  # crop_measures' keys
@@ -427,7 +438,8 @@ def final_entropy(t: Trained) -> float:
 def reinforce_variance(family: list[Trained], test_set, n: int = 64, draws: int = 32, seed: int = 0) -> pd.DataFrame:
     """The REINFORCE gradient's variance for the trained InstaAug module (first seed) on ``n`` test scenes, over
     ``draws`` draws, with the batch-mean baseline this book uses and without one (the authors' code):
-    :func:`invlib.learned.instaaug.gradient_variance`. One row per baseline.
+    :func:`invlib.learned.instaaug.gradient_variance`. One row per baseline; cached on disk (``.cache/d2/``) under
+    the module's weights, the scenes and the draws.
 
     Example
     -------
@@ -438,7 +450,11 @@ def reinforce_variance(family: list[Trained], test_set, n: int = 64, draws: int 
     """
     t = next(t for t in family if t.variant == "instaaug")
     x, y = test_set.float()[:n], test_set.labels[:n]
-    rows = [instaaug.gradient_variance(t.model, x, y, draws, b, torch.Generator().manual_seed(seed))
-            for b in instaaug.BASELINES]
-    return pd.DataFrame(rows)
+
+    def measure():
+        return [instaaug.gradient_variance(t.model, x, y, draws, b, torch.Generator().manual_seed(seed))
+                for b in instaaug.BASELINES]
+
+    key = digest("d2-variance", models.weights_key(t.model), x, y, draws, seed, instaaug.BASELINES)
+    return pd.DataFrame(cached("d2", f"variance-{key}", measure, version=ACCURACY_VERSION))
 

@@ -48,11 +48,12 @@ import torch
 from ... import data, profiles, zoo
 from ... import train as _train
 from ...learned import instaaug as I
-from ...models import batched
-from ...utils import check_choice, seeded
+from ...models import batched, weights_key
+from ...utils import cached, check_choice, digest, seeded
 
 METHODS = ("random crop", "AutoAugment", "InstaAug")  # TTA methods; "none" is the classifier alone (n = 1)
 NONE = "none"
+TTA_VERSION = 1  # of tta's cached results (utils.cached's version): bump when tta changes
 
 
 # ----------------------------------------------------------------------------- settings
@@ -375,7 +376,8 @@ def tta(S: Fixed, module: I.InstaAugment, nets: dict[str, torch.nn.Module], test
     repeats of the draws. InstaAug's crops come from ``module`` (trained beside the first classifier, used as it is
     for the others); every classifier sees the same views. One row per ``(model, method, n, seed)``: ``acc`` and
     ``hits``, the ``(N,)`` uint8 array of which test images it classified correctly (what a bootstrap over test
-    images resamples).
+    images resamples). Cached on disk (``.cache/d5/``) under the module's and every classifier's weights, their
+    names and classes, the test images and labels and the settings it reads: a warm rerun reads it.
 
     Example
     -------
@@ -387,6 +389,15 @@ def tta(S: Fixed, module: I.InstaAugment, nets: dict[str, torch.nn.Module], test
     >>> len(res), sorted(res["method"].unique()), res["hits"].iloc[0].shape
     (13, ['AutoAugment', 'InstaAug', 'none', 'random crop'], (6,))
     """
+    module.eval()
+    classifiers = {name: (type(net).__qualname__, weights_key(net)) for name, net in nets.items()}
+    key = digest("d5-tta", S.samples, S.tta_seeds, S.methods, S.seed, S.chunk, S.random_crop_scale, module.sampler,
+                 weights_key(module), classifiers, test.images, test.labels)
+    return cached("d5", f"tta-{key}", lambda: _tta(S, module, nets, test), version=TTA_VERSION)
+
+
+def _tta(S: Fixed, module: I.InstaAugment, nets: dict[str, torch.nn.Module], test: data.Dataset) -> pd.DataFrame:
+    """:func:`tta`'s measurement, not cached."""
     n_max = max(S.samples)
     labels = test.labels
     correct = {}  # (model, method, n, seed) -> which images were classified correctly, chunk by chunk
