@@ -52,7 +52,10 @@ BUDGETS = {"smoke": (60, 60), "cpu": (120, 300)}
 TRAINS_A_FAMILY = {"00_data_and_transforms", "b1_rrc_decomposition", "e1_learning_the_right_invariance",
                    "e2_beyond_vision", "e3_capacity", "e4_image_recognition", "c1_invariance_equivariance",
                    "a1_ranking_tasks", "b3_invariance_vs_magnitude",  # A1, B3: their paper's own zoo entries
-                   "b2_scale_distribution", "b6_augerino_real_data", "b7_variation_in_the_data"}
+                   "b2_scale_distribution", "b6_augerino_real_data", "b7_variation_in_the_data",
+                   # D1, D3, D4 train their family inside the chapter (InstaAug and Augerino x 3 seeds; 18 colour
+                   # models; 3 contrastive encoders), as E1-E4 do: the 5-minute budget of a chapter that trains one
+                   "d1_rotated_sprites", "d3_colour_jitter", "d4_contrastive_crops"}
 # chapters with a limit of their own: B1 trains paper B's crop family (14 models) in the regime where a crop can
 # pay (the model without augmentation overfits), which takes more than 5 minutes on 2 cores; its issue allows 8
 # minutes. D2 trains paper D's crop family (ten models); its issue allows 4 minutes for that chapter.
