@@ -324,6 +324,34 @@ def test_train_is_the_weighted_mixture():
     assert torch.allclose(out, expected, atol=1e-6)
 
 
+# ----------------------------------------------------------------------------- faster paths, the same floats
+@pytest.mark.parametrize("draw", ["sample", "batch"])
+def test_eval_warps_each_sample_once_by_its_own_op_to_the_bit(draw):
+    x = torch.rand(37, 3, 16, 20)
+    layer = AugLayer("geometric", init_magnitude=0.7, temperature=1.0, eval_draw=draw).eval()
+    with torch.no_grad():
+        layer.logits.copy_(torch.tensor([0.1, -0.2, 0.3, 0.0, -0.1]))
+    torch.manual_seed(4)
+    out = layer(x)
+    torch.manual_seed(4)  # every op on the whole batch, each sample keeping its own: the old path
+    v, w = layer.values(len(x)), layer.weights()
+    pick = torch.multinomial(w.detach(), len(x) if draw == "sample" else 1, replacement=True).expand(len(x))
+    expected = torch.zeros_like(x)
+    for q, n in enumerate(layer.names):
+        expected = torch.where((pick == q).view(-1, 1, 1, 1), OPS[n].fn(x, v[:, q], None), expected)
+    assert torch.equal(out, expected)
+
+
+def test_train_mixture_is_the_sum_to_the_bit():
+    x = torch.rand(8, 3, 16, 16)
+    layer = AugLayer("geometric", init_magnitude=0.5).train()
+    torch.manual_seed(2)
+    out = layer(x)
+    torch.manual_seed(2)
+    v, w = layer.values(len(x)), layer.weights()
+    assert torch.equal(out, sum(w[q] * OPS[n].fn(x, v[:, q], None) for q, n in enumerate(layer.names)))
+
+
 def test_values_are_bounded_by_magnitude_times_scale():
     layer = AugLayer(["rotate", "sample_pairing"], init_magnitude={"rotate": 0.25, "sample_pairing": 0.5})
     torch.manual_seed(0)

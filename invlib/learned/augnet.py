@@ -65,6 +65,8 @@ class AugOp:
     kind:   ``"image"`` or ``"signal"``
     degrees: ``unit`` is radians but ``fn`` takes degrees (:func:`invlib.transforms.rotate`'s unit): the layer
             draws values in degrees, so the draws are those of a scale of 180 degrees, to the bit
+    per_sample: a sample's output depends on that sample and its value alone, and ``fn`` draws no random numbers
+            (the affine warps): at evaluation a layer of such ops runs each op on the samples that drew it only
     """
 
     name: str
@@ -74,6 +76,7 @@ class AugOp:
     unit: str
     kind: str
     degrees: bool = False
+    per_sample: bool = False
 
 
 def _image(name: str, convert=lambda v: v):
@@ -97,11 +100,11 @@ def _sample_pairing(x, v, fs):
 
 
 OPS: dict[str, AugOp] = {op.name: op for op in [
-    AugOp("translate_x", _image("translate_x"), 0.45, True, "fraction of width", "image"),
-    AugOp("translate_y", _image("translate_y"), 0.45, True, "fraction of height", "image"),
-    AugOp("rotate", _image("rotate"), math.pi, True, "radians", "image", degrees=True),
-    AugOp("shear_x", _kornia_shear(0), 0.3, True, "shear coefficient", "image"),
-    AugOp("shear_y", _kornia_shear(1), 0.3, True, "shear coefficient", "image"),
+    AugOp("translate_x", _image("translate_x"), 0.45, True, "fraction of width", "image", per_sample=True),
+    AugOp("translate_y", _image("translate_y"), 0.45, True, "fraction of height", "image", per_sample=True),
+    AugOp("rotate", _image("rotate"), math.pi, True, "radians", "image", degrees=True, per_sample=True),
+    AugOp("shear_x", _kornia_shear(0), 0.3, True, "shear coefficient", "image", per_sample=True),
+    AugOp("shear_y", _kornia_shear(1), 0.3, True, "shear coefficient", "image", per_sample=True),
     AugOp("contrast", _image("contrast", lambda v: 1 + v), 1.0, True, "factor - 1", "image"),
     AugOp("brightness", _image("brightness", lambda v: 1 + v), 1.0, True, "factor - 1", "image"),
     AugOp("sample_pairing", _sample_pairing, 1.0, False, "mixing weight", "image"),
@@ -207,15 +210,34 @@ class AugLayer(nn.Module):
         v = self.values(len(x), x.device).to(x.dtype)
         w = self.weights().to(x.dtype)
         shape = (-1,) + (1,) * (x.ndim - 1)
-        if self.training:
-            return sum(w[q] * OPS[n].fn(x, v[:, q], self.fs) for q, n in enumerate(self.names))
+        if self.training:  # the sum from its first term (``sum()`` adds them to 0 first: the same floats)
+            terms = (w[q] * OPS[n].fn(x, v[:, q], self.fs) for q, n in enumerate(self.names))
+            out = next(terms)
+            for term in terms:
+                out = out + term
+            return out
         pick = torch.multinomial(w.detach().float(), len(x) if self.eval_draw == "sample" else 1,
                                  replacement=True).to(x.device).expand(len(x))
+        if all(OPS[n].per_sample for n in self.names):
+            return self._each_by_its_pick(x, v, pick)
         out = torch.zeros_like(x)
         for q, n in enumerate(self.names):  # Q ops on the whole batch, each sample keeps the one it drew
             chosen = pick == q
             if chosen.any():
                 out = torch.where(chosen.view(shape), OPS[n].fn(x, v[:, q], self.fs), out)
+        return out
+
+    def _each_by_its_pick(self, x: torch.Tensor, v: torch.Tensor, pick: torch.Tensor) -> torch.Tensor:
+        """Evaluation of a layer of per-sample ops (:attr:`AugOp.per_sample`): each op on the samples that drew
+        it, so every sample is warped once. The same floats as running every op on the whole batch and keeping
+        each sample's own (tests/test_augnet.py checks it), for 1/Q of the warping."""
+        out = torch.empty_like(x)
+        for q, n in enumerate(self.names):
+            chosen = pick == q
+            if chosen.all():
+                return OPS[n].fn(x, v[:, q], self.fs)
+            if chosen.any():
+                out[chosen] = OPS[n].fn(x[chosen], v[chosen, q], self.fs)
         return out
 
     def state(self) -> dict:
