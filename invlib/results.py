@@ -54,6 +54,7 @@ from .verdicts import (  # noqa: F401  (the decision function and its intervals,
     rho_interval,
     share_interval,
     t_interval,
+    t_intervals,
 )
 
 PAPERS = {"a": "A", "b": "B", "c": "C", "d": "D", "e": "E"}  # a chapter's first letter names its paper

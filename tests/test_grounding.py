@@ -625,14 +625,3 @@ def test_b7_zoo_specs_are_the_family_it_trains_b1s_recipe(monkeypatch):
     V = G.variation_settings(G.settings("cpu"))
     assert V["seeds"] >= 3 and {k: V[k] for k in G.VARIATION_RECIPE} == G.b1_recipe("cpu")
     assert G.variation_settings(G.settings("gpu"))["n_train"] == G.VARIATION["n_train"]  # B1 runs CIFAR-10 there
-
-
-def test_cells_t_intervals_are_results_t_interval_of_each_row():
-    """The (class, entry) t-intervals at once: bit for bit t_interval's, a constant row and a NaN included."""
-    rng = np.random.default_rng(0)
-    x = np.asfortranarray(rng.normal(size=(6, 48)) * 10)  # a search's changes come column-major
-    x[1], x[2, 3] = 2.5, np.nan
-    mean, lo, hi = GR._t_rows(x, 1 - 0.05 / 50)
-    for r in range(6):
-        iv = results.t_interval(x[r], 1 - 0.05 / 50)
-        assert np.array_equal([iv.estimate, iv.lo, iv.hi], [mean[r], lo[r], hi[r]], equal_nan=True)

@@ -226,3 +226,15 @@ def test_two_reruns_of_an_equivalence_claim_at_its_margin_rarely_disagree():
     assert opposite.mean() <= 0.05, opposite.mean()
     assert (_rerun(2 * h, n, pairs, rng, **declared) == REPRODUCED).mean() >= 0.9  # inside by twice h
     assert (_rerun(6 * h, n, pairs, rng, **declared) == NOT_REPRODUCED).mean() >= 0.9  # outside by twice h
+
+
+def test_t_intervals_are_t_interval_of_each_row():
+    """Every row's t-interval at once: bit for bit t_interval's, a constant row, a NaN and column-major input
+    (a B4 search's changes) included."""
+    rng = np.random.default_rng(0)
+    x = np.asfortranarray(rng.normal(size=(6, 48)) * 10)
+    x[1], x[2, 3] = 2.5, np.nan
+    mean, lo, hi = verdicts.t_intervals(x, 1 - 0.05 / 50)
+    for r in range(6):
+        iv = verdicts.t_interval(x[r], 1 - 0.05 / 50)
+        assert np.array_equal([iv.estimate, iv.lo, iv.hi], [mean[r], lo[r], hi[r]], equal_nan=True)

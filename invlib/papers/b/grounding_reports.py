@@ -11,8 +11,6 @@ evaluation items (image pairs, classes) and say "this model".
 
 from __future__ import annotations
 
-import math
-
 import numpy as np
 import torch
 
@@ -409,34 +407,9 @@ def _cells(s, entries, level: float):
     ``level``, as ``(C, E)`` arrays, and the fewest pairs of a class."""
     cols = [s.entries.index(e) for e in entries]
     changes, labels = s.changes.double().numpy()[cols], s.labels.numpy()
-    cells = [_t_rows(changes[:, labels == c], level) for c in range(len(s.classes))]
+    cells = [results.t_intervals(changes[:, labels == c], level) for c in range(len(s.classes))]
     arrays = (np.stack([cell[k] for cell in cells]) for k in range(3))
     return (*arrays, int(min((labels == c).sum() for c in range(len(s.classes)))))
-
-
-def _t_rows(x: np.ndarray, level: float) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """:func:`invlib.results.t_interval` of every row of ``x`` ``(R, n)`` at once, ``(mean, lo, hi)`` each ``(R,)``:
-    the same numbers (row means and deviations along the last axis are summed as a row alone is).
-
-    Example
-    -------
-    >>> x = np.array([[1.0, 2.0, 3.0], [2.0, 2.0, 2.0]])
-    >>> [v.round(3).tolist() for v in _t_rows(x, 0.95)]
-    [[2.0, 2.0], [-0.484, 2.0], [4.484, 2.0]]
-    """
-    from scipy import stats
-
-    x = np.ascontiguousarray(x, dtype=float)  # a row summed along contiguous memory, as t_interval sums it alone
-    n = x.shape[1]
-    mean = x.mean(1)
-    if n < 2:
-        return mean, np.full_like(mean, np.nan), np.full_like(mean, np.nan)
-    sd = x.std(1, ddof=1)
-    with np.errstate(invalid="ignore", divide="ignore"):
-        lo, hi = stats.t.interval(level, n - 1, loc=mean, scale=sd / math.sqrt(n))
-    finite = np.isfinite(x).all(1)
-    lo, hi = (np.where(finite, np.where(sd == 0, mean, v), np.nan) for v in (lo, hi))
-    return mean, lo, hi
 
 
 def no_entry_raises_every_class(s, entries=None):
