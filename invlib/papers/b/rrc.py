@@ -37,7 +37,7 @@ import torch
 from ... import crops, data, metrics, models, streaming, zoo
 from ...models import weights_key
 from ...profiles import settings as _settings
-from ...utils import atomic_save, cache_path, cached, check_choice, digest, seeded
+from ...utils import atomic_save, cache_path, cached, check_choice, digest, resolve_device, seeded
 from ...utils import progress as bar_of
 
 NAMES = crops.METHODS  # method -> the paper's name
@@ -645,8 +645,6 @@ def _central_crops(ds: data.Dataset, size: int, device) -> torch.Tensor | None:
     >>> _central_crops(ds, 8, "cpu").shape
     torch.Size([2, 3, 8, 8])
     """
-    from ...utils import resolve_device
-
     if streaming.is_lazy(ds.images) or resolve_device(device).type != "cpu":
         return None
     crop = crops.Crop(NONE, size=size)
