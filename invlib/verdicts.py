@@ -186,6 +186,9 @@ def t_intervals(x, level: float = 0.95) -> tuple[np.ndarray, np.ndarray, np.ndar
     from scipy import stats
 
     x = np.ascontiguousarray(x, dtype=float)
+    if x.ndim != 2:
+        raise ValueError(f"t_intervals takes (rows, values), a 2-D array; got shape {x.shape} (t_interval takes one "
+                         "sample)")
     n = x.shape[1]
     mean = x.mean(1)
     if n < 2:

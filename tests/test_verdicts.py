@@ -238,3 +238,5 @@ def test_t_intervals_are_t_interval_of_each_row():
     for r in range(6):
         iv = verdicts.t_interval(x[r], 1 - 0.05 / 50)
         assert np.array_equal([iv.estimate, iv.lo, iv.hi], [mean[r], lo[r], hi[r]], equal_nan=True)
+    with pytest.raises(ValueError, match="2-D array; got shape \\(48,\\)"):
+        verdicts.t_intervals(x[0])
