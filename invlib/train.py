@@ -66,6 +66,7 @@ class TrainConfig:
     eval_batch_size: int | None = None  # None: evaluate()'s default (128 on CPU, 1024 on CUDA)
     aug_lr: float | None = None  # learning rate of a model's augmentation parameters (None: lr)
     aug_weight_decay: float = 0.0  # L2 penalty on them (AugNet: 1.0)
+    aug_warmup_epochs: float = 0.0  # their learning rate alone rises linearly from ~0 over these epochs (InstaAug)
 
     def __post_init__(self):
         check_choice(self.optimizer, OPTIMIZERS, "optimizer")
@@ -115,9 +116,26 @@ def world_rank() -> tuple[int, int]:
     return 0, 1
 
 
-def _lr_lambda(cfg: TrainConfig, steps_per_epoch: int):
+def steps_per_epoch(n: int, batch_size: int, world: int = 1) -> int:
+    """Optimiser steps in one epoch of :func:`fit` on ``n`` examples: each of ``world`` processes takes
+    ``n // world`` of them in full batches of ``min(batch_size, n // world)`` (the remainder is dropped).
+
+    Example
+    -------
+    >>> steps_per_epoch(2000, 128), steps_per_epoch(100, 128)
+    (15, 1)
+    """
+    per_rank = n // world
+    if per_rank == 0:
+        raise ValueError(f"Not enough training examples ({n}) for {world} process(es).")
+    return per_rank // min(batch_size, per_rank)
+
+
+def _lr_lambda(cfg: TrainConfig, steps_per_epoch: int, warmup_epochs: float | None = None):
+    """The learning-rate factor of each step: the warm-up (``warmup_epochs``, default ``cfg.warmup_epochs``)
+    times the schedule."""
     total = cfg.epochs * steps_per_epoch
-    warmup = cfg.warmup_epochs * steps_per_epoch
+    warmup = (cfg.warmup_epochs if warmup_epochs is None else warmup_epochs) * steps_per_epoch
 
     def factor(step: int) -> float:
         warm = min(1.0, (step + 1) / warmup) if warmup > 0 else 1.0
@@ -272,13 +290,14 @@ def fit(model: nn.Module, train, cfg: TrainConfig | None = None, augment=None, t
     model.to(device, memory_format=memory_format)
     net = nn.parallel.DistributedDataParallel(model, device_ids=[device] if device.type == "cuda" else None) \
         if world > 1 else model
+    steps = steps_per_epoch(len(images), cfg.batch_size, world)
     per_rank = len(images) // world
     batch = min(cfg.batch_size, per_rank)
-    steps = per_rank // batch
-    if steps == 0:
-        raise ValueError(f"Not enough training images ({len(images)}) for {world} process(es).")
     optimizer = make_optimizer(model, cfg)
-    scheduler = torch.optim.lr_scheduler.LambdaLR(optimizer, _lr_lambda(cfg, steps))
+    factors = [_lr_lambda(cfg, steps)] * len(optimizer.param_groups)
+    if len(optimizer.param_groups) == 3:  # the augmentation's group: its own warm-up, the same schedule
+        factors[2] = _lr_lambda(cfg, steps, cfg.aug_warmup_epochs or cfg.warmup_epochs)
+    scheduler = torch.optim.lr_scheduler.LambdaLR(optimizer, factors)
     history, start = [], 0
     path = Path(checkpoint) if checkpoint else None
     if path and path.exists():

@@ -276,17 +276,36 @@ def test_frozen_trunk_stays_in_eval_and_does_not_learn():
     assert len(band.history) == 2
 
 
-def test_warmup_scales_the_module_gradient():
-    net = I.instaaug(_trunk(), I.UniformRanges(("rotate",)))
-    x, y = torch.rand(8, 3, 32, 32), torch.randint(0, 4, (8,))
-    grads = []
-    for warm in (0, 4):
-        torch.manual_seed(0)
-        loss = I.objective(I.EntropyBand(lam0=0.1), warmup_steps=warm)
-        net.zero_grad()
-        loss(net.train(), x, y)[0].backward()
-        grads.append(net.augment.params.head.bias.grad.clone())
-    assert torch.allclose(grads[1], grads[0] / 4, atol=1e-6)
+def _module_moves(recipe, steps):
+    """How far the module's head moved in ``steps`` Adam steps (one epoch of ``steps`` batches)."""
+    net = I.instaaug(_trunk(), I.Recipe.module(lambda: I.UniformRanges(("rotate",)), 0))
+    before = net.augment.params.head.bias.detach().clone()
+    x, y = torch.rand(8 * steps, 3, 32, 32), torch.randint(0, 4, (8 * steps,))
+    cfg = recipe.config(train.TrainConfig(epochs=1, batch_size=8, optimizer="adam", lr=1e-3, schedule="none"))
+    train.fit(net, (x, y), cfg, progress=False, loss=recipe.objective(steps))
+    return (net.augment.params.head.bias.detach() - before).abs().max().item()
+
+
+def test_warmup_lowers_the_module_learning_rate_under_adam():
+    # the old warm-up scaled the module's gradient, which Adam normalises away: the module moved as far with it
+    cold, warm = (_module_moves(I.Recipe(band=(0.5, 1.0), lam0=0.1, module_lr=0.05, warmup_epochs=w), 2)
+                  for w in (0.0, 4.0))
+    assert warm < 0.5 * cold
+
+
+def test_recipe_config_and_objective():
+    r = I.Recipe(band=(1.0, 2.0), lam0=0.3, module_lr=0.02, warmup_epochs=2.0, check_every=None)
+    cfg = r.config(train.TrainConfig(optimizer="sgd", lr=0.1, aug_weight_decay=1.0))
+    assert (cfg.aug_lr, cfg.aug_warmup_epochs, cfg.aug_weight_decay, cfg.lr) == (0.02, 2.0, 0.0, 0.1)
+    a, b = r.objective(10), r.objective(10)
+    assert a.band is not b.band and a.check_every == 10 and a.band.lam == 0.3
+    assert I.Recipe(check_every=3).objective(10).check_every == 3
+    with pytest.raises(ValueError, match="baseline"):
+        I.Recipe(baseline="median")
+    with pytest.raises(ValueError):
+        I.Recipe(band=(2.0, 1.0))
+    m1, m2 = (I.Recipe.module(lambda: I.LRPCrops(32), 0) for _ in range(2))
+    assert all(torch.equal(p, q) for p, q in zip(m1.parameters(), m2.parameters()))
 
 
 def test_baseline_lowers_the_gradient_variance():

@@ -273,3 +273,22 @@ def test_a_cached_fit_tells_models_apart_that_differ_only_in_a_setting(monkeypat
     fit(a, data, cfg, progress=False, cache=True)
     fit(b, data, cfg, progress=False, cache=True)
     assert not all(torch.equal(x, y) for x, y in zip(a.state_dict().values(), b.state_dict().values()))
+
+
+def test_steps_per_epoch_is_what_fit_takes():
+    assert train_module.steps_per_epoch(2000, 128) == 15 and train_module.steps_per_epoch(100, 128) == 1
+    assert train_module.steps_per_epoch(100, 30, world=2) == 1
+    with pytest.raises(ValueError, match="Not enough"):
+        train_module.steps_per_epoch(1, 8, world=2)
+    m = torch.nn.Linear(4, 2)
+    hist = fit(m, (torch.rand(70, 4), torch.randint(0, 2, (70,))), TrainConfig(epochs=1, batch_size=32),
+                     progress=False, loss=_counting_loss(counter := []))
+    assert len(counter) == train_module.steps_per_epoch(70, 32) == 2 and len(hist) == 1
+
+
+def _counting_loss(counter):
+    def loss(model, x, y):
+        counter.append(len(x))
+        logits = model(x)
+        return torch.nn.functional.cross_entropy(logits, y), logits
+    return loss

@@ -22,7 +22,9 @@ evaluation it averages the **logits** of ``n`` transformations sampled from ``p(
 test-time augmentation, or of the ``n`` most likely crops, the authors' code's, ``select="top"``).
 :func:`objective` is the loss hook of :func:`invlib.train.fit` for ``E[L(f(tau(x)), y) - lambda H[p(tau; phi(x))]]``,
 with ``lambda`` steered into the entropy band ``[H_min, H_max]`` by :class:`EntropyBand` (the authors' rule,
-checked every ``k`` steps) and the module's learning rate warmed up linearly (:func:`scale_grad`).
+checked every ``k`` steps). :class:`Recipe` is the one way every chapter trains a module: band, starting weight,
+checks, the module's learning rate and its linear warm-up (of the learning rate itself, so it acts under Adam too),
+and the module's seeding.
 
 Differences from the authors' code (github.com/NingMiao/InstaAug @adee496), all deliberate:
 
@@ -46,14 +48,14 @@ Example
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import torch
 import torch.nn.functional as F
 from torch import nn
 
 from .. import transforms as T
-from ..utils import check_choice
+from ..utils import check_choice, seeded
 from . import Invariant
 
 SAMPLERS = ("gumbel", "multinomial", "exponential")  # exponential: the authors' code (biased)
@@ -439,19 +441,6 @@ def apply_uniform(x: torch.Tensor, ops: tuple[str, ...], theta: torch.Tensor) ->
 
 
 # ----------------------------------------------------------------------------- the augmentation and the model
-def scale_grad(t: torch.Tensor, w: float) -> torch.Tensor:
-    """``t`` unchanged, its gradient times ``w``: the learning-rate warm-up of the module (exact for plain SGD).
-
-    Example
-    -------
-    >>> p = torch.ones(2, requires_grad=True)
-    >>> scale_grad(p, 0.25).sum().backward()
-    >>> p.grad
-    tensor([0.2500, 0.2500])
-    """
-    return t if w == 1 else t * w + t.detach() * (1 - w)
-
-
 @dataclass
 class Draw:
     """One sampled transformation per input: ``views`` ``(B, C, H, W)``; ``log_prob`` ``(B,)`` of the draw
@@ -470,14 +459,12 @@ class InstaAugment(nn.Module):
     or :class:`UniformRanges`) and the sampler. ``forward(x)`` returns one transformed view per input;
     :meth:`draw` also returns what the objective needs.
 
-    ``sampler``: one of :data:`SAMPLERS`; ``grad_scale``: the module's gradient factor (the warm-up, set by
-    :func:`objective`).
+    ``sampler``: one of :data:`SAMPLERS`.
     """
 
     def __init__(self, params: nn.Module, sampler: str = "gumbel"):
         super().__init__()
         self.params, self.sampler = params, check_choice(sampler, SAMPLERS, "sampler")
-        self.grad_scale = 1.0
         self.categorical = not isinstance(params, UniformRanges)
         self.lam, self.checks, self._h = None, [], [0.0, 0]
 
@@ -492,11 +479,8 @@ class InstaAugment(nn.Module):
             if y is None:
                 return torch.full((len(x), self.params.num_crops), -math.log(self.params.num_crops),
                                   device=x.device)
-            return scale_grad(self.params(y), self.grad_scale)
-        out = self.params(x)
-        if self.categorical:
-            return scale_grad(out, self.grad_scale)
-        return tuple(scale_grad(t, self.grad_scale) for t in out)
+            return self.params(y)
+        return self.params(x)
 
     def draw(self, x: torch.Tensor, y: torch.Tensor | None = None, generator: torch.Generator | None = None,
              dist=None) -> Draw:
@@ -697,8 +681,8 @@ class Objective:
     or REINFORCE ``(L_i - b) grad log p(tau_i; phi(x_i))`` (crops), with ``b`` the batch's mean loss
     (``baseline="mean"``) or 0 (``"none"``, the authors' code), minus ``lambda`` times the exact entropy's
     gradient. ``lambda`` comes from ``band`` (None: the module does not learn), checked every ``check_every`` steps on
-    the mean entropy since the last check (the authors: once per epoch). The module's gradient is scaled by
-    ``min(1, step / warmup_steps)`` (their linear learning-rate warm-up). With a frozen trunk only the module
+    the mean entropy since the last check (the authors: once per epoch). The module's learning-rate warm-up is the
+    optimiser's (``TrainConfig.aug_warmup_epochs``; :meth:`Recipe.config`). With a frozen trunk only the module
     learns.
 
     Its ``repr`` holds every setting, so ``fit(..., cache=True)`` keys a run by them; what the band did is in
@@ -706,9 +690,9 @@ class Objective:
     ``log`` holds every step's mean task loss (cross-entropy, or NT-Xent), without the entropy and REINFORCE terms.
     """
 
-    def __init__(self, band: EntropyBand | None, check_every: int = 50, warmup_steps: int = 0,
-                 baseline: str = "mean", contrastive: bool = False, temperature: float = 0.5, extra=None):
-        self.band, self.check_every, self.warmup_steps = band, int(check_every), int(warmup_steps)
+    def __init__(self, band: EntropyBand | None, check_every: int = 50, baseline: str = "mean",
+                 contrastive: bool = False, temperature: float = 0.5, extra=None):
+        self.band, self.check_every = band, int(check_every)
         self.baseline, self.contrastive = check_choice(baseline, BASELINES, "baseline"), bool(contrastive)
         self.temperature, self.extra, self.steps, self.log = float(temperature), extra, 0, []
 
@@ -716,7 +700,7 @@ class Objective:
         b = self.band
         band = "None" if b is None else (f"EntropyBand({b.h_min}, {b.h_max}, lam0={b.lam0}, factor={b.factor}, "
                                          f"tol={b.tol}, max_steps={b.max_steps})")
-        return (f"Objective(band={band}, check_every={self.check_every}, warmup_steps={self.warmup_steps}, "
+        return (f"Objective(band={band}, check_every={self.check_every}, "
                 f"baseline={self.baseline!r}, contrastive={self.contrastive}, temperature={self.temperature}, "
                 f"extra={self.extra!r})")
 
@@ -738,7 +722,6 @@ class Objective:
     def __call__(self, model, x, y):
         inner = getattr(model, "module", model)
         aug = inner.augment
-        aug.grad_scale = min(1.0, (self.steps + 1) / self.warmup_steps) if self.warmup_steps else 1.0
         lam = 0.0 if self.band is None else self.band.lam
         if self.contrastive:
             return self._contrastive(inner, aug, x, y, lam)
@@ -768,8 +751,7 @@ class Objective:
         return total, view_match_logits(z1, z2, y)
 
 
-def objective(band: EntropyBand | None, check_every: int = 50, warmup_steps: int = 0,
-              baseline: str = "mean") -> Objective:
+def objective(band: EntropyBand | None, check_every: int = 50, baseline: str = "mean") -> Objective:
     """The supervised :class:`Objective`: cross-entropy on one sampled view per input, REINFORCE (or the pathwise
     gradient) for the module, minus ``lambda`` times the entropy, ``lambda`` from ``band``.
 
@@ -784,7 +766,7 @@ def objective(band: EntropyBand | None, check_every: int = 50, warmup_steps: int
     >>> len(band.history), sorted(hist[0]["state"])
     (2, ['checks', 'entropy', 'lambda'])
     """
-    return Objective(band, check_every, warmup_steps, baseline)
+    return Objective(band, check_every, baseline)
 
 
 def gradient_variance(model: InstaAug, x: torch.Tensor, y: torch.Tensor, draws: int = 64,
@@ -865,7 +847,7 @@ def nt_xent(z1: torch.Tensor, z2: torch.Tensor, temperature: float = 0.5) -> tor
 
 
 def contrastive_objective(band: EntropyBand | None, temperature: float = 0.5, check_every: int = 50,
-                          warmup_steps: int = 0, baseline: str = "mean", extra=None) -> Objective:
+                          baseline: str = "mean", extra=None) -> Objective:
     """The contrastive :class:`Objective` (SimCLR with InstaAug crops, section 6): two views per input, each from
     its own draw of ``p(tau; phi(x))``, through ``model.trunk`` (an encoder with a projection head, e.g.
     ``models.create(..., num_classes=D)``), the NT-Xent loss (:func:`nt_xent`); REINFORCE for the module with the
@@ -886,8 +868,62 @@ def contrastive_objective(band: EntropyBand | None, temperature: float = 0.5, ch
     >>> 0 <= h[0]["train_acc"] <= 1
     True
     """
-    return Objective(band, check_every, warmup_steps, baseline, contrastive=True, temperature=temperature,
-                     extra=extra)
+    return Objective(band, check_every, baseline, contrastive=True, temperature=temperature, extra=extra)
+
+
+# ----------------------------------------------------------------------------- the recipe
+@dataclass(frozen=True)
+class Recipe:
+    """How an invariance module is trained: the one recipe of every chapter of paper D.
+
+    - ``band`` ``(H_min, H_max)`` and ``lam0``: the :class:`EntropyBand` (``(-inf, inf)``: ``lambda`` fixed at
+      ``lam0``); a fresh band for every model.
+    - ``check_every``: optimiser steps between band checks (None: once per epoch, the authors' code).
+    - ``module_lr``: the module's learning rate (its own parameter group, no weight decay), and
+      ``warmup_epochs``: that rate rises linearly from ~0 over these epochs (``TrainConfig.aug_warmup_epochs``;
+      the authors' code warms the module's rate up; a rate, unlike a gradient factor, also acts under Adam).
+    - ``baseline``: REINFORCE's baseline (:data:`BASELINES`).
+    - :meth:`module` builds a module from ``MODULE_SEED + seed``, so its start depends on the seed alone.
+
+    Example
+    -------
+    >>> from invlib import train
+    >>> r = Recipe(band=(1.0, 2.0), lam0=0.1, module_lr=0.01, warmup_epochs=1.0)
+    >>> cfg = r.config(train.TrainConfig(optimizer="adam", lr=1e-3))
+    >>> cfg.aug_lr, cfg.aug_warmup_epochs, r.objective(steps_per_epoch=15).check_every
+    (0.01, 1.0, 15)
+    """
+
+    band: tuple[float, float] = (3.0, 3.5)
+    lam0: float = 0.2
+    module_lr: float = 0.05
+    warmup_epochs: float = 0.0
+    check_every: int | None = None
+    baseline: str = "mean"
+
+    def __post_init__(self):
+        check_choice(self.baseline, BASELINES, "baseline")
+        if self.module_lr <= 0 or self.warmup_epochs < 0 or (self.check_every is not None and self.check_every < 1):
+            raise ValueError(f"need module_lr > 0, warmup_epochs >= 0 and check_every >= 1 (or None); got "
+                             f"{self.module_lr}, {self.warmup_epochs}, {self.check_every}.")
+        EntropyBand(*self.band, self.lam0)  # checks the band
+
+    def objective(self, steps_per_epoch: int, contrastive: bool = False, temperature: float = 0.5,
+                  extra=None) -> Objective:
+        """A fresh :class:`Objective` with this recipe's band (``steps_per_epoch``: for a check once per epoch;
+        :func:`invlib.train.steps_per_epoch` gives it)."""
+        band = EntropyBand(self.band[0], self.band[1], self.lam0)
+        return Objective(band, self.check_every or steps_per_epoch, self.baseline, contrastive, temperature, extra)
+
+    def config(self, cfg):
+        """``cfg`` (a :class:`invlib.train.TrainConfig`) with the module's learning rate and warm-up."""
+        return replace(cfg, aug_lr=self.module_lr, aug_warmup_epochs=self.warmup_epochs, aug_weight_decay=0.0)
+
+    @staticmethod
+    def module(make, seed: int):
+        """``make()`` (a parameterisation, e.g. ``lambda: LRPCrops(32)``) built from ``MODULE_SEED + seed``."""
+        with seeded(MODULE_SEED + seed):
+            return make()
 
 
 # ----------------------------------------------------------------------------- what a module learned
