@@ -280,8 +280,8 @@ def test_steps_per_epoch_is_what_fit_takes():
     assert train_module.steps_per_epoch(100, 30, world=2) == 1
     with pytest.raises(ValueError, match="Not enough"):
         train_module.steps_per_epoch(1, 8, world=2)
-    m = torch.nn.Linear(4, 2)
-    hist = fit(m, (torch.rand(70, 4), torch.randint(0, 2, (70,))), TrainConfig(epochs=1, batch_size=32),
+    m = torch.nn.Sequential(torch.nn.Flatten(), torch.nn.Linear(8, 2))
+    hist = fit(m, (torch.rand(70, 2, 4), torch.randint(0, 2, (70,))), TrainConfig(epochs=1, batch_size=32),
                      progress=False, loss=_counting_loss(counter := []))
     assert len(counter) == train_module.steps_per_epoch(70, 32) == 2 and len(hist) == 1
 
