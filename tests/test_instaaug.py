@@ -421,3 +421,26 @@ def test_state_reports_the_epochs_entropy_and_lambda():
     assert hist[-1]["state"]["lambda"] == band.lam
     assert hist[1]["state"]["entropy"] > hist[0]["state"]["entropy"]  # the entropy bonus widens p
     assert 0 < hist[0]["state"]["entropy"] < math.log(net.augment.params.num_crops)
+
+
+def test_zoom_in_only_ranges_never_crop_wider_than_the_image():
+    x = torch.rand(4, 3, 32, 32)
+    free = I.UniformRanges(I.CROP_OPS)
+    low, high = free(x)
+    assert (low[:, 0] < 0).all()  # the default range zooms out too
+    inside = I.UniformRanges(I.CROP_OPS, zoom_in_only=True)
+    inside.load_state_dict(free.state_dict())  # the one-sided flag is not part of the weights
+    low, high = inside(x)
+    assert (low[:, 0] == 0).all() and (high[:, 0] > 0).all() and torch.equal(low[:, 1:], free(x)[0][:, 1:])
+    with pytest.raises(ValueError, match="side"):
+        I.UniformRanges(("rotate",), zoom_in_only=True)
+
+
+def test_colour_factor_bounds_stop_where_the_clamp_starts():
+    # exp(theta) is clamped to [0, 2]: a log-factor bound past ln 2 would count entropy that changes no image
+    assert I.UNIFORM_OPS["saturation"][0] == I.UNIFORM_OPS["value"][0] == pytest.approx(math.log(2))
+    m = I.UniformRanges(("saturation", "value"))
+    with torch.no_grad():
+        m.head.bias.fill_(50.0)  # bounds at their maxima
+    low, high = m(torch.rand(1, 3, 16, 16))
+    assert torch.allclose(high.exp(), torch.tensor(2.0)) and torch.allclose(low.exp(), torch.tensor(0.5))

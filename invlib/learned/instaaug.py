@@ -67,9 +67,11 @@ MODULE_SEED = 10_000
 UNIFORM_OPS = {  # op -> (largest bound per side, unit)
     "rotate": (math.pi, "radians"),
     "hue": (0.5, "turns"),
-    "saturation": (1.0, "log of the saturation factor"),
-    "value": (1.0, "log of the brightness factor"),
-    "side": (0.9, "crop side below 1, a fraction of the image (negative: zoom out)"),
+    # saturation and value: the factor exp(theta) is clamped to [0, 2] when applied, so a bound past ln 2 would add
+    # entropy that changes no image and gets no gradient from the loss
+    "saturation": (math.log(2), "log of the saturation factor"),
+    "value": (math.log(2), "log of the brightness factor"),
+    "side": (0.9, "crop side below 1, a fraction of the image (negative: zoom out, unless zoom_in_only)"),
     "x": (0.5, "crop centre offset, a fraction of the width"),
     "y": (0.5, "crop centre offset, a fraction of the height"),
 }
@@ -370,6 +372,8 @@ class UniformRanges(nn.Module):
         input_free: one range for all inputs (the linear layer's bias alone: an Augerino-like global range with
             the asymmetric bounds).
         maxima: override the largest bound per op.
+        zoom_in_only: the crop's ``side`` range is ``[0, a]`` (crops of side ``1 - a`` to 1, never larger than the
+            image: Augerino's scale, the paper's "without LRP" ablation); otherwise ``[-b, a]``.
 
     Example
     -------
@@ -379,11 +383,15 @@ class UniformRanges(nn.Module):
     """
 
     def __init__(self, ops: tuple[str, ...], in_chans: int = 3, channels: tuple[int, ...] = (8, 8, 16, 32),
-                 input_free: bool = False, maxima: dict[str, float] | None = None):
+                 input_free: bool = False, maxima: dict[str, float] | None = None, zoom_in_only: bool = False):
         super().__init__()
         for op in ops:
             check_choice(op, UNIFORM_OPS, "uniform op")
         self.ops, self.input_free = tuple(ops), bool(input_free)
+        if zoom_in_only and "side" not in self.ops:
+            raise ValueError(f"zoom_in_only needs the 'side' op; got ops {self.ops}.")
+        self.register_buffer("one_sided", torch.tensor([zoom_in_only and op == "side" for op in self.ops]),
+                             persistent=False)
         maxima = {op: UNIFORM_OPS[op][0] for op in ops} | dict(maxima or {})
         self.register_buffer("maxima", torch.tensor([maxima[op] for op in ops], dtype=torch.float32))
         self.net = None if input_free else ModuleNet(in_chans, channels)
@@ -398,7 +406,7 @@ class UniformRanges(nn.Module):
         else:
             p = self.head(F.relu(self.net(x)[-1]).mean((2, 3)))
         bounds = torch.sigmoid(p - 2).view(len(x), 2, -1) * self.maxima
-        return -bounds[:, 1], bounds[:, 0]
+        return torch.where(self.one_sided, 0.0, -bounds[:, 1]), bounds[:, 0]
 
 
 def uniform_entropy(low: torch.Tensor, high: torch.Tensor) -> torch.Tensor:
