@@ -1103,6 +1103,36 @@ LIGHTING_HUE_PAIRS = {  # item class -> its two colour classes (name, hue in deg
 LIGHTING_FREE_ITEMS = ("T-shirt/top", "Trouser", "Pullover", "Dress")  # hue uniform on the circle: no information
 LIGHTING_CLASSES = [f"{colour} {item}" for item, pair in LIGHTING_HUE_PAIRS.items() for colour, _ in pair] + list(
     LIGHTING_FREE_ITEMS)
+LIGHTING_HUE_SHARES = tuple(k / len(LIGHTING_HUE_PAIRS) for k in range(len(LIGHTING_HUE_PAIRS) + 1))  # 0, .25, ... 1
+
+
+def lighting_classes(hue_share: float = 1.0) -> list[str]:
+    """The class names of ``load("lighting", hue_share=...)``: the colour classes of the first ``hue_share`` of
+    :data:`LIGHTING_HUE_PAIRS` (two per item), then each other pair's item as one free class (its bare name), then
+    :data:`LIGHTING_FREE_ITEMS`. A class is free (its hue carries nothing) exactly when its name is a bare item.
+
+    Example
+    -------
+    >>> lighting_classes() == LIGHTING_CLASSES, lighting_classes(0.25)[:4]
+    (True, ['red Sandal', 'green Sandal', 'Sneaker', 'Ankle boot'])
+    >>> len(lighting_classes(0.0)), len(lighting_classes(0.5))
+    (8, 10)
+    >>> lighting_classes(0.3)  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ValueError: hue_share is the share of LIGHTING_HUE_PAIRS whose hue is the label; valid: 0.0, 0.25, ...; got 0.3.
+    """
+    pairs = _hue_pairs(hue_share)
+    items = list(LIGHTING_HUE_PAIRS)
+    return ([f"{colour} {item}" for item in items[:pairs] for colour, _ in LIGHTING_HUE_PAIRS[item]] + items[pairs:]
+            + list(LIGHTING_FREE_ITEMS))
+
+
+def _hue_pairs(hue_share: float) -> int:
+    """``hue_share`` (one of :data:`LIGHTING_HUE_SHARES`) -> the number of hue-defined pairs."""
+    if not any(isinstance(hue_share, (int, float)) and abs(hue_share - s) < 1e-9 for s in LIGHTING_HUE_SHARES):
+        raise ValueError(f"hue_share is the share of LIGHTING_HUE_PAIRS whose hue is the label; valid: "
+                         f"{', '.join(map(str, LIGHTING_HUE_SHARES))}; got {hue_share!r}.")
+    return round(hue_share * len(LIGHTING_HUE_PAIRS))
 LIGHTING_SATURATION = (0.6, 1.0)  # an item's saturation ~ U(0.6, 1), every class
 LIGHTING_BACKGROUND = (0.3, 0.1)  # background: grey 0.3 plus smooth colour noise of amplitude 0.1 per channel
 LIGHTING_EXPOSURE = 0.8  # the brightest item pixel reflects 80 %: headroom for gains up to 1.25 before clipping
@@ -1143,10 +1173,11 @@ def _lighting_conditions(conditions) -> list[int]:
     return list(dict.fromkeys(found))
 
 
-def _lighting_draws(labels: Tensor, gen: torch.Generator, hue_spread: float) -> dict:
+def _lighting_draws(labels: Tensor, gen: torch.Generator, hue_spread: float, hue_pairs: int = 4) -> dict:
     """Per-item random numbers and classes for a whole Fashion-MNIST split (so an image is the same under any
     subset and any condition): which items are kept, their class, hue, saturation, background and a uniform
-    number that picks the condition."""
+    number that picks the condition. The first ``hue_pairs`` pairs are colour classes; the other pairs' items are
+    free classes (kept, labelled and hued as :data:`LIGHTING_FREE_ITEMS`), with the same random numbers."""
     m = len(labels)
     perm = torch.randperm(m, generator=gen)
     jitter = torch.rand(m, generator=gen) * 2 - 1
@@ -1167,8 +1198,11 @@ def _lighting_draws(labels: Tensor, gen: torch.Generator, hue_spread: float) -> 
     free_of = torch.full((len(FASHION_MNIST_CLASSES),), -1)
     free_of[[FASHION_MNIST_CLASSES.index(c) for c in LIGHTING_FREE_ITEMS]] = torch.arange(len(LIGHTING_FREE_ITEMS))
     pair, free, half = pair_of[labels], free_of[labels], rank % 2
+    free = torch.where(pair >= hue_pairs, pair - hue_pairs,  # a free class's rank: the pairs' items come first
+                       torch.where(free >= 0, free + len(LIGHTING_HUE_PAIRS) - hue_pairs, -1))
+    pair = torch.where(pair >= hue_pairs, -1, pair)  # a pair past hue_pairs: one free class of its item
     keep = (pair >= 0) | ((free >= 0) & (rank < counts[labels] // 2))  # free items: half, as many as a colour class
-    label = torch.where(pair >= 0, 2 * pair + half, 2 * len(LIGHTING_HUE_PAIRS) + free)
+    label = torch.where(pair >= 0, 2 * pair + half, 2 * hue_pairs + free)
     base = torch.deg2rad(torch.tensor([[h for _, h in p] for p in LIGHTING_HUE_PAIRS.values()]))  # (pairs, 2)
     pair_hue = base[pair.clamp_min(0), half] + math.radians(hue_spread) * jitter
     hue = torch.remainder(torch.where(pair >= 0, pair_hue, free_hue), 2 * torch.pi)
@@ -1191,7 +1225,7 @@ def _render_lighting(gray: Tensor, hue: Tensor, sat: Tensor, background: Tensor,
 
 
 def _lighting(split, root, n, seed, size, *, conditions=("D45",), hue_spread: float = 10.0,
-              lighting_seed: int = 0) -> Dataset:
+              lighting_seed: int = 0, hue_share: float = 1.0) -> Dataset:
     """A stand-in for RawFooT under its lighting conditions (paper D, section 5.4): classes that only colour tells
     apart, classes whose colour means nothing, and lights that change every colour of the image.
 
@@ -1204,6 +1238,12 @@ def _lighting(split, root, n, seed, size, *, conditions=("D45",), hue_spread: fl
     are garments and footwear / bags, shapes that do not mix. Each item of a pair's class goes to one of its two
     colours, half each (seeded); the free classes take a seeded half of their items, so every class has 3,000
     train / 500 test images (36,000 / 6,000). Saturation ``U(0.6, 1)`` for all.
+
+    **The share of hue-defined classes**, ``hue_share`` (:data:`LIGHTING_HUE_SHARES`, default 1: the above): only
+    the first ``hue_share`` of the pairs are colour classes; each other pair's item becomes one free class (its
+    bare name, a seeded half of its items, hue ``U(0, 360)``), so at 0 no class is defined by hue (8 free classes)
+    and per-image hue ranges have nothing to gain over one range for all (:func:`lighting_classes`). Every other
+    draw is the same: at 1 the data are those of before the knob, bit for bit.
 
     **Image.** The item, resized from 28 px to ``size`` (default 32), is pasted with its grey level as opacity
     and ``colorize`` colour (brightest pixel reflecting :data:`LIGHTING_EXPOSURE` = 0.8) on a background of grey
@@ -1237,13 +1277,15 @@ def _lighting(split, root, n, seed, size, *, conditions=("D45",), hue_spread: fl
     size = size or LIGHTING_SIZE
     if size < 8:
         raise ValueError(f"lighting needs a canvas of at least 8 px, got size={size}.")
+    pairs = _hue_pairs(hue_share)
     gray, labels, boxes, folder = _fashion_arrays(split, root)
     d = _lighting_draws(labels, torch.Generator().manual_seed(2 * int(lighting_seed) + SPLITS.index(split)),
-                        float(hue_spread))
+                        float(hue_spread), pairs)
     idx = d["keep"].nonzero()[:, 0]  # the split's images, in file order
     if n is not None:
         idx = idx[_subset_indices(len(idx), n, seed, f"lighting/{split}")]
-    key = ("lighting", split, str(folder), tuple(chosen), float(hue_spread), int(lighting_seed), size, n, seed)
+    key = ("lighting", split, str(folder), tuple(chosen), float(hue_spread), int(lighting_seed), size, n, seed,
+           pairs)
 
     def make():
         condition = torch.tensor(chosen)[(d["pick"][idx] * len(chosen)).long().clamp_max(len(chosen) - 1)]
@@ -1254,7 +1296,7 @@ def _lighting(split, root, n, seed, size, *, conditions=("D45",), hue_spread: fl
         return images, d["label"][idx], boxes[idx] * (size / gray.shape[-1]), factors
 
     images, label, box, factors = _cached(key, make)
-    ds = Dataset("lighting", split, images, label, list(LIGHTING_CLASSES), None, box, factors)
+    ds = Dataset("lighting", split, images, label, lighting_classes(hue_share), None, box, factors)
     return _finish(ds, None, seed)
 
 

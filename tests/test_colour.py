@@ -4,6 +4,7 @@ family's shared starting weights and cache keys, the measure (TTA, accuracies pe
 label."""
 
 import math
+from dataclasses import replace
 
 import numpy as np
 import pandas as pd
@@ -12,8 +13,10 @@ import torch
 
 from invlib import data, results, transforms
 from invlib import train as _train
+from invlib.learned import instaaug
 from invlib.papers.d import colour as C
 from invlib.papers.d import colour_reports as R
+from invlib.utils import seeded
 
 
 # ----------------------------------------------------------------------------- settings
@@ -30,6 +33,27 @@ def test_paper_settings_and_profiles():
     assert smoke.epochs < cpu.epochs and set(smoke.n_conditions) < set(paper.n_conditions)
     assert C.settings("cpu", jitter=[[0.1, 0.2, 0.4]], seeds=[1, 2]).jitter == ((0.1, 0.2, 0.4),)  # lists -> tuples
     assert C.settings("cpu", epochs=None).epochs == cpu.epochs  # None keeps the profile's value
+    # the data control: ours, at cpu on 3 seeds (a claim about training needs 3); the paper runs none
+    assert (paper.hue_share, paper.control_share, paper.shares) == (1.0, None, (1.0,))
+    assert (cpu.control_share, cpu.control_seeds, cpu.shares) == (0.0, (0, 1, 2), (1.0, 0.0))
+    assert C.settings("cpu", control_seeds=[4]).control_seeds == (4,)
+
+
+def test_band_leaves_the_module_a_choice_below_the_largest_reachable_entropy():
+    S = C.settings("cpu")
+    maxima = [instaaug.UNIFORM_OPS[op][0] for op in C.OPS]
+    widest = sum(math.log(2 * m) for m in maxima)  # every bound at its largest: log 1 + 2 log(2 ln 2)
+    start = sum(math.log(2 * m / (1 + math.exp(2))) for m in maxima)  # sigmoid(-2) of the largest, per side
+    assert widest == pytest.approx(0.654, abs=1e-3) and start == pytest.approx(-5.73, abs=1e-2)
+    assert start < S.h_min < S.h_max < widest - 1  # reachable, and not only at the widest ranges
+    assert S.h_min <= math.log(0.25) + math.log(1.0) + math.log(2 * math.log(2)) <= S.h_max  # the stated centre
+    module = instaaug.UniformRanges(C.OPS, channels=S.module_channels, input_free=True)
+    with torch.no_grad():
+        module.head.bias.fill_(50.0)  # every bound at its largest
+        low, high = module(torch.rand(2, 3, 16, 16))
+    assert instaaug.uniform_entropy(low, high)[0].item() == pytest.approx(widest, abs=1e-4)
+    # the hue left at the band's top with saturation and value at their widest: short of a pair's 120 degrees
+    assert math.exp(S.h_max - 2 * math.log(2 * math.log(2))) < 1 / 3
 
 
 @pytest.mark.parametrize("overrides, message", [
@@ -39,6 +63,9 @@ def test_paper_settings_and_profiles():
     (dict(train_condition="D46"), "Unknown lighting condition 'D46'"),
     (dict(h_min=0.0, h_max=-1.0), "h_min <= h_max"),
     (dict(seeds=[]), "at least one seed"),
+    (dict(hue_share=0.3), "hue_share is a share of the stand-in's hue pairs, one of 0.0, 0.25"),
+    (dict(control_share=2.0), "control_share is a share"),
+    (dict(control_seeds=[]), "control_seeds needs at least one seed"),
 ])
 def test_settings_errors_name_the_fix(overrides, message):
     with pytest.raises(ValueError, match=message):
@@ -110,6 +137,9 @@ def test_test_set_mixes_every_condition_and_class_types_follow_the_classes():
     free = np.isin(np.array(test.classes)[test.labels.numpy()], data.LIGHTING_FREE_ITEMS)
     assert (kinds[free] == C.RANDOM_HUE).all() and (kinds[~free] == C.HUE_IDENTIFIED).all()
     assert 0.25 < free.mean() < 0.42  # 4 of 12 classes
+    none = C.general_test_set(C.settings("smoke", hue_share=0.0))  # no class is defined by hue
+    assert len(none.classes) == 8 and (C.class_types(none) == C.RANDOM_HUE).all()
+    assert len(C.lighting_data(C.settings("smoke", hue_share=0.0), "train", ("D45",))) == S.n_train
     train = C.lighting_data(S, "train", ("D45", "red"))
     assert set(C.condition_names(train)) == {"D45", "red"} and len(train) == S.n_train
 
@@ -143,8 +173,23 @@ def test_family_members_start_from_the_trunk_of_their_seed():
     assert loss.check_every == S.check_every and loss.band.h_min == S.h_min and loss.band.lam == S.lam0
     other = C.build(C.settings("smoke", h_max=0.0), members[-1], 0)[3]
     assert _train._callable_key(loss) != _train._callable_key(other)  # a band change is another cached fit
-    cpu = C.build(C.settings("cpu"), members[-1], 0)[3]
-    assert cpu.warmup_steps == C.steps_per_epoch(C.settings("cpu"))  # one epoch of warm-up
+
+
+
+def test_build_trains_the_module_with_the_one_recipe():
+    cpu = C.settings("cpu")
+    net, cfg, _, loss = C.build(cpu, C.Member(C.INSTAAUG, "instaaug"), 1)
+    assert (cfg.aug_lr, cfg.aug_warmup_epochs, cfg.aug_weight_decay) == (0.2, 1.0, 0.0)  # the warm-up: a rate
+    assert C.recipe(cpu) == instaaug.Recipe((-1.5, -0.5), 0.2, 0.2, 1.0, 5)
+    paper = C.build(C.settings("paper"), C.Member(C.INSTAAUG, "instaaug"), 0)[3]
+    assert paper.check_every == _train.steps_per_epoch(2400, 100) == 24  # once per epoch: train's formula
+    # the module from MODULE_SEED + seed (Recipe.module), as every D chapter's; no longer from the seed itself
+    make = lambda: instaaug.UniformRanges(C.OPS, channels=cpu.module_channels)  # noqa: E731
+    ref, own = instaaug.Recipe.module(make, 1), net.augment.params
+    with seeded(1):
+        old = make()
+    same = lambda a, b: all(torch.equal(x, y) for x, y in zip(a.state_dict().values(), b.state_dict().values()))  # noqa: E731
+    assert same(own, ref) and not same(own, old)
 
 
 # ----------------------------------------------------------------------------- the measure
@@ -291,7 +336,7 @@ def test_hue_gap_per_seed_decides_fig_d1():
 def test_departures_list_what_the_profile_changes():
     text = R.departures(C.settings("cpu"))
     assert "| `module_lr` | 1e-05 | 0.2 |" in text and "| `jitter` | 216 settings | 6 settings |" in text
-    assert "train_condition" not in text
+    assert "train_condition" not in text and "control_share" not in text  # the control is ours, not a departure
 
 
 def test_figures_draw_from_a_run():
@@ -334,3 +379,74 @@ def test_train_colour_measures_table3_once_and_reuses_it_for_table4():
     assert res.best_random == plain.idxmax()
     assert len(res.per_condition) == len(a) and set(res.ranges["model"]) == {C.GLOBAL, C.INSTAAUG}
     assert all(len(v) == 1 for v in res.states.values())
+    # the data control: Table 3's two learned models again at share 1, the same two trained at share 0
+    c = a[a["experiment"] == "control"]
+    again = c[c["hue_share"] == 1.0].drop(columns=["experiment"]).reset_index(drop=True)
+    mine = t3[t3["kind"].isin(["global", "instaaug"])].drop(columns=["experiment"]).reset_index(drop=True)
+    pd.testing.assert_frame_equal(again, mine)
+    assert len(c[c["hue_share"] == 0.0]) == 4 and set(R.control_gains(res).columns) == {1.0, 0.0}
+
+
+# ----------------------------------------------------------------------------- the data control and Table 3's labels
+def test_table3_quotes_the_input_free_model_as_itself_not_as_augerino():
+    v, run = _verdicts(R.demo_run())
+    t3 = R.table3(R.demo_run())
+    assert t3.loc["Augerino", "ours: model"] == "not run" and pd.isna(t3.loc["Augerino", "ours"])
+    assert t3.loc[R.INPUT_FREE_ROW, "ours"] == 79.0 and pd.isna(t3.loc[R.INPUT_FREE_ROW, "paper"])
+    claim = run.claims["table3/instaaug_vs_global"]
+    assert claim["paper"].startswith("no such comparison") and "input-free version" in claim["claim"]
+    assert "table3/global_range/general" not in run.paper  # no paper number beside the input-free model
+    assert run.paper["table3/instaaug/general"] == 81.11
+
+
+def _control(res, full, none):
+    """``res`` with its control over ``len(full)`` seeds: InstaAug's gain over the input-free model (fractions) at
+    share 1 is ``full[s]``, at share 0 ``none[s]``."""
+    c = res.accuracy[res.accuracy["experiment"] == "control"]
+    rows = []
+    for s, (g1, g0) in enumerate(zip(full, none)):
+        r = c.assign(seed=s)
+        insta = r["model"] == C.INSTAAUG
+        r.loc[insta, "general"] = 0.79 + np.where(r.loc[insta, "hue_share"] == 1.0, g1, g0)
+        rows.append(r)
+    acc = pd.concat([res.accuracy[res.accuracy["experiment"] != "control"], *rows], ignore_index=True)
+    return C.ColourRun(acc, res.per_condition, res.ranges, res.states, res.sets, res.best_random)
+
+
+def test_control_claim_reads_the_gain_at_both_shares_paired_by_seed():
+    res, cid = R.demo_run(), "control/gain_shrinks_without_hue_classes"
+    g = R.control_gains(_control(res, [0.02, 0.03, 0.025], [0.0, 0.001, -0.001]))
+    assert list(g.columns) == [1.0, 0.0] and g[1.0].tolist() == pytest.approx([0.02, 0.03, 0.025])
+    shrinks = _control(res, [0.02, 0.03, 0.025], [0.0, 0.001, -0.001])
+    v, run = _verdicts(shrinks)
+    assert v[cid] == "reproduced" and run.claims[cid]["evidence"]["n"] == 3
+    assert run.claims[cid]["evidence"]["unit"] == "seed" and run.claims[cid]["evidence"]["boundary"] == 0.0
+    assert _verdicts(_control(res, [0.0, 0.001, -0.001], [0.02, 0.03, 0.025]))[0][cid] == "not reproduced"
+    assert _verdicts(_control(res, [0.02, -0.03, 0.01], [0.0, 0.0, 0.0]))[0][cid] == "inconclusive at this budget"
+    assert _verdicts(res)[0][cid] == "inconclusive at this budget"  # one seed
+    table = R.control_table(shrinks)
+    assert table.loc[1.0, "gain (points)"] == 2.5 and table.loc[0.0, "seeds"] == 3
+    off = results.Run("smoke", name="demo_d3")
+    R.colour_report(off, replace(R._demo_settings(), control_share=None), R.demo_run())
+    assert off.claims[cid]["verdict"] == "not measurable at this profile"
+
+
+def test_train_control_trains_each_share_and_seed_once_reusing_table3(monkeypatch):
+    from types import SimpleNamespace
+
+    S = C.settings("smoke", seeds=[0], control_seeds=[0, 1])
+    rows = [dict(experiment="table3", model=m, seed=0, tta=t) for m in (C.NO_AUG, C.GLOBAL, C.INSTAAUG)
+            for t in (False, True)]
+    out = dict(rows=rows, per=[{"D45": i} for i in range(len(rows))], states={}, ranges=[])
+    calls = []
+    monkeypatch.setattr(C, "_fit", lambda Sc, m, seed, tr, te, k, exp, o: calls.append(
+        (Sc.hue_share, m.name, seed, len(tr.classes), len(te.classes), k, exp)))
+    fake = lambda Sc, *a: SimpleNamespace(classes=data.lighting_classes(Sc.hue_share))  # noqa: E731
+    monkeypatch.setattr(C, "lighting_data", fake)
+    monkeypatch.setattr(C, "general_test_set", fake)
+    C.train_control(S, out, fake(S), fake(S))
+    assert calls == [(1.0, C.GLOBAL, 1, 12, 12, 1, "control"), (1.0, C.INSTAAUG, 1, 12, 12, 1, "control")] + [
+        (0.0, m, s, 8, 8, 1, "control") for s in (0, 1) for m in (C.GLOBAL, C.INSTAAUG)]
+    copied = [r for r in out["rows"] if r["experiment"] == "control"]  # Table 3's seed-0 models, both readings
+    assert [(r["model"], r["tta"]) for r in copied] == [(m, t) for m in (C.GLOBAL, C.INSTAAUG) for t in (False, True)]
+    assert out["per"][-1] == {"D45": 5} and len(out["per"]) == len(out["rows"])

@@ -843,6 +843,35 @@ def test_lighting_is_deterministic_and_subsets_keep_factors_aligned(lighting_tes
     assert not torch.equal(load("lighting", "train", n=300).images, _lighting(n=300).images)
 
 
+def test_lighting_hue_share_one_keeps_the_data_of_before_the_knob(fm_test):
+    import hashlib
+
+    h = hashlib.sha256()
+    for split in ("train", "test"):
+        ds = load("lighting", split, n=300, size=16, conditions=("D45", "red"), hue_share=1.0)
+        for t in (ds.images, ds.labels, ds.factors["hue"], ds.factors["condition"]):
+            h.update(t.contiguous().numpy().tobytes())
+    assert h.hexdigest()[:16] == "0365ac234aa393d5"  # the digest of these loads before hue_share existed (c0838d8)
+    assert data.lighting_classes(1.0) == data.LIGHTING_CLASSES
+
+
+def test_lighting_hue_share_turns_pairs_into_free_classes(lighting_test):
+    none, half = _lighting(hue_share=0.0), _lighting(hue_share=0.5)
+    assert none.classes == list(data.LIGHTING_HUE_PAIRS) + list(data.LIGHTING_FREE_ITEMS)  # 8 free classes
+    assert half.classes[:4] == data.LIGHTING_CLASSES[:4] and half.classes[4:6] == ["Ankle boot", "Bag"]
+    for ds, k in ((none, 8), (half, 10)):
+        assert torch.equal(torch.bincount(ds.labels), torch.full((k,), 500))  # balanced, as every class before
+    hue = none.factors["hue"]
+    for c in range(4):  # a former pair item: hue all round the circle, no longer two narrow hues
+        counts = torch.bincount((hue[none.labels == c] / (math.pi / 3)).long().clamp(0, 5), minlength=6)
+        assert (counts > 40).all(), (none.classes[c], counts.tolist())
+    # the free items and the pairs still hue-defined are the same images as at share 1
+    free = lighting_test.labels >= 8
+    assert torch.equal(none.images[none.labels >= 4], lighting_test.images[free])
+    assert torch.equal(half.images[half.labels < 4], lighting_test.images[lighting_test.labels < 4])
+    assert torch.equal(half.images[half.labels >= 6], lighting_test.images[free])
+
+
 @pytest.mark.parametrize("opts, message", [
     (dict(conditions="sunset"), "Unknown lighting condition 'sunset'. Valid conditions: D27, D30, .*D45.*red.*"
                                 "or a group: easy, hard"),
@@ -850,6 +879,7 @@ def test_lighting_is_deterministic_and_subsets_keep_factors_aligned(lighting_tes
     (dict(conditions=()), "conditions is empty"),
     (dict(hue_spread=90), "hue_spread"),
     (dict(size=4), "at least 8 px"),
+    (dict(hue_share=0.3), "hue_share .* valid: 0.0, 0.25, 0.5, 0.75, 1.0; got 0.3"),
     (dict(light="red"), "Valid options: conditions, hue_spread, lighting_seed"),
 ])
 def test_lighting_bad_parameters_say_what_is_valid(opts, message, fm_test):

@@ -29,6 +29,7 @@ import numpy as np
 import pandas as pd
 
 from ... import results
+from ...learned.instaaug import UNIFORM_OPS
 from .colour import (
     CONDITIONS,
     GLOBAL,
@@ -67,6 +68,13 @@ ORDER = (0.0, "the paper states an order of two methods (Tables 3 and 4, Fig. 7)
 MOST = (0.5, "'most' settings: more than half of the random-jitter settings below InstaAug")
 NARROWER = (0.0, "the paper shows the direction only (Fig. D.1's examples, no number): a narrower hue range of any "
                  "width")
+# The data control (ours, declared before its first run): InstaAug's gain over its input-free version, general accuracy
+# without TTA (as table3/instaaug_vs_global), at the chapter's hue share minus at the control's (0: no hue-defined
+# class), per seed. A per-image range can only gain where the right range differs between images; with every class
+# of random hue one range serves all, so the mechanism predicts a smaller gain; it predicts no size, so any decrease.
+SHRINKS = (0.0, "the mechanism predicts a smaller per-input gain without hue-defined classes, of no stated size: a "
+                "decrease of any size, paired by seed")
+INPUT_FREE_ROW = "input-free InstaAug (ours; not in the paper)"
 
 
 # ----------------------------------------------------------------------------- helpers
@@ -127,19 +135,25 @@ def _seeds_note(res: ColourRun) -> str:
 # ----------------------------------------------------------------------------- tables
 def table3(res: ColourRun) -> pd.DataFrame:
     """Table 3 beside ours: general accuracy (%) without and with test-time augmentation, and our in-distribution
-    (easy) and out-of-distribution (hard) accuracy; ours is the mean over seeds. The paper's Augerino row faces
-    our global range (input-free InstaAug); AdaAug is not run.
+    (easy) and out-of-distribution (hard) accuracy; ours is the mean over seeds. Augerino and AdaAug are not run;
+    our global range (InstaAug's module on ``0 * x``: one learned range for all images) is a row of its own, with
+    no paper number (:data:`INPUT_FREE_ROW`): it is InstaAug's input-free version, not the paper's Augerino.
 
     Example
     -------
-    >>> list(table3(demo_run()).index)  # doctest: +NORMALIZE_WHITESPACE
-    ['no augmentation', 'random jitter (best of the sweep)', 'Augerino', 'AdaAug', 'InstaAug']
+    >>> t = table3(demo_run())
+    >>> list(t.index)  # doctest: +NORMALIZE_WHITESPACE
+    ['no augmentation', 'random jitter (best of the sweep)', 'Augerino', 'AdaAug',
+     'input-free InstaAug (ours; not in the paper)', 'InstaAug']
+    >>> t.loc["Augerino", "ours: model"], bool(pd.isna(t.loc[INPUT_FREE_ROW, "paper"]))
+    ('not run', True)
     """
     best = _best(res, "general", False)
-    ours = {"no augmentation": NO_AUG, "random jitter (best of the sweep)": best, "Augerino": GLOBAL,
+    ours = {"no augmentation": NO_AUG, "random jitter (best of the sweep)": best, INPUT_FREE_ROW: GLOBAL,
             "InstaAug": INSTAAUG}
+    paper = dict(list(PAPER_TABLE3.items())[:4]) | {INPUT_FREE_ROW: (None,) * 4, "InstaAug": PAPER_TABLE3["InstaAug"]}
     rows = []
-    for row, (p, _, p_tta, _) in PAPER_TABLE3.items():
+    for row, (p, _, p_tta, _) in paper.items():
         m = ours.get(row)
         r = {"ours: model": m or "not run", "paper": p, "ours": None, "paper (TTA)": p_tta, "ours (TTA)": None,
              "ours: easy": None, "ours: hard": None, "ours: easy (TTA)": None, "ours: hard (TTA)": None}
@@ -231,14 +245,15 @@ def colour_report(run, S: Colour, res: ColourRun) -> tuple[pd.DataFrame, pd.Data
     >>> run = results.Run("smoke", name="demo")
     >>> _ = colour_report(run, _demo_settings(), demo_run())
     >>> sorted(run.claims)[:3]
-    ['fig7/in_distribution_above_most', 'fig7/ood_above_every_random', 'fig7/ood_above_every_random_tta']
+    ['control/gain_shrinks_without_hue_classes', 'fig7/in_distribution_above_most', 'fig7/ood_above_every_random']
     """
     t3, sweep, t4 = table3(res), sweep_table(res), table4(res)
     paper_key = {"no augmentation": "no_augmentation", "random jitter (best of the sweep)": "best_random",
-                 "Augerino": "global_range", "InstaAug": "instaaug"}
+                 INPUT_FREE_ROW: "global_range", "InstaAug": "instaaug"}
     for row, key in paper_key.items():
-        p, _, p_tta, _ = PAPER_TABLE3[row]
-        note = "ours: global range (input-free InstaAug)" if row == "Augerino" else ""
+        p, p_tta = (None if pd.isna(v) else float(v) for v in t3.loc[row, ["paper", "paper (TTA)"]])
+        note = "InstaAug's input-free version; the paper has none (its Augerino is another model)" if (
+            row == INPUT_FREE_ROW) else ""
         run.log(f"table3/{key}/general", t3.loc[row, "ours"], paper=p, note=note)
         if pd.notna(t3.loc[row, "ours (TTA)"]):
             run.log(f"table3/{key}/general_tta", t3.loc[row, "ours (TTA)"], paper=p_tta, note=note)
@@ -259,6 +274,7 @@ def colour_report(run, S: Colour, res: ColourRun) -> tuple[pd.DataFrame, pd.Data
     facts = _table3_claims(run, res)
     facts |= _figd1_claim(run, res)
     facts |= _table4_claims(run, res)
+    facts |= _control_claim(run, S, res)
     facts |= {"d3_best_random": res.best_random, "d3_seeds": _seeds_note(res)}
     return t3, sweep, t4, facts
 
@@ -316,17 +332,20 @@ def _table3_claims(run, res: ColourRun) -> dict:
         ev, reproduced=f"More than half of them lie below it on every reading of the seeds ({ev.text()}).",
         not_reproduced=f"Fewer than half of them lie below it beyond the spread of the seeds ({ev.text()}).")
 
-    # Table 3: InstaAug against the global range (the paper's Augerino) and augmentation against none
+    # InstaAug against its own input-free version (not in the paper) and augmentation against none (Table 3)
     insta, glob = _acc(res, INSTAAUG, "general", False), _acc(res, GLOBAL, "general", False)
     tta = (_acc(res, INSTAAUG, "general", True).mean(), _acc(res, GLOBAL, "general", True).mean())
     ev = ranking((insta - glob).tolist())
-    run.claim("table3/instaaug_vs_global", "Per-image ranges beat one learned range for all images (InstaAug 81.11 "
-              "vs Augerino 78.97 %).", paper="81.11 vs 78.97 (%); with TTA 81.35 vs 79.34",
-              ours=f"InstaAug {_pm(insta.mean(), math.nan)}, global range {_pm(glob.mean(), math.nan)}; with TTA "
-                   f"{100 * tta[0]:.2f} vs {100 * tta[1]:.2f}",
-              criterion=_criterion("InstaAug minus the global range (input-free InstaAug, Augerino's place), general "
-                                   "accuracy in points") + f"; {seeds}", evidence=ev)
-    facts["d3_global_vs_instaaug"] = (f"{100 * glob.mean():.1f} % for the global range against "
+    run.claim("table3/instaaug_vs_global", "Per-image ranges beat one learned range for all images: InstaAug beats "
+              "its own input-free version (the same module, objective, band and training on 0 * x). Ours: the paper "
+              "has no input-free InstaAug; its nearest row, Augerino with relaxed symmetry (InstaAug 81.11 vs 78.97 "
+              "%), is another model, quoted for context only.",
+              paper="no such comparison (context: InstaAug 81.11 vs Augerino 78.97 %, another baseline)",
+              ours=f"InstaAug {_pm(insta.mean(), math.nan)}, input-free InstaAug {_pm(glob.mean(), math.nan)}; with "
+                   f"TTA {100 * tta[0]:.2f} vs {100 * tta[1]:.2f}",
+              criterion=_criterion("InstaAug minus its input-free version, general accuracy in points")
+              + f"; {seeds}", evidence=ev)
+    facts["d3_global_vs_instaaug"] = (f"{100 * glob.mean():.1f} % for the global range (input-free InstaAug) against "
                                       f"{100 * insta.mean():.1f} % for InstaAug ({100 * tta[1]:.1f} against "
                                       f"{100 * tta[0]:.1f} % with test-time augmentation)")
     why = (" On these data the random-hue classes already show every hue in training, so a wider hue range for "
@@ -342,7 +361,8 @@ def _table3_claims(run, res: ColourRun) -> dict:
     ev = results.decide_parts({m: ranking(g.tolist()) for m, g in gains.items()},
                               reason="each of the three gains over no augmentation must hold")
     run.claim("table3/augmentation_beats_none", "The best random jitter, the global range and InstaAug all beat no "
-              "augmentation.", paper="79.99, 78.97, 81.11 vs 72.87 (%)",
+              "augmentation.", paper="best random 79.99, InstaAug 81.11 vs 72.87 (%); no input-free InstaAug (its "
+                                     "Augerino, another model: 78.97)",
               ours=", ".join(f"{m} {100 * g.mean():+.1f}" for m, g in gains.items()) + " points over none",
               criterion=_criterion("each of the three: the method minus no augmentation, general accuracy in "
                                    "points") + f"; all three must hold (each at its own 95 %: an intersection-union "
@@ -353,6 +373,13 @@ def _table3_claims(run, res: ColourRun) -> dict:
 def _figd1_claim(run, res: ColourRun) -> dict:
     """Fig. D.1: the hue range is narrower where the hue is the label (per seed: each seed's trained module)."""
     gap = hue_gap(res)
+    if not np.isfinite(gap["gaps"]).all() or not gap["gaps"]:  # a hue share of 0: no hue-identified class
+        ev = results.not_measurable("no hue-identified class at this hue share (or no trained module)", unit="seed")
+        run.claim("figD1/hue_narrower_on_hue_identified", "InstaAug's hue range is narrower on the hue-identified "
+                  "classes than on the random-hue classes (Fig. D.1).", paper="qualitative (examples)",
+                  ours="not measurable", criterion="not measurable", evidence=ev)
+        return {k: "not measurable" for k in ("d3_hue_bounds", "d3_sv_widths", "d3_hue_identified", "d3_random_hue",
+                                              "d3_hue_gap", "d3_global_hue", "d3_hue_verdict")}
     run.log("figD1/hue_width/hue_identified", gap["hue_identified"], note="turns, InstaAug, mean over test images")
     run.log("figD1/hue_width/random_hue", gap["random_hue"], note="turns")
     run.log("figD1/hue_width/global", gap["global_width"], note="turns, one range for all images")
@@ -371,7 +398,8 @@ def _figd1_claim(run, res: ColourRun) -> dict:
     return {"d3_hue_bounds": "; ".join(f"{kind} [{r['hue_low']:+.3f}, {r['hue_high']:+.3f}]"
                                        for kind, r in bounds.iterrows()),
             "d3_sv_widths": f"{ins['saturation_width'].mean():.2f} (saturation) and {ins['value_width'].mean():.2f} "
-                            "(value) log-factor units wide, of at most 2",
+                            f"(value) log-factor units wide, of at most {2 * UNIFORM_OPS['value'][0]:.2f} (2 ln 2: "
+                            "the factor is clamped to [0, 2])",
             "d3_hue_identified": f"{gap['hue_identified']:.3f}", "d3_random_hue": f"{gap['random_hue']:.3f}",
             "d3_hue_gap": f"{gap['gap']:.3f} turn", "d3_global_hue": f"{gap['global_width']:.3f}",
             "d3_hue_verdict": results.phrase(
@@ -403,6 +431,78 @@ def _table4_claims(run, res: ColourRun) -> dict:
             "d3_left_out": ", ".join(str(k) for k in TABLE4_K if k not in res.sets) or "none"}
 
 
+def control_gains(res: ColourRun, tta: bool = False) -> pd.DataFrame:
+    """The data control's per-seed gains: InstaAug minus its input-free version, general accuracy (fractions),
+    one row per control seed, one column per hue share (empty if the control was not run).
+
+    Example
+    -------
+    >>> control_gains(demo_run()).round(3).to_dict()
+    {1.0: {0: 0.01}, 0.0: {0: 0.0}}
+    """
+    a = res.accuracy
+    c = a[(a["experiment"] == "control") & (a["tta"] == tta)] if "hue_share" in a else a.iloc[:0]
+    wide = c.pivot_table(index="seed", columns=["hue_share", "model"], values="general")
+    shares = list(dict.fromkeys(c["hue_share"]))
+    return pd.DataFrame({sh: wide[sh, INSTAAUG] - wide[sh, GLOBAL] for sh in shares}, index=wide.index)
+
+
+def control_table(res: ColourRun) -> pd.DataFrame:
+    """The data control as a table: per hue share (rows), the input-free InstaAug's and InstaAug's general
+    accuracy (%, mean over the control seeds), InstaAug's gain (points; without and with TTA) and the seeds.
+
+    Example
+    -------
+    >>> control_table(demo_run())["gain (points)"].to_dict()
+    {1.0: 1.0, 0.0: 0.0}
+    """
+    a = res.accuracy
+    c = a[(a["experiment"] == "control") & ~a["tta"]] if "hue_share" in a else a.iloc[:0]
+    plain, tta = control_gains(res), control_gains(res, tta=True)
+    rows = {}
+    for share, g in c.groupby("hue_share", sort=False):
+        means = g.groupby("model")["general"].mean()
+        rows[share] = {"hue-defined share of the pairs": share, INPUT_FREE_ROW: _pct(means[GLOBAL]),
+                       "InstaAug": _pct(means[INSTAAUG]), "gain (points)": _pct(plain[share].mean()),
+                       "gain with TTA (points)": _pct(tta[share].mean()), "seeds": int(g["seed"].nunique())}
+    return pd.DataFrame.from_dict(rows, orient="index")
+
+
+def _control_claim(run, S: Colour, res: ColourRun) -> dict:
+    """The data control: InstaAug's gain over its input-free version shrinks without hue-defined classes."""
+    gains = control_gains(res)
+    cid = "control/gain_shrinks_without_hue_classes"
+    claim = ("With no hue-defined classes the gain of per-input colour ranges over the input-free range shrinks: "
+             "InstaAug's gain over its input-free version is smaller on the stand-in at hue share "
+             f"{S.control_share} than at {S.hue_share} (ours; the paper runs no such control).")
+    if S.control_share is None or gains.shape[1] < 2:
+        ev = results.not_measurable("the data control is not run at this profile (control_share None)", unit="seed")
+        run.claim(cid, claim, paper="not in the paper", ours="not run", criterion="not run", evidence=ev)
+        return {"d3_control": "Not run at this profile", "d3_control_seeds": "no seeds", "d3_control_verdict": ""}
+    full, none = gains[S.hue_share], gains[S.control_share]
+    d = (100 * (full - none)).to_numpy(float)
+    ev = results.decide(d, boundary=SHRINKS[0], reason=SHRINKS[1], unit="seed", n_min=N_MIN)
+    seeds = f"{len(d)} seed{'s' if len(d) > 1 else ''}"
+    ours = (f"gain {100 * full.mean():+.2f} points at share {S.hue_share:g}, {100 * none.mean():+.2f} at share "
+            f"{S.control_share:g}; the gain smaller by {ev.estimate:+.2f} points")
+    run.claim(cid, claim, paper="not in the paper (its mechanism: per-image ranges help where the right range differs "
+                                "between images)", ours=ours,
+              criterion=_criterion("InstaAug minus its input-free version, general accuracy in points (no TTA), at "
+                                   "the chapter's hue share minus at the control's", SHRINKS[0]) + f"; {seeds}",
+              evidence=ev)
+    for share in gains:
+        run.log(f"control/share{share:g}/gain", _pct(gains[share].mean()), note="InstaAug minus input-free, points")
+    tta = control_gains(res, tta=True)
+    text = (f"InstaAug's gain over its input-free version, general accuracy without test-time augmentation, is "
+            f"{100 * full.mean():+.1f} points at hue share {S.hue_share:g} and {100 * none.mean():+.1f} at share "
+            f"{S.control_share:g} (with it: {100 * tta[S.hue_share].mean():+.1f} and "
+            f"{100 * tta[S.control_share].mean():+.1f})")
+    return {"d3_control": text, "d3_control_seeds": seeds, "d3_control_verdict": results.phrase(
+        ev, reproduced=f"The gain shrinks beyond the spread of the seeds ({ev.text()}).",
+        not_reproduced=f"The gain grows beyond the spread of the seeds ({ev.text()}): the per-image ranges do "
+                       "not gain from the hue-defined classes here.")}
+
+
 def departures(S: Colour) -> str:
     """A Markdown table of the settings where this run departs from the paper's (``Colour()``'s defaults), the
     paper's value beside this run's (long values shortened).
@@ -422,8 +522,9 @@ def departures(S: Colour) -> str:
     def short(v):
         return f"{len(v)} settings" if isinstance(v, tuple) and v and isinstance(v[0], tuple) else str(v)
 
+    ours = ("profile", "device", "progress", "control_share", "control_seeds")  # not the paper's: its control is ours
     rows = [(f.name, short(getattr(paper, f.name)), short(getattr(S, f.name))) for f in dataclasses.fields(S)
-            if f.name not in ("profile", "device", "progress") and getattr(S, f.name) != getattr(paper, f.name)]
+            if f.name not in ours and getattr(S, f.name) != getattr(paper, f.name)]
     if not rows:
         return "This run uses the paper's settings."
     return "\n".join(["| setting | paper | this run |", "|---|---|---|"]
@@ -431,6 +532,30 @@ def departures(S: Colour) -> str:
 
 
 # ----------------------------------------------------------------------------- figures
+def plot_control(res: ColourRun, ax=None):
+    """The data control: InstaAug's gain over its input-free version (general accuracy, points) at each hue share,
+    one dot per seed, a line joining the two shares of a seed.
+
+    Example
+    -------
+    >>> plot_control(demo_run()).get_ylabel()
+    'InstaAug minus input-free (points)'
+    """
+    import matplotlib.pyplot as plt
+
+    ax = ax or plt.subplots(figsize=(4.5, 3.4))[1]
+    g = 100 * control_gains(res)
+    x = np.arange(g.shape[1])
+    for seed, r in g.iterrows():
+        ax.plot(x, r.to_numpy(float), "o-", color="tab:green", alpha=0.7, label=f"seed {seed}" if seed == g.index[0]
+                else None)
+    ax.axhline(0, color="k", lw=0.8)
+    ax.set_xticks(x, [f"share {s:g}" for s in g.columns])
+    ax.set(xlim=(-0.5, len(x) - 0.5), ylabel="InstaAug minus input-free (points)",
+           title="hue-defined classes: the per-input gain")
+    return ax
+
+
 def plot_fig7(res: ColourRun, tta: bool = False, ax=None):
     """Fig. 7: in-distribution (easy group) against out-of-distribution (hard group) accuracy of every model of
     Table 3 (means over seeds). Random jitter: colour from yellow to red with the hue jitter, size with the
@@ -596,7 +721,13 @@ def demo_run(test=None) -> ColourRun:
             rows.append(r)
             if model in (NO_AUG, "random jitter h=0 s=0.2 v=0.8", INSTAAUG):
                 rows.append(dict(r, experiment="table4"))
+    for share, gain in ((1.0, 0.01), (0.0, 0.0)):  # the data control: InstaAug's gain vanishes at share 0
+        for model, g in ((GLOBAL, 0.79), (INSTAAUG, 0.79 + gain)):
+            kind = kinds[model]
+            rows += [dict(experiment="control", k=1, model=model, kind=kind, h=None, s=None, v=None, seed=0, tta=tta,
+                          general=g, easy=g, hard=g, seconds=0.0, hue_share=share) for tta in (False, True)]
     accuracy = pd.DataFrame(rows)
+    accuracy["hue_share"] = accuracy["hue_share"].fillna(1.0)
     per = pd.DataFrame([{c: 0.7 for c in CONDITIONS}] * len(accuracy))
     per_condition = pd.concat([accuracy[["experiment", "k", "model", "seed", "tta"]], per], axis=1)
     n = 46 if test is None else len(test)
