@@ -28,7 +28,8 @@ def _test_cache(tmp_path_factory):
 # docstring examples that train or search for seconds: still run by `make test`, left out of `make test-fast`
 SLOW_DOCTESTS = {
     "invlib.papers.d.contrastive.probe",
-    "invlib.papers.d.contrastive.untrained_accuracy",
+    "invlib.papers.d.contrastive.untrained_probe",
+    "invlib.papers.d.contrastive.data_control",
     "invlib.papers.d.contrastive.train_encoders",
     "invlib.papers.b.authors_code.search",
     "invlib.papers.b.grounding.invariance_table",

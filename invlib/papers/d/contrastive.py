@@ -6,11 +6,12 @@ views of an image come from:
 - ``"Random crop"``: two crops drawn independently with :func:`invlib.learned.instaaug.random_boxes` (area uniform
   in ``S.crop_scale``, the paper's tuned range), trained by :func:`random_crop_objective`.
 - ``"InstaAug (without input)"``: two crops from one learned distribution ``p(tau; phi(0 * x))`` shared by every
-  image (:class:`~invlib.learned.instaaug.LRPCrops` with ``input_free=True``).
+  image (:class:`~invlib.learned.instaaug.LRPCrops` with ``input_free=True``), trained by the same recipe at the
+  same learning rate as InstaAug.
 - ``"InstaAug"``: two crops from the image's own ``p(tau; phi(x))``, learned jointly with the encoder
-  (:func:`invlib.learned.instaaug.contrastive_objective`: NT-Xent, REINFORCE for the module, minus ``lambda`` times
-  its entropy, ``lambda`` steered into the band ``[H_min, H_max]`` by
-  :class:`~invlib.learned.instaaug.EntropyBand`; both views drawn from one evaluation of ``phi(x)``).
+  (the contrastive objective of paper D's one recipe, :func:`recipe`: NT-Xent, REINFORCE for the module, minus
+  ``lambda`` times its entropy, ``lambda`` steered into the band ``[H_min, H_max]``; both views drawn from one
+  evaluation of ``phi(x)``).
 
 Each view then gets SimCLR's colour jitter, grey and flip (:class:`SimCLRJitter`, the authors' code). What is
 measured (the paper's Table 5 and Figure 8):
@@ -21,14 +22,18 @@ measured (the paper's Table 5 and Figure 8):
 - **what the module learned** (:func:`crop_table`): per test scene, the expected crop side, the chance that a
   crop's centre falls on the object, the entropy, the KL divergence to the average distribution, and the object's
   size (the square root of its box's area, a fraction of the image side);
-- **the entropy band** (:func:`band_trace`): the entropy and ``lambda`` at every check of the band.
+- **the entropy band** (:func:`band_trace`): the entropy and ``lambda`` at every check of the band;
+- **the data control** (:func:`data_control`): InstaAug and its input-free version at ``S.control_variation``
+  (scenes with centred objects of one size, no per-instance variation) beside ``S.variation``, same recipe and
+  seeds: the per-input gain should shrink where there is nothing per input to adapt to.
 
 =========================  ======================================================================
 settings                   :class:`Contrastive` (defaults: the paper), :func:`settings` per profile
 data                       :func:`scene_data` (``scenes``: objects of varying position and size)
-models and training        :func:`make_model`, :func:`train_encoders` (all three, each seed)
-measures                   :func:`features`, :func:`linear_probe`, :func:`probe`, :func:`untrained_accuracy`,
+models and training        :func:`recipe`, :func:`make_model`, :func:`train_encoders` (all three, each seed)
+measures                   :func:`features`, :func:`linear_probe`, :func:`probe`, :func:`untrained_probe`,
                            :func:`crop_table`, :func:`initial_measures`, :func:`band_trace`, :func:`sample_crops`
+the data control           :func:`data_control`
 =========================  ======================================================================
 
 Example
@@ -60,7 +65,7 @@ from ...utils import cached, check_choice, digest, seeded
 METHODS = ("Random crop", "InstaAug (without input)", "InstaAug")
 PAPER = {"Random crop": (51.63, 0.30), "InstaAug (without input)": (54.20, 0.23), "InstaAug": (55.05, 0.21)}
 PROBES = ("lbfgs", "sklearn")
-CACHE_VERSION = 2  # of the trained encoders kept by train_encoders: bump when training changes
+CACHE_VERSION = 3  # of the trained encoders kept by train_encoders: bump when training changes
 PROBE_VERSION = 1  # of probe's cached accuracies: bump when features or linear_probe change
 
 
@@ -80,12 +85,11 @@ class Contrastive:
     - Training: ``epochs`` 500, ``batch_size`` 512, Adam at ``lr`` 1e-3 with weight decay 1e-6 (the paper; its two
       decays by 0.8 at epochs 450 and 475 are left out: ``schedule="none"``); NT-Xent at ``temperature`` 0.5
       (the codebase's).
-    - Module: ``aug_lr`` 1e-5 (the paper's, with SGD; here the module shares the encoder's Adam; ``free_aug_lr``:
-      the input-free module's, None for the same), its gradient
-      warmed up linearly over ``warmup_epochs`` (10, as the supervised runs), the entropy band ``band`` with
-      ``lam0`` (the paper's crops: [3.0, 3.5] and 0.2; the authors' contrastive code pulls the entropy toward a
-      target by a quadratic penalty instead), checked every ``check_every`` steps (None: once per epoch, the
-      authors' rule).
+    - Module (paper D's one recipe, :func:`recipe`): ``aug_lr`` 1e-5 (the paper's, with SGD; here Adam, in its
+      own parameter group) for both learned modules, its learning rate warmed up linearly over ``warmup_epochs``
+      (10, as the supervised runs), the entropy band ``band`` with ``lam0`` (the paper's crops: [3.0, 3.5] and
+      0.2; the authors' contrastive code pulls the entropy toward a target by a quadratic penalty instead),
+      checked every ``check_every`` steps (None: once per epoch, the authors' rule).
     - Views: ``crop_scale`` the random crop's area range (the paper's tuned [0.1, 1]); ``jitter`` SimCLR's colour
       jitter, grey and flip on every view (the authors' code).
     - Probe: ``tta`` crops whose features are averaged (the paper: 10), ``probe_train`` scenes of the training set
@@ -93,6 +97,9 @@ class Contrastive:
       ``probe_l2`` its L2 weight.
     - ``seeds``: one run per seed (each its own initial weights and draws; the paper does not say how many runs
       its standard errors are over).
+    - The data control (not in the paper): ``control_variation`` the scenes' ``variation`` at which InstaAug and
+      its input-free version are trained again (0: every object centred, of one size), ``control_seeds`` the seeds
+      of the control at both variations (None: ``seeds``; empty: no control).
     """
 
     profile: str = "paper"
@@ -111,7 +118,6 @@ class Contrastive:
     schedule: str = "none"
     temperature: float = 0.5
     aug_lr: float = 1e-5
-    free_aug_lr: float | None = None
     warmup_epochs: float = 10.0
     band: tuple[float, float] = (3.0, 3.5)
     lam0: float = 0.2
@@ -123,6 +129,8 @@ class Contrastive:
     probe: str = "lbfgs"
     probe_l2: float = 1e-3
     seeds: tuple[int, ...] = (0, 1, 2)
+    control_variation: float = 0.0
+    control_seeds: tuple[int, ...] | None = None
     device: str = "auto"  # filled from the profile by invlib.profiles.settings
     progress: bool = True  # likewise
 
@@ -132,21 +140,29 @@ class Contrastive:
             raise ValueError(f"band is [H_min, H_max] with H_min <= H_max; got {self.band}.")
         if not self.seeds:
             raise ValueError("seeds: at least one seed.")
+        recipe(self)  # checks the band, the module's rate and the warm-up
+
+    @property
+    def controls(self) -> tuple[int, ...]:
+        """The seeds of the data control (``control_seeds``, or ``seeds`` when None)."""
+        return self.seeds if self.control_seeds is None else self.control_seeds
 
 
 # What the smaller profiles change. The module's learning rate and the band's check interval are raised so the
 # module moves within a few hundred steps (at the paper's 1e-5 and one check per epoch it would not move at all);
 # the chapter states every departure.
 _SMALL = dict(size=56, widths=(8, 16, 32, 64), proj_hidden=64, proj_dim=32, batch_size=128, aug_lr=1e-3,
-              free_aug_lr=3e-2, warmup_epochs=2.0, check_every=2, seeds=(0,))
+              warmup_epochs=2.0, check_every=2, seeds=(0,))
 SETTINGS = {
     "gpu": dict(n_train=20_000, n_test=5_000, size=56, epochs=60, batch_size=256, aug_lr=1e-3, warmup_epochs=5.0,
                 check_every=20, widths=(32, 64, 128, 256), proj_hidden=256),
-    # cpu: 3 epochs (69 steps per encoder; the module's warm-up is 2 of them). Measured against 4 (one seed): the
-    # probe's Table 5 order is the same (random crop 24.0 / without input 17.6 / InstaAug 21.5 % against 25.8 /
-    # 20.4 / 22.0), the module as input-dependent (KL to the average 1.33 against 1.23 nats) and as size-aware
-    # (Spearman 0.27 against 0.24); its entropy ends in the band (80 % of the last checks against 7 %, where the
-    # fourth epoch drifts out). A quarter of the training: 61 s of process time against 73 s, run side by side.
+    # cpu: 3 epochs (69 steps per encoder; the module's warm-up is 2 of them). One thread, process seconds (cold):
+    # per encoder 11 s (random crop) / 16 s (each InstaAug) of training and 5.5-6 s of probe (22,000 crops), an
+    # untrained encoder's probe 6 s, data 1.5 s per variation; the chapter with the data control at one seed
+    # (two more InstaAug models at variation 0, two untrained probes) took 131 s user + 21 s system through the
+    # runner (budget ~170 s). Each further control seed costs about 100 s (InstaAug and its input-free version at
+    # both variations, their probes, the untrained encoder's at both): 3 control seeds would take ~350 s, twice
+    # the budget, so the control runs at one seed here (inconclusive by construction; the gpu profile runs 3).
     "cpu": dict(n_train=3000, n_test=1000, epochs=3, probe_train=1000, **_SMALL),
     "smoke": dict(n_train=512, n_test=256, epochs=2, probe_train=256, tta=4, **{**_SMALL, "warmup_epochs": 1.0}),
 }
@@ -161,6 +177,20 @@ def settings(profile: str | profiles.Profile = "cpu", **overrides) -> Contrastiv
     (500, 3, 2)
     """
     return profiles.settings(Contrastive, SETTINGS, profile, **overrides)
+
+
+def recipe(S: Contrastive) -> I.Recipe:
+    """Paper D's one training recipe with D4's settings: the band and ``lam0``, the module's rate ``aug_lr`` (both
+    learned modules alike) warmed up over ``warmup_epochs``, a check every ``check_every`` steps (None: per epoch).
+
+    Example
+    -------
+    >>> r = recipe(settings("cpu"))
+    >>> r.band, r.module_lr, r.warmup_epochs, r.check_every
+    ((3.0, 3.5), 0.001, 2.0, 2)
+    """
+    return I.Recipe(band=tuple(S.band), lam0=S.lam0, module_lr=S.aug_lr, warmup_epochs=S.warmup_epochs,
+                    check_every=S.check_every)
 
 
 # ----------------------------------------------------------------------------- data
@@ -282,8 +312,7 @@ def make_model(S: Contrastive, method: str, seed: int) -> nn.Module:
         enc = Encoder(models.create(S.encoder, num_classes=0, widths=S.widths), S.proj_hidden, S.proj_dim)
     if method == "Random crop":
         return enc
-    with seeded(I.MODULE_SEED + seed):
-        lrp = I.LRPCrops(S.size, input_free=method == "InstaAug (without input)")
+    lrp = I.Recipe.module(lambda: I.LRPCrops(S.size, input_free=method == "InstaAug (without input)"), seed)
     return I.instaaug(enc, lrp, copies=S.tta)
 
 
@@ -330,27 +359,20 @@ def random_crop_objective(scale: tuple[float, float] = (0.1, 1.0), temperature: 
     return _Hook(loss, "random_crop_objective", log, scale=tuple(scale), temperature=temperature, extra=extra)
 
 
-def train_config(S: Contrastive, seed: int, method: str = "InstaAug") -> _train.TrainConfig:
+def train_config(S: Contrastive, seed: int) -> _train.TrainConfig:
     """Adam for the encoder (``S.lr``, weight decay ``S.weight_decay`` on every parameter, as
-    ``torch.optim.Adam``) and for the module (``S.aug_lr``, or ``S.free_aug_lr`` for the input-free one; no
-    decay), ``S.schedule``.
+    ``torch.optim.Adam``), ``S.schedule``; the module's rate and warm-up from :func:`recipe` (the same for both
+    learned modules: an input-free module at a larger rate would confound the comparison).
 
     Example
     -------
     >>> cfg = train_config(settings("cpu"), 0)
-    >>> cfg.optimizer, cfg.lr, cfg.aug_lr, cfg.schedule
-    ('adam', 0.001, 0.001, 'none')
-    >>> train_config(settings("cpu"), 0, "InstaAug (without input)").aug_lr
-    0.03
+    >>> cfg.optimizer, cfg.lr, cfg.aug_lr, cfg.aug_warmup_epochs, cfg.schedule
+    ('adam', 0.001, 0.001, 2.0, 'none')
     """
-    aug_lr = S.free_aug_lr if method == "InstaAug (without input)" and S.free_aug_lr else S.aug_lr
-    return _train.TrainConfig(epochs=S.epochs, batch_size=S.batch_size, optimizer="adam", lr=S.lr,
-                              weight_decay=S.weight_decay, weight_decay_on="all", schedule=S.schedule,
-                              aug_lr=aug_lr, aug_weight_decay=0.0, seed=seed, device=S.device)
-
-
-def _steps_per_epoch(S: Contrastive, n: int) -> int:
-    return max(1, n // min(S.batch_size, n))
+    return recipe(S).config(_train.TrainConfig(epochs=S.epochs, batch_size=S.batch_size, optimizer="adam", lr=S.lr,
+                                               weight_decay=S.weight_decay, weight_decay_on="all",
+                                               schedule=S.schedule, seed=seed, device=S.device))
 
 
 def train_one(S: Contrastive, method: str, seed: int, train: data.Dataset) -> dict:
@@ -367,27 +389,26 @@ def train_one(S: Contrastive, method: str, seed: int, train: data.Dataset) -> di
     (2, 2, ['epoch', 'loss', 'lr'])
     """
     model = make_model(S, method, seed)
-    steps = _steps_per_epoch(S, len(train)) * S.epochs
-    fields = {k: v for k, v in dataclasses.asdict(S).items() if k not in ("profile", "progress", "seeds", "tta",
-                                                                          "probe_train", "probe", "probe_l2",
-                                                                          "n_test")}
+    per_epoch = _train.steps_per_epoch(len(train), S.batch_size)
+    steps = per_epoch * S.epochs
+    fields = {k: v for k, v in dataclasses.asdict(S).items() if k not in (
+        "profile", "progress", "seeds", "tta", "probe_train", "probe", "probe_l2", "n_test", "control_variation",
+        "control_seeds")}
     key = digest("d4", method, seed, fields, train.images, CACHE_VERSION)
 
     def run():
-        band = I.EntropyBand(*S.band, lam0=S.lam0)
         if method == "Random crop":
-            hook = random_crop_objective(S.crop_scale, S.temperature, jitter(S))
+            hook, band = random_crop_objective(S.crop_scale, S.temperature, jitter(S)), None
         else:
-            every = S.check_every or _steps_per_epoch(S, len(train))
-            warm = int(round(S.warmup_epochs * _steps_per_epoch(S, len(train))))
-            hook = I.contrastive_objective(band, S.temperature, every, warm, extra=jitter(S))
+            hook = recipe(S).objective(per_epoch, contrastive=True, temperature=S.temperature, extra=jitter(S))
+            band = hook.band
         t0 = time.perf_counter()
         labels = torch.zeros(len(train), dtype=torch.long)  # unused: fit's train_acc reads the views' match
-        history = _train.fit(model, (train.images, labels), train_config(S, seed, method), loss=hook,
-                             progress=S.progress)
-        per_epoch = torch.tensor(hook.log).view(S.epochs, -1).mean(1).tolist()
+        history = _train.fit(model, (train.images, labels), train_config(S, seed), loss=hook, progress=S.progress)
+        nt = torch.tensor(hook.log).view(S.epochs, -1).mean(1).tolist()
         return dict(state={k: v.detach().cpu() for k, v in model.state_dict().items()}, history=history,
-                    nt_xent=per_epoch, band=list(band.history), steps=steps, seconds=time.perf_counter() - t0)
+                    nt_xent=nt, band=list(band.history) if band else [], steps=steps,
+                    seconds=time.perf_counter() - t0)
 
     found = cached("d4", key, run, version=CACHE_VERSION)
     model.load_state_dict(found["state"])
@@ -537,20 +558,24 @@ def probe(S: Contrastive, trained: dict, train: data.Dataset, test: data.Dataset
     return pd.DataFrame(rows)
 
 
-def untrained_accuracy(S: Contrastive, train: data.Dataset, test: data.Dataset) -> float:
-    """The whole-image linear-probe accuracy of the encoder before SimCLR (first seed's initial weights): what the
-    probe reads off a random network, the floor the trained encoders are to be measured against.
+UNTRAINED = "untrained encoder"
+
+
+def untrained_probe(S: Contrastive, train: data.Dataset, test: data.Dataset, seeds=None) -> pd.DataFrame:
+    """The linear probe of the encoder before SimCLR, each seed's initial weights (``seeds``: ``S.seeds`` when
+    None), read as :func:`probe` reads the random-crop encoder (whole image, and TTA over ``S.tta`` random crops):
+    what the probe reads off a random network, the floor the trained encoders are measured against. One row per
+    seed, ``method`` :data:`UNTRAINED`; cached as :func:`probe`'s.
 
     Example
     -------
-    >>> S = settings("smoke", n_train=64, n_test=32, probe_train=64)
-    >>> 0 <= untrained_accuracy(S, *scene_data(S)) <= 1
-    True
+    >>> S = settings("smoke", n_train=64, n_test=32, probe_train=64, tta=2)
+    >>> t = untrained_probe(S, *scene_data(S))
+    >>> t["method"].tolist(), bool(t["acc"].between(0, 1).all())
+    (['untrained encoder'], True)
     """
-    n = len(train) if S.probe_train is None else min(S.probe_train, len(train))
-    enc = make_model(S, "Random crop", S.seeds[0])
-    return linear_probe(features(enc, train.images[:n]), train.labels[:n], features(enc, test.images), test.labels,
-                        S.probe, S.probe_l2)
+    nets = {(UNTRAINED, s): dict(model=make_model(S, "Random crop", s)) for s in (S.seeds if seeds is None else seeds)}
+    return probe(S, nets, train, test)
 
 
 # ----------------------------------------------------------------------------- what the module learned
@@ -645,3 +670,38 @@ def entropy_bound(S: Contrastive) -> float:
     (5.77, 5.51)
     """
     return math.log(I.LRPCrops(S.size).num_crops)
+
+
+# ----------------------------------------------------------------------------- the data control
+def data_control(S: Contrastive) -> pd.DataFrame:
+    """InstaAug and InstaAug (without input) trained by :func:`train_one` on the scenes at ``S.variation`` and at
+    ``S.control_variation``, each seed of ``S.controls`` (the models of the chapter's own variation and seeds are
+    the ones :func:`train_encoders` keeps, loaded from disk), with the untrained encoder of each seed. One row per
+    (variation, method, seed): ``acc`` and ``acc_tta`` (:func:`probe`), ``kl`` (the mean KL of the module's
+    distribution to the test set's average, :func:`crop_table`; NaN for the untrained encoder). Empty when
+    ``S.controls`` is.
+
+    Example
+    -------
+    >>> S = settings("smoke", n_train=32, n_test=16, probe_train=32, epochs=1, batch_size=16, tta=2, progress=False)
+    >>> t = data_control(S)  # doctest: +ELLIPSIS
+    variation 1, InstaAug (without input)...
+    >>> sorted(set(t["variation"])), sorted(set(t["method"]))
+    ([0.0, 1.0], ['InstaAug', 'InstaAug (without input)', 'untrained encoder'])
+    """
+    rows = []
+    for variation in (S.variation, S.control_variation):
+        Sv = dataclasses.replace(S, variation=variation)
+        if not S.controls:
+            break
+        train, test = scene_data(Sv)
+        trained = {(m, s): train_one(Sv, m, s, train) for s in S.controls for m in METHODS[1:]}
+        kl = crop_table(trained, test).groupby(["method", "seed"])["kl_to_mean"].mean()
+        for (m, s), r in trained.items():
+            print(f"variation {variation:g}, {m:26s} seed {s}: NT-Xent {r['nt_xent'][0]:.3f} -> "
+                  f"{r['nt_xent'][-1]:.3f}" + (f", entropy {r['band'][-1][1]:.2f}" if r["band"] else ""))
+        table = pd.concat([probe(Sv, trained, train, test), untrained_probe(Sv, train, test, S.controls)])
+        table["kl"] = [kl.get((m, s), math.nan) for m, s in zip(table["method"], table["seed"])]
+        rows.append(table.assign(variation=float(variation)))
+    cols = ["variation", "method", "seed", "acc", "acc_tta", "kl"]
+    return pd.concat(rows, ignore_index=True)[cols] if rows else pd.DataFrame(columns=cols)

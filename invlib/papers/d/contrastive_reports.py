@@ -27,6 +27,7 @@ Example
 
 from __future__ import annotations
 
+import dataclasses
 import math
 
 import matplotlib.pyplot as plt
@@ -37,7 +38,7 @@ from scipy.stats import spearmanr
 
 from ... import results
 from ...results import mean_se
-from .contrastive import METHODS, PAPER, Contrastive, band_trace, entropy_bound, sample_crops
+from .contrastive import METHODS, PAPER, UNTRAINED, Contrastive, band_trace, entropy_bound, sample_crops
 from .criteria import ENTROPY_IN_BAND_SHARE, INPUT_DEPENDENT_KL, ON_OBJECT, SIZE_FOLLOWS_OBJECT_RHO
 
 FREE, INSTA, RANDOM = "InstaAug (without input)", "InstaAug", "Random crop"
@@ -46,6 +47,17 @@ MIN_CHECKS = 5  # band checks per seed in the last LAST of training below which 
 # The tests the claims declare before the run, (boundary, reason); the shared ones come from criteria.py.
 N_MIN = 3  # seeds before a claim about what training produces can be decisive
 ORDER = (0.0, "Table 5 states an order of the methods, not its size: a gain of any size, paired by seed")
+# Table 5's claims are about trained features: an order among encoders the probe reads no better than the untrained
+# encoder of their seed (its initial weights) is an order among random features, noise. Each compared encoder's
+# TTA accuracy minus its seed's untrained encoder's (read the same way, TTA over random crops), paired by seed.
+FLOOR = (0.0, "features must read better than the seed's untrained encoder, by any amount, before an order among "
+              "them says anything about what SimCLR learned")
+# The data control: per seed, InstaAug minus InstaAug (without input) at the chapter's variation minus the same at
+# the control variation (0: every object centred, of one size: nothing per instance to adapt a crop to).
+SHRINK_ACC = (0.0, "the mechanism predicts the direction (the per-input gain vanishes without per-instance "
+                   "variation), not a size: a shrink of any size, paired by seed")
+SHRINK_KL = (INPUT_DEPENDENT_KL[0], "the shared input-dependence boundary: a drop in the mean KL to the average "
+                                    "smaller than it is no change in how the crops depend on the image")
 # the expected crop side on the third of the scenes with the largest objects minus that on the smallest third
 MIN_SIZE_GAP = (0.03, "3 % of the image side: a size change one can see in Fig. 8's crops; an untrained module's "
                     "expected side varies in the fourth decimal")
@@ -76,17 +88,18 @@ def _paired(probes: pd.DataFrame, a: str, b: str, col: str = "acc_tta") -> np.nd
 
 
 # ----------------------------------------------------------------------------- Table 5
-def table5(probes: pd.DataFrame, untrained: float | None = None, tta: int = 10) -> pd.DataFrame:
+def table5(probes: pd.DataFrame, untrained: pd.DataFrame | None = None, tta: int = 10) -> pd.DataFrame:
     """Table 5 beside this run: per method the paper's linear-probe accuracy (Tiny-ImageNet, TTA of 10 crops) and
     this run's on the whole image and with TTA over ``tta`` crops (mean ± standard error over seeds, in %);
-    ``untrained``: the whole-
-    image accuracy of the untrained encoder, as a last row.
+    ``untrained``: the untrained encoder's probe per seed (:func:`~invlib.papers.d.contrastive.untrained_probe`),
+    as a last row.
 
     Example
     -------
     >>> p = pd.DataFrame(dict(method=["Random crop"] * 2, seed=[0, 1], acc=[0.4, 0.5], acc_tta=[0.45, 0.55]))
-    >>> table5(p, untrained=0.2).loc[["Random crop", "untrained encoder"], "whole image (%)"].tolist()
-    ['45.0 ± 5.0', '20.0']
+    >>> u = pd.DataFrame(dict(method="untrained encoder", seed=[0, 1], acc=[0.2, 0.2], acc_tta=[0.3, 0.3]))
+    >>> table5(p, u).loc[["Random crop", "untrained encoder"], "whole image (%)"].tolist()
+    ['45.0 ± 5.0', '20.0 ± 0.0']
     """
     rows = []
     for m in METHODS:
@@ -96,9 +109,9 @@ def table5(probes: pd.DataFrame, untrained: float | None = None, tta: int = 10) 
             rows.append({"method": m, "paper (%)": f"{PAPER[m][0]:.2f} ± {PAPER[m][1]:.2f}",
                          "whole image (%)": _pm(g["acc"]), f"TTA, {tta} crops (%)": _pm(g["acc_tta"])
                          if first == first else "—", "seeds": len(g)})
-    if untrained is not None:
-        rows.append({"method": "untrained encoder", "paper (%)": "—", "whole image (%)": _pm([untrained]),
-                     f"TTA, {tta} crops (%)": "—", "seeds": 1})
+    if untrained is not None and len(untrained):
+        rows.append({"method": UNTRAINED, "paper (%)": "—", "whole image (%)": _pm(untrained["acc"]),
+                     f"TTA, {tta} crops (%)": _pm(untrained["acc_tta"]), "seeds": len(untrained)})
     return pd.DataFrame(rows).set_index("method")
 
 
@@ -114,52 +127,110 @@ def _seed_claim(effect: str, boundary: float) -> str:
             f"seeds")
 
 
-def ranking_claim(run, probes: pd.DataFrame) -> results.Evidence:
+def floor_evidence(probes: pd.DataFrame, untrained: pd.DataFrame | None, methods=METHODS) -> results.Evidence:
+    """Whether each of ``methods``' encoders reads better than its seed's untrained encoder: per method, the
+    per-seed paired TTA accuracy minus the untrained encoder's in points, 95 % t-interval over seeds above
+    :data:`FLOOR` (one part per method; all must hold). Not measurable without ``untrained``.
+
+    Example
+    -------
+    >>> p = pd.DataFrame(dict(method=[RANDOM, INSTA] * 3, seed=[0, 0, 1, 1, 2, 2], acc=0.5,
+    ...                       acc_tta=[.5, .6, .5, .61, .52, .6]))
+    >>> u = pd.DataFrame(dict(method=UNTRAINED, seed=[0, 1, 2], acc=0.3, acc_tta=0.4))
+    >>> floor_evidence(p, u, (RANDOM, INSTA)).verdict, floor_evidence(p, u.assign(acc_tta=0.55), (INSTA,)).verdict
+    ('reproduced', 'reproduced')
+    >>> floor_evidence(p, u.assign(acc_tta=0.55), (RANDOM, INSTA)).verdict  # random crop below the floor
+    'partly'
+    """
+    if untrained is None or not len(untrained):
+        return results.not_measurable("the untrained encoder was not probed", unit="seed")
+    both = pd.concat([probes, untrained])
+    return results.decide_parts({f"{m} over the untrained encoder": results.decide(
+        _paired(both, m, UNTRAINED) * 100, boundary=FLOOR[0], reason=FLOOR[1], unit="seed", n_min=N_MIN)
+        for m in methods}, reason="every compared encoder must read better than its seed's untrained encoder")
+
+
+def gated(parts: dict, floor: results.Evidence, reason: str) -> results.Evidence:
+    """One verdict for a comparison of trained encoders (``parts``, each decided by :func:`invlib.results.decide`)
+    that means something only above the untrained encoder (``floor``, :func:`floor_evidence`): the parts'
+    verdict (:func:`invlib.results.decide_parts` of ``parts``; the floor is listed among the evidence's parts) when
+    the floor is reproduced, else
+    "inconclusive at this budget" (encoders no better than a random one: their order is noise, whatever it is).
+
+    Example
+    -------
+    >>> up = results.decide([1.0, 1.2, 1.1], reason="gain", unit="seed")
+    >>> down = results.decide([-1.0, -1.2, -1.1], reason="gain", unit="seed")
+    >>> [gated({"gain": g}, f, "order").verdict for g, f in ((up, up), (down, up), (up, down))]
+    ['reproduced', 'not reproduced', 'inconclusive at this budget']
+    """
+    verdict = results.decide_parts(parts, reason=reason).verdict  # the order's alone; the floor only gates it
+    ev = results.decide_parts({**parts, "floor: above the untrained encoder": floor}, reason=reason)
+    if floor.verdict == results.REPRODUCED:
+        return dataclasses.replace(ev, verdict=verdict)
+    why = {results.NOT_REPRODUCED: "the encoders read no better than the untrained one",
+           results.PARTLY: "some encoder reads no better than the untrained one",
+           results.NOT_MEASURABLE: "the untrained encoder was not probed"}.get(floor.verdict, "the floor is undecided")
+    return dataclasses.replace(ev, verdict=results.INCONCLUSIVE, reason=f"{reason}; {why}: the order is not tested")
+
+
+def ranking_claim(run, probes: pd.DataFrame, untrained: pd.DataFrame | None = None) -> results.Evidence:
     """Record ``table5/ranking``: InstaAug > InstaAug (without input) > random crop in linear-probe accuracy with
     TTA, two parts (each a per-seed paired gain in points, 95 % t-interval over seeds above :data:`ORDER`; both
-    must hold). Returns its evidence.
+    must hold), decided only above the floor of :func:`floor_evidence` (:func:`gated`). Returns its evidence.
 
     Example
     -------
     >>> from invlib import results
     >>> p = pd.DataFrame(dict(method=list(METHODS), seed=0, acc=0.5, acc_tta=[0.50, 0.52, 0.55]))
-    >>> ranking_claim(results.Run("smoke", name="demo"), p).verdict  # one seed: the spread of training is unknown
+    >>> u = pd.DataFrame(dict(method=UNTRAINED, seed=[0], acc=0.3, acc_tta=0.3))
+    >>> ranking_claim(results.Run("smoke", name="demo"), p, u).verdict  # one seed: the spread of training unknown
     'inconclusive at this budget'
     """
     up, top = _paired(probes, FREE, RANDOM) * 100, _paired(probes, INSTA, FREE) * 100
-    ev = results.decide_parts({f"{FREE} over {RANDOM}": results.decide(up, boundary=ORDER[0], reason=ORDER[1],
-                                                                      unit="seed", n_min=N_MIN),
-                               f"{INSTA} over {FREE}": results.decide(top, boundary=ORDER[0], reason=ORDER[1],
-                                                                     unit="seed", n_min=N_MIN)},
-                              reason="both steps of the order must hold")
+    ev = gated({f"{FREE} over {RANDOM}": results.decide(up, boundary=ORDER[0], reason=ORDER[1], unit="seed",
+                                                        n_min=N_MIN),
+                f"{INSTA} over {FREE}": results.decide(top, boundary=ORDER[0], reason=ORDER[1], unit="seed",
+                                                       n_min=N_MIN)},
+               floor_evidence(probes, untrained), reason="both steps of the order must hold")
     means = {m: probes.loc[probes["method"] == m, "acc_tta"].mean() * 100 for m in METHODS}
-    ours = ", ".join(f"{m} {means[m]:.1f}" for m in METHODS) + f" ({len(up)} seed{'s' * (len(up) != 1)})"
+    floor = "" if untrained is None or not len(untrained) else f", untrained {untrained['acc_tta'].mean() * 100:.1f}"
+    ours = ", ".join(f"{m} {means[m]:.1f}" for m in METHODS) + floor + f" ({len(up)} seed{'s' * (len(up) != 1)})"
     run.claim("table5/ranking", "Linear-probe accuracy (TTA, 10 crops): InstaAug > InstaAug without input > "
                      "random crop.", paper="random crop 51.63, without input 54.20, InstaAug 55.05", ours=ours,
                      criterion=_seed_claim("each step of the order: the per-seed paired gain in points (TTA)",
-                                           ORDER[0]) + "; both steps must hold", evidence=ev)
+                                           ORDER[0]) + "; both steps must hold; decided only where every encoder's "
+                     "TTA accuracy is above its seed's untrained encoder's (the same interval, > 0), else "
+                     "inconclusive", evidence=ev)
     return ev
 
 
-def gain_claim(run, probes: pd.DataFrame) -> results.Evidence:
+def gain_claim(run, probes: pd.DataFrame, untrained: pd.DataFrame | None = None) -> results.Evidence:
     """Record ``table5/instaaug_beats_random``: InstaAug's TTA accuracy above random crops' (paper: +3.42 points),
-    the per-seed paired gain in points, 95 % t-interval over seeds above :data:`ORDER`. Returns its evidence.
+    the per-seed paired gain in points, 95 % t-interval over seeds above :data:`ORDER`, decided only where both
+    encoders read above their seed's untrained encoder (:func:`gated`). Returns its evidence.
 
     Example
     -------
     >>> from invlib import results
     >>> p = pd.DataFrame(dict(method=[RANDOM, INSTA] * 3, seed=[0, 0, 1, 1, 2, 2], acc=0.5,
     ...                       acc_tta=[.5, .6, .5, .61, .52, .6]))
-    >>> gain_claim(results.Run("smoke", name="demo"), p).verdict
+    >>> u = pd.DataFrame(dict(method=UNTRAINED, seed=[0, 1, 2], acc=0.3, acc_tta=0.4))
+    >>> gain_claim(results.Run("smoke", name="demo"), p, u).verdict
     'reproduced'
+    >>> gain_claim(results.Run("smoke", name="demo"), p, u.assign(acc_tta=0.7)).verdict  # below a random encoder
+    'inconclusive at this budget'
     """
     d = _paired(probes, INSTA, RANDOM) * 100
-    ev = results.decide(d, boundary=ORDER[0], reason=ORDER[1], unit="seed", n_min=N_MIN)
+    ev = gated({f"{INSTA} over {RANDOM}": results.decide(d, boundary=ORDER[0], reason=ORDER[1], unit="seed",
+                                                         n_min=N_MIN)},
+               floor_evidence(probes, untrained, (RANDOM, INSTA)), reason="InstaAug's gain over random crops")
     run.claim("table5/instaaug_beats_random", "InstaAug crops give SimCLR a better linear-probe accuracy "
                      "than random crops.", paper=round(PAPER[INSTA][0] - PAPER[RANDOM][0], 2),
-                     ours=round(ev.estimate, 2) if len(d) else None,
+                     ours=round(float(d.mean()), 2) if len(d) else None,
                      criterion=_seed_claim("InstaAug minus random crop, the per-seed paired gain in points (TTA)",
-                                           ORDER[0]), evidence=ev)
+                                           ORDER[0]) + "; decided only where both encoders' TTA accuracy is above "
+                     "their seed's untrained encoder's (the same interval, > 0), else inconclusive", evidence=ev)
     return ev
 
 
@@ -315,14 +386,157 @@ def band_claim(run, S: Contrastive, trained: dict) -> dict:
     return out
 
 
+# ----------------------------------------------------------------------------- the data control
+def control_effects(control: pd.DataFrame, variation: float, control_variation: float) -> pd.DataFrame:
+    """Per seed of the data control (:func:`~invlib.papers.d.contrastive.data_control`'s table), at ``variation``
+    (``_v``) and ``control_variation`` (``_c``): ``gain`` InstaAug's TTA accuracy minus the input-free model's (in
+    points), ``kl`` InstaAug's mean KL to the average distribution (nats), and the shrinks ``gain_shrink`` and
+    ``kl_shrink`` (at ``variation`` minus at ``control_variation``).
+
+    Example
+    -------
+    >>> c = pd.DataFrame(dict(variation=[1.0, 1.0, 0.0, 0.0], method=[INSTA, FREE] * 2, seed=0, acc=0.5,
+    ...                       acc_tta=[.6, .5, .5, .5], kl=[.9, 0, .2, 0]))
+    >>> control_effects(c, 1.0, 0.0).round(2).to_dict("records")  # doctest: +NORMALIZE_WHITESPACE
+    [{'seed': 0, 'gain_v': 10.0, 'gain_c': 0.0, 'kl_v': 0.9, 'kl_c': 0.2, 'gain_shrink': 10.0, 'kl_shrink': 0.7}]
+    """
+    def at(v, col, m):
+        g = control[(control["variation"] == v) & (control["method"] == m)]
+        return g.set_index("seed")[col]
+
+    out = pd.DataFrame({f"gain_{k}": (at(v, "acc_tta", INSTA) - at(v, "acc_tta", FREE)) * 100
+                        for k, v in (("v", variation), ("c", control_variation))})
+    for k, v in (("v", variation), ("c", control_variation)):
+        out[f"kl_{k}"] = at(v, "kl", INSTA)
+    out["gain_shrink"], out["kl_shrink"] = out["gain_v"] - out["gain_c"], out["kl_v"] - out["kl_c"]
+    return out.dropna().rename_axis("seed").reset_index()
+
+
+def control_claims(run, S: Contrastive, control: pd.DataFrame) -> dict:
+    """Record the data control's claims (not the paper's experiment; its mechanism's prediction): with no
+    per-instance variation (``S.control_variation``) the per-input module has nothing per image to adapt to, so
+
+    - ``control/probe_gain_shrinks``: InstaAug's linear-probe gain over its input-free version (TTA, in points) is
+      smaller than at ``S.variation``: per seed the gain at ``S.variation`` minus that at the control, 95 %
+      t-interval over seeds above :data:`SHRINK_ACC`; decided only where all four encoders read above their seed's
+      untrained encoder at their variation (:func:`gated`: else the gains are noise). The difference is signed (the
+      interaction of the two factors): a larger loss at the control counts as a shrink; whether the gain at
+      ``S.variation`` is positive is ``table5/ranking``'s second step;
+    - ``control/input_dependence_shrinks``: InstaAug's crop distribution depends less on the image: per seed its
+      mean KL to the average distribution at ``S.variation`` minus that at the control, above :data:`SHRINK_KL`.
+
+    Returns ``{"effects": control_effects(...), "evidence": {"shrink_acc", "shrink_kl"}}``.
+
+    Example
+    -------
+    >>> from invlib import results
+    >>> from invlib.papers.d.contrastive import settings
+    >>> rows = [dict(variation=v, method=m, seed=s, acc=.5, acc_tta=a + .01 * s, kl=k) for s in (0, 1, 2)
+    ...         for v, m, a, k in ((1.0, INSTA, .6, .9), (1.0, FREE, .5, 0), (1.0, UNTRAINED, .3, math.nan),
+    ...                            (0.0, INSTA, .5, .1), (0.0, FREE, .5, 0), (0.0, UNTRAINED, .3, math.nan))]
+    >>> run = results.Run("smoke", name="demo")
+    >>> out = control_claims(run, settings("smoke"), pd.DataFrame(rows))
+    >>> [run.claims[c]["verdict"] for c in ("control/probe_gain_shrinks", "control/input_dependence_shrinks")]
+    ['reproduced', 'reproduced']
+    """
+    v, c = S.variation, S.control_variation
+    if not len(control):
+        none = results.not_measurable("the data control was not run (no control seeds)", unit="seed")
+        ev = dict(shrink_acc=none, shrink_kl=none)
+        eff = pd.DataFrame(columns=["seed", "gain_v", "gain_c", "kl_v", "kl_c", "gain_shrink", "kl_shrink"])
+    else:
+        eff = control_effects(control, v, c)
+        floor = results.decide_parts({f"variation {x:g}": floor_evidence(control[control["variation"] == x],
+                                                                         control[(control["variation"] == x) & (
+                                                                             control["method"] == UNTRAINED)],
+                                                                         (FREE, INSTA)) for x in (v, c)})
+        ev = dict(shrink_acc=gated({"gain shrinks": results.decide(
+            eff["gain_shrink"].to_numpy(float), boundary=SHRINK_ACC[0], reason=SHRINK_ACC[1], unit="seed",
+            n_min=N_MIN)}, floor, reason="the per-input gain must shrink without per-instance variation"),
+            shrink_kl=results.decide(eff["kl_shrink"].to_numpy(float), boundary=SHRINK_KL[0], reason=SHRINK_KL[1],
+                                     unit="seed", n_min=N_MIN))
+    seeds = len(eff)
+    mean = {k: float(eff[k].mean()) if seeds else math.nan for k in ("gain_v", "gain_c", "kl_v", "kl_c")}
+    run.claim("control/probe_gain_shrinks", f"InstaAug's gain over its input-free version shrinks on scenes without "
+              f"per-instance variation (variation {c:g} against {v:g}).", paper="the mechanism of section 3 (no "
+              "experiment in the paper)", ours=f"gain {mean['gain_v']:+.1f} points at variation {v:g}, "
+              f"{mean['gain_c']:+.1f} at {c:g} ({seeds} seed{'s' * (seeds != 1)})",
+              criterion=_seed_claim("per seed, InstaAug minus InstaAug (without input) in TTA probe points at "
+                                    f"variation {v:g} minus the same at {c:g} (signed: a larger loss at {c:g} counts "
+                                    "as a shrink; whether the gain at the chapter's variation is positive is "
+                                    "table5/ranking's)", SHRINK_ACC[0]) + "; decided only where all four encoders "
+              "read above their seed's untrained encoder, else inconclusive",
+              evidence=ev["shrink_acc"])
+    run.claim("control/input_dependence_shrinks", f"InstaAug's crop distribution depends less on the image without "
+              f"per-instance variation (variation {c:g} against {v:g}).", paper="the mechanism of section 3 (no "
+              "experiment in the paper)", ours=f"mean KL to the average {mean['kl_v']:.3f} nats at variation "
+              f"{v:g}, {mean['kl_c']:.3f} at {c:g}",
+              criterion=_seed_claim(f"per seed, InstaAug's mean KL(p(tau|x) || mean_x p(tau|x)) at variation {v:g} "
+                                    f"minus that at {c:g}, in nats", SHRINK_KL[0]), evidence=ev["shrink_kl"])
+    return dict(effects=eff, evidence=ev)
+
+
+def control_table(control: pd.DataFrame) -> pd.DataFrame:
+    """The data control at a glance: per variation (rows) the TTA probe accuracy of both learned models and of the
+    untrained encoder, InstaAug's gain over its input-free version (points) and both modules' mean KL to the
+    average distribution (mean ± standard error over seeds).
+
+    Example
+    -------
+    >>> c = pd.DataFrame(dict(variation=[1.0] * 3, method=[INSTA, FREE, UNTRAINED], seed=0, acc=0.5,
+    ...                       acc_tta=[.6, .5, .3], kl=[.9, 0, math.nan]))
+    >>> control_table(c).loc[1.0, "gain (points)"]
+    '+10.0'
+    """
+    rows = []
+    for v, g in control.groupby("variation", sort=False):
+        acc = {m: g[g["method"] == m].set_index("seed")["acc_tta"] for m in (INSTA, FREE, UNTRAINED)}
+        gain = (acc[INSTA] - acc[FREE]).dropna() * 100
+        m, se = mean_se(gain.to_numpy(float))
+        rows.append({"variation": v, **{f"{k} TTA (%)": _pm(a) for k, a in acc.items()},
+                     "gain (points)": f"{m:+.1f}" + ("" if math.isnan(se) else f" ± {se:.1f}"),
+                     **{f"KL {k} (nats)": _pm(g.loc[g["method"] == k, "kl"].clip(lower=0), 1, 3)  # 0 below 1e-7
+                        for k in (INSTA, FREE)},
+                     "seeds": len(gain)})
+    return pd.DataFrame(rows).set_index("variation")
+
+
+def plot_control(control: pd.DataFrame, axes=None):
+    """The data control: per seed (one line each), InstaAug's TTA probe gain over its input-free version (left,
+    points) and its mean KL to the average crop distribution (right, nats) at each variation. Returns the axes.
+
+    Example
+    -------
+    >>> c = pd.DataFrame(dict(variation=[1.0, 1.0, 0.0, 0.0], method=[INSTA, FREE] * 2, seed=0, acc=0.5,
+    ...                       acc_tta=[.6, .5, .5, .5], kl=[.9, 0, .2, 0]))
+    >>> [ax.get_ylabel() for ax in plot_control(c)]
+    ['InstaAug − without input (TTA points)', 'InstaAug: KL to the average (nats)']
+    >>> plt.close("all")
+    """
+    if axes is None:
+        _, axes = plt.subplots(1, 2, figsize=(7.5, 3))
+    vs = sorted(set(control["variation"]))
+    for seed, g in control.groupby("seed"):
+        acc = g.pivot_table(index="variation", columns="method", values="acc_tta").reindex(vs)
+        kl = g[g["method"] == INSTA].set_index("variation")["kl"].reindex(vs)
+        axes[0].plot(vs, (acc[INSTA] - acc[FREE]) * 100, "o-", label=f"seed {seed}")
+        axes[1].plot(vs, kl, "o-", label=f"seed {seed}")
+    axes[0].axhline(0, color="0.5", lw=0.8)
+    axes[0].set(xlabel="scenes' variation", ylabel="InstaAug − without input (TTA points)", xticks=vs)
+    axes[1].set(xlabel="scenes' variation", ylabel="InstaAug: KL to the average (nats)", xticks=vs)
+    axes[0].legend(fontsize=7)
+    return axes
+
+
 # ----------------------------------------------------------------------------- the report
 def report(run, S: Contrastive, trained: dict, probes: pd.DataFrame, crops: pd.DataFrame, initial: dict,
-           untrained: float | None = None) -> tuple[pd.DataFrame, dict]:
+           untrained: pd.DataFrame | None = None, control: pd.DataFrame | None = None) -> tuple[pd.DataFrame, dict]:
     """Log chapter D4's metrics, record its claims; return Table 5 beside the paper (:func:`table5`) and the facts
     the prose quotes, ``{glue name: Markdown text or number}``, the sentences that state a result made from the
     verdicts. ``initial``: the untrained modules' crop measures per seed, ``{seed: measures}``
     (:func:`invlib.papers.d.contrastive.initial_measures`; one module's measures serve every seed);
-    ``untrained``: the untrained encoder's probe accuracy.
+    ``untrained``: the untrained encoder's probe per seed (:func:`~invlib.papers.d.contrastive.untrained_probe`);
+    ``control``: the data control's table (:func:`~invlib.papers.d.contrastive.data_control`; None: not run).
 
     Example
     -------
@@ -333,12 +547,15 @@ def report(run, S: Contrastive, trained: dict, probes: pd.DataFrame, crops: pd.D
     ...       for m in METHODS}
     >>> run = results.Run("smoke", name="demo")
     >>> no_crops = pd.DataFrame(columns=["method", "scene"])
-    >>> table, facts = report(run, settings("smoke"), tr, p, no_crops, {0: dict(kl_to_mean=0.0, centre_in_box=0.7)})
+    >>> u = pd.DataFrame(dict(method=UNTRAINED, seed=[0], acc=0.3, acc_tta=0.3))
+    >>> table, facts = report(run, settings("smoke"), tr, p, no_crops, {0: dict(kl_to_mean=0.0, centre_in_box=0.7)},
+    ...                       u)
     >>> sorted(run.claims)  # doctest: +NORMALIZE_WHITESPACE
-    ['band/entropy_in_band', 'fig8/crops_on_object', 'fig8/input_dependent', 'fig8/size_correlation',
-     'table5/instaaug_beats_random', 'table5/ranking']
-    >>> facts["d4_gain"]
-    '+5.00 points (paper +3.42). This run cannot decide it at its budget (+5, 1 seed; > 0; needs >= 3 seeds).'
+    ['band/entropy_in_band', 'control/input_dependence_shrinks', 'control/probe_gain_shrinks',
+     'fig8/crops_on_object', 'fig8/input_dependent', 'fig8/size_correlation', 'table5/instaaug_beats_random',
+     'table5/ranking']
+    >>> facts["d4_gain"]  # doctest: +ELLIPSIS
+    '+5.00 points (paper +3.42). This run cannot decide it at its budget (InstaAug over Random crop: +5, 1 seed; ...'
     """
     for m in METHODS:
         g = probes[probes["method"] == m]
@@ -349,9 +566,15 @@ def report(run, S: Contrastive, trained: dict, probes: pd.DataFrame, crops: pd.D
                 note=f"Tiny-ImageNet; here scenes, seeds {g['seed'].tolist()}")
         run.log(f"{k}/probe_acc", mean_se(g["acc"])[0])
         run.log(f"{k}/nt_xent_by_epoch", [r["nt_xent"] for (mm, _), r in trained.items() if mm == m])
-    if untrained is not None:
-        run.log("untrained_encoder/probe_acc", untrained)
-    evidence = dict(rank=ranking_claim(run, probes), gain=gain_claim(run, probes))
+    if untrained is not None and len(untrained):
+        run.log("untrained_encoder/probe_acc", mean_se(untrained["acc"])[0])
+        run.log("untrained_encoder/probe_acc_tta", mean_se(untrained["acc_tta"])[0])
+    evidence = dict(rank=ranking_claim(run, probes, untrained), gain=gain_claim(run, probes, untrained))
+    ctrl = control_claims(run, S, control if control is not None else pd.DataFrame())
+    evidence |= ctrl["evidence"]
+    for name in ("gain_v", "gain_c", "kl_v", "kl_c"):
+        if len(ctrl["effects"]):
+            run.log(f"control/{name}", float(ctrl["effects"][name].mean()))
     initial = _by_seed(initial, sorted({s for _, s in trained}))
     crop = crop_claims(run, crops, initial) if len(crops) else _empty_crop_claims(run, initial)
     band = band_claim(run, S, trained)
@@ -365,7 +588,21 @@ def report(run, S: Contrastive, trained: dict, probes: pd.DataFrame, crops: pd.D
     steps, secs = int(rs[0]["steps"]), float(np.mean([r["seconds"] for r in rs]))
     run.log("steps_per_model", steps)
     run.log("seconds_per_model", secs, note="wall seconds, on the machine that ran it")
-    return table5(probes, untrained, S.tta), _facts(S, trained, probes, crop, band, initial, untrained, evidence)
+    facts = _facts(S, trained, probes, crop, band, initial, untrained, evidence)
+    return table5(probes, untrained, S.tta), facts | _control_facts(S, ctrl["effects"], evidence)
+
+
+def _control_facts(S: Contrastive, eff: pd.DataFrame, ev: dict) -> dict:
+    """The data control's sentences for the prose."""
+    n, v, c = len(eff), S.variation, S.control_variation
+    m = {k: float(eff[k].mean()) if n else math.nan for k in ("gain_v", "gain_c", "kl_v", "kl_c")}
+    return {"d4_control_seeds": f"{n} seed{'s' * (n != 1)}",
+            "d4_control_acc": f"{m['gain_v']:+.1f} points at variation {v:g} and {m['gain_c']:+.1f} at {c:g}. "
+            + _says(ev["shrink_acc"], "The per-input gain shrinks without per-instance variation",
+                    "The per-input gain does not shrink without per-instance variation"),
+            "d4_control_kl": f"{m['kl_v']:.3f} nats at variation {v:g} and {m['kl_c']:.3f} at {c:g}. "
+            + _says(ev["shrink_kl"], "The module depends less on the image without per-instance variation",
+                    "The module does not depend less on the image without per-instance variation")}
 
 
 def _detail(ev: results.Evidence) -> str:
@@ -382,7 +619,7 @@ def _says(ev: results.Evidence, reproduced: str, not_reproduced: str) -> str:
 
 
 def _facts(S: Contrastive, trained: dict, probes: pd.DataFrame, crop: dict, band: dict, initial: dict,
-           untrained: float | None, ev: dict) -> dict:
+           untrained: pd.DataFrame | None, ev: dict) -> dict:
     """The facts the prose quotes: the run's numbers, and its sentences about results made from the verdicts."""
     acc = {m: probes.loc[probes["method"] == m, "acc_tta"].mean() * 100 for m in METHODS}
     whole = {m: probes.loc[probes["method"] == m, "acc"].mean() * 100 for m in METHODS}
@@ -397,20 +634,22 @@ def _facts(S: Contrastive, trained: dict, probes: pd.DataFrame, crop: dict, band
         "d4_scale": f"{S.n_train:,} training scenes of {S.size} px, {S.epochs} epochs at batch {S.batch_size} "
                     f"({int(rs[0]['steps'])} steps per model), an encoder of widths {'-'.join(map(str, S.widths))}, "
                     f"{seeds} seed{'s' * (seeds != 1)}",
-        "d4_module": f"Adam at {S.aug_lr:g} for the module (the input-free one at {S.free_aug_lr or S.aug_lr:g}), "
-                     f"warmed up over {S.warmup_epochs:g} epochs, the band [{lo:g}, {hi:g}] checked every "
-                     f"{S.check_every or 'epoch'} steps",
+        "d4_module": f"Adam at {S.aug_lr:g} for both learned modules, its rate warmed up over {S.warmup_epochs:g} "
+                     f"epochs, the band [{lo:g}, {hi:g}] checked every {S.check_every or 'epoch'} steps",
+        "d4_free": "; ".join(f"seed {s}: {r['band'][0][1]:.2f} → {r['band'][-1][1]:.2f} nats"
+                             for (mm, s), r in trained.items() if mm == FREE and r.get("band")) or "not trained",
         "d4_seconds": f"{float(np.mean([r['seconds'] for r in rs])):.0f} s",
         "d4_loss": "; ".join(f"{m} {a:.2f} → {b:.2f}" for m, (a, b) in nt.items()),
         "d4_chance": f"{math.log(2 * S.batch_size - 1):.2f}",
         "d4_acc": ", ".join(f"{m} {acc[m]:.1f} %" for m in METHODS),
         "d4_whole": ", ".join(f"{m} {whole[m]:.1f} %" for m in METHODS),
-        "d4_untrained": "not measured" if untrained is None else f"{untrained * 100:.1f} %",
+        "d4_untrained": "not measured" if untrained is None or not len(untrained) else
+        f"{untrained['acc'].mean() * 100:.1f} % (whole image), {untrained['acc_tta'].mean() * 100:.1f} % (TTA)",
         "d4_seeds": f"{seeds} seed{'s' * (seeds != 1)}" + (f": the claims about training need {N_MIN}, so they are "
                                                           "inconclusive at this budget" if seeds < N_MIN else ""),
         "d4_rank": _says(ev["rank"], "The order of Table 5 holds beyond the spread of the seeds",
                          "The order of Table 5 is reversed beyond the spread of the seeds"),
-        "d4_gain": f"{ev['gain'].estimate:+.2f} points (paper +3.42). " + _says(
+        "d4_gain": f"{(acc[INSTA] - acc[RANDOM]):+.2f} points (paper +3.42). " + _says(
             ev["gain"], "InstaAug is ahead of random crops", "Random crops are ahead of InstaAug"),
         "d4_kl": f"{crop['kl']:.2f} nats (the untrained module's: {kl0:.4f}; the input-free model's is 0 by "
                  "construction). " + _says(ev["kl"], "The learned distribution depends on the image",
