@@ -24,6 +24,14 @@
 # policy. The same module, unchanged, is then used for other classifiers, to see whether what it learned
 # belongs to the data rather than to the network it was trained beside.
 #
+# Two controls are ours (the paper runs neither here). The **input-free** module is the same module trained the
+# same way from the same start, reading `0·x`: one crop distribution for every image. If per-input crops matter,
+# InstaAug's TTA beats it. The **data control** trains both again on the same scenes with every object centred and
+# of one size (the scenes' `variation` at `control_variation`), where there is nothing per image for a crop to
+# follow: there the gain of per-input crops over input-free ones should shrink. Both controls compare two ways of
+# training a module, so they are decided over training seeds (`control_seeds`; three can decide), not over the test
+# images of one pair of modules, whose interval is shown beside them.
+#
 # The paper does this on ImageNet with timm's ResNet-50 (and transfers to ResNet-18 and XCiT). Here the images
 # are `scenes` at 56 px (Fashion-MNIST objects that vary in position and scale, on textured backgrounds, half of
 # them with a dimmer distractor of another class), and the classifiers are paper B's zoo models on them, trained
@@ -49,7 +57,10 @@ h_max = None
 check_every = None  # training steps between band checks (None on paper: once per epoch)
 samples = None  # TTA sample counts, e.g. [1, 4, 10]
 tta_seeds = None  # independent repeats of the TTA draws
-methods = None  # TTA methods: "random crop", "AutoAugment", "InstaAug"
+methods = None  # TTA methods: "random crop", "AutoAugment", "InstaAug", "input-free" (the control, ours)
+data_control = None  # train and test both modules again on still scenes (True on cpu; the paper: none)
+control_variation = None  # the scenes' variation of that control (0: objects centred and of one size)
+control_seeds = None  # training seeds of the controls (1 on cpu: about 32 CPU seconds each; 3 decide)
 models = None  # label -> model spec, the first the frozen classifier: {"ResNet": "zoo:small_resnet18_s4/standard"}
 seed = None
 
@@ -89,6 +100,7 @@ R.departures(S)
 
 # %%
 net, hist = F.train_module(S, nets[S.frozen], train)
+free, _ = F.train_module(S, nets[S.frozen], train, input_free=True)  # the control: one distribution for all images
 R.plot_trace(F.band_trace(hist), S)
 plt.show()
 
@@ -116,7 +128,7 @@ stats.round(3)
 # of that repeat's ten. The module was trained beside the first classifier only.
 
 # %%
-res = F.tta(S, net.augment, nets, test)
+res = F.tta(S, net.augment, nets, test, free=free.augment)
 R.plot_tta(res)
 plt.show()
 
@@ -128,8 +140,19 @@ plt.show()
 # and the single-sample rows are ours only.
 
 # %%
-table, facts = R.report(run, S, res, stats, hist, items)
+still = F.control(S, nets[S.frozen])  # both modules trained and tested again on the same scenes, held still
+table, facts = R.report(run, S, res, stats, hist, items, still)
 table
+
+# %% [markdown]
+# ## The controls: input-free crops, and scenes without per-instance variation
+#
+# The frozen classifier's accuracy (%) alone and with each module's TTA, on the test scenes as the classifier's
+# data have them and on the same scenes held still (each object centred and of one size; the same item, label,
+# colours and distractor). Both modules at each variation were trained the same way, beside the same classifier.
+
+# %%
+R.control_table(S, res, still)
 
 # %% [markdown]
 # The claims of section 5.3, each with the criterion its verdict is computed by, and the metrics that have a paper
@@ -157,6 +180,13 @@ run.table()
 #   AutoAugment's colour and geometry operations are not.
 # - **The same module on other classifiers**, without retraining: {glue:md}`d5_transfer` over the classifier
 #   alone, and {glue:md}`d5_transfer_rc` against random crops of the same number. {glue:md}`d5_transfer_verdict`
+# - **Against the input-free module** (the same module trained the same way on `0·x`), this module's TTA
+#   differs by {glue:md}`d5_vs_free` over the test images (input-free: {glue:md}`d5_free`): that describes this
+#   pair of modules. {glue:md}`d5_vs_free_verdict`
+# - **Without per-instance variation** (the same scenes at variation {glue:md}`d5_control_variation`, both
+#   modules trained again): {glue:md}`d5_still`, InstaAug over the input-free module {glue:md}`d5_still_gain`.
+#   For the modules of this run's seed the gain is smaller there than on the varied scenes by
+#   {glue:md}`d5_control` (per scene, paired). {glue:md}`d5_control_verdict`
 # - **From {glue:md}`d5_n_lo` to {glue:md}`d5_n` samples**, this module's TTA changes by {glue:md}`d5_grow`.
 #   {glue:md}`d5_grow_verdict`
 # - **The crops and the image**: the mean KL divergence of each image's crop distribution to the average one is
@@ -164,7 +194,9 @@ run.table()
 #   {glue:md}`d5_cover`. {glue:md}`d5_cover_verdict` The expected crop side is {glue:md}`d5_side`.
 # - **How far to trust the differences**: one accuracy on these {glue:md}`d5_n_test` test scenes has a sampling
 #   error of about {glue:md}`d5_test_se` on its own; the intervals above include it (they resample the test
-#   images), the ± of Table 2 (the repeats of the draws) do not.
+#   images), the ± of Table 2 (the repeats of the draws) do not. The paired intervals of Table 2's comparisons
+#   are {glue:md}`d5_ci_width` wide: a difference of a few images cannot decide a claim. More test images would
+#   narrow them as one over the square root of their number.
 # - **The entropy band**: the module's mean entropy went {glue:md}`d5_band` (band
 #   {glue:md}`d5_band_range`).
 #

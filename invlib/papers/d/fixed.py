@@ -23,8 +23,10 @@ B's are, so they are the same checkpoints (:func:`zoo_specs`); nothing is retrai
 :func:`d5_zoo_specs`        the same for the chapter's papermill parameters (the book's training phase)
 :func:`classifiers`         ``{label: frozen model}``; the first is the one the module is trained beside
 :func:`scene_data`          the module's training images (the classifier's own) and the test images (with boxes)
-:func:`train_module`        the module beside the frozen classifier (``train.fit(..., cache=True)``)
+:func:`recipe`              the module's training recipe (:class:`invlib.learned.instaaug.Recipe`)
+:func:`train_module`        the module (or its input-free control) beside the frozen classifier (cached)
 :func:`tta`                 accuracy of every (classifier, method, n, repeat) on the test set
+:func:`control`             the data control: both modules trained and tested on scenes without variation
 :func:`crop_stats`          what the module's crops do: side, coverage of the object, entropy, input dependence
 :func:`crop_per_image`      the same per test image: the items of a bootstrap about this module
 ==========================  ==============================================================================
@@ -40,7 +42,7 @@ from __future__ import annotations
 
 import contextlib
 import math
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import pandas as pd
 import torch
@@ -51,9 +53,12 @@ from ...learned import instaaug as I
 from ...models import batched, weights_key
 from ...utils import cached, check_choice, digest, seeded
 
-METHODS = ("random crop", "AutoAugment", "InstaAug")  # TTA methods; "none" is the classifier alone (n = 1)
+# TTA methods; "none" is the classifier alone (n = 1). "input-free" draws crops from the input-free module (the
+# same LRP crops and training, reading 0 * x: one distribution for every image), the control of per-input crops.
+METHODS = ("random crop", "AutoAugment", "InstaAug", "input-free")
+MODULES = ("InstaAug", "input-free")  # the methods whose crops come from a trained module
 NONE = "none"
-TTA_VERSION = 1  # of tta's cached results (utils.cached's version): bump when tta changes
+TTA_VERSION = 2  # of tta's cached results (utils.cached's version): bump when tta changes
 
 
 # ----------------------------------------------------------------------------- settings
@@ -79,8 +84,15 @@ class Fixed:
     - ``baseline``: REINFORCE baseline (``"mean"``: the batch's mean loss; ``"none"``: the authors').
     - ``crop_layers``, ``sides``, ``layer_bias``: the LRP crops (the authors' Tiny-ImageNet config).
     - ``samples``: the TTA sample counts; ``tta_seeds``: independent repeats of the TTA draws (ours: 3).
-    - ``methods``: TTA methods (:data:`METHODS`); ``random_crop_scale``: the random crop's area range (the tuned
+    - ``methods``: TTA methods (:data:`METHODS`; ``"input-free"``, ours: the same module trained the same way on
+      ``0 * x``, the control of per-input crops); ``random_crop_scale``: the random crop's area range (the tuned
       (0.1, 1) of Table 1). Fast AutoAugment is not re-run (its searched policy is not available here).
+    - ``data_control``, ``control_variation``: ours, the data control (scenes only; the paper runs none): both
+      modules trained again, beside the same frozen classifier, on scenes at ``variation = control_variation``
+      (0: every object centred and of one size, nothing per-image for a crop to follow), and their TTA on the
+      same test scenes at that variation. ``control_seeds``: training seeds of that comparison (its claims are
+      about training, so decided over seeds: 3 for a verdict); seed 0's modules on the classifier's scenes are
+      the run's, every further seed trains two more modules on each kind of scene.
     - ``chunk``: test images per pass (memory); ``n_show``: test scenes in the crop figure.
     """
 
@@ -109,7 +121,10 @@ class Fixed:
     layer_bias: tuple[float, ...] = (0.0, 1.0, 3.0)
     samples: tuple[int, ...] = (1, 4, 10)
     tta_seeds: int = 3
-    methods: tuple[str, ...] = METHODS
+    methods: tuple[str, ...] = METHODS[:3]  # the paper's; the input-free control is ours
+    data_control: bool = False
+    control_variation: float = 0.0
+    control_seeds: int = 3
     random_crop_scale: tuple[float, float] = (0.1, 1.0)
     chunk: int = 512
     n_show: int = 6
@@ -127,8 +142,13 @@ class Fixed:
         if not self.samples or min(self.samples) < 1 or self.tta_seeds < 1:
             raise ValueError(f"samples are TTA sample counts >= 1 and tta_seeds >= 1; got {self.samples}, "
                              f"{self.tta_seeds}.")
+        if self.control_seeds < 1:
+            raise ValueError(f"control_seeds counts training seeds, >= 1; got {self.control_seeds}.")
         if not self.h_min <= self.h_max:
             raise ValueError(f"the entropy band needs h_min <= h_max; got [{self.h_min}, {self.h_max}].")
+        if self.data_control and self.dataset != "scenes":
+            raise ValueError(f"the data control varies the scenes' variation; dataset {self.dataset!r} has none "
+                             "(data_control=False).")
 
     @property
     def frozen(self) -> str:
@@ -145,16 +165,22 @@ CPU_ZOO_DATA = dict(SCENES, n_train=8000, n_test=10_000, epochs=4, batch_size=12
 _ZOO = {"ResNet": "zoo:small_resnet18_s4/standard", "ViT": "zoo:small_vit_p14_cls/standard"}
 _STANDS = {"ResNet": "ResNet-50", "ViT": "XCiT", "ResNet, no augmentation": "ResNet-18"}
 _SMALL = dict(dataset="scenes", size=None, models=_ZOO, stands_for=_STANDS, optimizer="adam", module_lr=3e-3,
-              batch_size=50, chunk=300)
+              batch_size=50, chunk=300, methods=METHODS, data_control=True)
 
 # What the smaller profiles change. The module learns with Adam at 3e-3 (the paper's 1e-3 with SGD hardly moves it in
 # the hundred-odd steps a cpu run has; Adam at 1e-3 moves it, but its crops then barely depend on the image), over
 # 2 epochs of 3,000 of the classifier's 8,000 training scenes in batches of 50, with a band check every 10 steps
-# (the authors: once per epoch, which would be 2 checks).
+# (the authors: once per epoch, which would be 2 checks). Measured at cpu (one thread, CPU seconds, cold): each
+# module's training about 5 s; the TTA of both classifiers with every method (3 repeats of 10 views) about 25 s,
+# 0.1 s per test image; the data control (two more modules and the frozen classifier's TTA with both) about 18 s;
+# the chapter about 61 s in-process. 250 test images give paired intervals about 8 to 11 points wide; 500 would
+# narrow them by 1/sqrt(2) for about 30 s more, past D5's budget (~70 s). Each further seed of the control costs
+# about 32 s (four modules, the frozen classifier's TTA on both kinds of scene): 3 seeds would take the chapter to
+# about 125 s, so cpu runs one (its control claims: inconclusive at this budget).
 SETTINGS = {
     "smoke": dict(_SMALL, zoo_data=SCENES, n_train=320, n_test=64, epochs=1, batch_size=64, check_every=1,
-                  tta_seeds=2, n_show=4),
-    "cpu": dict(_SMALL, zoo_data=CPU_ZOO_DATA, n_train=3000, n_test=250, epochs=2, check_every=10),
+                  tta_seeds=2, n_show=4, control_seeds=1),
+    "cpu": dict(_SMALL, zoo_data=CPU_ZOO_DATA, n_train=3000, n_test=250, epochs=2, check_every=10, control_seeds=1),
     "gpu": dict(_SMALL, models=dict(_ZOO, **{"ResNet, no augmentation": "zoo:small_resnet18_s4/none"}),
                 zoo_data=SCENES, n_train=20_000, n_test=10_000, epochs=10, batch_size=100, module_lr=1e-3,
                 chunk=2048, check_every=50),
@@ -243,57 +269,86 @@ def classifiers(S: Fixed) -> dict[str, torch.nn.Module]:
     return out
 
 
-def scene_data(S: Fixed) -> tuple[data.Dataset, data.Dataset]:
+def scene_data(S: Fixed, variation: float | None = None) -> tuple[data.Dataset, data.Dataset]:
     """``(train, test)``: the module's training images (the first ``n_train`` of the frozen classifier's own
     training images, by the zoo's split rule) and ``n_test`` test images, with the objects' boxes, uint8, 3 channels.
+    ``variation`` (scenes only; None: the data's default, the classifier's): the same scenes (items, labels,
+    colours, distractors) with the objects' spread of position and scale scaled by it (0: centred, one size).
 
     Example
     -------
     >>> train, test = scene_data(settings("smoke", n_train=8, n_test=4))
     >>> train.images.shape, test.boxes.shape
     (torch.Size([8, 3, 56, 56]), torch.Size([4, 4]))
+    >>> still = scene_data(settings("smoke", n_train=8, n_test=4), variation=0.0)[1]
+    >>> def spread(d):  # of the objects' centres, pixels
+    ...     return float((d.boxes[:, :2] + d.boxes[:, 2:]).float().div(2).std(0).mean())
+    >>> torch.equal(still.labels, test.labels), spread(still) < spread(test)
+    (True, True)
     """
-    return data.train_test(S.dataset, S.root, S.n_train, S.n_test, seed=S.seed, size=image_side(S), channels=3)
+    opts = {} if variation is None else dict(variation=float(variation))
+    return data.train_test(S.dataset, S.root, S.n_train, S.n_test, seed=S.seed, size=image_side(S), channels=3,
+                           **opts)
 
 
 # ----------------------------------------------------------------------------- the module
-def lrp(S: Fixed) -> I.LRPCrops:
-    """The untrained LRP module of ``S``, its initial weights fixed by ``S.seed`` (the caller's random state is
-    left as it was).
+def recipe(S: Fixed) -> I.Recipe:
+    """The module's training recipe (paper D's one, :class:`invlib.learned.instaaug.Recipe`) from ``S``'s flat
+    fields: the band ``[h_min, h_max]``, ``lam0``, ``module_lr``, ``warmup_epochs`` (the module's learning rate
+    rises over them: it acts under Adam too), ``check_every`` and ``baseline``.
+
+    Example
+    -------
+    >>> r = recipe(settings("cpu"))
+    >>> r.band, r.lam0, r.module_lr, r.check_every
+    ((2.5, 3.0), 0.2, 0.003, 10)
+    """
+    return I.Recipe(band=(S.h_min, S.h_max), lam0=S.lam0, module_lr=S.module_lr, warmup_epochs=S.warmup_epochs,
+                    check_every=S.check_every, baseline=S.baseline)
+
+
+def lrp(S: Fixed, input_free: bool = False, replicate: int = 0) -> I.LRPCrops:
+    """The untrained LRP module of ``S`` (``input_free``: reading ``0 * x``, one distribution for every image),
+    its initial weights fixed by ``S.seed + replicate`` (the training seed) through the recipe's seeding
+    (:meth:`invlib.learned.instaaug.Recipe.module`; the caller's random state is left as it was). Both kinds
+    start from the same weights.
 
     Example
     -------
     >>> m = lrp(settings("cpu"))
     >>> m.num_crops, m.layer_names  # 14 x 14 cells of side 0.375, 7 x 7 of side 0.75, the whole image
     (246, ('14x14, side 0.375', '7x7, side 0.75', 'global'))
+    >>> lrp(settings("cpu"), input_free=True).input_free
+    True
     """
-    with seeded(S.seed):
-        return I.LRPCrops(image_side(S), crop_layers=S.crop_layers, sides=S.sides, layer_bias=S.layer_bias)
+    return I.Recipe.module(lambda: I.LRPCrops(image_side(S), crop_layers=S.crop_layers, sides=S.sides,
+                                              layer_bias=S.layer_bias, input_free=input_free), S.seed + replicate)
 
 
-def module_config(S: Fixed, n_train: int) -> tuple[_train.TrainConfig, I.Objective]:
-    """The module's optimiser (constant learning rate ``module_lr``, no weight decay) and objective (the entropy
-    band, a check every ``check_every`` steps or once per epoch, the warm-up in steps) for ``n_train`` images.
+def module_config(S: Fixed, n_train: int, replicate: int = 0) -> tuple[_train.TrainConfig, I.Objective]:
+    """The module's optimiser (constant learning rate ``module_lr`` after the warm-up, no weight decay) and
+    objective (the entropy band, a check every ``check_every`` steps or once per epoch) for ``n_train`` images:
+    :func:`recipe`, with :func:`invlib.train.steps_per_epoch`; the data order from ``S.seed + replicate``.
 
     Example
     -------
-    >>> cfg, loss = module_config(settings("paper"), 1000)
-    >>> cfg.aug_lr, loss.check_every, loss.band.h_min, loss.band.h_max
-    (0.001, 10, 2.5, 3.0)
+    >>> cfg, loss = module_config(settings("paper", warmup_epochs=2.0), 1000)
+    >>> cfg.aug_lr, cfg.aug_warmup_epochs, loss.check_every, loss.band.h_min, loss.band.h_max
+    (0.001, 2.0, 10, 2.5, 3.0)
     """
-    steps = max(1, n_train // S.batch_size)
+    r = recipe(S)
     cfg = _train.TrainConfig(epochs=S.epochs, batch_size=S.batch_size, optimizer=S.optimizer, lr=S.module_lr,
-                             aug_lr=S.module_lr, weight_decay=0.0, schedule="none", seed=S.seed, device=S.device)
-    band = I.EntropyBand(S.h_min, S.h_max, lam0=S.lam0)
-    loss = I.objective(band, S.check_every or steps, int(S.warmup_epochs * steps), S.baseline)
-    return cfg, loss
+                             weight_decay=0.0, schedule="none", seed=S.seed + replicate, device=S.device)
+    return r.config(cfg), r.objective(_train.steps_per_epoch(n_train, S.batch_size))
 
 
-def train_module(S: Fixed, classifier: torch.nn.Module, train: data.Dataset) -> tuple[I.InstaAug, list[dict]]:
-    """Train the module of :func:`lrp` beside the frozen ``classifier`` on ``train`` (cached by
-    :func:`invlib.train.fit`: a rerun loads it). Returns the InstaAug model in eval mode (``net.augment`` is the
-    module, ``net.trunk`` the classifier, untouched) and the history: one record per epoch whose ``state`` holds
-    the band's checks ``(step, entropy, lambda)`` (:func:`band_trace`).
+def train_module(S: Fixed, classifier: torch.nn.Module, train: data.Dataset, input_free: bool = False,
+                 replicate: int = 0) -> tuple[I.InstaAug, list[dict]]:
+    """Train the module of :func:`lrp` (``input_free``: its input-free control, trained the same way;
+    ``replicate``: the training seed past ``S.seed``, the module's start and the data order) beside the
+    frozen ``classifier`` on ``train`` (cached by :func:`invlib.train.fit`: a rerun loads it). Returns the InstaAug
+    model in eval mode (``net.augment`` is the module, ``net.trunk`` the classifier, untouched) and the history:
+    one record per epoch whose ``state`` holds the band's checks ``(step, entropy, lambda)`` (:func:`band_trace`).
 
     Example
     -------
@@ -306,8 +361,8 @@ def train_module(S: Fixed, classifier: torch.nn.Module, train: data.Dataset) -> 
     >>> len(band_trace(hist)), net.trunk.training
     (2, False)
     """
-    net = I.instaaug(classifier, lrp(S), copies=max(S.samples), frozen=True)
-    cfg, loss = module_config(S, len(train))
+    net = I.instaaug(classifier, lrp(S, input_free, replicate), copies=max(S.samples), frozen=True)
+    cfg, loss = module_config(S, len(train), replicate)
     hist = _train.fit(net, train, cfg, loss=loss, cache=True, progress=S.progress)
     return net.eval(), hist
 
@@ -363,18 +418,20 @@ def _views(method: str, x: torch.Tensor, boxes: torch.Tensor | None, k: int, gen
            scale: tuple[float, float]) -> torch.Tensor:
     """Draw ``k`` of one TTA method for ``x`` uint8 ``(B, C, H, W)``: float views in [0, 1]."""
     xf = x.float().div(255)
-    if method == "InstaAug":
+    if method in MODULES:
         return I.crop(xf, boxes[k])
     if method == "random crop":
         return I.crop(xf, I.random_boxes(len(x), scale, generator))
     return autoaugment(x, generator).float().div(255)
 
 
-def tta(S: Fixed, module: I.InstaAugment, nets: dict[str, torch.nn.Module], test: data.Dataset) -> pd.DataFrame:
+def tta(S: Fixed, module: I.InstaAugment, nets: dict[str, torch.nn.Module], test: data.Dataset,
+        free: I.InstaAugment | None = None) -> pd.DataFrame:
     """Test accuracy of every classifier of ``nets`` alone (``method="none"``, ``n=1``) and with every TTA method of
     ``S.methods`` at every ``n`` of ``S.samples`` (mean logits over ``n`` views), ``S.tta_seeds`` independent
     repeats of the draws. InstaAug's crops come from ``module`` (trained beside the first classifier, used as it is
-    for the others); every classifier sees the same views. One row per ``(model, method, n, seed)``: ``acc`` and
+    for the others), ``"input-free"``'s from ``free`` (its input-free control); every classifier sees the same
+    views. One row per ``(model, method, n, seed)``: ``acc`` and
     ``hits``, the ``(N,)`` uint8 array of which test images it classified correctly (what a bootstrap over test
     images resamples). Cached on disk (``.cache/d5/``) under the module's and every classifier's weights, their
     names and classes, the test images and labels and the settings it reads: a warm rerun reads it.
@@ -385,33 +442,36 @@ def tta(S: Fixed, module: I.InstaAugment, nets: dict[str, torch.nn.Module], test
     >>> S = settings("smoke", n_test=6, samples=(1, 2), tta_seeds=2)
     >>> nets = {"a": models.create("conv4", num_classes=10, in_chans=3, widths=(4,) * 4).eval()}
     >>> test = scene_data(S)[1]
-    >>> res = tta(S, I.InstaAugment(lrp(S)), nets, test)
+    >>> res = tta(S, I.InstaAugment(lrp(S)), nets, test, free=I.InstaAugment(lrp(S, input_free=True)))
     >>> len(res), sorted(res["method"].unique()), res["hits"].iloc[0].shape
-    (13, ['AutoAugment', 'InstaAug', 'none', 'random crop'], (6,))
+    (17, ['AutoAugment', 'InstaAug', 'input-free', 'none', 'random crop'], (6,))
     """
-    module.eval()
+    if "input-free" in S.methods and free is None:
+        raise ValueError("the 'input-free' TTA method needs its module: tta(..., free=<the input-free module>).")
+    crops = {m: a.eval() for m, a in (("InstaAug", module), ("input-free", free)) if m in S.methods}
     classifiers = {name: (type(net).__qualname__, weights_key(net)) for name, net in nets.items()}
-    key = digest("d5-tta", S.samples, S.tta_seeds, S.methods, S.seed, S.chunk, S.random_crop_scale, module.sampler,
-                 weights_key(module), classifiers, test.images, test.labels)
-    return cached("d5", f"tta-{key}", lambda: _tta(S, module, nets, test), version=TTA_VERSION)
+    key = digest("d5-tta", S.samples, S.tta_seeds, S.methods, S.seed, S.chunk, S.random_crop_scale,
+                 {m: (a.sampler, weights_key(a)) for m, a in crops.items()}, classifiers, test.images, test.labels)
+    return cached("d5", f"tta-{key}", lambda: _tta(S, crops, nets, test), version=TTA_VERSION)
 
 
-def _tta(S: Fixed, module: I.InstaAugment, nets: dict[str, torch.nn.Module], test: data.Dataset) -> pd.DataFrame:
-    """:func:`tta`'s measurement, not cached."""
+def _tta(S: Fixed, crops: dict[str, I.InstaAugment], nets: dict[str, torch.nn.Module],
+         test: data.Dataset) -> pd.DataFrame:
+    """:func:`tta`'s measurement, not cached; ``crops``: ``{method: module}`` of the methods of :data:`MODULES`."""
     n_max = max(S.samples)
     labels = test.labels
     correct = {}  # (model, method, n, seed) -> which images were classified correctly, chunk by chunk
     gens = {(s, m): torch.Generator().manual_seed(S.seed * 1_000_003 + 1_009 * s + i)
             for s in range(S.tta_seeds) for i, m in enumerate(S.methods)}
-    module.eval()
     for lo in range(0, len(test), S.chunk):
         x, y = test.images[lo:lo + S.chunk], labels[lo:lo + S.chunk]
         for name, net in nets.items():
             correct.setdefault((name, NONE, 1, 0), []).append(batched(net, x).argmax(1) == y)
-        logp = batched(module.params, x) if "InstaAug" in S.methods else None
+        logp = {m: batched(a.params, x) for m, a in crops.items()}
         for (s, method), g in gens.items():
-            idx = I.sample_categorical(logp, n_max, g, module.sampler) if method == "InstaAug" else None
-            boxes = None if idx is None else module.params.boxes.cpu()[idx]  # (n_max, B, 3)
+            a = crops.get(method)
+            boxes = None if a is None else a.params.boxes.cpu()[I.sample_categorical(logp[method], n_max, g,
+                                                                                       a.sampler)]  # (n_max, B, 3)
             sums = {name: 0.0 for name in nets}
             for k in range(n_max):
                 views = _views(method, x, boxes, k, g, S.random_crop_scale)
@@ -424,6 +484,45 @@ def _tta(S: Fixed, module: I.InstaAugment, nets: dict[str, torch.nn.Module], tes
     rows = [dict(model=m, method=meth, n=n, seed=s, acc=int(h.sum()) / len(test), hits=h) for (m, meth, n, s), h in
             hits.items()]
     return pd.DataFrame(rows).sort_values(["model", "method", "n", "seed"], kind="stable").reset_index(drop=True)
+
+
+def control(S: Fixed, classifier: torch.nn.Module) -> pd.DataFrame | None:
+    """The data control (None unless ``S.data_control`` and both of :data:`MODULES` are TTA methods): InstaAug's module
+    and its input-free control trained as :func:`train_module` trains them, beside the same frozen ``classifier``, on
+    the same training scenes at ``variation = S.control_variation``, and :func:`tta` of that classifier alone and with
+    both modules' crops on the same test scenes at that variation (image ``i`` is scene ``i`` of :func:`scene_data`, its
+    object centred and of one size at 0); for every training seed (``replicate``) past the first of ``S.control_seeds``,
+    the same on the classifier's own scenes too (the first's are the run's). Rows as :func:`tta`'s, under the label
+    ``S.frozen``, with ``variation``, ``replicate`` (the training seed past ``S.seed``) and ``still`` (the still scenes,
+    or the classifier's) first.
+
+    Example
+    -------
+    >>> from invlib import models
+    >>> S = settings("smoke", n_train=32, n_test=6, batch_size=16, samples=(1, 2), tta_seeds=1)
+    >>> clf = models.create("conv4", num_classes=10, in_chans=3, widths=(4,) * 4).eval()
+    >>> res = control(S, clf)
+    >>> sorted(res["method"].unique()), set(res["model"]), res[["variation", "replicate"]].drop_duplicates().shape
+    (['InstaAug', 'input-free', 'none'], {'ResNet'}, (1, 2))
+    >>> res = control(replace(S, control_seeds=2), clf)  # seed 1: both kinds of scene
+    >>> res[["variation", "replicate"]].drop_duplicates().values.tolist()
+    [[0.0, 0.0], [1.0, 1.0], [0.0, 1.0]]
+    >>> control(settings("smoke", data_control=False), clf) is None
+    True
+    """
+    if not S.data_control or not set(MODULES) <= set(S.methods):
+        return None
+    varied = float(data.option_defaults(S.dataset)["variation"])
+    out = []
+    for k in range(S.control_seeds):
+        for still, v in ([(True, S.control_variation)] if k == 0 else [(False, varied), (True, S.control_variation)]):
+            train, test = scene_data(S, v)
+            ia, free = (train_module(S, classifier, train, f, k)[0].augment for f in (False, True))
+            r = tta(replace(S, methods=MODULES), ia, {S.frozen: classifier}, test, free=free)
+            out.append(r.assign(variation=float(v), replicate=k, still=still))
+    res = pd.concat(out, ignore_index=True)
+    first = ["variation", "replicate", "still"]
+    return res[first + [c for c in res.columns if c not in first]]
 
 
 def summary(res: pd.DataFrame) -> pd.DataFrame:

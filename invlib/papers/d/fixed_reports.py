@@ -22,11 +22,12 @@ Example
 ...                           centre_in_box=[0.8, 0.7, 0.7, 0.6], entropy=[2.7, 3.0, 1.2, None],
 ...                           kl_to_mean=[0.3, 0.0, 0.001, 0.0]), index=list(STATS_ROWS))
 >>> run = results.Run("demo", "cpu")
->>> table, facts = report(run, S, demo_tta(), stats, [], demo_items())
+>>> table, facts = report(run, S, demo_tta(), stats, [], demo_items(), demo_control(3))
 >>> {cid: c["verdict"] for cid, c in run.claims.items()}  # doctest: +NORMALIZE_WHITESPACE
 {'table2/instaaug_beats_alone': 'reproduced', 'table2/instaaug_beats_random_crop': 'reproduced',
  'table2/global_tta_lowers_accuracy': 'reproduced', 'table2/transfer_without_retraining': 'reproduced',
- 'table2/gain_grows_with_samples': 'reproduced', 'fig6/crops_depend_on_the_input': 'reproduced',
+ 'table2/gain_grows_with_samples': 'reproduced', 'table2/instaaug_beats_input_free': 'reproduced',
+ 'control/gain_shrinks_without_variation': 'reproduced', 'fig6/crops_depend_on_the_input': 'reproduced',
  'fig6/crops_cover_the_object': 'reproduced'}
 """
 
@@ -40,7 +41,7 @@ import pandas as pd
 from ... import results
 from ...results import mean_se
 from .criteria import INPUT_DEPENDENT_KL
-from .fixed import NONE, Fixed, settings
+from .fixed import MODULES, NONE, Fixed, settings
 
 # Table 2 of the paper: top-1 accuracy (%) on ImageNet, (mean, standard error); the classifier alone has no error.
 PAPER_COLUMNS = ("ResNet-50", "ResNet-18", "XCiT")
@@ -172,6 +173,8 @@ def image_evidence(effect, direction: str = "greater", boundary: tuple[float, st
 
 
 _ABOUT = "this trained module (one module: whether training such modules does the same in general would need several)"
+_ABOUT_PAIR = ("these two trained modules, one of each kind trained the same way from the same start (whether "
+               "training such modules does the same in general would need several seeds of each)")
 
 
 def _rule(repeats: int, effect: str, side: str = "above", boundary: float = 0.0, about: str = _ABOUT) -> str:
@@ -183,9 +186,9 @@ def _rule(repeats: int, effect: str, side: str = "above", boundary: float = 0.0,
 
 # ----------------------------------------------------------------------------- Table 2
 def table2(S: Fixed, res: pd.DataFrame) -> pd.DataFrame:
-    """Table 2 with this run beside the paper: one row per (method, samples), in the paper's order and then the
-    single-sample rows (beyond the paper); per classifier ``"<label>: ours"`` (mean ± SE over the repeats, %) and
-    ``"<column>: paper"``.
+    """Table 2 with this run beside the paper: one row per (method, samples), in the paper's order, then the
+    methods the paper has no row for (the input-free control) and the single-sample rows (beyond the paper); per
+    classifier ``"<label>: ours"`` (mean ± SE over the repeats, %) and ``"<column>: paper"``.
 
     Example
     -------
@@ -194,7 +197,8 @@ def table2(S: Fixed, res: pd.DataFrame) -> pd.DataFrame:
     >>> t.loc[("InstaAug", 10)].tolist()
     ['60.00', '81.18 ± 0.02']
     """
-    order = list(PAPER) + [(m, 1) for m in S.methods]
+    extra = [(m, n) for m in S.methods if not any(k[0] == m for k in PAPER) for n in sorted(S.samples) if n > 1]
+    order = list(PAPER) + extra + [(m, 1) for m in S.methods]
     cols = {}
     for label in S.models:
         col = column_of(S, label)
@@ -209,6 +213,32 @@ def table2(S: Fixed, res: pd.DataFrame) -> pd.DataFrame:
         cols[f"{label}: ours"], cols[f"{col}: paper"] = ours, paper
     index = pd.MultiIndex.from_tuples(order, names=["method", "samples"])
     return pd.DataFrame(cols, index=index)
+
+
+def control_table(S: Fixed, res: pd.DataFrame, control: pd.DataFrame | None) -> pd.DataFrame:
+    """The data control beside the run: the frozen classifier's accuracy (%, mean over the repeats of the draws)
+    alone, with the input-free module's and with InstaAug's TTA (``max(S.samples)`` samples) on the test scenes as
+    the classifier's data have them and on the same scenes at ``S.control_variation`` (the modules of the run's
+    training seed), and InstaAug's gain over the input-free module, one row per data.
+
+    Example
+    -------
+    >>> S = settings("cpu", models={"ResNet": "zoo:small_resnet18_s4/standard"})
+    >>> t = control_table(S, demo_tta(models=("ResNet",)), demo_control())
+    >>> list(t.columns), len(t)
+    (['alone', 'input-free', 'InstaAug', 'InstaAug − input-free'], 2)
+    """
+    n = max(S.samples)
+    rows = {}
+    for name, r in (("variation 1 (the classifier's scenes)", res),
+                    (f"variation {S.control_variation:g} (the same scenes, still)",
+                     None if control is None else still_scenes(control))):
+        if r is None:
+            continue
+        acc = {m: 100 * accuracy(r, S.frozen, m, k).mean() for m, k in ((NONE, 1), ("input-free", n), ("InstaAug", n))}
+        rows[name] = dict(alone=acc[NONE], **{"input-free": acc["input-free"], "InstaAug": acc["InstaAug"],
+                                             "InstaAug − input-free": acc["InstaAug"] - acc["input-free"]})
+    return pd.DataFrame.from_dict(rows, orient="index").round(2)
 
 
 def departures(S: Fixed) -> pd.DataFrame:
@@ -232,13 +262,14 @@ def departures(S: Fixed) -> pd.DataFrame:
 
 
 # ----------------------------------------------------------------------------- the report
-def report(run, S: Fixed, res: pd.DataFrame, stats: pd.DataFrame, hist: list[dict],
-           items: pd.DataFrame) -> tuple[pd.DataFrame, dict]:
+def report(run, S: Fixed, res: pd.DataFrame, stats: pd.DataFrame, hist: list[dict], items: pd.DataFrame,
+           control: pd.DataFrame | None = None) -> tuple[pd.DataFrame, dict]:
     """Log the chapter's metrics, record the claims of section 5.3 and return Table 2 (:func:`table2`) and the facts
     the prose quotes (its sentences about results made from the verdicts). ``res``:
     :func:`invlib.papers.d.fixed.tta`; ``stats``: :func:`invlib.papers.d.fixed.crop_stats`; ``hist``: the module's
     training history (:func:`invlib.papers.d.fixed.train_module`); ``items``: the crops per test image
-    (:func:`invlib.papers.d.fixed.crop_per_image`)."""
+    (:func:`invlib.papers.d.fixed.crop_per_image`); ``control``: the data control
+    (:func:`invlib.papers.d.fixed.control`: the same test scenes at ``S.control_variation``; None: not run)."""
     from .fixed import band_trace, summary
 
     for r in summary(res).to_dict("records"):
@@ -247,13 +278,16 @@ def report(run, S: Fixed, res: pd.DataFrame, stats: pd.DataFrame, hist: list[dic
                 paper=paper_value(r["method"], r["n"], col),
                 note=f"% test accuracy, {r['repeats']} repeat(s) of the draws, SE {100 * r['se']:.2f}"
                 if r["repeats"] > 1 else "% test accuracy")
+    for r in (summary(still_scenes(control)).to_dict("records") if control is not None else []):
+        run.log(f"control/{_key(r['model'])}/{_key(r['method'])}_n{r['n']}", 100 * r["mean"],
+                note=f"% test accuracy at variation {S.control_variation:g}, {r['repeats']} repeat(s) of the draws")
     for name, row in stats.iterrows():
         run.log(f"crops/{_key(name)}", {k: (None if pd.isna(v) else float(v)) for k, v in row.items()})
     trace = band_trace(hist)
     run.log("band/entropy_by_check", trace["entropy"].tolist())
     run.log("band/lambda_by_check", trace["lambda"].tolist())
-    ev = _table2_claims(run, S, res) | _crop_claims(run, stats, items)
-    return table2(S, res), _facts(S, res, stats, trace, ev)
+    ev = _table2_claims(run, S, res) | _control_claims(run, S, res, control) | _crop_claims(run, stats, items)
+    return table2(S, res), _facts(S, res, stats, trace, ev, control)
 
 
 def _not_run(what: str) -> results.Evidence:
@@ -319,7 +353,103 @@ def _table2_claims(run, S: Fixed, res: pd.DataFrame) -> dict:
               "86.47 %", ours=f"{frozen}: {_gain(out['grow'])}",
               criterion=_rule(r, f"on the frozen classifier, InstaAug with {n_hi} samples minus with {n_lo} (the "
                                  f"first {n_lo} of the same repeat's views)"), evidence=out["grow"])
+
+    has_free = set(MODULES) <= set(S.methods)
+    out["free"] = image_evidence(per_image(res, frozen, *_pair(n_hi))) if has_free else \
+        _not_run("the input-free module's test-time augmentation")  # this pair of modules, for the prose
     return out
+
+
+def _pair(n: int) -> tuple[tuple[str, int], tuple[str, int]]:
+    """InstaAug's and the input-free module's TTA with ``n`` samples: the two sides of the control."""
+    return ("InstaAug", n), ("input-free", n)
+
+
+def free_gains(S: Fixed, res: pd.DataFrame, control: pd.DataFrame | None) -> tuple[dict, dict]:
+    """``(varied, still)``: per training seed (``{replicate: (N,) array}``), per test image in points, InstaAug's
+    TTA minus the input-free module's (``max(S.samples)`` samples, the frozen classifier, each image's share of the
+    repeats of the draws) on the classifier's scenes and on the same scenes held still. Seed 0 on the classifier's
+    scenes is the run's (``res``); the rest come from :func:`invlib.papers.d.fixed.control`.
+
+    Example
+    -------
+    >>> S = settings("cpu", control_seeds=2)
+    >>> varied, still = free_gains(S, demo_tta(), demo_control(2))
+    >>> sorted(varied), sorted(still), varied[0].shape
+    ([0, 1], [0, 1], (200,))
+    """
+    n, varied, still = max(S.samples), {}, {}
+    if not set(MODULES) <= set(S.methods):  # the control is InstaAug against its input-free module
+        return varied, still
+    varied[0] = per_image(res, S.frozen, *_pair(n))
+    for (is_still, k), g in ([] if control is None else control.groupby(["still", "replicate"])):
+        (still if is_still else varied)[int(k)] = per_image(g, S.frozen, *_pair(n))
+    sizes = {len(d) for d in (*varied.values(), *still.values())}
+    if len(sizes) > 1:
+        raise ValueError(f"the data control pairs test scene i with scene i: it needs the run's test scenes; got "
+                         f"{sorted(sizes)} images.")
+    return varied, still
+
+
+def seed_evidence(effects: list[float]) -> results.Evidence:
+    """The verdict on a claim about training from one effect per training seed (points): a t-interval over the
+    seeds, 95 % above 0 (:data:`DIRECTION`), decisive from 3 seeds.
+
+    Example
+    -------
+    >>> seed_evidence([8.9, 7.5, 8.0]).verdict, seed_evidence([8.9, 3.5, -3.1]).verdict, seed_evidence([8.9]).verdict
+    ('reproduced', 'inconclusive at this budget', 'inconclusive at this budget')
+    """
+    return results.decide(list(effects), direction="greater", boundary=DIRECTION[0], reason=DIRECTION[1],
+                          unit="seed", n_min=3)
+
+
+def _seeds_text(effects: dict) -> str:
+    return ", ".join(f"{v:+.2f}" for _, v in sorted(effects.items())) + f" points ({len(effects)} seed(s))"
+
+
+_SEED_RULE = ("per training seed, the mean over the test images of {effect} (each image's share of the repeats of "
+              "the TTA draws), in points; t-interval over the seeds, 95 % above 0; decisive from 3 seeds (a claim "
+              "about training: whether modules trained this way do it). Seed 0's paired bootstrap over the test "
+              "images (that pair of modules) is shown beside it and decides nothing")
+
+
+def _control_claims(run, S: Fixed, res: pd.DataFrame, control: pd.DataFrame | None) -> dict:
+    """The controls' claims, about training (unit: seed): per-input crops beat input-free crops, and that gain
+    shrinks on scenes without per-instance variation (the same scenes, objects centred and of one size). Returns
+    their evidence, and seed 0's per-image evidence (``still``, ``shrink0``) for the prose."""
+    frozen, n_hi = S.frozen, max(S.samples)
+    varied, still = free_gains(S, res, control)
+    ia = accuracy(res, frozen, "InstaAug", n_hi)
+    free = accuracy(res, frozen, "input-free", n_hi)
+    gains = {k: float(d.mean()) for k, d in varied.items()}
+    ev = seed_evidence(list(gains.values())) if gains else _not_run("the input-free module's test-time augmentation")
+    ev0 = image_evidence(varied[0]) if 0 in varied else ev
+    run.claim("table2/instaaug_beats_input_free", f"Per-input crops beat input-free crops: with {n_hi} samples, "
+              "InstaAug's test-time augmentation beats that of the same module trained the same way on 0·x (one "
+              "crop distribution for every image).", paper="the 'without input' ablation of Table 1 (Tiny-ImageNet; "
+              "no such row in Table 2)", ours=f"{frozen}, InstaAug minus input-free per seed: "
+              f"{_seeds_text(gains) if gains else '—'}; seed 0 {_pp(ia.mean()) if len(ia) else '—'} vs "
+              f"{_pp(free.mean()) if len(free) else '—'} ({_gain(ev0)} over the test images)",
+              criterion=_SEED_RULE.format(effect=f"InstaAug minus the input-free module, both with {n_hi} samples, "
+                                          "on the frozen classifier"), evidence=ev)
+    both = sorted(set(varied) & set(still))
+    shrink = {k: float((varied[k] - still[k]).mean()) for k in both}
+    ev_c = seed_evidence(list(shrink.values())) if shrink else \
+        _not_run("the data control (data_control, both modules' TTA)")
+    still0 = image_evidence(still[0]) if 0 in still else _not_run("the data control")
+    shrink0 = image_evidence(varied[0] - still[0]) if 0 in both else still0
+    run.claim("control/gain_shrinks_without_variation", "The gain of per-input crops over input-free crops shrinks "
+              "when the data have no per-instance variation (the same scenes with every object centred and of one "
+              "size).", paper="the mechanism of sections 1 and 3 (the paper runs no such control)",
+              ours=f"{frozen}, InstaAug minus input-free with {n_hi} samples, varied minus still, per seed: "
+              f"{_seeds_text(shrink) if shrink else '—'}; seed 0: varied {_gain(ev0)}, still (variation "
+              f"{S.control_variation:g}) {_gain(still0)}, shrinks by {_gain(shrink0)} over the test images",
+              criterion=_SEED_RULE.format(effect=f"(InstaAug minus input-free, {n_hi} samples) on each scene as the "
+                                          "classifier's data have it minus the same on that scene held still (same "
+                                          "item, label, colours and distractor; modules of each kind trained on "
+                                          "scenes of each kind, beside the same frozen classifier)"), evidence=ev_c)
+    return dict(free_seeds=ev, control=ev_c, still0=still0, shrink0=shrink0)
 
 
 def _crop_claims(run, stats: pd.DataFrame, items: pd.DataFrame) -> dict:
@@ -357,7 +487,31 @@ def _says(ev: results.Evidence, reproduced: str, not_reproduced: str) -> str:
                           not_measurable=f"Not measurable at this profile ({ev.reason}).")
 
 
-def _facts(S: Fixed, res: pd.DataFrame, stats: pd.DataFrame, trace: pd.DataFrame, ev: dict) -> dict:
+def _says_seeds(ev: results.Evidence, reproduced: str, not_reproduced: str) -> str:
+    """The prose's sentence for a verdict over training seeds."""
+    d = ev.text()
+    return results.phrase(ev, reproduced=f"Over the training seeds: {reproduced} ({d}).",
+                          not_reproduced=f"Over the training seeds: {not_reproduced} ({d}).",
+                          inconclusive=f"Whether that holds for modules trained this way, the training seeds run "
+                                       f"cannot decide ({d}).",
+                          not_measurable=f"Not measurable at this profile ({ev.reason}).")
+
+
+def still_scenes(control: pd.DataFrame) -> pd.DataFrame:
+    """The rows of :func:`invlib.papers.d.fixed.control` on the still scenes with the first training seed's modules
+    (the run's seed), in :func:`invlib.papers.d.fixed.tta`'s columns.
+
+    Example
+    -------
+    >>> len(still_scenes(demo_control(3))) == len(demo_tta(DEMO_STILL, models=("ResNet",)))
+    True
+    """
+    g = control[control["still"] & (control["replicate"] == 0)]
+    return g.drop(columns=["variation", "replicate", "still"]).reset_index(drop=True)
+
+
+def _facts(S: Fixed, res: pd.DataFrame, stats: pd.DataFrame, trace: pd.DataFrame, ev: dict,
+           control: pd.DataFrame | None = None) -> dict:
     """The facts the prose quotes: the run's numbers, and its sentences about results made from the verdicts."""
     frozen, n_hi = S.frozen, max(S.samples)
     alone, ia = accuracy(res, frozen, NONE, 1)[0], accuracy(res, frozen, "InstaAug", n_hi)
@@ -368,8 +522,22 @@ def _facts(S: Fixed, res: pd.DataFrame, stats: pd.DataFrame, trace: pd.DataFrame
                    if {"InstaAug", "random crop"} <= set(S.methods)}
     vs_alone = {m: _gain(image_evidence(per_image(res, frozen, (m, n_hi), (NONE, 1)), "less"))
                 if m in S.methods else "not measured" for m in ("random crop", "AutoAugment")}
+    free = accuracy(res, frozen, "input-free", n_hi)
+    still = {m: accuracy(still_scenes(control), frozen, m, n) for m, n in ((NONE, 1), *_pair(n_hi))} \
+        if control is not None else {}
+    widths = [e.hi - e.lo for e in (ev["alone"], ev["rc"], ev["free"]) if np.isfinite(e.hi - e.lo)]
     return {
         "d5_frozen": f"{frozen} (`{S.models[frozen]}`)",
+        "d5_free": _pp(free.mean()) if len(free) else "—", "d5_vs_free": _gain(ev["free"]),
+        "d5_vs_free_verdict": _says_seeds(ev["free_seeds"], "Per-input crops beat input-free crops",
+                                          "Input-free crops beat per-input crops"),
+        "d5_control_variation": f"{S.control_variation:g}",
+        "d5_still": ", ".join(f"{'alone' if k == NONE else k} {_pp(v.mean())}" for k, v in still.items() if len(v))
+                    or "not run",
+        "d5_control": _gain(ev["shrink0"]), "d5_still_gain": _gain(ev["still0"]),
+        "d5_control_verdict": _says_seeds(ev["control"], "The per-input gain shrinks without per-instance variation",
+                                    "The per-input gain grows without per-instance variation"),
+        "d5_ci_width": f"{min(widths):.1f} to {max(widths):.1f} points" if widths else "not measured",
         "d5_alone": _pp(alone), "d5_ia": _pp(ia.mean()) if len(ia) else "—", "d5_n": str(n_hi),
         "d5_n_lo": str(sorted(S.samples)[-2] if len(S.samples) > 1 else n_hi),
         "d5_gain": _gain(ev["alone"]), "d5_vs_rc": _gain(ev["rc"]), "d5_rc": _pp(rc.mean()) if len(rc) else "—",
@@ -499,20 +667,23 @@ def plot_tta(res: pd.DataFrame):
 
 
 # ----------------------------------------------------------------------------- examples
+DEMO_STILL = {"InstaAug": 0.02, "input-free": 0.02}  # demo_tta's gains for scenes without variation: no per-input gain
+
 def demo_tta(gain: dict | None = None, n_test: int = 200, repeats: int = 3, models=("ResNet", "ViT"),
              seed: int = 0) -> pd.DataFrame:
     """A made-up :func:`invlib.papers.d.fixed.tta` result for the examples and tests: per model the classifier
     alone right on every other test image, and each method with ``n`` of 1, 4, 10 samples changing its accuracy
     by ``gain[method] * n / 10`` (it turns that share of the images wrong or right, drawn per repeat). Defaults:
-    InstaAug +0.1, random crop -0.04, AutoAugment -0.08.
+    InstaAug +0.1, random crop -0.04, AutoAugment -0.08, input-free +0.02 (:data:`DEMO_STILL`: the data control's
+    defaults, both modules +0.02).
 
     Example
     -------
     >>> r = demo_tta()
     >>> float(r[(r["model"] == "ResNet") & (r["method"] == "none")]["acc"].iloc[0]), len(r)
-    (0.5, 56)
+    (0.5, 74)
     """
-    gain = {"InstaAug": 0.1, "random crop": -0.04, "AutoAugment": -0.08} | (gain or {})
+    gain = {"InstaAug": 0.1, "random crop": -0.04, "AutoAugment": -0.08, "input-free": 0.02} | (gain or {})
     rng = np.random.default_rng(seed)
     base = (np.arange(n_test) % 2).astype(np.uint8)
     rows = []
@@ -527,6 +698,29 @@ def demo_tta(gain: dict | None = None, n_test: int = 200, repeats: int = 3, mode
     out = pd.DataFrame(rows)
     out.insert(4, "acc", [float(h.mean()) for h in out["hits"]])
     return out
+
+
+def demo_control(replicates: int = 1, still: dict | None = None, varied: dict | None = None,
+                 n_test: int = 200) -> pd.DataFrame:
+    """A made-up :func:`invlib.papers.d.fixed.control` result: per training seed, :func:`demo_tta` of the frozen
+    ResNet on the still scenes (gains ``still``, default :data:`DEMO_STILL`) and, past the first seed, on the
+    varied scenes (gains ``varied``, default :func:`demo_tta`'s), each seed's draws its own.
+
+    Example
+    -------
+    >>> c = demo_control(2)
+    >>> c[["still", "replicate"]].drop_duplicates().values.tolist()
+    [[True, 0], [False, 1], [True, 1]]
+    """
+    out = []
+    for k in range(replicates):
+        for is_still in ([True] if k == 0 else [False, True]):
+            r = demo_tta(still or DEMO_STILL if is_still else varied, n_test=n_test, models=("ResNet",),
+                         seed=10 * k + 1 + is_still)
+            out.append(r.assign(variation=0.0 if is_still else 1.0, replicate=k, still=is_still))
+    res = pd.concat(out, ignore_index=True)
+    return res[["variation", "replicate", "still"] + [c for c in res.columns if c not in
+                                                       ("variation", "replicate", "still")]]
 
 
 def demo_items(kl: float = 0.3, covers: float = 0.95, n_test: int = 200, seed: int = 0) -> pd.DataFrame:
