@@ -1368,8 +1368,8 @@ def load(
     whole split, with a printed note; chapters use it so that they run on a small folder of your own);
     ``size``: resize images to ``size x size`` (antialiased, batched) and scale the boxes; ``opts``: the
     dataset's options (``variation``, ``distractors``, ``background``, ``items``, ``scene_seed`` for scenes,
-    ``color_seed`` for fashion_mnist_color, ``conditions``, ``hue_spread``, ``lighting_seed`` for lighting,
-    ``max_per_class`` for imagenet and folder,
+    ``color_seed`` for fashion_mnist_color, ``conditions``, ``hue_spread``, ``hue_share``, ``lighting_seed`` for
+    lighting, ``max_per_class`` for imagenet and folder,
     ``box_filter`` for imagenet, ``synsets`` for folder); ``channels``: repeat grey images to this many
     channels (:meth:`Dataset.with_channels`), e.g. 3 for networks that take RGB; ``stream``: for an image
     folder, ``True`` keeps the images on disk (:class:`invlib.streaming.ImageFiles`, decoded batch by batch by
