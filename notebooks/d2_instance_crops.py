@@ -38,6 +38,7 @@ pretrain_epochs = None  # epochs without augmentation first (the paper: 10)
 module_lr = None  # the invariance module's learning rate (the paper: 1e-5; larger on cpu, see below)
 check_every = None  # steps between checks of the entropy band (the authors' code: once per epoch)
 band = None  # (H_min, H_max), the paper's [3.0, 3.5]
+no_lrp_band = None  # the "without LRP" module's band (differential entropy; see NO_LRP_BAND in cropping.py)
 scales = None  # random-crop sweep: area ranges, e.g. [[0.1, 1.0], [0.35, 1.0]]
 bands = None  # more bands for Table E.1, e.g. [[2.0, 2.5]]
 fixed_lams = None  # fixed weights for Fig. E.1, e.g. [0.02]
@@ -45,6 +46,8 @@ methods = None  # subset of none, random_crop, augerino, instaaug, no_lrp, no_in
 tta = None  # test-time crops (the paper: 50)
 seeds = None  # runs per method (the paper: 10)
 dataset = None  # "scenes" (the crop measures need object boxes)
+variation = None  # the scenes' per-instance variation of object position and size (1; 0: centred, one size)
+control_seeds = None  # seeds of the data control (InstaAug and its input-free version at variation 0 and 1)
 seed = 0
 
 # %%
@@ -114,6 +117,33 @@ plt.show()
 display(crops.round(3))
 
 # %% [markdown]
+# ## The uniform parameterisations: stuck at low diversity?
+#
+# The paper's "without LRP" ablation gives each image uniform ranges over the crop's size (zoom in only) and
+# centre, as Augerino's; both "performed extremely poorly ... stuck at local minima with low cropping diversity".
+# Diversity is read here from the crops themselves: per test scene, the spread of 64 sampled crops (the root mean
+# square over centre x, centre y and side of their standard deviation, in fractions of the image), the same way for
+# every model: {glue:md}`spread_text`. {glue:md}`diversity_text` {glue:md}`no_lrp_text`
+
+# %% [markdown]
+# ## The control: data without per-instance variation
+#
+# If InstaAug's gain over its input-free version comes from the crops following each image's object, it must shrink
+# on scenes whose objects are all centred and of one size (`variation` 0), where one crop distribution fits every
+# image. Both models are trained again at variation 0, with the same recipe, learning rate and seeds
+# ({glue:text}`control_seeds` here): the gain is {glue:md}`control_gain_1_text` points at variation 1 and
+# {glue:md}`control_gain_0_text` at variation 0. {glue:md}`control_text`
+
+# %%
+ctrl = D.control(S, acc=acc)
+ctrl_table, ctrl_facts = R.control_claim(run, ctrl)
+results.glue(dict(ctrl_facts, control_seeds=S.control_seeds, **{
+    f"{k}_text": results.text(ctrl_facts.get(k), "+.1f") for k in ("control_gain_0", "control_gain_1")}))
+R.plot_control(ctrl)
+plt.show()
+display(ctrl_table.round(2))
+
+# %% [markdown]
 # ## REINFORCE and its baseline
 #
 # The module's gradient is a score-function estimate from one crop per image. Subtracting the batch's mean loss
@@ -143,15 +173,19 @@ display(R.band_table(acc, S))
 #
 # Their invariance module (github.com/NingMiao/InstaAug), run on this machine on fixed inputs
 # (`benchmarks/authors/instaaug_runs.py`), number by number against ours: the entropy-band rule on their scripted
-# entropies, the candidate crops and their initial masses, the top-n test-time crops, and their sampler. Their
-# sampler adds Exp(1) noise where the Gumbel-max trick needs Gumbel noise: on p = (0.4, 0.3, 0.15, 0.1, 0.05) it
-# draws the first item {glue:text}`their_first:.3f` of the time. {glue:md}`sampler_text`
+# entropies, the candidate crops and their initial masses, the top-n test-time crops, and their sampler; and each
+# cell's crop and what the sampler draws, two parts where ours follows the paper and theirs does not (they show as
+# differing: their defects). Their sampler adds Exp(1) noise where the Gumbel-max trick needs Gumbel noise: on
+# p = (0.4, 0.3, 0.15, 0.1, 0.05) it draws the first item {glue:text}`their_first:.3f` of the time.
+# {glue:md}`sampler_text` Their cells are mirrored across the anti-diagonal: {glue:md}`mirror_text`
 
 # %%
 authors_numbers = A.record(run)
 results.glue(dict(their_first=A.stored()["sampler"]["five"]["freq_theirs"][0],
-                  sampler_text=A.sampler_text(run.claims["authors/sampler_same"]["verdict"])))
+                  sampler_text=A.sampler_text(run.claims["authors/sampler_same"]["verdict"]),
+                  mirror_text=A.mirror_text()))
 display(A.summary(authors_numbers))
+display(A.defects(authors_numbers).round(4))
 
 # %%
 authors_crops = A.crop_comparison(facts, crops)
@@ -195,4 +229,10 @@ run.save()
 # - **Exact sampling** (Gumbel-max), where the authors' code adds Exp(1) noise and over-samples the likeliest crop,
 #   and cells that stand for the crop centred on them, where the authors' code mirrors them across the
 #   anti-diagonal (`../shared/reference-facts.md`).
+# - **InstaAug without LRP** has a band of its own: its entropy is differential (at most log 0.9 nats over the
+#   crop's side and centre), so the categorical band [3, 3.5] cannot be reached; its band is centred on the
+#   differential entropy of the paper's tuned random crop (area in [0.1, 1]) in the same coordinates
+#   (`NO_LRP_BAND` in `invlib/papers/d/cropping.py`). The paper does not say which band its ablation had.
+# - **The data control** (scenes at `variation` 0) is this book's, not the paper's: it tests the mechanism the paper
+#   gives for InstaAug's gain over its input-free version.
 # - The MixUp rows and AdaAug of Table 1 are not re-run.

@@ -98,15 +98,15 @@ def test_cost_is_a_ratio_per_run_against_its_boundary():
     assert run.claims["appD3/cost"]["verdict"] == "inconclusive at this budget"
 
 
-def _crops(kl, rho, box, free_box, side_lrp=(0.97, 0.96, 0.98)):
+def _crops(kl, rho, box, free_box, side_lrp=(0.97, 0.96, 0.98), spread_lrp=(0.01, 0.012, 0.011)):
     rows = []
-    for s, (k, r, bx, fb, sl) in enumerate(zip(kl, rho, box, free_box, side_lrp)):
+    for s, (k, r, bx, fb, sl, sp) in enumerate(zip(kl, rho, box, free_box, side_lrp, spread_lrp)):
         rows += [dict(variant="instaaug", seed=s, side=0.6, centre_in_box=bx, covers_object=1.0, entropy=3.2,
-                      kl_to_mean=k, side_rho=r),
+                      kl_to_mean=k, side_rho=r, spread=0.15),
                  dict(variant="no_input", seed=s, side=0.7, centre_in_box=fb, covers_object=1.0, entropy=3.1,
-                      kl_to_mean=0.0, side_rho=math.nan),
+                      kl_to_mean=0.0, side_rho=math.nan, spread=0.14),
                  dict(variant="no_lrp", seed=s, side=sl, centre_in_box=1.0, covers_object=1.0, entropy=1.0,
-                      kl_to_mean=math.nan, side_rho=math.nan)]
+                      kl_to_mean=math.nan, side_rho=math.nan, spread=sp)]
     return pd.DataFrame(rows)
 
 
@@ -129,26 +129,150 @@ def test_crop_claims_use_papers_shared_boundaries_over_seeds():
     assert facts["kl"] == pytest.approx(kl + 0.01) and "cannot decide" in facts["input_text"]
 
 
-def test_uniform_parameterisations_near_identity_has_parts():
-    crops = _crops([0.2] * 3, [0.5] * 3, [0.6] * 3, [0.5] * 3)
+def test_uniform_parameterisations_low_diversity_reads_the_spread_not_the_mean_side():
     near_none = pd.concat([_family([1.0, 1.2, 1.4]),
                            _acc([("no_lrp", "no_lrp", s, 0.5, 0.5 + 0.001 * s, 1) for s in range(3)])])
-    run, _ = _claims(near_none, crops)
-    claim = run.claims["table1/uniform_stays_near_identity"]
+    run, facts = _claims(near_none, _crops([0.2] * 3, [0.5] * 3, [0.6] * 3, [0.5] * 3))
+    claim = run.claims["table1/uniform_low_diversity"]
     assert claim["verdict"] == "reproduced" and len(claim["evidence"]["parts"]) == 2
-    near_rc = pd.concat([_family([1.0, 1.2, 1.4]),
-                         _acc([("no_lrp", "no_lrp", s, 0.5, 0.55 - 0.001 * s, 1) for s in range(3)])])
-    run, _ = _claims(near_rc, crops)
-    assert run.claims["table1/uniform_stays_near_identity"]["verdict"] == "partly"  # near whole image, accuracy not
+    assert "table1/uniform_stays_near_identity" not in run.claims and facts["spread_no_lrp"] == 0.01
+    # the old misreading: a module whose mean side stays near 1 (0.97) while its crops spread as widely as
+    # InstaAug's (0.2 > 0.15) is NOT stuck at low diversity (the mean-side claim passed it)
+    wide = _crops([0.2] * 3, [0.5] * 3, [0.6] * 3, [0.5] * 3, spread_lrp=(0.2, 0.21, 0.22))
+    run, _ = _claims(near_none, wide)
+    assert run.claims["table1/uniform_low_diversity"]["verdict"] == "partly"  # accuracy near none, crops diverse
+    parts = run.claims["table1/uniform_low_diversity"]["evidence"]["parts"]
+    assert parts["InstaAug without LRP: crops less diverse than InstaAug's"]["verdict"] == "not reproduced"
 
 
-def _trained(variant, seed, share_in_band, final=3.2):
+def test_sampled_boxes_and_spread_of_augerino_and_of_the_uniform_module():
+    S, x = D.settings("smoke"), torch.rand(3, 3, 56, 56)
+    g = torch.Generator().manual_seed(0)
+    net, _ = D.model(S, "augerino", 10)
+    with torch.no_grad():
+        net.augment.width.fill_(-30.0)  # zero widths: the whole image always
+    still = D.sampled_boxes(D.Trained("augerino", "augerino", 0, net, [], 0.0), x, 50, generator=g)
+    assert torch.allclose(still, torch.tensor([0.5, 0.5, 1.0]).expand_as(still), atol=1e-5)
+    assert float(D.crop_spread(still).max()) < 1e-5
+    net, _ = D.model(S, "no_lrp", 10)
+    boxes = D.sampled_boxes(D.Trained("no_lrp", "no_lrp", 0, net, [], 0.0), x, 200, generator=g)
+    assert bool((boxes[..., 2] <= 1).all())  # zoom in only: never a crop larger than the image
+    with torch.no_grad():
+        net.augment.params.head.bias.fill_(30.0)  # the widest ranges
+    wide = D.sampled_boxes(D.Trained("no_lrp", "no_lrp", 0, net, [], 0.0), x, 200, generator=g)
+    assert float(D.crop_spread(wide).mean()) > 5 * float(D.crop_spread(boxes).mean())
+    assert float(wide[..., 2].mean()) < 0.7  # the mean side moves too, but the spread is what is read
+
+
+def test_no_lrp_has_a_band_it_can_reach_and_lambda_comes_down_above_it():
+    S = D.settings("cpu")
+    assert S.no_lrp_band[1] < D.NO_LRP_MAX_ENTROPY < 0
+    assert S.no_lrp_band[0] < D.random_crop_entropy((0.1, 1.0)) < S.no_lrp_band[1]  # the stated reason
+    net, _ = D.model(S, "no_lrp", 10)
+    aug, x = net.augment, torch.rand(4, 3, 56, 56)
+    with torch.no_grad():
+        start = float(I.uniform_entropy(*aug.distribution(x)).mean())
+        aug.params.head.bias.fill_(30.0)
+        widest = float(I.uniform_entropy(*aug.distribution(x)).mean())
+    assert start < S.no_lrp_band[0] and widest == pytest.approx(D.NO_LRP_MAX_ENTROPY, abs=1e-3)
+    band = D.recipe(S, S.no_lrp_band).objective(15).band  # the band D2 trains the module with
+    lam = band.lam
+    for _ in range(2):  # the first check above the band only notes it
+        band.observe(widest)
+        band.step()
+    assert band.lam < lam  # above the band lambda falls; with the old band (3, 3.5) it could only rise
+    with pytest.raises(ValueError, match="largest entropy"):
+        D.settings("cpu", no_lrp_band=(3.0, 3.5))
+
+
+def test_fit_uses_the_recipe_and_the_no_lrp_band(monkeypatch):
+    S = D.settings("smoke", n_train=64, n_test=16, epochs=2, progress=False)
+    seen = []
+    monkeypatch.setattr(D._train, "fit", lambda net, data, cfg, loss=None, **kw: seen.append((cfg, loss)) or [])
+    train, _ = D.scene_data(S)
+    t = D._fit_one(S, "no_lrp", "no_lrp", 0, train, 10, None)
+    cfg, loss = seen[-1]
+    assert (loss.band.h_min, loss.band.h_max) == S.no_lrp_band and cfg.aug_lr == S.module_lr
+    assert cfg.aug_warmup_epochs == S.warmup_epochs and loss.check_every == S.check_every
+    assert t.start_entropy == pytest.approx(math.log(0.9 / (1 + math.e ** 2)) + 2 * math.log(1 / (1 + math.e ** 2)),
+                                            abs=0.05)
+    D._fit_one(S, "instaaug", "instaaug", 0, train, 10, None)
+    assert (seen[-1][1].band.h_min, seen[-1][1].band.h_max) == S.band
+
+
+def test_class_specific_is_tested_with_random_crops(monkeypatch):
+    S = D.settings("smoke", n_train=64, n_test=16)
+    _, test = D.scene_data(S)
+    net, _ = D.model(S, "class_specific", len(test.classes))
+    t = D.Trained("class_specific", "class_specific", 0, net.eval(), [], 0.0)
+
+    def no(*a, **k):
+        raise AssertionError("class-specific models are tested with random crops, not the module's crop grid")
+
+    monkeypatch.setattr(I, "predict", no)  # the old test-time path: uniform draws over the module's own crops
+    sides = []
+    real = I.crop
+    monkeypatch.setattr(I, "crop", lambda x, boxes: sides.append(boxes[:, 2]) or real(x, boxes))
+    assert 0 <= D.tta_accuracy(t, test, 4, scale=(0.5, 1.0)) <= 1
+    side = torch.cat(sides)
+    assert float(side.min()) >= 0.5 ** 0.5 - 1e-6  # areas in (0.5, 1), not the module's 0.43-side cells
+
+
+def test_control_claim_is_a_difference_of_paired_gains():
+    def ctrl(gain1, gain0):
+        rows = []
+        for s, (g1, g0) in enumerate(zip(gain1, gain0)):
+            rows += [("instaaug", "instaaug", s, 0.5, 0.5 + g1 / 100, 1, 1.0), ("no_input", "no_input", s, 0.5, 0.5,
+                                                                               1, 1.0),
+                     ("instaaug", "instaaug", s, 0.7, 0.7 + g0 / 100, 1, 0.0), ("no_input", "no_input", s, 0.7, 0.7,
+                                                                               1, 0.0)]
+        return pd.DataFrame(rows, columns=["method", "variant", "seed", "acc", "acc_tta", "seconds_per_epoch",
+                                           "variation"])
+
+    for g1, g0, expected in (([4, 5, 6], [0, 0.5, -0.5], "reproduced"), ([1, 1.2, 0.8], [3, 3.5, 2.5],
+                                                                           "not reproduced"),
+                             ([5], [0], "inconclusive at this budget")):
+        run = results.Run("demo", "smoke")
+        table, facts = R.control_claim(run, ctrl(g1, g0))
+        claim = run.claims["control/gain_needs_variation"]
+        assert claim["verdict"] == expected and claim["evidence"]["unit"] == "seed"
+        assert table["drop"].round(6).tolist() == [round(a - b, 6) for a, b in zip(g1, g0)]
+    assert facts["control_gain_1"] == pytest.approx(5.0) and "three" in facts["control_text"]
+    run = results.Run("demo", "smoke")
+    assert R.control_claim(run, D.control(D.settings("smoke", control_seeds=0)))[1]["control_text"].startswith(
+        "The data control was not run") and not run.claims
+
+
+def test_control_takes_the_main_familys_rows_at_its_own_variation(monkeypatch):
+    S = D.settings("smoke", seeds=2, control_seeds=2)
+    acc = _acc([(m, m, s, 0.5, 0.5 + 0.01 * s, 1) for m in ("none", "instaaug", "no_input") for s in range(2)]
+               + [("instaaug", "fixed lambda 0.02", 0, 0.4, 0.4, 1)])
+    trained = []
+    monkeypatch.setattr(D, "scene_data", lambda Sv: trained.append(Sv.variation) or (None, None))
+    monkeypatch.setattr(D, "train_family", lambda Sv, train: [])
+    monkeypatch.setattr(D, "accuracy_table", lambda Sv, fam, test: _acc([("instaaug", "instaaug", 0, 0.7, 0.7, 1)]))
+    out = D.control(S, acc=acc)
+    assert trained == [0.0]  # variation 1 is the main family's: not trained or measured again
+    main = out[out.variation == 1.0]
+    assert sorted(main.method) == ["instaaug", "instaaug", "no_input", "no_input"] and set(main.variant) == {
+        "instaaug", "no_input"}
+
+
+def test_variation_reaches_the_data():
+    S = D.settings("smoke", n_train=16, n_test=4, variation=0.0)
+    a = D.scene_data(S)[0].boxes
+    assert float((a[:, 2:] - a[:, :2]).amax(1).std()) < 1e-3  # one size at variation 0 (the item's longer side)
+    b = D.scene_data(D.settings("smoke", n_train=16, n_test=4))[0].boxes
+    assert float((b[:, 2:] - b[:, :2]).amax(1).std()) > 1.0
+
+
+def _trained(variant, seed, share_in_band, final=3.2, start=1.0):
     """An InstaAug model with 100 band checks: the first 70 in the band [3, 3.5], then ``share_in_band`` of the
     last 30 in it and the rest below."""
     inside = round(30 * share_in_band)
     checks = [(s, 3.2 if s < 70 + inside else 1.0, 0.2) for s in range(100)]
     hist = [dict(state=dict(checks=checks, entropy=final, **{"lambda": 0.2}))]
-    return D.Trained("instaaug", variant, seed, torch.nn.Identity(), hist, 0.0)
+    return D.Trained("instaaug", variant, seed, torch.nn.Identity(), hist, 0.0, start)
 
 
 def test_entropy_band_and_collapse_are_decided_over_seeds():
@@ -164,6 +288,17 @@ def test_entropy_band_and_collapse_are_decided_over_seeds():
     claim = run.claims["figE1/small_fixed_lambda_collapses"]
     assert claim["verdict"] == "inconclusive at this budget" and claim["evidence"]["estimate"] == pytest.approx(0.1)
     assert facts["fixed_lam"] == 0.02 and "three seeds" in facts["collapse_text"]
+
+
+def test_collapse_is_judged_against_the_modules_own_start():
+    for start, end, expected in ((1.2, [0.1, 0.05, 0.15], "reproduced"),
+                                 (0.3, [0.6, 0.62, 0.58], "not reproduced"),  # grew: the old "< 1 nat" passed it
+                                 (1.2, [1.1, 1.3, 1.2], "not reproduced")):  # kept its start: no collapse
+        fam = [_trained("fixed lambda 0.02", s, 0.0, final=e, start=start) for s, e in enumerate(end)]
+        run, facts = _claims(_family([1.0, 1.2, 1.4]), family=fam)
+        claim = run.claims["figE1/small_fixed_lambda_collapses"]
+        assert claim["verdict"] == expected, (start, end)
+        assert claim["evidence"]["boundary"] == R.COLLAPSE_RATIO[0] and facts["fixed_start"] == start
     empty = D.Trained("instaaug", "instaaug", 0, torch.nn.Identity(), [dict(state=dict(checks=[], entropy=1.0))], 0.0)
     run, _ = _claims(_family([1.0]), family=[empty])
     assert run.claims["figE1/entropy_in_band"]["verdict"] == "not measurable at this profile"
@@ -228,6 +363,7 @@ def test_smoke_family_trains_and_measures():
     crops = D.crop_table(per_seed)
     assert per_seed[["variant", "seed"]].values.tolist() == [["instaaug", 0]]
     assert crops.loc["instaaug", "entropy"] > 0 and -1 <= crops.loc["instaaug", "side_rho"] <= 1
+    assert 0 < crops.loc["instaaug", "spread"] < 1
     assert isinstance(fam[-1].model, I.InstaAug)
 
 

@@ -23,7 +23,7 @@ import pandas as pd
 import torch
 
 from ... import results
-from .criteria import ENTROPY_IN_BAND_SHARE, INPUT_DEPENDENT_KL, ON_OBJECT, SIZE_FOLLOWS_OBJECT_RHO
+from .criteria import ENTROPY_IN_BAND_SHARE, GAIN_SHRINKS, INPUT_DEPENDENT_KL, ON_OBJECT, SIZE_FOLLOWS_OBJECT_RHO
 from .cropping import Cropping, Trained, entropy_trace, final_entropy, in_band_share
 
 PAPER_TABLE1 = {"none": 55.06, "random_crop": 64.49, "augerino": 55.02, "instaaug": 66.02, "no_lrp": 55.39,
@@ -40,12 +40,14 @@ LABELS = {"none": "No augmentation", "random_crop": "Random crop (tuned)", "auge
 
 # The smallest effects that matter, (boundary, reason), declared before the run; paper D's shared ones in criteria.
 GAIN = (0.0, "Table 1 orders the methods by mean accuracy: any paired gain over seeds is the paper's order")
-NEAR_WHOLE_SIDE = (0.85, "0.85 of the image's side: about half-way between the tuned random crop's mean side (0.72 "
-                         "for areas uniform in [0.1, 1]) and the whole image (1)")
+DIVERSITY_GAP = (0.02, "0.02 of the image's side, about one pixel at 56 px: a smaller difference in the spread of "
+                       "the crops does not move a pixel of them")
 NEARER_NONE = (0.0, "the midpoint between no augmentation and the tuned random crop: above 0 the model's accuracy lies "
                     "nearer none")
-COLLAPSE_ENTROPY = (1.0, "1 nat, as much as e = 2.7 equally likely crops out of a few hundred: almost all the mass on "
-                         "a few crops, near no augmentation (the band's lower edge, 3 nats, is 20 crops)")
+COLLAPSE_RATIO = (0.5, "half the module's own starting entropy: the start (the authors' layer biases) already puts "
+                       "most mass on the whole image (about 1.2 nats of 246 crops), so collapsing is losing at least "
+                       "half of what diversity there is; a module that keeps or grows its start does not collapse")
+CONTROL_DROP = GAIN_SHRINKS  # paper D's one boundary for the data control (criteria.py)
 COST_RATIO = (2.0, "twice the random crop's seconds: the paper's 0.25 s against 0.15 s per iteration (1.7x) is 'very "
                    "little overhead'; at 2x InstaAug would double the training time")
 N_MIN = 3  # every claim here is about what training produces (or, for the cost, about runs): three before a verdict
@@ -163,15 +165,16 @@ def report(run, S: Cropping, acc: pd.DataFrame, crops: pd.DataFrame,
     seeds = int(main.seed.nunique()) if len(main) else 0
     nan = float("nan")  # every number the prose quotes exists, NaN where this profile did not measure it
     facts = dict(seeds=seeds, tta=S.tta, n_train=S.n_train, epochs=S.epochs, kl=nan, side_rho=nan, in_box=nan,
-                 in_box_free=nan, side=nan, entropy=nan, in_band=nan, fixed_entropy=nan, fixed_lam=nan)
+                 in_box_free=nan, side=nan, entropy=nan, in_band=nan, fixed_entropy=nan, fixed_lam=nan,
+                 fixed_start=nan)
     crops = crops if len(crops) else pd.DataFrame(columns=["variant", "seed"])
     evidence: dict[str, results.Evidence] = {}
     _table1_claims(run, main, facts, evidence)
     _crop_claims(run, S, crops, facts, evidence)
-    _identity_claim(run, main, crops, family, facts, evidence)
+    _diversity_claim(run, main, crops, facts, evidence)
     _band_claims(run, S, family, acc, facts, evidence)
     _cost_claim(run, main, facts, evidence)
-    measured = {k: v for k, v in facts.items() if not (isinstance(v, float) and math.isnan(v))}
+    measured = {k: v for k, v in facts.items() if not (isinstance(v, float) and math.isnan(v) or isinstance(v, bool))}
     return table, {**measured, **prose(facts, evidence)}
 
 
@@ -198,11 +201,20 @@ def prose(facts: dict, evidence: dict[str, results.Evidence] | None = None) -> d
     n = facts.get("seeds", 0)
     seeds = f"{n} seed{'s' if n != 1 else ''}"
     fixed = (f"with a small fixed λ of {fmt('fixed_lam', 'g')} the entropy ends at {fmt('fixed_entropy', '.2f')} "
-             "nats" if fmt("fixed_lam", "g") != "n/a" else "no fixed λ was run at this profile")
+             f"nats, from {fmt('fixed_start', '.2f')} before training" if fmt("fixed_lam", "g") != "n/a"
+             else "no fixed λ was run at this profile")
     undecided = f"{seeds.capitalize()} cannot decide"
+    no_lrp = ("InstaAug without LRP was not trained at this profile." if "no_lrp_band" not in facts else
+              f"InstaAug without LRP (differential entropy, its own band {facts['no_lrp_band']} nats) went from "
+              f"{fmt('no_lrp_start', '.2f')} to {fmt('no_lrp_entropy', '.2f')} nats, with "
+              f"{fmt('no_lrp_in_band', '.0f')} % of its last checks in its band; its λ "
+              + ("came down at some check." if facts.get("no_lrp_lam_falls") else "only rose."))
     return dict(
         kl_text=fmt("kl", ".3f"), side_rho_text=fmt("side_rho", ".2f"), in_box_text=fmt("in_box", ".1f"),
         in_box_free_text=fmt("in_box_free", ".1f"), in_band_text=fmt("in_band", ".0f"), fixed_text=fixed,
+        no_lrp_text=no_lrp, spread_text=(f"{fmt('spread_instaaug', '.3f')} for InstaAug, "
+                                         f"{fmt('spread_no_lrp', '.3f')} without LRP, {fmt('spread_augerino', '.3f')} "
+                                         "for Augerino"),
         order_text=say("table1/instaaug_random_none",
                        reproduced=f"Over {seeds}, InstaAug beats the tuned random crop, which beats no augmentation, "
                        "as in the paper.", not_reproduced=f"Over {seeds}, the paper's order is reversed on both steps.",
@@ -225,6 +237,14 @@ def prose(facts: dict, evidence: dict[str, results.Evidence] | None = None) -> d
                       not_reproduced=f"Over {seeds}, the dynamic λ does not hold the entropy in its band.",
                       inconclusive=f"{undecided} whether the dynamic λ holds the entropy in its band.",
                       not_measurable="No band check fell in training at this profile."),
+        diversity_text=say("table1/uniform_low_diversity", reproduced=f"Over {seeds}, the uniform parameterisations "
+                           "stay less diverse than InstaAug, with accuracy near no augmentation, as in the paper.",
+                           not_reproduced=f"Over {seeds}, neither part of the paper's account holds: the uniform "
+                           "parameterisations are not less diverse than InstaAug, nor nearer no augmentation.",
+                           partly=f"Over {seeds}, only part of the paper's account holds for the uniform "
+                           "parameterisations (the claims table says which).",
+                           inconclusive=f"{undecided} whether the uniform parameterisations get stuck at low crop "
+                           "diversity: a verdict needs three seeds."),
         collapse_text=say("figE1/small_fixed_lambda_collapses", reproduced="The small fixed λ lets the distribution "
                           "collapse, as in the paper.", not_reproduced="The small fixed λ does not let the "
                           "distribution collapse.", inconclusive="One run with a fixed λ cannot decide whether "
@@ -313,47 +333,92 @@ def _per_seed(values: pd.Series, spec: str, unit: str = "") -> str:
     return "; ".join(f"seed {s}: {format(v, spec)}{unit}" for s, v in values.items())
 
 
-def _identity_claim(run, main: pd.DataFrame, crops: pd.DataFrame, family: list[Trained], facts: dict,
-                    evidence: dict) -> None:
+def _diversity_claim(run, main: pd.DataFrame, crops: pd.DataFrame, facts: dict, evidence: dict) -> None:
+    """The uniform parameterisations (InstaAug without LRP, Augerino) are stuck at low cropping diversity, with
+    accuracy near no augmentation: per model two parts over seeds, the spread of its sampled crops below
+    InstaAug's of the same seed (:func:`invlib.papers.d.cropping.crop_spread`, both measured on the same test
+    scenes the same way) and its accuracy nearer none than the tuned random crop."""
     has = set(main.method)
-    stuck = [m for m in ("no_lrp", "augerino") if m in has]
-    if not stuck or not {"none", "random_crop"} <= has:
+    stuck = [m for m in ("no_lrp", "augerino") if m in has and m in set(crops.variant)]
+    if not stuck or not {"none", "random_crop"} <= has or "instaaug" not in set(crops.variant):
         return
-    none, rc = by_seed(main, "none"), by_seed(main, "random_crop")
+    none, rc, ia = by_seed(main, "none"), by_seed(main, "random_crop"), _measure(crops, "instaaug", "spread")
     parts, said = {}, []
     for m in stuck:
-        acc, side = by_seed(main, m), _sides(family, crops, m)
+        acc, spread = by_seed(main, m), _measure(crops, m, "spread")
         seeds = acc.index.intersection(none.index).intersection(rc.index)
         nearer = [100 * (abs(rc[s] - acc[s]) - abs(acc[s] - none[s])) for s in seeds]
-        boundary, reason = NEAR_WHOLE_SIDE
-        parts[f"{LABELS[m]}: crops near the whole image"] = results.decide(
-            side.to_numpy(float), boundary=boundary, reason=reason, unit="seed", n_min=N_MIN)
+        boundary, reason = DIVERSITY_GAP
+        parts[f"{LABELS[m]}: crops less diverse than InstaAug's"] = results.decide(
+            gains(ia, spread, scale=1.0), boundary=boundary, reason=reason, unit="seed", n_min=N_MIN)
         boundary, reason = NEARER_NONE
         parts[f"{LABELS[m]}: accuracy nearer none"] = results.decide(nearer, boundary=boundary, reason=reason,
                                                                      unit="seed", n_min=N_MIN)
-        said.append(f"{LABELS[m]}: side " + _per_seed(side, ".2f") + f", {100 * acc.mean():.1f} %")
-    evidence["table1/uniform_stays_near_identity"] = ev = results.decide_parts(parts, "every part must hold")
-    run.claim("table1/uniform_stays_near_identity", "With a uniform parameterisation (InstaAug without LRP, "
-              "Augerino) the crops stay near the whole image and accuracy near no augmentation.",
-              paper="55.39 and 55.02 vs 55.06 % (none)",
-              ours="; ".join(said) + f"; none {100 * none.mean():.1f} %",
-              criterion=f"per model, two parts over seeds (95 % t-intervals, >= {N_MIN} seeds): mean crop side above "
-              f"{NEAR_WHOLE_SIDE[0]:g}; |random crop - model| - |model - none| in points above {NEARER_NONE[0]:g} "
+        said.append(f"{LABELS[m]}: spread " + _per_seed(spread, ".3f") + f", {100 * acc.mean():.1f} %")
+        facts[f"spread_{m}"] = float(spread.iloc[0])
+    facts["spread_instaaug"] = float(ia.iloc[0])
+    evidence["table1/uniform_low_diversity"] = ev = results.decide_parts(parts, "every part must hold")
+    run.claim("table1/uniform_low_diversity", "With a uniform parameterisation (InstaAug without LRP, Augerino) "
+              "training gets stuck at low cropping diversity, and accuracy stays near no augmentation.",
+              paper="55.39 and 55.02 vs 55.06 % (none); 'stuck at local minima with low cropping diversity'",
+              ours="; ".join(said) + "; InstaAug spread " + _per_seed(ia, ".3f")
+              + f"; none {100 * none.mean():.1f} %",
+              criterion=f"per model, two parts over seeds (95 % t-intervals, >= {N_MIN} seeds): InstaAug's crop "
+              f"spread minus the model's (the root mean square over centre x, centre y and side of the standard "
+              f"deviation of 64 sampled crops per test scene, fractions of the image, mean over scenes; same seed) "
+              f"above {DIVERSITY_GAP[0]:g}; |random crop - model| - |model - none| in points above {NEARER_NONE[0]:g} "
               "(accuracy nearer none than the tuned random crop)", evidence=ev)
 
 
-def _sides(family: list[Trained], crops: pd.DataFrame, method: str) -> pd.Series:
-    """Mean crop side a model applies (1 = the whole image), per seed: from the crop measures for InstaAug's
-    modules; for Augerino from its learned zoom width (its zoom-in coefficient is ``U[-theta/2, 0]`` and the crop's
-    side is ``exp`` of it, so the mean side is ``E[exp(-u)]``, ``u ~ U[0, theta/2]``)."""
-    if method in set(crops.variant):
-        return _measure(crops, method, "side")
-    sides = {}
-    for t in family:
-        if t.method == method == "augerino":
-            half = t.model.state()["layer0"]["scale"]["magnitude"] / 2
-            sides[t.seed] = float((1 - math.exp(-half)) / half) if half > 0 else 1.0
-    return pd.Series(sides, dtype=float).sort_index()
+def control_gains(ctrl: pd.DataFrame) -> pd.DataFrame:
+    """Per seed and variation, InstaAug's test accuracy minus its input-free version's (points, with test-time
+    crops), and per seed the difference of differences ``gain(variation 1) - gain(variation 0)`` (column
+    ``drop``): how much of the per-input gain the data's per-instance variation accounts for. ``ctrl`` is
+    :func:`invlib.papers.d.cropping.control`'s.
+
+    Example
+    -------
+    >>> ctrl = pd.DataFrame(dict(method=["instaaug", "no_input"] * 2, variant=["instaaug", "no_input"] * 2,
+    ...                          seed=[0] * 4, acc_tta=[0.56, 0.51, 0.752, 0.75], variation=[1.0, 1.0, 0.0, 0.0]))
+    >>> control_gains(ctrl).round(2).to_dict("records")
+    [{'seed': 0, 'gain_0': 0.2, 'gain_1': 5.0, 'drop': 4.8}]
+    """
+    cols = {}
+    for v, rows in ctrl.groupby("variation"):
+        cols[f"gain_{v:g}"] = pd.Series(gains(by_seed(rows, "instaaug"), by_seed(rows, "no_input")),
+                                        index=by_seed(rows, "instaaug").index.intersection(
+                                            by_seed(rows, "no_input").index))
+    out = pd.DataFrame(cols).dropna()
+    out["drop"] = out.get("gain_1", np.nan) - out.get("gain_0", np.nan)
+    return out.rename_axis("seed").reset_index()
+
+
+def control_claim(run, ctrl: pd.DataFrame) -> tuple[pd.DataFrame, dict]:
+    """Record ``control/gain_needs_variation`` from :func:`invlib.papers.d.cropping.control`'s table; return the
+    table of :func:`control_gains` (one row per seed) and the facts for the prose (``control_text`` and the mean
+    gains at variation 0 and 1)."""
+    table = control_gains(ctrl) if len(ctrl) else pd.DataFrame(columns=["seed", "gain_0", "gain_1", "drop"])
+    table = table.dropna(subset=["drop"]) if "drop" in table else table
+    if not len(table):
+        return table, dict(control_text="The data control was not run at this profile.")
+    boundary, reason = CONTROL_DROP
+    ev = results.decide(table["drop"].to_numpy(float), boundary=boundary, reason=reason, unit="seed", n_min=N_MIN)
+    run.claim("control/gain_needs_variation", "The gain of per-input augmentation over input-free augmentation "
+              "shrinks when the data has no per-instance variation.",
+              paper="the mechanism of section 5.2 (not a number of the paper): the right crop differs per image",
+              ours="InstaAug minus input-free, variation 1 vs 0: " + "; ".join(
+                  f"seed {int(r.seed)}: {r.gain_1:+.1f} vs {r.gain_0:+.1f} points" for r in table.itertuples()),
+              criterion=f"per seed (same seeds, learning rate and recipe in all four arms), (InstaAug - input-free "
+              f"at variation 1) - (InstaAug - input-free at variation 0) in points, 95 % t-interval over seeds "
+              f"above {boundary:g}; >= {N_MIN} seeds", evidence=ev)
+    n = len(table)
+    text = results.phrase(
+        ev, reproduced=f"Over {n} seeds, the per-input gain shrinks when the data has no per-instance variation.",
+        not_reproduced=f"Over {n} seeds, the per-input gain does not shrink without per-instance variation.",
+        inconclusive=f"{n} seed{'s' if n != 1 else ''} cannot decide whether the per-input gain shrinks without "
+        "per-instance variation: the claim is about training and needs at least three.")
+    return table, dict(control_text=text, control_gain_0=float(table.gain_0.mean()),
+                       control_gain_1=float(table.gain_1.mean()))
 
 
 def _band_claims(run, S: Cropping, family: list[Trained], acc: pd.DataFrame, facts: dict, evidence: dict) -> None:
@@ -371,21 +436,32 @@ def _band_claims(run, S: Cropping, family: list[Trained], acc: pd.DataFrame, fac
                   ours="checks in the band in the last 30 %: " + _per_seed(100 * shares, ".0f", " %"),
                   criterion=f"a seed's share of the band checks in the last 30 % of training inside the band, 95 % "
                   f"t-interval over seeds above {boundary:g}; >= {N_MIN} seeds", evidence=ev)
+    free = [t for t in family if t.variant == "no_lrp" and t.seed == S.seed]
+    if free:  # the uniform module's own band: can it reach it, and does lambda come down again?
+        tr = entropy_trace(free[0])
+        facts.update(no_lrp_in_band=100 * in_band_share(free[0], S.no_lrp_band),
+                     no_lrp_entropy=final_entropy(free[0]), no_lrp_start=free[0].start_entropy,
+                     no_lrp_band=f"[{S.no_lrp_band[0]:g}, {S.no_lrp_band[1]:g}]",
+                     no_lrp_lam_falls=bool((tr.lam.diff() < 0).any()) if len(tr) else False)
     fixed = [t for t in family if t.variant.startswith("fixed")]
     if fixed:
         lam = min(float(t.variant.split()[-1]) for t in fixed)
         runs = [t for t in fixed if float(t.variant.split()[-1]) == lam]
         ends = pd.Series({t.seed: final_entropy(t) for t in runs}).sort_index()
-        facts.update(fixed_entropy=float(ends.iloc[0]), fixed_lam=lam)
-        boundary, reason = COLLAPSE_ENTROPY
-        evidence["figE1/small_fixed_lambda_collapses"] = ev = results.decide(
-            ends.to_numpy(), direction="less", boundary=boundary, reason=reason, unit="seed", n_min=N_MIN)
+        starts = pd.Series({t.seed: t.start_entropy for t in runs}).sort_index()
+        ratios = (ends / starts).dropna()
+        facts.update(fixed_entropy=float(ends.iloc[0]), fixed_lam=lam, fixed_start=float(starts.iloc[0]))
+        boundary, reason = COLLAPSE_RATIO
+        evidence["figE1/small_fixed_lambda_collapses"] = ev = (
+            results.decide(ratios.to_numpy(), direction="less", boundary=boundary, reason=reason, unit="seed",
+                           n_min=N_MIN) if len(ratios) else results.not_measurable("no starting entropy recorded"))
         run.claim("figE1/small_fixed_lambda_collapses", "A small fixed lambda lets the crop distribution collapse "
                   "to almost no augmentation.", paper="lambda <= 0.1: entropy nearly 0 throughout",
-                  ours=f"fixed lambda {lam:g}, last epoch's entropy: " + _per_seed(ends, ".2f", " nats")
+                  ours=f"fixed lambda {lam:g}, last epoch's entropy against the module's start: " + "; ".join(
+                      f"seed {s}: {ends[s]:.2f} of {starts[s]:.2f} nats" for s in ends.index)
                   + f" (band {S.band[0]:g}-{S.band[1]:g})",
-                  criterion=f"a seed's mean entropy in the last epoch, 95 % t-interval over seeds below {boundary:g} "
-                  f"nat; >= {N_MIN} seeds", evidence=ev)
+                  criterion=f"a seed's mean entropy in the last epoch over its module's mean entropy before "
+                  f"training, 95 % t-interval over seeds below {boundary:g}; >= {N_MIN} seeds", evidence=ev)
     rc = by_seed(_main(acc, S), "random_crop")
     bands = acc[acc.variant.str.startswith("band")]
     inside = bands[bands.variant.map(_inside)] if len(bands) else bands
@@ -508,6 +584,23 @@ def plot_sizes(family: list[Trained], test_set, variants=("no_input", "instaaug"
     ax[1].set_ylabel("expected crop side")
     for a in ax:
         a.legend()
+    fig.tight_layout()
+    return ax
+
+
+def plot_control(ctrl: pd.DataFrame):
+    """The data control: test accuracy (%, with test-time crops, mean over seeds) of each method of
+    :func:`invlib.papers.d.cropping.control` at each variation of the scenes, one group of bars per variation."""
+    fig, ax = plt.subplots(figsize=(6, 3))
+    if not len(ctrl):
+        return ax
+    mean = ctrl[ctrl.variant == ctrl.method].groupby(["variation", "method"]).acc_tta.mean().unstack() * 100
+    mean.rename(columns=LABELS).plot.bar(ax=ax, rot=0)
+    ax.set_xticklabels([f"variation {v:g}" for v in mean.index])
+    ax.set_xlabel("")
+    ax.set_ylabel("test accuracy (%)")
+    ax.set_ylim(max(0, float(np.nanmin(mean.values)) - 10), None)
+    ax.legend(fontsize=8)
     fig.tight_layout()
     return ax
 
