@@ -43,6 +43,7 @@ from .colour import (
     Colour,
     ColourRun,
 )
+from .criteria import GAIN_SHRINKS
 
 # Table 3 (D45): method -> (accuracy, its +-, with test-time augmentation, its +-), in %
 PAPER_TABLE3 = {
@@ -72,8 +73,7 @@ NARROWER = (0.0, "the paper shows the direction only (Fig. D.1's examples, no nu
 # without TTA (as table3/instaaug_vs_global), at the chapter's hue share minus at the control's (0: no hue-defined
 # class), per seed. A per-image range can only gain where the right range differs between images; with every class
 # of random hue one range serves all, so the mechanism predicts a smaller gain; it predicts no size, so any decrease.
-SHRINKS = (0.0, "the mechanism predicts a smaller per-input gain without hue-defined classes, of no stated size: a "
-                "decrease of any size, paired by seed")
+SHRINKS = GAIN_SHRINKS  # paper D's one boundary for the data control (criteria.py)
 INPUT_FREE_ROW = "input-free InstaAug (ours; not in the paper)"
 
 

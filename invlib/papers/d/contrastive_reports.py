@@ -39,7 +39,7 @@ from scipy.stats import spearmanr
 from ... import results
 from ...results import mean_se
 from .contrastive import METHODS, PAPER, UNTRAINED, Contrastive, band_trace, entropy_bound, sample_crops
-from .criteria import ENTROPY_IN_BAND_SHARE, INPUT_DEPENDENT_KL, ON_OBJECT, SIZE_FOLLOWS_OBJECT_RHO
+from .criteria import ENTROPY_IN_BAND_SHARE, GAIN_SHRINKS, INPUT_DEPENDENT_KL, ON_OBJECT, SIZE_FOLLOWS_OBJECT_RHO
 
 FREE, INSTA, RANDOM = "InstaAug (without input)", "InstaAug", "Random crop"
 LAST = 0.3  # the share of training at the end over which the entropy should stay in its band
@@ -54,8 +54,7 @@ FLOOR = (0.0, "features must read better than the seed's untrained encoder, by a
               "them says anything about what SimCLR learned")
 # The data control: per seed, InstaAug minus InstaAug (without input) at the chapter's variation minus the same at
 # the control variation (0: every object centred, of one size: nothing per instance to adapt a crop to).
-SHRINK_ACC = (0.0, "the mechanism predicts the direction (the per-input gain vanishes without per-instance "
-                   "variation), not a size: a shrink of any size, paired by seed")
+SHRINK_ACC = GAIN_SHRINKS  # paper D's one boundary for the data control (criteria.py)
 SHRINK_KL = (INPUT_DEPENDENT_KL[0], "the shared input-dependence boundary: a drop in the mean KL to the average "
                                     "smaller than it is no change in how the crops depend on the image")
 # the expected crop side on the third of the scenes with the largest objects minus that on the smallest third

@@ -31,3 +31,10 @@ ENTROPY_IN_BAND_SHARE = (0.5, "half the checks: a controller that only oscillate
 # above the reference module's (the input-free one, or an untrained one).
 ON_OBJECT = (0.05, "5 points of probability: one crop in twenty more centred on the object than the reference's; a "
                    "smaller shift does not show in Fig. 6's densities of crop centres")
+
+# "The gain of per-input augmentation over input-free augmentation shrinks when the data has no per-instance
+# variation" (the data control of D2-D5; the paper's mechanism, not one of its numbers): per seed, InstaAug minus its
+# input-free version on the varied data, minus the same on data without the variation, in points. The mechanism
+# predicts the direction and no size, so the boundary is 0; the interval over seeds carries the test noise of both.
+GAIN_SHRINKS = (0.0, "the mechanism predicts a direction (the per-input gain shrinks without per-instance "
+                     "variation) and no size: a shrink of any size, paired by seed")

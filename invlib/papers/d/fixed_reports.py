@@ -40,7 +40,7 @@ import pandas as pd
 
 from ... import results
 from ...results import mean_se
-from .criteria import INPUT_DEPENDENT_KL
+from .criteria import GAIN_SHRINKS, INPUT_DEPENDENT_KL
 from .fixed import MODULES, NONE, Fixed, settings
 
 # Table 2 of the paper: top-1 accuracy (%) on ImageNet, (mean, standard error); the classifier alone has no error.
@@ -391,16 +391,16 @@ def free_gains(S: Fixed, res: pd.DataFrame, control: pd.DataFrame | None) -> tup
     return varied, still
 
 
-def seed_evidence(effects: list[float]) -> results.Evidence:
+def seed_evidence(effects: list[float], boundary: tuple[float, str] = DIRECTION) -> results.Evidence:
     """The verdict on a claim about training from one effect per training seed (points): a t-interval over the
-    seeds, 95 % above 0 (:data:`DIRECTION`), decisive from 3 seeds.
+    seeds, 95 % above ``boundary`` (default :data:`DIRECTION`: 0), decisive from 3 seeds.
 
     Example
     -------
     >>> seed_evidence([8.9, 7.5, 8.0]).verdict, seed_evidence([8.9, 3.5, -3.1]).verdict, seed_evidence([8.9]).verdict
     ('reproduced', 'inconclusive at this budget', 'inconclusive at this budget')
     """
-    return results.decide(list(effects), direction="greater", boundary=DIRECTION[0], reason=DIRECTION[1],
+    return results.decide(list(effects), direction="greater", boundary=boundary[0], reason=boundary[1],
                           unit="seed", n_min=3)
 
 
@@ -435,7 +435,7 @@ def _control_claims(run, S: Fixed, res: pd.DataFrame, control: pd.DataFrame | No
                                           "on the frozen classifier"), evidence=ev)
     both = sorted(set(varied) & set(still))
     shrink = {k: float((varied[k] - still[k]).mean()) for k in both}
-    ev_c = seed_evidence(list(shrink.values())) if shrink else \
+    ev_c = seed_evidence(list(shrink.values()), GAIN_SHRINKS) if shrink else \
         _not_run("the data control (data_control, both modules' TTA)")
     still0 = image_evidence(still[0]) if 0 in still else _not_run("the data control")
     shrink0 = image_evidence(varied[0] - still[0]) if 0 in both else still0
