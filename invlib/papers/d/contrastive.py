@@ -412,7 +412,9 @@ def train_one(S: Contrastive, method: str, seed: int, train: data.Dataset) -> di
 
     found = cached("d4", key, run, version=CACHE_VERSION)
     model.load_state_dict(found["state"])
-    model.to(memory_format=torch.channels_last)  # as fit leaves it, loaded too: cold and warm measure alike
+    # in the layout fit leaves it, on the CPU where the test scenes are and a model read from disk is: cold and warm
+    # runs (and one trained on a GPU) measure alike
+    model.to("cpu", memory_format=torch.channels_last)
     return dict(model=model.eval(), **{k: v for k, v in found.items() if k != "state"})
 
 

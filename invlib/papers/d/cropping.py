@@ -319,7 +319,9 @@ def _fit_one(S, method, variant, seed, train_set, num_classes, start, band=None,
     t0 = time.perf_counter()
     hist = _train.fit(net, train_set, _config(S, seed, epochs), augment=augment, loss=loss, cache=True,
                       progress=S.progress)
-    return Trained(method, variant, seed, net.eval(), hist, time.perf_counter() - t0, h0)
+    # measured on the CPU, where the test scenes are and where a model loaded from the cache is: the same numbers
+    # whether it was trained on a GPU in this run or read from disk
+    return Trained(method, variant, seed, net.eval().cpu(), hist, time.perf_counter() - t0, h0)
 
 
 def start_entropy(net: instaaug.InstaAug, train_set, n: int = 256) -> float:
