@@ -319,8 +319,8 @@ def _fit_one(S, method, variant, seed, train_set, num_classes, start, band=None,
     t0 = time.perf_counter()
     hist = _train.fit(net, train_set, _config(S, seed, epochs), augment=augment, loss=loss, cache=True,
                       progress=S.progress)
-    # measured on the CPU, where the test scenes are and where a model loaded from the cache is: the same numbers
-    # whether it was trained on a GPU in this run or read from disk
+    # measured on the CPU, where the test scenes are: fit leaves the model (trained, or read from its cache) on the
+    # training device, and D2's measures feed it CPU tensors
     return Trained(method, variant, seed, net.eval().cpu(), hist, time.perf_counter() - t0, h0)
 
 
