@@ -327,3 +327,20 @@ def test_seed_slopes_takes_the_first_seed_from_train():
         pd.testing.assert_frame_equal(given[method], cached[method])
         assert given[method].test_acc[0] == trained[method][1][-1]["test_acc"]
         assert given[method].seed.tolist() == [0, 1]
+
+
+def test_accuracy_is_cached_with_the_random_state_it_leaves(monkeypatch):
+    S = D.settings("smoke", n_train=8, n_test=16, h_min=1.0, h_max=1.5)
+    net, _, _ = D.make(S, "instaaug")
+    test = D.sprite_data(S)[1]
+    first = D.accuracy(net.eval(), test, 3)
+    after_first = torch.rand(4)  # what the draws after a cold measurement are
+    calls = []
+    real = D._train.evaluate
+    monkeypatch.setattr(D._train, "evaluate", lambda *a, **k: calls.append(1) or real(*a, **k))
+    torch.manual_seed(123)  # a warm read must not depend on the state before it
+    assert D.accuracy(net, test, 3) == first and not calls
+    assert torch.equal(torch.rand(4), after_first)
+    assert net.copies == S.copies
+    D.accuracy(net, test, 3, copies=1)  # other draws: measured, and the model keeps its copies
+    assert calls and net.copies == S.copies

@@ -35,7 +35,7 @@ import torch
 from ... import data, models, profiles
 from ... import train as _train
 from ...learned import augerino, instaaug
-from ...utils import check_choice
+from ...utils import cached, check_choice, digest
 
 BOUNDARY = math.pi / 2  # the class boundary: half-way between the upright and the upside-down ranges
 # The sweep's grid: the paper's own (Table E.1 sweeps H_min, H_max in intervals of length 0.5 from 0 and keeps the
@@ -216,9 +216,39 @@ def _fit(S: Rotations, method: str, seed: int, train_set, eval_set):
     test-time augmentation, ``S.copies`` draws), evaluated with the draws of ``seed``."""
     net, cfg, loss = make(S, method, seed, len(train_set))
     hist = _train.fit(net, train_set, cfg, loss=loss, cache=True, progress=S.progress)
-    net.eval()
-    torch.manual_seed(seed)
-    return net, hist, _train.evaluate(net, eval_set)["acc"]
+    return net.eval(), hist, accuracy(net, eval_set, seed)
+
+
+ACCURACY_VERSION = 1  # of accuracy's cached values (utils.cached's version): bump when the measurement changes
+
+
+def accuracy(net, ds: data.Dataset, seed: int, copies: int | None = None) -> float:
+    """``net``'s accuracy on ``ds`` with ``copies`` draws (default ``net.copies``: the paper's test-time
+    augmentation), the draws from ``seed``. Cached on disk (``.cache/d1/``) under the weights, the draws and the
+    images, with the random state the measurement leaves, which a cached read restores: a warm rerun goes on with
+    the same draws as a cold one.
+
+    Example
+    -------
+    >>> S = settings("smoke", n_train=8, n_test=16, h_min=1.0, h_max=1.5)
+    >>> net, _, _ = make(S, "instaaug")
+    >>> 0 <= accuracy(net.eval(), sprite_data(S)[1], 0) <= 1
+    True
+    """
+    copies = net.copies if copies is None else int(copies)
+
+    def measure():
+        kept, net.copies = net.copies, copies
+        torch.manual_seed(seed)
+        try:
+            return dict(acc=_train.evaluate(net, ds)["acc"], rng=torch.get_rng_state())
+        finally:
+            net.copies = kept
+
+    key = digest("d1-accuracy", type(net).__qualname__, models.weights_key(net), copies, seed, ds.images, ds.labels)
+    found = cached("d1", f"accuracy-{key}", measure, version=ACCURACY_VERSION)
+    torch.set_rng_state(found["rng"])
+    return found["acc"]
 
 
 def train(S: Rotations, train_set, test_set, seed: int | None = None) -> dict:
@@ -301,10 +331,7 @@ def band_sweep(S: Rotations, train_set: data.Dataset) -> pd.DataFrame:
     for h_min, h_max in S.bands:
         B = sweep_settings(S, (h_min, h_max), len(fit_set))
         net, _, acc = _fit(B, "instaaug", S.seed, fit_set, val_set)
-        kept, net.copies = net.copies, 1
-        torch.manual_seed(S.seed)
-        draw = _train.evaluate(net, val_set)["acc"]
-        net.copies = kept
+        draw = accuracy(net, val_set, S.seed, copies=1)
         rows.append(dict(h_min=B.h_min, h_max=B.h_max, val_acc=acc, val_draw_acc=draw, **slopes(bounds(net, val_set))))
         if S.progress:
             print(f"band [{h_min}, {h_max}]: val acc {acc:.3f} (one draw {draw:.3f}), width {rows[-1]['width']:.2f}")
