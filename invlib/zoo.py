@@ -286,7 +286,7 @@ ARCHS.update(small_resnet18_s4=ARCHS["small_resnet18"], small_resnet18_s2=ARCHS[
              small_vit_p14_cls=ARCHS["small_vit"])
 # The entries chapters use on the profile's data (chapter 00, paper A's probes): what `python -m invlib zoo train`
 # trains. Paper B's models at smoke and cpu are the same recipes on 56 px scenes (small_resnet18_s4, small_vit_p14
-# under invlib.papers.b.grounding's zoo_profile), trained by chapter B3 on first use; with
+# under chapter_profile with paper B's zoo_data), trained by chapter B3 on first use; with
 # -p dataset=fashion_mnist_color B3 loads the 28 px entries (small_resnet18/*, small_vit/*) instead.
 BOOK = ("small_resnet18/untrained", "small_resnet18/none", "small_resnet18/standard",
         "small_resnet50_s2/standard")
@@ -306,6 +306,35 @@ def available() -> list[str]:
     True
     """
     return [f"{arch}/{v}" for arch in ARCHS for v in ("untrained", *AUGMENTATIONS)]
+
+
+def chapter_profile(S) -> Profile:
+    """The profile a chapter's ``zoo:`` models are trained under: ``S.profile`` with the changes ``S.zoo_data``
+    (settings that name zoo models carry both fields; paper B's and paper D5's do).
+
+    Example
+    -------
+    >>> from types import SimpleNamespace
+    >>> p = chapter_profile(SimpleNamespace(profile="cpu", zoo_data={"dataset": "scenes", "img_size": 56}))
+    >>> p.dataset, p.img_size
+    ('scenes', 56)
+    """
+    return get_profile(S.profile).replace(**S.zoo_data)
+
+
+def image_side(S, size: int | None = None) -> int:
+    """The side a chapter loads its images at: ``size`` when given (the chapter's own setting), else the side its
+    ``zoo:`` models are built and trained for (:func:`chapter_profile`'s ``img_size``), so a folder of your own or
+    another dataset reaches them at the size they were trained at.
+
+    Example
+    -------
+    >>> from types import SimpleNamespace
+    >>> S = SimpleNamespace(profile="cpu", zoo_data={"img_size": 56})
+    >>> image_side(S), image_side(S, 64)
+    (56, 64)
+    """
+    return size or chapter_profile(S).img_size
 
 
 def spec(name: str, profile: str | Profile = "cpu", root: str | os.PathLike | None = None, **changes) -> Spec:

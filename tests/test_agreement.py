@@ -83,7 +83,7 @@ def test_zoo_specs_are_the_specs_the_run_loads(monkeypatch, profile, params):
     assert len(specs) == len([m for m in fam if m.recipe != "B6"]), "every model but B6's Augerino is a zoo model"
     b3 = grounding.settings(profile)
     assert {s for s in specs if s.arch == "small_vit_p14_cls"} == (
-        {zoo.spec("small_vit_p14_cls/none", grounding.zoo_profile(b3))} if S.architectures else set())
+        {zoo.spec("small_vit_p14_cls/none", zoo.chapter_profile(b3))} if S.architectures else set())
 
 
 class _Net(nn.Module):

@@ -52,9 +52,9 @@ def test_zoo_specs_are_paper_bs_checkpoints(profile):
     ours = F.zoo_specs(S)
     theirs = {"ResNet": SB.models["ResNet"]["standard"], "ViT": SB.models["ViT"]["standard"]}
     for label, entry in theirs.items():
-        assert ours[label] == zoo.spec(entry[4:], B.zoo_profile(SB))  # every field, so every cache key too
-        assert zoo.path(ours[label]) == zoo.path(entry[4:], B.zoo_profile(SB))
-    assert F.image_side(S) == B.image_side(SB) == 56
+        assert ours[label] == zoo.spec(entry[4:], zoo.chapter_profile(SB))  # every field, so every cache key too
+        assert zoo.path(ours[label]) == zoo.path(entry[4:], zoo.chapter_profile(SB))
+    assert zoo.image_side(S, S.size) == zoo.image_side(SB, SB.image_size) == 56
 
 
 @pytest.mark.parametrize("profile", ["smoke", "cpu"])
@@ -71,7 +71,7 @@ def test_d5_zoo_specs_are_chapter_b3s_standard_models(profile):
         assert F.CPU_ZOO_DATA == B.CPU_ZOO_DATA
         assert [(s.n_train, s.epochs, s.batch_size) for s in ours] == [(8000, 4, 128), (8000, 8, 64)]
     assert F.d5_zoo_specs(profile, models={"ResNet": "zoo:small_resnet18_s4/none"}) == [
-        zoo.spec("small_resnet18_s4/none", F.zoo_profile(F.settings(profile)))]
+        zoo.spec("small_resnet18_s4/none", zoo.chapter_profile(F.settings(profile)))]
 
 
 def test_scene_data_is_the_classifiers_own_training_images():

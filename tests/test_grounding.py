@@ -6,7 +6,7 @@ import pandas as pd
 import pytest
 import torch
 
-from invlib import results
+from invlib import results, zoo
 from invlib.papers.b import grounding as G
 from invlib.papers.b import grounding_reports as GR
 from invlib.papers.b import similarity
@@ -16,14 +16,15 @@ def test_settings_profiles_and_overrides():
     S = G.settings("cpu")
     assert S.dataset == "scenes" and S.models["ViT"]["none"] == "zoo:small_vit_p14_cls/none"
     assert (S.search_ops, S.search_embedding) == ("authors", "penultimate")
-    assert (G.zoo_profile(S).dataset, G.zoo_profile(S).img_size, G.image_side(S)) == ("scenes", 56, 56)
+    zp = zoo.chapter_profile(S)
+    assert (zp.dataset, zp.img_size, zoo.image_side(S, S.image_size)) == ("scenes", 56, 56)
     # -p dataset=fashion_mnist_color: the 28 px models trained on Fashion-MNIST, as before scenes
     F = G.settings("cpu", dataset="fashion_mnist_color")
-    assert F.models["ResNet"]["none"] == "zoo:small_resnet18/none" and G.zoo_profile(F).dataset == F.dataset
-    assert G.image_side(F) == 28
+    assert F.models["ResNet"]["none"] == "zoo:small_resnet18/none" and zoo.chapter_profile(F).dataset == F.dataset
+    assert zoo.image_side(F, F.image_size) == 28
     # a misspelt zoo_data field names the valid profile fields
     with pytest.raises(ValueError, match="Did you mean 'img_size'"):
-        G.zoo_profile(G.settings("cpu", zoo_data={"dataset": "scenes", "img_sise": 56}))
+        zoo.chapter_profile(G.settings("cpu", zoo_data={"dataset": "scenes", "img_sise": 56}))
     assert G.settings("paper").dataset == "imagenet" and "none" not in G.settings("paper").models["ResNet"]
     assert G.settings("smoke", n_probe=32).n_probe == 32
     with pytest.raises(ValueError, match="Valid Settings fields"):
@@ -435,7 +436,9 @@ def test_b3_to_b5_run_on_a_folder_of_their_own_at_the_side_the_zoo_models_are_bu
     table = G.invariance_table(S, x)
     assert len(table) == 10 and float(table[table.level == 0]["median"].iloc[0]) == pytest.approx(1.0, abs=1e-4)
     assert x.shape == (8, 3, 56, 56) and xs.shape == (20, 3, 56, 56) and classes == ["0", "1", "2"]
-    assert G.image_side(S) == 56 == G.image_side(G.settings("smoke")) and G.image_side(G.settings("paper")) == 224
+    sm, pa = G.settings("smoke"), G.settings("paper")
+    assert zoo.image_side(S, S.image_size) == 56 == zoo.image_side(sm, sm.image_size)
+    assert zoo.image_side(pa, pa.image_size) == 224
     assert not (xs[:, None] == x[None]).flatten(2).all(-1).any(), "the probes are held out from the search images"
     # no WordNet synsets, no foreground boxes: B5's WordNet claim is not measurable, not an error
     assert synsets is None and boxes is None and G.wordnet_report({}, synsets) == {} and GR.plot_wordnet({}) is None

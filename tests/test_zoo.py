@@ -111,12 +111,12 @@ def _zoo_entries(models: dict) -> set:
 def test_the_book_trains_exactly_the_entries_its_chapters_use_on_the_profiles_data():
     """BOOK: the entries chapters load on the profile's own data (what ``python -m invlib zoo train`` trains):
     paper A's backbones, any ``zoo.get("<entry>")`` of a chapter, and paper B's models only where B trains them on
-    the profile's data; at smoke and cpu B's models are the same recipes on 56 px scenes (grounding.zoo_profile)."""
+    the profile's data; at smoke and cpu B's models are the same recipes on 56 px scenes (zoo.chapter_profile)."""
     used = {m for f in (ROOT / "notebooks").glob("*.py") for m in re.findall(r'zoo\.get\("(\w+/\w+)"', f.read_text())}
     for profile in ("smoke", "cpu"):
         A, B = probes.settings(profile), grounding.settings(profile)
         used |= _zoo_entries(A.backbones) | _zoo_entries(A.variants)
-        assert B.zoo_data and grounding.zoo_profile(B).dataset == "scenes"
+        assert B.zoo_data and zoo.chapter_profile(B).dataset == "scenes"
         assert _zoo_entries(B.models) == {f"{a}/{v}" for a in ("small_resnet18_s4", "small_vit_p14_cls")
                                           for v in grounding.VARIANTS}
     assert used == set(zoo.BOOK)

@@ -55,11 +55,12 @@ class Settings:
     profile:        the profile's name (filled in by :func:`settings`)
     dataset, root:  the images (a name of :func:`invlib.data.available`) and their folder
     image_size:     side the images are loaded at (None: the side the zoo's models are built for, the
-                    ``img_size`` of :func:`zoo_profile`: :func:`image_side`)
+                    ``img_size`` of :func:`invlib.zoo.chapter_profile`: :func:`invlib.zoo.image_side`)
     models:         architecture -> variant (``untrained``, ``none``, ``standard``) -> model spec
                     (:func:`invlib.zoo.load`: ``zoo:<entry>``, a hub name, ``<name>@<weights file>``,
                     ``random:<name>``); a variant left out is not measured
-    zoo_data:       what the ``zoo:`` models are trained on, as changes to the profile (:func:`zoo_profile`):
+    zoo_data:       what the ``zoo:`` models are trained on, as changes to the profile
+                    (:func:`invlib.zoo.chapter_profile`):
                     at smoke and cpu ``scenes`` at 56 px, so that the trained models have seen objects that move
                     and change size, as ImageNet's do (chapter B7 measures why that matters)
     grids:          transform grids of :data:`invlib.papers.b.similarity.GRIDS` for the invariance sweep (default
@@ -190,38 +191,10 @@ def settings(profile: str = "cpu", **overrides) -> Settings:
 
 
 # ------------------------------------------------------------------------------ images and models
-def image_side(S: Settings) -> int:
-    """The side the images are loaded at: ``S.image_size``, else the side the zoo's models are built and trained
-    for (the profile's ``img_size``, what :func:`invlib.zoo.load` gives for a ``zoo:`` entry). The zoo's models
-    are trained on the profile's dataset, so a folder of your own (decoded at 64 px by default) or another
-    dataset reaches them at the size they were trained at, as Fashion-MNIST does.
-
-    Example
-    -------
-    >>> image_side(settings("smoke")), image_side(settings("smoke", image_size=64)), image_side(settings("paper"))
-    (56, 64, 224)
-    """
-    return S.image_size or zoo_profile(S).img_size
-
-
-def zoo_profile(S: Settings):
-    """The profile the ``zoo:`` models of ``S.models`` are trained under: ``S.profile`` with ``S.zoo_data``.
-
-    Example
-    -------
-    >>> p = zoo_profile(settings("cpu"))
-    >>> p.dataset, p.img_size, p.n_train
-    ('scenes', 56, 8000)
-    """
-    from ...profiles import get_profile
-
-    return get_profile(S.profile).replace(**S.zoo_data)
-
-
 def _images(S: Settings, split: str, n: int):
-    from ... import data
+    from ... import data, zoo
 
-    size = image_side(S)
+    size = zoo.image_side(S, S.image_size)
     if data.one_split_folder(S.dataset, S.root):  # no test/ inside: divided as the library divides such a folder
         train, test = data.train_test(S.dataset, S.root, S.n_search, S.n_probe, seed=S.seed, size=size, channels=3)
         ds = test if split == "test" else train
@@ -231,7 +204,8 @@ def _images(S: Settings, split: str, n: int):
 
 
 def probe_images(S: Settings) -> torch.Tensor:
-    """The sweep's probe images ``(n_probe, 3, H, W)`` in [0, 1] at :func:`image_side`, from the test split (of a
+    """The sweep's probe images ``(n_probe, 3, H, W)`` in [0, 1] at :func:`invlib.zoo.image_side`, from the test
+    split (of a
     folder without ``test/``: the images :func:`invlib.data.train_test` holds out, as for :func:`search_images`).
 
     Example
@@ -243,7 +217,7 @@ def probe_images(S: Settings) -> torch.Tensor:
 
 
 def search_images(S: Settings):
-    """The search's training images at :func:`image_side`: ``(x (N, 3, H, W) in [0, 1], labels (N,), classes,
+    """The search's training images at :func:`invlib.zoo.image_side`: ``(x (N, 3, H, W) in [0, 1], labels (N,), classes,
     synsets, boxes)``.
 
     Example
@@ -260,12 +234,13 @@ def load_model(spec: str, S: Settings) -> torch.nn.Module:
     """One model of the settings, in eval mode (:func:`invlib.zoo.load`)."""
     from ... import zoo
 
-    return zoo.load(spec, zoo_profile(S))[0]
+    return zoo.load(spec, zoo.chapter_profile(S))[0]
 
 
 def zoo_specs(S: Settings, models: dict | None = None) -> list[zoo.Spec]:
     """The :class:`invlib.zoo.Spec` of every ``zoo:`` entry of ``models`` (default ``S.models``), as
-    :func:`load_model` loads it (under :func:`zoo_profile`); hub weights and ``random:`` models are no zoo models.
+    :func:`load_model` loads it (under :func:`invlib.zoo.chapter_profile`); hub weights and ``random:`` models are
+    no zoo models.
 
     Example
     -------
@@ -275,7 +250,7 @@ def zoo_specs(S: Settings, models: dict | None = None) -> list[zoo.Spec]:
     """
     from ... import zoo
 
-    prof = zoo_profile(S)
+    prof = zoo.chapter_profile(S)
     models = S.models if models is None else models
     return [zoo.spec(m[4:], prof) for variants in models.values() for m in variants.values() if m.startswith("zoo:")]
 

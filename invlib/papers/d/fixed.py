@@ -199,32 +199,10 @@ def settings(profile: str | profiles.Profile = "cpu", **overrides) -> Fixed:
 
 
 # ----------------------------------------------------------------------------- classifiers and data
-def zoo_profile(S: Fixed) -> profiles.Profile:
-    """The profile the ``zoo:`` models are trained under: ``S.profile`` with ``S.zoo_data``.
-
-    Example
-    -------
-    >>> p = zoo_profile(settings("cpu"))
-    >>> p.dataset, p.img_size, p.n_train
-    ('scenes', 56, 8000)
-    """
-    return profiles.get_profile(S.profile).replace(**S.zoo_data)
-
-
-def image_side(S: Fixed) -> int:
-    """The side the images are loaded at: ``S.size``, else the zoo profile's (what its models are trained at).
-
-    Example
-    -------
-    >>> image_side(settings("cpu")), image_side(settings("paper"))
-    (56, 224)
-    """
-    return S.size or zoo_profile(S).img_size
-
-
 def zoo_specs(S: Fixed) -> dict[str, zoo.Spec]:
-    """``{label: Spec}`` of the ``zoo:`` models of ``S.models``: :func:`invlib.zoo.spec` under :func:`zoo_profile`,
-    the way paper B's chapters make theirs, so the checkpoints (:func:`invlib.zoo.path`) are the same files.
+    """``{label: Spec}`` of the ``zoo:`` models of ``S.models``: :func:`invlib.zoo.spec` under
+    :func:`invlib.zoo.chapter_profile`, the way paper B's chapters make theirs, so the checkpoints
+    (:func:`invlib.zoo.path`) are the same files.
 
     Example
     -------
@@ -232,7 +210,7 @@ def zoo_specs(S: Fixed) -> dict[str, zoo.Spec]:
     >>> [(k, s.arch, s.augment, s.n_train, s.img_size) for k, s in specs.items()]  # doctest: +NORMALIZE_WHITESPACE
     [('ResNet', 'small_resnet18_s4', 'standard', 8000, 56), ('ViT', 'small_vit_p14_cls', 'standard', 8000, 56)]
     """
-    prof = zoo_profile(S)
+    prof = zoo.chapter_profile(S)
     return {label: zoo.spec(spec[4:], prof) for label, spec in S.models.items() if spec.startswith("zoo:")}
 
 
@@ -264,7 +242,8 @@ def classifiers(S: Fixed) -> dict[str, torch.nn.Module]:
     specs = zoo_specs(S)
     out = {}
     for label, spec in S.models.items():
-        model = zoo.get(specs[label], progress=S.progress) if label in specs else zoo.load(spec, zoo_profile(S))[0]
+        model = (zoo.get(specs[label], progress=S.progress) if label in specs
+                 else zoo.load(spec, zoo.chapter_profile(S))[0])
         out[label] = model.eval().requires_grad_(False)
     return out
 
@@ -287,8 +266,8 @@ def scene_data(S: Fixed, variation: float | None = None) -> tuple[data.Dataset, 
     (True, True)
     """
     opts = {} if variation is None else dict(variation=float(variation))
-    return data.train_test(S.dataset, S.root, S.n_train, S.n_test, seed=S.seed, size=image_side(S), channels=3,
-                           **opts)
+    return data.train_test(S.dataset, S.root, S.n_train, S.n_test, seed=S.seed, size=zoo.image_side(S, S.size),
+                           channels=3, **opts)
 
 
 # ----------------------------------------------------------------------------- the module
@@ -321,7 +300,7 @@ def lrp(S: Fixed, input_free: bool = False, replicate: int = 0) -> I.LRPCrops:
     >>> lrp(settings("cpu"), input_free=True).input_free
     True
     """
-    return I.Recipe.module(lambda: I.LRPCrops(image_side(S), crop_layers=S.crop_layers, sides=S.sides,
+    return I.Recipe.module(lambda: I.LRPCrops(zoo.image_side(S, S.size), crop_layers=S.crop_layers, sides=S.sides,
                                               layer_bias=S.layer_bias, input_free=input_free), S.seed + replicate)
 
 

@@ -251,10 +251,11 @@ def departures(S: Fixed) -> pd.DataFrame:
     >>> d.loc["optimizer"].tolist(), d.loc["module_lr"].tolist(), "h_min" in d.index  # the band is the paper's
     (['sgd', 'adam'], ['0.001', '0.003'], False)
     """
-    from .fixed import image_side
+    from ... import zoo
 
     paper, ours = dataclasses.asdict(settings("paper")), dataclasses.asdict(S)
-    paper["size"], ours["size"] = image_side(settings("paper")), image_side(S)  # None: the zoo's side
+    P = settings("paper")
+    paper["size"], ours["size"] = zoo.image_side(P, P.size), zoo.image_side(S, S.size)  # None: the zoo's side
     skip = {"profile", "device", "progress", "chunk", "n_show", "stands_for", "zoo_data"}
     rows = [dict(setting=k, paper=str(paper[k]), **{"this run": str(v)}) for k, v in ours.items()
             if k not in skip and v != paper[k]]

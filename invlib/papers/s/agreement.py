@@ -231,7 +231,7 @@ def family(S: Settings) -> list[Model]:
 def s1_zoo_specs(profile: str = "cpu", **params) -> list[zoo.Spec]:
     """The zoo models chapter S1's run loads, for its papermill parameters ``params`` (None = default): the B1-recipe
     models of :func:`family` (B1's, and the rotation, brightness and untrained ones trained here), B7's at
-    variation 0 and B3's ``zoo:`` entries under B3's profile (:func:`invlib.papers.b.grounding.zoo_profile`). B6's
+    variation 0 and B3's ``zoo:`` entries under B3's profile (:func:`invlib.zoo.chapter_profile`). B6's
     Augerino run is not a zoo model (chapter B6's cache, :func:`invlib.papers.b.rrc.augerino_model`).
 
     Example
@@ -243,7 +243,7 @@ def s1_zoo_specs(profile: str = "cpu", **params) -> list[zoo.Spec]:
     7
     """
     S = settings(profile, **params)
-    zp = grounding.zoo_profile(grounding.settings(S.profile))
+    zp = zoo.chapter_profile(grounding.settings(S.profile))
     return [zoo.spec(m.spec[len("zoo:"):], zp) if m.recipe == "B3" else m.spec
             for m in family(S) if m.recipe != "B6"]
 
