@@ -229,12 +229,53 @@ class Run:
                     seconds=round(time.perf_counter() - self._t0, 2),
                     finished=datetime.now(UTC).isoformat(timespec="seconds"))
 
+    def close(self) -> Path:
+        """A chapter's last call: :meth:`save` the run and print where its JSON went (relative to the repository
+        when it is inside it). Returns the path.
+
+        Example
+        -------
+        >>> run = Run("smoke", name="demo")
+        >>> run.close().name  # doctest: +ELLIPSIS
+        results: ...demo.json
+        'demo.json'
+        """
+        path = self.save()
+        try:
+            shown = path.relative_to(REPO)
+        except ValueError:
+            shown = path
+        print(f"results: {shown}")
+        return path
+
     def save(self) -> Path:
         """Write ``results/<profile>/<notebook>.json`` atomically and return its path."""
         path = results_dir(self.profile.name) / f"{self.notebook}.json"
         text = json.dumps(self.to_dict(), indent=2, allow_nan=False)
         atomic_save(text, path)
         return path
+
+
+def open_chapter(settings, namespace: dict, *, name: str | None = None, **fixed) -> tuple:
+    """A chapter's first call: its settings from the papermill parameters in ``namespace`` (the notebook's
+    ``globals()``, read by :func:`invlib.profiles.cell`) and the :class:`Run` that records it (named by the book
+    runner, or ``name``). ``settings`` is the paper's ``settings(profile, **overrides)`` function; ``fixed`` are
+    arguments the chapter itself sets, e.g. paper E's ``experiment="sprites"``. Close the chapter with
+    :meth:`Run.close`.
+
+    Returns ``(S, run)``.
+
+    Example
+    -------
+    >>> from invlib.papers.d import rotations
+    >>> S, run = open_chapter(rotations.settings, {"profile": "smoke", "seeds": 2, "plt": None}, name="demo")
+    >>> S.seeds, run.profile.name, run.params["seeds"]
+    (2, 'smoke', 2)
+    """
+    from .profiles import cell
+
+    S = settings(**fixed, **cell(namespace))
+    return S, Run(S, name=name)
 
 
 def load(notebook: str, profile: str = "cpu") -> dict:

@@ -171,3 +171,26 @@ def test_compare_finds_moved_verdicts_and_numbers_but_not_when_or_how_long(tmp_p
     out = capsys.readouterr().out
     assert "MOVED" in out and "0 of 1 chapters wrote the same JSON" in out and "differs: b9_demo" in out
     assert main(["compare", str(tmp_path / "a"), str(tmp_path / "missing")]) == 2
+
+
+def test_a_chapter_opens_with_its_settings_and_run_and_closes_by_saving(tmp_path, monkeypatch, capsys):
+    """open_chapter reads the parameters cell (fixed arguments first), names the run from the runner; close saves
+    and prints where."""
+    import dataclasses as dc
+
+    monkeypatch.setenv("INVLIB_RESULTS", str(tmp_path))
+    monkeypatch.setenv(results.CHAPTER_ENV, "zz_demo")
+
+    @dc.dataclass(frozen=True)
+    class Settings:
+        profile: str = "cpu"
+        experiment: str = "a"
+        seeds: int = 3
+
+    S, run = results.open_chapter(lambda **kw: Settings(**kw), {"profile": "smoke", "seeds": 2, "_x": 1},
+                                  experiment="b")
+    assert (S.profile, S.experiment, S.seeds) == ("smoke", "b", 2) and run.notebook == "zz_demo"
+    run.log("x", 1.5)
+    path = run.close()
+    assert path == tmp_path / "smoke" / "zz_demo.json" and results.load("zz_demo", "smoke")["metrics"] == {"x": 1.5}
+    assert f"results: {path}" in capsys.readouterr().out
