@@ -160,8 +160,69 @@ def sample_boxes(method: str, n: int, h: int, w: int, generator: torch.Generator
     return torch.stack([x0, y0, x0 + cw, y0 + ch], 1)
 
 
+def box_crop(x: torch.Tensor, scale: torch.Tensor, shift: torch.Tensor,
+             out: tuple[int, int] | None = None) -> torch.Tensor:
+    """The one box crop of the library: each image's axis-aligned box resampled to ``out`` = ``(h, w)`` (default:
+    the input's side) in one ``grid_sample`` call (bilinear, black outside the image). Paper B's crops
+    (:func:`resample`, boxes in pixels) and InstaAug's (:func:`invlib.learned.instaaug.crop`, centre and side in
+    fractions) are this function in their own coordinates.
+
+    Args:
+        x: ``(B, C, H, W)`` float images.
+        scale: ``(B, 2)`` the box's width and height over the image's.
+        shift: ``(B, 2)`` the box's centre in ``grid_sample`` coordinates (-1 left/top, 1 right/bottom).
+        out: the output's ``(h, w)``.
+
+    On the CPU without a gradient through the box, the sampling grid is built from one row and one column per box:
+    bit for bit ``F.affine_grid``'s (``x' = scale * x + 0 * y + shift`` rounded as its product does, on its base grid
+    ``linspace(-1, 1, n) * (n - 1) / n``; checked on 300 random batches of boxes and sizes) in a fraction of its
+    time; with a gradient through the box (a pathwise estimator), or on a GPU, ``F.affine_grid`` itself.
+
+    Example
+    -------
+    >>> x = torch.rand(2, 3, 8, 8)
+    >>> one, zero = torch.ones(2, 2), torch.zeros(2, 2)
+    >>> torch.allclose(box_crop(x, one, zero), x, atol=1e-6), box_crop(x, one / 2, zero, (4, 4)).shape
+    (True, torch.Size([2, 3, 4, 4]))
+    """
+    b = x.shape[0]
+    if scale.shape != (b, 2) or shift.shape != (b, 2):
+        raise ValueError(f"scale and shift must be (B, 2), one box per image; got {tuple(scale.shape)} and "
+                         f"{tuple(shift.shape)} for {b} images.")
+    h, w = out or x.shape[-2:]
+    if scale.requires_grad or shift.requires_grad or x.device.type != "cpu":
+        zero = torch.zeros_like(scale[:, 0])
+        theta = torch.stack([torch.stack([scale[:, 0], zero, shift[:, 0]], -1),
+                             torch.stack([zero, scale[:, 1], shift[:, 1]], -1)], -2)
+        grid = F.affine_grid(theta.to(x.device), [b, x.shape[1], h, w], align_corners=False)
+    else:
+        grid = _box_grid(scale, shift, h, w)
+    return F.grid_sample(x, grid, mode="bilinear", padding_mode="zeros", align_corners=False)
+
+
+def _box_grid(scale: torch.Tensor, shift: torch.Tensor, h: int, w: int) -> torch.Tensor:
+    """``F.affine_grid``'s sampling grid ``(B, h, w, 2)`` of axis-aligned boxes, one row and one column per box.
+
+    Example
+    -------
+    >>> scale, shift = torch.rand(50, 2) + 0.2, torch.rand(50, 2) * 2 - 1
+    >>> zero = torch.zeros(50)
+    >>> theta = torch.stack([torch.stack([scale[:, 0], zero, shift[:, 0]], -1),
+    ...                      torch.stack([zero, scale[:, 1], shift[:, 1]], -1)], -2)
+    >>> torch.equal(_box_grid(scale, shift, 7, 9), F.affine_grid(theta, [50, 3, 7, 9], align_corners=False))
+    True
+    """
+    def axis(n, i):  # (B, n): one coordinate of the grid along one side
+        base = torch.linspace(-1, 1, n, dtype=scale.dtype, device=scale.device) * (n - 1) / n
+        return scale[:, i, None] * base + shift[:, i, None]
+
+    b = len(scale)
+    return torch.stack([axis(w, 0)[:, None, :].expand(b, h, w), axis(h, 1)[:, :, None].expand(b, h, w)], -1)
+
+
 def resample(x: torch.Tensor, boxes: torch.Tensor, size: int) -> torch.Tensor:
-    """Each image's box resized to ``size x size`` in one ``grid_sample`` call (bilinear, black outside).
+    """Each image's box resized to ``size x size`` in one ``grid_sample`` call (bilinear, black outside):
+    :func:`box_crop` with boxes in pixels.
 
     Args:
         x: ``(B, C, H, W)`` float images; boxes: ``(B, 4)`` ``(x0, y0, x1, y1)`` in pixels.
@@ -172,15 +233,12 @@ def resample(x: torch.Tensor, boxes: torch.Tensor, size: int) -> torch.Tensor:
     >>> torch.allclose(resample(x, torch.tensor([[2.0, 2.0, 6.0, 6.0]]), 4), x[..., 2:6, 2:6], atol=1e-6)
     True
     """
-    b, _, h, w = x.shape
+    h, w = x.shape[-2:]
     boxes = boxes.to(torch.float64)
     bw, bh = boxes[:, 2] - boxes[:, 0], boxes[:, 3] - boxes[:, 1]
-    theta = torch.zeros(b, 2, 3, dtype=torch.float64)
-    theta[:, 0, 0], theta[:, 1, 1] = bw / w, bh / h
-    theta[:, 0, 2] = (2 * boxes[:, 0] + bw) / w - 1
-    theta[:, 1, 2] = (2 * boxes[:, 1] + bh) / h - 1
-    grid = F.affine_grid(theta.to(x.dtype).to(x.device), [b, x.shape[1], size, size], align_corners=False)
-    return F.grid_sample(x, grid, mode="bilinear", padding_mode="zeros", align_corners=False)
+    scale = torch.stack([bw / w, bh / h], 1)
+    shift = torch.stack([(2 * boxes[:, 0] + bw) / w - 1, (2 * boxes[:, 1] + bh) / h - 1], 1)
+    return box_crop(x, scale.to(x.dtype).to(x.device), shift.to(x.dtype).to(x.device), (size, size))
 
 
 class Crop:
