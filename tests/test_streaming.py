@@ -59,7 +59,7 @@ def test_image_files_index_like_a_tensor_and_cut_without_decoding(folder):
     assert sub.streams and torch.equal(sub.images[:], memory.subset(9, seed=3).images)
     assert torch.equal(data.load("folder", root=folder, size=24, n=9, seed=3, stream=True).images[:],
                        sub.images[:])  # the subset is drawn before anything is decoded, as in memory
-    bigger = data._resize(disk, 32)  # load(size=...) on files: decoded at the new side, boxes scaled
+    bigger = disk.resize(32)  # load(size=...) on files: decoded at the new side, boxes scaled
     assert bigger.streams and bigger.images[:2].shape == (2, 3, 32, 32)
     with pytest.raises(TypeError, match="indexed by rows only"):
         files[0:2, :, :4]
@@ -68,7 +68,7 @@ def test_image_files_index_like_a_tensor_and_cut_without_decoding(folder):
     with pytest.raises(ValueError, match="margin is the side of the black canvas"):
         files.with_margin(0.5)
     with pytest.raises(ValueError, match="before adding a margin"):
-        data._resize(data.Dataset("folder", "train", files.with_margin(1.5), disk.labels, disk.classes), 32)
+        data.Dataset("folder", "train", files.with_margin(1.5), disk.labels, disk.classes).resize(32)
 
 
 @pytest.mark.parametrize("workers", [0, 2])
@@ -233,7 +233,7 @@ def test_write_imagenet_folder_gives_varied_jpegs_with_ilsvrc_boxes(tmp_path):
     train = data.load("imagenet", "train", root=root, size=64)
     val = data.load("imagenet", "test", root=root, size=64)
     assert len(train) == 30 and len(val) == 20 and train.synsets[train.classes.index("n03595614")] == "jersey.n.03"
-    sizes = {data._image_size(p) for p in sorted(root.rglob("*.JPEG"))}
+    sizes = {data.image_size(p) for p in sorted(root.rglob("*.JPEG"))}
     assert len(sizes) > 20 and all(64 <= s <= 300 for wh in sizes for s in wh)
     assert len(list((root / "boxes").rglob("*.xml"))) == 50
     b = train.boxes

@@ -16,11 +16,11 @@ from pathlib import Path
 import numpy as np
 import torch
 
-from invlib.data import SPRITE_TINTS, _sprite_images
+from invlib.data import SPRITE_TINTS, sprite_images
 
 
 def main(out: str) -> int:
-    grey = _sprite_images(None, 32)  # (2, 1, 32, 32): the two sprites filling the 32 px canvas
+    grey = sprite_images(None, 32)  # (2, 1, 32, 32): the two sprites filling the 32 px canvas
     colour = (grey * torch.tensor(SPRITE_TINTS).view(2, 3, 1, 1)).clamp(0, 1).double().numpy()
     path = Path(out)
     path.parent.mkdir(parents=True, exist_ok=True)
