@@ -30,7 +30,7 @@ SLOW_DOCTESTS = {
     "invlib.papers.d.contrastive.probe",
     "invlib.papers.d.contrastive.untrained_probe",
     "invlib.papers.d.contrastive.data_control",
-    "invlib.papers.d.contrastive.train_encoders",
+    "invlib.papers.d.contrastive.train",
     "invlib.papers.b.authors_code.search",
     "invlib.papers.b.grounding.invariance_table",
     "invlib.papers.a.probes_reports.figure2",

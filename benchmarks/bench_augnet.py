@@ -63,7 +63,7 @@ def authors_epoch(python: str, repo: Path, n: int, width: int, threads: int) -> 
 
 
 def ours_epoch(n: int, width: int) -> float:
-    S = E.settings("sprites", "cpu", n_train=n, n_test=1, epochs=1, widths=[width * 2**i for i in range(4)])
+    S = E.settings("cpu", experiment="sprites", n_train=n, n_test=1, epochs=1, widths=[width * 2**i for i in range(4)])
     train, _ = E.sprite_data(S)
     net = E.sprite_augnet(S, models.create("conv4", num_classes=4, in_chans=3, widths=S.widths, seed=0))
     t0 = time.perf_counter()

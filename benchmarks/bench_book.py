@@ -28,6 +28,7 @@ import sys
 from pathlib import Path
 
 from invlib import book
+from invlib.chapters import GENERATED, toc_notebooks
 from invlib.profiles import PROFILES
 from invlib.utils import REPO
 
@@ -37,14 +38,14 @@ def chapter_seconds(profile: str, results: Path, root: Path = REPO) -> list[dict
     import nbformat
 
     rows = []
-    for name in book.toc_notebooks(root):
+    for name in toc_notebooks(root):
         file = results / profile / f"{name}.json"
         record = json.loads(file.read_text()) if file.exists() else {}
         if "book_seconds" in record:
             rows.append(dict(name=name, seconds=record["book_seconds"], date=str(record.get("finished", ""))[:10],
                              source="results"))
             continue
-        executed = root / book.GENERATED / f"{name}.ipynb"
+        executed = root / GENERATED / f"{name}.ipynb"
         meta = nbformat.read(executed, as_version=4).metadata.get("invlib", {}) if executed.exists() else {}
         if meta.get("profile") == profile and "seconds" in meta:
             rows.append(dict(name=name, seconds=meta["seconds"], date="", source="notebook"))

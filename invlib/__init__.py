@@ -1,27 +1,44 @@
 """invlib: the library behind the invariance book.
 
-Every heavy computation of the book lives here; notebooks only call it.
+Every heavy computation of the book lives here; a chapter (``notebooks/<chapter>.py``) is its parameters, a few
+calls, figures and prose. The library has two parts.
 
-Modules
--------
-data        datasets by name -> tensors in [0, 1], labels, boxes, class -> WordNet synsets
-streaming   images that stay on disk (a folder larger than the memory cap) and the one batch iterator
-wordnet     WordNet 3.0 through NLTK, offline; class-similarity matrices
-models      one factory over timm / torchvision / our small nets; layer features
-transforms  one registry of batched transformations with per-sample magnitudes
-train       one training loop (fit / evaluate), checkpoints with resume, DDP under torchrun
-zoo         trained models cached on disk by a hash of their config
-profiles    smoke / cpu / gpu / paper sizes
-results     numbers of a run beside the paper's, saved as JSON, with each claim's evidence
-verdicts    the one decision function: a claim's interval over its replicates against a declared boundary
-plots       image grids, magnitude grids, heatmaps
-book        the papermill runner and the Jupyter Book build
-metrics     invariance of a representation to a transformation (papers B and E); learned maps, distances (C)
+The foundation, written once and used by every paper (roughly lowest first: a module imports only modules beside
+or below it, and the import graph has no circle; ``tests/test_layout.py`` checks both):
+
+utils            cache folders, name checks, atomic writes, seeds, devices
+streaming        images that stay on disk (a folder larger than the memory cap) and the one batch iterator
+verdicts         the one decision function: a claim's interval over its replicates against a declared boundary
+profiles         smoke / cpu / gpu / paper sizes; ``settings``: a paper's values, changed per profile, then by the
+                 chapter's parameters, as one frozen dataclass
+wordnet          WordNet 3.0 through NLTK, offline; class-similarity matrices
+transforms       one registry of batched transformations with per-sample magnitudes
+crops            paper B's crop family as boxes per image, and the book's one box crop
+data             datasets by name (``data.load``, the registry) -> uint8 image tensors, labels, boxes, class ->
+                 WordNet synsets; a package: the dataset core, real data (Fashion-MNIST, CIFAR-10, image folders,
+                 ImageNet), generated data (sprites, sinusoids), scenes, lighting
 transform_types  paper C's nine transformation types: training augmentations and measurement grids
-equivariance     paper C: invariance/equivariance through learned maps, network distances, fine-tuning (C1-C3);
-                 its figures and claims: equivariance_reports
-probes      paper A: ranking probes of augmentations on frozen layers
-learned     paper E: AugNet and Augerino (learned augmentation layers); experiments + reports drive chapters E1-E4
+models           one factory over timm / torchvision / our small nets; layer features; inference copies
+metrics          measures shared by the papers: relative invariance (B, E), learned maps and distances between
+                 networks (C)
+linear           linear read-outs of frozen features: L2-penalised logistic regression by L-BFGS (papers A, D)
+learned          augmentation learned end to end in front of a trunk: AugNet and Augerino (papers E, B), InstaAug (D)
+results          a chapter's run (``open_chapter`` ... ``close``): numbers beside the paper's, claims with their
+                 evidence, saved as JSON; ``glue`` hands numbers to the prose
+authors          the authors' code beside ours: their measured runs and the "same as the authors' code" verdict
+plots            image grids, magnitude grids, heatmaps
+train            one training loop (fit / evaluate), checkpoints with resume, DDP under torchrun
+zoo              trained models by spec, cached on disk by a hash of it; train_many here or as SLURM jobs
+chapters         the book's chapter list and where its sources, executed notebooks and results live
+scoreboard       the "Reproduction scoreboard" page, from every chapter's results
+book             the runner: every chapter executed with papermill, then the Jupyter Book build
+
+The papers, :mod:`invlib.papers` (one package per paper, ``a`` to ``e``, and ``s``, the synthesis): each part of a
+paper is a method module and its reports module, with the same steps in every paper: ``settings(profile,
+**overrides)`` -> ``train`` (the chapter's models, through the zoo) -> the measures -> ``report`` (the claims and
+their verdicts). :data:`invlib.papers.CHAPTERS` declares what the runner needs to know of each chapter (its zoo
+models, the cached results it writes and reads). ``python -m invlib`` is the command line (``book``, ``zoo``,
+``family``, ``compare``, ...).
 """
 
 import warnings

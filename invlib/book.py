@@ -12,12 +12,20 @@
    ``results/<profile>/<name>.json`` without the chapter typing its own name);
 4. tag the injected-parameters cell ``remove-cell`` and write the executed notebook to
    ``book/_generated/<name>.ipynb``, its seconds in the notebook's metadata and, as ``book_seconds``, in the
-   chapter's ``results/<profile>/<name>.json``;
+   chapter's ``results/<profile>/<name>.json``, and the cache namespaces it read and wrote in the metadata
+   (``invlib.caches``, :func:`cache_use`);
 
 then writes the "Reproduction scoreboard" page and each paper's claims snippet (``book/_generated/scoreboard.md``,
 ``claims_<a..e>.md``, see :func:`invlib.scoreboard.write_scoreboard`) from the claims the runs recorded, runs
 ``jupyter-book build . -W -n --keep-going`` (the config has ``execute_notebooks: 'off'``) and checks
 that ``_build/html/index.html`` exists, since Jupyter Book can exit 0 without building.
+
+What the runner knows of a chapter it reads from :data:`invlib.papers.CHAPTERS`, the facts declared beside the
+papers: its zoo models (trained in a phase before the chapters), its budget class (:func:`trains_a_family`,
+:func:`budget`) and the order of a parallel build (:func:`after`: a chapter waits for the earlier ones that write
+a cache it reads). The site shows repository, issues and launch buttons only when a repository is configured
+(:func:`site_config`), and the chapters' warnings without the paths of the machine that built them
+(:func:`plain_warnings`).
 
 A failing cell stops everything with a :class:`NotebookError` naming the notebook and the cell; the notebook
 executed up to the failure is kept as ``book/_generated/<name>.failed.ipynb``. With ``--only``, the other
@@ -34,46 +42,22 @@ import subprocess
 import sys
 import threading
 import time
-from dataclasses import dataclass
+import warnings
+from functools import cache
 from pathlib import Path
 from unittest import mock
 
+from . import papers
+from .chapters import GENERATED, SOURCES, Chapter, results_root, toc_notebooks
 from .profiles import PROFILES, Profile
-from .utils import REPO, atomic_save, check_choice, check_type
+from .scoreboard import write_scoreboard
+from .utils import CACHE_LOG_ENV, REPO, atomic_save, check_choice, check_type
 
-GENERATED = Path("book/_generated")
-SOURCES = Path("notebooks")
-SCOREBOARD = "scoreboard"
-PAGES = (SCOREBOARD,)  # pages under book/_generated/ that the runner writes itself; not notebooks
-
-# Seconds a chapter may take on 2 CPU cores: (any chapter, a chapter that trains a model family). The runner's
-# summary and benchmarks/bench_book.py compare each chapter's seconds with them; nothing fails on a slow machine.
+# Seconds a chapter may take on 2 CPU cores: (any chapter, a chapter that trains a model family, see
+# :func:`trains_a_family`); a chapter's own limit, where it has one, is declared in :data:`invlib.papers.CHAPTERS`.
+# The runner's summary and benchmarks/bench_book.py compare each chapter's seconds with them; nothing fails on a
+# slow machine.
 BUDGETS = {"smoke": (60, 60), "cpu": (120, 300)}
-TRAINS_A_FAMILY = {"00_data_and_transforms", "b1_rrc_decomposition", "e1_learning_the_right_invariance",
-                   "e2_beyond_vision", "e3_capacity", "e4_image_recognition", "c1_invariance_equivariance",
-                   "a1_ranking_tasks", "b3_invariance_vs_magnitude",  # A1, B3: their paper's own zoo entries
-                   "b2_scale_distribution", "b6_augerino_real_data", "b7_variation_in_the_data",
-                   # D1, D3, D4 train their family inside the chapter (InstaAug and Augerino x 3 seeds; 18 colour
-                   # models; 3 contrastive encoders), as E1-E4 do, and C3 fine-tunes 18 networks (Eq. 7 and its
-                   # control for 9 types; ~60 % of its seconds, profiled): the 5-minute budget of such a chapter
-                   "d1_rotated_sprites", "d3_colour_jitter", "d4_contrastive_crops", "c3_equivariance_finetuning"}
-# chapters with a limit of their own: B1 trains paper B's crop family (14 models) in the regime where a crop can
-# pay (the model without augmentation overfits), which takes more than 5 minutes on 2 cores; its issue allows 8
-# minutes. D2 trains paper D's crop family (ten models); its issue allows 4 minutes for that chapter.
-# S1 measures the models of B1, B3 and B7 and trains four of its own; its issue allows 3 minutes.
-OWN_BUDGETS = {("b1_rrc_decomposition", "cpu"): 480, ("d2_instance_crops", "cpu"): 240,
-               ("s1_measures_agree", "cpu"): 180}
-# A parallel build (``jobs > 1``) starts a chapter only after the chapters whose cached results it reuses have
-# finished (zoo models need no entry: the training phase trains them all before any chapter starts). The order of
-# a build with one job is the table of contents'.
-AFTER = {
-    "a2_which_layers": ("a1_ranking_tasks",),  # A1's cached features
-    "b5_wordnet": ("b1_rrc_decomposition", "b4_factors_of_variation"),  # B1's predictions, B4's searches
-    "b6_augerino_real_data": ("b1_rrc_decomposition",),  # B1's cached predictions of the baselines
-    "c2_representation_distance": ("c1_invariance_equivariance",),  # C1's reference features
-    "c3_equivariance_finetuning": ("c1_invariance_equivariance",),
-    "s1_measures_agree": ("b6_augerino_real_data",),  # B6's Augerino networks (not zoo models)
-}
 ZOO_BUDGET = {"cpu": 300}
 # Seconds of wall time of a whole build (``make book``: training phase, chapters two at once, site) on 2 cores at
 # the reference speed (REFERENCE_IMG_S of benchmarks/bench_train.py's bare loop); benchmarks/bench_book.py scales it.
@@ -107,47 +91,6 @@ class NotebookError(RuntimeError):
 
 class BuildError(RuntimeError):
     """Jupyter Book reported warnings or errors, or built no site."""
-
-
-@dataclass
-class Chapter:
-    """One executed (or reused) notebook: its name, what happened, and how long it took."""
-
-    name: str
-    status: str  # "ok", "reused", "stub"
-    seconds: float = 0.0
-    profile: str = ""
-
-
-def toc_notebooks(root: str | Path = REPO) -> list[str]:
-    """Names of the notebook chapters in ``_toc.yml`` (entries under ``book/_generated/``), in book order.
-
-    Example
-    -------
-    >>> "00_data_and_transforms" in toc_notebooks()
-    True
-    """
-    import yaml
-
-    file = Path(root) / "_toc.yml"
-    if not file.exists():
-        raise FileNotFoundError(f"{file} does not exist: the book's root folder holds _toc.yml and _config.yml")
-    toc = yaml.safe_load(file.read_text())
-    names: list[str] = []
-
-    def walk(node):
-        if isinstance(node, dict):
-            file = node.get("file") or node.get("root")
-            if isinstance(file, str) and Path(file).parent == GENERATED:
-                names.append(Path(file).stem)
-            for value in node.values():
-                walk(value)
-        elif isinstance(node, list):
-            for item in node:
-                walk(item)
-
-    walk(toc)
-    return [n for n in names if n not in PAGES]
 
 
 def read_notebook(name: str, root: str | Path = REPO):
@@ -267,16 +210,19 @@ def execute(name: str, profile: str, overrides: dict | None = None, root: str | 
     out_dir = root / GENERATED
     out_dir.mkdir(parents=True, exist_ok=True)
     running, failed = out_dir / f".{name}.running.ipynb", out_dir / f"{name}.failed.ipynb"
+    cache_log = out_dir / f".{name}.caches.log"
     failed.unlink(missing_ok=True)
+    cache_log.unlink(missing_ok=True)
     t0, started = time.perf_counter(), time.time()
     try:
-        with _kernel_env(root, name, threads or chapter_threads()):
+        with _kernel_env(root, name, threads or chapter_threads(), cache_log):
             nb = pm.execute_notebook(nb, str(running), parameters=params, kernel_name="python3", cwd=str(root),
-                                     progress_bar=False, language="python",
-                                     extra_arguments=["--IPKernelApp.log_level=ERROR"])
+                                     progress_bar=False, language="python", kernel_manager_class=_kernel_manager(),
+                                     extra_arguments=["--IPKernelApp.log_level=ERROR", KERNEL_START])
     except pm.PapermillExecutionError as err:
         if running.exists():
             running.replace(failed)
+        cache_log.unlink(missing_ok=True)
         first = next((line for line in (err.source or "").splitlines() if line.strip()), "")
         raise NotebookError(f"notebook {name} ({profile}) failed in cell {err.cell_index} "
                             f"(execution count {err.exec_count}: {first.strip()!r}): {err.ename}: {err.evalue}\n"
@@ -286,16 +232,79 @@ def execute(name: str, profile: str, overrides: dict | None = None, root: str | 
         tags = cell.metadata.setdefault("tags", [])
         if "injected-parameters" in tags and "remove-cell" not in tags:
             tags.append("remove-cell")
-    nb.metadata["invlib"] = dict(profile=profile, parameters=params, seconds=round(seconds, 2))
+    nb.metadata["invlib"] = dict(profile=profile, parameters=params, seconds=round(seconds, 2),
+                                 caches=cache_use(cache_log))
+    cache_log.unlink(missing_ok=True)
     atomic_save(nbformat.writes(nb), out_dir / f"{name}.ipynb")
     running.unlink(missing_ok=True)
     _note_seconds(results_root(root) / profile / f"{name}.json", seconds, since=started)
     return Chapter(name, "ok", seconds, profile)
 
 
-def results_root(root: str | Path = REPO) -> Path:
-    """The folder the chapters write their results into: ``$INVLIB_RESULTS``, else ``<root>/results``."""
-    return Path(os.environ.get("INVLIB_RESULTS") or Path(root) / "results")
+def cache_use(log: Path) -> dict:
+    r"""What a chapter did with the caches, from the log :func:`invlib.utils.cached` wrote while it ran
+    (``$INVLIB_CACHE_LOG``): ``{"wrote": namespaces, "read": namespaces, "files": {"wrote": [...], "read": [...]}}``,
+    a namespace being a folder under the cache (``"rrc"``) and a file ``"<namespace>/<file name>"``. ``read``
+    leaves out the files the chapter wrote itself before reading them. The executed notebook keeps it in its
+    metadata (``invlib.caches``); the smoke build checks it against :data:`invlib.papers.CHAPTERS`.
+
+    Example
+    -------
+    >>> import tempfile
+    >>> from invlib.utils import cache_dir
+    >>> log = Path(tempfile.mkdtemp()) / "log"
+    >>> _ = log.write_text(f"write\t{cache_dir('d9') / 'a.pt'}\nread\t{cache_dir('d9') / 'a.pt'}\n"
+    ...                    f"read\t{cache_dir('rrc') / 'b.pt'}\n")
+    >>> cache_use(log)
+    {'wrote': ['d9'], 'read': ['rrc'], 'files': {'wrote': ['d9/a.pt'], 'read': ['rrc/b.pt']}}
+    """
+    from .utils import cache_dir
+
+    root, files = cache_dir(), {"wrote": [], "read": []}
+    for line in log.read_text().splitlines() if log.exists() else []:
+        event, _, path = line.partition("\t")
+        path = Path(path)
+        file = path.relative_to(root).as_posix() if path.is_relative_to(root) else f"{path.parent.name}/{path.name}"
+        kind = "wrote" if event == "write" else "read"
+        if file not in files[kind] and (kind == "wrote" or file not in files["wrote"]):
+            files[kind].append(file)
+    space = lambda kind: sorted({f.rpartition("/")[0] for f in files[kind]})
+    return dict(wrote=space("wrote"), read=space("read"), files={k: sorted(v) for k, v in files.items()})
+
+
+def _kernel_manager():
+    """The kernel manager papermill starts each chapter's kernel with: jupyter_client's, except that shutting down
+    an idle kernel (after the last cell) sends it no interrupt (SIGINT) first, which its event loop reported as
+    ``[IPKernelApp] ERROR | KeyboardInterrupt caught in kernel`` at the end of a successful build."""
+    from jupyter_client.manager import AsyncKernelManager
+
+    class QuietShutdownKernelManager(AsyncKernelManager):
+        async def _async_interrupt_kernel(self) -> None:
+            if not self.shutting_down:  # an interrupt the user asked for still goes through
+                await super()._async_interrupt_kernel()
+
+    return QuietShutdownKernelManager
+
+
+def plain_warnings() -> None:
+    r"""Show warnings as ``<category>: <message>``, without the file and line that raised them: a chapter's page
+    then never shows the paths of the machine that built it. Each chapter's kernel calls it at start-up
+    (:data:`KERNEL_START`).
+
+    Example
+    -------
+    >>> plain_warnings()
+    >>> warnings.formatwarning("too few seeds", UserWarning, "/home/me/invlib/x.py", 3)
+    'UserWarning: too few seeds\n'
+    """
+    warnings.formatwarning = _format_warning
+
+
+def _format_warning(message, category, filename, lineno, line=None) -> str:
+    return f"{category.__name__}: {message}\n"
+
+
+KERNEL_START = "--IPKernelApp.exec_lines=from invlib.book import plain_warnings; plain_warnings()"
 
 
 def _note_seconds(path: Path, seconds: float, since: float) -> None:
@@ -307,14 +316,17 @@ def _note_seconds(path: Path, seconds: float, since: float) -> None:
         atomic_save(json.dumps(record, indent=2, allow_nan=False), path)
 
 
-def _kernel_env(root: Path, name: str, threads: int | None = None):
+def _kernel_env(root: Path, name: str, threads: int | None = None, cache_log: Path | None = None):
     """Environment of the papermill kernel of chapter ``name`` (restored afterwards): no progress bars, results
     beside the book, the chapter's name as ``INVLIB_CHAPTER`` (:class:`invlib.results.Run` names its JSON file
     after it), this interpreter's folder first on PATH (so ``python3`` is this venv's kernel), OpenMP threads that
     spin briefly before they sleep while they wait (``GOMP_SPINCOUNT``, unless the environment sets a wait policy),
-    and with ``threads`` the kernel's OpenMP/MKL threads."""
+    with ``threads`` the kernel's OpenMP/MKL threads, and with ``cache_log`` the file the chapter's reads and writes
+    of cached values go to (``$INVLIB_CACHE_LOG``, :func:`cache_use`)."""
     env = dict(INVLIB_PROGRESS="0", PYDEVD_DISABLE_FILE_VALIDATION="1", INVLIB_RESULTS=str(results_root(root)),
                INVLIB_CHAPTER=name, PATH=f"{Path(sys.executable).parent}{os.pathsep}{os.environ.get('PATH', '')}")
+    if cache_log is not None:
+        env[CACHE_LOG_ENV] = str(cache_log)
     if threads:
         env.update(OMP_NUM_THREADS=str(threads), MKL_NUM_THREADS=str(threads))
     # How long a waiting OpenMP thread spins before it sleeps. Spinning threads once made a chapter 15x slower with
@@ -373,17 +385,59 @@ def _reuse_or_stub(name: str, root: Path) -> Chapter:
     return Chapter(name, "stub")
 
 
+REPOSITORY_ENV = "INVLIB_REPOSITORY"  # the repository the site links to, for one build (else _config.yml's)
+# What the site shows once a repository is configured: its repository and issues buttons and, on each chapter, the
+# buttons that launch the executed notebook on Binder or Colab. Without a repository none of them.
+WITH_REPOSITORY = {"html": {"use_repository_button": True, "use_issues_button": True},
+                   "launch_buttons": {"notebook_interface": "jupyterlab", "binderhub_url": "https://mybinder.org",
+                                      "colab_url": "https://colab.research.google.com"}}
+
+
+def site_config(root: str | Path = REPO) -> dict:
+    """The Jupyter Book configuration the site is built with: ``_config.yml``, and where a repository is
+    configured (``$INVLIB_REPOSITORY``, else ``repository.url`` of ``_config.yml``) the buttons of
+    :data:`WITH_REPOSITORY` pointing at it; without one the site has no repository, issues or launch button.
+
+    Example
+    -------
+    >>> config = site_config()
+    >>> bool(config["repository"]["url"]) == bool(config["html"].get("use_repository_button"))
+    True
+    """
+    import yaml
+
+    config = yaml.safe_load((Path(root) / "_config.yml").read_text())
+    repository = config.setdefault("repository", {})
+    repository["url"] = os.environ.get(REPOSITORY_ENV) or repository.get("url") or ""
+    if repository["url"]:
+        config.setdefault("html", {}).update(WITH_REPOSITORY["html"])
+        config["launch_buttons"] = {**config.get("launch_buttons", {}), **WITH_REPOSITORY["launch_buttons"]}
+        # sphinx-thebe's kernel configuration on every page: this repository, not its default example one
+        thebe = dict(repository_url=repository["url"], repository_branch=repository.get("branch", "main"))
+        config.setdefault("sphinx", {}).setdefault("config", {})["thebe_config"] = thebe
+    return config
+
+
 def build_site(root: str | Path = REPO) -> float:
-    """``jupyter-book build <root> -W -n --keep-going``; raise :class:`BuildError` unless it made ``index.html``.
+    """``jupyter-book build <root> -W -n --keep-going`` with :func:`site_config`; raise :class:`BuildError` unless it
+    made ``index.html``.
 
     The log goes to ``_build/jupyter-book.log``; on failure its warning lines are in the error message.
     """
+    import yaml
+
     root = Path(root).resolve()
     html = root / "_build" / "html" / "index.html"
     html.unlink(missing_ok=True)
     t0 = time.perf_counter()
     cmd = [sys.executable, "-c", "from jupyter_book.cli.main import main; main()",
            "build", str(root), "-W", "-n", "--keep-going"]
+    config = site_config(root)
+    if config != yaml.safe_load((root / "_config.yml").read_text()):  # a repository: the buttons added
+        extensions = config.get("sphinx", {}).get("local_extensions") or {}
+        for name, folder in extensions.items():  # Jupyter Book finds them beside the config file it is given
+            extensions[name] = str(root / folder)
+        cmd += ["--config", str(atomic_save(yaml.safe_dump(config, sort_keys=False), root / "_build" / "_config.yml"))]
     proc = subprocess.run(cmd, cwd=root, capture_output=True, text=True, env={**os.environ, "PYTHONWARNINGS": ""})
     log = root / "_build" / "jupyter-book.log"
     log.parent.mkdir(parents=True, exist_ok=True)
@@ -423,7 +477,7 @@ def build(profile: str | Profile = "cpu", only: list[str] | None = None, params:
         site: run Jupyter Book after the notebooks.
         progress: a ticking seconds counter while a chapter runs (default: when stdout is a terminal).
         jobs: chapters executed at once, each in its own process on :func:`chapter_threads` threads, in the
-            order of :data:`AFTER` (see :func:`default_jobs` for what was measured); never more than the
+            order of :func:`after` (see :func:`default_jobs` for what was measured); never more than the
             selected chapters. The numbers do not depend on it.
         zoo_phase: first train every zoo model the selected chapters load, ``jobs`` at once, longest first
             (:func:`invlib.zoo.train_phase`, one row of the summary); a chapter that still has to train one
@@ -460,8 +514,6 @@ def build(profile: str | Profile = "cpu", only: list[str] | None = None, params:
         done = _execute(names, selected, profile, params, root, jobs, progress, echo)
     chapters = phase + [done[n] if n in done else _reuse_or_stub(n, root) for n in names]
     wall = time.perf_counter() - t0
-    from .scoreboard import write_scoreboard  # here: the scoreboard module imports this one
-
     write_scoreboard(chapters, root)
     if site:
         echo("jupyter-book build ...", end=" ", flush=True)
@@ -509,7 +561,7 @@ ZOO_PHASE = "(zoo training phase)"  # the summary's row of the training phase
 def _train_phase(selected: list[str], profile: str, params: dict, declared: dict, workers: int, echo) -> Chapter:
     """Train the zoo models the selected chapters load (:func:`invlib.papers.zoo_specs`), longest first, in
     ``workers`` one-thread processes (:func:`invlib.zoo.train_phase`); its seconds as a row of the summary."""
-    from . import papers, zoo
+    from . import zoo
 
     specs = [s for n in selected for s in papers.zoo_specs(n, profile, check_overrides(n, declared[n], params))]
     t0 = time.perf_counter()
@@ -528,11 +580,8 @@ def default_jobs(profile: str) -> int:
     (2 on 2 cores, 8 on 8), so every core works and every chapter computes on the same threads; 1 for gpu and
     paper (chapters there share one GPU).
 
-    Measured on 2 cores (AMD EPYC, AVX2): ``benchmarks/bench_threads.py`` (small_resnet18 training, batch 128)
-    gives two one-thread processes 1.04x the images/s of one two-thread process on an idle machine, and 2.37x
-    with one core kept busy by another job (the two threads spin-wait for each other: 0.28x of their idle
-    speed); the smoke book's sixteen chapters took 283 s of wall time with 2 jobs against 387 s with 1 (1.37x:
-    kernel start-up, imports and figures do not use a second thread).
+    One-thread chapters side by side beat one two-thread chapter at a time (``benchmarks/bench_threads.py``
+    remeasures it; the numbers are in ``benchmarks/measurements/foundation.md``).
 
     Example
     -------
@@ -544,7 +593,7 @@ def default_jobs(profile: str) -> int:
 
 def _execute_parallel(names: list[str], profile: str, params: dict, root: Path, jobs: int, echo) -> dict:
     """Execute ``names`` ``jobs`` at a time, each in a fresh process on :func:`chapter_threads` threads; a chapter
-    starts once the selected chapters it comes :data:`AFTER` have finished. Returns ``{name: Chapter}``; the first
+    starts once the selected chapters it comes :func:`after` have finished. Returns ``{name: Chapter}``; the first
     failure cancels the chapters not yet started and is raised."""
     import multiprocessing
     from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
@@ -552,10 +601,11 @@ def _execute_parallel(names: list[str], profile: str, params: dict, root: Path, 
     threads = chapter_threads()
     pending, running, done = list(names), {}, {}
     position = {n: i for i, n in enumerate(toc_notebooks(root), 1)}
+    order = after(list(position))
     with ProcessPoolExecutor(jobs, mp_context=multiprocessing.get_context("spawn")) as pool:
         while pending or running:
             for name in list(pending):
-                if len(running) < jobs and all(d in done or d not in names for d in AFTER.get(name, ())):
+                if len(running) < jobs and all(d in done or d not in names for d in order.get(name, ())):
                     pending.remove(name)
                     running[pool.submit(execute, name, profile, params, root, threads)] = name
             finished, _ = wait(running, return_when=FIRST_COMPLETED)
@@ -571,20 +621,72 @@ def _execute_parallel(names: list[str], profile: str, params: dict, root: Path, 
     return done
 
 
+def after(names: list[str]) -> dict[str, tuple[str, ...]]:
+    """``{chapter: the chapters before it in names (book order) that write a cache it reads}``, from the facts
+    declared in :data:`invlib.papers.CHAPTERS`: the order of a parallel build (zoo models need no entry: the
+    training phase trains them all before any chapter starts). A chapter waits only for earlier ones, so the book
+    order of a build with one job keeps it too.
+
+    Example
+    -------
+    >>> after(["a1_ranking_tasks", "a2_which_layers", "c1_invariance_equivariance", "c2_representation_distance"])
+    {'a2_which_layers': ('a1_ranking_tasks',), 'c2_representation_distance': ('c1_invariance_equivariance',)}
+    """
+    out = {}
+    for i, name in enumerate(names):
+        reads = set(papers.facts(name).reads)
+        before = tuple(n for n in names[:i] if reads & set(papers.facts(n).writes))
+        if before:
+            out[name] = before
+    return out
+
+
+def trains_a_family(name: str, profile: str = "cpu") -> bool:
+    """Whether chapter ``name`` trains a model family at ``profile``, and so has a family chapter's budget: it
+    trains one itself (:attr:`invlib.papers.ChapterFacts.trains`), or it is the first chapter of the book to load
+    one of its zoo models (which a build without the training phase trains there; a chapter whose models an
+    earlier chapter loads only measures them).
+
+    Example
+    -------
+    >>> trains_a_family("e3_capacity"), trains_a_family("a1_ranking_tasks"), trains_a_family("a2_which_layers")
+    (True, True, False)
+    """
+    return papers.facts(name).trains or name in _first_loaders(profile)
+
+
+@cache
+def _first_loaders(profile: str) -> frozenset:
+    """The chapters of :data:`invlib.papers.CHAPTERS` (book order) that load a zoo model no earlier one loads."""
+    from . import zoo
+
+    seen, first = set(), set()
+    for name in papers.CHAPTERS:
+        files = {zoo.path(s) for s in papers.zoo_specs(name, profile)}
+        if files - seen:
+            first.add(name)
+        seen |= files
+    return frozenset(first)
+
+
 def budget(name: str, profile: str) -> float | None:
-    """Seconds a chapter may take at a profile on 2 CPU cores (see :data:`BUDGETS`); None where there is none.
+    """Seconds a chapter may take at a profile on 2 CPU cores: its own (:data:`invlib.papers.CHAPTERS`), else its
+    class's in :data:`BUDGETS` (:func:`trains_a_family`); None where there is none.
 
     Example
     -------
     >>> budget("a2_which_layers", "cpu"), budget("e3_capacity", "cpu"), budget("a2_which_layers", "gpu")
     (120, 300, None)
-    >>> budget("b1_rrc_decomposition", "cpu")
-    480
+    >>> budget("b1_rrc_decomposition", "cpu"), budget("d2_instance_crops", "cpu")
+    (480, 300)
     """
-    if (name, profile) in OWN_BUDGETS:
-        return OWN_BUDGETS[name, profile]
+    own = papers.facts(name).budgets.get(profile)
+    if own is not None:
+        return own
     limits = BUDGETS.get(profile)
-    return None if limits is None else limits[name in TRAINS_A_FAMILY]
+    if limits is None:
+        return None
+    return limits[0] if limits[0] == limits[1] else limits[trains_a_family(name, profile)]
 
 
 def summary(chapters: list[Chapter], root: str | Path = REPO) -> str:

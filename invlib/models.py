@@ -47,8 +47,8 @@ OURS = ("small_resnet18", "small_resnet18_s2", "small_resnet18_s4", "small_resne
 SIGNAL_NETS = ("signal_cnn", "signal_mlp")
 IMAGENET_MEAN, IMAGENET_STD = (0.485, 0.456, 0.406), (0.229, 0.224, 0.225)
 # Images per forward pass of batched() (and so of train.evaluate) by device type when none is asked for: 128 on CPU,
-# where a batch's activations then stay in cache (measured on 2 cores: 2.2x the images/s of batch 1024 for
-# small_resnet18, 2.9x for small_resnet50, bit-identical logits); 1024 on CUDA.
+# where a batch's activations then stay in cache (2-3x the images/s of batch 1024, the same logits:
+# benchmarks/measurements/foundation.md); 1024 on CUDA.
 EVAL_BATCH = {"cpu": 128, "cuda": 1024}
 
 
@@ -133,9 +133,9 @@ class SmallResNet(nn.Module):
             if isinstance(m, nn.Conv2d):
                 nn.init.kaiming_normal_(m.weight, mode="fan_out", nonlinearity="relu")
             elif isinstance(m, Bottleneck):  # 16 bottlenecks diverge at lr 0.1 unless each starts as identity
-                nn.init.zeros_(m.body[-1].weight)  # (measured: 10 % vs 28 % test accuracy after 47 steps)
-        # (BasicBlocks keep the default: zero-init slows the first hundred steps of small-batch CPU training
-        # a lot: 23 % vs 44 % train accuracy after 32 steps on Fashion-MNIST)
+                nn.init.zeros_(m.body[-1].weight)
+        # (BasicBlocks keep the default: zero-init slows the first hundred steps of small-batch CPU training a lot;
+        # both: benchmarks/measurements/foundation.md)
 
     def get_classifier(self) -> nn.Module:
         return self.fc
@@ -212,8 +212,8 @@ def small_resnet18_s2(pretrained=False, num_classes=10, in_chans=3, **kwargs):
 def small_resnet18_s4(pretrained=False, num_classes=10, in_chans=3, **kwargs):
     """:func:`small_resnet18` with torchvision's ResNet stem: a stride-2 convolution then a 3x3 max-pool of stride
     2, so the first stage sees a quarter of the side (14 px of a 56 px scene, as ImageNet's ResNet-18 sees 56 of
-    224). Measured here (2 threads, batch 128): 1,281 training and 4,797 evaluation images/s at 56 px, against
-    563 and 1,357 for :func:`small_resnet18_s2` and 516 and 1,357 for :func:`small_resnet18` at 28 px."""
+    224). At 56 px it trains and evaluates faster than :func:`small_resnet18_s2` and :func:`small_resnet18` at
+    28 px (``benchmarks/measurements/foundation.md``)."""
     kwargs = _drop_timm_args(kwargs)
     net = SmallResNet(BasicBlock, (2, 2, 2, 2), num_classes=num_classes, in_chans=in_chans, stem_stride=2,
                       stem_pool=True, **kwargs)
@@ -563,8 +563,8 @@ def for_inference(model: nn.Module, keep=()) -> nn.Module:
     """What a measurement's forward passes run: a copy of an eval-mode ``model`` in which every BatchNorm that
     directly follows a convolution inside an ``nn.Sequential`` is folded into that convolution (the BatchNorm
     becomes ``nn.Identity``, so every module keeps its name). Same outputs to float rounding, fewer passes over
-    memory: measured on one CPU thread, batch 128, after warm-up, 1.07x (small_resnet18 at 28 px) to 1.2x
-    (small_resnet18_s4 at 56 px, conv4) the images/s (``benchmarks/bench_inference.py``). :func:`batched` and
+    memory: 1.07x to 1.2x the images/s on one CPU thread (``benchmarks/bench_inference.py``;
+    ``benchmarks/measurements/foundation.md``). :func:`batched` and
     :func:`features` run every module through it.
 
     ``keep``: module names whose own output must stay as it is (a hooked convolution keeps its BatchNorm).

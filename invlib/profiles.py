@@ -3,7 +3,7 @@
 | profile | where                         | budget                                         |
 |---------|-------------------------------|------------------------------------------------|
 | smoke   | CI, every notebook            | <= 60 s per notebook on 2 CPU cores            |
-| cpu     | ``make book``, the default    | <= 3 min per notebook on 2 cores, cold cache   |
+| cpu     | ``make book``, the default    | <= 2 min per notebook on 2 cores, cold cache   |
 | gpu     | one GPU                       | the papers' architectures at small scale       |
 | paper   | many GPUs (torchrun)          | the papers' settings                           |
 """
@@ -188,7 +188,8 @@ _NOT_PARAMETERS = {"In", "Out", "exit", "quit", "get_ipython", "open"}
 
 
 def cell(namespace: dict) -> dict:
-    """A chapter's parameters, read from its namespace: ``S = paper.settings(**cell(globals()))``.
+    """A chapter's parameters, read from its namespace (what :func:`invlib.results.open_chapter` passes to the
+    paper's ``settings``).
 
     A chapter's ``parameters`` cell holds only plain values (``None``, numbers, text, lists, dicts), which
     papermill may replace; this returns every such name of ``namespace`` (a notebook's ``globals()``) that

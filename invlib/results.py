@@ -1,9 +1,10 @@
 """Results of a notebook run: metrics beside the paper's values, written to ``results/<profile>/<notebook>.json``.
 
-Every notebook makes one :class:`Run` from its settings (``run = results.Run(S)``; the book runner tells it the
-chapter's name through ``$INVLIB_CHAPTER``), logs its numbers with the paper's reference value where the paper
-has one, records each paper claim it tests with :meth:`Run.claim` (the verdict is computed from this run's
-numbers by a stated criterion), shows :meth:`Run.table` ("paper vs this run") and ends with :meth:`Run.save`.
+Every chapter opens with :func:`open_chapter` (``S, run = results.open_chapter(paper.settings, globals())``: its
+settings from the parameters cell and one :class:`Run`; the book runner tells it the chapter's name through
+``$INVLIB_CHAPTER``), logs its numbers with the paper's reference value where the paper has one, records each
+paper claim it tests with :meth:`Run.claim` (the verdict is computed from this run's numbers by a stated
+criterion), shows :meth:`Run.table` ("paper vs this run") and ends with :meth:`Run.close`.
 :func:`scoreboard` gathers the claims of every saved run: the book's "Reproduction scoreboard" page. The JSON file holds
 the metrics, the paper's values, the parameters, the environment (torch version, device) and the seconds
 the run took, so runs on different machines and profiles can be compared without re-executing anything.
@@ -229,16 +230,14 @@ class Run:
                     seconds=round(time.perf_counter() - self._t0, 2),
                     finished=datetime.now(UTC).isoformat(timespec="seconds"))
 
-    def close(self) -> Path:
+    def close(self) -> None:
         """A chapter's last call: :meth:`save` the run and print where its JSON went (relative to the repository
-        when it is inside it). Returns the path.
+        when it is inside it). Returns nothing, so a notebook's last cell shows only that line.
 
         Example
         -------
-        >>> run = Run("smoke", name="demo")
-        >>> run.close().name  # doctest: +ELLIPSIS
+        >>> Run("smoke", name="demo").close()  # doctest: +ELLIPSIS
         results: ...demo.json
-        'demo.json'
         """
         path = self.save()
         try:
@@ -246,7 +245,6 @@ class Run:
         except ValueError:
             shown = path
         print(f"results: {shown}")
-        return path
 
     def save(self) -> Path:
         """Write ``results/<profile>/<notebook>.json`` atomically and return its path."""

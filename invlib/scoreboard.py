@@ -20,7 +20,7 @@ import re
 from pathlib import Path
 from unittest import mock
 
-from .book import GENERATED, SCOREBOARD, Chapter, results_root, toc_notebooks
+from .chapters import GENERATED, SCOREBOARD, Chapter, results_root, toc_notebooks
 from .profiles import PROFILES
 from .utils import REPO, atomic_save
 
@@ -34,8 +34,8 @@ def write_scoreboard(chapters: list[Chapter], root: str | Path = REPO) -> list[P
     (a stub) is listed as not run.
 
     Args:
-        chapters: every chapter of the build, as :func:`invlib.book.build` returns them (name, status
-            ``"ok"``/``"reused"``/``"stub"``, profile).
+        chapters: every chapter of the build (:class:`invlib.chapters.Chapter`), as :func:`invlib.book.build`
+            returns them (name, status ``"ok"``/``"reused"``/``"stub"``, profile).
         root: the book's folder (``_toc.yml``; the pages go to ``<root>/book/_generated/``).
 
     Returns:
@@ -44,7 +44,7 @@ def write_scoreboard(chapters: list[Chapter], root: str | Path = REPO) -> list[P
 
     Example
     -------
-    >>> from invlib.book import Chapter, toc_notebooks
+    >>> from invlib.chapters import Chapter, toc_notebooks
     >>> chapters = [Chapter(name, "ok", 1.0, "cpu") for name in toc_notebooks()]
     >>> [p.name for p in write_scoreboard(chapters)][-1]   # doctest: +SKIP
     'scoreboard.md'

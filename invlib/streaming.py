@@ -93,11 +93,9 @@ def decode(path: str | os.PathLike, size: int, decoder: str = "torchvision") -> 
     ``(width, height)``. The book's one decoder, for in-memory loads and streamed batches alike.
 
     ``decoder="torchvision"`` (the default) decodes with ``torchvision.io.decode_image`` and resizes with torch's
-    antialiased bilinear interpolation. torchvision 0.29 announces that TorchCodec supersedes these decoders, so
-    we measured the alternative: ``"pil"`` (Pillow, letting libjpeg decode a large JPEG at a reduced scale no
-    smaller than twice ``size``, then an antialiased bilinear resize) decodes 1.2x (64 px) to 2.4x (224 px)
-    slower on the generated JPEGs of ``benchmarks/bench_streaming.py`` (one process, 2-core AMD EPYC). It is the
-    fallback when ``torchvision.io`` cannot decode.
+    antialiased bilinear interpolation. ``"pil"`` (Pillow, letting libjpeg decode a large JPEG at a reduced scale
+    no smaller than twice ``size``, then an antialiased bilinear resize) is slower (``benchmarks/bench_streaming.py``;
+    ``benchmarks/measurements/foundation.md``), and the fallback when ``torchvision.io`` cannot decode.
 
     Example
     -------

@@ -190,8 +190,8 @@ def make_optimizer(model: nn.Module, cfg: TrainConfig) -> torch.optim.Optimizer:
         groups.append(dict(params=aug, weight_decay=cfg.aug_weight_decay, lr=cfg.aug_lr or cfg.lr))
     if cfg.optimizer == "sgd":
         return torch.optim.SGD(groups, lr=cfg.lr, momentum=cfg.momentum, nesterov=cfg.momentum > 0)
-    # foreach: one batched update over all tensors, as on CUDA, instead of a Python loop over them (measured on
-    # one CPU thread: chapter E3's 18 small MLPs 20.6 -> 17.9 s, the same results to 4 decimals)
+    # foreach: one batched update over all tensors, as on CUDA, instead of a Python loop over them (faster on one
+    # CPU thread, the same results: benchmarks/measurements/foundation.md)
     if cfg.optimizer == "adam":
         return torch.optim.Adam(groups, lr=cfg.lr, foreach=True)
     return torch.optim.AdamW(groups, lr=cfg.lr, foreach=True)

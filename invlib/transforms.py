@@ -437,8 +437,8 @@ def elastic(x, m, generator=None, sigma: float = 3.0, shared: bool = False):
     Gaussian of ``sigma`` pixels, times ``m``; each output pixel samples the input that far away.
 
     ``shared=True`` draws one field for the whole batch (the paper's fixed measurement transform). Through
-    kornia's ``elastic_transform2d`` (1.4x the images/s of a hand-written field here,
-    ``benchmarks/bench_equivariance.py``), with the per-image ``m`` folded into the field before smoothing (a
+    kornia's ``elastic_transform2d`` (faster than a hand-written field: ``benchmarks/bench_equivariance.py``,
+    ``benchmarks/measurements/foundation.md``), with the per-image ``m`` folded into the field before smoothing (a
     linear filter) and pixels converted to its [-1, 1] grid units.
     """
     b, _, h, w = x.shape

@@ -202,6 +202,18 @@ def cache_path(folder: str, name: str, version: int | None = None) -> Path:
     return cache_dir(folder) / (f"{name}-v{version}.pt" if version is not None else f"{name}.pt")
 
 
+CACHE_LOG_ENV = "INVLIB_CACHE_LOG"  # a file that every read and write of a cached value is appended to (the runner's)
+
+
+def _log_cache(event: str, path: Path) -> None:
+    """Append ``"<event>\t<path>"`` (``read`` or ``write``) to ``$INVLIB_CACHE_LOG`` when it is set: the book runner
+    records which caches each chapter used (:func:`invlib.book.execute`)."""
+    log = os.environ.get(CACHE_LOG_ENV)
+    if log:
+        with open(log, "a") as f:
+            f.write(f"{event}\t{path}\n")
+
+
 def load_cached(path: Path, weights_only: bool = False):
     """The value stored at ``path``, or None when there is none or it is unreadable (a corrupt file is deleted,
     with a warning, so that it is made again).
@@ -214,7 +226,9 @@ def load_cached(path: Path, weights_only: bool = False):
     if not path.exists():
         return None
     try:
-        return torch.load(path, weights_only=weights_only)
+        value = torch.load(path, weights_only=weights_only)
+        _log_cache("read", path)
+        return value
     except Exception as err:  # a torn or stale file: make it again rather than fail a build
         warnings.warn(f"cache file {path} is unreadable ({type(err).__name__}: {err}); recomputing.", stacklevel=2)
         path.unlink(missing_ok=True)
@@ -273,6 +287,7 @@ def cached_many(folder: str, names: dict, make, version: int | None = None, memo
             out[key] = made[key]
             if disk:
                 atomic_save(made[key], paths[key])
+                _log_cache("write", paths[key])
     if memory:
         for key, path in paths.items():
             if path not in _MEMORY:

@@ -273,8 +273,7 @@ _LATER_FIELDS = ("schedule", "step_size", "data_options")
 
 # Per-architecture recipe of the named entries; the profile sets data, sizes, epochs, batch and device. The ViT
 # is ~2x faster per image but learns more slowly from 28 px images, so it gets twice the epochs at half the
-# batch, AdamW and a warm-up (measured: 12k images x 4 epochs at batch 128 gave 69 % test accuracy, x 8 at
-# batch 64: 83 %; with RandomResizedCrop it still underfits: 75 % test accuracy at 8 epochs).
+# batch, AdamW and a warm-up (at the ResNet's epochs and batch it underfits: benchmarks/measurements/foundation.md).
 ARCHS = {
     "small_resnet18": dict(optimizer="sgd", lr=0.1, weight_decay=5e-4),
     "small_resnet50": dict(optimizer="sgd", lr=0.1, weight_decay=5e-4),
@@ -291,9 +290,9 @@ ARCHS.update(small_resnet18_s4=ARCHS["small_resnet18"], small_resnet18_s2=ARCHS[
 BOOK = ("small_resnet18/untrained", "small_resnet18/none", "small_resnet18/standard",
         "small_resnet50_s2/standard")
 # The entries that several chapters use (chapter 00's own table and A2; the standard one is also A1's backbone).
-# ``make book`` trains every entry a chapter loads in its training phase (invlib.papers.ZOO_SPECS); A1's ResNet-50
+# ``make book`` trains every entry a chapter loads in its training phase (invlib.papers.CHAPTERS); A1's ResNet-50
 # has a stride-2 stem at 28 px (small_resnet50_s2: about 2.6x cheaper to train than the stride-1 net; the gate run
-# is written beside paper A's settings, invlib/papers/a/probes.py).
+# is in benchmarks/measurements/a.md).
 SHARED = ("small_resnet18/untrained", "small_resnet18/none", "small_resnet18/standard")
 
 
@@ -499,7 +498,7 @@ PHASE_ENV = "INVLIB_ZOO_PHASE"  # set by the book runner after its training phas
 def _train(s: Spec, file: Path, progress: bool) -> tuple[nn.Module, dict]:
     if os.environ.get(PHASE_ENV) and s.epochs > 0:
         warnings.warn(f"chapter {os.environ.get('INVLIB_CHAPTER', '?')} trains zoo model {s.name} (seed {s.seed}) that "
-                      f"the book's training phase did not: its zoo specs function (invlib.papers.ZOO_SPECS) misses "
+                      f"the book's training phase did not: its zoo specs function (invlib.papers.CHAPTERS) misses "
                       f"it", ZooPhaseWarning, stacklevel=3)
     t0 = time.perf_counter()
     # the test split only for the class count (a folder's held-out images change its training part: all of them)

@@ -27,7 +27,7 @@
 
 # %% tags=["parameters"]
 profile = "cpu"  # smoke | cpu | gpu | paper: sizes, epochs and device (see the introduction)
-dataset = None  # None: the profile's dataset (colourised Fashion-MNIST); or e.g. "fashion_mnist", "cifar10", "folder"
+dataset = None  # None: the profile's dataset; or e.g. "fashion_mnist", "cifar10", "folder"
 root = None  # folder of the dataset: your images as root/<class>/<image> (or root/train/..., root/test/...)
 seed = 0  # which images are shown
 n_show = 16  # images per grid
@@ -39,9 +39,8 @@ import torch
 
 from invlib import data, plots, profiles, results, transforms, wordnet, zoo
 
-S = profiles.foundations(**profiles.cell(globals()))
+S, run = results.open_chapter(profiles.foundations, globals())
 P = S.run_profile
-run = results.Run(S)
 torch.manual_seed(S.seed)
 P
 
@@ -189,6 +188,7 @@ table.style.format({"params": "{:,}", "test_acc": "{:.1%}", "train_seconds": "{:
 # paper's value beside each of ours.
 
 # %%
-path = run.save()
-print(f"results: {path.relative_to(path.parents[2]) if len(path.parents) > 2 else path}")
 run.table(only_paper=False)
+
+# %%
+run.close()

@@ -22,29 +22,29 @@
 #
 # Everything heavy is `invlib.papers.a.probes`: `sample` draws the strengths and crop boxes, `render` makes the views
 # of a whole batch in one call, `extract` runs the featurizer and caches the features on disk, `train_probe`
-# trains the probe, and `run_table` does all of it for every featurizer and task. A second run of this
-# notebook, or chapter A2, reuses the cached features. The settings (`probes.Settings`) default to the
+# trains the probe; `run_table` of `invlib.papers.a.tables` does all of it for every featurizer and task. A second
+# run of this notebook, or chapter A2, reuses the cached features. The settings (`tables.Settings`) default to the
 # paper's; each profile changes what it must, and every parameter below overrides one field.
 
 # %% tags=["parameters"]
 profile = "cpu"  # smoke | cpu | gpu | paper
-dataset = None  # None: the profile's (colourised Fashion-MNIST on smoke/cpu, ImageNet on gpu/paper); or "folder"
+dataset = None  # None: the profile's (the paper: ImageNet; the small profiles: colourised Fashion-MNIST); or "folder"
 root = None  # folder of the dataset: an ImageNet folder with ILSVRC box XML files, or root/<class>/<image>
 backbones = None  # {"ResNet-18": spec, "ResNet-50": spec}; None: from the profile (see zoo.load)
-n_train = None  # training pairs per task (one pair per image); None: from the profile
-n_val = None  # validation pairs per task, from other images
-canvas = None  # black margin around each image (1.5 on smoke/cpu: room to zoom out of 28 px garments)
-weight_decay = None  # L2 penalty of the probe on standardised features; None: 1e-3
+n_train = None  # training pairs per task (one pair per image; the paper: 65,000); None: from the profile
+n_val = None  # validation pairs per task, from other images (the paper: 21,000)
+canvas = None  # black margin around each image, a factor of its side (the paper: none): room to zoom out
+weight_decay = None  # L2 penalty of the probe on standardised features (the paper states none)
 seed = 0
 
 # %%
 import matplotlib.pyplot as plt
 
-from invlib import plots, profiles, results
-from invlib.papers.a import probes, probes_reports
+from invlib import plots, results
+from invlib.papers.a import probes_reports as R
+from invlib.papers.a import tables as A
 
-S = probes.settings(**profiles.cell(globals()))
-run = results.Run(S)
+S, run = results.open_chapter(A.settings, globals())
 S
 
 # %% [markdown]
@@ -60,7 +60,7 @@ S
 # images cannot pose (hue and saturation on greyscale images), which the tables then show as undefined.
 
 # %%
-train, val = probes.chapter_images(S)
+train, val = A.chapter_images(S)
 run.log("train_images", len(train[0]))
 run.log("val_images", len(val[0]))
 plots.image_grid(val[0][:8], boxes=val[1][:8], ncols=8, suptitle="validation images and their object boxes")
@@ -84,11 +84,11 @@ plt.show()
 # cell trains what the zoo lacks, and every later run loads it.
 
 # %%
-backbone_features, sizes = probes.featurizers(S.backbones, S.profile)
+backbone_features, sizes = A.featurizers(S.backbones, S.profile)
 size = next(iter(sizes.values()))
-probes_reports.figure2(*train, size, seed=S.seed)
+R.figure2(*train, size, seed=S.seed)
 plt.show()
-probes_reports.task_table()
+R.task_table()
 
 # %% [markdown]
 # ## Frequency content and scale (Figure 3)
@@ -100,7 +100,7 @@ probes_reports.task_table()
 # zoomed in by half.
 
 # %%
-fig, high = probes_reports.figure3(*val, size)
+fig, high = R.figure3(*val, size)
 plt.show()
 for name, value in high.items():
     run.log(f"dct_high_share/{name.split()[0]}", value, note="mean |AC| of the upper 32 coefficients / all AC")
@@ -126,21 +126,21 @@ results.glue({"dct_fades": "fades" if fades else "does not fade steadily"})
 # as "undefined", not scored.
 
 # %%
-features, feature_sizes = probes.baselines(size, S.passthrough_size)
-table, trained = probes.run_table(features | backbone_features, train, val, sizes=feature_sizes | sizes,
-                                  **probes.run_options(S))
-probes_reports.log_table(run, table, "table1")
+features, feature_sizes = A.baselines(size, S.passthrough_size)
+table, trained = A.run_table(features | backbone_features, train, val, sizes=feature_sizes | sizes,
+                             **A.run_options(S))
+R.log_table(run, table, "table1")
 print(f"features: {table.groupby('featurizer', sort=False).seconds.sum().round(1).to_dict()} seconds "
       "(0 when read from the cache)")
 print("Validation accuracy %, this run (paper)")
-probes_reports.side_by_side(table, "val_acc")
+R.side_by_side(table, "val_acc")
 
 # %%
 print("Training accuracy %, this run (paper)")
-probes_reports.side_by_side(table, "train_acc")
+R.side_by_side(table, "train_acc")
 
 # %%
-probes_reports.table1_bars(table)
+R.table1_bars(table)
 plt.show()
 
 # %% [markdown]
@@ -158,7 +158,7 @@ plt.show()
 # paper's two. A claim that needs a task these images cannot pose is not measurable here.
 
 # %%
-results.glue(probes_reports.record_table1_claims(run, table, list(S.backbones)))
+results.glue(R.report_table1(run, table, list(S.backbones)))
 run.claims_table()
 
 # %% [markdown]
@@ -166,7 +166,7 @@ run.claims_table()
 # {glue:md}`beat_magnitude`.
 
 # %%
-results.glue(probes_reports.table1_readings(table, list(S.backbones), S.dataset))
+results.glue(R.table1_readings(table, list(S.backbones), S.dataset))
 
 # %% [markdown]
 # ### Reading the table
@@ -194,6 +194,7 @@ results.glue(probes_reports.table1_readings(table, list(S.backbones), S.dataset)
 # ## This run
 
 # %%
-path = run.save()
-print(f"results: {path}")
 run.table()
+
+# %%
+run.close()

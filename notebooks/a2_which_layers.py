@@ -26,29 +26,30 @@
 
 # %% tags=["parameters"]
 profile = "cpu"  # smoke | cpu | gpu | paper
-dataset = None  # None: the profile's (colourised Fashion-MNIST on smoke/cpu, ImageNet on gpu/paper); or "folder"
+dataset = None  # None: the profile's (the paper: ImageNet; the small profiles: colourised Fashion-MNIST); or "folder"
 root = None  # folder of the dataset: an ImageNet folder with ILSVRC box XML files, or root/<class>/<image>
 backbones = None  # {"ResNet-18": spec, "ResNet-50": spec}; None: from the profile (see zoo.load)
 variants = None  # {label: spec} for "does training change it?"; None: from the profile
-n_train = None  # training pairs per task (one pair per image); None: from the profile
-n_val = None  # validation pairs per task, from other images
-canvas = None  # black margin around each image (1.5 on smoke/cpu)
-weight_decay = None  # L2 penalty of the probe on standardised features; None: 1e-3
+n_train = None  # training pairs per task (one pair per image; the paper: 65,000); None: from the profile
+n_val = None  # validation pairs per task, from other images (the paper: 21,000)
+canvas = None  # black margin around each image, a factor of its side (the paper: none): room to zoom out
+weight_decay = None  # L2 penalty of the probe on standardised features (the paper states none)
 seed = 0
 
 # %%
 import matplotlib.pyplot as plt
 import pandas as pd
 
-from invlib import plots, profiles, results
-from invlib.papers.a import probes, probes_reports
+from invlib import plots, results
+from invlib.papers.a import probes
+from invlib.papers.a import probes_reports as R
+from invlib.papers.a import tables as A
 
-S = probes.settings(**profiles.cell(globals()))
-run = results.Run(S)
-train, val = probes.chapter_images(S)
-features, sizes = probes.featurizers(S.backbones, S.profile)
-table, trained = probes.run_table(features, train, val, sizes=sizes, layers=probes.halves,
-                                  folds=probes_reports.DEPTH_FOLDS, **probes.run_options(S))
+S, run = results.open_chapter(A.settings, globals())
+train, val = A.chapter_images(S)
+features, sizes = A.featurizers(S.backbones, S.profile)
+table, trained = A.run_table(features, train, val, sizes=sizes, layers=probes.halves, folds=R.DEPTH_FOLDS,
+                             **A.run_options(S))
 table[table.layers == "all"].pivot(index="featurizer", columns="task", values="val_acc")[list(probes.TASKS)].round(3)
 
 # %% [markdown]
@@ -61,7 +62,7 @@ table[table.layers == "all"].pivot(index="featurizer", columns="task", values="v
 # large weight). A task the images cannot pose has no probe and no row.
 
 # %%
-maps = probes.layer_importance(trained, list(S.backbones))
+maps = A.layer_importance(trained, list(S.backbones))
 for (name, agg), m in maps.items():
     plots.heatmap(m.values, list(m.index), col_labels=list(m.columns), cmap="viridis",
                   title=f"{name}: layer importance, {agg} over channels (each row sums to 1)")
@@ -78,12 +79,12 @@ for (name, agg), m in maps.items():
 # 95 % t-interval over them.
 
 # %%
-depths, first_block = probes.layer_depths(maps, list(S.backbones))
-probes_reports.log_layers(run, maps, depths, first_block)
-probes_reports.bar_panels({"importance-weighted depth (0 = first layer)": depths,
+depths, first_block = A.layer_depths(maps, list(S.backbones))
+R.log_layers(run, maps, depths, first_block)
+R.bar_panels({"importance-weighted depth (0 = first layer)": depths,
                           "Figure 1b: share of the stem + first stage": first_block})
 plt.show()
-results.glue(probes_reports.record_layer_claims(run, depths, table))
+results.glue(R.report_layers(run, depths, table))
 depths.round(3)
 
 # %% [markdown]
@@ -99,9 +100,9 @@ depths.round(3)
 # paper's validation accuracy in brackets where it has one.
 
 # %%
-probes_reports.log_table(run, table, "table2")
+R.log_table(run, table, "table2")
 print("Validation accuracy %, this run (paper)")
-probes_reports.side_by_side(table, "val_acc", "table2")
+R.side_by_side(table, "val_acc", "table2")
 
 # %% [markdown]
 # {glue:md}`halves_verdict` The paper finds the first half better on all three tasks it shows, and on
@@ -126,15 +127,15 @@ run.claims_table()
 # untrained network is the fair floor for "the network learned to encode this".
 
 # %%
-features, sizes = probes.featurizers(S.variants, S.profile)
-vtable, vtrained = probes.run_table(features, train, val, sizes=sizes, **probes.run_options(S))
-vmaps = probes.layer_importance(vtrained, list(S.variants))
-vacc, vdepth, readings = probes_reports.variants_report(run, vtable, vmaps, list(S.variants))
+features, sizes = A.featurizers(S.variants, S.profile)
+vtable, vtrained = A.run_table(features, train, val, sizes=sizes, **A.run_options(S))
+vmaps = A.layer_importance(vtrained, list(S.variants))
+vacc, vdepth, readings = R.log_variants(run, vtable, vmaps, list(S.variants))
 both = pd.concat({"validation accuracy %": 100 * vacc, "importance-weighted depth": vdepth}, axis=1)
 both.round(2)
 
 # %%
-probes_reports.bar_panels({"validation accuracy %": 100 * vacc, "importance-weighted depth": vdepth},
+R.bar_panels({"validation accuracy %": 100 * vacc, "importance-weighted depth": vdepth},
                           xlim={"validation accuracy %": (40, 101)})
 plt.show()
 results.glue(readings)
@@ -159,6 +160,7 @@ results.glue(readings)
 # ## This run
 
 # %%
-path = run.save()
-print(f"results: {path}")
 run.table()
+
+# %%
+run.close()

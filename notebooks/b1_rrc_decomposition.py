@@ -29,29 +29,28 @@
 
 # %% tags=["parameters"]
 profile = "cpu"  # smoke | cpu | gpu | paper
-dataset = None  # scenes on smoke/cpu, cifar10 on gpu, imagenet on paper; "folder" with root
+dataset = None  # scenes, fashion_mnist_color, cifar10 or imagenet (the paper's); "folder" with root
 root = None  # folder of your own images (<root>/<class>/<image>, or train/ and test/ inside)
 arch = None  # any invlib.models.create name
-size = None  # the side the models see: 56 on smoke, 48 on cpu, 28 on the fashion_mnist_color dataset
+size = None  # the side the models see (224 in the paper)
 methods = None  # a subset of invlib.crops.METHODS
-seeds = None  # seeds per method (3 on cpu, 5 in the paper)
+seeds = None  # seeds per method (5 in the paper)
 n_train = None
 epochs = None
 batch_size = None
 executor = None  # None (train here), "local" or "slurm": one zoo job per model
-device = None  # the profile's ("cuda" on gpu and paper); "cpu" runs them without a GPU
+device = None  # None: the profile's device; a torch device name (e.g. "cuda:1") overrides it
 seed = 0
 
 # %%
 import matplotlib.pyplot as plt
 
-from invlib import profiles, results
+from invlib import results
 from invlib.papers.b import authors_code as AC
-from invlib.papers.b import rrc as R
-from invlib.papers.b import rrc_reports as RR
+from invlib.papers.b import rrc as B
+from invlib.papers.b import rrc_reports as R
 
-S = R.settings(**profiles.cell(globals()))
-run = results.Run(S)
+S, run = results.open_chapter(B.settings, globals())
 S
 
 # %% [markdown]
@@ -60,8 +59,8 @@ S
 # Each column is one draw; the first row of each method shows where its boxes fall on the stored image.
 
 # %%
-ds = R.eval_images(S)
-RR.plot_methods(ds, S)
+ds = B.eval_images(S)
+R.plot_methods(ds, S)
 plt.show()
 
 # %% [markdown]
@@ -74,8 +73,7 @@ plt.show()
 # tolerance is statistical.
 
 # %%
-AC.record(run, "crops")
-AC.compare("crops")
+AC.report(run, "crops", top=None)
 
 # %% [markdown]
 # Where the statistics differ, it is whole pixels. Their crops are torchvision's, which round a box's sides and
@@ -93,8 +91,8 @@ AC.compare("crops")
 # on `paper`: ResNet-18, 150 epochs, learning rate 0.01 divided by 10 every 30 epochs, weight decay 1e-3.
 
 # %%
-trained = R.train(R.family(S), S)
-ev = R.evaluate(trained, S, ds)
+trained = B.train(S)
+ev = B.evaluate(trained, S, ds)
 
 # %% [markdown]
 # ## Table 1a: top-1 per method
@@ -104,8 +102,8 @@ ev = R.evaluate(trained, S, ds)
 # RandomSizeCenterCrop and FixedSizeRandomCrop.
 
 # %%
-t1a = RR.table_1a(ev)
-RR.plot_table_1a(t1a)
+t1a = R.table_1a(ev)
+R.plot_table_1a(t1a)
 plt.show()
 t1a
 
@@ -117,8 +115,8 @@ t1a
 # within a method (diagonal) and across methods.
 
 # %%
-iou = R.helped_iou(ev)
-RR.plot_iou(iou)
+iou = B.helped_iou(ev)
+R.plot_iou(iou)
 plt.show()
 
 # %% [markdown]
@@ -133,7 +131,7 @@ plt.show()
 # simultaneous tests (Bonferroni).
 
 # %%
-hurt = R.hurt_classes(ev, S)
+hurt = B.hurt_classes(ev, S)
 hurt
 
 # %% [markdown]
@@ -144,19 +142,19 @@ hurt
 # `1/√0.08`.
 
 # %%
-curve = R.zoom_curve(trained, S, ds)
-RR.plot_zoom(curve)
+curve = B.zoom_curve(trained, S, ds)
+R.plot_zoom(curve)
 plt.show()
 
 # %% [markdown]
 # ## Paper vs this run
 
 # %%
-evidence = RR.record_b1_claims(run, S, ev, iou, hurt, curve)
+evidence = R.report_b1(run, S, ev, iou, hurt, curve)
 run.claims_table()
 
 # %%
-results.glue(RR.b1_numbers(S, ev, evidence))
+results.glue(R.b1_numbers(S, ev, evidence))
 
 # %% [markdown]
 # ## Reading the results
@@ -179,4 +177,4 @@ results.glue(RR.b1_numbers(S, ev, evidence))
 # (`-p root=/path/to/imagenet`, with `-p executor=slurm` on a cluster).
 
 # %%
-run.save()
+run.close()

@@ -23,10 +23,10 @@
 
 # %% tags=["parameters"]
 profile = "cpu"  # smoke | cpu | gpu | paper
-dataset = None  # scenes on smoke/cpu (or fashion_mnist_color); "folder" with root for your own images
+dataset = None  # scenes, fashion_mnist_color, cifar10 or imagenet (the paper's); "folder" with root
 root = None
 arch = None
-size = None  # the side the models see: 56 on smoke, 48 on cpu, 28 on the fashion_mnist_color dataset
+size = None  # the side the models see (224 in the paper)
 beta_shapes = None  # e.g. [0.1, 0.5, 1.0, 2.0, 3.0, 10.0] (the paper's)
 beta_seeds = None  # seeds per shape
 n_train = None
@@ -37,12 +37,11 @@ seed = 0
 # %%
 import matplotlib.pyplot as plt
 
-from invlib import profiles, results
-from invlib.papers.b import rrc as R
-from invlib.papers.b import rrc_reports as RR
+from invlib import results
+from invlib.papers.b import rrc as B
+from invlib.papers.b import rrc_reports as R
 
-S = R.settings(**profiles.cell(globals()))
-run = results.Run(S)
+S, run = results.open_chapter(B.settings, globals())
 S
 
 # %% [markdown]
@@ -54,9 +53,9 @@ S
 # `(224/256) E[1/√s]`.
 
 # %%
-RR.plot_beta_shapes(S)
+R.plot_beta_shapes(S)
 plt.show()
-beta = R.beta_table(S)
+beta = B.beta_table(S)
 beta.round(4)
 
 # %% [markdown]
@@ -66,10 +65,10 @@ beta.round(4)
 # chapter B1 (shape 1 *is* B1's RRC family, loaded from the zoo), evaluated on the central crop.
 
 # %%
-trained = R.train(R.beta_family(S), S)
-ev = R.evaluate(trained, S)
-t1b = RR.table_1b(ev).join(beta[["var_inv_s", "size_ratio"]])
-RR.plot_table_1b(t1b)
+trained = B.train_beta(S)
+ev = B.evaluate(trained, S)
+t1b = R.table_1b(ev).join(beta[["var_inv_s", "size_ratio"]])
+R.plot_table_1b(t1b)
 plt.show()
 t1b
 
@@ -77,8 +76,8 @@ t1b
 # ## Paper vs this run
 
 # %%
-evidence = RR.record_b2_claims(run, beta, ev)
-results.glue(RR.b2_sentences(evidence))
+evidence = R.report_b2(run, beta, ev)
+results.glue(R.b2_sentences(evidence))
 run.claims_table()
 
 # %% [markdown]
@@ -94,4 +93,4 @@ run.claims_table()
 # {glue:md}`t1b_sentence` `-p dataset=fashion_mnist_color` reruns them on centred garments.
 
 # %%
-run.save()
+run.close()

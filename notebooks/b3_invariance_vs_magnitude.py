@@ -26,7 +26,7 @@
 
 # %% tags=["parameters"]
 profile = "cpu"  # smoke | cpu | gpu | paper
-dataset = None  # scenes on smoke/cpu (or fashion_mnist_color: the 28 px models); "imagenet" (with root)
+dataset = None  # scenes, fashion_mnist_color (the 28 px models) or imagenet (the paper's, with root)
 root = None  # folder of your own images
 models = None  # {arch: {variant: spec}}, e.g. {"ResNet": {"untrained": "random:tv/resnet18"}}
 grids = None  # transform grids of invlib.papers.b.similarity.GRIDS (default: grounding.SWEEP_GRIDS)
@@ -36,16 +36,14 @@ seed = 0
 # %%
 import matplotlib.pyplot as plt
 import pandas as pd
-from IPython.display import display
 
-from invlib import profiles, results
+from invlib import results
 from invlib.papers.b import authors_code as AC
-from invlib.papers.b import grounding as G
-from invlib.papers.b import grounding_reports as GR
+from invlib.papers.b import grounding as B
+from invlib.papers.b import grounding_reports as R
 
-S = G.settings(**profiles.cell(globals()))
-run = results.Run(S)
-x = G.probe_images(S)
+S, run = results.open_chapter(B.settings, globals())
+x = B.probe_images(S)
 print(f"{len(x)} probe images of {tuple(x.shape[1:])} from {S.dataset}")
 S
 
@@ -63,7 +61,7 @@ S
 # level 0.
 
 # %%
-GR.figure_a2(x, S.grids)
+R.figure_a2(x, S.grids)
 plt.show()
 
 # %% [markdown]
@@ -77,8 +75,8 @@ plt.show()
 # this chapter alone, so on a cold cache the next cell trains them first (cached in the zoo afterwards).
 
 # %%
-table = G.invariance_table(S, x)
-GR.plot_sweep(table, S.grids)
+table = B.invariance_table(S, x)
+R.plot_sweep(table, S.grids)
 plt.show()
 
 # %% [markdown]
@@ -88,7 +86,7 @@ plt.show()
 # matrix's columns are shuffled independently; 0 means no alignment beyond chance.
 
 # %%
-GR.plot_sweep(table, S.grids, column="alignment")
+R.plot_sweep(table, S.grids, column="alignment")
 plt.show()
 
 # %% [markdown]
@@ -98,7 +96,7 @@ plt.show()
 # training made the model more invariant to that transformation.
 
 # %%
-change = {arch: G.training_change(table, arch) for arch in sorted(set(table.arch))}
+change = {arch: B.training_change(table, arch) for arch in sorted(set(table.arch))}
 change_table = pd.DataFrame(change).round(3)
 run.log("training_change", change)
 change_table
@@ -112,9 +110,7 @@ change_table
 # invariance and alignment of one embedding.
 
 # %%
-for experiment in ("sweep_transforms", "relative_invariance"):
-    AC.record(run, experiment)
-    display(AC.compare(experiment).sort_values("difference", ascending=False).head(8))
+AC.report(run, "sweep_transforms", "relative_invariance")
 
 # %% [markdown]
 # Two differences remain, and we keep ours on purpose. Their sweep's posterize converts a tensor to bytes as
@@ -133,7 +129,7 @@ for experiment in ("sweep_transforms", "relative_invariance"):
 # for both: without augmentation − untrained, and standard − untrained.
 
 # %%
-results.glue(GR.record_sweep_claims(run, table))
+results.glue(R.report_sweep(run, table))
 run.claims_table()
 
 # %% [markdown]
@@ -168,4 +164,4 @@ run.claims_table()
 # `models` to measure that variant.
 
 # %%
-run.save()
+run.close()

@@ -28,7 +28,7 @@
 
 # %% tags=["parameters"]
 profile = "cpu"  # smoke | cpu | gpu | paper
-dataset = None  # scenes on smoke/cpu (or fashion_mnist_color: the 28 px models); "imagenet" (with root)
+dataset = None  # scenes, fashion_mnist_color (the 28 px models) or imagenet (the paper's, with root)
 root = None  # folder of your own images
 models = None  # {arch: {variant: spec}}; the search uses models[search_arch]["none"] and ["standard"]
 n_search = None  # training images loaded for the search
@@ -39,24 +39,19 @@ seed = 0
 
 # %%
 import matplotlib.pyplot as plt
-import pandas as pd
-from IPython.display import display
 
-from invlib import profiles, results
+from invlib import results
 from invlib.papers.b import authors_code as AC
-from invlib.papers.b import grounding as G
-from invlib.papers.b import grounding_reports as GR
+from invlib.papers.b import grounding as B
+from invlib.papers.b import grounding_reports as R
 
-S = G.settings(**profiles.cell(globals()))
-run = results.Run(S)
-x, labels, classes, synsets, boxes = G.search_images(S)
+S, run = results.open_chapter(B.settings, globals())
+x, labels, classes, synsets, boxes = B.search_images(S)
 # every search of the chapter at once (the settings' own first, then the alternatives of its last section): each
 # operation transforms the images once for every model
-configurations = G.search_configurations(S, x, labels, classes)
+configurations = B.search_configurations(S, x, labels, classes)
 searches = next(iter(configurations.values()))
-s = searches["none"]["single"]
-print(f"{s.meta['pairs']} same-class pairs over {len(classes)} classes; {len(s.entries)} entries "
-      f"({s.meta['evaluated']} distinct), mean pair similarity {s.meta['mean_similarity']:.3f}")
+print(R.search_summary(searches))
 
 # %% [markdown]
 # ## One transformation for all classes? (Fig. 3A, A3, A5)
@@ -66,21 +61,21 @@ print(f"{s.meta['pairs']} same-class pairs over {len(classes)} classes; {len(s.e
 # without augmentation (the paper's embedding); bottom: with standard augmentation.
 
 # %%
-GR.plot_search(searches)
+R.plot_search(searches)
 plt.show()
 
 # %% [markdown]
 # Fig. A5: the same without translations and rescales, the operations standard augmentation trains on.
 
 # %%
-GR.plot_search(searches, drop=("translateX", "translateY", "rescale"))
+R.plot_search(searches, drop=("translateX", "translateY", "rescale"))
 plt.show()
 
 # %% [markdown]
 # ## Two operations at once (Fig. A4)
 
 # %%
-GR.plot_search(searches, kind="sub")
+R.plot_search(searches, kind="sub")
 plt.show()
 
 # %% [markdown]
@@ -90,9 +85,9 @@ plt.show()
 # class's pairs.
 
 # %%
-GR.plot_top_per_class(s)
+R.plot_top_per_class(searches)
 plt.show()
-pd.DataFrame(s.global_ranking()[:10], columns=["entry", "mean change (%)", "SEM over classes"])
+R.global_ranking_table(searches, k=10)
 
 # %% [markdown]
 # ## Invariance learned in training and factors of variation (Fig. 3C)
@@ -106,11 +101,9 @@ pd.DataFrame(s.global_ranking()[:10], columns=["entry", "mean change (%)", "SEM 
 # grid, though levels 1-5 zoom out; we follow it (`invlib.papers.b.grounding.FIG3C_GRIDS`).
 
 # %%
-table = G.invariance_table(S, models={S.search_arch: S.models[S.search_arch]})
-gap = G.invariance_gap(table, S.search_arch)
-numbers = GR.record_search_claims(run, searches, gap, boxes, tuple(x.shape[-2:]), generated=S.dataset == "scenes")
-fig3c = numbers["fig3c"]
-pd.DataFrame({"invariance gap": pd.Series(gap), "top-5 slots": pd.Series(fig3c["counts"])}).round(3)
+gap = B.search_gap(S)
+numbers = R.report_search(run, searches, gap, boxes, tuple(x.shape[-2:]), generated=S.dataset == "scenes")
+R.fig3c_table(numbers, gap)
 
 # %% [markdown]
 # ## Where the objects are (App. E.1)
@@ -124,8 +117,7 @@ pd.DataFrame({"invariance gap": pd.Series(gap), "top-5 slots": pd.Series(fig3c["
 # then empty and the claim is not tested.
 
 # %%
-fg = numbers.get("foreground", {})
-pd.DataFrame(fg).T.round(3)
+R.foreground_table(numbers)
 
 # %% [markdown]
 # ## The operations and the embedding: does the verdict depend on them?
@@ -136,9 +128,7 @@ pd.DataFrame(fg).T.round(3)
 # verdict changes.
 
 # %%
-sensitivity = GR.search_sensitivity(configurations, gap)
-run.log("search_sensitivity", sensitivity.to_dict())
-sensitivity
+R.log_sensitivity(run, configurations, gap)
 
 # %% [markdown]
 # ## Our operations and search against the authors' code
@@ -149,17 +139,12 @@ sensitivity
 # per-class boosts of a search with one embedding fed to both.
 
 # %%
-for experiment in ("aa_ops", "boosts"):
-    AC.record(run, experiment)
-    display(AC.compare(experiment).sort_values("difference", ascending=False).head(8))
+AC.report(run, "aa_ops", "boosts")
 
 # %% [markdown]
 # ## Paper vs this run
 
 # %%
-run.log("top_per_class", numbers["top_per_class"])
-run.log("appearance_share_top5", numbers["appearance_top5"])
-run.log("identity_best_geometric", numbers["identity_best_geometric"])
 results.glue(numbers["readings"])
 run.claims_table()
 
@@ -198,4 +183,4 @@ run.claims_table()
 # the same images.
 
 # %%
-run.save()
+run.close()

@@ -33,15 +33,14 @@ seed = 0
 import matplotlib.pyplot as plt
 import pandas as pd
 
-from invlib import profiles, results
+from invlib import results
 from invlib.papers.b import authors_code as AC
 from invlib.papers.b import grounding as G
 from invlib.papers.b import grounding_reports as GR
-from invlib.papers.b import rrc as R
+from invlib.papers.b import rrc
 from invlib.papers.b import rrc_reports as RR
 
-S = G.settings(**profiles.cell(globals()))
-run = results.Run(S)
+S, run = results.open_chapter(G.settings, globals())
 x, labels, classes, synsets, boxes = G.search_images(S)
 searches = G.run_searches(S, x, labels, classes)  # chapter B4's search, from the cache when B4 has run
 pd.DataFrame({"class": classes, "synset": synsets})
@@ -59,7 +58,7 @@ pd.DataFrame({"class": classes, "synset": synsets})
 # part below is tested.
 
 # %%
-reports = G.wordnet_report(searches, synsets, seed=S.seed)
+reports = G.wordnet_correlations(searches, synsets, seed=S.seed)
 GR.plot_wordnet(reports)
 plt.show()
 pd.DataFrame({m: dict(rho=r["rho"], p=r["p"], rho_top5_iou=r["rho_top5"], rho_top25_iou=r["rho_top25"])
@@ -74,8 +73,7 @@ reports["wup"]["pairs"].sort_values("wordnet", ascending=False).head(10).round(3
 # and one fixed search; their numbers are in `invlib/papers/b/authors_grounding.json`):
 
 # %%
-AC.record(run, "wordnet")
-AC.compare("wordnet").sort_values("difference", ascending=False).head(8)
+AC.report(run, "wordnet")
 
 # %% [markdown]
 # ## Rotation and textiles (section 4.5, App. E.2)
@@ -99,12 +97,12 @@ pd.DataFrame(rot["standard" if "standard" in rot else "none"]["top10"], columns=
 # RRC helps or to the rest. Here the same check, on B1's models (loaded from the zoo).
 
 # %%
-hurt, d1 = R.hurt_report(S)
+hurt, d1 = rrc.hurt_relatedness(S)
 pd.DataFrame({k: d1[k] for k in ("among", "among_with_self", "with_helped", "with_rest")}, index=["wup"]).round(3)
 
 # %%
-evidence = RR.record_wordnet_claims(run, reports, searches)
-evidence["appD1/hurt_classes_unrelated"] = RR.record_d1_wordnet_claim(run, d1)
+evidence = RR.report_wordnet(run, reports, searches)
+evidence["appD1/hurt_classes_unrelated"] = RR.report_hurt_wordnet(run, d1)
 run.log("rotation_top_classes", {v: r["by_boost"] for v, r in rot.items()})
 results.glue(RR.b5_sentences(evidence))
 run.claims_table()
@@ -121,4 +119,4 @@ run.claims_table()
 # `invlib.data` maps to synsets.
 
 # %%
-run.save()
+run.close()

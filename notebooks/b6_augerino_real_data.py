@@ -30,7 +30,7 @@
 
 # %% tags=["parameters"]
 profile = "cpu"  # smoke | cpu | gpu | paper
-dataset = None  # scenes on smoke/cpu (or fashion_mnist_color); "folder" with root for your own images
+dataset = None  # scenes, fashion_mnist_color, cifar10 or imagenet (the paper's); "folder" with root
 root = None
 arch = None
 regs = None  # regulariser weights (the paper: 0.01, 0.1, 0.2, 0.4, 0.6, 0.8, 1.0)
@@ -43,12 +43,11 @@ seed = 0
 # %%
 import matplotlib.pyplot as plt
 
-from invlib import profiles, results
-from invlib.papers.b import rrc as R
-from invlib.papers.b import rrc_reports as RR
+from invlib import results
+from invlib.papers.b import rrc as B
+from invlib.papers.b import rrc_reports as R
 
-S = R.settings(**profiles.cell(globals()))
-run = results.Run(S)
+S, run = results.open_chapter(B.settings, globals())
 S
 
 # %% [markdown]
@@ -61,10 +60,10 @@ S
 # predictions read from B1's cache). Every model is evaluated on the same first `n_augmented` evaluation images.
 
 # %%
-ds = R.augmented_eval_images(S)
-runs = R.train_augerino(S, ds)
-base = R.evaluate(R.train(R.baseline_family(S), S), S).head(len(ds))
-RR.table_1a(base)
+ds = B.augmented_eval_images(S)
+runs = B.train_augerino(S, ds)
+base = B.evaluate(B.train_baselines(S), S).head(len(ds))
+R.table_1a(base)
 
 # %% [markdown]
 # ## Tables A3-A6: accuracy and learned bounds per regulariser weight
@@ -73,7 +72,7 @@ RR.table_1a(base)
 # in % of the image side, and the largest zoom factor.
 
 # %%
-tables = RR.augerino_tables(runs)
+tables = R.augerino_tables(runs)
 tables
 
 # %% [markdown]
@@ -83,15 +82,15 @@ tables
 # is off, so only the classification loss moves it.
 
 # %%
-RR.plot_bounds(tables, S)
+R.plot_bounds(tables, S)
 plt.show()
 
 # %% [markdown]
 # ## Paper vs this run
 
 # %%
-evidence = RR.record_b6_claims(run, S, runs, base)
-results.glue(dict(augerino_seeds=S.augerino_seeds, b6_verdicts=RR.tally(evidence)))
+evidence = R.report_b6(run, S, runs, base)
+results.glue(dict(augerino_seeds=S.augerino_seeds, b6_verdicts=R.tally(evidence)))
 run.claims_table()
 
 # %% [markdown]
@@ -113,4 +112,4 @@ run.claims_table()
 # one seed. With {glue:text}`augerino_seeds` seed(s) per weight, this run's verdicts are: {glue:md}`b6_verdicts`.
 
 # %%
-run.save()
+run.close()

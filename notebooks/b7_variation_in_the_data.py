@@ -38,13 +38,12 @@ seed = 0
 import matplotlib.pyplot as plt
 import torch
 
-from invlib import data, plots, profiles, results
-from invlib.papers.b import grounding as G
-from invlib.papers.b import grounding_reports as GR
+from invlib import data, plots, results
+from invlib.papers.b import grounding as B
+from invlib.papers.b import grounding_reports as R
 
-S = G.settings(**profiles.cell(globals()))
-V = G.variation_settings(S)
-run = results.Run(S)
+S, run = results.open_chapter(B.settings, globals())
+V = B.variation_settings(S)
 V
 
 # %% [markdown]
@@ -68,13 +67,14 @@ plt.show()
 # scenes, and the central-crop accuracy on each level's test scenes.
 
 # %%
-table = G.variation_study(S)
-summary = GR.variation_summary(table)
+trained = B.train_variation(S)
+table = B.variation_study(S, trained)
+summary = R.variation_summary(table)
 run.log("study", table.round(4).to_dict(orient="records"))
 summary.round(3)
 
 # %%
-GR.plot_variation(summary, V["grids"])
+R.plot_variation(summary, V["grids"])
 plt.show()
 
 # %% [markdown]
@@ -89,7 +89,7 @@ plt.show()
 # threshold).
 
 # %%
-results.glue(GR.record_variation_claims(run, table))
+results.glue(R.report_variation(run, table))
 run.claims_table()
 
 # %% [markdown]
@@ -113,4 +113,4 @@ run.claims_table()
 # the crop's gain at all, not how the rise is shaped; `-p variation='{"levels": [0, 0.5, 1]}'` asks that too.
 
 # %%
-run.save()
+run.close()

@@ -28,7 +28,7 @@
 
 # %% tags=["parameters"]
 profile = "cpu"  # smoke | cpu | gpu | paper
-dataset = None  # fashion_mnist_color on smoke/cpu, cifar10 on gpu, imagenet on paper; "folder" with root
+dataset = None  # the training images (invlib.data.available(); the paper: ILSVRC, RVL-CDIP); "folder" with root
 root = None  # folder of your own images (<root>/<class>/<image>, or train/ and test/ inside)
 arch = None  # any invlib.models.create name (paper: tv/alexnet, whose fc7 is layer classifier.5)
 types = None  # a subset of invlib.transform_types.TYPES
@@ -42,18 +42,17 @@ baselines = None  # baseline networks (seeds) without augmentation: 3 in the pap
 n_fit = None  # images the maps M_g are fitted on, and scored on (n_eval)
 n_eval = None
 map_epochs = None  # epochs of each map's fit (10 in the paper)
-device = None  # the profile's ("cuda" on gpu and paper); "cpu" runs them without a GPU
+device = None  # None: the profile's device; a torch device name (e.g. "cuda:1") overrides it
 seed = 0
 
 # %%
 import matplotlib.pyplot as plt
 
-from invlib import profiles, results
+from invlib import results
 from invlib.papers.c import equivariance as C
 from invlib.papers.c import equivariance_reports as R
 
-S = C.settings(**profiles.cell(globals()))
-run = results.Run(S)
+S, run = results.open_chapter(C.settings, globals())
 S
 
 # %% [markdown]
@@ -66,7 +65,7 @@ S
 
 # %%
 fit_ds, eval_ds = C.images(S)
-members = C.family(S)
+members = C.family_members(S)
 R.plot_training_draws(S, members, eval_ds)
 plt.show()
 
@@ -132,7 +131,7 @@ plt.show()
 # augmentation. Either needs three replicates before it can be decisive.
 
 # %%
-R.record_c1_claims(run, table, acc)
+R.report_c1(run, table, acc)
 results.glue(R.scale_readings(S))
 run.claims_table()
 
@@ -149,4 +148,4 @@ run.claims_table()
 # (`-p root=/path/to/imagenet`) or on RVL-CDIP as a folder (`-p dataset=folder -p root=/path/to/rvl-cdip`).
 
 # %%
-run.save()
+run.close()

@@ -32,7 +32,7 @@ magnitudes = None
 n_train = None
 epochs = None
 layer = None
-cross_dataset = None  # App. B.2's second data set: fashion_mnist (grey) on smoke/cpu, or "folder"
+cross_dataset = None  # App. B.2's second data set (the paper: ANDOC): an invlib.data.available() name, or "folder"
 cross_root = None  # the folder of a "folder" cross_dataset (<root>/<class>/<image>, or train/ and test/)
 executor = None
 seed = 0
@@ -40,12 +40,11 @@ seed = 0
 # %%
 import matplotlib.pyplot as plt
 
-from invlib import profiles, results
+from invlib import results
 from invlib.papers.c import equivariance as C
 from invlib.papers.c import equivariance_reports as R
 
-S = C.settings(**profiles.cell(globals()))
-run = results.Run(S)
+S, run = results.open_chapter(C.settings, globals())
 fit_ds, eval_ds = C.images(S)
 nets = C.train(S)
 S
@@ -92,7 +91,7 @@ R.cross_summary(cross)
 # ## Paper vs this run
 
 # %%
-facts = R.record_c2_claims(run, dist, knn, cross)
+facts = R.report_c2(run, dist, knn, cross)
 results.glue(facts)
 run.claims_table()
 
@@ -106,4 +105,4 @@ run.claims_table()
 # {glue:md}`c2_typical` here (the paper's typical: 0.5 on RVL-CDIP, 1.0 on ILSVRC). {glue:md}`c2_reading`
 
 # %%
-run.save()
+run.close()

@@ -42,12 +42,11 @@ seed = 0
 # %%
 import matplotlib.pyplot as plt
 
-from invlib import profiles, results
+from invlib import results
 from invlib.papers.c import equivariance as C
 from invlib.papers.c import equivariance_reports as R
 
-S = C.settings(**profiles.cell(globals()))
-run = results.Run(S)
+S, run = results.open_chapter(C.settings, globals())
 fit_ds, eval_ds = C.images(S)
 nets = C.train(S)
 {k: C.FT_VALUES[k] for k in S.ft_types}
@@ -82,7 +81,7 @@ plt.show()
 # (the network against itself before fine-tuning, or against its control), and a 95 % interval over the types.
 
 # %%
-facts = R.record_c3_claims(run, table)
+facts = R.report_c3(run, table)
 results.glue(facts)
 run.claims_table()
 
@@ -95,4 +94,4 @@ run.claims_table()
 # offline: the `paper` profile takes them as an image folder (`-p dataset=folder -p root=/path/to/rvl-cdip`).
 
 # %%
-run.save()
+run.close()

@@ -42,35 +42,34 @@
 # %% tags=["parameters"]
 profile = "cpu"  # smoke | cpu | gpu | paper
 train_condition = None  # Table 3's training light (D45)
-n_train = None  # training images (2400 on every profile: 200 per class, as RawFooT's 200 patches per texture)
-n_test = None  # test images, each under one of the 23 conditions (6000 on paper, 2300 on cpu)
-size = None  # canvas side in pixels (32 on paper, 16 on cpu)
+n_train = None  # training images (200 per class, as RawFooT's 200 patches per texture)
+n_test = None  # test images, each under one of the 23 conditions
+size = None  # canvas side in pixels
 hue_spread = None  # half-width in degrees of a hue-identified class's hue (10)
 hue_share = None  # share of the 4 hue pairs whose hue is the label (1: 8 of 12 classes; 0: none) (1.0)
-control_share = None  # the data control's hue share (0.0 on cpu; the paper runs no control)
-control_seeds = None  # the control's seeds ([0, 1, 2] on cpu; None: seeds)
-trunk = None  # classifier: small_resnet18 (paper, width 64-512) or conv4 (cpu)
+control_share = None  # the data control's hue share (None: no control; the paper runs none)
+control_seeds = None  # the control's seeds (None: seeds)
+trunk = None  # classifier: small_resnet18 (widths 64-512, the paper's PreActResNet-18) or conv4
 widths = None  # the classifier's widths
-epochs = None  # 50 on paper, 8 on cpu
-lr = None  # classifier SGD (0.02 on paper)
-module_lr = None  # invariance module SGD (1e-5 on paper, 0.2 on cpu)
+epochs = None  # training epochs (the paper: 50)
+lr = None  # classifier SGD (the paper: 0.02)
+module_lr = None  # invariance module SGD (the paper: 1e-5)
 h_min = None  # entropy band on sum log(a + b) over hue, saturation, value (-1.5)
 h_max = None  # (-0.5)
-tta = None  # test-time draws (10 on paper, 4 on cpu)
-jitter = None  # random-jitter settings [(h, s, v), ...] (the paper's 216; 6 on cpu)
+tta = None  # test-time draws (the paper: 10)
+jitter = None  # random-jitter settings [(h, s, v), ...] (the paper's 216)
 n_conditions = None  # Table 4's numbers of training conditions ([1, 2, 4, 8])
-seeds = None  # runs per model (10 on paper, [0] on cpu)
+seeds = None  # runs per model (the paper: 10)
 
 # %%
 import matplotlib.pyplot as plt
 
-from invlib import plots, profiles, results
-from invlib.papers.d import colour as C
+from invlib import plots, results
+from invlib.papers.d import colour as D
 from invlib.papers.d import colour_reports as R
 
-S = C.settings(**profiles.cell(globals()))
-run = results.Run(S)
-test = C.general_test_set(S)
+S, run = results.open_chapter(D.settings, globals())
+test = D.general_test_set(S)
 S
 
 # %% [markdown]
@@ -80,8 +79,8 @@ S
 # conditions. Training sees only the first column.
 
 # %%
-images, titles = C.condition_grid(S)
-plots.image_grid(images, titles=titles, ncols=len(C.SHOWN), size=1.2)
+images, titles = D.condition_grid(S)
+plots.image_grid(images, titles=titles, ncols=len(D.SHOWN), size=1.2)
 plt.show()
 
 # %% [markdown]
@@ -96,7 +95,7 @@ plt.show()
 # larger training sets.
 
 # %%
-res = C.train_colour(S, test)
+res = D.train(S, test)
 
 # %% [markdown]
 # ## Table 3: trained under D45
@@ -106,7 +105,7 @@ res = C.train_colour(S, test)
 # a row of its own: the paper has no such model, and its Augerino is another one.
 
 # %%
-t3, sweep, t4, facts = R.colour_report(run, S, res)
+t3, sweep, t4, facts = R.report(run, S, res)
 t3
 
 # %% [markdown]
@@ -226,4 +225,4 @@ run.table()
 # jitter is chosen on the test set, as the paper chooses it, which favours the baseline.
 
 # %%
-run.save()
+run.close()

@@ -40,9 +40,9 @@
 
 # %% tags=["parameters"]
 profile = "cpu"  # smoke | cpu | gpu | paper
-n_train = None  # training scenes (the paper: 100,000 Tiny-ImageNet images; cpu 3,000)
+n_train = None  # training scenes (the paper: 100,000 Tiny-ImageNet images)
 n_test = None  # test scenes for the probe and the crop measures
-size = None  # scene side in pixels (the paper's 64; cpu 56)
+size = None  # scene side in pixels (the paper's 64)
 epochs = None  # SimCLR epochs (the paper: 500)
 batch_size = None  # the paper: 512
 widths = None  # encoder widths, e.g. [64, 128, 256, 512] (ResNet-18's)
@@ -62,12 +62,11 @@ control_seeds = None  # seeds of the data control at both variations (None: seed
 # %%
 import matplotlib.pyplot as plt
 
-from invlib import profiles, results
+from invlib import results
 from invlib.papers.d import contrastive as D
 from invlib.papers.d import contrastive_reports as R
 
-S = D.settings(**profiles.cell(globals()))
-run = results.Run(S)
+S, run = results.open_chapter(D.settings, globals())
 train, test = D.scene_data(S)
 print(train, test, sep="\n")
 S
@@ -80,7 +79,7 @@ S
 # epoch; "views matched" is the share of training images whose second view is the nearest to their first.
 
 # %%
-trained = D.train_encoders(S, train)
+trained = D.train(S, train)
 
 # %% [markdown]
 # ## The entropy band
@@ -190,4 +189,4 @@ run.table()
 #   fastest where the warm-up ends, and a short run can end with the entropy past the band's top.
 
 # %%
-run.save()
+run.close()

@@ -46,35 +46,34 @@
 
 # %% tags=["parameters"]
 profile = "cpu"  # smoke | cpu | gpu | paper
-n_train = None  # the module's training images, the classifier's own (paper: ImageNet's 1.28 M; 3,000 on cpu)
-n_test = None  # test images (paper: 50,000; 250 on cpu)
-epochs = None  # the module's epochs (unstated in the paper; 2 on cpu)
-batch_size = None  # the module's batch (100; 50 on cpu)
-optimizer = None  # the module's optimiser: "sgd" (the authors' code) or "adam" (cpu)
-module_lr = None  # the module's learning rate (the authors' config: 1e-3; 3e-3 on cpu)
+n_train = None  # the module's training images, the classifier's own (paper: ImageNet's 1.28 M)
+n_test = None  # test images (paper: 50,000)
+epochs = None  # the module's epochs (unstated in the paper)
+batch_size = None  # the module's batch (unstated; the paper's Tiny-ImageNet batch: 100)
+optimizer = None  # the module's optimiser: "sgd" (the authors' code) or "adam"
+module_lr = None  # the module's learning rate (the authors' config: 1e-3)
 h_min = None  # the entropy band (the authors' config for this run: [2.5, 3.0])
 h_max = None
-check_every = None  # training steps between band checks (None on paper: once per epoch)
+check_every = None  # training steps between band checks (None: once per epoch, the authors' code)
 samples = None  # TTA sample counts, e.g. [1, 4, 10]
 tta_seeds = None  # independent repeats of the TTA draws
 methods = None  # TTA methods: "random crop", "AutoAugment", "InstaAug", "input-free" (the control, ours)
-data_control = None  # train and test both modules again on still scenes (True on cpu; the paper: none)
+data_control = None  # train and test both modules again on still scenes (the paper: none)
 control_variation = None  # the scenes' variation of that control (0: objects centred and of one size)
-control_seeds = None  # training seeds of the controls (1 on cpu: about 32 CPU seconds each; 3 decide)
+control_seeds = None  # training seeds of the controls (3 decide a claim about training)
 models = None  # label -> model spec, the first the frozen classifier: {"ResNet": "zoo:small_resnet18_s4/standard"}
 seed = None
 
 # %%
 import matplotlib.pyplot as plt
 
-from invlib import profiles, results
-from invlib.papers.d import fixed as F
+from invlib import results
+from invlib.papers.d import fixed as D
 from invlib.papers.d import fixed_reports as R
 
-S = F.settings(**profiles.cell(globals()))
-run = results.Run(S)
-nets = F.classifiers(S)
-train, test = F.scene_data(S)
+S, run = results.open_chapter(D.settings, globals())
+nets = D.classifiers(S)
+train, test = D.scene_data(S)
 print(train, test, sep="\n")
 S
 
@@ -99,9 +98,9 @@ R.departures(S)
 # cached: a rerun loads it.
 
 # %%
-net, hist = F.train_module(S, nets[S.frozen], train)
-free, _ = F.train_module(S, nets[S.frozen], train, input_free=True)  # the control: one distribution for all images
-R.plot_trace(F.band_trace(hist), S)
+net, hist = D.train(S, nets[S.frozen], train)
+free, _ = D.train(S, nets[S.frozen], train, input_free=True)  # the control: one distribution for all images
+R.plot_trace(D.band_trace(hist), S)
 plt.show()
 
 # %% [markdown]
@@ -115,10 +114,10 @@ plt.show()
 # `kl_to_mean` the mean KL divergence of each image's distribution to the average one (0 when it ignores the image).
 
 # %%
-R.plot_crops(test, F.sample_crops(S, net.augment, test))
+R.plot_crops(test, D.sample_crops(S, net.augment, test))
 plt.show()
-stats = F.crop_stats(S, net.augment, test)
-items = F.crop_per_image(S, net.augment, test)  # the same measures per test image, for the verdicts
+stats = D.crop_stats(S, net.augment, test)
+items = D.crop_per_image(S, net.augment, test)  # the same measures per test image, for the verdicts
 stats.round(3)
 
 # %% [markdown]
@@ -128,7 +127,7 @@ stats.round(3)
 # of that repeat's ten. The module was trained beside the first classifier only.
 
 # %%
-res = F.tta(S, net.augment, nets, test, free=free.augment)
+res = D.tta(S, net.augment, nets, test, free=free.augment)
 R.plot_tta(res)
 plt.show()
 
@@ -140,7 +139,7 @@ plt.show()
 # and the single-sample rows are ours only.
 
 # %%
-still = F.control(S, nets[S.frozen])  # both modules trained and tested again on the same scenes, held still
+still = D.control(S, nets[S.frozen])  # both modules trained and tested again on the same scenes, held still
 table, facts = R.report(run, S, res, stats, hist, items, still)
 table
 
@@ -206,4 +205,4 @@ run.table()
 # network, crops drawn per image, TTA without retraining); the paper's accuracies cannot be compared with ours.
 
 # %%
-run.save()
+run.close()

@@ -31,11 +31,11 @@
 
 # %% tags=["parameters"]
 profile = "cpu"  # smoke | cpu | gpu | paper
-n_train = None  # training images; None: from the profile (10000 on paper, 2560 on cpu)
-n_test = None  # test images (5000 on paper)
-size = None  # canvas side in pixels (32)
-epochs = None  # training epochs (20 on paper, 12 on cpu)
-widths = None  # trunk widths, e.g. [32, 64, 128, 256] (the paper; [8, 16, 32, 64] on cpu)
+n_train = None  # training images (the paper: 10000)
+n_test = None  # test images (the paper: 5000)
+size = None  # canvas side in pixels (the paper: 32)
+epochs = None  # training epochs (the paper: 20)
+widths = None  # trunk widths (the paper: [32, 64, 128, 256])
 aug_lr = None  # learning rate of the augmentation parameters; None: the trunk's (one optimiser, as the authors)
 weight_decay_on = None  # "all" parameters (the authors' Adam) or "augmentation" parameters only
 init_logit = None  # where the op weight logits start (the authors: 1)
@@ -43,24 +43,23 @@ translate_scale = None  # largest translation, a fraction of the side (the autho
 eval_draw = None  # at evaluation one op per "sample" or per "batch" (the authors)
 color = None  # the two sprites in colour, 3 channels (True), or grey (False)
 max_angle = None  # the data's rotation range in degrees (the paper: 45)
-other_angle = None  # beyond the paper: a second data range in degrees for rotate alone (30; None on smoke)
+other_angle = None  # beyond the paper: a second data range in degrees, for rotate alone
 sprite_files = None  # two image paths; None: a Fashion-MNIST sneaker and ankle boot
 fill = 1.0  # sprite side over canvas side, 1 as Benton et al. (0.707 keeps every rotation inside the canvas)
 seed = 0
-extra_seeds = None  # more seeds for AugNet; None: 1 to 5 (1 to 3 on cpu), none on smoke
-shear_ablation = None  # beyond the paper: also AugNet without its two shears; None: on paper/gpu, off on cpu/smoke
+extra_seeds = None  # more seeds for AugNet, each its own trunk initialisation (the paper shows one run)
+shear_ablation = None  # beyond the paper: also AugNet without its two shears
 
 # %%
 import matplotlib.pyplot as plt
 import numpy as np
 import torch
 
-from invlib import plots, profiles, results
+from invlib import plots, results
 from invlib.papers.e import experiments as E
 from invlib.papers.e import experiments_reports as R
 
-S = E.settings("sprites", **profiles.cell(globals()))
-run = results.Run(S)
+S, run = results.open_chapter(E.settings, globals(), experiment="sprites")
 train, test = E.sprite_data(S)
 print(train, test, sep="\n")
 S
@@ -87,7 +86,7 @@ plt.show()
 # the last epoch.
 
 # %%
-hist = E.train_sprites(S, train, test)
+hist = E.train_sprite_models(S, train, test)
 
 # %% [markdown]
 # ## Learned rotation range (Figure 3)
@@ -124,7 +123,7 @@ plt.show()
 # rotation it learned and its test accuracy.
 
 # %%
-table, seeds, facts = R.sprites_report(run, S, hist)
+table, seeds, facts = R.report_sprites(run, S, hist)
 table
 
 # %% [markdown]
@@ -156,7 +155,7 @@ R.authors_table("sprites", "rotate")
 
 # %%
 ranges = E.train_angle_ranges(S)
-range_table, range_facts = R.angle_ranges_report(run, S, ranges)
+range_table, range_facts = R.report_angle_ranges(run, S, ranges)
 if ranges:
     R.plot_rotation({f"rotate alone, data within {a:g}°": h for a, h in ranges.items()},
                     {f"{90 - a:g}° (label-preserving at {a:g}°)": np.radians(90 - a) for a in ranges})
@@ -204,9 +203,9 @@ run.table()
 # claims about what training does, so one run shows the direction but cannot decide them (each needs three
 # seeds; the claims table says so).
 #
-# On the `cpu` profile the trunk is narrower (widths 8–64 instead of 32–256), with fewer images and epochs;
+# On the `cpu` profile the trunk is narrower, with fewer images and epochs (the settings printed at the top);
 # the authors' code was run at that size too, so the side-by-side compares like with like. The `paper`
 # profile restores the paper's sizes.
 
 # %%
-run.save()
+run.close()

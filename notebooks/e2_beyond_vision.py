@@ -23,12 +23,12 @@
 
 # %% tags=["parameters"]
 profile = "cpu"  # smoke | cpu | gpu | paper
-epochs = None  # training epochs (50 on paper)
-widths = None  # filters of the two trunk convolutions (2 and 2 on paper)
-init_magnitude = None  # starting magnitude of every op (0 on paper)
-reg = None  # strength of the selective regulariser (0.2 on paper)
-seeds = None  # training seeds; None: 0 to 5 (0 to 3 on cpu, 0 on smoke)
-alone_epochs = None  # beyond the paper: epochs of the frequency-shift-alone runs; None: epochs (30 on cpu)
+epochs = None  # training epochs (the paper: 50)
+widths = None  # filters of the two trunk convolutions (the paper: 2 and 2)
+init_magnitude = None  # starting magnitude of every op (the paper: 0)
+reg = None  # strength of the selective regulariser (the paper: 0.2)
+seeds = None  # training seeds, each its own trunk initialisation and draws (the paper shows one run)
+alone_epochs = None  # beyond the paper: epochs of the runs offering frequency shift alone
 seed = 0  # data seed
 
 # %%
@@ -36,13 +36,12 @@ import matplotlib.pyplot as plt
 import numpy as np
 import torch
 
-from invlib import models, profiles, results
+from invlib import models, results
 from invlib.learned import augnet
 from invlib.papers.e import experiments as E
 from invlib.papers.e import experiments_reports as R
 
-S = E.settings("sinusoids", **profiles.cell(globals()))
-run = results.Run(S)
+S, run = results.open_chapter(E.settings, globals(), experiment="sinusoids")
 train, test = E.sinusoid_data(S)
 print(train, test, sep="\n")
 S
@@ -70,7 +69,7 @@ plt.show()
 # layer for fewer epochs, `alone_epochs`: its range settles within the first few).
 
 # %%
-hist, alone = E.train_sinusoids(S, train, test)
+hist, alone = E.train_sinusoid_models(S, train, test)
 
 # %% [markdown]
 # ## Learned frequency-shift range (Figure 5) and the weights over training (Figure B.1)
@@ -98,7 +97,7 @@ plt.show()
 # the augmentations), beside ours: the selected op, its weight and its range (Hz for frequency shift).
 
 # %%
-table, seeds, facts = R.sinusoids_report(run, S, hist, alone)
+table, seeds, facts = R.report_sinusoids(run, S, hist, alone)
 results.glue(facts)
 table
 
@@ -129,8 +128,8 @@ run.table()
 # Adam at 1e-2 the magnitude can overshoot and come back within a run (the curves above).
 #
 # The `cpu` profile runs the paper's settings on fewer seeds than the `paper` profile (`seeds` in the settings
-# above; at either count the share's interval decides only when every seed agrees; `smoke` trains for 12 epochs,
-# one seed). Settings the paper does not give come from the authors' code:
+# above; at either count the share's interval decides only when every seed agrees; `smoke` trains for fewer
+# epochs, on one seed). Settings the paper does not give come from the authors' code:
 #
 # - **Trunk.** The first convolution is 100 samples wide (two periods of the slowest class at 100 Hz), the
 #   second 3, with 2 filters each. The paper's Table 2 prints a width of 3 for both; with 3, the 2-filter
@@ -159,4 +158,4 @@ eeg_net = augnet.augnet(models.create("signal_cnn", num_classes=5, in_chans=6, w
 print(eeg_net.eval()(x_eeg).shape, "| train with invlib.train.fit(eeg_net, (x, labels), TrainConfig(...))")
 
 # %%
-run.save()
+run.close()

@@ -24,21 +24,20 @@
 
 # %% tags=["parameters"]
 profile = "cpu"  # smoke | cpu | gpu | paper
-widths = None  # hidden units per layer, e.g. [4, 16, 64]
-depths = None  # hidden layers, e.g. [1, 2]
-epochs = None  # training epochs (50 on paper)
-reg = None  # AugNet regulariser strength (0.8 on paper)
+widths = None  # hidden units per layer of the MLP trunks (the paper does not give its grid)
+depths = None  # hidden layers of the MLP trunks
+epochs = None  # training epochs (the paper: 50)
+reg = None  # AugNet regulariser strength (the paper: 0.8)
 seed = 0
 
 # %%
 import matplotlib.pyplot as plt
 
-from invlib import profiles, results
+from invlib import results
 from invlib.papers.e import experiments as E
 from invlib.papers.e import experiments_reports as R
 
-S = E.settings("capacity", **profiles.cell(globals()))
-run = results.Run(S)
+S, run = results.open_chapter(E.settings, globals(), experiment="capacity")
 train, test = E.sinusoid_data(S)
 S
 
@@ -54,7 +53,7 @@ S
 # models of a trunk start from the same weights.
 
 # %%
-res = E.train_capacity(S, train, test)
+res = E.train_capacity_grid(S, train, test)
 
 # %% [markdown]
 # ## Invariance and accuracy against trunk size (Figure 6)
@@ -67,7 +66,7 @@ plt.show()
 # ## Paper vs this run
 
 # %%
-table, authors, facts = R.capacity_report(run, S, res)
+table, authors, facts = R.report_capacity(run, S, res)
 results.glue(facts)
 table
 
@@ -98,9 +97,8 @@ run.claims_table()
 #   augmentation, as the baseline does.
 # - The authors' code on such trunks learned shift ranges of {glue:md}`e3_authors`.
 #
-# On `smoke` the grid is two trunks with fewer epochs; `cpu` has six trunks (widths 4, 16 and 64, depth 1
-# and 2). The paper's text does not give its grid; the authors' script uses 1 or 2 units per layer, with
-# 1 to 3 layers.
+# The grid is the settings' `widths` x `depths` (printed at the top; `smoke` runs two trunks with fewer epochs).
+# The paper's text does not give its grid; the authors' script uses 1 or 2 units per layer, with 1 to 3 layers.
 
 # %%
-run.save()
+run.close()

@@ -27,23 +27,22 @@
 
 # %% tags=["parameters"]
 profile = "cpu"  # smoke | cpu | gpu | paper
-dataset = None  # fashion_mnist on smoke and cpu, cifar10 on gpu and paper; "folder" for your own images
+dataset = None  # any invlib.data.load name (the paper: cifar10); "folder" for your own images
 root = None  # folder of the dataset if it is not found by default (for "folder": <root>/<class>/<image>)
 size = None  # image side in pixels; None: the dataset's own (64 for a folder)
 n_train = None  # training images before the validation split (capped at what the data hold)
 n_test = None  # test images (capped at what the data hold)
-epochs = None  # training epochs (200 on paper)
+epochs = None  # training epochs (the paper: 200)
 seed = 0
 
 # %%
 import matplotlib.pyplot as plt
 
-from invlib import profiles, results
+from invlib import results
 from invlib.papers.e import experiments as E
 from invlib.papers.e import experiments_reports as R
 
-S = E.settings("images", **profiles.cell(globals()))
-run = results.Run(S)
+S, run = results.open_chapter(E.settings, globals(), experiment="images")
 train, val, test = E.image_data(S)
 S
 
@@ -53,13 +52,13 @@ S
 # Following the paper's section A.3, the trunk is trained with Adam under a cosine schedule, with weight
 # decay 1e-4. The baselines and Augerino use learning rate 1e-2, and Augerino uses `λ = 0.01`. AugNet uses
 # weight decay 1 on its augmentation parameters, a starting magnitude of 0.5, and `λ` of 0.1 (one or two
-# layers) or 0.5 (three layers). On `cpu` the AugNet learning rate is 2e-3 instead of 5e-4, for the few
-# epochs. Augerino and AugNet train with one copy and evaluate with four. Fixed augmentation is a random
-# crop of at least 64% of the area, resized back, with a horizontal flip. Every model starts from the same
-# trunk weights.
+# layers) or 0.5 (three layers). On `cpu` the AugNet learning rate is higher than the paper's 5e-4
+# (`augnet_lr` in the settings), for the few epochs. Augerino and AugNet train with one copy and evaluate
+# with four. Fixed augmentation is a random crop of at least 64% of the area, resized back, with a horizontal
+# flip. Every model starts from the same trunk weights.
 
 # %%
-hist = E.train_images(S, train, val, test)
+hist = E.train_image_models(S, train, val, test)
 
 # %% [markdown]
 # ## Test accuracy per epoch, early-stopped on validation (Figure 7), and training accuracy (Figure B.4)
@@ -86,7 +85,7 @@ R.learned_table(hist)
 # budget" there.
 
 # %%
-table, facts = R.images_report(run, S, hist)
+table, facts = R.report_images(run, S, hist)
 results.glue(facts)
 table
 
@@ -105,4 +104,4 @@ run.table()
 # accuracy in 5× fewer epochs) or final accuracy: that needs the `gpu` or `paper` profile on CIFAR-10.
 
 # %%
-run.save()
+run.close()

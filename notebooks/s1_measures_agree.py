@@ -38,9 +38,9 @@
 
 # %% tags=["parameters"]
 profile = "cpu"  # smoke | cpu | gpu | paper
-seeds = None  # seeds per training variant and of B7's models at variation 0 (cpu: 3)
+seeds = None  # seeds per training variant and of B7's models at variation 0
 transforms = None  # e.g. ["translation", "zoom", "rotation", "brightness"]
-levels = None  # paper B's grid levels, 0 first (cpu: [0, 1, 3, 5])
+levels = None  # paper B's grid levels, 0 first (0-9 in paper B)
 n_probe = None  # scenes of B's sweep and of the accuracy under each transformation
 n_pairs = None  # scenes whose views train A's probe (as many again test it)
 n_fit = None  # scenes C's maps are fitted on
@@ -48,7 +48,7 @@ n_eval = None  # scenes C's measures are scored on
 variation = None  # with chapter B7's models trained at variation 0
 architectures = None  # with chapter B3's ResNet and ViT (trained without augmentation)
 augerino = None  # with chapter B6's Augerino model (a learned translation and zoom)
-augerino_reg = None  # which of B6's regulariser weights (cpu: 0.1)
+augerino_reg = None  # which of B6's regulariser weights
 seed = None
 
 # %%
@@ -56,15 +56,14 @@ import matplotlib.pyplot as plt
 import pandas as pd
 from IPython.display import display
 
-from invlib import profiles, results
-from invlib.papers.s import agreement as G
+from invlib import results
+from invlib.papers.s import agreement
 from invlib.papers.s import agreement_reports as R
 
-S = G.settings(**profiles.cell(globals()))
-run = results.Run(S)
-family = G.family(S)
-nets = G.load(S, family)
-G.models_table(family)
+S, run = results.open_chapter(agreement.settings, globals())
+members = agreement.models(S)
+nets = agreement.train(S, members)
+agreement.models_table(members)
 
 # %% [markdown]
 # ## The models
@@ -95,7 +94,7 @@ G.models_table(family)
 # the most invariant.
 
 # %%
-table = G.measure(S, nets)
+table = agreement.measure(S, nets)
 R.plot_measures(table, S)
 plt.show()
 for t in S.transforms:
@@ -111,7 +110,7 @@ for t in S.transforms:
 # of that network: {glue:md}`s1_augerino`.
 
 # %%
-pd.Series(G.learned_range(S), dtype=float).round(3)
+pd.Series(agreement.learned_range(S), dtype=float).round(3)
 
 # %% [markdown]
 # ## Do the measures agree?
@@ -170,4 +169,4 @@ run.claims_table()
 # ResNet, so the architecture's part of claim 5 stays undecided on every profile.
 
 # %%
-path = run.save()
+run.close()

@@ -28,10 +28,10 @@ def test_settings_reject_bad_levels_and_transforms():
 
 def test_the_family_is_the_papers_models_and_trains_only_rotation_and_brightness():
     S = G.settings("cpu")
-    fam = G.family(S)
+    fam = G.models(S)
     B = rrc.settings("cpu", seeds=S.seeds)
-    b1 = {s for specs in rrc.family(B).values() for s in specs}
-    b7 = grounding.variation_family(grounding.settings("cpu", variation={"seeds": S.seeds}))[(0.0, rrc.NONE)]
+    b1 = {s for specs in rrc.table_1a_specs(B).values() for s in specs}
+    b7 = grounding.variation_specs(grounding.settings("cpu", variation={"seeds": S.seeds}))[(0.0, rrc.NONE)]
     own = [m for m in fam if m.recipe == "B1" and m.variant not in ("rotation", "brightness", "untrained")]
     assert len(own) == 4 * S.seeds and all(m.spec in b1 for m in own), "none, standard, translation, scale: B1's"
     assert [m.spec for m in fam if m.recipe == "B7"] == b7 and len(b7) == S.seeds
@@ -44,6 +44,15 @@ def test_the_family_is_the_papers_models_and_trains_only_rotation_and_brightness
     assert len({m.name for m in fam}) == len(fam)
 
 
+def test_the_models_table_fits_a_page_one_row_per_model_over_its_seeds():
+    fam = G.models(G.settings("cpu"))
+    t = G.models_table(fam)
+    assert list(t.columns) == ["seeds", "recipe", "training"]
+    assert sum(len(s.split(", ")) for s in t.seeds) == len(fam) and len(t) < len(fam)
+    assert t.loc["none", "seeds"] == "0, 1, 2" and t.loc["ViT none", "recipe"] == "B3"
+    assert max(len(" ".join(map(str, (i, *row)))) for i, row in t.iterrows()) <= 100
+
+
 def test_the_cpu_profile_has_the_seeds_the_training_claims_need():
     assert G.settings("cpu").seeds >= R.N_MIN
 
@@ -53,13 +62,13 @@ def test_the_data_factor_compares_b1s_recipe_at_two_variations(profile):
     """Claim 5's data factor: B7's models at variation 0 against B1's at variation 1, the same recipe otherwise."""
     S = G.settings(profile)
     B = rrc.settings(profile)
-    for m in (m for m in G.family(S) if m.recipe == "B7"):
+    for m in (m for m in G.models(S) if m.recipe == "B7"):
         assert m.spec.data_options == (("variation", 0.0),)
         assert m.spec.replace(data_options=()) == rrc.spec(B, rrc.NONE, m.seed)
 
 
 def _loaded_specs(monkeypatch, S) -> list:
-    """The zoo specs that :func:`G.load` asks the zoo for (nothing is trained or read: zoo.get records them)."""
+    """The zoo specs that :func:`G.train` asks the zoo for (nothing is trained or read: zoo.get records them)."""
     asked = []
 
     def get(entry, profile=None, progress=None, retrain=False, root=None):
@@ -68,7 +77,7 @@ def _loaded_specs(monkeypatch, S) -> list:
 
     monkeypatch.setattr(zoo, "get", get)
     monkeypatch.setattr(rrc, "augerino_model", lambda *a, **k: (SimpleNamespace(trunk=nn.Linear(1, 1)), {}))
-    G.load(S)
+    G.train(S)
     return asked
 
 
@@ -79,7 +88,7 @@ def test_zoo_specs_are_the_specs_the_run_loads(monkeypatch, profile, params):
     S = G.settings(profile, **params)
     asked = _loaded_specs(monkeypatch, S)
     assert set(specs) == set(asked) and len(set(specs)) == len(specs)
-    fam = G.family(S)
+    fam = G.models(S)
     assert len(specs) == len([m for m in fam if m.recipe != "B6"]), "every model but B6's Augerino is a zoo model"
     b3 = grounding.settings(profile)
     assert {s for s in specs if s.arch == "small_vit_p14_cls"} == (

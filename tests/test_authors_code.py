@@ -86,21 +86,24 @@ def test_compare_flags_the_keys_beyond_tolerance_and_missing_ones(tmp_path, aa):
     assert math.isnan(frame.set_index("key").loc["rotate/3", "theirs"])
 
 
-def test_record_names_the_count_and_the_largest_difference(tmp_path, aa):
+def test_report_names_the_count_and_the_largest_difference(tmp_path, aa):
     same = write(tmp_path, dict(experiment="aa_ops", theirs=aa))
     run = results.Run("smoke", name="demo")
-    assert ac.record(run, "aa_ops", same) == "reproduced"
+    verdict = lambda e: run.claims[f"authors/{e}_same"]["verdict"]  # noqa: E731
+    frame = ac.report(run, "aa_ops", path=same)
+    assert verdict("aa_ops") == "reproduced" and list(frame.columns) == ["experiment", *ac.COLUMNS] and len(frame) == 8
     assert run.claims["authors/aa_ops_same"]["ours"].startswith("0 of 63 keys differ")
     assert "a4facc0" in run.claims["authors/aa_ops_same"]["paper"]
 
     off = dict(aa, **{"color/2": aa["color/2"] + 0.01})
     path = write(tmp_path, dict(experiment="aa_ops", theirs=off))
-    assert ac.record(run, "aa_ops", path) == "not reproduced"
+    frame = ac.report(run, "aa_ops", "crops", top=None, path=path)  # one claim per experiment, every row
+    assert verdict("aa_ops") == "not reproduced" and len(frame) == 63 and set(frame.experiment) == {"aa_ops"}
     claim = run.claims["authors/aa_ops_same"]
     assert claim["ours"].startswith("1 of 63 keys differ; largest |ours - theirs| 0.01 at color/2")
     assert run.metrics["authors/aa_ops_same/keys_differing"] == 1
-
-    assert ac.record(run, "crops", path) == "not measurable at this profile"  # no record of that experiment
+    assert verdict("crops") == "not measurable at this profile"  # no record of that experiment
+    assert ac.report(run, "aa_ops", top=3, path=path).key.iloc[0] == "color/2"  # the largest difference first
 
 
 def test_the_newest_record_of_an_experiment_is_compared(tmp_path, aa):
@@ -159,13 +162,13 @@ def test_d_our_module_matches_the_authors_measurements_except_their_two_defects(
         else:
             assert frame["same"].all(), (part, frame[~frame["same"]])
     run = results.Run("smoke", name="demo")
-    D.record(run)
+    D.report(run)
     verdicts = {p: run.claims[f"authors/{p}_same"]["verdict"] for p in D.PARTS}
     assert verdicts == {p: "not reproduced" if p in D.DEFECTS else "reproduced" for p in D.PARTS}
     for part in D.DEFECTS:  # the claim says whose defect the difference is
         assert "their defect, not ours" in run.claims[f"authors/{part}_same"]["claim"]
         assert "expected to differ" in run.claims[f"authors/{part}_same"]["criterion"]
-    s = D.summary(D.record(results.Run("smoke", name="demo"))).set_index("part")
+    s = D.summary(D.report(results.Run("smoke", name="demo"))).set_index("part")
     assert s.loc["cells", "expected"].startswith("differs: their cell") and s.loc["crops", "expected"] == "same"
 
 
@@ -209,7 +212,7 @@ def test_d_cells_are_compared_cell_to_cell_so_the_mirror_shows(tmp_path):
     assert not crops.loc[crops.index.str.contains("their cell"), "same"].any()
     assert crops.loc[crops.index.str.contains("as a set"), "same"].all()
     run = results.Run("smoke", name="demo")
-    D.record(run, ("cells",), path)
+    D.report(run, ("cells",), path)
     assert run.claims["authors/cells_same"]["verdict"] == "reproduced"
 
 
@@ -272,7 +275,7 @@ def test_d_the_sampler_bias_is_shown_on_the_321_crops(tmp_path):
     s = D.compare("sampler", path).set_index("key")
     assert not s.loc["321 crops: their sampler as we read it vs theirs: global crop", "same"]
     run = results.Run("smoke", name="demo")
-    D.record(run, ("draws",), path)
+    D.report(run, ("draws",), path)
     assert run.claims["authors/draws_same"]["verdict"] == "reproduced"
 
 
@@ -341,5 +344,5 @@ def test_d_mirror_text_and_defect_rows_read_the_stored_test(tmp_path):
     rec = D.stored()
     rec["crops"]["mirror_test"]["selecting_blob_cell"]["blob_share_inside"] = 0.25  # nothing typed in the text
     assert "captures 25 % of it" in D.mirror_text(_d_write(tmp_path, rec))
-    rows = D.defects(D.record(results.Run("smoke", name="demo")))
+    rows = D.defects(D.report(results.Run("smoke", name="demo")))
     assert set(rows["part"]) == set(D.DEFECTS) and not rows["same"].all()

@@ -14,7 +14,7 @@ import nbformat
 import pytest
 import yaml
 
-from invlib import book, results, zoo
+from invlib import book, papers, results, zoo
 from invlib.__main__ import main
 from invlib.profiles import PROFILES
 
@@ -50,6 +50,20 @@ def test_toc_pages_exist_and_cited_keys_are_in_the_bib():
     config = yaml.safe_load((ROOT / "_config.yml").read_text())
     assert config["execute"]["execute_notebooks"] == "off" and config["only_build_toc_files"] is True
     assert config["bibtex_bibfiles"] == ["book/references.bib"]
+
+
+def test_the_site_shows_repository_buttons_only_with_a_repository(book_copy, monkeypatch):
+    text = (ROOT / "_config.yml").read_text()
+    assert "your-org" not in text and "mybinder" not in text, "no placeholder or example repository in the config"
+    monkeypatch.delenv(book.REPOSITORY_ENV, raising=False)
+    config = book.site_config(book_copy)
+    buttons = [k for k, v in config["html"].items() if k.startswith("use_") and v]
+    assert config["repository"]["url"] == "" and not buttons and "launch_buttons" not in config
+    monkeypatch.setenv(book.REPOSITORY_ENV, "https://github.com/example/book")
+    config = book.site_config(book_copy)
+    assert config["repository"]["url"] == "https://github.com/example/book"
+    assert config["html"]["use_repository_button"] and config["html"]["use_issues_button"]
+    assert config["launch_buttons"]["binderhub_url"] and config["html"]["favicon"] == "book/_static/favicon.svg"
 
 
 def test_intro_profiles_table_matches_the_profiles():
@@ -140,14 +154,51 @@ def test_cli_lists_chapters_with_their_parameters(capsys):
     assert out.splitlines()[0] == CHAPTERS[0] and "    profile = 'cpu'" in out and "    seed = 0" in out
 
 
+# --- what the runner derives from the chapters' declared facts ---------------------------------------------
+
+# What the runner listed by hand before the facts were declared beside the papers (issue 42): the derivation keeps
+# every one of them.
+HAND_AFTER = {"a2_which_layers": ("a1_ranking_tasks",),
+              "b5_wordnet": ("b1_rrc_decomposition", "b4_factors_of_variation"),
+              "b6_augerino_real_data": ("b1_rrc_decomposition",),
+              "c2_representation_distance": ("c1_invariance_equivariance",),
+              "c3_equivariance_finetuning": ("c1_invariance_equivariance",),
+              "s1_measures_agree": ("b6_augerino_real_data",)}
+HAND_FAMILIES = {"00_data_and_transforms", "b1_rrc_decomposition", "e1_learning_the_right_invariance",
+                 "e2_beyond_vision", "e3_capacity", "e4_image_recognition", "c1_invariance_equivariance",
+                 "a1_ranking_tasks", "b3_invariance_vs_magnitude", "b2_scale_distribution", "b6_augerino_real_data",
+                 "b7_variation_in_the_data", "d1_rotated_sprites", "d3_colour_jitter", "d4_contrastive_crops",
+                 "c3_equivariance_finetuning"}
+
+
+def test_the_order_of_a_parallel_build_comes_from_what_chapters_read_and_write():
+    order = book.after(CHAPTERS)
+    for name, before in HAND_AFTER.items():
+        assert set(before) <= set(order[name]), (name, order.get(name))
+    position = {n: i for i, n in enumerate(CHAPTERS)}
+    assert all(position[b] < position[n] for n, deps in order.items() for b in deps), "only earlier chapters"
+    assert all(set(papers.facts(n).reads) & set(papers.facts(b).writes) for n, deps in order.items() for b in deps)
+    assert "d1_rotated_sprites" not in order and "e3_capacity" not in order, "nothing to wait for"
+
+
+def test_budget_classes_come_from_the_declared_facts():
+    families = {n for n in CHAPTERS if book.trains_a_family(n, "cpu")}
+    # D2 now trains 12 models and its data control; S1 trains four zoo models of its own (its own budget wins)
+    assert families == HAND_FAMILIES | {"d2_instance_crops", "s1_measures_agree"}
+    assert {n: book.budget(n, "cpu") for n in CHAPTERS if papers.facts(n).budgets} == \
+        {"b1_rrc_decomposition": 480, "s1_measures_agree": 180}
+    assert book.budget("d2_instance_crops", "cpu") == 300 and book.budget("d2_instance_crops", "smoke") == 60
+    assert book.budget("zz_not_declared", "cpu") == 120 and book.budget("e3_capacity", "paper") is None
+
+
 # --- the timings ----------------------------------------------------------------------------------------
 
 def test_summary_puts_each_chapter_beside_its_budget():
-    chapters = [book.Chapter("c2_representation_distance", "ok", 130.0, "cpu"),
+    ran = [book.Chapter("c2_representation_distance", "ok", 130.0, "cpu"),
                 book.Chapter("e3_capacity", "ok", 130.0, "cpu"), book.Chapter("a2_which_layers", "ok", 30.0, "smoke"),
                 book.Chapter("e1_x", "ok", 9.0, "gpu"),
                 book.Chapter("e2_beyond_vision", "stub"), book.Chapter(book.ZOO_PHASE, "ok", 400.0, "cpu")]
-    lines = book.summary(chapters).splitlines()
+    lines = book.summary(ran).splitlines()
     assert lines[6].split()[-1] == "400.0", "the training phase has no chapter budget (the whole build's is its)"
     assert lines[1].split()[-3:] == ["130.0", "120", "over"]
     assert lines[2].split()[-2:] == ["130.0", "300"] and lines[3].split()[-2:] == ["30.0", "60"]
@@ -237,6 +288,14 @@ class Settings:
 run = results.Run(Settings(profile, seeds))
 run.log("chapter", os.environ["INVLIB_CHAPTER"])
 run.save()
+
+# %%
+import warnings
+
+from invlib import utils
+
+assert utils.cached("zz_named", "x", lambda: 1) == utils.cached("zz_named", "x", lambda: 2) == 1
+warnings.warn("few seeds", UserWarning)
 """
 
 
@@ -260,8 +319,21 @@ def test_the_kernel_gets_the_chapters_name_and_the_environment_is_restored(tmp_p
         results.Run("smoke")
 
 
+def test_shutting_a_chapters_kernel_down_sends_it_no_interrupt():
+    # jupyter_client interrupts (SIGINT) a kernel before asking it to shut down; a kernel busy with a message then
+    # printed "[IPKernelApp] ERROR | KeyboardInterrupt caught in kernel." at the end of a successful build
+    import asyncio
+
+    manager = book._kernel_manager()()
+    manager.shutting_down = True
+    assert asyncio.run(manager._async_interrupt_kernel()) is None
+    manager.shutting_down = False
+    with pytest.raises(RuntimeError, match="No kernel is running"):  # an interrupt asked for goes through
+        asyncio.run(manager._async_interrupt_kernel())
+
+
 @pytest.mark.slow
-def test_the_runner_names_the_chapters_results_file(tmp_path, monkeypatch):
+def test_the_runner_names_the_chapters_results_file(tmp_path, monkeypatch, capfd):
     monkeypatch.setenv("INVLIB_RESULTS", str(tmp_path / "results"))
     monkeypatch.delenv(results.CHAPTER_ENV, raising=False)
     (tmp_path / "notebooks").mkdir()
@@ -272,6 +344,15 @@ def test_the_runner_names_the_chapters_results_file(tmp_path, monkeypatch):
     assert rec["notebook"] == "zz_named" and rec["metrics"]["chapter"] == "zz_named"
     assert rec["profile"] == "smoke" and rec["params"] == {"profile": "smoke", "seeds": 3}
     assert rec["book_seconds"] == round(ch.seconds, 2)
+    # what it did with the caches is kept with the executed notebook, its own value read back not counted as read
+    nb = nbformat.read(tmp_path / book.GENERATED / "zz_named.ipynb", as_version=4)
+    assert nb.metadata["invlib"]["caches"] == {"wrote": ["zz_named"], "read": [],
+                                               "files": {"wrote": ["zz_named/x.pt"], "read": []}}
+    # a warning shows its category and message, not the build machine's paths
+    shown = [o["text"] for c in nb.cells for o in c.get("outputs", []) if o.get("name") == "stderr"]
+    assert shown == ["UserWarning: few seeds\n"], shown
+    # shutting the kernel down sends no interrupt, which the kernel reported as an error
+    assert "KeyboardInterrupt" not in capfd.readouterr().err
 
 
 ORDERED = """# %% tags=["parameters"]
@@ -299,19 +380,20 @@ results.Run(profile).save()
 
 @pytest.mark.slow
 def test_a_parallel_build_runs_chapters_side_by_side_after_what_they_reuse(tmp_path, monkeypatch):
-    """With jobs=2, zz_b (which comes AFTER zz_a) starts only when zz_a is done, zz_c runs beside zz_a, each
+    """With jobs=2, zz_b (which reads a cache zz_a writes) starts only when zz_a is done, zz_c runs beside zz_a, each
     kernel computes on one thread as a chapter run alone does, and the chapters come back in the table of contents'
     order."""
     monkeypatch.setenv("INVLIB_RESULTS", str(tmp_path / "results"))
-    monkeypatch.setitem(book.AFTER, "zz_b", ("zz_a",))
+    monkeypatch.setitem(papers.CHAPTERS, "zz_a", papers.ChapterFacts(writes=("zz",)))
+    monkeypatch.setitem(papers.CHAPTERS, "zz_b", papers.ChapterFacts(reads=("zz",)))
     (tmp_path / "notebooks").mkdir()
     for name in ("zz_a", "zz_b", "zz_c"):
         (tmp_path / "notebooks" / f"{name}.py").write_text(ORDERED)
     (tmp_path / "_toc.yml").write_text("format: jb-book\nroot: intro\nchapters:\n" + "".join(
-        f"  - file: book/_generated/{n}\n" for n in ("zz_b", "zz_a", "zz_c")))
+        f"  - file: book/_generated/{n}\n" for n in ("zz_a", "zz_b", "zz_c")))
     lines = []
     chapters = book.build("smoke", root=tmp_path, site=False, jobs=2, echo=lambda *a, **k: lines.append(a[0]))
-    assert [c.name for c in chapters] == [book.ZOO_PHASE, "zz_b", "zz_a", "zz_c"]  # the phase first: no models here
+    assert [c.name for c in chapters] == [book.ZOO_PHASE, "zz_a", "zz_b", "zz_c"]  # the phase first: no models here
     assert {c.status for c in chapters} == {"ok"}
     assert all((tmp_path / "marks" / n).read_text() == "1/1" for n in ("zz_a", "zz_b", "zz_c"))
     done = [line.split()[1] for line in lines if line.startswith("[")]
@@ -385,10 +467,48 @@ def test_chapter_runs_in_the_smoke_profile(smoke_book, name):
     errors = [o for c in nb.cells for o in c.get("outputs", []) if o.get("output_type") == "error"]
     assert not errors
     trained_here = [o for c in nb.cells for o in c.get("outputs", []) if "ZooPhaseWarning" in str(o.get("text", ""))]
-    assert not trained_here, f"{name} trained a zoo model its zoo specs function misses (invlib.papers.ZOO_SPECS)"
+    assert not trained_here, f"{name} trained a zoo model its zoo specs function misses (invlib.papers.CHAPTERS)"
     html = (root / "_build/html" / book.GENERATED / f"{name}.html").read_text()
     assert 'profile = "smoke"' not in html, "the injected parameters cell must be hidden"
     assert (root / "notebooks" / f"{name}.py").read_text() == (ROOT / "notebooks" / f"{name}.py").read_text()
+
+
+@pytest.mark.slow
+def test_every_chapter_uses_the_caches_it_declares(smoke_book):
+    """The cache namespaces each chapter wrote and read in the smoke build (recorded by the runner) are those
+    :data:`invlib.papers.CHAPTERS` declares, and a file one chapter wrote and another read (or wrote too) comes
+    with an order between them in a parallel build (:func:`invlib.book.after`), so the order cannot drift."""
+    root, _, _ = smoke_book
+    used = {n: nbformat.read(root / book.GENERATED / f"{n}.ipynb", as_version=4).metadata["invlib"]["caches"]
+            for n in CHAPTERS}
+    order = book.after(CHAPTERS)
+
+    def waits(name, other):  # name starts after other has finished, directly or through others
+        return other in order.get(name, ()) or any(waits(b, other) for b in order.get(name, ()))
+
+    wrong = []
+    for name, use in used.items():
+        facts = papers.facts(name)
+        if set(use["wrote"]) - set(facts.writes):
+            wrong.append(f"{name} wrote {sorted(set(use['wrote']) - set(facts.writes))}, not declared in writes")
+        if set(use["read"]) - set(facts.reads) - set(facts.writes):
+            wrong.append(f"{name} read {sorted(set(use['read']) - set(facts.reads) - set(facts.writes))}, "
+                         "not declared")
+        stale = (set(facts.writes) - set(use["wrote"]) - set(use["read"])) | (set(facts.reads) - set(use["read"]))
+        if stale:
+            wrong.append(f"{name} declares {sorted(stale)} but did not use them")
+    writers = {}
+    for name, use in used.items():
+        for file in use["files"]["wrote"]:
+            writers.setdefault(file, []).append(name)
+    for name, use in used.items():
+        for kind in ("read", "wrote"):
+            for file in use["files"][kind]:
+                for other in writers.get(file, []):
+                    if other != name and not waits(name, other) and not (kind == "wrote" and waits(other, name)):
+                        wrong.append(f"{name} {kind} {file}, which {other} wrote, without waiting for it")
+    did = {n: f"wrote {u['wrote']}, read {u['read']}" for n, u in used.items()}
+    assert not wrong, "\n".join(wrong[:40]) + f"\nwhat each chapter did: {did}"
 
 
 EVIDENCE_KEYS = {"verdict", "estimate", "lo", "hi", "n", "unit", "direction", "boundary", "margin", "reason", "n_min",
@@ -438,6 +558,11 @@ def test_smoke_build_writes_results_and_a_site_without_warnings(smoke_book):
     accs = {k: v for k, v in rec["metrics"].items() if k.startswith("zoo/")}
     assert sorted(accs) == sorted(f"zoo/{name}/test_acc" for name in zoo.SHARED)  # the models two papers use
     assert accs["zoo/small_resnet18/none/test_acc"] > 0.3
+    page = (root / "_build/html" / book.GENERATED / "c1_invariance_equivariance.html").read_text()
+    links = re.findall(r'href="([^"]+)"', page)
+    for other in ("your-org", "mybinder.org", "colab.research", "binder-examples", "launch"):
+        assert not [a for a in links if other in a], f"no repository is configured, yet the page links to {other}"
+    assert "repository-button" not in page and "issues" not in " ".join(links)
     board = (root / book.GENERATED / "scoreboard.md").read_text()
     for key in "ABCE":  # the chapters of papers A, B, C and E record their claims
         assert f"No claims of paper {key}" not in board and f"\n## Paper {key}: " in board
@@ -470,6 +595,7 @@ def test_only_reuses_other_chapters_or_writes_a_stub_and_the_scoreboard_shows_th
                                                                                          monkeypatch):
     root = book_copy
     monkeypatch.setenv("INVLIB_RESULTS", str(tmp_path / "results"))
+    monkeypatch.setenv(book.REPOSITORY_ENV, "https://github.com/example/book")  # a repository: its buttons shown
     toc = yaml.safe_load((root / "_toc.yml").read_text())
     part_e = next(p for p in toc["parts"] if p["caption"].startswith("Paper E"))
     part_e["chapters"].append({"file": "book/_generated/e9_second"})
@@ -488,6 +614,8 @@ def test_only_reuses_other_chapters_or_writes_a_stub_and_the_scoreboard_shows_th
     assert "E: AugNet and Augerino 1 of 5 1 0 1 0 0 0" in board
     assert "1 claim tested: 1 partly." in paper_e and "not run in this build" in paper_e
     assert "No claims of paper B are recorded yet" in _text(html / "paper_b.html")
+    page = (html / "_generated/e9_second.html").read_text()
+    assert "https://github.com/example/book" in page and "mybinder.org" in page
     seconds = {c.name: c.seconds for c in chapters}["e9_second"]
     assert results.load("e9_second", "smoke")["book_seconds"] == round(seconds, 2) > 0
     chapters = book.build("smoke", only=["e9_second"], root=root, site=False, echo=lambda *a, **k: None)

@@ -158,30 +158,30 @@ def _trunk_weights(net):
 
 def test_family_members_start_from_the_trunk_of_their_seed():
     S = C.settings("smoke")
-    members = C.family(S)
+    members = C.members(S)
     assert [m.kind for m in members] == ["none"] + ["random"] * len(S.jitter) + ["global", "instaaug"]
-    built = {m.name: C.build(S, m, 0) for m in members}
+    built = {m.name: C.make(S, m, 0) for m in members}
     first = _trunk_weights(built[C.NO_AUG][0])
     for name, (net, cfg, _, _) in built.items():
         assert all(torch.equal(a, b) for a, b in zip(_trunk_weights(net), first)), name
         assert (cfg.lr, cfg.schedule, cfg.seed) == (S.lr, S.schedule, 0)
-    assert not torch.equal(_trunk_weights(C.build(S, members[0], 1)[0])[0], first[0])  # another seed
+    assert not torch.equal(_trunk_weights(C.make(S, members[0], 1)[0])[0], first[0])  # another seed
     glob, insta = built[C.GLOBAL][0], built[C.INSTAAUG][0]
     assert glob.augment.params.net is None and insta.augment.params.net is not None
     assert isinstance(built[members[1].name][2], C.RandomJitter) and built[C.NO_AUG][2] is None
     loss = built[C.INSTAAUG][3]
     assert loss.check_every == S.check_every and loss.band.h_min == S.h_min and loss.band.lam == S.lam0
-    other = C.build(C.settings("smoke", h_max=0.0), members[-1], 0)[3]
+    other = C.make(C.settings("smoke", h_max=0.0), members[-1], 0)[3]
     assert _train._callable_key(loss) != _train._callable_key(other)  # a band change is another cached fit
 
 
 
-def test_build_trains_the_module_with_the_one_recipe():
+def test_make_trains_the_module_with_the_one_recipe():
     cpu = C.settings("cpu")
-    net, cfg, _, loss = C.build(cpu, C.Member(C.INSTAAUG, "instaaug"), 1)
+    net, cfg, _, loss = C.make(cpu, C.Member(C.INSTAAUG, "instaaug"), 1)
     assert (cfg.aug_lr, cfg.aug_warmup_epochs, cfg.aug_weight_decay) == (0.2, 1.0, 0.0)  # the warm-up: a rate
     assert C.recipe(cpu) == instaaug.Recipe((-1.5, -0.5), 0.2, 0.2, 1.0, 5)
-    paper = C.build(C.settings("paper"), C.Member(C.INSTAAUG, "instaaug"), 0)[3]
+    paper = C.make(C.settings("paper"), C.Member(C.INSTAAUG, "instaaug"), 0)[3]
     assert paper.check_every == _train.steps_per_epoch(2400, 100) == 24  # once per epoch: train's formula
     # the module from MODULE_SEED + seed (Recipe.module), as every D chapter's; no longer from the seed itself
     make = lambda: instaaug.UniformRanges(C.OPS, channels=cpu.module_channels)  # noqa: E731
@@ -207,19 +207,19 @@ def test_measure_tta_of_a_zero_range_is_the_plain_forward_and_no_augmentation_ha
     S = C.settings("smoke", n_test=46)
     test = C.general_test_set(S)
     member = C.Member(C.INSTAAUG, "instaaug")
-    net = C.build(S, member, 0)[0]
+    net = C.make(S, member, 0)[0]
     with torch.no_grad():
         net.augment.params.head.bias.fill_(-1e4)
     out = C.measure(S, net, member, test)
     assert out["plain"].shape == (46,) and np.array_equal(out["plain"], out["tta"])
-    none = C.measure(S, C.build(S, C.family(S)[0], 0)[0], C.family(S)[0], test)
+    none = C.measure(S, C.make(S, C.members(S)[0], 0)[0], C.members(S)[0], test)
     assert none["tta"] is None
 
 
 def test_cached_measure_reads_the_cache_until_the_weights_change(monkeypatch):
     S = C.settings("smoke", n_test=23)
     test, member = C.general_test_set(S), C.Member(C.INSTAAUG, "instaaug")
-    net = C.build(S, member, 0)[0]
+    net = C.make(S, member, 0)[0]
     first = C.cached_measure(S, net, member, test)
     made = []
     real = C.measure
@@ -236,10 +236,10 @@ def test_cached_measure_reads_the_cache_until_the_weights_change(monkeypatch):
 def test_module_ranges_read_per_image_bounds():
     S = C.settings("smoke", n_test=46)
     test = C.general_test_set(S)
-    glob = C.module_ranges(C.build(S, C.Member(C.GLOBAL, "global"), 0)[0], test)
+    glob = C.module_ranges(C.make(S, C.Member(C.GLOBAL, "global"), 0)[0], test)
     assert len(glob) == 46 and glob["hue_width"].nunique() == 1
     assert glob["hue_width"].iloc[0] == pytest.approx(2 * 0.5 / (1 + math.exp(2)), abs=1e-6)
-    insta = C.module_ranges(C.build(S, C.Member(C.INSTAAUG, "instaaug"), 0)[0], test)
+    insta = C.module_ranges(C.make(S, C.Member(C.INSTAAUG, "instaaug"), 0)[0], test)
     assert insta["hue_width"].nunique() > 1  # a different range per image
     assert (insta["hue_low"] <= 0).all() and (insta["hue_high"] >= 0).all()
     assert set(insta["group"]) == {"easy", "hard", "neither"}
@@ -278,14 +278,14 @@ def _seeds(res, shifts, hue=None):
 
 def _verdicts(res):
     run = results.Run("smoke", name="demo_d3")
-    R.colour_report(run, R._demo_settings(), res)
+    R.report(run, R._demo_settings(), res)
     return {k: c["verdict"] for k, c in run.claims.items()}, run
 
 
 def test_report_at_one_seed_is_inconclusive_and_keeps_its_tables():
     res = R.demo_run()
     run = results.Run("smoke", name="demo_d3")
-    t3, sweep, t4, facts = R.colour_report(run, R._demo_settings(), res)
+    t3, sweep, t4, facts = R.report(run, R._demo_settings(), res)
     v = {k: c["verdict"] for k, c in run.claims.items()}
     assert set(v) - {"table4/gain_k2", "table4/gain_k4", "table4/gain_k8"} == {
         k for k, x in v.items() if x == "inconclusive at this budget"}  # every claim measured at one seed
@@ -353,7 +353,7 @@ def test_figures_draw_from_a_run():
 def test_instaaug_learns_a_narrower_hue_range_where_the_hue_is_the_label():
     S = C.settings("cpu", n_train=1200, n_test=460, epochs=6, progress=False)
     member = C.Member(C.INSTAAUG, "instaaug")
-    net, cfg, _, loss = C.build(S, member, 0)
+    net, cfg, _, loss = C.make(S, member, 0)
     train = C.lighting_data(S, "train", (S.train_condition,))
     hist = _train.fit(net, train, cfg, loss=loss, progress=False)
     assert S.h_min - 0.5 <= hist[-1]["state"]["entropy"] <= S.h_max + 0.5  # the band steers the entropy
@@ -364,10 +364,10 @@ def test_instaaug_learns_a_narrower_hue_range_where_the_hue_is_the_label():
 
 
 @pytest.mark.slow
-def test_train_colour_measures_table3_once_and_reuses_it_for_table4():
+def test_train_measures_table3_once_and_reuses_it_for_table4():
     S = C.settings("smoke", n_train=128, n_test=46, epochs=1, jitter=[(0.0, 0.2, 0.8), (0.5, 0.2, 0.8)],
                    n_conditions=[1, 2], progress=False)
-    res = C.train_colour(S)
+    res = C.train(S)
     a = res.accuracy
     t3, t4 = a[a["experiment"] == "table3"], a[a["experiment"] == "table4"]
     assert len(t3) == 1 + 2 * 2 + 2 + 2  # TTA rows for every augmented model
@@ -413,7 +413,7 @@ def _control(res, full, none):
     return C.ColourRun(acc, res.per_condition, res.ranges, res.states, res.sets, res.best_random)
 
 
-def test_control_claim_reads_the_gain_at_both_shares_paired_by_seed():
+def test_report_control_reads_the_gain_at_both_shares_paired_by_seed():
     res, cid = R.demo_run(), "control/gain_shrinks_without_hue_classes"
     g = R.control_gains(_control(res, [0.02, 0.03, 0.025], [0.0, 0.001, -0.001]))
     assert list(g.columns) == [1.0, 0.0] and g[1.0].tolist() == pytest.approx([0.02, 0.03, 0.025])
@@ -427,7 +427,7 @@ def test_control_claim_reads_the_gain_at_both_shares_paired_by_seed():
     table = R.control_table(shrinks)
     assert table.loc[1.0, "gain (points)"] == 2.5 and table.loc[0.0, "seeds"] == 3
     off = results.Run("smoke", name="demo_d3")
-    R.colour_report(off, replace(R._demo_settings(), control_share=None), R.demo_run())
+    R.report(off, replace(R._demo_settings(), control_share=None), R.demo_run())
     assert off.claims[cid]["verdict"] == "not measurable at this profile"
 
 

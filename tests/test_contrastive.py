@@ -220,7 +220,7 @@ def test_train_one_is_cached_and_the_module_moves():
 def test_the_chapter_pipeline_end_to_end():
     S = tiny(n_train=64, n_test=32, epochs=1)
     tr, te = D.scene_data(S)
-    trained = D.train_encoders(S, tr)
+    trained = D.train(S, tr)
     probes = D.probe(S, trained, tr, te)
     assert probes[["acc", "acc_tta"]].stack().between(0, 1).all() and len(probes) == 3
     run = results.Run(S, name="d4_test")
@@ -271,15 +271,15 @@ def test_ranking_and_gain_claims_need_the_floor_of_the_untrained_encoder():
                                 {"up": (R.FREE, R.RANDOM), "top": (R.INSTA, R.FREE)}.items()})
     assert old.verdict == "reproduced"  # what the chapter used to record
     above = _untrained(0.60)  # every trained encoder below the untrained one
-    assert _verdict(R.ranking_claim, probes, above) == "inconclusive at this budget"
-    assert _verdict(R.gain_claim, probes, above) == "inconclusive at this budget"
-    assert _verdict(R.ranking_claim, probes, _untrained(0.52)) == "inconclusive at this budget"  # random crop below
-    assert _verdict(R.gain_claim, probes, _untrained(0.52)) == "inconclusive at this budget"
-    assert _verdict(R.ranking_claim, probes, _untrained(0.45)) == "reproduced"
-    assert _verdict(R.ranking_claim, probes, _untrained(0.45, seeds=(0,))) == "inconclusive at this budget"
-    assert _verdict(R.ranking_claim, probes, pd.DataFrame()) == "inconclusive at this budget"  # no floor measured
+    assert _verdict(R.report_ranking, probes, above) == "inconclusive at this budget"
+    assert _verdict(R.report_gain, probes, above) == "inconclusive at this budget"
+    assert _verdict(R.report_ranking, probes, _untrained(0.52)) == "inconclusive at this budget"  # random crop below
+    assert _verdict(R.report_gain, probes, _untrained(0.52)) == "inconclusive at this budget"
+    assert _verdict(R.report_ranking, probes, _untrained(0.45)) == "reproduced"
+    assert _verdict(R.report_ranking, probes, _untrained(0.45, seeds=(0,))) == "inconclusive at this budget"
+    assert _verdict(R.report_ranking, probes, pd.DataFrame()) == "inconclusive at this budget"  # no floor measured
     run = results.Run("smoke", name="demo")
-    R.gain_claim(run, probes, above)
+    R.report_gain(run, probes, above)
     floor = run.claims["table5/instaaug_beats_random"]["evidence"]["parts"]["floor: above the untrained encoder"]
     assert floor["verdict"] == "not reproduced" and floor["parts"]["InstaAug over the untrained encoder"]["unit"] == \
         "seed"
@@ -288,18 +288,18 @@ def test_ranking_and_gain_claims_need_the_floor_of_the_untrained_encoder():
 def test_ranking_and_gain_claims_decide_over_seeds():
     order = {"Random crop": 0.50, "InstaAug (without input)": 0.53, "InstaAug": 0.55}
     three = (0, 1, 2)
-    assert _verdict(R.ranking_claim, _probes(order, three, 0.003)) == "reproduced"
-    assert _verdict(R.ranking_claim, _probes(order)) == "inconclusive at this budget"  # one seed
+    assert _verdict(R.report_ranking, _probes(order, three, 0.003)) == "reproduced"
+    assert _verdict(R.report_ranking, _probes(order)) == "inconclusive at this budget"  # one seed
     swapped = {**order, "InstaAug (without input)": 0.56}  # the first step holds, the second is reversed
-    assert _verdict(R.ranking_claim, _probes(swapped, three, 0.001)) == "partly"
+    assert _verdict(R.report_ranking, _probes(swapped, three, 0.001)) == "partly"
     reversed_ = {"Random crop": 0.56, "InstaAug (without input)": 0.53, "InstaAug": 0.50}
-    assert _verdict(R.ranking_claim, _probes(reversed_, three, 0.001)) == "not reproduced"
-    assert _verdict(R.ranking_claim, _probes(order, three, 0.03)) == "inconclusive at this budget"  # noisy seeds
-    assert _verdict(R.gain_claim, _probes(order)) == "inconclusive at this budget"
-    assert _verdict(R.gain_claim, _probes({**order, "InstaAug": 0.4}, three, 0.003)) == "not reproduced"
+    assert _verdict(R.report_ranking, _probes(reversed_, three, 0.001)) == "not reproduced"
+    assert _verdict(R.report_ranking, _probes(order, three, 0.03)) == "inconclusive at this budget"  # noisy seeds
+    assert _verdict(R.report_gain, _probes(order)) == "inconclusive at this budget"
+    assert _verdict(R.report_gain, _probes({**order, "InstaAug": 0.4}, three, 0.003)) == "not reproduced"
     just = {"Random crop": 0.5, "InstaAug": 0.5005}  # 0.05 points above, tight over seeds
-    assert _verdict(R.gain_claim, _probes(just, three, 0.00002)) == "reproduced"
-    assert _verdict(R.gain_claim, _probes({**just, "InstaAug": 0.4995}, three, 0.00002)) == "not reproduced"
+    assert _verdict(R.report_gain, _probes(just, three, 0.00002)) == "reproduced"
+    assert _verdict(R.report_gain, _probes({**just, "InstaAug": 0.4995}, three, 0.00002)) == "not reproduced"
 
 
 def _crops(side, centre=0.6, kl=0.5, seeds=(0, 1, 2), n=300):
@@ -319,7 +319,7 @@ def _crops(side, centre=0.6, kl=0.5, seeds=(0, 1, 2), n=300):
 
 def _crop_verdicts(table, init=None):
     run = results.Run("smoke", name="demo")
-    out = R.crop_claims(run, table, init or dict(kl_to_mean=1e-5, centre_in_box=0.55, side_std=1e-4))
+    out = R.report_crops(run, table, init or dict(kl_to_mean=1e-5, centre_in_box=0.55, side_std=1e-4))
     return {c.split("/")[1]: run.claims[c]["verdict"] for c in run.claims}, out
 
 
@@ -366,7 +366,7 @@ def test_rank_correlation_at_the_shared_boundary(slope, verdict):
 
     rng = np.random.default_rng(3)
     run = results.Run("smoke", name="demo")
-    R.crop_claims(run, _crops(lambda z, s: 0.5 + slope * z + rng.normal(0, 0.05, z.size), n=3000),
+    R.report_crops(run, _crops(lambda z, s: 0.5 + slope * z + rng.normal(0, 0.05, z.size), n=3000),
                   dict(kl_to_mean=1e-5, centre_in_box=0.55, side_std=1e-4))
     part = run.claims["fig8/size_correlation"]["evidence"]["parts"]["rank correlation"]
     assert part["boundary"] == SIZE_FOLLOWS_OBJECT_RHO[0] and part["verdict"] == verdict
@@ -381,7 +381,7 @@ def test_band_claim_decides_over_seeds():
 
     def verdict(per_seed):
         run = results.Run("smoke", name="demo")
-        out = R.band_claim(run, S, trained(per_seed))
+        out = R.report_band(run, S, trained(per_seed))
         return run.claims["band/entropy_in_band"]["verdict"], out
 
     inside = [1.0] * 70 + [3.2] * 30
@@ -419,12 +419,12 @@ def _control(gain_v, gain_c, kl_v=0.9, kl_c=0.1, seeds=(0, 1, 2), floor=0.3):
 
 def _control_verdicts(table):
     run = results.Run("smoke", name="demo")
-    R.control_claims(run, D.settings("smoke"), table)
+    R.report_control(run, D.settings("smoke"), table)
     return run.claims["control/probe_gain_shrinks"]["verdict"], run.claims["control/input_dependence_shrinks"][
         "verdict"]
 
 
-def test_control_claims_pair_the_variations_by_seed():
+def test_report_control_pairs_the_variations_by_seed():
     assert _control_verdicts(_control((3.0, 4.0, 3.5), (0.1, 0.4, -0.2))) == ("reproduced", "reproduced")
     # the gain grows without variation, and the module's input dependence does not drop by the shared boundary
     assert _control_verdicts(_control((0.1, 0.4, -0.2), (3.0, 4.0, 3.5), kl_c=(0.88, 0.875, 0.87))) == (

@@ -218,7 +218,7 @@ def test_class_specific_is_tested_with_random_crops(monkeypatch):
     assert float(side.min()) >= 0.5 ** 0.5 - 1e-6  # areas in (0.5, 1), not the module's 0.43-side cells
 
 
-def test_control_claim_is_a_difference_of_paired_gains():
+def test_report_control_is_a_difference_of_paired_gains():
     def ctrl(gain1, gain0):
         rows = []
         for s, (g1, g0) in enumerate(zip(gain1, gain0)):
@@ -233,13 +233,13 @@ def test_control_claim_is_a_difference_of_paired_gains():
                                                                            "not reproduced"),
                              ([5], [0], "inconclusive at this budget")):
         run = results.Run("demo", "smoke")
-        table, facts = R.control_claim(run, ctrl(g1, g0))
+        table, facts = R.report_control(run, ctrl(g1, g0))
         claim = run.claims["control/gain_needs_variation"]
         assert claim["verdict"] == expected and claim["evidence"]["unit"] == "seed"
         assert table["drop"].round(6).tolist() == [round(a - b, 6) for a, b in zip(g1, g0)]
     assert facts["control_gain_1"] == pytest.approx(5.0) and "three" in facts["control_text"]
     run = results.Run("demo", "smoke")
-    assert R.control_claim(run, D.control(D.settings("smoke", control_seeds=0)))[1]["control_text"].startswith(
+    assert R.report_control(run, D.control(D.settings("smoke", control_seeds=0)))[1]["control_text"].startswith(
         "The data control was not run") and not run.claims
 
 
@@ -249,7 +249,7 @@ def test_control_takes_the_main_familys_rows_at_its_own_variation(monkeypatch):
                + [("instaaug", "fixed lambda 0.02", 0, 0.4, 0.4, 1)])
     trained = []
     monkeypatch.setattr(D, "scene_data", lambda Sv: trained.append(Sv.variation) or (None, None))
-    monkeypatch.setattr(D, "train_family", lambda Sv, train: [])
+    monkeypatch.setattr(D, "train", lambda Sv, train: [])
     monkeypatch.setattr(D, "accuracy_table", lambda Sv, fam, test: _acc([("instaaug", "instaaug", 0, 0.7, 0.7, 1)]))
     out = D.control(S, acc=acc)
     assert trained == [0.0]  # variation 1 is the main family's: not trained or measured again
@@ -332,13 +332,13 @@ def test_authors_crop_order_is_decided_on_each_side_then_compared(tmp_path):
     assert A.crop_comparison({}, crops, tmp_path / "none.json").empty
     for acc in (_family([1.0, 1.2, 1.4]), _family([1.0])):  # three seeds of ours or one: theirs is one run
         run = results.Run("demo", "cpu")
-        ev = A.record_crop(run, S, table, acc, path)
+        ev = A.report_crop(run, S, table, acc, path)
         assert ev.verdict == "inconclusive at this budget" and (ev.n, ev.n_min) == (1, 3)
         assert set(dict(ev.parts)) == {"instaaug > random_crop", "random_crop > none", "instaaug > none"}
         assert "1 run" in run.claims["authors/crop_order_same"]["ours"]
     facts = A.crop_facts(table, ev)
     assert "cannot be decided" in facts["crop_order_text"] and facts["their_acc_instaaug"] != "n/a"
-    assert A.record_crop(results.Run("demo", "smoke"), D.settings("smoke"), table, acc, path).verdict == \
+    assert A.report_crop(results.Run("demo", "smoke"), D.settings("smoke"), table, acc, path).verdict == \
         "not measurable at this profile"
 
 
@@ -356,7 +356,7 @@ def test_smoke_family_trains_and_measures():
     S = D.settings("smoke", n_train=128, n_test=32, epochs=2, methods=("none", "random_crop", "instaaug"),
                    progress=False)
     train, test = D.scene_data(S)
-    fam = D.train_family(S, train)
+    fam = D.train(S, train)
     acc = D.accuracy_table(S, fam, test)
     assert set(acc.method) == {"none", "random_crop", "instaaug"} and acc.acc_tta.between(0, 1).all()
     per_seed = D.crop_seeds(fam, test)
@@ -370,7 +370,7 @@ def test_smoke_family_trains_and_measures():
 def test_accuracy_table_is_cached_under_the_models_weights_and_leaves_the_same_random_state(monkeypatch):
     S = D.settings("smoke", n_train=64, n_test=16, epochs=2, methods=("none", "random_crop"), progress=False)
     train, test = D.scene_data(S)
-    fam = D.train_family(S, train)
+    fam = D.train(S, train)
     first = D.accuracy_table(S, fam, test)
     state = torch.get_rng_state()
     made = []
@@ -388,7 +388,7 @@ def test_accuracy_table_is_cached_under_the_models_weights_and_leaves_the_same_r
 def test_reinforce_variance_is_cached_under_the_modules_weights(monkeypatch):
     S = D.settings("smoke", n_train=64, n_test=16, epochs=2, methods=("instaaug",), progress=False)
     train, test = D.scene_data(S)
-    fam = D.train_family(S, train)
+    fam = D.train(S, train)
     first = D.reinforce_variance(fam, test, n=8, draws=3)
     made = []
     real = I.gradient_variance
@@ -408,3 +408,18 @@ def test_the_module_starts_from_the_seed_whatever_ran_before():
         torch.rand(7)
         b = D.model(S, method, 10, 0)[0]
         assert all(torch.equal(p, q) for p, q in zip(a.parameters(), b.parameters())), method
+
+
+def test_side_rho_is_nan_without_a_warning_when_either_side_is_constant():
+    import warnings
+    from types import SimpleNamespace
+
+    varied = SimpleNamespace(boxes=torch.tensor([[0, 0, 8, 8], [0, 0, 16, 16], [0, 0, 4, 4.0]]),
+                             images=torch.zeros(3, 3, 32, 32))
+    still = SimpleNamespace(boxes=torch.tensor([[0, 0, 8, 8.0]] * 3), images=varied.images)  # one object size
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # scipy's ConstantInputWarning once leaked into chapter D2's page
+        assert math.isnan(D.side_rho(torch.tensor([0.5, 0.9, 0.3]), still))
+        assert math.isnan(D.side_rho(torch.full((3,), 0.7), varied))
+        assert math.isnan(D.side_rho(torch.tensor([0.5]), varied))
+        assert D.side_rho(torch.tensor([0.9, 0.5, 0.3]), varied) == 0.5

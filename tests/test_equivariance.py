@@ -105,14 +105,14 @@ def test_settings_profiles_and_bad_inputs():
 def test_the_chapters_recipe_parameters_reach_every_spec_and_train_through_the_recipe(monkeypatch):
     S = E.settings("smoke", n_train=500, epochs=2, arch="small_resnet50", optimizer="adamw", device="cpu")
     assert isinstance(S, zoo.Recipe)
-    for m in E.family(S):
+    for m in E.family_members(S):
         s = E.spec(S, m)
         assert (s.n_train, s.epochs, s.arch, s.optimizer, s.device, s.n_test) == (500, 2, "small_resnet50", "adamw",
                                                                                   "cpu", E.ZOO_TEST)
     seen = []
     monkeypatch.setattr(zoo.Recipe, "train_family", lambda self, specs: seen.append(specs) or
                         {k: [f"model of {s.name}" for s in v] for k, v in specs.items()})
-    members = E.family(S)[:2]
+    members = E.family_members(S)[:2]
     assert E.train(S, members) == {m: f"model of {E.spec(S, m).name}" for m in members}
     assert seen == [{"family": [E.spec(S, m) for m in members]}]
     with pytest.raises(ValueError, match="Unknown Settings field 'epoch'. Did you mean 'epochs'"):
@@ -125,7 +125,7 @@ def test_bad_map_loss_lists_the_valid_ones():
 
 
 def test_family_of_the_cpu_profile():
-    members = E.family(E.settings("cpu"))
+    members = E.family_members(E.settings("cpu"))
     assert len(members) == 14  # 2 baselines, 9 types, a second (narrow) magnitude for rotation, shear and crop
     assert members[:2] == [E.Member(None, None, 0), E.Member(None, None, 1)]
     assert [m.name for m in members[:2]] == ["Baseline", "Baseline 2"]
@@ -142,7 +142,7 @@ def test_family_of_the_cpu_profile():
     with pytest.raises(ValueError, match="The family has no zoom network"):
         E.strongest(members, "zoom")
     # the paper's family: three baselines and four magnitudes of every type (three mirrors, two blurs)
-    paper = E.family(E.settings("paper"))
+    paper = E.family_members(E.settings("paper"))
     assert len(paper) == 3 + 4 * 7 + 3 + 2
     assert [m.magnitude for m in paper if m.kind == "elastic"] == [(5.0, 3.0), (5.0, 2.0), (10.0, 3.0), (10.0, 2.0)]
 
@@ -164,13 +164,13 @@ def test_spec_of_each_member_builds_its_training_augmentation():
     assert base.augment == "none" and base.seed == 1 and base.augment_params == ()
     assert (base.arch, base.dataset, base.n_train, base.epochs, base.img_size) == (
         S.arch, S.dataset, S.n_train, S.epochs, S.size)
-    for m in E.family(S)[2:]:
+    for m in E.family_members(S)[2:]:
         sp = E.spec(S, m)
         aug = zoo.augmentation(sp.augment, **dict(sp.augment_params))
         assert sp.augment == f"tm_{m.kind}" and aug.kind == m.kind
         assert aug.magnitude == (m.magnitude[0] if m.kind == "elastic" else m.magnitude)
     # every network has its own zoo entry
-    assert len({zoo.path(E.spec(S, m)) for m in E.family(S)}) == 14
+    assert len({zoo.path(E.spec(S, m)) for m in E.family_members(S)}) == 14
 
 
 def _parameters(chapter: str) -> dict:
@@ -197,9 +197,9 @@ def test_c_zoo_specs_are_the_family_each_chapter_trains(chapter, profile, monkey
         trained.clear()
         E.train(S)
         specs = E.c_zoo_specs(profile, **dict(params, **changes))
-        assert specs == trained == [E.spec(S, m) for m in E.family(S)]
+        assert specs == trained == [E.spec(S, m) for m in E.family_members(S)]
         assert all(s.arch == S.arch and s.n_train == S.n_train and s.epochs == S.epochs for s in specs)
-    assert len(E.c_zoo_specs(profile)) == len(E.family(E.settings(profile)))
+    assert len(E.c_zoo_specs(profile)) == len(E.family_members(E.settings(profile)))
 
 
 # ------------------------------------------------------------------------------ measuring one network
@@ -374,10 +374,10 @@ def test_plot_training_draws_one_row_per_type_after_the_original(tiny):
 
     matplotlib.use("Agg")
     S, _, eval_ds = tiny
-    fig = R.plot_training_draws(S, E.family(S), eval_ds, n=3)
+    fig = R.plot_training_draws(S, E.family_members(S), eval_ds, n=3)
     assert len(fig.axes) == 4 * len(S.types) and fig.axes[0].get_title() == "original"
     assert [fig.axes[4 * i].get_ylabel() for i in range(len(S.types))] == [
-        E.strongest(E.family(S), k).name for k in S.types]
+        E.strongest(E.family_members(S), k).name for k in S.types]
     np.testing.assert_allclose(fig.axes[0].images[0].get_array(),
                                eval_ds.rows(slice(0, 1)).float()[0].permute(1, 2, 0).numpy(), atol=1e-6)
 
@@ -572,7 +572,7 @@ C1 = ("sec6.1/augmentation_raises_invariance", "sec6.1/baseline_equivariance_gap
 
 def c1_verdicts(types, **kw):
     run = results.Run("c9_test", "smoke")
-    R.record_c1_claims(run, family_table(types, **kw), ACC)
+    R.report_c1(run, family_table(types, **kw), ACC)
     return run, [run.claims[c]["verdict"] for c in C1]
 
 
@@ -636,7 +636,7 @@ def test_c1_uses_every_baseline():
     t = family_table(types, base_inv=(40.0,))
     second = t[t.group == "baseline"].assign(member=[E.Member(None, None, 1)] * 12, inv_acc=70.0, eq_acc=80.0)
     run = results.Run("c9_test", "smoke")
-    R.record_c1_claims(run, pd.concat([t, second], ignore_index=True), ACC)
+    R.report_c1(run, pd.concat([t, second], ignore_index=True), ACC)
     assert run.claims[C1[0]]["verdict"] == "not reproduced"  # against the mean of 40 and 70
 
 
@@ -673,7 +673,7 @@ C2 = ("sec6.2/same_type_nearest", "sec6.2/transform_groups", "appB.3/asymmetric_
 
 def c2_verdicts(dist, knn, cross):
     run = results.Run("c9_test", "smoke")
-    facts = R.record_c2_claims(run, dist, knn, cross)
+    facts = R.report_c2(run, dist, knn, cross)
     return run, facts, [run.claims[c]["verdict"] for c in C2]
 
 
@@ -774,7 +774,7 @@ THREE = ("rotation", "noise", "blur")
 
 def c3_verdicts(eq, clean, control=None):
     run = results.Run("c9_test", "smoke")
-    facts = R.record_c3_claims(run, c3_table(eq, clean, control))
+    facts = R.report_c3(run, c3_table(eq, clean, control))
     return run, facts, {cid: c["verdict"] for cid, c in run.claims.items()}
 
 
@@ -819,7 +819,7 @@ def test_c3_gain_from_the_loss_against_the_control():
 
 def test_curves_and_cross_dataset_measure_every_baseline(monkeypatch):
     S = E.settings("smoke", types=("rotation", "noise"), cross_types=("rotation",))
-    nets = {m: f"net of {m.name}" for m in [E.Member(None, None, 0), E.Member(None, None, 1), *E.family(S)[1:]]}
+    nets = {m: f"net of {m.name}" for m in [E.Member(None, None, 0), E.Member(None, None, 1), *E.family_members(S)[1:]]}
     calls = []
 
     def measure(net, kind, values, *args):

@@ -1,6 +1,7 @@
 """invlib.papers.e.experiments: the settings of paper E's experiments per profile, the data (capped, own
 folders), the models' shared starting weights, the oracle shift, and the chapters E1-E4 of the smoke book."""
 
+import functools
 import math
 
 import pytest
@@ -14,33 +15,35 @@ from invlib.papers.e import experiments_reports as R
 
 # ----------------------------------------------------------------------------- settings
 def test_settings_profile_tables_and_overrides():
-    paper, cpu, smoke = (E.settings("sprites", p) for p in ("paper", "cpu", "smoke"))
+    paper, cpu, smoke = (E.settings(p, experiment="sprites") for p in ("paper", "cpu", "smoke"))
     assert (paper.n_train, paper.size, paper.widths, paper.aug_lr) == (10_000, 32, (32, 64, 128, 256), None)
     assert (paper.weight_decay, paper.weight_decay_on, paper.init_logit, paper.translate_scale, paper.color) == (
         1.0, "all", 1.0, 0.45, True)  # the authors' code where the paper is silent
     assert (cpu.size, cpu.widths, cpu.lr, cpu.profile) == (32, (8, 16, 32, 64), 5e-4, "cpu")  # only its table
     assert smoke.extra_seeds == () and cpu.extra_seeds == (1, 2, 3) and paper.extra_seeds == (1, 2, 3, 4, 5)
-    assert E.settings("sprites", "cpu", epochs=None, widths=[4, 8]).widths == (4, 8)  # None keeps, lists -> tuples
-    assert E.settings("sprites", "cpu", extra_seeds=[]).extra_seeds == ()  # an empty list is a value, not None
-    assert E.settings("images", "gpu").epochs == 30 and E.settings("images", "gpu").dataset == "cifar10"
-    assert E.settings("images", "cpu", dataset=None).dataset == "fashion_mnist"
-    assert E.settings("images", "smoke", dataset="folder", root="/data/x").root == "/data/x"
-    assert E.settings("capacity", "cpu").depths == (1, 2) and E.settings("sinusoids", "smoke").seeds == (0,)
-    assert E.settings("sinusoids", "cpu").seeds == (0, 1, 2, 3) and E.settings("sinusoids", "paper").seeds == tuple(
-        range(6))
-    # the runs beyond the paper are cheaper at cpu (experiments.TABLES says why); the paper's runs are not
+    sprites, images = (functools.partial(E.settings, experiment=e) for e in ("sprites", "images"))
+    assert sprites("cpu", epochs=None, widths=[4, 8]).widths == (4, 8)  # None keeps, lists -> tuples
+    assert sprites("cpu", extra_seeds=[]).extra_seeds == ()  # an empty list is a value, not None
+    assert images("gpu").epochs == 30 and images("gpu").dataset == "cifar10"
+    assert images("cpu", dataset=None).dataset == "fashion_mnist"
+    assert images("smoke", dataset="folder", root="/data/x").root == "/data/x"
+    assert E.settings(experiment="capacity").profile == "cpu"  # the profile comes first, cpu by default
+    assert E.settings("cpu", experiment="capacity").depths == (1, 2)
+    sin = {p: E.settings(p, experiment="sinusoids") for p in ("smoke", "cpu", "paper")}
+    assert sin["smoke"].seeds == (0,) and sin["cpu"].seeds == (0, 1, 2, 3) and sin["paper"].seeds == tuple(range(6))
+    # the runs beyond the paper are cheaper at cpu (benchmarks/measurements/e.md says why); the paper's runs are not
     assert (cpu.epochs, cpu.range_epochs, cpu.shear_ablation, paper.range_epochs, paper.shear_ablation) == (
         12, 9, False, None, True)
-    sin = E.settings("sinusoids", "cpu")
-    assert (sin.epochs, sin.alone_epochs, E.settings("sinusoids", "paper").alone_epochs) == (50, 30, None)
+    assert (sin["cpu"].epochs, sin["cpu"].alone_epochs, sin["paper"].alone_epochs) == (50, 30, None)
 
 
 def test_cpu_seed_counts_keep_the_selection_claims_decidable():
     """E1's and E2's selection claims are a share over seeds: at cpu a unanimous outcome must still decide them
-    (it would not at 3 seeds), as at the 6 seeds the counts were cut from (experiments.TABLES)."""
+    (it would not at 3 seeds), as at the 6 seeds the counts were cut from (benchmarks/measurements/e.md)."""
     from invlib.papers.e.experiments_reports import selection_evidence
 
-    counts = {"E1": 1 + len(E.settings("sprites", "cpu").extra_seeds), "E2": len(E.settings("sinusoids", "cpu").seeds)}
+    counts = {"E1": 1 + len(E.settings("cpu", experiment="sprites").extra_seeds),
+              "E2": len(E.settings("cpu", experiment="sinusoids").seeds)}
     for chapter, n in counts.items():
         assert n >= 4, chapter
         assert selection_evidence([False] * n).verdict == "not reproduced", chapter
@@ -50,17 +53,21 @@ def test_cpu_seed_counts_keep_the_selection_claims_decidable():
 
 def test_settings_errors_name_the_fix():
     with pytest.raises(ValueError, match="Did you mean 'epochs'"):
-        E.settings("sprites", "cpu", epoch=3)
+        E.settings("cpu", experiment="sprites", epoch=3)
     with pytest.raises(TypeError, match="n_train.*int"):
-        E.settings("images", "cpu", n_train="lots")
+        E.settings("cpu", experiment="images", n_train="lots")
     with pytest.raises(ValueError, match="experiment.*capacity, images, sinusoids, sprites"):
-        E.settings("mario", "cpu")
+        E.settings("cpu", experiment="mario")
+    with pytest.raises(ValueError, match="experiment None.*capacity, images, sinusoids, sprites"):
+        E.settings("cpu")  # the experiment is named, never guessed
+    with pytest.raises(TypeError):
+        E.settings("sprites", "cpu")  # the profile is the only positional argument
     with pytest.raises(ValueError, match="profile"):
-        E.settings("sprites", "laptop")
+        E.settings("laptop", experiment="sprites")
     with pytest.raises(ValueError, match="all, augmentation"):
-        E.settings("sprites", "cpu", weight_decay_on="trunk")
+        E.settings("cpu", experiment="sprites", weight_decay_on="trunk")
     with pytest.raises(ValueError, match="degrees, in \\(0, 90\\)"):
-        E.settings("sprites", "cpu", max_angle=3.14 * 40)
+        E.settings("cpu", experiment="sprites", max_angle=3.14 * 40)
 
 
 # ----------------------------------------------------------------------------- models
@@ -69,7 +76,7 @@ def trunk_weights(net):
 
 
 def test_sprite_models_share_their_seed_trunk_whatever_the_order_and_keep_the_rng():
-    specs = E.sprite_models(E.settings("sprites", "smoke", extra_seeds=[1], shear_ablation=True))
+    specs = E.sprite_models(E.settings("smoke", experiment="sprites", extra_seeds=[1], shear_ablation=True))
     rng = torch.random.get_rng_state()
     first = {name: trunk_weights(make()) for name, (make, _) in reversed(specs.items())}
     assert torch.equal(rng, torch.random.get_rng_state())  # the caller's random state is untouched
@@ -81,7 +88,7 @@ def test_sprite_models_share_their_seed_trunk_whatever_the_order_and_keep_the_rn
 
 
 def test_image_models_share_one_trunk():
-    specs = E.image_models(E.settings("images", "smoke"), in_chans=1, num_classes=10)
+    specs = E.image_models(E.settings("smoke", experiment="images"), in_chans=1, num_classes=10)
     weights = [trunk_weights(make()) for make, _, _ in specs.values()]
     assert all(all(torch.equal(a, b) for a, b in zip(w, weights[0])) for w in weights)
     layers = [len(make().augment.layers) for name, (make, _, _) in specs.items() if name.startswith("AugNet")]
@@ -111,7 +118,7 @@ def write_folder(root, per_class=10, classes=("a", "b", "c"), split=None):
 
 def test_image_data_caps_sizes_and_holds_out_a_test_fifth_of_a_single_folder(tmp_path, capsys):
     root = write_folder(tmp_path)
-    S = E.settings("images", "smoke", dataset="folder", root=str(root), size=16)  # asks for 1500 + 500
+    S = E.settings("smoke", experiment="images", dataset="folder", root=str(root), size=16)  # asks for 1500 + 500
     train, val, test = E.image_data(S)
     out = capsys.readouterr().out
     assert "30 images, fewer than the 2000 asked for" in out and "6 of its 30 images are the test set" in out
@@ -124,7 +131,7 @@ def test_image_data_caps_sizes_and_holds_out_a_test_fifth_of_a_single_folder(tmp
 def test_image_data_uses_a_folders_own_test_split(tmp_path, capsys):
     write_folder(tmp_path, per_class=8, split="train")
     write_folder(tmp_path, per_class=3, split="test")
-    S = E.settings("images", "smoke", dataset="folder", root=str(tmp_path), size=16, n_train=20, n_test=100)
+    S = E.settings("smoke", experiment="images", dataset="folder", root=str(tmp_path), size=16, n_train=20, n_test=100)
     train, val, test = E.image_data(S)
     assert (len(train), len(val), len(test)) == (16, 4, 9)
     assert "no test split" not in capsys.readouterr().out
@@ -142,15 +149,15 @@ def test_true_shift_moves_the_frequency_by_at_most_half_a_hertz():
     assert torch.equal(y, E.true_shift(x, torch.Generator().manual_seed(0)))  # the generator fixes the draws
 
 
-# ----------------------------------------------------------------------------- drivers, end to end
+# ----------------------------------------------------------------------------- training, end to end
 @pytest.mark.slow
 def test_image_chapter_runs_on_an_own_folder_of_greyscale_pngs(tmp_path, capsys):
-    S = E.settings("images", "smoke", dataset="folder", root=str(write_folder(tmp_path)), size=16, epochs=2,
-                   batch_size=8)
-    hist = E.train_images(S, *E.image_data(S))
+    S = E.settings("smoke", experiment="images", dataset="folder", root=str(write_folder(tmp_path)), size=16,
+                   epochs=2, batch_size=8)
+    hist = E.train_image_models(S, *E.image_data(S))
     assert len(hist) == 6 and all(len(h) == 2 and 0 <= h[-1]["test_at_best_val"] <= 1 for h in hist.values())
     run = results.Run("demo_e4", "smoke")
-    table, facts = R.images_report(run, S, hist)
+    table, facts = R.report_images(run, S, hist)
     assert {c["verdict"] for c in run.claims.values()} == {"not measurable at this profile"}  # not CIFAR-10
     learned = R.learned_table(hist)
     assert learned.groupby("model").size().to_dict() == {"Augerino": 6, "AugNet, 1 layer": 1, "AugNet, 2 layers": 2,
@@ -218,8 +225,8 @@ def test_the_learned_angle_follows_the_datas_range_when_rotate_alone_is_offered(
     and asks a majority: measured gaps 0.06 (Xeon, seed 0) and 0.16, 0.41, 0.35 (EPYC, seeds 0-2)."""
     start, wins, below = 0.25 * math.pi, 0, 0
     for seed in range(3):
-        S = E.settings("sprites", "smoke", n_train=1024, epochs=8, batch_size=64, lr=3e-3, range_aug_lr=2e-2,
-                       init_magnitude=0.25, max_angle=15.0, other_angle=60.0, seed=seed)
+        S = E.settings("smoke", experiment="sprites", n_train=1024, epochs=8, batch_size=64, lr=3e-3,
+                       range_aug_lr=2e-2, init_magnitude=0.25, max_angle=15.0, other_angle=60.0, seed=seed)
         got = {a: max_rotation(h[-1]["state"]) for a, h in E.train_angle_ranges(S).items()}
         wins += got[15.0] > got[60.0]
         below += got[60.0] < start - 0.05

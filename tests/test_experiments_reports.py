@@ -54,18 +54,18 @@ MET, SHEAR = (0.95, math.pi / 4), (0.1, 0.1)  # a seed that selects rotate at pi
     ([], "inconclusive at this budget"),  # one seed: a claim about training needs three
 ])
 def test_augnet_selects_rotate_is_a_share_of_seeds(extra, expected):
-    S = E.settings("sprites", "smoke", extra_seeds=list(range(1, len(extra) + 1)))
+    S = E.settings("smoke", experiment="sprites", extra_seeds=list(range(1, len(extra) + 1)))
     run = results.Run("demo", "smoke")
-    R.sprites_report(run, S, sprite_hist(seeds=list(enumerate(extra, 1))))
+    R.report_sprites(run, S, sprite_hist(seeds=list(enumerate(extra, 1))))
     claim = run.claims["fig3/augnet_selects_rotate"]
     assert claim["verdict"] == expected, claim["interval"]
     assert claim["evidence"]["n"] == len(extra) + 1 and claim["evidence"]["method"] == "wilson"
 
 
 def test_augnet_selects_rotate_fails_when_most_seeds_miss():
-    S = E.settings("sprites", "smoke", extra_seeds=[1, 2, 3, 4, 5])
+    S = E.settings("smoke", experiment="sprites", extra_seeds=[1, 2, 3, 4, 5])
     run = results.Run("demo", "smoke")
-    R.sprites_report(run, S, sprite_hist(rotate=SHEAR, seeds=[(s, SHEAR) for s in range(1, 6)]))
+    R.report_sprites(run, S, sprite_hist(rotate=SHEAR, seeds=[(s, SHEAR) for s in range(1, 6)]))
     assert verdicts(run)["fig3/augnet_selects_rotate"] == "not reproduced"  # 0 of 6: [0, 0.39]
 
 
@@ -76,7 +76,7 @@ def test_augnet_selects_rotate_fails_when_most_seeds_miss():
 ])
 def test_a_seed_meets_the_criterion_at_its_stated_edges(rotate, met):
     run = results.Run("demo", "smoke")
-    R.sprites_report(run, E.settings("sprites", "smoke"), sprite_hist(rotate=rotate))
+    R.report_sprites(run, E.settings("smoke", experiment="sprites"), sprite_hist(rotate=rotate))
     assert run.metrics["augnet_criterion_met"] is met and run.metrics["augnet/criterion_met_over_seeds"] == int(met)
 
 
@@ -85,7 +85,7 @@ def test_one_run_cannot_decide_the_ablations_whatever_it_shows():
     value, with their estimate, the one run's number, and the seeds they need."""
     for augerino_rad, none_rad, augerino_reg in [(math.pi / 4, 0.0, SHEAR), (0.2, 0.39, MET)]:
         run = results.Run("demo", "smoke")
-        R.sprites_report(run, E.settings("sprites", "smoke"), sprite_hist(
+        R.report_sprites(run, E.settings("smoke", experiment="sprites"), sprite_hist(
             augerino_rad=augerino_rad, none_rad=none_rad, augerino_reg=augerino_reg))
         for cid in ("fig3/augerino_rotation", "fig3/no_regulariser_collapses", "fig4/augerino_regulariser_misses"):
             c = run.claims[cid]
@@ -109,10 +109,10 @@ def test_augerino_regulariser_misses_is_the_mirror_share(misses, expected):
     assert ev.verdict == expected and ev.boundary == 0.5
 
 
-def test_sprites_report_tables_and_facts():
-    S = E.settings("sprites", "smoke", extra_seeds=[1, 2])
+def test_report_sprites_tables_and_facts():
+    S = E.settings("smoke", experiment="sprites", extra_seeds=[1, 2])
     run = results.Run("demo", "smoke")
-    table, seeds, facts = R.sprites_report(run, S, sprite_hist(seeds=[(1, (0.95, 0.7)), (2, SHEAR)]))
+    table, seeds, facts = R.report_sprites(run, S, sprite_hist(seeds=[(1, (0.95, 0.7)), (2, SHEAR)]))
     assert seeds["ours: selected"].tolist() == ["rotate", "rotate", "translate_x"]  # a tie: the first op
     assert run.metrics["augnet/criterion_met_over_seeds"] == 2 and facts["e1_count"] == "2 of 3"
     assert table.loc["Augerino", "selected op"] == "affine (all six)"
@@ -121,12 +121,12 @@ def test_sprites_report_tables_and_facts():
     assert verdicts(run)["fig3/same_as_authors"] == "not measurable at this profile"  # theirs not run at smoke
     assert facts["e1_ns"].startswith("the same layer learns a rotation range of 0.80 rad with weight 0.90, within")
     hist = {n: h for n, h in sprite_hist(seeds=[(1, (0.95, 0.7)), (2, SHEAR)]).items() if "shear" not in n}
-    assert R.sprites_report(run, S, hist)[2]["e1_ns"].startswith("not run at this profile")  # shear_ablation off
+    assert R.report_sprites(run, S, hist)[2]["e1_ns"].startswith("not run at this profile")  # shear_ablation off
 
 
-def test_sprites_report_keeps_the_metric_keys_of_earlier_results():
+def test_report_sprites_keeps_the_metric_keys_of_earlier_results():
     run = results.Run("demo", "smoke")
-    R.sprites_report(run, E.settings("sprites", "smoke"), sprite_hist())
+    R.report_sprites(run, E.settings("smoke", experiment="sprites"), sprite_hist())
     per_model = ["rotation_rad", "test_acc", "selected", "selected_weight", "rotation_by_epoch", "final_state"]
     models = ["augnet", "augerino", "augnet/no_regulariser", "augnet/augerinos_regulariser", "augnet/no_shear_ops"]
     expected = {f"{m}/{k}" for m in models for k in per_model} | {
@@ -145,27 +145,27 @@ def sinusoid_hist(*runs):
 
 
 def test_sinusoids_verdict_uses_the_unrounded_ranges():
-    S = E.settings("sinusoids", "smoke")
+    S = E.settings("smoke", experiment="sinusoids")
     alone = {0: [dict(epoch=0, state=layer(frequency_shift=(1.0, 0.5)))]}
     run = results.Run("demo", "smoke")
-    R.sinusoids_report(run, S, sinusoid_hist((0.9, 0.6499), (0.9, 0.64), (0.9, 0.36), (0.8, 0.5)), alone)
+    R.report_sinusoids(run, S, sinusoid_hist((0.9, 0.6499), (0.9, 0.64), (0.9, 0.36), (0.8, 0.5)), alone)
     assert verdicts(run)["fig5/frequency_shift_selected"] == "reproduced"  # 4 of 4: Wilson [0.51, 1]
     assert run.metrics["criterion_met"] is True and "met on 4 of 4 seeds" in run.claims[
         "fig5/frequency_shift_selected"]["ours"]
     run = results.Run("demo", "smoke")
-    R.sinusoids_report(run, S, sinusoid_hist((0.9, 0.6504), (0.9, 0.64), (0.9, 0.36), (0.8, 0.5)), alone)
+    R.report_sinusoids(run, S, sinusoid_hist((0.9, 0.6504), (0.9, 0.64), (0.9, 0.36), (0.8, 0.5)), alone)
     # 0.6504 Hz is 0.1504 from 0.5: it does not count, though it rounds to 0.650; 3 of 4 cannot decide
     assert run.metrics["median_shift_hz"] == pytest.approx(0.57) and run.metrics["criterion_met"] is False
     assert verdicts(run)["fig5/frequency_shift_selected"] == "inconclusive at this budget"
     run = results.Run("demo", "smoke")
-    R.sinusoids_report(run, S, sinusoid_hist((0.1, 0.45), (0.1, 0.0), (0.2, 0.0), (0.79, 0.5)), alone)
+    R.report_sinusoids(run, S, sinusoid_hist((0.1, 0.45), (0.1, 0.0), (0.2, 0.0), (0.79, 0.5)), alone)
     assert verdicts(run)["fig5/frequency_shift_selected"] == "not reproduced"  # 0 of 4: [0, 0.49]
     assert run.metrics["seeds_selecting_frequency_shift"] == 1  # the last, by a weight of 0.79: not met
 
 
 def test_one_sinusoid_seed_is_inconclusive_and_the_prose_says_so():
     run = results.Run("demo", "smoke")
-    _, _, facts = R.sinusoids_report(run, E.settings("sinusoids", "smoke"), sinusoid_hist((0.9, 0.5)),
+    _, _, facts = R.report_sinusoids(run, E.settings("smoke", experiment="sinusoids"), sinusoid_hist((0.9, 0.5)),
                                      {0: [dict(epoch=0, state=layer(frequency_shift=(1.0, 0.5)))]})
     assert verdicts(run)["fig5/frequency_shift_selected"] == "inconclusive at this budget"
     assert "cannot decide" in facts["e2_verdict"] and "needs >= 3 seeds" in facts["e2_verdict"]
@@ -188,19 +188,19 @@ def test_authors_runs_filter_and_the_comparison_verdict(tmp_path, monkeypatch):
                                (["rotate"] * 4 + ["shear_y"] * 2, "inconclusive at this budget")]:
         ours = pd.DataFrame(dict(seed=range(6), selected=ours_sel, weight=0.9, max_value=0.5))
         run = results.Run("demo", "cpu")
-        table = R.compare_with_authors(run, "c", "rotate", ours, theirs, "test")
+        table = R.report_same_as_authors(run, "c", "rotate", ours, theirs, "test")
         assert run.claims["c"]["verdict"] == expected, run.claims["c"]
         assert "5 of 6" in run.claims["c"]["paper"] and "2c2ee6b" in run.claims["c"]["paper"]
         assert table["authors: selected"].tolist() == ["rotate"] * 5 + ["shear_x"]
     many = pd.concat([theirs.assign(seed=theirs["seed"] + 6 * k) for k in range(4)])  # 20 of 24 seeds
     ours = many[["seed"]].assign(selected=many["selected"].values, weight=0.9, max_value=0.5)
     run = results.Run("demo", "cpu")
-    R.compare_with_authors(run, "c", "rotate", ours, many, "test")
+    R.report_same_as_authors(run, "c", "rotate", ours, many, "test")
     assert run.claims["c"]["verdict"] == "reproduced", run.claims["c"]  # the same rate, on enough seeds to show it
     summary = R.authors_table("sprites", "rotate")
     assert summary.loc[0, "selected true op"] == "5 of 7"  # one variant "v" holds all seven runs
     run = results.Run("demo", "cpu")
-    R.compare_with_authors(run, "c", "rotate", ours, theirs.iloc[:0], "test")
+    R.report_same_as_authors(run, "c", "rotate", ours, theirs.iloc[:0], "test")
     assert run.claims["c"]["verdict"] == "not measurable at this profile"
 
 
@@ -217,10 +217,10 @@ def capacity_res(augnet_medians, oracle_medians):
 def test_capacity_claims_rest_on_one_model_per_trunk():
     """One model per trunk: both claims are about what training does, so inconclusive whatever the medians (a
     point estimate above or below the boundary decides nothing), with one part per trunk."""
-    S = E.settings("capacity", "smoke")
+    S = E.settings("smoke", experiment="capacity")
     for aug, orc in [([0.95, 0.99, 0.97], [0.3, 0.6, 0.9]), ([0.5, 0.95, 0.97], [0.9, 0.6, 0.3])]:
         run = results.Run("demo", "smoke")
-        table, authors, facts = R.capacity_report(run, S, capacity_res(aug, orc))
+        table, authors, facts = R.report_capacity(run, S, capacity_res(aug, orc))
         assert set(verdicts(run).values()) == {"inconclusive at this budget"}
         parts = run.claims["fig6/augnet_invariance_any_capacity"]["evidence"]["parts"]
         assert list(parts) == ["depth 1, width 4", "depth 1, width 16", "depth 1, width 64"]
@@ -229,7 +229,7 @@ def test_capacity_claims_rest_on_one_model_per_trunk():
         assert grow["estimate"] == pytest.approx(orc[-1] - orc[0]) and "needs >= 3 seeds" in facts["e3_grow"]
     assert run.metrics["augnet_min_invariance"] == 0.5 and run.metrics["augnet_spread"] == pytest.approx(0.47)
     run = results.Run("demo", "smoke")
-    R.capacity_report(run, S, capacity_res([0.95], [0.3]))
+    R.report_capacity(run, S, capacity_res([0.95], [0.3]))
     assert verdicts(run)["fig6/oracle_invariance_grows"] == "not measurable at this profile"  # one trunk size
 
 
@@ -251,7 +251,7 @@ def test_images_claims_measurable_on_cifar10_only():
     acc = dict(zip(NAMES, [0.80, 0.90, 0.86, 0.87, 0.86, 0.899]))
     fast = dict(zip(NAMES, [9, 9, 9, 1, 2, 1]))
     run = results.Run("demo", "gpu")
-    table, facts = R.images_report(run, E.settings("images", "gpu"), image_hist(acc, fast))
+    table, facts = R.report_images(run, E.settings("gpu", experiment="images"), image_hist(acc, fast))
     assert set(verdicts(run).values()) == {"inconclusive at this budget"}  # one seed per model
     ev = {cid: c["evidence"] for cid, c in run.claims.items()}
     beat = ev["fig7/augerino_and_augnet1_beat_baseline"]["parts"]
@@ -261,7 +261,7 @@ def test_images_claims_measurable_on_cifar10_only():
     assert run.metrics["best_model"] == "fixed augmentation"
     assert facts["e4_beats"] == "reached 0.860 and 0.870 against 0.800 for"
     run = results.Run("demo", "cpu")
-    R.images_report(run, E.settings("images", "cpu"), image_hist(acc, fast))
+    R.report_images(run, E.settings("cpu", experiment="images"), image_hist(acc, fast))
     assert set(verdicts(run).values()) == {"not measurable at this profile"}
     assert "fashion_mnist" in run.claims["fig7/augnet3_top"]["evidence"]["reason"]
 

@@ -131,7 +131,7 @@ def test_the_warm_up_holds_the_modules_first_adam_steps_back():
     start = torch.cat([p.flatten() for p in F.lrp(S).parameters()])
     moved = {}
     for w in (0.0, 1.0):
-        net, _ = F.train_module(F.settings("smoke", **{**_fields(S), "warmup_epochs": w}), _Centre().eval(), x)
+        net, _ = F.train(F.settings("smoke", **{**_fields(S), "warmup_epochs": w}), _Centre().eval(), x)
         moved[w] = float((torch.cat([p.flatten() for p in net.augment.params.parameters()]) - start).abs().sum())
     assert moved[1.0] < 0.7 * moved[0.0]
 
@@ -255,8 +255,8 @@ def test_input_free_tta_draws_from_its_own_module_and_needs_it():
 def test_control_trains_both_modules_on_still_scenes(monkeypatch):
     S = F.settings("smoke", n_train=32, n_test=6, batch_size=16, samples=(1, 2), tta_seeds=1)
     seen = []
-    real = F.train_module
-    monkeypatch.setattr(F, "train_module", lambda S_, c, tr, input_free=False, replicate=0: seen.append(
+    real = F.train
+    monkeypatch.setattr(F, "train", lambda S_, c, tr, input_free=False, replicate=0: seen.append(
         ((input_free, replicate), tr)) or real(S_, c, tr, input_free, replicate))
     clf = nn.Sequential(nn.Conv2d(3, 10, 3), nn.AdaptiveAvgPool2d(1), nn.Flatten()).eval()
     res = F.control(S, clf)
@@ -315,7 +315,7 @@ def test_module_beside_a_frozen_classifier_learns_the_labelled_region_and_beats_
                    methods=["random crop", "InstaAug"])
     train, test = _quadrant_data(512, seed=0), _quadrant_data(200, seed=1)
     clf = _Centre().eval()
-    net, hist = F.train_module(S, clf, train)
+    net, hist = F.train(S, clf, train)
     assert clf.scale.item() == 10.0 and not clf.training and len(F.band_trace(hist)) == 8 * 8 // 4
     with torch.no_grad():
         p = net.augment.distribution(test.float()).exp()

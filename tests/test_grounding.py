@@ -69,7 +69,7 @@ def test_sweep_claims_at_one_model_per_variant_are_inconclusive_whatever_the_dif
     # the cpu profile: one model per (arch, variant); every claim is about what training or a random initialisation
     # does, so even large clean differences cannot decide it
     run = results.Run("t", "smoke")
-    readings = GR.record_sweep_claims(run, _table(0.3, -0.3))
+    readings = GR.report_sweep(run, _table(0.3, -0.3))
     assert set(_verdicts(run).values()) == {"inconclusive at this budget"} and len(run.claims) == 8
     for c in run.claims.values():
         assert c["evidence"]["n"] == 1 and c["evidence"]["n_min"] == 3 and c["evidence"]["unit"] == "seed"
@@ -81,13 +81,13 @@ def test_sweep_claims_at_one_model_per_variant_are_inconclusive_whatever_the_dif
 
 def test_sweep_claims_follow_the_numbers_over_seeds():
     run = results.Run("t", "smoke")
-    readings = GR.record_sweep_claims(run, _table(0.2, -0.1, aug_translate=0.05, seeds=3, noise=0.003))
+    readings = GR.report_sweep(run, _table(0.2, -0.1, aug_translate=0.05, seeds=3, noise=0.003))
     v = _verdicts(run)
     assert set(v.values()) == {"reproduced"}, v
     assert readings["b3_raises"].startswith("Training without augmentation raised")
     # each opposite: training lowers translation and appearance... (appearance always +0.1 here, so: partly)
     run = results.Run("t", "smoke")
-    GR.record_sweep_claims(run, _table(-0.2, 0.1, aug_translate=-0.05, align=(-0.05, 0.2), vit_untrained=0.3,
+    GR.report_sweep(run, _table(-0.2, 0.1, aug_translate=-0.05, align=(-0.05, 0.2), vit_untrained=0.3,
                                        resnet_untrained=0.6, zoom=0.2, seeds=3, noise=0.003))
     v = _verdicts(run)
     assert v["fig2/train_raises_translation_appearance"] == "partly"  # appearance rose, translation fell
@@ -102,7 +102,7 @@ def test_sweep_claims_follow_the_numbers_over_seeds():
     # no augmentation lowered translation invariance (-0.2); standard augmentation brought it back above the
     # untrained model's (-0.2 + 0.3): the two comparisons give different verdicts
     run = results.Run("t", "smoke")
-    GR.record_sweep_claims(run, _table(-0.2, 0.1, aug_translate=0.3, seeds=3, noise=0.003))
+    GR.report_sweep(run, _table(-0.2, 0.1, aug_translate=0.3, seeds=3, noise=0.003))
     v = _verdicts(run)
     assert v["fig2/train_raises_translation_appearance"] == "partly"
     assert v["fig2/standard_raises_translation"] == "reproduced"
@@ -113,7 +113,7 @@ def test_sweep_claims_follow_the_numbers_over_seeds():
                                            (-0.07, "not reproduced"), (0.05, "inconclusive at this budget")])
 def test_zoom_unchanged_is_an_equivalence_test_at_its_margin(zoom, verdict):
     run = results.Run("t", "smoke")
-    GR.record_sweep_claims(run, _table(0.2, -0.1, zoom=zoom, seeds=4, noise=0.002))
+    GR.report_sweep(run, _table(0.2, -0.1, zoom=zoom, seeds=4, noise=0.002))
     assert run.claims["fig2/zoom_in_unchanged"]["verdict"] == verdict
     assert run.claims["fig2/zoom_in_unchanged"]["evidence"]["parts"]["ResNet"]["level"] == 0.9
 
@@ -122,7 +122,7 @@ def test_zoom_unchanged_is_an_equivalence_test_at_its_margin(zoom, verdict):
                                           (0.1, "inconclusive at this budget"), (0.0, "inconclusive at this budget")])
 def test_slight_augmentation_needs_a_rise_within_its_margin(aug, verdict):
     run = results.Run("t", "smoke")
-    GR.record_sweep_claims(run, _table(0.2, -0.1, aug_translate=aug, seeds=4, noise=0.002))
+    GR.report_sweep(run, _table(0.2, -0.1, aug_translate=aug, seeds=4, noise=0.002))
     assert run.claims["fig2/augmentation_slight_translation"]["verdict"] == verdict
 
 
@@ -130,7 +130,7 @@ def test_slight_augmentation_needs_a_rise_within_its_margin(aug, verdict):
                                           (0.5, "inconclusive at this budget")])
 def test_untrained_resnet_not_invariant_below_one_half(inv, verdict):
     run = results.Run("t", "smoke")
-    GR.record_sweep_claims(run, _table(0.2, -0.1, resnet_untrained=inv, vit_untrained=0.3, seeds=4, noise=0.002))
+    GR.report_sweep(run, _table(0.2, -0.1, resnet_untrained=inv, vit_untrained=0.3, seeds=4, noise=0.002))
     part = run.claims["figA10/untrained_resnet_equivariant"]["evidence"]["parts"]["ResNet not invariant"]
     assert part["verdict"] == verdict
 
@@ -138,7 +138,7 @@ def test_untrained_resnet_not_invariant_below_one_half(inv, verdict):
 def test_sweep_claims_without_the_models_are_not_measurable():
     t = _table(0.2, -0.1)
     run = results.Run("t", "smoke")
-    GR.record_sweep_claims(run, t[t.variant != "none"])  # the paper profile: no model trained without augmentation
+    GR.report_sweep(run, t[t.variant != "none"])  # the paper profile: no model trained without augmentation
     v = _verdicts(run)
     assert v["fig2/train_raises_translation_appearance"] == "not measurable at this profile"
     assert v["fig2/standard_raises_translation"] == "inconclusive at this budget"
@@ -169,7 +169,7 @@ def test_search_claims_per_class_beats_global():
     single = _search(PER_CLASS, pairs=8, noise=0.5)
     damp = _search({e: [v / 2 for v in vals] for e, vals in PER_CLASS.items()}, pairs=8, noise=0.5)
     run = results.Run("t", "smoke")
-    out = GR.record_search_claims(run, {"none": {"single": single}, "standard": {"single": damp}}, gap=None)
+    out = GR.report_search(run, {"none": {"single": single}, "standard": {"single": damp}}, gap=None)
     v = _verdicts(run)
     parts = run.claims["fig3a/no_single_transform"]["evidence"]["parts"]
     assert parts["no entry raises every class"]["verdict"] == "reproduced"  # each entry lowers some class by >= 1
@@ -230,7 +230,7 @@ def _ranked(counts, n_entries=12) -> similarity.Search:
                                              ([4, 9, 5, 8, 6], "inconclusive at this budget")])
 def test_top10_positive_is_an_equivalence_with_the_papers_6_5(counts, verdict):
     run = results.Run("t", "smoke")
-    out = GR.record_search_claims(run, {"none": {"single": _ranked(counts)}}, gap=None)
+    out = GR.report_search(run, {"none": {"single": _ranked(counts)}}, gap=None)
     assert out["top10_positive"] == pytest.approx(np.mean(counts))
     assert run.claims["e/top10_positive"]["verdict"] == verdict  # no "partly" at n >= 1 any more
 
@@ -244,7 +244,7 @@ def test_shares_of_classes_are_wilson_intervals_over_classes(hurt, verdict):
     values = {"rotate/3": [-2.0 if c < hurt else 3.0 for c in range(10)], "color/4": [1.0] * 10}
     run = results.Run("t", "smoke")
     search = _search(values, classes=classes, pairs=3, noise=0.1)
-    GR.record_search_claims(run, {"none": {"single": search}, "standard": {"single": search}}, gap=None)
+    GR.report_search(run, {"none": {"single": search}, "standard": {"single": search}}, gap=None)
     for cid in ("sec4.3/identity_best_geometric", "sec4.3/appearance_with_augmentation"):
         assert run.claims[cid]["verdict"] == verdict and run.claims[cid]["evidence"]["method"] == "wilson"
 
@@ -257,7 +257,7 @@ def test_appearance_prevails_against_the_pools_share(appearance_first, verdict):
     top = app if appearance_first else geo
     values = {e: [2.0 if e in top else -2.0] * 5 for e in geo + app}
     run = results.Run("t", "smoke")
-    GR.record_search_claims(run, {"none": {"single": _search(values, classes=list("abcde"), pairs=3, noise=0.1)}},
+    GR.report_search(run, {"none": {"single": _search(values, classes=list("abcde"), pairs=3, noise=0.1)}},
                             gap=None)
     assert run.claims["sec4.3/appearance_prevails"]["verdict"] == verdict
 
@@ -314,16 +314,16 @@ def test_fig3c_as_the_authors_script_computes_it():
     out = G.fig3c(s, {"posterize": 0.2}, k=5)
     assert out["counts"] == {"posterize": 2} and np.isnan(out["decreases"])
     run = results.Run("t", "smoke")
-    GR.record_search_claims(run, {"none": {"single": s}}, {"posterize": 0.2})
+    GR.report_search(run, {"none": {"single": s}}, {"posterize": 0.2})
     assert run.claims["fig3c/invariance_grew_top5"]["verdict"] == "inconclusive at this budget"
     # no invariance gap at all (no standard or untrained model): not measurable
     run = results.Run("t", "smoke")
-    GR.record_search_claims(run, {"none": {"single": s}}, {})
+    GR.report_search(run, {"none": {"single": s}}, {})
     assert run.claims["fig3c/invariance_grew_top5"]["verdict"] == "not measurable at this profile"
     # every grid as often in the top 5: the mean shares tie, 1.5 x short of "substantially more"; but two classes
     # are fewer than the three a verdict needs
     run = results.Run("t", "smoke")
-    GR.record_search_claims(run, {"none": {"single": s}}, gap)
+    GR.report_search(run, {"none": {"single": s}}, gap)
     ev = run.claims["fig3c/invariance_grew_top5"]["evidence"]
     assert ev["verdict"] == "inconclusive at this budget" and ev["n"] == 2 < ev["n_min"]
     assert ev["estimate"] == pytest.approx(0.2 - 1.5 * 0.2)
@@ -350,7 +350,7 @@ def test_fig3c_is_decided_over_classes(grown, verdict):
     # per class: its share of the slots per grid that grew - 1.5 x per other grid (one grid each side here)
     assert GR.fig3c_per_class(f) == pytest.approx([(g - 1.5 * (5 - g)) / 5 for g in grown])
     run = results.Run("t", "smoke")
-    GR.record_search_claims(run, {"none": {"single": s}}, gap)
+    GR.report_search(run, {"none": {"single": s}}, gap)
     assert run.claims["fig3c/invariance_grew_top5"]["verdict"] == verdict
 
 
@@ -388,6 +388,26 @@ def test_search_configurations_cover_the_authors_choices(monkeypatch):
     assert table.loc["figA4/no_subpolicy", "y"] == "not computed" and not table.loc["figA4/no_subpolicy", "differs"]
     assert not table["differs"].any()
 
+
+
+def test_b4s_tables_and_logs_come_from_the_reports_module():
+    """Chapter B4 shows and logs what report_search and log_sensitivity leave: no frame is built in the chapter."""
+    single = _search(PER_CLASS, pairs=8, noise=0.5)
+    searches = {"none": {"single": single}}
+    run = results.Run("t", "smoke")
+    numbers = GR.report_search(run, searches, gap={"posterize": 0.2, "rotate": -0.1}, boxes=None)
+    assert run.metrics["top_per_class"] == numbers["top_per_class"] == dict(zip(single.classes,
+                                                                                 [r[0] for r in single.top(1)]))
+    assert run.metrics["appearance_share_top5"] == numbers["appearance_top5"]
+    assert run.metrics["identity_best_geometric"] == numbers["identity_best_geometric"]
+    gap_table = GR.fig3c_table(numbers, {"posterize": 0.2, "rotate": -0.1})
+    assert list(gap_table.columns) == ["invariance gap", "top-5 slots"] and set(gap_table.index) == {"posterize",
+                                                                                                     "rotate"}
+    assert GR.foreground_table(numbers).empty  # no boxes
+    top = GR.global_ranking_table(searches, k=2)
+    assert len(top) == 2 and top.iloc[0, 0] == single.global_ranking()[0][0]
+    table = GR.log_sensitivity(run, {"a": searches, "b": searches}, None)
+    assert run.metrics["search_sensitivity"] == table.to_dict() and not table["differs"].any()
 
 
 def test_rotation_classes_name_the_classes_and_the_top_10():
@@ -441,18 +461,19 @@ def test_b3_to_b5_run_on_a_folder_of_their_own_at_the_side_the_zoo_models_are_bu
     assert zoo.image_side(pa, pa.image_size) == 224
     assert not (xs[:, None] == x[None]).flatten(2).all(-1).any(), "the probes are held out from the search images"
     # no WordNet synsets, no foreground boxes: B5's WordNet claim is not measurable, not an error
-    assert synsets is None and boxes is None and G.wordnet_report({}, synsets) == {} and GR.plot_wordnet({}) is None
+    assert synsets is None and boxes is None and G.wordnet_correlations({}, synsets) == {}
+    assert GR.plot_wordnet({}) is None
     from invlib.papers.b import rrc_reports as RR
 
     run = results.Run("t", "smoke")
-    RR.record_wordnet_claims(run, {}, {"none": {"single": _search({"rotate/3": [1.0, 2.0, 3.0]})}})
+    RR.report_wordnet(run, {}, {"none": {"single": _search({"rotate/3": [1.0, 2.0, 3.0]})}})
     assert run.claims["fig4/wordnet_similar_classes"]["verdict"] == "not measurable at this profile"
 
 
 # ------------------------------------------------------------------------------ the variation study (chapter B7)
-def test_variation_family_trains_one_recipe_on_scenes_at_every_level():
+def test_variation_specs_train_one_recipe_on_scenes_at_every_level():
     S = G.settings("smoke", variation={"seeds": 3})
-    fam = G.variation_family(S)
+    fam = G.variation_specs(S)
     V = G.variation_settings(S)
     assert sorted(fam) == [(lv, m) for lv in V["levels"] for m in sorted(V["methods"])]
     for (level, method), specs in fam.items():
@@ -465,7 +486,7 @@ def test_variation_family_trains_one_recipe_on_scenes_at_every_level():
 
     R1 = R.settings("smoke", seeds=3)
     for method in V["methods"]:
-        assert fam[(1.0, method)] == R.family(R1)[method]
+        assert fam[(1.0, method)] == R.table_1a_specs(R1)[method]
     # a level, a method and a seed each make a different model
     from invlib import zoo
 
@@ -499,7 +520,7 @@ def _study(translate, gains, train_gap=10.0, seeds=3, noise=0.002, zoom=None, ac
 
 def test_variation_claims_are_decided_step_by_step_over_seeds():
     run = results.Run("smoke", name="t")
-    readings = GR.record_variation_claims(run, _study([0.1, 0.2, 0.3], [-2.0, 1.0, 4.0], zoom=[0.3, 0.2, 0.1]))
+    readings = GR.report_variation(run, _study([0.1, 0.2, 0.3], [-2.0, 1.0, 4.0], zoom=[0.3, 0.2, 0.1]))
     v = _verdicts(run)
     assert v["thesis/translate_grows_with_variation"] == "reproduced"
     assert v["thesis/zoom_in_grows_with_variation"] == "not reproduced"  # falls at both steps
@@ -509,14 +530,14 @@ def test_variation_claims_are_decided_step_by_step_over_seeds():
     assert readings["b7_translate"] == "Invariance to translation rose with every step of the variation."
     # up overall, but down at the first step: partly, not "reproduced" on the first-to-last rise
     run = results.Run("smoke", name="t")
-    GR.record_variation_claims(run, _study([0.3, 0.25, 0.31], [4.0, 1.0, -2.0], train_gap=1))
+    GR.report_variation(run, _study([0.3, 0.25, 0.31], [4.0, 1.0, -2.0], train_gap=1))
     v = _verdicts(run)
     assert v["thesis/translate_grows_with_variation"] == "partly"
     # the gain falls at both steps, and the model without augmentation does not overfit (1 point): the premise is
     # a part of the claim now, not a gate that makes it "not measurable"
     assert v["thesis/crop_gain_grows_with_variation"] == "not reproduced"
     run = results.Run("smoke", name="t")
-    GR.record_variation_claims(run, _study([0.1, 0.2], [1.0, 6.0], train_gap=1))
+    GR.report_variation(run, _study([0.1, 0.2], [1.0, 6.0], train_gap=1))
     assert _verdicts(run)["thesis/crop_gain_grows_with_variation"] == "partly"  # rises; premise fails
 
 
@@ -525,7 +546,7 @@ def test_variation_claims_are_decided_step_by_step_over_seeds():
                                                   (3, 0.02, "reproduced"), (3, -0.02, "not reproduced")])
 def test_a_step_needs_three_seeds_and_a_rise_beyond_their_spread(seeds, rise, verdict):
     run = results.Run("smoke", name="t")
-    GR.record_variation_claims(run, _study([0.2, 0.2 + rise], [1.0, 2.0], seeds=seeds))
+    GR.report_variation(run, _study([0.2, 0.2 + rise], [1.0, 2.0], seeds=seeds))
     ev = run.claims["thesis/translate_grows_with_variation"]["evidence"]
     assert ev["verdict"] == verdict and ev["parts"]["0 → 1"]["unit"] == "seed"
     assert (ev["parts"]["0 → 1"]["n"], ev["parts"]["0 → 1"]["n_min"]) == (seeds, 3)
@@ -621,7 +642,7 @@ def test_b7_zoo_specs_are_the_family_it_trains_b1s_recipe(monkeypatch):
     assert asked == G.b7_zoo_specs("smoke")
     for profile in ("smoke", "cpu"):
         specs, B = G.b7_zoo_specs(profile), R.settings(profile)
-        b1 = {s for group in R.family(B).values() for s in group}
+        b1 = {s for group in R.table_1a_specs(B).values() for s in group}
         assert {s for s in specs if s.data_options == ()} <= b1 | {R.spec(B, m, 2) for m in (R.NONE, R.RRC)}
         assert {s.replace(data_options=()) for s in specs} <= {R.spec(B, m, k) for m in (R.NONE, R.RRC)
                                                               for k in range(3)}, "B1's recipe at every level"

@@ -4,6 +4,7 @@ paper imports another paper's package (what two papers share lives in the founda
 no paper imports it."""
 
 import ast
+import re
 from pathlib import Path
 
 import pytest
@@ -43,7 +44,7 @@ def test_the_checker_resolves_relative_imports():
     assert "invlib.papers.b.rrc" in found
     assert "invlib.results" not in found or _paper_of("invlib.results") is None
     assert {_paper_of(m) for m in found} <= {None, "b"}
-    assert "invlib.zoo" in _imports(ROOT / "papers" / "a" / "probes.py")
+    assert "invlib.zoo" in _imports(ROOT / "papers" / "a" / "tables.py")
 
 
 @pytest.mark.parametrize("paper", PAPERS)
@@ -88,3 +89,211 @@ def test_every_module_has_its_test_file():
         if name not in tests and name.removesuffix("_reports") not in tests:
             missing.append(str(file.relative_to(ROOT)))
     assert not missing, f"modules without tests/test_<module>.py: {sorted(missing)}"
+
+
+# ------------------------------------------------------------------------------ layers and the import graph
+# The foundation's layers, lowest first: a module imports only modules of its own layer or lower ones, and the
+# import graph of invlib (lazy imports included) has no circle. A new module must be placed here.
+LAYERS = (
+    ("utils", "streaming"),
+    ("verdicts", "profiles", "wordnet", "transforms", "crops", "data.dataset", "data.real", "data.scenes",
+     "data.lighting"),
+    ("data.generated", "data", "transform_types", "models", "metrics", "linear", "plots", "learned",
+     "learned.augerino", "learned.augnet", "learned.instaaug", "results", "authors"),
+    ("train",),
+    ("zoo",),
+    ("papers",),  # every paper package (invlib.papers.<x>.*)
+    ("chapters",),
+    ("scoreboard",),
+    ("book",),
+    ("__main__",),
+)
+
+
+def _module_names() -> dict[str, Path]:
+    out = {}
+    for file in ROOT.glob("**/*.py"):
+        parts = list(file.relative_to(ROOT).with_suffix("").parts)
+        if parts[-1] == "__init__":
+            parts = parts[:-1]
+        out[".".join(parts)] = file
+    return out
+
+
+def _graph() -> dict[str, set[str]]:
+    """``{module: modules it imports}``, names relative to invlib (``""`` is the package itself: dropped)."""
+    modules = _module_names()
+
+    def resolve(name):
+        name = name.removeprefix("invlib").removeprefix(".")
+        while name and name not in modules:
+            name = name.rpartition(".")[0]
+        return name
+
+    return {m: {resolve(n) for n in _imports(f) if n and n.startswith("invlib")} - {m, ""}
+            for m, f in modules.items() if m}
+
+
+def _layer(module: str) -> int | None:
+    if module.startswith("papers"):
+        return next(i for i, names in enumerate(LAYERS) if "papers" in names)
+    return next((i for i, names in enumerate(LAYERS) if module in names), None)
+
+
+def test_every_module_has_a_layer_and_imports_none_above_it():
+    graph = _graph()
+    unplaced = sorted(m for m in graph if _layer(m) is None)
+    assert not unplaced, f"modules without a layer in tests/test_layout.py's LAYERS: {unplaced}"
+    upward = sorted(f"{m} -> {n}" for m, deps in graph.items() for n in deps if _layer(n) > _layer(m))
+    assert not upward, f"imports from a lower layer to a higher one: {upward}"
+
+
+def _cycles(graph: dict[str, set[str]]) -> list[list[str]]:
+    """The strongly connected components of more than one module (Tarjan, iterative)."""
+    index, low, stack, on, out, counter = {}, {}, [], set(), [], [0]
+    for root in graph:
+        if root in index:
+            continue
+        work = [(root, iter(sorted(graph.get(root, ()))))]
+        index[root] = low[root] = counter[0]
+        counter[0] += 1
+        stack.append(root)
+        on.add(root)
+        while work:
+            v, it = work[-1]
+            w = next(it, None)
+            if w is not None:
+                if w not in index:
+                    index[w] = low[w] = counter[0]
+                    counter[0] += 1
+                    stack.append(w)
+                    on.add(w)
+                    work.append((w, iter(sorted(graph.get(w, ())))))
+                elif w in on:
+                    low[v] = min(low[v], index[w])
+                continue
+            work.pop()
+            if work:
+                low[work[-1][0]] = min(low[work[-1][0]], low[v])
+            if low[v] == index[v]:
+                comp = []
+                while True:
+                    w = stack.pop()
+                    on.discard(w)
+                    comp.append(w)
+                    if w == v:
+                        break
+                if len(comp) > 1:
+                    out.append(sorted(comp))
+    return out
+
+
+def test_the_import_graph_has_no_circle():
+    assert _cycles({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}) == [["a", "b", "c"]]  # the checker finds one
+    assert _cycles({"a": {"b"}, "b": set()}) == []
+    assert not _cycles(_graph()), f"circles in the import graph: {_cycles(_graph())}"
+
+
+# ------------------------------------------------------------------------------ one verb per step
+# Every paper names its steps alike (settings -> train -> measure -> report; the package docstring of
+# invlib.papers): settings(profile, ...) first; a module that trains a chapter's models has a public train*; a public
+# function that records claims (run.claim, directly or through the module's private helpers) is named report*.
+OLD_VERBS = {"family", "train_family", "build", "train_encoders", "train_module", "train_sprites", "variation_family"}
+TRAINS = {"fit", "train_many"}
+
+
+def _functions(path: Path) -> dict[str, ast.FunctionDef]:
+    return {n.name: n for n in ast.parse(path.read_text()).body if isinstance(n, ast.FunctionDef)}
+
+
+def _calls(fn: ast.FunctionDef) -> set[str]:
+    """Names a function calls: ``f(...)`` gives ``f``, ``x.f(...)`` gives ``f``."""
+    out = set()
+    for node in ast.walk(fn):
+        if isinstance(node, ast.Call):
+            f = node.func
+            out.add(f.id if isinstance(f, ast.Name) else f.attr if isinstance(f, ast.Attribute) else "")
+    return out
+
+
+def _reaches(fns: dict[str, ast.FunctionDef], name: str, targets: set[str], seen=None) -> bool:
+    """Whether ``name`` calls one of ``targets``, directly or through the module's private functions."""
+    seen = seen or set()
+    calls = _calls(fns[name])
+    if calls & targets:
+        return True
+    return any(c.startswith("_") and c in fns and c not in seen and _reaches(fns, c, targets, seen | {c})
+               for c in calls)
+
+
+PAPER_FILES = sorted(f for f in (ROOT / "papers").glob("*/*.py") if f.stem != "__init__")
+
+
+@pytest.mark.parametrize("file", PAPER_FILES, ids=lambda f: f"{f.parent.name}/{f.stem}")
+def test_every_paper_names_its_steps_alike(file):
+    fns = _functions(file)
+    public = [n for n in fns if not n.startswith("_")]
+    old = sorted(n for n in public if n in OLD_VERBS or (n.startswith("record_") and n.endswith("_claims"))
+                 or n.endswith("_report"))
+    assert not old, f"{file.relative_to(ROOT)}: old step names {old} (train*, report*: see invlib.papers)"
+    claims = sorted(n for n in public if _reaches(fns, n, {"claim"}) and not n.startswith("report"))
+    assert not claims, f"{file.relative_to(ROOT)}: {claims} record claims; name them report or report_<what>"
+    if "settings" in fns:
+        args = fns["settings"].args
+        first = (args.posonlyargs + args.args)[0].arg if args.posonlyargs + args.args else None
+        assert first == "profile", f"{file.relative_to(ROOT)}: settings' first argument is {first!r}, not profile"
+    if not file.stem.endswith("_reports") and any(_reaches(fns, n, TRAINS) for n in public):
+        assert any(n == "train" or n.startswith("train_") for n in public), \
+            f"{file.relative_to(ROOT)} trains models but has no public train or train_<what>"
+
+
+def test_the_step_checker_sees_old_names_and_unnamed_claims(tmp_path):
+    f = tmp_path / "x.py"
+    f.write_text("def family(S):\n    return fit(S)\n\ndef table(run):\n    _claims(run)\n\n"
+                 "def _claims(run):\n    run.claim('a')\n")
+    fns = _functions(f)
+    assert _reaches(fns, "table", {"claim"}) and _reaches(fns, "family", TRAINS)
+    assert not _reaches(fns, "family", {"claim"})
+
+
+# ------------------------------------------------------------------------------ chapters
+NOTEBOOKS = sorted((ROOT.parent / "notebooks").glob("*.py"))
+
+
+def _parameter_comments(path: Path) -> list[tuple[str, str]]:
+    lines, inside, out = path.read_text().splitlines(), False, []
+    for line in lines:
+        if line.startswith("# %%"):
+            inside = 'tags=["parameters"]' in line
+            continue
+        if inside and "#" in line and not line.startswith("#"):
+            name, comment = line.split("=", 1)[0].strip(), line.split("#", 1)[1]
+            out.append((name, comment))
+    return out
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.stem)
+def test_parameter_comments_do_not_restate_our_profiles_values(path):
+    """A parameter's comment says what it means (and the paper's value); what a profile sets lives in the
+    settings, where it cannot drift from a copy (d2 once said 14 epochs on cpu where the settings said 10)."""
+    found = _parameter_comments(path)
+    assert found, f"{path.name}: no parameters cell found"
+    bad = [f"{n}: #{c}" for n, c in found if n != "profile" and re.search(r"\b(smoke|cpu|gpu)\b", c)]
+    assert not bad, f"{path.name}: comments that restate a profile's value: {bad}"
+
+
+def test_every_slow_docstring_example_names_a_function_that_exists():
+    """A renamed function would silently leave the slow marker behind (and lengthen ``make test-fast``)."""
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("root_conftest", ROOT.parent / "conftest.py")
+    root_conftest = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(root_conftest)
+    SLOW_DOCTESTS = root_conftest.SLOW_DOCTESTS
+
+    missing = []
+    for name in sorted(SLOW_DOCTESTS):
+        module, _, attr = name.rpartition(".")
+        if not hasattr(importlib.import_module(module), attr):
+            missing.append(name)
+    assert not missing, f"conftest.SLOW_DOCTESTS names functions that do not exist: {missing}"

@@ -1,31 +1,44 @@
-"""invlib.papers: the registry of each chapter's zoo specs, which the book's training phase trains."""
+"""invlib.papers: the registry of each chapter's facts (its zoo specs, which the book's training phase trains, its
+budget and the caches it writes and reads; what the runner derives from them is tested in test_book.py)."""
 
 import ast
 from pathlib import Path
 
 import pytest
 
-from invlib import book, papers, zoo
+from invlib import chapters, papers, zoo
 
 ROOT = Path(__file__).resolve().parent.parent
-CHAPTERS = book.toc_notebooks(ROOT)
+CHAPTERS = chapters.toc_notebooks(ROOT)
 
 
-def test_every_registered_chapter_exists_and_names_a_function():
-    assert set(papers.ZOO_SPECS) <= set(CHAPTERS)
-    for name, target in papers.ZOO_SPECS.items():
-        module, function = target.split(":")
+def test_every_chapter_is_declared_in_book_order():
+    assert list(papers.CHAPTERS) == CHAPTERS
+
+
+def test_every_zoo_target_names_a_function_and_facts_are_well_formed():
+    for name, facts in papers.CHAPTERS.items():
+        assert isinstance(facts.trains, bool) and all(isinstance(v, int) for v in facts.budgets.values()), name
+        assert all(isinstance(n, str) and n and "/" not in n for n in facts.writes + facts.reads), name
+        if facts.zoo is None:
+            continue
+        module, function = facts.zoo.split(":")
         tree = ast.parse((ROOT / (module.replace(".", "/") + ".py")).read_text())
-        assert function in {n.name for n in tree.body if isinstance(n, ast.FunctionDef)}, f"{name}: {target}"
+        assert function in {n.name for n in tree.body if isinstance(n, ast.FunctionDef)}, f"{name}: {facts.zoo}"
 
 
-@pytest.mark.parametrize("name", sorted(papers.ZOO_SPECS))
+@pytest.mark.parametrize("name", sorted(n for n, f in papers.CHAPTERS.items() if f.zoo))
 def test_each_chapters_specs_are_zoo_specs_on_smoke(name):
     specs = papers.zoo_specs(name, "smoke")
     assert specs and all(isinstance(s, zoo.Spec) for s in specs), name
 
 
-def test_a_chapter_outside_the_registry_loads_nothing_and_parameters_reach_the_function():
-    assert papers.zoo_specs("e3_capacity", "smoke") == []
+def test_a_chapter_without_zoo_models_loads_nothing_and_parameters_reach_the_function():
+    assert papers.zoo_specs("e3_capacity", "smoke") == [] and papers.zoo_specs("zz_not_a_chapter", "smoke") == []
     seeded = papers.zoo_specs("00_data_and_transforms", "smoke", {"dataset": "fashion_mnist", "profile": "smoke"})
     assert {s.dataset for s in seeded} == {"fashion_mnist"}
+
+
+def test_a_chapter_not_declared_has_no_facts():
+    assert papers.facts("zz_new") == papers.ChapterFacts()
+    assert papers.facts("zz_new").writes == papers.facts("zz_new").reads == () and not papers.facts("zz_new").trains

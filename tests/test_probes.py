@@ -6,11 +6,10 @@ import types
 import numpy as np
 import pytest
 import torch
-from test_data import CAT, DOG, _jpeg, _xml
+from test_real import CAT, DOG, _jpeg, _xml
 
-from invlib import data, models, results, zoo
-from invlib.models import PretrainedUnavailableError
-from invlib.papers.a import probes, probes_reports
+from invlib import data, models, results
+from invlib.papers.a import probes, probes_reports, tables
 
 
 def _object(n=1, size=48, box=(8, 8, 40, 40), inner=(22, 22, 26, 26)):
@@ -130,38 +129,6 @@ def test_features_are_cached(monkeypatch):
     assert torch.equal(probes.extract(relabelled, images, boxes, "contrast", 28, seed=0).diff, first.diff)
 
 
-def test_featurizers_sharing_views_get_the_features_they_would_get_alone():
-    images, boxes = _object(24)
-    images = (images.float() * torch.rand(24, 3, 1, 1)).to(torch.uint8)
-    feats = {"pixels": probes.Passthrough(), "dct": probes.DCT(), "big": probes.Passthrough()}
-    sizes = {"pixels": 16, "dct": 16, "big": 24}
-    table, trained = probes.run_table(feats, (images[:16], boxes[:16]), (images[16:], boxes[16:]), sizes=sizes,
-                                      tasks=["hue", "zoom_in"])
-    assert table.featurizer.tolist() == ["pixels", "pixels", "dct", "dct", "big", "big"]  # featurizer order
-    alone = probes.extract(probes.DCT(), images[:16], boxes[:16], "hue", 16, cache=False)
-    assert torch.equal(trained["dct", "all", "hue"].w, probes.train_probe(alone).w)
-    assert len(trained["big", "all", "zoom_in"].w) == 3 * 24 * 24
-
-
-@pytest.mark.slow
-def test_importance_sums_to_one_per_task_and_halves():
-    images, boxes = _object(64)
-    images = (images.float() * torch.rand(64, 3, 1, 1)).to(torch.uint8)  # some colour variety
-    f = probes.Backbone(models.create("small_resnet18"))
-    table, fitted = probes.run_table({"r18": f}, (images[:48], boxes[:48]), (images[48:], boxes[48:]),
-                                     tasks=["brightness", "zoom_in"], sizes={"r18": 28}, layers=probes.halves)
-    assert set(table.layers) == {"first half", "second half", "all"} and len(table) == 6
-    for task in ("brightness", "zoom_in"):
-        imp = probes.importance(fitted["r18", "all", task])
-        assert len(imp) == 20 and torch.allclose(torch.tensor(imp.sum().values), torch.ones(2, dtype=torch.float64))
-        assert (imp.values >= 0).all()
-    h = probes.halves(f.groups)
-    assert h["first half"] + h["second half"] == h["all"] and len(h["first half"]) == 10
-    assert probes.depth([1, 0, 0]) == 0 and probes.depth([0, 0, 1]) == 1
-    first = fitted["r18", "first half", "zoom_in"]
-    assert [n for n, _ in first.groups] == h["first half"] and len(first.w) == sum(d for _, d in first.groups)
-
-
 @pytest.mark.slow
 def test_ilsvrc_filter_keeps_and_drops_the_right_images(tmp_path):
     root = tmp_path / "imagenet"
@@ -188,70 +155,6 @@ def test_ilsvrc_filter_keeps_and_drops_the_right_images(tmp_path):
         data.load("imagenet", root=root, box_filter=lambda *a: False)
 
 
-def test_load_images_are_disjoint_and_padded():
-    (tr, trb), (va, vab) = probes.load_images("fashion_mnist_color", 50, 20, seed=1, canvas=1.5)
-    assert tr.shape == (50, 3, 42, 42) and va.shape == (20, 3, 42, 42)
-    flat_tr, flat_va = {bytes(x.numpy()) for x in tr}, {bytes(x.numpy()) for x in va}
-    assert not flat_tr & flat_va
-    assert (probes.zoom_out_slack(trb, (42, 42)) >= 1 / 3 - 1e-6).all()
-
-
-def test_settings_default_to_the_paper_and_profiles_change_what_they_must(tmp_path):
-    paper = probes.settings("paper")
-    assert (paper.dataset, paper.n_train, paper.n_val, paper.canvas) == ("imagenet", 65_000, 21_000, 1.0)
-    cpu = probes.settings("cpu", n_train=10, dataset="folder", root=str(tmp_path))
-    assert (cpu.profile, cpu.n_train, cpu.n_val, cpu.dataset, cpu.root) == ("cpu", 10, 500, "folder", str(tmp_path))
-    assert cpu.backbones["ResNet-50"].startswith("zoo:") and paper.backbones["ResNet-50"] == "tv/resnet50"
-    with pytest.raises(ValueError, match="Valid Settings fields: backbones"):
-        probes.settings("cpu", pairs=10)
-    with pytest.raises(TypeError, match="'n_train' must be int"):
-        probes.settings("cpu", n_train="many")
-
-
-def test_backbones_from_specs(tmp_path):
-    with pytest.raises(PretrainedUnavailableError, match="local file"):
-        zoo.load("tv/resnet18", "smoke")
-    model, size = zoo.load("random:small_resnet18", "smoke")
-    assert size == 224 and not model.training
-    torch.save(model.state_dict(), tmp_path / "w.pt")
-    again, _ = zoo.load(f"small_resnet18@{tmp_path / 'w.pt'}", "smoke")
-    assert torch.equal(again.fc.weight, model.fc.weight) and again.input_normalization
-
-
-def _grey_folder(root, n_per_class=6, classes=3, side=40):
-    """root/<class>/<i>.png: greyscale PNGs of a bright bar on a dark ground, its size and place varying."""
-    from PIL import Image
-
-    g = torch.Generator().manual_seed(0)
-    for c in range(classes):
-        (root / f"c{c}").mkdir(parents=True)
-        for i in range(n_per_class):
-            img = torch.randint(0, 40, (side, side), generator=g, dtype=torch.uint8)
-            k = int(torch.randint(8, 24, (1,), generator=g))
-            img[k:k + 12, 4 + c:16 + c + k // 2] = 200 + c * 20
-            Image.fromarray(img.numpy(), mode="L").save(root / f"c{c}" / f"{i}.png")
-    return root
-
-
-def test_greyscale_images_leave_colour_tasks_undefined_not_scored(tmp_path, capsys):
-    S = probes.settings("smoke", dataset="folder",
-                          root=str(_grey_folder(tmp_path / "grey")), n_train=200, n_val=100)
-    train, val = probes.chapter_images(S)  # 18 images, not 300: all of them, split 2 : 1
-    out = capsys.readouterr().out
-    assert "18 images, fewer than the 300 asked for" in out and "hue undefined: greyscale" in out
-    assert (len(train[0]), len(val[0])) == (12, 6) and train[0].shape[1] == 3
-    assert set(probes.undefined_tasks(train[0])) == {"hue", "saturation"}
-    table, trained = probes.run_table({"pixels": probes.Passthrough()}, train, val, sizes={"pixels": 16},
-                                      tasks=["brightness", "hue", "saturation"])
-    hue = table.set_index("task").loc["hue"]
-    assert hue.val_acc != hue.val_acc and hue.undefined.startswith("greyscale")  # NaN, not 0.0
-    assert ("pixels", "all", "hue") not in trained and ("pixels", "all", "brightness") in trained
-    assert probes_reports.side_by_side(table).loc["pixels", "hue"] == "undefined"
-    run = results.Run("demo", "smoke")
-    probes_reports.log_table(run, table)
-    assert run.metrics["table1/pixels/hue/val"] is None and "greyscale" in run.notes["table1/pixels/hue/val"]
-
-
 def _right(acc, n=1000, seed=0):
     """``n`` validation pairs, exactly ``round(acc * n)`` of them ranked right, in a random order (NaN: undefined)."""
     if acc != acc:
@@ -274,7 +177,7 @@ def _table1(changes=None, n=1000):
     ``changes``: task -> accuracy of every featurizer, or (featurizer, task) -> accuracy (NaN: undefined)."""
     import pandas as pd
 
-    accs = {(f, t): acc[1] / 100 for f, tasks in probes.PAPER_TABLE1.items() for t, acc in tasks.items()}
+    accs = {(f, t): acc[1] / 100 for f, tasks in tables.PAPER_TABLE1.items() for t, acc in tasks.items()}
     accs |= {("DCT (magnitude)", t): 0.5 for t in probes.GEOMETRIC}
     for key, value in (changes or {}).items():
         for f, t in [k for k in accs if k == key or k[1] == key]:
@@ -313,7 +216,7 @@ def test_accuracy_and_gain_intervals_decide_on_either_side_of_their_boundaries()
 def test_table1_claims_get_verdicts_from_intervals_over_the_validation_pairs():
     names = ["ResNet-18", "ResNet-50"]
     run = results.Run("demo", "smoke")
-    probes_reports.record_table1_claims(run, _table1(), names)
+    probes_reports.report_table1(run, _table1(), names)
     verdicts = _verdicts(run)
     assert len(verdicts) == 7 and verdicts.pop("table1/resnet18_at_least_resnet50") == "inconclusive at this budget"
     assert set(verdicts.values()) == {"reproduced"}  # the paper's numbers on 1,000 pairs
@@ -326,7 +229,7 @@ def test_table1_claims_get_verdicts_from_intervals_over_the_validation_pairs():
 
     # ResNets far below the DCT on zoom-in only: 4 of 6 comparisons hold, 2 fail, none undecided
     run = results.Run("demo", "smoke")
-    probes_reports.record_table1_claims(run, _table1({("ResNet-18", "zoom_in"): 0.3, ("ResNet-50", "zoom_in"): 0.3}),
+    probes_reports.report_table1(run, _table1({("ResNet-18", "zoom_in"): 0.3, ("ResNet-50", "zoom_in"): 0.3}),
                                         names)
     verdicts = _verdicts(run)
     assert verdicts["table1/resnets_beat_dct"] == "partly" and verdicts["table1/zoom_out_harder"] == "not reproduced"
@@ -335,13 +238,13 @@ def test_table1_claims_get_verdicts_from_intervals_over_the_validation_pairs():
     # contrast 20.7 points above raw pixels: the interval straddles the claim's 20; 14.7: below it
     for pixels, verdict in ((0.79, "inconclusive at this budget"), (0.85, "not reproduced")):
         run = results.Run("demo", "smoke")
-        probes_reports.record_table1_claims(run, _table1({("Passthrough", "contrast"): pixels,
+        probes_reports.report_table1(run, _table1({("Passthrough", "contrast"): pixels,
                                                           ("ResNet-18", "contrast"): 0.997}), names)
         assert _verdicts(run)["table1/contrast_far_above_pixels"] == verdict
 
     # an undefined task, one backbone: not measurable, for a stated reason
     run = results.Run("demo", "smoke")
-    probes_reports.record_table1_claims(run, _table1({("ResNet-18", "hue"): float("nan")}), ["ResNet-18"])
+    probes_reports.report_table1(run, _table1({("ResNet-18", "hue"): float("nan")}), ["ResNet-18"])
     verdicts = _verdicts(run)
     assert verdicts["table1/hue_hardest_colour"] == "not measurable at this profile"
     assert "compares two backbones" in run.claims["table1/resnet18_at_least_resnet50"]["evidence"]["reason"]
@@ -352,9 +255,9 @@ def test_table1_readings_and_the_magnitude_sentence_follow_the_intervals():
     names = ["ResNet-18", "ResNet-50"]
     near = {("DCT (magnitude)", "zoom_in"): 0.7, ("DCT (magnitude)", "zoom_out"): 0.9,
             ("DCT (magnitude)", "aspect_ratio"): 0.7}  # far below the ResNets on two tasks, far above on zoom-out
-    assert probes_reports.record_table1_claims(results.Run("demo", "smoke"), _table1(), names)["beat_magnitude"] \
+    assert probes_reports.report_table1(results.Run("demo", "smoke"), _table1(), names)["beat_magnitude"] \
         .startswith("yes")
-    assert probes_reports.record_table1_claims(results.Run("demo", "smoke"), _table1(near), names)["beat_magnitude"] \
+    assert probes_reports.report_table1(results.Run("demo", "smoke"), _table1(near), names)["beat_magnitude"] \
         .startswith("on some of the geometric tasks only")
     readings = probes_reports.table1_readings(_table1({"hue": 0.53}), names)
     assert readings["hue_verdict"].startswith("no better than chance") and readings["hue_best"] == "53.0%"
@@ -369,7 +272,7 @@ def _layers_table(depth, spread=0.02, folds=5, halves=None, n=1000):
     paper's validation accuracy) on ``n`` pairs, other rows at 80 %."""
     import pandas as pd
 
-    halves = halves or {h: {t: a[1] / 100 for t, a in ts.items()} for h, ts in probes.PAPER_TABLE2.items()}
+    halves = halves or {h: {t: a[1] / 100 for t, a in ts.items()} for h, ts in tables.PAPER_TABLE2.items()}
     rows = []
     for i, (name, tasks) in enumerate(depth.items()):
         for k, (t, d) in enumerate(tasks.items()):
@@ -384,13 +287,13 @@ def _layers_table(depth, spread=0.02, folds=5, halves=None, n=1000):
     return pd.DataFrame(depth), pd.DataFrame(rows)
 
 
-EARLY = dict(zip(probes.ORDER, [0.1, 0.2, 0.2, 0.5, 0.6, 0.6, 0.7]))  # brightness ... zoom_out
-LATE = dict(zip(probes.ORDER, [0.8, 0.8, 0.8, 0.5, 0.6, 0.6, 0.7]))
+EARLY = dict(zip(tables.ORDER, [0.1, 0.2, 0.2, 0.5, 0.6, 0.6, 0.7]))  # brightness ... zoom_out
+LATE = dict(zip(tables.ORDER, [0.8, 0.8, 0.8, 0.5, 0.6, 0.6, 0.7]))
 
 
 def test_layer_claims_are_decided_by_fold_probes_and_validation_pairs():
     run = results.Run("demo", "smoke")
-    readings = probes_reports.record_layer_claims(run, *_layers_table({"ResNet-18": EARLY, "ResNet-50": LATE}))
+    readings = probes_reports.report_layers(run, *_layers_table({"ResNet-18": EARLY, "ResNet-50": LATE}))
     assert _verdicts(run) == {"fig5_6/colour_earlier": "partly", "fig5_6/contrast_later": "partly",
                               "table2/first_half_at_least_second": "reproduced",
                               "table2/first_half_beats_all": "reproduced"}
@@ -404,10 +307,10 @@ def test_layer_claims_are_decided_by_fold_probes_and_validation_pairs():
 
     # the same depths, but folds that disagree more than the gap: inconclusive, not a verdict from the point estimate
     run = results.Run("demo", "smoke")
-    probes_reports.record_layer_claims(run, *_layers_table({"ResNet-18": EARLY}, spread=0.8))
+    probes_reports.report_layers(run, *_layers_table({"ResNet-18": EARLY}, spread=0.8))
     assert _verdicts(run)["fig5_6/colour_earlier"] == "inconclusive at this budget"
     run = results.Run("demo", "smoke")
-    probes_reports.record_layer_claims(run, *_layers_table({"ResNet-18": EARLY}))
+    probes_reports.report_layers(run, *_layers_table({"ResNet-18": EARLY}))
     assert _verdicts(run)["fig5_6/colour_earlier"] == "reproduced"
 
 
@@ -416,7 +319,7 @@ def test_half_layer_claims_each_verdict():
         tasks = ["zoom_in", "aspect_ratio", "hue"]
         acc = {h: dict(zip(tasks, a)) for h, a in (("first half", first), ("second half", second), ("all", every))}
         run = results.Run("demo", "smoke")
-        readings = probes_reports.record_layer_claims(run, *_layers_table({"ResNet-18": EARLY}, halves=acc))
+        readings = probes_reports.report_layers(run, *_layers_table({"ResNet-18": EARLY}, halves=acc))
         return _verdicts(run), readings["halves_verdict"]
 
     # the first half 5 to 10 points behind on every task: not reproduced, and no task beats all layers
@@ -437,9 +340,9 @@ def test_layer_claims_need_the_fold_probes_and_defined_tasks():
     depths, table = _layers_table({"ResNet-18": EARLY})
     table["fold_depth"] = [()] * len(table)
     with pytest.raises(ValueError, match=r"folds=probes_reports.DEPTH_FOLDS"):
-        probes_reports.record_layer_claims(results.Run("demo", "smoke"), depths, table)
+        probes_reports.report_layers(results.Run("demo", "smoke"), depths, table)
     run = results.Run("demo", "smoke")
-    probes_reports.record_layer_claims(run, *_layers_table({"ResNet-18": EARLY | {"hue": float("nan")}}))
+    probes_reports.report_layers(run, *_layers_table({"ResNet-18": EARLY | {"hue": float("nan")}}))
     assert _verdicts(run)["fig5_6/colour_earlier"] == "not measurable at this profile"
     assert _verdicts(run)["fig5_6/contrast_later"] == "not measurable at this profile"
 
@@ -454,53 +357,6 @@ def test_fold_depths_train_one_probe_per_disjoint_share(monkeypatch):
     assert rows == [0, 1, 2, 3] and [len(d) for d in seen] == [15] * 4  # rows k, k + 4, ...: disjoint, all used
     with pytest.raises(ValueError, match="2 <= folds <= 60"):
         probes.fold_depths(f, 61)
-
-
-def test_run_table_keeps_each_pair_and_fold_depths():
-    images, boxes = _object(40)
-    images = (images.float() * torch.rand(40, 3, 1, 1)).to(torch.uint8)
-    f = probes.Backbone(models.create("small_resnet18"))
-    table, _ = probes.run_table({"r18": f}, (images[:30], boxes[:30]), (images[30:], boxes[30:]),
-                                tasks=["brightness"], sizes={"r18": 28}, layers=probes.halves, folds=3)
-    for r in table.itertuples():
-        assert r.val_correct.shape == (10,) and r.val_acc == r.val_correct.mean()
-        assert len(r.fold_depth) == (3 if r.layers == "all" else 0)
-        assert all(0 <= d <= 1 for d in r.fold_depth)
-
-
-@pytest.mark.slow
-def test_notebooks_write_table1_importance_ablation_and_claims(smoke_book):
-    """The A chapters of the smoke book (run once per session by the book runner) log what the issue asks, and
-    decide each claim on the replicates it declares."""
-    a1 = results.load("a1_ranking_tasks", "smoke")
-    for name in ("Passthrough", "DCT", "DCT (magnitude)", "ResNet-18", "ResNet-50"):
-        for task in probes.TASKS:
-            assert {f"table1/{name}/{task}/train", f"table1/{name}/{task}/val"} <= set(a1["metrics"])
-    assert a1["metrics"]["table1/ResNet-18/brightness/val"] >= 90  # the paper's sanity check holds even in smoke
-    claims = {c["id"]: c for c in a1["claims"]}
-    assert len(claims) == 7
-    for cid, c in claims.items():
-        ev = c["evidence"]
-        assert ev["verdict"] == c["verdict"] and c["interval"]
-        if cid == "table1/resnet18_at_least_resnet50":  # two architectures trained once each: needs seeds
-            assert (ev["unit"], ev["n"], ev["n_min"], c["verdict"]) == ("seed", 1, 3, "inconclusive at this budget")
-        else:  # these backbones: every comparison on all the validation pairs
-            assert {p["n"] for p in ev["parts"].values()} == {a1["metrics"]["val_images"]}
-            assert {p["unit"] for p in ev["parts"].values()} == {"image"}
-    a2 = results.load("a2_which_layers", "smoke")
-    for task in probes.TASKS:
-        for agg in ("mean", "max"):
-            layers = a2["metrics"][f"importance/ResNet-18/{task}/{agg}"]
-            assert len(layers) == 20 and abs(sum(layers.values()) - 1) < 1e-3
-    assert {"table2/ResNet-50/second half/hue/val", "variants/untrained/zoom_in/val"} <= set(a2["metrics"])
-    claims = {c["id"]: c["evidence"] for c in a2["claims"]}
-    assert set(claims["fig5_6/colour_earlier"]["parts"]) == {"ResNet-18", "ResNet-50"}
-    for part in claims["fig5_6/colour_earlier"]["parts"].values():
-        assert (part["unit"], part["n"], part["method"]) == ("draw", probes_reports.DEPTH_FOLDS, "t")
-    assert len(claims["fig5_6/contrast_later"]["parts"]) == 6
-    assert set(claims["table2/first_half_beats_all"]["parts"]) == {"zoom_in", "aspect_ratio", "hue"}
-    assert claims["table2/first_half_beats_all"]["parts"]["hue"]["level"] == pytest.approx(1 - 0.05 / 3)
-    assert claims["table2/first_half_at_least_second"]["parts"]["hue"]["boundary"] == -probes_reports.HALF_MARGIN
 
 
 def test_bad_inputs_say_what_is_wrong():
@@ -533,29 +389,3 @@ def test_extract_many_extracts_only_the_featurizers_not_cached(monkeypatch):
     monkeypatch.setattr(probes, "time", types.SimpleNamespace(perf_counter=lambda: next(clock)))
     timed = probes.extract_many({"p": probes.Passthrough()}, images, boxes, "zoom_in", 16, seed=3)["p"]
     assert timed.seconds == 2.5
-
-
-@pytest.mark.parametrize("profile", ["smoke", "cpu"])
-def test_zoo_specs_list_exactly_the_zoo_models_the_chapters_load(monkeypatch, profile):
-    from invlib import book
-
-    loaded = []
-
-    def get(entry, profile=None, progress=None, retrain=False, root=None):  # what zoo.load asks the zoo for
-        loaded.append(zoo._as_spec(entry, profile, root))
-        return models.create("small_resnet18", seed=0).eval()
-
-    monkeypatch.setattr(zoo, "get", get)
-    for chapter, function in (("a1_ranking_tasks", probes.a1_zoo_specs), ("a2_which_layers", probes.a2_zoo_specs)):
-        params = {k: v for k, v in book.notebook_parameters(book.read_notebook(chapter)).items() if k != "profile"}
-        S = probes.settings(profile, **params)
-        loaded.clear()
-        probes.featurizers(S.backbones, S.profile)
-        if chapter == "a2_which_layers":
-            probes.featurizers(S.variants, S.profile)
-        assert function(profile, **params) == loaded and len(loaded) == (2 if chapter == "a1_ranking_tasks" else 5)
-    # the backbones are the profile's zoo entries, whatever the chapter's data; hub, file and random specs are none
-    mixed = {"R": "random:small_resnet18", "Z": "zoo:small_resnet18/none", "H": "tv/resnet18"}
-    specs = probes.a1_zoo_specs(profile, backbones=mixed, dataset="fashion_mnist", n_train=50)
-    assert specs == [zoo.spec("small_resnet18/none", profile)]
-    assert probes.a1_zoo_specs(profile)[1].arch == "small_resnet50_s2"

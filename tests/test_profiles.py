@@ -84,14 +84,14 @@ def test_settings_fill_the_device_and_progress_from_the_profile_once(monkeypatch
 
 
 def test_every_papers_settings_get_the_device_and_progress_of_the_profile(monkeypatch):
-    from invlib.papers.a import probes
+    from invlib.papers.a import tables
     from invlib.papers.b import grounding, rrc
     from invlib.papers.c import equivariance
     from invlib.papers.e import experiments
 
-    makers = {"probes": probes.settings, "grounding": grounding.settings, "rrc": rrc.settings,
+    makers = {"tables": tables.settings, "grounding": grounding.settings, "rrc": rrc.settings,
               "equivariance": equivariance.settings,
-              **{e: lambda p, e=e, **o: experiments.settings(e, p, **o) for e in experiments.TABLES}}
+              **{e: lambda p, e=e, **o: experiments.settings(p, experiment=e, **o) for e in experiments.TABLES}}
     monkeypatch.delenv("INVLIB_PROGRESS", raising=False)
     for name, make in makers.items():
         for profile in ("smoke", "gpu"):

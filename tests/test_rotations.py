@@ -252,7 +252,7 @@ def test_authors_rotation_same_compares_verdicts_decided_on_each_sides_seeds(tmp
     table = A.rotation_table(_frame(D.BOUNDARY - phi, D.BOUNDARY + phi, phi), 0.9)
     good = _seeds([-0.9, -0.95, -0.85], [0.9, 0.95, 0.85], [0.9, 0.92, 0.94])
     # their code was run from one seed at this setting: a verdict of theirs needs three
-    ev = A.record_rotation(results.Run("demo", "cpu"), S, table, good)
+    ev = A.report_rotation(results.Run("demo", "cpu"), S, table, good)
     assert ev.verdict == "inconclusive at this budget" and (ev.n, ev.n_min) == (1, 3)
     assert "cannot be decided at this budget" in A.rotation_facts(table, S.module_lr, ev)["rotation_same_text"]
     # three runs of theirs (as the benchmark would store them): the verdicts are compared
@@ -264,14 +264,14 @@ def test_authors_rotation_same_compares_verdicts_decided_on_each_sides_seeds(tmp
     for rows, expected in ((like, "reproduced"), (half, "partly"), (unlike, "not reproduced")):
         mine = pd.concat([table[table.who == "ours"], rows], ignore_index=True)
         run = results.Run("demo", "cpu")
-        assert A.record_rotation(run, S, mine, good).verdict == expected
+        assert A.report_rotation(run, S, mine, good).verdict == expected
     assert run.claims["authors/rotation_same"]["evidence"]["parts"]["bounds follow angle"]["verdict"] == \
         "not reproduced"
     facts = A.rotation_facts(table, S.module_lr)
     assert facts["their_width"] != "n/a" and A.rotation_facts(table, 0.5)["their_width"] == "n/a"
     never = "not measurable at this profile"
-    assert A.record_rotation(results.Run("demo", "smoke"), D.settings("smoke"), table, good).verdict == never
-    assert A.record_rotation(results.Run("demo", "cpu"), S, table, good, tmp_path / "none.json").verdict == never
+    assert A.report_rotation(results.Run("demo", "smoke"), D.settings("smoke"), table, good).verdict == never
+    assert A.report_rotation(results.Run("demo", "cpu"), S, table, good, tmp_path / "none.json").verdict == never
 
 
 def test_same_verdict_is_exact_once_both_sides_decide():

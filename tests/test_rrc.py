@@ -47,7 +47,7 @@ def test_settings_specs_and_bad_inputs():
     s = R.spec(P, "rrc", seed=2)
     assert s.train_config().schedule == "step" and s.train_config().step_size == 30 and s.img_size == 256
     # the Beta shape 1 is RRC itself: the same checkpoint as B1's RRC model
-    assert zoo.path(R.beta_family(S)[1.0][0]) == zoo.path(R.family(S)["rrc"][0])
+    assert zoo.path(R.beta_specs(S)[1.0][0]) == zoo.path(R.table_1a_specs(S)["rrc"][0])
     assert zoo.path(R.spec(S, "rrc", 0, 0.5)) != zoo.path(R.spec(S, "rrc", 0))
     assert "translate" not in dict(R.spec(S, "rrc").augment_params)
     # a spec at the zoo's default schedule keeps the key it had before the schedule field existed
@@ -65,7 +65,7 @@ def test_settings_specs_and_bad_inputs():
 def test_the_chapters_recipe_parameters_reach_every_spec_and_unknown_names_list_the_valid_ones():
     S = R.settings("smoke", n_train=500, epochs=2, arch="small_resnet50", device="cuda", executor="slurm")
     assert isinstance(S, zoo.Recipe)
-    for s in [*sum(R.family(S).values(), []), *sum(R.beta_family(S).values(), [])]:
+    for s in [*sum(R.table_1a_specs(S).values(), []), *sum(R.beta_specs(S).values(), [])]:
         assert (s.n_train, s.epochs, s.arch, s.device, s.lr, s.schedule) == (500, 2, "small_resnet50", "cuda", 0.1,
                                                                            "cosine")
         assert s == S.spec(s.augment, dict(s.augment_params), s.seed, n_test=500,
@@ -147,7 +147,7 @@ def _b1(acc, train=(100.0, 100.0, 100.0), curve=None) -> dict:
     ev = _eval(acc)
     ev.train = {m: np.asarray(train[:len(v)], dtype=float) for m, v in acc.items()}
     S, run = R.settings("smoke"), results.Run("demo", "smoke")
-    RR.record_b1_claims(run, S, ev, R.helped_iou(ev), R.hurt_classes(ev, S), curve if curve is not None else _curve())
+    RR.report_b1(run, S, ev, R.helped_iou(ev), R.hurt_classes(ev, S), curve if curve is not None else _curve())
     return {c: v["verdict"] for c, v in run.claims.items()}
 
 
@@ -318,7 +318,7 @@ def test_table_a1_and_b2_claims():
     assert RR.b2_evidence(beta, _eval({0.1: [1, 2, 3], 10.0: [1, 2, 3]}))["table1b/uniform_best"].verdict == \
         "not measurable at this profile"
     run = results.Run("demo", "smoke")
-    evidence = RR.record_b2_claims(run, beta, ev)
+    evidence = RR.report_b2(run, beta, ev)
     assert run.claims["table1b/uniform_best"]["verdict"] == "reproduced" and "shape 1" in run.claims[
         "table1b/uniform_best"]["criterion"]
     assert RR.b2_sentences(evidence)["t1b_sentence"] == "Here too shape 1 beats every other shape."
@@ -339,7 +339,7 @@ def test_wordnet_check_of_the_hurt_classes():
 
     def verdict(report, gains=(1.5, 2.0, 1.0)):
         run = results.Run("demo", "smoke")
-        return RR.record_d1_wordnet_claim(run, dict(report, rrc_gains=list(gains), rrc_gain=float(np.mean(gains))))
+        return RR.report_hurt_wordnet(run, dict(report, rrc_gains=list(gains), rrc_gain=float(np.mean(gains))))
 
     ev = verdict(rep)
     assert ev.verdict == "partly"  # RRC helps; the three animals are related: the parts split
@@ -400,7 +400,7 @@ def test_augerino_caps_and_b6_claims():
                                                                                "zoom (x)"] == round(math.e ** 1.2, 2)
     base = _eval({R.NONE: [68, 68.5, 67.5], "translate": [70, 70, 70]})
     run = results.Run("demo", "smoke")
-    RR.record_b6_claims(run, S, runs, base)
+    RR.report_b6(run, S, runs, base)
     v = {c: r["verdict"] for c, r in run.claims.items()}
     assert set(v.values()) == {"reproduced"}, v
     # "slightly higher": 3 points off minus on is more than slight; 1 point on one seed is undecided
@@ -418,7 +418,7 @@ def test_a_tiny_family_and_augerino_run_end_to_end(tmp_path, monkeypatch):
     monkeypatch.setenv("INVLIB_CACHE", str(tmp_path))
     S = R.settings("smoke", methods=(R.NONE, "rrc"), seeds=2, n_train=128, n_test=64, zooms=(1.0, 2.0),
                    regs=(1.0,), batch_size=32, n_augmented=32)
-    trained = R.train(R.family(S), S)
+    trained = R.train(S)
     ds = R.eval_images(S)
     ev = R.evaluate(trained, S, ds)
     assert ev.preds["rrc"].shape == (2, 64) and len(ev.classes) == 10
@@ -478,13 +478,13 @@ def test_b5_claims_rest_on_classes_and_on_the_search_pairs():
     assert tie.lo < 0 < tie.hi and tie.estimate == pytest.approx(0.05)
     run = results.Run("demo", "smoke")
     reports = {"wup": dict(rho=0.4, p=0.01, metric="wup", pairs=[0] * 45, interval=iv(0.1, 0.7))}
-    evidence = RR.record_wordnet_claims(run, reports, {"none": {"single": s}})
+    evidence = RR.report_wordnet(run, reports, {"none": {"single": s}})
     assert evidence["fig4/wordnet_similar_classes"].verdict == "reproduced"
     assert evidence["e2/rotation_top_weighted_boost"].verdict == "not measurable at this profile"  # 6 combinations
     def top(rotations):
         search = Search([f"rotate/{i}" for i in range(rotations)] + ["posterize/5"],
                         torch.cat([changes[:1]] * rotations + [changes[1:2]]), torch.arange(40) // 20, ["a", "b"])
-        return RR.record_wordnet_claims(run, reports, {"none": {"single": search}})["e2/rotation_top_weighted_boost"]
+        return RR.report_wordnet(run, reports, {"none": {"single": search}})["e2/rotation_top_weighted_boost"]
 
     assert top(5).verdict == "reproduced"  # ten rotation combinations (boosts 3-4) above posterize's (0.5)
     assert top(4).verdict == "not reproduced"  # eight: posterize is among the top ten
@@ -511,13 +511,13 @@ def test_zoo_specs_are_the_families_the_chapters_train(monkeypatch):
     for profile in ("smoke", "cpu"):
         S = R.settings(profile)
         flat = lambda fam: [s for group in fam.values() for s in group]  # noqa: E731
-        assert R.b1_zoo_specs(profile) == flat(R.family(S)) == R.family_models(S) + asked.pop()  # B1: Table 1a
-        assert R.b2_zoo_specs(profile) == flat(R.beta_family(S))
-        assert R.b6_zoo_specs(profile) == flat(R.baseline_family(S))
+        assert R.b1_zoo_specs(profile) == flat(R.table_1a_specs(S)) == R.family_models(S) + asked.pop()  # Table 1a
+        assert R.b2_zoo_specs(profile) == flat(R.beta_specs(S)) == flat(R.train_beta(S)) + asked.pop()
+        assert R.b6_zoo_specs(profile) == flat(R.baseline_specs(S)) == flat(R.train_baselines(S)) + asked.pop()
         b1 = set(R.b1_zoo_specs(profile))
         assert set(R.b6_zoo_specs(profile)) < b1 and {s for s in R.b2_zoo_specs(profile) if s.augment_params ==
                                                       (("size", S.size),)} < b1  # shape 1 and the baselines: B1's
-        R.train(R.baseline_family(S, (R.RRC, R.NONE)), S)  # B5's D.1 check (hurt_report) loads B1's models too
+        R.train_baselines(S, (R.RRC, R.NONE))  # B5's D.1 check (hurt_relatedness) loads B1's models too
         assert set(asked.pop()) < b1
         # the chapters' parameters cells, as the book passes them (None: the profile's), give the same specs
         for chapter, fn in (("b1_rrc_decomposition", R.b1_zoo_specs), ("b2_scale_distribution", R.b2_zoo_specs),

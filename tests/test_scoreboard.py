@@ -3,10 +3,11 @@ chapters' runs recorded. Every test writes into a temporary copy of the book (th
 
 from pathlib import Path
 
-from invlib import book, results, scoreboard
+from invlib import results, scoreboard
+from invlib.chapters import GENERATED, SCOREBOARD, Chapter, toc_notebooks
 
 ROOT = Path(__file__).resolve().parent.parent
-CHAPTERS = book.toc_notebooks(ROOT)
+CHAPTERS = toc_notebooks(ROOT)
 
 
 EVIDENCE = {  # one made-up effect per verdict, decided as a chapter decides its claims
@@ -36,10 +37,10 @@ def test_scoreboard_lists_each_chapters_claims_by_paper_at_the_profile_it_ran(bo
     _claims("a2_which_layers", "cpu", [])
     _claims("e9_not_in_the_book", "cpu", [("x", "Not a chapter.", 1.0, 1.0, "reproduced")])
     ran = {"a1_ranking_tasks": "ok", "a2_which_layers": "reused", "e1_learning_the_right_invariance": "ok"}
-    chapters = [book.Chapter(n, ran.get(n, "stub"), 1.0, "cpu" if n in ran else "") for n in book.toc_notebooks()]
+    chapters = [Chapter(n, ran.get(n, "stub"), 1.0, "cpu" if n in ran else "") for n in toc_notebooks()]
     written = scoreboard.write_scoreboard(chapters, book_copy)
     assert sorted(p.name for p in written) == [f"claims_{k}.md" for k in "abcde"] + ["scoreboard.md"]
-    page = (book_copy / book.GENERATED / "scoreboard.md").read_text()
+    page = (book_copy / GENERATED / "scoreboard.md").read_text()
     assert page.startswith("# Reproduction scoreboard\n")
     header = next(line for line in page.splitlines() if line.startswith("| Paper |"))
     assert header == "| Paper | Chapters run | Claims | Repr. | Partly | Not repr. | Inconcl. | Not meas. |"
@@ -51,7 +52,7 @@ def test_scoreboard_lists_each_chapters_claims_by_paper_at_the_profile_it_ran(bo
     assert summary[2].endswith("| 0 of 3 | 0 | 0 | 0 | 0 | 0 | 0 |")  # C: chapters not run
     assert summary[3].endswith("| 0 of 5 | 0 | 0 | 0 | 0 | 0 | 0 |")  # D: chapters not run
     assert summary[4].startswith("| {doc}`E: AugNet and Augerino </book/paper_e>` | 1 of 4 | 0 |")
-    claims_a = (book_copy / book.GENERATED / "claims_a.md").read_text()
+    claims_a = (book_copy / GENERATED / "claims_a.md").read_text()
     assert claims_a.replace(" All five papers: {doc}`/book/_generated/scoreboard`.", "") in page
     assert ("4 claims tested: 1 reproduced, 1 partly, 1 inconclusive at this budget, 1 not measurable at this "
             "profile.") in claims_a
@@ -67,16 +68,16 @@ def test_scoreboard_lists_each_chapters_claims_by_paper_at_the_profile_it_ran(bo
         "inconclusive at this budget |" in claims_a, "an inconclusive claim says what would decide it"
     assert "smoke-only" not in page and "Not a chapter" not in page
     assert "a2_which_layers`** (profile `cpu`, run on" in claims_a and "this chapter records no claims" in claims_a
-    claims_e = (book_copy / book.GENERATED / "claims_e.md").read_text()
+    claims_e = (book_copy / GENERATED / "claims_e.md").read_text()
     assert claims_e.startswith("No claims of paper E are recorded yet.")
     assert "e1_learning_the_right_invariance`** (profile `cpu`): no results file was found" in claims_e
     assert "e2_beyond_vision`**: not run in this build (`python -m invlib book --only e2_beyond_vision`)" in claims_e
-    claims_b = (book_copy / book.GENERATED / "claims_b.md").read_text()
+    claims_b = (book_copy / GENERATED / "claims_b.md").read_text()
     assert claims_b.startswith("No claims of paper B are recorded yet: none of its chapters was run in this build.")
     assert "b3_invariance_vs_magnitude`**: not run in this build" in claims_b
-    claims_c = (book_copy / book.GENERATED / "claims_c.md").read_text()
+    claims_c = (book_copy / GENERATED / "claims_c.md").read_text()
     assert claims_c.startswith("No claims of paper C are recorded yet: none of its chapters was run in this build.")
-    text = (book_copy / book.GENERATED / "claims_d.md").read_text()
+    text = (book_copy / GENERATED / "claims_d.md").read_text()
     assert text.startswith("No claims of paper D are recorded yet: none of its chapters was run in this build.")
     assert "| Synthesis | 0 of 1 | 0 | 0 | 0 | 0 | 0 | 0 |" in page, "the synthesis has its own row, no paper page"
     assert ("## Synthesis\n\nNo claims of the synthesis are recorded yet: none of its chapters was run in this "
@@ -87,10 +88,10 @@ def test_the_synthesis_claims_go_under_their_own_heading(book_copy, tmp_path, mo
     monkeypatch.setenv("INVLIB_RESULTS", str(tmp_path / "results"))
     _claims("s1_measures_agree", "cpu", [("s1/x", "Two measures agree.", "(no paper tests this)", "rho 0.7",
                                           "reproduced")])
-    chapters = [book.Chapter(n, "ok" if n == "s1_measures_agree" else "stub", 1.0,
-                             "cpu" if n == "s1_measures_agree" else "") for n in book.toc_notebooks()]
+    chapters = [Chapter(n, "ok" if n == "s1_measures_agree" else "stub", 1.0,
+                             "cpu" if n == "s1_measures_agree" else "") for n in toc_notebooks()]
     scoreboard.write_scoreboard(chapters, book_copy)
-    page = (book_copy / book.GENERATED / "scoreboard.md").read_text()
+    page = (book_copy / GENERATED / "scoreboard.md").read_text()
     assert "| Synthesis | 1 of 1 | 1 | 1 | 0 | 0 | 0 | 0 |" in page
     section = page.split("## Synthesis")[1]
     assert "1 claim tested: 1 reproduced." in section and "| Two measures agree. |" in section
@@ -105,7 +106,7 @@ def test_overview_pages_take_their_verdicts_from_the_generated_claims():
         assert header == "| Paper item | What it shows | Notebook |", "no hand-kept status column"
         assert "| not built yet |" not in page and "| built" not in page
     assert "book/_generated/scoreboard" in (ROOT / "_toc.yml").read_text()
-    assert book.SCOREBOARD not in CHAPTERS
+    assert SCOREBOARD not in CHAPTERS
 
 
 def test_table_cells_escape_markup_but_keep_code_and_math():

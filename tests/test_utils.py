@@ -85,3 +85,17 @@ def test_cached_many_makes_only_the_missing_values_in_one_call(monkeypatch, tmp_
     assert utils.cached("t", "two", lambda: pytest.fail("recomputed"), version=1)[0] == 2.0, "one cache, two doors"
     assert utils.cached_many("t", {1: "one"}, make, version=2)[1][0] == 1.0 and asked[-1] == [1]
     assert utils.cached_many("t", {4: "four"}, make, disk=False) and not utils.cache_path("t", "four").exists()
+
+
+def test_cached_values_are_logged_for_the_runner_only_when_asked(tmp_path, monkeypatch):
+    monkeypatch.delenv(utils.CACHE_LOG_ENV, raising=False)
+    name = utils.digest(os.urandom(4).hex())
+    utils.cached("logtest", name, lambda: 1)  # no log asked for: nothing written
+    log = tmp_path / "caches.log"
+    monkeypatch.setenv(utils.CACHE_LOG_ENV, str(log))
+    assert utils.cached("logtest", name, lambda: 2) == 1
+    assert utils.cached("logtest", name + "b", lambda: 3, version=1) == 3
+    assert utils.cached_many("logtest", {"k": name + "b"}, lambda keys: {"k": 4}, version=1) == {"k": 3}
+    path, other = utils.cache_path("logtest", name), utils.cache_path("logtest", name + "b", 1)
+    assert log.read_text().splitlines() == [f"read\t{path}", f"write\t{other}", f"read\t{other}"]
+    assert path.name == f"{name}.pt", "the log leaves the cache's keys and files as they were"

@@ -9,7 +9,7 @@ import torch
 
 from invlib import __main__ as cli
 from invlib import crops, train, zoo
-from invlib.papers.a import probes
+from invlib.papers.a import tables
 from invlib.papers.b import grounding
 from invlib.profiles import PROFILES, Profile
 
@@ -114,7 +114,7 @@ def test_the_book_trains_exactly_the_entries_its_chapters_use_on_the_profiles_da
     the profile's data; at smoke and cpu B's models are the same recipes on 56 px scenes (zoo.chapter_profile)."""
     used = {m for f in (ROOT / "notebooks").glob("*.py") for m in re.findall(r'zoo\.get\("(\w+/\w+)"', f.read_text())}
     for profile in ("smoke", "cpu"):
-        A, B = probes.settings(profile), grounding.settings(profile)
+        A, B = tables.settings(profile), grounding.settings(profile)
         used |= _zoo_entries(A.backbones) | _zoo_entries(A.variants)
         assert B.zoo_data and zoo.chapter_profile(B).dataset == "scenes"
         assert _zoo_entries(B.models) == {f"{a}/{v}" for a in ("small_resnet18_s4", "small_vit_p14_cls")
@@ -128,7 +128,7 @@ def test_the_book_trains_exactly_the_entries_its_chapters_use_on_the_profiles_da
 def test_chapter_00_trains_the_entries_several_chapters_share():
     """zoo.SHARED: paper A's three ResNet-18 variants, which chapter 00 trains and shows and chapter A2 loads (the
     standard one is also A1's ResNet-18 backbone); the ResNet-50, A1's alone, is trained by A1."""
-    variants = _zoo_entries(probes.settings("cpu").variants)
+    variants = _zoo_entries(tables.settings("cpu").variants)
     assert set(zoo.SHARED) == variants and set(zoo.SHARED) < set(zoo.BOOK)
     assert "small_resnet50_s2/standard" in set(zoo.BOOK) - set(zoo.SHARED)
 
@@ -370,7 +370,7 @@ def test_both_papers_make_their_specs_and_train_their_families_through_the_one_r
     monkeypatch.setattr(zoo.Recipe, "spec", lambda self, *a, **k: made.append(type(self).__module__) or real(
         self, *a, **k))
     B, T = rrc.settings("cpu", n_train=777, device="cpu"), C.settings("cpu", epochs=2)
-    b, c = rrc.spec(B, "rrc"), C.spec(T, C.family(T)[0])
+    b, c = rrc.spec(B, "rrc"), C.spec(T, C.family_members(T)[0])
     assert made == ["invlib.papers.b.rrc", "invlib.papers.c.equivariance"]
     assert (b.n_train, b.device, c.epochs) == (777, "cpu", 2), "a recipe override reaches the spec"
     with pytest.raises(ValueError, match="Valid Settings fields"):

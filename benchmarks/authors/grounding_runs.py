@@ -8,7 +8,7 @@ embedding, our search images, our WordNet synsets, B1's 64 px crop setting), and
 keys of ``authors_code.ours``), ``ours_then`` (ours at the time of the run), ``direct`` (differences of their
 outputs and ours image by image or pair by pair, where both exist), the commit of their code, the date, the
 torch / torchvision / numpy / PIL versions and the wall seconds. Nothing of theirs is copied into ``invlib``;
-chapters read the file through ``authors_code.compare`` and ``authors_code.record``.
+chapters read the file through ``authors_code.compare`` and ``authors_code.report``.
 
 Experiments (``authors_code.EXPERIMENTS``; ``all`` runs them in turn):
 

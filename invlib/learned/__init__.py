@@ -1,15 +1,18 @@
 """Invariances learned end to end: augmentation modules in front of a trunk, averaged over copies.
 
-Both methods of paper E share one wrapper, :class:`Invariant`: an augmentation module makes ``C``
-transformed copies of the input, the trunk maps each, and an aggregation step averages the copies'
-log-probabilities (``C = 1`` in training, ``C = copies`` at evaluation, as both papers do).
+The three methods share one wrapper, :class:`Invariant`: an augmentation module makes ``C`` transformed copies
+of the input, the trunk maps each, and an aggregation step averages the copies' log-probabilities (``C = 1`` in
+training, ``C = copies`` at evaluation, as the papers do; InstaAug averages logits, as its paper does).
 
 - :mod:`invlib.learned.augnet`: AugNet (Rommel et al.), stacked layers of softmax-weighted operations
-  with learned magnitudes and the selective regulariser ``-||w * mu||_2``.
+  with learned magnitudes and the selective regulariser ``-||w * mu||_2`` (paper E).
 - :mod:`invlib.learned.augerino`: Augerino (Benton et al.), uniform distributions over the Lie algebra of
-  the 2-D affine group with learned widths and the regulariser ``-||width||_2``.
-- :mod:`invlib.papers.e.experiments`: the settings and drivers of the AugNet paper's experiments (chapters
-  E1 to E4 of the book).
+  the 2-D affine group with learned widths and the regulariser ``-||width||_2`` (paper E, and paper B's App. G).
+- :mod:`invlib.learned.instaaug`: InstaAug (Miao et al.), an invariance module that reads each input and
+  outputs that input's own distribution of crops or colour and rotation ranges, held in an entropy band (paper D).
+
+The papers' experiments that train them live in their packages: :mod:`invlib.papers.e.experiments` (chapters
+E1 to E4), :mod:`invlib.papers.b.rrc` (chapter B6) and the modules of :mod:`invlib.papers.d` (chapters D1 to D5).
 
 An augmentation module is any ``nn.Module`` with ``forward(x) -> x`` (random, differentiable),
 ``penalty() -> scalar`` (the regulariser, already times its strength) and ``state() -> dict`` (what it has

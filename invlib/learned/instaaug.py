@@ -886,6 +886,32 @@ class Recipe:
                              f"{self.module_lr}, {self.warmup_epochs}, {self.check_every}.")
         EntropyBand(*self.band, self.lam0)  # checks the band
 
+    @classmethod
+    def from_settings(cls, S, band: tuple[float, float] | None = None, lam0: float | None = None) -> Recipe:
+        """The recipe in a chapter's settings ``S``, whose flat fields are named as the chapter's parameters: the
+        band ``S.band`` or ``(S.h_min, S.h_max)``, ``S.lam0``, the module's rate ``S.module_lr`` (or ``S.aug_lr``),
+        ``S.warmup_epochs``, ``S.check_every`` and ``S.baseline`` where ``S`` has one (else ``"mean"``); ``band``
+        and ``lam0``, where given, replace ``S``'s. A band left None (to be chosen later) is an error.
+
+        Example
+        -------
+        >>> from types import SimpleNamespace
+        >>> S = SimpleNamespace(h_min=1.0, h_max=2.0, lam0=0.1, aug_lr=0.01, warmup_epochs=1.0, check_every=5)
+        >>> Recipe.from_settings(S) == Recipe(band=(1.0, 2.0), lam0=0.1, module_lr=0.01, warmup_epochs=1.0,
+        ...                                   check_every=5)
+        True
+        >>> Recipe.from_settings(S, band=(0.5, 1.5), lam0=0.2).band
+        (0.5, 1.5)
+        """
+        if band is None:
+            band = S.band if hasattr(S, "band") else (S.h_min, S.h_max)
+        if band is None or None in tuple(band):
+            raise ValueError(f"the recipe needs an entropy band (band, or h_min and h_max); got {band}: give one "
+                             f"or choose it first (e.g. paper D1's with_band)")
+        return cls(band=tuple(band), lam0=S.lam0 if lam0 is None else lam0,
+                   module_lr=S.module_lr if hasattr(S, "module_lr") else S.aug_lr, warmup_epochs=S.warmup_epochs,
+                   check_every=S.check_every, baseline=getattr(S, "baseline", "mean"))
+
     def objective(self, steps_per_epoch: int, contrastive: bool = False, temperature: float = 0.5,
                   extra=None) -> Objective:
         """A fresh :class:`Objective` with this recipe's band (``steps_per_epoch``: for a check once per epoch;

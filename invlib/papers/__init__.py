@@ -3,14 +3,25 @@
 ``invlib/papers/<key>/`` (``a`` to ``e``, the chapters' first letter) holds, for every part of the paper:
 
 - ``<method>.py``, the **method**: ``Settings`` (the paper's values, changed per profile by ``SETTINGS``) and
-  ``settings(profile, **overrides)`` -> the family of models (zoo specs, trained through :mod:`invlib.zoo`) ->
-  the measure. This is the code a researcher reuses on their own models and data.
-- ``<method>_reports.py``, the **reports**: the paper's numbers, the claims with their verdicts
-  (:meth:`invlib.results.Run.claim`), tables, figures and the numbers the prose quotes.
+  its steps, named alike in every paper:
+
+  1. ``settings(profile="cpu", **overrides)``: the profile first, then the changes (papermill's parameters);
+  2. ``train(S, ...)`` (or ``train_<what>`` where a module trains several families): the chapter's models,
+     through :mod:`invlib.zoo` or :func:`invlib.train.fit`, cached;
+  3. the measures, named for what they measure (``accuracy_table``, ``invariance_table``, ...).
+
+  This is the code a researcher reuses on their own models and data.
+- ``<method>_reports.py``, the **reports**: the paper's numbers, tables, figures, the numbers the prose quotes,
+  and step 4, ``report(run, S, ...)`` (or ``report_<what>``): every function that records claims with their
+  verdicts (:meth:`invlib.results.Run.claim`) is named so.
+
+A chapter opens with ``S, run = results.open_chapter(<method>.settings, globals())`` and closes with
+``run.close()``; in between, a few calls of these steps, figures and prose. ``tests/test_layout.py`` checks the
+names (old ones such as ``family``, ``train_encoders`` or ``record_*_claims`` fail it).
 
 | paper | method                          | reports                                  | chapters        |
 |-------|---------------------------------|------------------------------------------|-----------------|
-| A     | ``a/probes.py``                 | ``a/probes_reports.py``                  | A1, A2          |
+| A     | ``a/probes.py`` (+ ``a/tables.py``, the chapters' runs of it) | ``a/probes_reports.py`` | A1, A2 |
 | B     | ``b/grounding.py`` (+ ``b/similarity.py``, its measures) | ``b/grounding_reports.py`` | B3, B4, B5 |
 | B     | ``b/rrc.py`` (App. G's Augerino too) | ``b/rrc_reports.py``                | B1, B2, B5 (D.1), B6 |
 | B     | ``b/authors_code.py`` (ours on the inputs their code was run on) | the same module | B1, B3, B4, B5 |
@@ -30,28 +41,92 @@ code goes through :mod:`invlib.authors`.
 """
 
 import importlib
+from dataclasses import dataclass, field
 
-# The zoo models each chapter loads: chapter -> "module:function", the function taking ``(profile, **params)`` (the
-# chapter's papermill parameters) and returning the chapter's list of :class:`invlib.zoo.Spec`. The book runner
-# trains their union before any chapter runs (:func:`invlib.zoo.train_phase`); a chapter absent here loads no zoo
-# model. Each function lives beside the family it lists, in the chapter's method module.
-ZOO_SPECS = {
-    "00_data_and_transforms": "invlib.zoo:shared_specs",
-    "a1_ranking_tasks": "invlib.papers.a.probes:a1_zoo_specs",
-    "a2_which_layers": "invlib.papers.a.probes:a2_zoo_specs",
-    "b1_rrc_decomposition": "invlib.papers.b.rrc:b1_zoo_specs",
-    "b2_scale_distribution": "invlib.papers.b.rrc:b2_zoo_specs",
-    "b3_invariance_vs_magnitude": "invlib.papers.b.grounding:b3_zoo_specs",
-    "b4_factors_of_variation": "invlib.papers.b.grounding:b4_zoo_specs",
-    "b5_wordnet": "invlib.papers.b.grounding:b5_zoo_specs",
-    "b6_augerino_real_data": "invlib.papers.b.rrc:b6_zoo_specs",
-    "b7_variation_in_the_data": "invlib.papers.b.grounding:b7_zoo_specs",
-    "c1_invariance_equivariance": "invlib.papers.c.equivariance:c_zoo_specs",
-    "c2_representation_distance": "invlib.papers.c.equivariance:c_zoo_specs",
-    "c3_equivariance_finetuning": "invlib.papers.c.equivariance:c_zoo_specs",
-    "d5_fixed_classifier_tta": "invlib.papers.d.fixed:d5_zoo_specs",
-    "s1_measures_agree": "invlib.papers.s.agreement:s1_zoo_specs",
+
+@dataclass(frozen=True)
+class ChapterFacts:
+    """What the book runner needs to know of one chapter, declared beside its paper (:data:`CHAPTERS`).
+
+    Attributes:
+        zoo: ``"module:function"`` of the function listing the zoo models the chapter loads (it takes
+            ``(profile, **params)``, the chapter's papermill parameters, and returns :class:`invlib.zoo.Spec`); it
+            lives beside the family it lists, in the chapter's method module. None: the chapter loads no zoo model.
+        trains: the chapter trains a model family itself, outside the zoo (its budget is a family chapter's).
+        budgets: ``{profile: seconds}`` where the chapter has a limit of its own (otherwise its class's,
+            :data:`invlib.book.BUDGETS`).
+        writes, reads: the cache namespaces (folders under the cache, :func:`invlib.utils.cached`) whose values the
+            chapter makes, and those whose values an earlier chapter made and this one reuses. A parallel build
+            starts a chapter after the earlier chapters that write what it reads (:func:`invlib.book.after`); the
+            smoke build checks these against what each chapter did (``tests/test_book.py``). Trained zoo models
+            are no namespace here: the training phase makes them before any chapter runs.
+    """
+
+    zoo: str | None = None
+    trains: bool = False
+    budgets: dict = field(default_factory=dict)
+    writes: tuple[str, ...] = ()
+    reads: tuple[str, ...] = ()
+
+
+F = ChapterFacts
+# Every chapter of the book (``_toc.yml``), in book order.
+CHAPTERS = {
+    "00_data_and_transforms": F(zoo="invlib.zoo:shared_specs"),
+    "a1_ranking_tasks": F(zoo="invlib.papers.a.tables:a1_zoo_specs", writes=("probes",)),
+    "a2_which_layers": F(zoo="invlib.papers.a.tables:a2_zoo_specs", writes=("probes",),
+                         reads=("probes",)),  # A1's cached features
+    # B1 trains paper B's crop family (14 models) in the regime where a crop can pay (the model without
+    # augmentation overfits), which takes more than 5 minutes on 2 cores; its issue allows 8 minutes
+    "b1_rrc_decomposition": F(zoo="invlib.papers.b.rrc:b1_zoo_specs", budgets={"cpu": 480}, writes=("rrc",)),
+    "b2_scale_distribution": F(zoo="invlib.papers.b.rrc:b2_zoo_specs", writes=("rrc",),
+                               reads=("rrc",)),  # B1's predictions of the models both load
+    "b3_invariance_vs_magnitude": F(zoo="invlib.papers.b.grounding:b3_zoo_specs", writes=("grounding",)),
+    "b4_factors_of_variation": F(zoo="invlib.papers.b.grounding:b4_zoo_specs", writes=("grounding",),
+                                 reads=("grounding",)),  # B3's sweeps of the models both load
+    "b5_wordnet": F(zoo="invlib.papers.b.grounding:b5_zoo_specs", reads=("grounding", "rrc")),  # B4's searches,
+    # B1's predictions
+    # B6 trains App. G's Augerino networks (no zoo models) and reuses B1's predictions of the baselines
+    "b6_augerino_real_data": F(zoo="invlib.papers.b.rrc:b6_zoo_specs", trains=True, writes=("rrc",), reads=("rrc",)),
+    "b7_variation_in_the_data": F(zoo="invlib.papers.b.grounding:b7_zoo_specs", writes=("grounding", "rrc")),
+    "c1_invariance_equivariance": F(zoo="invlib.papers.c.equivariance:c_zoo_specs", writes=("equivariance",)),
+    "c2_representation_distance": F(zoo="invlib.papers.c.equivariance:c_zoo_specs", writes=("equivariance",),
+                                    reads=("equivariance",)),  # C1's reference features
+    # C3 fine-tunes 18 networks (Eq. 7 and its control for 9 types; ~60 % of its seconds, profiled)
+    "c3_equivariance_finetuning": F(zoo="invlib.papers.c.equivariance:c_zoo_specs", trains=True,
+                                    writes=("equivariance",), reads=("equivariance",)),
+    # D1, D3, D4 train their family inside the chapter (InstaAug and Augerino x 3 seeds; 18 colour models; 3
+    # contrastive encoders), as E1-E4 do
+    "d1_rotated_sprites": F(trains=True, writes=("d1", "fit")),
+    # D2 trains paper D's crop family (12 models) and its data control: a family chapter (its issue's 4-minute cap
+    # for ten models is gone)
+    "d2_instance_crops": F(trains=True, writes=("d2", "fit")),
+    "d3_colour_jitter": F(trains=True, writes=("d3", "fit")),
+    "d4_contrastive_crops": F(trains=True, writes=("d4",)),
+    "d5_fixed_classifier_tta": F(zoo="invlib.papers.d.fixed:d5_zoo_specs", writes=("d5", "fit")),
+    "e1_learning_the_right_invariance": F(trains=True, writes=("fit",)),
+    "e2_beyond_vision": F(trains=True, writes=("fit",)),
+    "e3_capacity": F(trains=True, writes=("fit",)),
+    "e4_image_recognition": F(trains=True, writes=("fit",)),
+    # S1 measures the models of B1, B3 and B7 (zoo models) and B6's Augerino networks (paper C's measures among its
+    # own), and trains four of its own; its issue allows 3 minutes
+    "s1_measures_agree": F(zoo="invlib.papers.s.agreement:s1_zoo_specs", budgets={"cpu": 180},
+                           writes=("equivariance", "synthesis"), reads=("rrc",)),
 }
+del F
+
+
+def facts(chapter: str) -> ChapterFacts:
+    """The declared facts of ``chapter`` (:data:`CHAPTERS`); a chapter not listed (a test's) has none.
+
+    Example
+    -------
+    >>> facts("b1_rrc_decomposition").budgets, facts("c2_representation_distance").reads
+    ({'cpu': 480}, ('equivariance',))
+    >>> facts("zz_new_chapter")
+    ChapterFacts(zoo=None, trains=False, budgets={}, writes=(), reads=())
+    """
+    return CHAPTERS.get(chapter, ChapterFacts())
 
 
 def zoo_specs(chapter: str, profile: str = "cpu", params: dict | None = None) -> list:
@@ -65,7 +140,7 @@ def zoo_specs(chapter: str, profile: str = "cpu", params: dict | None = None) ->
     >>> zoo_specs("e3_capacity", "smoke")
     []
     """
-    target = ZOO_SPECS.get(chapter)
+    target = facts(chapter).zoo
     if target is None:
         return []
     module, function = target.split(":")

@@ -1,7 +1,8 @@
 """Paper A's reports: the paper's Table 1 and layer claims beside this run, the prose readings and the figures.
 
-The method (views, featurizers, probes, Table 1 runs, layer importance) is :mod:`invlib.papers.a.probes`;
-this module turns its tables into claims (:func:`record_table1_claims`, :func:`record_layer_claims`), the
+The method (views, featurizers, probes) is :mod:`invlib.papers.a.probes`, the chapters' runs of it (Table 1 and 2
+runs, layer importance) :mod:`invlib.papers.a.tables`; this module turns their tables into claims
+(:func:`report_table1`, :func:`report_layers`), the
 numbers the prose quotes (:func:`table1_readings`) and the figures (:func:`figure2`, :func:`figure3`,
 :func:`table1_bars`, :func:`bar_panels`).
 """
@@ -29,21 +30,8 @@ from ...results import (
     share_interval,
 )
 from ...utils import check_choice
-from .probes import (
-    COLOUR,
-    GEOMETRIC,
-    ORDER,
-    PAPER_TABLE1,
-    PAPER_TABLE2,
-    TASKS,
-    block_dct,
-    crops_for,
-    ladder,
-    layer_depths,
-    render,
-    zigzag,
-    zoom_out_slack,
-)
+from .probes import GEOMETRIC, TASKS, block_dct, crops_for, ladder, render, zigzag, zoom_out_slack
+from .tables import COLOUR, ORDER, PAPER_TABLE1, PAPER_TABLE2, layer_depths
 
 
 # ----------------------------------------------------------------------------------------- tables and logs
@@ -236,7 +224,7 @@ def _worst(evidence: Evidence):
     return round(min(values), 1) if values and evidence.verdict != NOT_MEASURABLE else None
 
 
-def record_table1_claims(run, table, backbones: list[str]) -> dict:
+def report_table1(run, table, backbones: list[str]) -> dict:
     """Record the paper's Table 1 claims (sections 5 and 6) about these backbones, decided by intervals over this
     run's validation pairs, and return the prose's reading of the DCT of magnitudes (not a claim of the paper:
     this book's second reading of its DCT baseline): ``{"beat_magnitude": sentence}``.
@@ -258,7 +246,7 @@ def record_table1_claims(run, table, backbones: list[str]) -> dict:
     >>> rows += [dict(featurizer="DCT (magnitude)", layers="all", task=t, val_acc=0.5,
     ...               val_correct=np.arange(1000) < 500) for t in GEOMETRIC]
     >>> run = Run("demo", "smoke")
-    >>> record_table1_claims(run, pd.DataFrame(rows), ["ResNet-18", "ResNet-50"])["beat_magnitude"][:4]
+    >>> report_table1(run, pd.DataFrame(rows), ["ResNet-18", "ResNet-50"])["beat_magnitude"][:4]
     'yes:'
     >>> sorted({c["verdict"] for c in run.claims.values()})  # the paper's numbers; one trained model per architecture
     ['inconclusive at this budget', 'reproduced']
@@ -315,7 +303,7 @@ def record_table1_claims(run, table, backbones: list[str]) -> dict:
            f"saturation, contrast and brightness each minus hue validation accuracy, in points on the same images, > 0 "
            f"for each of {n} ResNet(s) ({3 * n} comparisons, each a {_TESTS}; all must hold); the numbers are the "
            "smallest difference")
-    _record_resnet18_vs_50(run, table, names)
+    _report_resnet18_vs_50(run, table, names)
     return {"beat_magnitude": phrase(
         _parts(beat("DCT (magnitude)"), 0.0, BEAT_REASON, missing),
         reproduced="yes: every one of them beats it on every geometric task (95 % paired bootstrap intervals over the "
@@ -328,7 +316,7 @@ def record_table1_claims(run, table, backbones: list[str]) -> dict:
         not_measurable="not on these images: a geometric task is undefined")}
 
 
-def _record_resnet18_vs_50(run, table, names: list[str]) -> str:
+def _report_resnet18_vs_50(run, table, names: list[str]) -> str:
     """ResNet-18 against ResNet-50: two architectures, one trained model each; per seed, the share of tasks where
     the first backbone's validation accuracy is at least the second's."""
     paper = sum(PAPER_TABLE1["ResNet-18"][t][1] >= PAPER_TABLE1["ResNet-50"][t][1] for t in TASKS) / len(TASKS)
@@ -373,7 +361,7 @@ def _depth_evidence(table, comparisons: dict) -> Evidence:
     return decide_parts(parts, reason=f"every comparison must hold: {DEPTH_REASON}")
 
 
-def record_layer_claims(run, depths, table) -> dict:
+def report_layers(run, depths, table) -> dict:
     """Record section 6.1's claims (Figures 5, 6 and Table 2) about these backbones, decided by intervals, and return
     the sentences chapter A2's prose glues: ``depth_verdict`` (colour against geometric tasks), ``halves_verdict``
     (Table 2's first against second half), and ``depth_colour``, ``depth_geo`` (mean depths, backbones averaged).
@@ -397,7 +385,7 @@ def record_layer_claims(run, depths, table) -> dict:
     >>> rows = [row(h, t, acc[1]) for h, tasks in PAPER_TABLE2.items() for t, acc in tasks.items()]
     >>> rows += [row("all", t, 90.0) for t in ("brightness", "saturation", "contrast", "zoom_out")]
     >>> run = Run("demo", "smoke")
-    >>> record_layer_claims(run, depths, pd.DataFrame(rows))["depth_verdict"][:58]
+    >>> report_layers(run, depths, pd.DataFrame(rows))["depth_verdict"][:58]
     "On these backbones the colour tasks' weight sits earlier t"
     >>> [c["verdict"] for c in run.claims.values()]
     ['reproduced', 'reproduced', 'reproduced', 'reproduced']
@@ -428,7 +416,7 @@ def record_layer_claims(run, depths, table) -> dict:
     for name, share in shares.mean().items():
         run.log(f"first_half_at_least_second/{name}", float(share), paper=1.0,
                 note="share of tasks (point estimates); paper: 3 of 3 ResNet-18 tasks")
-    halves = _record_halves(run, table, "ResNet-18" if "ResNet-18" in names else names[0])
+    halves = _report_halves(run, table, "ResNet-18" if "ResNet-18" in names else names[0])
     return dict(depth_verdict=phrase(
         earlier, reproduced="On these backbones the colour tasks' weight sits earlier than that of the geometric "
         "tasks, for every backbone, beyond the spread of probes trained on disjoint shares of the pairs.",
@@ -442,7 +430,7 @@ def record_layer_claims(run, depths, table) -> dict:
         halves_verdict=halves, depth_colour=float(colour.mean()), depth_geo=float(geo.mean()))
 
 
-def _record_halves(run, table, row: str) -> str:
+def _report_halves(run, table, row: str) -> str:
     """Table 2's two claims on backbone ``row`` and the paper's three tasks; returns the prose's sentence."""
     tasks = list(PAPER_TABLE2["all"])
     p = {(h, t): PAPER_TABLE2[h][t][1] for h in PAPER_TABLE2 for t in tasks}
@@ -486,10 +474,10 @@ def _per_task(evidence: Evidence):
     return {name: round(ev.estimate, 1) for name, ev in evidence.parts}
 
 
-def variants_report(run, table, maps: dict, names: list[str]) -> tuple:
+def log_variants(run, table, maps: dict, names: list[str]) -> tuple:
     """Chapter A2's "does training change what the layers encode?": validation accuracy in % and
     importance-weighted depth per task (rows) and variant (columns, in ``names`` order; ``maps`` from
-    :func:`invlib.papers.a.probes.layer_importance`), logged as
+    :func:`invlib.papers.a.tables.layer_importance`), logged as
     ``variants/<name>/<task>/val|depth``, and the numbers the prose quotes: ``train_gain`` (accuracy change per
     task from the first variant to the last, text) and ``depth_shift`` (mean depth change).
 
@@ -501,7 +489,7 @@ def variants_report(run, table, maps: dict, names: list[str]) -> tuple:
     >>> from invlib.results import Run
     >>> t = pd.DataFrame([dict(featurizer=f, task="hue", val_acc=a) for f, a in (("u", 0.5), ("t", 0.7))])
     >>> m = {(n, "mean"): pd.DataFrame({"stem.0": [1.0]}, index=["hue"]) for n in ("u", "t")}
-    >>> acc, depth, readings = variants_report(Run("demo", "smoke"), t, m, ["u", "t"])
+    >>> acc, depth, readings = log_variants(Run("demo", "smoke"), t, m, ["u", "t"])
     >>> readings["train_gain"]
     'hue +20.0'
     """
@@ -686,7 +674,7 @@ def log_layers(run, maps: dict, depths, first_block) -> None:
     -------
     >>> import pandas as pd
     >>> from invlib.results import Run
-    >>> from invlib.papers.a.probes import layer_depths
+    >>> from invlib.papers.a.tables import layer_depths
     >>> m = pd.DataFrame({"stem.0": [0.5], "layer2.0": [0.5]}, index=["hue"])
     >>> run = Run("demo", "smoke")
     >>> log_layers(run, {("R", "mean"): m}, *layer_depths({("R", "mean"): m}, ["R"]))

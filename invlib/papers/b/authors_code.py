@@ -4,7 +4,7 @@ Bouchacourt et al. published their code (github.com/facebookresearch/grounding-i
 ``benchmarks/authors/grounding_runs.py`` feeds *their* functions the inputs built here, on this machine, and
 writes their numbers (with their commit, the date and the versions) into ``authors_grounding.json`` beside
 this module. Here we compute *our* numbers on the same inputs, live (:func:`ours`), and put the two side by side
-(:func:`compare`, :func:`record`). Nothing of theirs is imported here.
+(:func:`compare`, :func:`report`). Nothing of theirs is imported here.
 
 Experiments (:data:`EXPERIMENTS`), each a dict of named numbers:
 
@@ -508,27 +508,38 @@ def _top_rows(rec: dict) -> list[dict]:
     return rows
 
 
-def record(run, experiment: str, path: str | Path = PATH) -> str:
-    """Record the claim ``authors/<experiment>_same`` on ``run`` (:class:`invlib.results.Run`): our
-    implementation gives the authors' code's numbers on the same inputs. Reproduced when every key of
-    :func:`compare` is within its tolerance; not measurable when ``path`` has no record of ``experiment``.
-    Also logs ``authors/<experiment>/keys_differing`` and ``.../largest_difference``. Returns the verdict.
+def report(run, *experiments: str, top: int | None = 8, path: str | Path = PATH) -> pd.DataFrame:
+    """Record, for each of ``experiments``, the claim ``authors/<experiment>_same`` on ``run``
+    (:class:`invlib.results.Run`): our implementation gives the authors' code's numbers on the same inputs.
+    Reproduced when every key of :func:`compare` is within its tolerance; not measurable when ``path`` has no
+    record of the experiment. Also logs ``authors/<experiment>_same/keys_differing`` and ``.../largest_difference``.
+
+    Returns the comparisons, one frame: ``experiment`` and :func:`compare`'s columns, each experiment's ``top``
+    largest differences first (``top=None``: every row, in :func:`compare`'s order).
 
     Example
     -------
     >>> from invlib.results import Run
     >>> run = Run("smoke", name="demo")
-    >>> record(run, "aa_ops", path="/nonexistent.json")
-    'not measurable at this profile'
+    >>> len(report(run, "aa_ops", path="/nonexistent.json")), run.claims["authors/aa_ops_same"]["verdict"]
+    (0, 'not measurable at this profile')
     """
-    rec = theirs(experiment, path)
-    frame = _compare(experiment, rec)
-    tol = TOLERANCE[experiment]
-    return authors.record_same_values(
-        run, f"authors/{experiment}_same", f"Paper B's {experiment.replace('_', ' ')}: our implementation gives "
-        "the numbers of the authors' code on the same inputs.", frame, rec,
-        criterion=f"every key within |ours - theirs| <= {_abs_text(tol['abs'])}"
-        + (f" + {tol['se']:g} standard errors" if tol["se"] else "") + f" ({tol['reason']})")
+    frames = []
+    for experiment in experiments:
+        rec = theirs(experiment, path)
+        frame = _compare(experiment, rec)
+        tol = TOLERANCE[experiment]
+        authors.record_same_values(
+            run, f"authors/{experiment}_same", f"Paper B's {experiment.replace('_', ' ')}: our implementation gives "
+            "the numbers of the authors' code on the same inputs.", frame, rec,
+            criterion=f"every key within |ours - theirs| <= {_abs_text(tol['abs'])}"
+            + (f" + {tol['se']:g} standard errors" if tol["se"] else "") + f" ({tol['reason']})")
+        if top is not None:
+            frame = frame.sort_values("difference", ascending=False).head(top)
+        if len(frame):
+            frames.append(frame.assign(experiment=experiment))
+    columns = ["experiment", *COLUMNS]
+    return pd.concat(frames, ignore_index=True)[columns] if frames else pd.DataFrame(columns=columns)
 
 
 def _abs_text(tol) -> str:

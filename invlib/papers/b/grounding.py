@@ -119,17 +119,13 @@ def _zoo(resnet: str, vit: str) -> dict:
 # smoke and cpu: the ResNet-18 and the ViT built for 56 px scenes (torchvision's stem; 14 px patches and a class
 # token, whose LayerNorm'd output is the embedding, as in the authors' ViT-B/16), trained on
 # scenes at variation 1 with the profile's recipe, on 8,000 training scenes at cpu: chapter B3 trains the four
-# models (measured cold on 2 cores: 12,000 scenes took 320 s of training, over its 5 minutes). The 28 px
+# models (12,000 scenes went over its 5 minutes: benchmarks/measurements/b.md). The 28 px
 # Fashion-MNIST models stay one setting away: models=FASHION_MODELS, zoo_data={}, dataset="fashion_mnist_color".
 # At cpu the zoo_data pin every field the zoo's specs take from the profile (invlib.zoo.spec: dataset, img_size,
 # n_train, n_test, epochs, batch_size; the ViT doubles the epochs and halves the batch), so that B3's models, and
 # D5's and S1's that load them, stay these whatever the cpu profile's own sizes (chapter 00's and paper A's).
-# Measured (one cpu run each, one model per variant as the chapter runs them; training change = level-mean median
-# invariance trained minus untrained, B3's claims' parts): 6,000 training scenes instead of 8,000 saved 18 s per ViT
-# and 6 s per ResNet but moved the ViT's readings: augmentation's translation gain +0.11 -> -0.13 (its sign), training's
-# translate +0.01 -> +0.15, shear -0.12 -> -0.01, standard's translate +0.12 -> +0.02; the ResNet's moved < 0.05. So
-# 8,000 stays. n_probe 128 instead of 256 (the first 128 probes) halves the sweep (B3 55 -> 27 s) but flips the
-# ResNet's rotation change (+0.016 -> -0.008, a part of "training lowers rotation"); 256 stays.
+# 8,000 training scenes and n_probe 256 stay: fewer moved the ViT's readings or flipped a part of B3's claims
+# (benchmarks/measurements/b.md).
 _ZOO = _zoo("small_resnet18_s4", "small_vit_p14_cls")
 FASHION_MODELS = _zoo("small_resnet18", "small_vit")
 SCENES = dict(dataset="scenes", img_size=56)
@@ -159,15 +155,9 @@ SETTINGS = {
                   grids=("translate", "rotate", "shear", "zoom_in", "brightness_up", "posterize", "solarize",
                          "contrast_down"),
                   variation=dict(levels=(0.0, 1.0), seeds=2, n_test=300, n_probe=64)),
-    # pairs_per_class 48, not 32 (measured on one cpu run, the same models and sweep; 32 pairs are the first 32 of the
-    # 48): 32 saved 19 of B4's 68 s, widened fig3b's interval over pairs (upper end 1.25 -> 2.47) and moved two
-    # verdicts over classes from inconclusive to reproduced (identity best geometric 7 -> 9 of 10 classes; Fig. 3C
-    # 0.06 [-0.04, 0.16] -> 0.19 [0.09, 0.28]): verdicts that move with a subsample of the pairs are not a cut's to take
-    # variation levels 0 and 1, not 0, 0.5, 1 (measured on one cpu run, three seeds, at 56 px): the step 0 -> 0.5 was
-    # decided for invariance (translate +0.11 [0.07, 0.15], zoom +0.29 [0.20, 0.38]) and 0.5 -> 1 was not (+0.04
-    # [-0.02, 0.10], +0.05 [-0.03, 0.14]; crop gain -10.4, -1.2, +3.5 points, both steps inconclusive), so "every
-    # step rises" was inconclusive for all three claims; the two ends ask whether the data's variation raises them at
-    # all, and cost the six models of level 0.5 less
+    # pairs_per_class 48, not 32: 32 moved two of B4's verdicts, which a subsample of the pairs must not; variation
+    # levels 0 and 1, not 0, 0.5, 1: the two ends ask whether the data's variation raises invariance at all, for six
+    # models less (the middle step decided nothing). Both measured: benchmarks/measurements/b.md
     "cpu": dict(_SMALL, n_probe=256, n_search=1500, pairs_per_class=48, zoo_data=CPU_ZOO_DATA,
                 variation=dict(levels=(0.0, 1.0))),
     "gpu": dict(n_probe=3200, n_search=20_000),
@@ -297,7 +287,7 @@ def b5_zoo_specs(profile: str = "cpu", **params) -> list[zoo.Spec]:
     """The zoo models chapter B5's run loads, for its papermill parameters ``params`` (``dataset``, ``root``,
     ``models``, ``n_search``, ``pairs_per_class``, ``seed``): the ``none`` and ``standard`` models of
     ``S.search_arch`` (chapter B4's searches, :func:`run_searches`) and chapter B1's models with RRC and without
-    augmentation, every seed (:func:`invlib.papers.b.rrc.hurt_report`).
+    augmentation, every seed (:func:`invlib.papers.b.rrc.hurt_relatedness`).
 
     Example
     -------
@@ -542,6 +532,20 @@ def invariance_gap(table, arch: str = "ResNet", trained: str = "standard", befor
     return training_change(table, arch, before, trained, levels)
 
 
+def search_gap(S: Settings) -> dict:
+    """Fig. 3C's invariance gap per sweep grid for the search's architecture (:func:`invariance_gap` of the
+    :func:`invariance_table` of ``S.models[S.search_arch]``: chapter B3's sweep, read from its cache when B3 has
+    run); ``{}`` without an untrained and a standard model of that architecture.
+
+    Example
+    -------
+    >>> S = settings("smoke", models={"ResNet": {"none": "random:small_resnet18"}}, grids=["rotate"])
+    >>> search_gap(S)
+    {}
+    """
+    return invariance_gap(invariance_table(S, models={S.search_arch: S.models[S.search_arch]}), S.search_arch)
+
+
 def fig3c(search, gap: dict, levels: tuple[int, int] = (3, 7), k: int = 5) -> dict:
     """Fig. 3C as the authors' script computes it: each class's top ``k`` entries by share of pairs boosted, among
     the single-operation entries of levels ``lo..hi`` whose operation has a grid in ``gap``
@@ -583,13 +587,13 @@ def fig3c(search, gap: dict, levels: tuple[int, int] = (3, 7), k: int = 5) -> di
 
 
 # ------------------------------------------------------------------------------ section 4.5: WordNet
-def wordnet_report(searches: dict, synsets, metrics_=("wup", "lch", "path"), seed: int = 0) -> dict:
+def wordnet_correlations(searches: dict, synsets, metrics_=("wup", "lch", "path"), seed: int = 0) -> dict:
     """:func:`invlib.papers.b.similarity.wordnet_correlation` of the no-augmentation search for each WordNet metric;
     ``{}`` (with a printed note) when the classes have no synsets (``synsets`` None: a folder of your own).
 
     Example
     -------
-    >>> wordnet_report({}, None)
+    >>> wordnet_correlations({}, None)
     note: these classes have no WordNet synsets (a folder of your own); the WordNet checks are not measurable.
     {}
     """
@@ -659,13 +663,13 @@ def b1_recipe(profile: str) -> dict:
     return {k: getattr(R, k) for k in VARIATION_RECIPE} if R.dataset == "scenes" else {}
 
 
-def variation_family(S: Settings) -> dict:
+def variation_specs(S: Settings) -> dict:
     """The study's zoo specs, ``{(level, method): [Spec per seed]}``: ``V["arch"]`` trained on ``scenes`` at
     each level (stored at ``crops.stored_size(size)`` and cropped to ``size``, as chapter B1's family).
 
     Example
     -------
-    >>> fam = variation_family(settings("smoke"))
+    >>> fam = variation_specs(settings("smoke"))
     >>> sorted(fam)[:2], fam[(0.0, "rrc")][0].data_options
     ([(0.0, 'fixed_size_center_crop'), (0.0, 'rrc')], (('variation', 0.0),))
     >>> from invlib.papers.b import rrc  # at variation 1, the scenes default, they are chapter B1's models
@@ -681,7 +685,7 @@ def variation_family(S: Settings) -> dict:
 
 def b7_zoo_specs(profile: str = "cpu", **params) -> list[zoo.Spec]:
     """The zoo models chapter B7's run loads, for its papermill parameters ``params`` (``variation``, ``seed``):
-    :func:`variation_family`, every level, method and seed (those at variation 1 are chapter B1's).
+    :func:`variation_specs`, every level, method and seed (those at variation 1 are chapter B1's).
 
     Example
     -------
@@ -691,7 +695,7 @@ def b7_zoo_specs(profile: str = "cpu", **params) -> list[zoo.Spec]:
     >>> len(b7_zoo_specs("smoke", variation={"seeds": 1, "levels": [0, 0.5, 1]}))
     6
     """
-    return [s for group in variation_family(settings(profile, **params)).values() for s in group]
+    return [s for group in variation_specs(settings(profile, **params)).values() for s in group]
 
 
 def _variation_recipe(S: Settings, level: float):
@@ -709,8 +713,15 @@ def _variation_recipe(S: Settings, level: float):
     return dataclasses.replace(R, data_options=(("variation", level),))
 
 
+def train_variation(S: Settings) -> dict:
+    """Train (or load) the study's models (:func:`variation_specs`, each level's own recipe): ``{(level, method):
+    [model per seed]}``."""
+    return _variation_recipe(S, variation_settings(S)["levels"][0]).train_family(variation_specs(S))
+
+
 def variation_study(S: Settings, trained: dict | None = None):
-    """Train (or load) :func:`variation_family` and measure every model: one row per (level, method, seed) with
+    """Measure the study's models (``trained``: :func:`train_variation`'s, trained or loaded here when None): one
+    row per (level, method, seed) with
     ``train_acc`` (the last epoch's, on augmented training images), ``test_acc`` (central crop of the level's
     own test scenes, %), and the mean over levels 1-9 of the median relative invariance to each grid of
     ``V["grids"]`` on the same ``n_probe`` test scenes at ``probe_level`` (section 3's measure,
@@ -729,7 +740,7 @@ def variation_study(S: Settings, trained: dict | None = None):
     from . import rrc
 
     V = variation_settings(S)
-    trained = trained or _variation_recipe(S, V["levels"][0]).train_family(variation_family(S))
+    trained = trained or train_variation(S)
     probes = data.load("scenes", "test", n=V["n_probe"], seed=S.seed, size=V["size"],
                        variation=V["probe_level"]).float()
     data_key = digest(probes, V["grids"], S.seed)

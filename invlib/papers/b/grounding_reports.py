@@ -215,7 +215,7 @@ def sweep_evidence(table) -> dict:
     return ev
 
 
-def record_sweep_claims(run, table) -> dict:
+def report_sweep(run, table) -> dict:
     """Section 3's claims (Fig. 2, A3, A10) as scoreboard rows, with the evidence of :func:`sweep_evidence`; returns
     the sentences the chapter's prose quotes (``{glue:md}``).
 
@@ -362,10 +362,12 @@ def plot_search(searches: dict, kind: str = "single", drop=()):
     return fig
 
 
-def plot_top_per_class(s):
-    """Fig. 3B: each class's best entry against the best entry across classes (mean ± SEM over its pairs)."""
+def plot_top_per_class(searches: dict):
+    """Fig. 3B: each class's best entry against the best entry across classes (mean ± SEM over its pairs), in the
+    search of the model without augmentation (``searches["none"]["single"]``)."""
     import matplotlib.pyplot as plt
 
+    s = searches["none"]["single"]
     m, best = s.class_means(), s.global_ranking()[0][0]
     j_best = s.entries.index(best)
     tops = [row[0] for row in s.top(1)]
@@ -534,11 +536,12 @@ def _share(k: int, n: int):
     return results.decide(results.share_interval(k, n), boundary=MOST[0], reason=MOST[1], unit="class")
 
 
-def record_search_claims(run, searches: dict, gap: dict | None, boxes=None, size=None, generated: bool = False) -> dict:
+def report_search(run, searches: dict, gap: dict | None, boxes=None, size=None, generated: bool = False) -> dict:
     """Section 4.1-4.4's claims (Fig. 3, A4, A5) and App. E.1's as scoreboard rows; returns the numbers, and under
     ``"readings"`` the sentences the chapter's prose quotes. ``gap``: Fig. 3C's invariance gap per sweep grid
     (:func:`invlib.papers.b.grounding.invariance_gap`); ``generated``: the boxes are drawn by the data's generator
-    (``scenes``), so App. E.1's claim checks the data rather than measures it."""
+    (``scenes``), so App. E.1's claim checks the data rather than measures it. Also logs ``top_per_class``,
+    ``appearance_share_top5`` and ``identity_best_geometric`` on ``run``."""
     s = searches["none"]["single"]
     m = s.class_means()
     ranking = s.global_ranking()
@@ -694,11 +697,14 @@ def record_search_claims(run, searches: dict, gap: dict | None, boxes=None, size
                             f"(fractions of the frame) > 0; {how}",
                   evidence=box_spread_evidence(boxes, size, generated))
     out["readings"] = search_readings(ev)
+    run.log("top_per_class", out["top_per_class"])
+    run.log("appearance_share_top5", out["appearance_top5"])
+    run.log("identity_best_geometric", out["identity_best_geometric"])
     return out
 
 
 def search_readings(ev: dict) -> dict:
-    """The sentences chapter B4's prose quotes, from the evidence :func:`record_search_claims` decided (a claim it
+    """The sentences chapter B4's prose quotes, from the evidence :func:`report_search` decided (a claim it
     did not record reads as not tested).
 
     Example
@@ -739,7 +745,7 @@ def search_sensitivity(configurations: dict, gap: dict | None = None):
     :func:`invlib.papers.b.grounding.search_configurations`: one row per claim, one verdict column per
     configuration (``"not computed"`` where one has no such search, e.g. the sub-policies of the alternatives), and
     ``differs`` (True where a verdict changes). Each configuration's claims are computed by
-    :func:`record_search_claims` on a scratch run, so the criteria are the chapter's.
+    :func:`report_search` on a scratch run, so the criteria are the chapter's.
 
     Example
     -------
@@ -753,18 +759,94 @@ def search_sensitivity(configurations: dict, gap: dict | None = None):
     import pandas as pd
 
     from ...results import Run
-    from .rrc_reports import record_wordnet_claims
+    from .rrc_reports import report_wordnet
 
     columns = {}
     for label, searches in configurations.items():
         scratch = Run("smoke", name="sensitivity")
-        record_search_claims(scratch, searches, gap)
-        record_wordnet_claims(scratch, {}, searches)  # App. E.2 as chapter B5 decides it (Fig. 4 needs synsets)
+        report_search(scratch, searches, gap)
+        report_wordnet(scratch, {}, searches)  # App. E.2 as chapter B5 decides it (Fig. 4 needs synsets)
         columns[label] = {cid: c["verdict"] for cid, c in scratch.claims.items()
                           if cid != "fig4/wordnet_similar_classes"}
     table = pd.DataFrame(columns)
     table["differs"] = table.nunique(axis=1) > 1  # among the configurations that computed the claim
     return table.fillna("not computed")
+
+
+def log_sensitivity(run, configurations: dict, gap: dict | None = None):
+    """:func:`search_sensitivity`'s table, logged on ``run`` as ``search_sensitivity``."""
+    table = search_sensitivity(configurations, gap)
+    run.log("search_sensitivity", table.to_dict())
+    return table
+
+
+def search_summary(searches: dict) -> str:
+    """One line on the search of the model without augmentation: its pairs, classes, entries and mean pair
+    similarity.
+
+    Example
+    -------
+    >>> from invlib.papers.b.similarity import Search
+    >>> s = Search(["rotate/3"], torch.tensor([[1.0, -1.0]]), torch.tensor([0, 1]), ["a", "b"],
+    ...            meta=dict(pairs=2, evaluated=1, mean_similarity=0.5))
+    >>> search_summary({"none": {"single": s}})
+    '2 same-class pairs over 2 classes; 1 entries (1 distinct), mean pair similarity 0.500'
+    """
+    s = searches["none"]["single"]
+    return (f"{s.meta['pairs']} same-class pairs over {len(s.classes)} classes; {len(s.entries)} entries "
+            f"({s.meta['evaluated']} distinct), mean pair similarity {s.meta['mean_similarity']:.3f}")
+
+
+def global_ranking_table(searches: dict, k: int = 10):
+    """Fig. 3B's other side: the ``k`` best entries across classes of the model without augmentation's search,
+    ``entry | mean change (%) | SEM over classes``.
+
+    Example
+    -------
+    >>> from invlib.papers.b.similarity import Search
+    >>> s = Search(["rotate/3", "posterize/5"], torch.tensor([[1.0, 2, -1, 3], [-1.0, 1, 2, 2]]),
+    ...            torch.tensor([0, 0, 1, 1]), ["a", "b"])
+    >>> list(global_ranking_table({"none": {"single": s}}, k=1).entry)
+    ['rotate/3']
+    """
+    import pandas as pd
+
+    ranking = searches["none"]["single"].global_ranking()[:k]
+    return pd.DataFrame(ranking, columns=["entry", "mean change (%)", "SEM over classes"])
+
+
+def fig3c_table(numbers: dict, gap: dict):
+    """Fig. 3C per sweep grid: ``invariance gap`` (:func:`invlib.papers.b.grounding.invariance_gap`) and ``top-5
+    slots`` (the grid's slots among the classes' top 5, :func:`report_search`'s ``numbers["fig3c"]``; NaN where
+    there is none), rounded to 3 decimals.
+
+    Example
+    -------
+    >>> fig3c_table({"fig3c": {"counts": {"rotate": 2}}}, {"rotate": 0.12345, "shear": -0.2}).to_dict("index")
+    {'rotate': {'invariance gap': 0.123, 'top-5 slots': 2.0}, 'shear': {'invariance gap': -0.2, 'top-5 slots': nan}}
+    """
+    import pandas as pd
+
+    counts = numbers.get("fig3c", {}).get("counts", {})
+    return pd.DataFrame({"invariance gap": pd.Series(gap, dtype=float),
+                         "top-5 slots": pd.Series(counts, dtype=float)}).round(3)
+
+
+def foreground_table(numbers: dict):
+    """App. E.1's foreground boxes (:func:`report_search`'s ``numbers["foreground"]``, from
+    :func:`invlib.papers.b.similarity.foreground_stats`): one row per statistic of the boxes, one column per
+    summary, rounded to 3 decimals; empty without boxes.
+
+    Example
+    -------
+    >>> foreground_table({"foreground": {"side": {"mean": 0.51234, "std": 0.1}}}).to_dict("index")
+    {'side': {'mean': 0.512, 'std': 0.1}}
+    >>> len(foreground_table({}))
+    0
+    """
+    import pandas as pd
+
+    return pd.DataFrame(numbers.get("foreground", {})).T.round(3)
 
 
 def plot_wordnet(reports: dict):
@@ -905,7 +987,7 @@ def variation_evidence(table) -> dict:
     return ev
 
 
-def record_variation_claims(run, table) -> dict:
+def report_variation(run, table) -> dict:
     """The claims the thesis implies (the paper argues them, runs no such test), with the evidence of
     :func:`variation_evidence` from the study's ``table``: invariance to translation and to zoom of the models
     trained without augmentation rises with the data's variation; RRC's gain over the central crop rises with it.

@@ -9,7 +9,7 @@ images are stored at ``crops.stored_size(size)`` (the "resized to 256" image) an
 Example
 -------
 >>> S = settings("smoke")
->>> S.size, crops.stored_size(S.size), len(family(S)["rrc"])
+>>> S.size, crops.stored_size(S.size), len(table_1a_specs(S)["rrc"])
 (56, 64, 2)
 
 App. G (chapter B6), Augerino on real data: Augerino (:mod:`invlib.learned.augerino`) with the paper's changes
@@ -127,33 +127,10 @@ _SMALL = dict(dataset="scenes", arch="small_resnet18_s4", size=56, lr=0.1, weigh
 # smoke and cpu run on scenes (variation 1: objects that move and change size over a textured background, with
 # distractors), with torchvision's ResNet stem at 56 px. A crop augmentation pays only where the model without it
 # overfits and the augmented one has had time to fit (chapter B1's train and test accuracy show whether that holds).
-# Measured here on scenes (test top-1 on 5,000 central crops; training images differ per seed):
-#   5,000 images x 8 epochs, seed 0:  no augmentation 87 % train / 64.1 % test, RRC 60.2 % test (RRC loses)
-#   2,000 x 20, seeds 0 and 1:         no augmentation 100 % / 54.1 and 49.3 %, RRC 56.3 and 57.1 % (+5.0 mean)
-#   2,000 x 14, seeds 0 and 1:         no augmentation 100 % / 52.4 and 49.2 %, RRC 53.2 and 54.5 % (+3.0 mean)
-# The cpu profile takes 2,000 x 14 (28,000 samples a model, about 20 s on one thread) with three seeds, the fewest
-# that can decide a claim about training. It and two recipes at two thirds of its samples or fewer, measured with
-# three seeds each (seeds 0-2; RRC's top-1 gain in points over no augmentation of the same seed, then their mean and
-# SEM; the gate of a cheaper recipe: no augmentation still overfits by > 5 points and RRC's gain stays above 2 SEM):
-#   2,000 x 14, batch 128 (218 steps):  no augmentation 100 % / 52.4, 47.3, 49.2 %; RRC +1.0, +6.2, +4.0
-#                                       (+3.7 +- 1.5): the gate holds; FSRC +9.7, T + RSCC -1.8
-#   1,000 x 14, batch 64 (218 steps):   no augmentation 100 % / 43.6, 44.2, 47.5 %; RRC +1.5, +3.8, -1.0
-#                                       (+1.5 +- 1.4): RRC's gain halves and one seed loses; FSRC +5.2, T + RSCC -9.0
-#   2,000 x 9, batch 64 (282 steps):    no augmentation 85 % / 53.0, 52.1, 53.8 %; RRC -0.9, -1.2, -3.1
-#                                       (-1.7 +- 0.7): RRC loses
-# so the recipe keeps 2,000 x 14 at batch 128; the third seed costs half of B1's training again.
-# The canvas, measured the same way (seeds 0-2, one thread): scenes place and size the item as fractions of the
-# canvas (invlib.data._scenes), so a smaller canvas keeps every spread and only lowers the resolution:
-#   56 px (stored 64), 2,000 x 14:      about 20.4 s a model; the gate above (+3.7 +- 1.5)
-#   48 px (stored 55), 2,000 x 14:      15.3 s a model; no augmentation 100 % / 48.6, 46.0, 49.9 %; RRC 53.4, 53.6,
-#                                       53.0 % (train 46 %): +4.8, +7.6, +3.1 (+5.2 +- 1.3): the gate holds
-#   40 px (stored 46), 2,000 x 14:      13.1 s a model; no augmentation 100 % / 50.8, 50.8, 48.0 %; RRC +5.9, +0.1,
-#                                       +4.3 (+3.46 +- 1.73, not above 2 SEM): the gate fails, for 14 % less a model
-# so cpu runs the recipe at 48 px (a quarter less per model); smoke keeps 56.
-# Rejected (issue 40, third round): the same recipe on a half-width network (widths 8-64 instead of 16-128; 2.27x
-# the training images/s on one thread), seeds 0-2: no augmentation 98 % / 45.0, 49.6, 47.0 %; RRC +4.8, +0.1, +4.4
-# (+3.1 +- 1.5): just above 2 SEM, one seed without a gain, RRC's gain 40 % below the network's above: the cut
-# would halve the effect B1's claims measure.
+# The cpu recipe: 2,000 images x 14 epochs at batch 128, three seeds (the fewest that can decide a claim about
+# training), at 48 px: the cheapest recipe measured where the model without augmentation still overfits by more than
+# 5 points and RRC's gain over it stays above 2 SEM; smoke keeps 56 px. The measurements, and the cheaper recipes,
+# canvases and half-width network rejected: benchmarks/measurements/b.md.
 SETTINGS = {
     "smoke": dict(_SMALL, n_train=1024, n_test=500, epochs=1, batch_size=64, seeds=2, beta_shapes=(0.1, 1.0, 10.0),
                   beta_seeds=2, zooms=(1.0, 2.0, 1 / math.sqrt(0.08)), test_seeds=1, regs=(0.1, 1.0),
@@ -221,23 +198,23 @@ def spec(S: Settings, method: str, seed: int = 0, beta_shape: float = 1.0) -> zo
     return S.spec(method, params, seed, n_test=min(S.n_test, 2000), img_size=crops.stored_size(S.size))
 
 
-def family(S: Settings) -> dict[str, list[zoo.Spec]]:
+def table_1a_specs(S: Settings) -> dict[str, list[zoo.Spec]]:
     """Table 1a's family: ``{method: [spec per seed]}``."""
     return {m: [spec(S, m, k) for k in range(S.seeds)] for m in S.methods}
 
 
-def beta_family(S: Settings) -> dict[float, list[zoo.Spec]]:
+def beta_specs(S: Settings) -> dict[float, list[zoo.Spec]]:
     """Table 1b's family: ``{shape: [spec per seed]}``; shape 1 is RRC itself (the same models as in B1)."""
     return {a: [spec(S, RRC, k, a) for k in range(S.beta_seeds)] for a in S.beta_shapes}
 
 
-def baseline_family(S: Settings, methods=None) -> dict[str, list[zoo.Spec]]:
+def baseline_specs(S: Settings, methods=None) -> dict[str, list[zoo.Spec]]:
     """Chapter B1's models of ``methods`` (App. G's :data:`BASELINES` by default), every seed: ``{method: [spec
     per seed]}``, what chapters B5 (RRC and none) and B6 load.
 
     Example
     -------
-    >>> list(baseline_family(settings("smoke"))) == list(BASELINES)
+    >>> list(baseline_specs(settings("smoke"))) == list(BASELINES)
     True
     """
     return {m: [spec(S, m, k) for k in range(S.seeds)] for m in (BASELINES if methods is None else methods)}
@@ -256,7 +233,7 @@ def b1_zoo_specs(profile: str = "cpu", **params) -> list[zoo.Spec]:
     >>> len(specs), specs[0].name
     (7, 'small_resnet18_s4/rrc')
     """
-    return _flat(family(settings(profile, **params)))
+    return _flat(table_1a_specs(settings(profile, **params)))
 
 
 def b2_zoo_specs(profile: str = "cpu", **params) -> list[zoo.Spec]:
@@ -268,7 +245,7 @@ def b2_zoo_specs(profile: str = "cpu", **params) -> list[zoo.Spec]:
     >>> [dict(s.augment_params).get("beta_shape", 1.0) for s in b2_zoo_specs("smoke", beta_seeds=1)]
     [0.1, 1.0, 10.0]
     """
-    return _flat(beta_family(settings(profile, **params)))
+    return _flat(beta_specs(settings(profile, **params)))
 
 
 def b6_zoo_specs(profile: str = "cpu", **params) -> list[zoo.Spec]:
@@ -280,19 +257,31 @@ def b6_zoo_specs(profile: str = "cpu", **params) -> list[zoo.Spec]:
     >>> sorted({s.augment for s in b6_zoo_specs("smoke")}) == sorted(BASELINES)
     True
     """
-    return _flat(baseline_family(settings(profile, **params)))
+    return _flat(baseline_specs(settings(profile, **params)))
 
 
-def train(specs: dict, S: Settings) -> dict:
-    """Train (or load) every spec of a family (:meth:`invlib.zoo.Recipe.train_family`, with ``S.executor``);
-    the same dict with models in place of specs."""
-    return S.train_family(specs)
+def train(S: Settings, specs: dict | None = None) -> dict:
+    """Train (or load) Table 1a's family (:func:`table_1a_specs`), or the family ``specs`` (``{key: [spec per
+    seed]}``), through :meth:`invlib.zoo.Recipe.train_family` with ``S.executor``: the same dict with models in
+    place of specs."""
+    return S.train_family(table_1a_specs(S) if specs is None else specs)
+
+
+def train_beta(S: Settings) -> dict[float, list[torch.nn.Module]]:
+    """Train (or load) Table 1b's family (:func:`beta_specs`): ``{shape: [model per seed]}``."""
+    return train(S, beta_specs(S))
+
+
+def train_baselines(S: Settings, methods=None) -> dict[str, list[torch.nn.Module]]:
+    """Train (or load) chapter B1's models of ``methods`` (:func:`baseline_specs`): ``{method: [model per
+    seed]}``."""
+    return train(S, baseline_specs(S, methods))
 
 
 def family_models(S: Settings) -> list[torch.nn.Module]:
     """Train (or load) Table 1a's family, every method and seed, as one flat list: what ``python -m invlib family
     b.rrc`` runs (under ``torchrun`` each model trains with DDP), so that chapters B1, B2 and B6 only load them."""
-    return [m for group in train(family(S), S).values() for m in group]
+    return [m for group in train(S).values() for m in group]
 
 
 # ------------------------------------------------------------------------------ evaluation
@@ -467,7 +456,7 @@ def hurt_wordnet(hurt: pd.DataFrame, classes: list, synsets: list | None, metric
     class's similarity to itself), between them and the consistently helped classes, and between them and the
     rest. ``hurt`` is :func:`hurt_classes`' table; NaN where a group is empty (or has one class, for "among"), and
     every similarity NaN when the classes have no synsets (``synsets`` None: a folder of your own), so the check is
-    then not measurable (``wordnet`` False; :func:`invlib.papers.b.rrc_reports.record_d1_wordnet_claim`).
+    then not measurable (``wordnet`` False; :func:`invlib.papers.b.rrc_reports.report_hurt_wordnet`).
     ``differences``: per hurt class, its mean similarity to the other hurt classes minus its similarity to the
     others (the mean of its means with the helped classes and with the rest, those that exist), the claim's effect
     per class.
@@ -496,7 +485,7 @@ def hurt_wordnet(hurt: pd.DataFrame, classes: list, synsets: list | None, metric
                 wordnet=known)
 
 
-def hurt_report(S) -> tuple[pd.DataFrame, dict]:
+def hurt_relatedness(S) -> tuple[pd.DataFrame, dict]:
     """Chapter B5's App. D.1 check in one call: B1's RRC and no-augmentation models (trained if not cached),
     :func:`hurt_classes` and :func:`hurt_wordnet` (plus ``rrc_gains``: RRC's top-1 gain in points over the
     model without augmentation of the same seed, per seed, and ``rrc_gain``, their mean).
@@ -505,7 +494,7 @@ def hurt_report(S) -> tuple[pd.DataFrame, dict]:
     seed then select B1's settings, so the check reads the same models B1 trained."""
     if not isinstance(S, Settings):
         S = settings(S.profile, dataset=S.dataset, root=S.root, seed=S.seed)
-    trained = train(baseline_family(S, (RRC, NONE)), S)
+    trained = train_baselines(S, (RRC, NONE))
     ev = evaluate(trained, S)
     hurt = hurt_classes(ev, S)
     gains = ev.accuracy(RRC) - ev.accuracy(NONE)  # paired: seed k of each

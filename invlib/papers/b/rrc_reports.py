@@ -312,7 +312,7 @@ def b1_evidence(ev: Evaluation, curve: pd.DataFrame) -> dict[str, Evidence]:
     return out
 
 
-def record_b1_claims(run, S: Settings, ev: Evaluation, iou: pd.DataFrame, hurt: pd.DataFrame,
+def report_b1(run, S: Settings, ev: Evaluation, iou: pd.DataFrame, hurt: pd.DataFrame,
                      curve: pd.DataFrame) -> dict[str, Evidence]:
     """The scoreboard rows of chapter B1, each decided by :func:`b1_evidence`; returns the evidence by claim id."""
     evidence = b1_evidence(ev, curve)
@@ -419,7 +419,7 @@ def tally(evidence: dict[str, Evidence]) -> str:
     return ", ".join(f"{n} {v}" for v, n in counts.items())
 
 
-def record_d1_wordnet_claim(run, report: dict) -> Evidence:
+def report_hurt_wordnet(run, report: dict) -> Evidence:
     """Chapter B5's row for App. D.1: the classes RRC hurts are not related in WordNet. Two parts: RRC helps overall
     (``report["rrc_gains"]``, per seed; otherwise "hurt" means most classes), and per hurt class its similarity to
     the other hurt classes minus to the others (``report["differences"]``, :func:`~invlib.papers.b.rrc.hurt_wordnet`)
@@ -523,7 +523,7 @@ def b2_evidence(beta: pd.DataFrame, ev: Evaluation) -> dict[str, Evidence]:
     return out
 
 
-def record_b2_claims(run, beta: pd.DataFrame, ev: Evaluation) -> dict[str, Evidence]:
+def report_b2(run, beta: pd.DataFrame, ev: Evaluation) -> dict[str, Evidence]:
     """The scoreboard rows of chapter B2 (:func:`b2_evidence`); returns the evidence by claim id."""
     evidence = b2_evidence(beta, ev)
     claim = functools.partial(_claim, run, evidence)
@@ -667,7 +667,7 @@ def b6_evidence(S: Settings, runs: pd.DataFrame, base: Evaluation) -> dict[str, 
     return out
 
 
-def record_b6_claims(run, S: Settings, runs: pd.DataFrame, base: Evaluation) -> dict[str, Evidence]:
+def report_b6(run, S: Settings, runs: pd.DataFrame, base: Evaluation) -> dict[str, Evidence]:
     """The scoreboard rows of chapter B6 (:func:`b6_evidence`); ``runs``: :func:`~invlib.papers.b.rrc.train_augerino`
     's rows; ``base`` holds B1's no-augmentation and translation models. Returns the evidence by claim id."""
     evidence = b6_evidence(S, runs, base)
@@ -788,7 +788,7 @@ def rotation_interval(s, k: int = 10, level: float = 0.95) -> Interval:
                     float(kth(hi) - lo[~rotation].max()), len(labels), level, "bonferroni t")
 
 
-def record_wordnet_claims(run, reports: dict, searches: dict) -> dict[str, Evidence]:
+def report_wordnet(run, reports: dict, searches: dict) -> dict[str, Evidence]:
     """Section 4.5's claims (Fig. 4, App. E.2): Fig. 4 on the search of the model without augmentation
     (:func:`wordnet_evidence`), App. E.2 on the standard-augmentation model's search (the model without
     augmentation's where there is none, :func:`rotation_interval`). Both are claims about this run's one trained

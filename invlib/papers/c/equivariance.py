@@ -1,9 +1,10 @@
 """Paper C (Tensmeyer & Martinez 2016): invariance and equivariance of a layer through learned maps, distances
 between networks, and equivariance fine-tuning. The drivers of chapters C1-C3.
 
-Settings -> the family (one network per transformation type and magnitude, :mod:`invlib.transform_types`,
-trained as zoo specs by :func:`invlib.zoo.train_many`) -> features of a layer (fc7 in the paper, ``pre_logits``
-here) on fixed transforms -> learned maps (:func:`invlib.metrics.fit_maps`) -> tables, figures and claims.
+:func:`settings` -> :func:`train`: the family (:func:`family_members`: one network per transformation type and
+magnitude, :mod:`invlib.transform_types`, trained as zoo specs by :func:`invlib.zoo.train_many`) -> the measures:
+features of a layer (fc7 in the paper, ``pre_logits`` here) on fixed transforms, learned maps
+(:func:`invlib.metrics.fit_maps`) -> tables, figures and claims (``report_c1`` to ``report_c3`` of the reports).
 
 - **Invariance / equivariance** (Sec. 3.1, 5.2): for a fixed transform ``g``, the features ``r' = phi(g x)`` of
   transformed images are compared with ``r = phi(x)``: through the frozen rest of the network (accuracy) and by
@@ -17,7 +18,7 @@ The chapters' summaries, figures and claims are :mod:`invlib.papers.c.equivarian
 Example
 -------
 >>> S = settings("smoke")
->>> [m.name for m in family(S)][:3]
+>>> [m.name for m in family_members(S)][:3]
 ['Baseline', 'Rotation ±5', 'Rotation ±20']
 """
 
@@ -145,32 +146,9 @@ _SMALL = dict(dataset="fashion_mnist_color", arch="small_resnet18", size=28, lr=
               layer="pre_logits", map_lr=0.3, grid="small", cross_dataset="fashion_mnist", magnitudes=1,
               wide_types=("rotation", "shear", "crop"))
 # The cpu family: small_resnet18 (stride-1 stem) on 3,000 images x 3 epochs; maps fitted on 400 training images and
-# scored on 400 test images. Measured (issue 40, one cold run of C1-C3 against 600 / 600, process seconds on one
-# shared thread): C1's measurements 152 -> 99 s, C2's 61 -> 40 s; every C1 and C2 verdict held, the numbers within
-# noise (C1: over the grid +13.6 -> +13.8 points, beyond the range +11.9 -> +11.8, baseline gaps +15.6 / +17.6 ->
-# +14.6 / +17.5; C2: largest asymmetry 10.1 -> 10.4 % of the median distance, transfer 0.776 -> 0.777 for mirror).
-# Profiled first: 93 % of C1 is the forward passes of the transformed images (168 network-values x 1,200 images at
-# ~1,500 images/s), with no pass repeated; a C-only copy with BatchNorm folded into the convolutions measured no gain
-# here (1,510 vs 1,520 images/s on real images); the foundation's models.for_inference folds them in every
-# measurement of the book (1.07x for small_resnet18 at 28 px, benchmarks/bench_inference.py).
-# Rejected (issue 40): 2,000 images and n_eval 400, one cold cpu run of C1-C3 against the build at 3,000 / 600
-# (84k training images instead of 126k: 12 of the 14 networks trained in 146 s of one shared thread; 1,000 images
-# a measured value instead of 1,200). With 47 SGD steps instead of 70 the widest ranges learn least: clean
-# accuracy of the baselines 79.2 / 80.3 -> 73.5 / 75.2 %, of Rotation ±20 76.3 -> 66.0 %, whose rotation
-# invariance accuracy falls to the baseline's (63.0 vs 52.4 % -> 49.0 vs 49.2 %: +10.6 -> -0.2 points; over the
-# types +13.6 -> +11.7, beyond the range +11.9 -> +8.2, still reproduced). C1's and C3's verdicts held (C3's
-# interval wider: +1.43 [0.24, 2.62] -> +1.93 [0.05, 3.81] points); two of C2's four moved, both through those
-# networks drifting away from the rest (mean Eq. 4 distance to the others Crop x1.41 0.44 -> 0.52, Shear ±20
-# 0.39 -> 0.47, Rotation ±20 0.38 -> 0.44, the others about +0.03): same_type_nearest 2 -> 0 of 8 pairs within k
-# (the rotation pair lost; inconclusive -> not reproduced), transform_groups' pixelwise group +0.001 -> -0.025
-# (nearer each other only as the rest moved off; inconclusive -> reproduced). A change of the family, not noise.
-# Rejected before it: the stride-2 stem (small_resnet18_s2, about a quarter of the FLOPs), measured at 2,000 / 400
-# the same way. Its baselines are already robust to noise and blur (invariance accuracy 61 -> 72 % and 50 -> 57 %),
-# so augmentation's gain shrinks where the paper's claim lives: noise +10.2 -> +1.2 points, blur +16.9 -> +8.7
-# (C1's verdicts held), and three of C2's four verdicts moved: invariance_transfers reproduced -> inconclusive (the
-# noise network's 1 - L2 invariance 0.83, below the baseline's 0.87), same_type_nearest inconclusive -> not
-# reproduced (1 of 8 pairs within k), transform_groups inconclusive -> partly. The stem changed what the claims
-# measure, not only their noise.
+# scored on 400 test images: C1's and C2's verdicts as at 600 / 600, in two thirds of the time. Fewer training images or
+# the stride-2 stem were rejected: they changed the family (C2's verdicts moved), not only its noise. The runs and
+# their numbers: benchmarks/measurements/c.md.
 SETTINGS = {
     "smoke": dict(_SMALL, n_train=512, epochs=1, batch_size=64, types=("rotation", "noise", "mirror"),
                   wide_types=("rotation",), baselines=1, n_fit=200, n_eval=200, map_epochs=3,
@@ -239,7 +217,7 @@ def _magnitudes(kind: str, S: Settings) -> list:
     return sorted(picked, key=ladder.index)
 
 
-def family(S: Settings) -> list[Member]:
+def family_members(S: Settings) -> list[Member]:
     """The networks of the family: the baselines, then every type of ``S.types`` at its magnitudes (weakest
     first)."""
     return [Member(None, None, k) for k in range(S.baselines)] + \
@@ -265,9 +243,9 @@ def spec(S: Settings, member: Member) -> zoo.Spec:
 
 
 def train(S: Settings, members: list[Member] | None = None) -> dict[Member, nn.Module]:
-    """Train (or load from the zoo) every network of ``members`` (default: :func:`family`) through
+    """Train (or load from the zoo) every network of ``members`` (default: :func:`family_members`) through
     :func:`invlib.zoo.train_many`, with ``S.executor``."""
-    members = members or family(S)
+    members = members or family_members(S)
     return dict(zip(members, S.train_family({"family": [spec(S, m) for m in members]})["family"]))
 
 
@@ -289,11 +267,11 @@ def c_zoo_specs(profile: str = "cpu", **params) -> list[zoo.Spec]:
     >>> len(specs), specs[0].name, specs[-1].name
     (5, 'small_resnet18/none', 'small_resnet18/tm_mirror')
     >>> c_zoo_specs("smoke", types=["noise"], baselines=2) == [spec(settings("smoke", types=("noise",), baselines=2),
-    ...     m) for m in family(settings("smoke", types=("noise",), baselines=2))]
+    ...     m) for m in family_members(settings("smoke", types=("noise",), baselines=2))]
     True
     """
     S = settings(profile, **params)
-    return [spec(S, m) for m in family(S)]
+    return [spec(S, m) for m in family_members(S)]
 
 
 def strongest(members, kind: str) -> Member:
@@ -329,7 +307,7 @@ def images(S: Settings, cross: bool = False) -> tuple[data.Dataset, data.Dataset
 
 
 # ------------------------------------------------------------------------------ measuring one network
-_BATCH = 64  # images per forward pass on CPU (measured: ~15 % more images/s than 128 for the small ResNet)
+_BATCH = 64  # images per forward pass on CPU: faster than 128 for the small ResNet (benchmarks/measurements/c.md)
 
 
 def _device(model) -> torch.device:

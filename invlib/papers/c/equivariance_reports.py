@@ -28,7 +28,7 @@ Example
 ...                       transform=["untransformed", "8"] * 3, original=80.0, finetuned=[81.0, 62.0] * 3))
 >>> from invlib import results
 >>> run = results.Run("c9_doc", "smoke")
->>> _ = record_c3_claims(run, t.assign(original=[80.0, 60.0, 80.0, 59.8, 80.0, 60.2]))  # +2.0, +2.2, +1.8
+>>> _ = report_c3(run, t.assign(original=[80.0, 60.0, 80.0, 59.8, 80.0, 60.2]))  # +2.0, +2.2, +1.8
 >>> run.claims["sec6.3/finetuning_raises_equivariance"]["verdict"]
 'reproduced'
 """
@@ -265,7 +265,7 @@ def scale_readings(S: Settings) -> dict:
     return dict(arch=S.arch, n_train=S.n_train, epochs=S.epochs, n_fit=S.n_fit, n_eval=S.n_eval, dataset=S.dataset)
 
 
-def record_c1_claims(run, table: pd.DataFrame, acc: pd.DataFrame) -> None:
+def report_c1(run, table: pd.DataFrame, acc: pd.DataFrame) -> None:
     """The scoreboard rows of chapter C1, each decided from this run's numbers: ``table`` from
     :func:`~invlib.papers.c.equivariance.curves` (every baseline measured on every grid), ``acc`` from
     :func:`~invlib.papers.c.equivariance.accuracy_table`.
@@ -476,7 +476,7 @@ def cross_summary(cross: pd.DataFrame) -> pd.DataFrame:
     return _cross_summary(cross).round(3)
 
 
-def record_c2_claims(run, dist: Distances, knn: pd.DataFrame, cross: pd.DataFrame) -> dict:
+def report_c2(run, dist: Distances, knn: pd.DataFrame, cross: pd.DataFrame) -> dict:
     """The scoreboard rows of chapter C2, each decided from this run's numbers; returns the prose's facts
     ``{glue name: text}``: ``c2_partners`` (networks with a same-type partner), ``c2_typical`` (the median Eq. 4
     distance) and ``c2_reading`` (what the verdicts say)."""
@@ -532,11 +532,11 @@ def record_c2_claims(run, dist: Distances, knn: pd.DataFrame, cross: pd.DataFram
                         f"{level:.3%} (Bonferroni over the {pairs} pairs); reproduced if some pair's interval lies "
                         f"above {ASYMMETRY[0]:g}, not reproduced if every pair's lies below (these networks and "
                         "their fitted maps)", evidence=ev["asymmetry"])
-    ev["transfer"] = _record_transfer(run, cross)
+    ev["transfer"] = _report_transfer(run, cross)
     return dict(c2_partners=str(len(shares)), c2_typical=f"{typical:.3f}", c2_reading=_c2_reading(ev))
 
 
-def _record_transfer(run, cross: pd.DataFrame) -> results.Evidence:
+def _report_transfer(run, cross: pd.DataFrame) -> results.Evidence:
     claim = "Invariance and equivariance carry over to a data set the networks were not trained on, a little weaker."
     paper = "Fig. 10 (ANDOC): slightly weaker; higher for mirror, rotation, shear"
     domains = list(cross.domain.unique())
@@ -612,7 +612,7 @@ def finetune_changes(table: pd.DataFrame) -> pd.DataFrame:
     return pd.DataFrame(out)
 
 
-def record_c3_claims(run, table: pd.DataFrame) -> dict:
+def report_c3(run, table: pd.DataFrame) -> dict:
     """The scoreboard rows of chapter C3 (``table`` from :func:`~invlib.papers.c.equivariance.finetune_table`),
     each decided over the fine-tuned types (one network per type, compared with itself before fine-tuning or with
     its control, so paired); returns the prose's facts ``{glue name: text}`` (``c3_reading``)."""

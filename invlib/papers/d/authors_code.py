@@ -3,7 +3,7 @@ run on, number by number.
 
 ``benchmarks/authors/instaaug_runs.py all --repo <their checkout>`` runs their module on fixed inputs and writes
 ``authors_instaaug.json`` (kept in git, with their commit and the date of the run). This module computes the same
-numbers with :mod:`invlib.learned.instaaug` and compares them (:func:`compare`); :func:`record` adds one
+numbers with :mod:`invlib.learned.instaaug` and compares them (:func:`compare`); :func:`report` adds one
 "same as the authors' code" claim per part to a chapter's run. What is compared:
 
 - ``scheduler``: the entropy-band rule on their scripted entropy sequences: lambda after every check.
@@ -25,9 +25,9 @@ numbers with :mod:`invlib.learned.instaaug` and compares them (:func:`compare`);
 
 And two trained results, their training script at a chapter's cpu setting:
 
-- chapter D1 (:func:`rotation_table`, :func:`record_rotation`): their rotation training (``instaaug_runs.py
+- chapter D1 (:func:`rotation_table`, :func:`report_rotation`): their rotation training (``instaaug_runs.py
   rotation_cpu``), its learned bounds measured with D1's own code, and whether it reaches D1's verdicts;
-- chapter D2 (:func:`crop_comparison`, :func:`record_crop`): their crop training on our scenes written as
+- chapter D2 (:func:`crop_comparison`, :func:`report_crop`): their crop training on our scenes written as
   Tiny-ImageNet folders (``crop_cpu``), none, random crop and InstaAug, its accuracies and its module's crops
   (measured with D2's measures), and whether it orders the three methods as ours.
 
@@ -313,7 +313,7 @@ CRITERIA.update({
              f"(their defect: {DEFECTS['draws']})"})
 
 
-def record(run, parts=PARTS, path: str | Path = PATH) -> pd.DataFrame:
+def report(run, parts=PARTS, path: str | Path = PATH) -> pd.DataFrame:
     """Record one "same as the authors' code" claim per part (``authors/<part>_same``) on ``run``; return every
     compared number.
 
@@ -321,7 +321,7 @@ def record(run, parts=PARTS, path: str | Path = PATH) -> pd.DataFrame:
     -------
     >>> from invlib.results import Run
     >>> run = Run("smoke", name="demo")
-    >>> frame = record(run, ("scheduler", "top_n"))
+    >>> frame = report(run, ("scheduler", "top_n"))
     >>> run.claims["authors/scheduler_same"]["verdict"], run.claims["authors/top_n_same"]["verdict"]
     ('reproduced', 'reproduced')
     """
@@ -411,7 +411,7 @@ def mirror_text(path: str | Path = PATH) -> str:
 
 
 def defects(frame: pd.DataFrame) -> pd.DataFrame:
-    """The rows of ``frame`` (:func:`record`'s) of the parts where ours follows the paper and theirs does not
+    """The rows of ``frame`` (:func:`report`'s) of the parts where ours follows the paper and theirs does not
     (:data:`DEFECTS`): ``part, key, ours, theirs, tolerance, same``.
 
     Example
@@ -509,7 +509,7 @@ def rotation_table(ours: pd.DataFrame, ours_acc: float, path: str | Path = PATH)
     """D1's measures (:func:`~invlib.papers.d.rotations.slopes`) on our InstaAug's bounds ``ours`` (the first
     seed's model) and on every run of their code: one row each (``who``, ``module_lr``, ``entropy_weight``,
     slopes, share near the boundary, mean gap, width, test accuracy). One run has no verdict: the claims are
-    decided over seeds (:func:`record_rotation`). Only ours when their run is missing.
+    decided over seeds (:func:`report_rotation`). Only ours when their run is missing.
 
     Example
     -------
@@ -529,7 +529,7 @@ def rotation_table(ours: pd.DataFrame, ours_acc: float, path: str | Path = PATH)
     return pd.DataFrame(rows)
 
 
-def record_rotation(run, S: Rotations, table: pd.DataFrame, per_seed: pd.DataFrame,
+def report_rotation(run, S: Rotations, table: pd.DataFrame, per_seed: pd.DataFrame,
                     path: str | Path = PATH) -> results.Evidence:
     """Record ``authors/rotation_same`` on ``run``: at ``S`` (when it is the setting of their run,
     :func:`same_setting`), their code's learned bounds reach the same two Fig. 5 verdicts as ours. Each verdict is
@@ -548,7 +548,7 @@ def record_rotation(run, S: Rotations, table: pd.DataFrame, per_seed: pd.DataFra
     >>> ours = pd.DataFrame(dict(phi=phi, upper=BOUNDARY - phi, lower=BOUNDARY + phi, upper_true=BOUNDARY - phi,
     ...                          lower_true=BOUNDARY + phi))
     >>> seeds = pd.DataFrame([dict(seed=0, **slopes(ours))])
-    >>> record_rotation(Run("demo", "smoke"), settings("smoke"), rotation_table(ours, 1.0), seeds).verdict
+    >>> report_rotation(Run("demo", "smoke"), settings("smoke"), rotation_table(ours, 1.0), seeds).verdict
     'not measurable at this profile'
     """
     found = rotation_runs(path)
@@ -594,7 +594,7 @@ def _their_row(table: pd.DataFrame, module_lr: float, their: dict | None = None)
 def rotation_facts(table: pd.DataFrame, module_lr: float, same: results.Evidence | None = None) -> dict:
     """What D1's prose says about their run at ``module_lr`` (text; ``"n/a"`` when there is none): ``their_width``
     (mean a + b, radians), ``their_slopes``, ``their_acc``, ``their_reading`` (one sentence about that one run,
-    chosen by its numbers) and ``rotation_same_text`` (chosen by the verdict ``same`` of :func:`record_rotation`).
+    chosen by its numbers) and ``rotation_same_text`` (chosen by the verdict ``same`` of :func:`report_rotation`).
 
     Example
     -------
@@ -697,7 +697,7 @@ def crop_comparison(facts: dict, crops: pd.DataFrame, path: str | Path = PATH) -
     return pd.DataFrame.from_dict(rows, orient="index", columns=["ours", "authors' code"])
 
 
-def record_crop(run, S: Cropping, table: pd.DataFrame, acc: pd.DataFrame,
+def report_crop(run, S: Cropping, table: pd.DataFrame, acc: pd.DataFrame,
                 path: str | Path = PATH) -> results.Evidence:
     """Record ``authors/crop_order_same`` on ``run``: at ``S`` (their run's setting, :func:`crop_same_setting`),
     their code orders none, random crop and InstaAug by test accuracy as ours does. Each of the three pairwise
@@ -712,7 +712,7 @@ def record_crop(run, S: Cropping, table: pd.DataFrame, acc: pd.DataFrame,
     >>> from invlib.results import Run
     >>> from invlib.papers.d.cropping import settings
     >>> t = crop_comparison(dict(acc_none=50.0, acc_random_crop=55.0, acc_instaaug=56.0), pd.DataFrame())
-    >>> record_crop(Run("demo", "smoke"), settings("smoke"), t, pd.DataFrame()).verdict
+    >>> report_crop(Run("demo", "smoke"), settings("smoke"), t, pd.DataFrame()).verdict
     'not measurable at this profile'
     """
     from .cropping_reports import GAIN, ranked
@@ -749,7 +749,7 @@ def record_crop(run, S: Cropping, table: pd.DataFrame, acc: pd.DataFrame,
 def crop_facts(table: pd.DataFrame, order: results.Evidence | None = None) -> dict:
     """Their run's numbers for D2's prose, as text (``"n/a"`` when missing): ``their_acc_<method>`` and
     ``their_in_box``, ``their_side_rho``; and ``crop_order_text``, chosen by the verdict ``order`` of
-    :func:`record_crop`.
+    :func:`report_crop`.
 
     Example
     -------

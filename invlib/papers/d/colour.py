@@ -8,7 +8,7 @@ conditions (:data:`invlib.data.LIGHTING_CONDITIONS`). This is the property the e
 may be jittered without changing the label depends on the image, so a per-image range can do what no single range
 can, wide on the random-hue items and narrow on the hue-identified ones.
 
-The family (:func:`family`), every model the same classifier from the same starting weights of its seed:
+The family (:func:`members`), every model the same classifier from the same starting weights of its seed:
 
 - ``no augmentation``;
 - ``random jitter h=.. s=.. v=..``, one per setting of ``S.jitter`` (:class:`RandomJitter`, the paper's sweep of
@@ -97,14 +97,9 @@ class Colour:
       when they went to 1 and width past ``ln 2`` counted for nothing): the band's top is 1.15 below it, so it
       still leaves the module the choice; with saturation and value at their widest, the top leaves the hue
       ``e^(-0.5 - 0.65) = 0.32`` turn (113 degrees, still short of a pair's 120) and the bottom 0.12 turn. The
-      start, ``sigmoid(-2)`` per side, is ``-5.73``. Measured at cpu (seed 0): the trained modules take all the
-      saturation and value they can (widths 1.38 of 1.386; before the clamp fix 1.98 and 1.70 of 2) and sit near
-      the band's top, so the band now sets the hue to 0.26 / 0.36 turn (hue-identified / random-hue; before:
-      0.17 / 0.21, the free width taking the rest; with the old maxima and all else equal 0.18 / 0.22). InstaAug's
-      plain accuracy moves more with the module's start than with the maxima (one run each: 74.9 % new, 83.0 %
-      old maxima, 82.0 % new maxima from the old module seeding, 83.1 % without warm-up; a band 0.5 lower,
-      ``[-2, -1]``, gives back the old hue widths, 0.17 / 0.21, and 79.0 %). Kept: the band is
-      centred where its text says (a quarter-turn hue); it was the old bounds that made it mean a narrower hue.
+      start, ``sigmoid(-2)`` per side, is ``-5.73``. Kept after the saturation and value maxima became ``ln 2``:
+      the band is centred where its text says (a quarter-turn hue); what the trained modules do in it is in
+      ``benchmarks/measurements/d.md`` (D3).
     - ``tta``: test-time draws (not given for RawFooT; 10 as the paper's ImageNet and linear-probe TTA).
     - ``jitter``: the random-jitter settings ``(h, s, v)`` (ColorJitter's arguments; the paper's 216).
     - ``n_conditions``, ``conditions_seed``: Table 4's numbers of training conditions and the draw of them.
@@ -182,13 +177,8 @@ CPU_GRID = ((0.0, 0.2, 0.8), (0.1, 0.2, 0.8), (0.2, 0.2, 0.8), (0.5, 0.2, 0.8), 
 # paper's 1e-5, so that the ranges move within a few hundred steps.
 _SMALL = dict(trunk="conv4", widths=(8, 16, 32, 64), size=16, batch_size=64, lr=0.05, schedule="cosine",
               module_lr=0.2, seeds=(0,))
-# Rejected at cpu: 6 epochs (one measured run, every model of the chapter; 63 s of process time). Most gains grow
-# (InstaAug against the best jitter +4.9 points against +3.1; Table 4 +4.9 / +4.7 / +2.8 / +0.8 at k = 1, 2, 4, 8
-# against +2.3 / +3.0 / +1.0 / -1.9), but table3/instaaug_vs_global turns round (-1.6 points against +0.4; one
-# seed, so perhaps noise, but a cheaper setting may not turn a claim's sign).
-# The data control at cpu: CONTROL_SEEDS, measured (one thread): a learned model trains in 4-5 s and is measured in
-# under 1 s, so each seed of the control costs about 10 s at share 0 and, beyond Table 3's seed 0, 10 s more at
-# share 1: 3 seeds (what a claim about training needs to be decisive) about 50 s over the chapter's 83 s.
+# cpu: 8 epochs (6 turns a claim's sign); the data control at three seeds, the fewest that decide a claim about
+# training, for about 50 s. The measurements: benchmarks/measurements/d.md, D3.
 CONTROL_SEEDS = (0, 1, 2)
 SETTINGS = {
     "smoke": dict(_SMALL, n_train=960, n_test=920, epochs=2, warmup_epochs=0.0, check_every=4, tta=2,
@@ -375,13 +365,13 @@ class Member:
     setting: tuple[float, float, float] | None = None
 
 
-def family(S: Colour) -> list[Member]:
+def members(S: Colour) -> list[Member]:
     """The models of Table 3: no augmentation, one random jitter per setting of ``S.jitter``, the global range and
     InstaAug.
 
     Example
     -------
-    >>> [m.name for m in family(settings("smoke"))]  # doctest: +NORMALIZE_WHITESPACE
+    >>> [m.name for m in members(settings("smoke"))]  # doctest: +NORMALIZE_WHITESPACE
     ['no augmentation', 'random jitter h=0 s=0.2 v=0.8', 'random jitter h=0.5 s=0.2 v=0.8',
      'random jitter h=0 s=0.6 v=0.8', 'global range (input-free InstaAug)', 'InstaAug']
     """
@@ -405,11 +395,10 @@ def recipe(S: Colour) -> instaaug.Recipe:
     >>> r.band, r.module_lr, r.warmup_epochs, r.check_every
     ((-1.5, -0.5), 0.2, 1.0, 5)
     """
-    return instaaug.Recipe(band=(S.h_min, S.h_max), lam0=S.lam0, module_lr=S.module_lr,
-                           warmup_epochs=S.warmup_epochs, check_every=S.check_every)
+    return instaaug.Recipe.from_settings(S)
 
 
-def build(S: Colour, member: Member, seed: int, num_classes: int = len(data.LIGHTING_CLASSES)):
+def make(S: Colour, member: Member, seed: int, num_classes: int = len(data.LIGHTING_CLASSES)):
     """``(model, TrainConfig, augment, loss)`` of one member at one seed: the trunk from the weights of ``seed``;
     for the learned ranges the module too, from :func:`recipe` (the module from ``MODULE_SEED + seed``, its rate
     and warm-up in the config, the InstaAug objective with a fresh band checked every ``S.check_every`` steps or
@@ -417,7 +406,7 @@ def build(S: Colour, member: Member, seed: int, num_classes: int = len(data.LIGH
 
     Example
     -------
-    >>> net, cfg, augment, loss = build(settings("smoke"), Member(INSTAAUG, "instaaug"), 0)
+    >>> net, cfg, augment, loss = make(settings("smoke"), Member(INSTAAUG, "instaaug"), 0)
     >>> type(net).__name__, net.augment.params.ops, cfg.aug_lr, augment, type(loss).__name__
     ('InstaAug', ('hue', 'saturation', 'value'), 0.2, None, 'Objective')
     """
@@ -460,14 +449,13 @@ def measure(S: Colour, net, member: Member, test: data.Dataset, seed: int = 0, b
     trunk on the image itself; TTA: the mean logits over ``S.tta`` draws of the model's own augmentation (the
     learned distribution ``p(tau; phi(x))``, or the random jitter); no augmentation has none. The draws come from
     a generator seeded with ``seed``. The trunk runs as :func:`invlib.models.for_inference`'s copy (BatchNorm
-    folded, channels_last): at cpu the same right and wrong images as the plain trunk for all 18 models of the
-    chapter (logits within 2e-8); 6.6 s of process time against 14.7 s for the plain trunk in the contiguous
-    layout (one thread; most of it is max-pooling, 5x faster in channels_last).
+    folded, channels_last): the same right and wrong images as the plain trunk, in less than half its time
+    (``benchmarks/measurements/d.md``, D3).
 
     Example
     -------
     >>> S = settings("smoke", n_test=23)
-    >>> net, *_ = build(S, Member(INSTAAUG, "instaaug"), 0)
+    >>> net, *_ = make(S, Member(INSTAAUG, "instaaug"), 0)
     >>> out = measure(S, net, Member(INSTAAUG, "instaaug"), general_test_set(S))
     >>> out["plain"].shape, out["tta"].dtype
     ((23,), dtype('bool'))
@@ -496,7 +484,7 @@ def cached_measure(S: Colour, net, member: Member, test: data.Dataset, seed: int
     Example
     -------
     >>> S = settings("smoke", n_test=23)
-    >>> net, *_ = build(S, Member(INSTAAUG, "instaaug"), 0)
+    >>> net, *_ = make(S, Member(INSTAAUG, "instaaug"), 0)
     >>> a, b = (cached_measure(S, net, Member(INSTAAUG, "instaaug"), general_test_set(S)) for _ in range(2))
     >>> bool((a["tta"] == b["tta"]).all())
     True
@@ -539,7 +527,7 @@ def module_ranges(net, ds: data.Dataset, batch: int = 500) -> pd.DataFrame:
     Example
     -------
     >>> S = settings("smoke", n_test=23)
-    >>> net, *_ = build(S, Member(GLOBAL, "global"), 0)
+    >>> net, *_ = make(S, Member(GLOBAL, "global"), 0)
     >>> df = module_ranges(net, general_test_set(S))
     >>> round(float(df["hue_width"].iloc[0]), 4), df["hue_width"].nunique()  # sigmoid(-2) * 0.5 per side
     (0.1192, 1)
@@ -563,7 +551,7 @@ def module_ranges(net, ds: data.Dataset, batch: int = 500) -> pd.DataFrame:
 # ----------------------------------------------------------------------------- the driver
 @dataclass
 class ColourRun:
-    """What :func:`train_colour` measured.
+    """What :func:`train` measured.
 
     - ``accuracy``: one row per (experiment, training conditions ``k``, model, seed, ``tta``) with ``kind``,
       ``h``, ``s``, ``v`` (random jitter), ``hue_share`` (the data's), ``general``, ``easy``, ``hard``
@@ -588,7 +576,7 @@ class ColourRun:
 
 def _fit(S: Colour, member: Member, seed: int, train_set, test, k: int, experiment: str, out: dict):
     """Train ``member`` at ``seed`` on ``train_set`` (cached), measure it on ``test`` and append its rows."""
-    net, cfg, augment, loss = build(S, member, seed, len(train_set.classes))
+    net, cfg, augment, loss = make(S, member, seed, len(train_set.classes))
     t0 = time.perf_counter()
     hist = _train.fit(net, train_set, cfg, augment=augment, loss=loss, cache=True, progress=S.progress)
     seconds = time.perf_counter() - t0
@@ -614,7 +602,7 @@ def _fit(S: Colour, member: Member, seed: int, train_set, test, k: int, experime
           flush=True)
 
 
-def train_colour(S: Colour, test: data.Dataset | None = None) -> ColourRun:
+def train(S: Colour, test: data.Dataset | None = None) -> ColourRun:
     """Train (or load from the cache) and measure every model of the chapter: the family of Table 3 on
     ``S.train_condition`` for each seed, then no augmentation, the best random jitter and InstaAug on each larger
     training set of :func:`training_sets` (Table 4; its ``k = 1`` is Table 3's models, measured once), then the
@@ -623,7 +611,7 @@ def train_colour(S: Colour, test: data.Dataset | None = None) -> ColourRun:
     Example
     -------
     >>> S = settings("smoke", n_train=128, n_test=46, epochs=1, jitter=[(0.0, 0.2, 0.8)], n_conditions=[1, 2])
-    >>> res = train_colour(S)  # doctest: +ELLIPSIS
+    >>> res = train(S)  # doctest: +ELLIPSIS
     table3 k=1 share 1 seed 0 no augmentation ...
     >>> sorted(res.accuracy["model"].unique()), res.best_random
     (['InstaAug', 'global range (input-free InstaAug)', 'no augmentation', 'random jitter h=0 s=0.2 v=0.8'], \
@@ -636,15 +624,15 @@ def train_colour(S: Colour, test: data.Dataset | None = None) -> ColourRun:
     test = test if test is not None else general_test_set(S)
     out = dict(rows=[], per=[], ranges=[], states={})
     sets = training_sets(S)
-    members = family(S)
+    family = members(S)
     first = lighting_data(S, "train", (S.train_condition,))
     for seed in S.seeds:
-        for m in members:
+        for m in family:
             _fit(S, m, seed, first, test, 1, "table3", out)
     acc = pd.DataFrame(out["rows"])
     plain = acc[(acc["kind"] == "random") & ~acc["tta"]].groupby("model", sort=False)["general"].mean()
     best = str(plain.idxmax())
-    sweep = [m for m in members if m.kind in ("none", "instaaug") or m.name == best]
+    sweep = [m for m in family if m.kind in ("none", "instaaug") or m.name == best]
     for k, conds in sets.items():
         if conds == (S.train_condition,):  # Table 3's training set: its models, already measured
             n = len(out["rows"])
@@ -687,7 +675,7 @@ def train_control(S: Colour, out: dict, train_set: data.Dataset, test: data.Data
         if share != S.hue_share:
             train_set, test = lighting_data(Sc, "train", (S.train_condition,)), general_test_set(Sc)
         for seed in S.control_seeds or S.seeds:
-            for m in family(S):
+            for m in members(S):
                 if m.name not in LEARNED:
                     continue
                 same = [i for i in table3 if (out["rows"][i]["model"], out["rows"][i]["seed"]) == (m.name, seed)]

@@ -1,8 +1,8 @@
 """What chapter D3 shows: Tables 3 and 4 beside the paper's, the claims with computed verdicts, the numbers its
 prose quotes, and the figures (Fig. 7's in- vs out-of-distribution scatter, Fig. D.1's per-image ranges).
 
-:func:`colour_report` takes the chapter's :class:`invlib.results.Run`, its settings and the
-:class:`~invlib.papers.d.colour.ColourRun` of :func:`~invlib.papers.d.colour.train_colour`; it logs the metrics (in
+:func:`report` takes the chapter's :class:`invlib.results.Run`, its settings and the
+:class:`~invlib.papers.d.colour.ColourRun` of :func:`~invlib.papers.d.colour.train`; it logs the metrics (in
 percent, as the paper), records the claims and returns the tables and ``facts`` ``{glue name: text}``.
 
 Every claim of this chapter is about what training produces, so its replicate is the **seed** (every model of a
@@ -16,7 +16,7 @@ Example
 >>> from invlib import results
 >>> res = demo_run()
 >>> run = results.Run("smoke", name="demo")
->>> t3, sweep, t4, facts = colour_report(run, _demo_settings(), res)
+>>> t3, sweep, t4, facts = report(run, _demo_settings(), res)
 >>> run.claims["table3/instaaug_vs_random"]["verdict"], list(t4.columns)[:2]
 ('inconclusive at this budget', ['1 condition: paper', '1 condition: ours'])
 """
@@ -43,7 +43,7 @@ from .colour import (
     Colour,
     ColourRun,
 )
-from .criteria import GAIN_SHRINKS
+from .criteria import GAIN_SHRINKS, gain_shrink
 
 # Table 3 (D45): method -> (accuracy, its +-, with test-time augmentation, its +-), in %
 PAPER_TABLE3 = {
@@ -235,7 +235,7 @@ def hue_gap(res: ColourRun, op: str = "hue") -> dict:
 
 
 # ----------------------------------------------------------------------------- the report
-def colour_report(run, S: Colour, res: ColourRun) -> tuple[pd.DataFrame, pd.DataFrame, pd.DataFrame, dict]:
+def report(run, S: Colour, res: ColourRun) -> tuple[pd.DataFrame, pd.DataFrame, pd.DataFrame, dict]:
     """Log chapter D3's metrics (percent), record its claims; return Table 3, the sweep (Fig. 7's points), Table 4
     and the facts the prose quotes.
 
@@ -243,7 +243,7 @@ def colour_report(run, S: Colour, res: ColourRun) -> tuple[pd.DataFrame, pd.Data
     -------
     >>> from invlib import results
     >>> run = results.Run("smoke", name="demo")
-    >>> _ = colour_report(run, _demo_settings(), demo_run())
+    >>> _ = report(run, _demo_settings(), demo_run())
     >>> sorted(run.claims)[:3]
     ['control/gain_shrinks_without_hue_classes', 'fig7/in_distribution_above_most', 'fig7/ood_above_every_random']
     """
@@ -440,11 +440,17 @@ def control_gains(res: ColourRun, tta: bool = False) -> pd.DataFrame:
     >>> control_gains(demo_run()).round(3).to_dict()
     {1.0: {0: 0.01}, 0.0: {0: 0.0}}
     """
+    wide, shares = _control_accuracy(res, tta)
+    return pd.DataFrame({sh: wide[sh, INSTAAUG] - wide[sh, GLOBAL] for sh in shares}, index=wide.index)
+
+
+def _control_accuracy(res: ColourRun, tta: bool = False) -> tuple[pd.DataFrame, list]:
+    """The data control's general accuracy, one row per control seed, columns ``(hue_share, model)``; the shares in
+    the order they were run."""
     a = res.accuracy
     c = a[(a["experiment"] == "control") & (a["tta"] == tta)] if "hue_share" in a else a.iloc[:0]
     wide = c.pivot_table(index="seed", columns=["hue_share", "model"], values="general")
-    shares = list(dict.fromkeys(c["hue_share"]))
-    return pd.DataFrame({sh: wide[sh, INSTAAUG] - wide[sh, GLOBAL] for sh in shares}, index=wide.index)
+    return wide, list(dict.fromkeys(c["hue_share"]))
 
 
 def control_table(res: ColourRun) -> pd.DataFrame:
@@ -479,8 +485,10 @@ def _control_claim(run, S: Colour, res: ColourRun) -> dict:
         ev = results.not_measurable("the data control is not run at this profile (control_share None)", unit="seed")
         run.claim(cid, claim, paper="not in the paper", ours="not run", criterion="not run", evidence=ev)
         return {"d3_control": "Not run at this profile", "d3_control_seeds": "no seeds", "d3_control_verdict": ""}
-    full, none = gains[S.hue_share], gains[S.control_share]
-    d = (100 * (full - none)).to_numpy(float)
+    wide, _ = _control_accuracy(res)
+    full, none, shrink = gain_shrink(wide[S.hue_share, INSTAAUG], wide[S.hue_share, GLOBAL],
+                                     wide[S.control_share, INSTAAUG], wide[S.control_share, GLOBAL], scale=1.0)
+    d = (100 * shrink).to_numpy(float)  # points
     ev = results.decide(d, boundary=SHRINKS[0], reason=SHRINKS[1], unit="seed", n_min=N_MIN)
     seeds = f"{len(d)} seed{'s' if len(d) > 1 else ''}"
     ours = (f"gain {100 * full.mean():+.2f} points at share {S.hue_share:g}, {100 * none.mean():+.2f} at share "

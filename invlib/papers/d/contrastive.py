@@ -30,7 +30,7 @@ measured (the paper's Table 5 and Figure 8):
 =========================  ======================================================================
 settings                   :class:`Contrastive` (defaults: the paper), :func:`settings` per profile
 data                       :func:`scene_data` (``scenes``: objects of varying position and size)
-models and training        :func:`recipe`, :func:`make_model`, :func:`train_encoders` (all three, each seed)
+models and training        :func:`recipe`, :func:`make_model`, :func:`train` (all three, each seed)
 measures                   :func:`features`, :func:`linear_probe`, :func:`probe`, :func:`untrained_probe`,
                            :func:`crop_table`, :func:`initial_measures`, :func:`band_trace`, :func:`sample_crops`
 the data control           :func:`data_control`
@@ -53,19 +53,19 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 import torch
-import torch.nn.functional as F
 from torch import nn
 
 from ... import data, models, profiles
 from ... import train as _train
 from ... import transforms as T
 from ...learned import instaaug as I
+from ...linear import fit_logistic
 from ...utils import cached, check_choice, digest, seeded
 
 METHODS = ("Random crop", "InstaAug (without input)", "InstaAug")
 PAPER = {"Random crop": (51.63, 0.30), "InstaAug (without input)": (54.20, 0.23), "InstaAug": (55.05, 0.21)}
 PROBES = ("lbfgs", "sklearn")
-CACHE_VERSION = 3  # of the trained encoders kept by train_encoders: bump when training changes
+CACHE_VERSION = 3  # of the trained encoders kept by train: bump when training changes
 PROBE_VERSION = 1  # of probe's cached accuracies: bump when features or linear_probe change
 
 
@@ -156,13 +156,9 @@ _SMALL = dict(size=56, widths=(8, 16, 32, 64), proj_hidden=64, proj_dim=32, batc
 SETTINGS = {
     "gpu": dict(n_train=20_000, n_test=5_000, size=56, epochs=60, batch_size=256, aug_lr=1e-3, warmup_epochs=5.0,
                 check_every=20, widths=(32, 64, 128, 256), proj_hidden=256),
-    # cpu: 3 epochs (69 steps per encoder; the module's warm-up is 2 of them). One thread, process seconds (cold):
-    # per encoder 11 s (random crop) / 16 s (each InstaAug) of training and 5.5-6 s of probe (22,000 crops), an
-    # untrained encoder's probe 6 s, data 1.5 s per variation; the chapter with the data control at one seed
-    # (two more InstaAug models at variation 0, two untrained probes) took 131 s user + 21 s system through the
-    # runner (budget ~170 s). Each further control seed costs about 100 s (InstaAug and its input-free version at
-    # both variations, their probes, the untrained encoder's at both): 3 control seeds would take ~350 s, twice
-    # the budget, so the control runs at one seed here (inconclusive by construction; the gpu profile runs 3).
+    # cpu: 3 epochs (69 steps per encoder; the module's warm-up is 2 of them); the data control at one seed
+    # (inconclusive by construction; three would take twice the chapter's budget; the gpu profile runs 3). The
+    # measurements: benchmarks/measurements/d.md, D4.
     "cpu": dict(n_train=3000, n_test=1000, epochs=3, probe_train=1000, **_SMALL),
     "smoke": dict(n_train=512, n_test=256, epochs=2, probe_train=256, tta=4, **{**_SMALL, "warmup_epochs": 1.0}),
 }
@@ -189,8 +185,7 @@ def recipe(S: Contrastive) -> I.Recipe:
     >>> r.band, r.module_lr, r.warmup_epochs, r.check_every
     ((3.0, 3.5), 0.001, 2.0, 2)
     """
-    return I.Recipe(band=tuple(S.band), lam0=S.lam0, module_lr=S.aug_lr, warmup_epochs=S.warmup_epochs,
-                    check_every=S.check_every)
+    return I.Recipe.from_settings(S)
 
 
 # ----------------------------------------------------------------------------- data
@@ -418,14 +413,14 @@ def train_one(S: Contrastive, method: str, seed: int, train: data.Dataset) -> di
     return dict(model=model.eval(), **{k: v for k, v in found.items() if k != "state"})
 
 
-def train_encoders(S: Contrastive, train: data.Dataset) -> dict[tuple[str, int], dict]:
+def train(S: Contrastive, train: data.Dataset) -> dict[tuple[str, int], dict]:
     """:func:`train_one` for every method of :data:`METHODS` and seed of ``S.seeds``: ``{(method, seed): out}``;
     prints one line per model.
 
     Example
     -------
     >>> S = settings("smoke", n_train=32, epochs=1, batch_size=16)
-    >>> sorted(train_encoders(S, scene_data(S)[0]))  # doctest: +ELLIPSIS
+    >>> sorted(train(S, scene_data(S)[0]))  # doctest: +ELLIPSIS
     Random crop ...
     [('InstaAug', 0), ('InstaAug (without input)', 0), ('Random crop', 0)]
     """
@@ -451,9 +446,8 @@ def features(model: nn.Module, x: torch.Tensor, crops: int = 0, scale: tuple[flo
     of the whole image (``crops=0``) or their mean over ``crops`` crops per image, drawn from the model's crop
     distribution ``p(tau; phi(x))`` (InstaAug) or by :func:`~invlib.learned.instaaug.random_boxes` in ``scale``
     (random crop); the draws are fixed by ``seed``. Eval mode, no gradient; the backbone runs as
-    :func:`invlib.models.for_inference`'s copy (conv and BatchNorm folded) on channels_last batches: 1.31x the
-    crops/s of the plain backbone (3.14 s against 2.39 s of process time for 10,000 crops at 56 px, one thread;
-    features within 2e-6).
+    :func:`invlib.models.for_inference`'s copy (conv and BatchNorm folded) on channels_last batches: faster than
+    the plain backbone, the same features within 2e-6 (``benchmarks/measurements/d.md``, D4).
 
     Example
     -------
@@ -490,8 +484,8 @@ def linear_probe(train_x: torch.Tensor, train_y: torch.Tensor, test_x: torch.Ten
                  method: str = "lbfgs", l2: float = 1e-3, max_iter: int = 200) -> float:
     """Test accuracy of a multinomial logistic regression on frozen features: standardised with the training
     features' mean and standard deviation, cross-entropy plus ``l2`` times the squared weights (no penalty on the
-    biases), fitted by full-batch L-BFGS (``"lbfgs"``, torch) or by scikit-learn's ``LogisticRegression``
-    (``"sklearn"``, the same objective: ``C = 1 / (2 l2 N)``).
+    biases), fitted by full-batch L-BFGS (``"lbfgs"``, :func:`invlib.linear.fit_logistic`) or by scikit-learn's
+    ``LogisticRegression`` (``"sklearn"``, the same objective: ``C = 1 / (2 l2 N)``).
 
     Example
     -------
@@ -511,20 +505,9 @@ def linear_probe(train_x: torch.Tensor, train_y: torch.Tensor, test_x: torch.Ten
         clf = LogisticRegression(C=1 / (2 * l2 * len(a)), max_iter=max_iter, tol=1e-6)
         clf.fit(a.numpy(), train_y.numpy())
         return float((clf.predict(b.numpy()) == test_y.numpy()).mean())
-    w = torch.zeros(a.shape[1], k, dtype=torch.float64, requires_grad=True)
-    bias = torch.zeros(k, dtype=torch.float64, requires_grad=True)
-    opt = torch.optim.LBFGS([w, bias], lr=1, max_iter=max_iter, history_size=20, tolerance_grad=1e-8,
-                            tolerance_change=1e-10, line_search_fn="strong_wolfe")
-
-    def closure():
-        opt.zero_grad()
-        value = F.cross_entropy(a @ w + bias, train_y) + l2 * (w ** 2).sum()
-        value.backward()
-        return value
-
-    opt.step(closure)
-    with torch.no_grad():
-        return float(((b @ w + bias).argmax(1) == test_y).double().mean())
+    w, bias = fit_logistic(a, train_y, l2, classes=k, bias=True, max_iter=max_iter, tolerance_grad=1e-8,
+                           tolerance_change=1e-10)
+    return float(((b @ w + bias).argmax(1) == test_y).double().mean())
 
 
 def probe(S: Contrastive, trained: dict, train: data.Dataset, test: data.Dataset) -> pd.DataFrame:
@@ -678,7 +661,7 @@ def entropy_bound(S: Contrastive) -> float:
 def data_control(S: Contrastive) -> pd.DataFrame:
     """InstaAug and InstaAug (without input) trained by :func:`train_one` on the scenes at ``S.variation`` and at
     ``S.control_variation``, each seed of ``S.controls`` (the models of the chapter's own variation and seeds are
-    the ones :func:`train_encoders` keeps, loaded from disk), with the untrained encoder of each seed. One row per
+    the ones :func:`train` keeps, loaded from disk), with the untrained encoder of each seed. One row per
     (variation, method, seed): ``acc`` and ``acc_tta`` (:func:`probe`), ``kl`` (the mean KL of the module's
     distribution to the test set's average, :func:`crop_table`; NaN for the untrained encoder). Empty when
     ``S.controls`` is.

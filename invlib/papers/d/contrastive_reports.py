@@ -39,7 +39,14 @@ from scipy.stats import spearmanr
 from ... import results
 from ...results import mean_se
 from .contrastive import METHODS, PAPER, UNTRAINED, Contrastive, band_trace, entropy_bound, sample_crops
-from .criteria import ENTROPY_IN_BAND_SHARE, GAIN_SHRINKS, INPUT_DEPENDENT_KL, ON_OBJECT, SIZE_FOLLOWS_OBJECT_RHO
+from .criteria import (
+    ENTROPY_IN_BAND_SHARE,
+    GAIN_SHRINKS,
+    INPUT_DEPENDENT_KL,
+    ON_OBJECT,
+    SIZE_FOLLOWS_OBJECT_RHO,
+    gain_shrink,
+)
 
 FREE, INSTA, RANDOM = "InstaAug (without input)", "InstaAug", "Random crop"
 LAST = 0.3  # the share of training at the end over which the entropy should stay in its band
@@ -173,7 +180,7 @@ def gated(parts: dict, floor: results.Evidence, reason: str) -> results.Evidence
     return dataclasses.replace(ev, verdict=results.INCONCLUSIVE, reason=f"{reason}; {why}: the order is not tested")
 
 
-def ranking_claim(run, probes: pd.DataFrame, untrained: pd.DataFrame | None = None) -> results.Evidence:
+def report_ranking(run, probes: pd.DataFrame, untrained: pd.DataFrame | None = None) -> results.Evidence:
     """Record ``table5/ranking``: InstaAug > InstaAug (without input) > random crop in linear-probe accuracy with
     TTA, two parts (each a per-seed paired gain in points, 95 % t-interval over seeds above :data:`ORDER`; both
     must hold), decided only above the floor of :func:`floor_evidence` (:func:`gated`). Returns its evidence.
@@ -183,7 +190,7 @@ def ranking_claim(run, probes: pd.DataFrame, untrained: pd.DataFrame | None = No
     >>> from invlib import results
     >>> p = pd.DataFrame(dict(method=list(METHODS), seed=0, acc=0.5, acc_tta=[0.50, 0.52, 0.55]))
     >>> u = pd.DataFrame(dict(method=UNTRAINED, seed=[0], acc=0.3, acc_tta=0.3))
-    >>> ranking_claim(results.Run("smoke", name="demo"), p, u).verdict  # one seed: the spread of training unknown
+    >>> report_ranking(results.Run("smoke", name="demo"), p, u).verdict  # one seed: the spread of training unknown
     'inconclusive at this budget'
     """
     up, top = _paired(probes, FREE, RANDOM) * 100, _paired(probes, INSTA, FREE) * 100
@@ -204,7 +211,7 @@ def ranking_claim(run, probes: pd.DataFrame, untrained: pd.DataFrame | None = No
     return ev
 
 
-def gain_claim(run, probes: pd.DataFrame, untrained: pd.DataFrame | None = None) -> results.Evidence:
+def report_gain(run, probes: pd.DataFrame, untrained: pd.DataFrame | None = None) -> results.Evidence:
     """Record ``table5/instaaug_beats_random``: InstaAug's TTA accuracy above random crops' (paper: +3.42 points),
     the per-seed paired gain in points, 95 % t-interval over seeds above :data:`ORDER`, decided only where both
     encoders read above their seed's untrained encoder (:func:`gated`). Returns its evidence.
@@ -215,9 +222,9 @@ def gain_claim(run, probes: pd.DataFrame, untrained: pd.DataFrame | None = None)
     >>> p = pd.DataFrame(dict(method=[RANDOM, INSTA] * 3, seed=[0, 0, 1, 1, 2, 2], acc=0.5,
     ...                       acc_tta=[.5, .6, .5, .61, .52, .6]))
     >>> u = pd.DataFrame(dict(method=UNTRAINED, seed=[0, 1, 2], acc=0.3, acc_tta=0.4))
-    >>> gain_claim(results.Run("smoke", name="demo"), p, u).verdict
+    >>> report_gain(results.Run("smoke", name="demo"), p, u).verdict
     'reproduced'
-    >>> gain_claim(results.Run("smoke", name="demo"), p, u.assign(acc_tta=0.7)).verdict  # below a random encoder
+    >>> report_gain(results.Run("smoke", name="demo"), p, u.assign(acc_tta=0.7)).verdict  # below a random encoder
     'inconclusive at this budget'
     """
     d = _paired(probes, INSTA, RANDOM) * 100
@@ -271,7 +278,7 @@ def crop_measures_per_seed(crops: pd.DataFrame, initial: dict) -> pd.DataFrame:
                                        "over_untrained"])
 
 
-def crop_claims(run, crops: pd.DataFrame, initial: dict) -> dict:
+def report_crops(run, crops: pd.DataFrame, initial: dict) -> dict:
     """Record the claims of Figure 8 from :func:`crop_measures_per_seed` of the crop table of
     :func:`invlib.papers.d.contrastive.crop_table`. Each is about what training produces, so its replicate is the
     seed (one trained module each); the test scenes of one module are not replicates of training. ``initial``: the
@@ -300,7 +307,7 @@ def crop_claims(run, crops: pd.DataFrame, initial: dict) -> dict:
     ...                for s in (0, 1, 2)
     ...                for m, side, c, kl in ((INSTA, size + rng.normal(0, .05, 200), .8, .5), (FREE, .7, .5, 0.))])
     >>> run = results.Run("smoke", name="demo")
-    >>> out = crop_claims(run, t, dict(kl_to_mean=0.001, centre_in_box=0.7, side_std=0.001))
+    >>> out = report_crops(run, t, dict(kl_to_mean=0.001, centre_in_box=0.7, side_std=0.001))
     >>> [run.claims[c]["verdict"] for c in ("fig8/input_dependent", "fig8/size_correlation", "fig8/crops_on_object")]
     ['reproduced', 'reproduced', 'reproduced']
     """
@@ -347,7 +354,7 @@ def crop_claims(run, crops: pd.DataFrame, initial: dict) -> dict:
                 evidence=dict(kl=kl, size=size, focus=focus))
 
 
-def band_claim(run, S: Contrastive, trained: dict) -> dict:
+def report_band(run, S: Contrastive, trained: dict) -> dict:
     """Record ``band/entropy_in_band``: per seed, the share of InstaAug's band checks over the last :data:`LAST` of
     training whose entropy lies inside ``S.band``, 95 % t-interval over seeds above
     :data:`~invlib.papers.d.criteria.ENTROPY_IN_BAND_SHARE`. Not measurable where the profile's settings give a
@@ -361,7 +368,7 @@ def band_claim(run, S: Contrastive, trained: dict) -> dict:
     >>> tr = {(INSTA, s): dict(band=[(i, 1.0 if i < 70 else 3.2, 0.2) for i in range(1, 101)], steps=100)
     ...       for s in (0, 1, 2)}
     >>> run = results.Run("smoke", name="demo")
-    >>> band_claim(run, settings("smoke"), tr)["share"], run.claims["band/entropy_in_band"]["verdict"]
+    >>> report_band(run, settings("smoke"), tr)["share"], run.claims["band/entropy_in_band"]["verdict"]
     (1.0, 'reproduced')
     """
     t = band_trace({k: v for k, v in trained.items() if k[0] == INSTA})
@@ -403,15 +410,16 @@ def control_effects(control: pd.DataFrame, variation: float, control_variation: 
         g = control[(control["variation"] == v) & (control["method"] == m)]
         return g.set_index("seed")[col]
 
-    out = pd.DataFrame({f"gain_{k}": (at(v, "acc_tta", INSTA) - at(v, "acc_tta", FREE)) * 100
-                        for k, v in (("v", variation), ("c", control_variation))})
+    arms = [at(v, "acc_tta", m) for v in (variation, control_variation) for m in (INSTA, FREE)]
+    gain_v, gain_c, shrink = gain_shrink(*arms)
+    out = pd.DataFrame(dict(gain_v=gain_v, gain_c=gain_c))
     for k, v in (("v", variation), ("c", control_variation)):
         out[f"kl_{k}"] = at(v, "kl", INSTA)
-    out["gain_shrink"], out["kl_shrink"] = out["gain_v"] - out["gain_c"], out["kl_v"] - out["kl_c"]
+    out["gain_shrink"], out["kl_shrink"] = shrink, out["kl_v"] - out["kl_c"]
     return out.dropna().rename_axis("seed").reset_index()
 
 
-def control_claims(run, S: Contrastive, control: pd.DataFrame) -> dict:
+def report_control(run, S: Contrastive, control: pd.DataFrame) -> dict:
     """Record the data control's claims (not the paper's experiment; its mechanism's prediction): with no
     per-instance variation (``S.control_variation``) the per-input module has nothing per image to adapt to, so
 
@@ -434,7 +442,7 @@ def control_claims(run, S: Contrastive, control: pd.DataFrame) -> dict:
     ...         for v, m, a, k in ((1.0, INSTA, .6, .9), (1.0, FREE, .5, 0), (1.0, UNTRAINED, .3, math.nan),
     ...                            (0.0, INSTA, .5, .1), (0.0, FREE, .5, 0), (0.0, UNTRAINED, .3, math.nan))]
     >>> run = results.Run("smoke", name="demo")
-    >>> out = control_claims(run, settings("smoke"), pd.DataFrame(rows))
+    >>> out = report_control(run, settings("smoke"), pd.DataFrame(rows))
     >>> [run.claims[c]["verdict"] for c in ("control/probe_gain_shrinks", "control/input_dependence_shrinks")]
     ['reproduced', 'reproduced']
     """
@@ -568,15 +576,15 @@ def report(run, S: Contrastive, trained: dict, probes: pd.DataFrame, crops: pd.D
     if untrained is not None and len(untrained):
         run.log("untrained_encoder/probe_acc", mean_se(untrained["acc"])[0])
         run.log("untrained_encoder/probe_acc_tta", mean_se(untrained["acc_tta"])[0])
-    evidence = dict(rank=ranking_claim(run, probes, untrained), gain=gain_claim(run, probes, untrained))
-    ctrl = control_claims(run, S, control if control is not None else pd.DataFrame())
+    evidence = dict(rank=report_ranking(run, probes, untrained), gain=report_gain(run, probes, untrained))
+    ctrl = report_control(run, S, control if control is not None else pd.DataFrame())
     evidence |= ctrl["evidence"]
     for name in ("gain_v", "gain_c", "kl_v", "kl_c"):
         if len(ctrl["effects"]):
             run.log(f"control/{name}", float(ctrl["effects"][name].mean()))
     initial = _by_seed(initial, sorted({s for _, s in trained}))
-    crop = crop_claims(run, crops, initial) if len(crops) else _empty_crop_claims(run, initial)
-    band = band_claim(run, S, trained)
+    crop = report_crops(run, crops, initial) if len(crops) else _empty_crop_claims(run, initial)
+    band = report_band(run, S, trained)
     evidence |= {**crop.pop("evidence"), "band": band.pop("evidence")}
     for name, value in {**crop, **{f"band_{k}": v for k, v in band.items()}}.items():
         run.log(f"instaaug/{name}", value)

@@ -2,7 +2,8 @@
 smallest effect that matters in every chapter that tests it (D2, D4 and D5 used to judge "the crops depend on the
 input" with 0.05 and 0.1 nats, "the crop size follows the object" with rho 0.2 and 0.3, "the entropy stays in its
 band" with 70 % and 80 %). Each entry is ``(boundary, reason)``; a chapter passes both to
-:func:`invlib.results.decide`.
+:func:`invlib.results.decide`. The data control's effect, the difference of differences :data:`GAIN_SHRINKS` judges,
+is computed once, by :func:`gain_shrink`.
 
 Example
 -------
@@ -38,3 +39,26 @@ ON_OBJECT = (0.05, "5 points of probability: one crop in twenty more centred on 
 # predicts the direction and no size, so the boundary is 0; the interval over seeds carries the test noise of both.
 GAIN_SHRINKS = (0.0, "the mechanism predicts a direction (the per-input gain shrinks without per-instance "
                      "variation) and no size: a shrink of any size, paired by seed")
+
+
+def gain_shrink(per_input, input_free, per_input_still, input_free_still, scale: float = 100.0):
+    """The data control's difference of differences (D2-D5): per unit (a training seed, or a test image) the gain of
+    the per-input module over its input-free version on the chapter's data, ``gain = (per_input - input_free) *
+    scale``, the same on the data without per-instance variation, ``gain_still``, and how much it shrinks there,
+    ``gain - gain_still`` (what :data:`GAIN_SHRINKS` judges). The four are accuracies of the same units (numpy
+    arrays, or pandas Series aligned by their index, e.g. by seed: a unit missing from one gives NaN); ``scale``
+    100 turns fractions into points.
+
+    Returns ``(gain, gain_still, shrink)``, each of the inputs' shape.
+
+    Example
+    -------
+    >>> import numpy as np
+    >>> gain, still, shrink = gain_shrink(np.array([0.6, 0.7]), np.array([0.5, 0.6]), np.array([0.5, 0.5]),
+    ...                                   np.array([0.5, 0.45]))
+    >>> gain.round(6).tolist(), still.round(6).tolist(), shrink.round(6).tolist()
+    ([10.0, 10.0], [0.0, 5.0], [10.0, 5.0])
+    """
+    gain = (per_input - input_free) * scale
+    gain_still = (per_input_still - input_free_still) * scale
+    return gain, gain_still, gain - gain_still

@@ -138,23 +138,10 @@ _SMALL = dict(dataset="scenes", size=56, arch="small_resnet18_s4", lr=0.1, weigh
               no_lrp_band=NO_LRP_BAND)
 # smoke and cpu run near paper B's scenes regime where a random crop pays (chapter B1: 2,000 images x 14 epochs,
 # small_resnet18_s4 at 56 px); the module's cells are 14 x 14 and 7 x 7 there (196 + 49 + 1 = 246 crops), with
-# sides of 6 cells as the authors' 0.375 and 0.75 are at 64 px. Measured here at 14 epochs with one extra band
-# (12 models, 1,000 test scenes): 900 s on a loaded machine; the cpu profile takes 10 epochs, no band sweep
-# (the gpu profile has it) and 500 test scenes: 185 s cold, alone (bare loop 663 img/s); 228 s on a slower day
-# (bare loop 525 img/s). The cpu random crop is the range this sweep tuned at this setting (one seed, 500 test
-# scenes, 8 test-time crops): area 0.35-1 reached 54.8 % (52.2 % with one crop) against 51.2 % (39.8 %) for
-# 0.1-1, the paper's best on Tiny-ImageNet; training only the tuned one saves a model (about 13 s, 8 % of the
-# chapter). The gpu profile sweeps the paper's three ranges. Rejected: 8 epochs (one measured run: training 101 s
-# of process time against about 125 s). fig6/concentrates_on_object turns round (InstaAug's crop centres in the
-# object's box 60.7 % against 61.8 % for the input-free module: -1.1 points, against +11.1 at 10 epochs), and the
-# authors' stored run is at 10 epochs (authors/crop_order_same would become not measurable).
-# Issue 41, measured cold at cpu on one thread, a quiet machine (bare loop 410 img/s on one thread): the chapter 209 s
-# (206 s user + 14 s sys for the runner): the family 160 s (training 140 s: none 14, random crop 13, Augerino 19,
-# InstaAug 20, without LRP 21, without input 20, class-specific 12, fixed lambda 21; an InstaAug epoch 2.45 s
-# against 1.42 s without augmentation), the data control 43 s for its one seed (its variation-1 arm is the family's,
-# so only variation 0 is trained: 3 s pre-training, 18 + 18 s, 4 s of test-time crops). Three control seeds would
-# add two seeds at both variations, about 2 x (3 + 36 + 4) x 2 = 170 s. Every model is read by a claim; the chapter
-# is over its 140 s (see the issue 41 report).
+# sides of 6 cells as the authors' 0.375 and 0.75 are at 64 px. cpu: 10 epochs, as the authors' stored run (8 turns a
+# claim round), no band sweep and one random crop, the range a sweep at this setting tuned (area 0.35-1; the gpu
+# profile sweeps the paper's three), one control seed (the chapter is already over its budget). The measurements:
+# benchmarks/measurements/d.md, D2.
 SETTINGS = {
     "smoke": dict(_SMALL, n_train=256, n_test=100, epochs=2, batch_size=64, pretrain_epochs=1, module_lr=0.05,
                   warmup_epochs=0, check_every=2, scales=((0.1, 1.0),), bands=(), fixed_lams=(), tta=2, seeds=1,
@@ -216,8 +203,7 @@ def recipe(S: Cropping, band: tuple[float, float] | None = None, lam0: float | N
     >>> r.band, r.module_lr, r.warmup_epochs, r.check_every
     ((3.0, 3.5), 0.05, 1, 5)
     """
-    return instaaug.Recipe(band=S.band if band is None else band, lam0=S.lam0 if lam0 is None else lam0,
-                           module_lr=S.module_lr, warmup_epochs=S.warmup_epochs, check_every=S.check_every)
+    return instaaug.Recipe.from_settings(S, band, lam0)
 
 
 def random_crop_entropy(scale: tuple[float, float]) -> float:
@@ -254,7 +240,7 @@ def lrp(S: Cropping, input_free: bool = False) -> instaaug.LRPCrops:
 
 def model(S: Cropping, method: str, num_classes: int, seed: int = 0):
     """A fresh model of ``method`` (see :data:`METHODS`) and its training augmentation (``None`` but for
-    ``random_crop``, whose ``RandomCrop`` of the first swept range this returns; see :func:`train_family`).
+    ``random_crop``, whose ``RandomCrop`` of the first swept range this returns; see :func:`train`).
 
     Example
     -------
@@ -334,7 +320,7 @@ def start_entropy(net: instaaug.InstaAug, train_set, n: int = 256) -> float:
     return float(h.mean())
 
 
-def train_family(S: Cropping, train_set) -> list[Trained]:
+def train(S: Cropping, train_set) -> list[Trained]:
     """Train (or load from the cache) every model of the chapter: each method of ``S.methods`` for each seed (the
     random crop once per range of ``S.scales``), then InstaAug at every band of ``S.bands`` and every fixed weight
     of ``S.fixed_lams`` (first seed).
@@ -342,7 +328,7 @@ def train_family(S: Cropping, train_set) -> list[Trained]:
     Example
     -------
     >>> S = settings("smoke", n_train=64, n_test=16, epochs=2, methods=("none", "instaaug"), progress=False)
-    >>> [t.variant for t in train_family(S, scene_data(S)[0])]
+    >>> [t.variant for t in train(S, scene_data(S)[0])]
     ['none', 'instaaug']
     """
     k, out = len(train_set.classes), []
@@ -390,7 +376,7 @@ def control(S: Cropping, variations: tuple[float, ...] = (0.0, 1.0), acc: pd.Dat
             continue
         Sv = replace(S, variation=v, methods=S.control_methods, seeds=S.control_seeds, bands=(), fixed_lams=())
         train_set, test_set = scene_data(Sv)
-        out.append(accuracy_table(Sv, train_family(Sv, train_set), test_set).assign(variation=v))
+        out.append(accuracy_table(Sv, train(Sv, train_set), test_set).assign(variation=v))
     cols = ["method", "variant", "seed", "acc", "acc_tta", "seconds_per_epoch", "variation"]
     return pd.concat(out, ignore_index=True) if out else pd.DataFrame(columns=cols)
 
@@ -405,8 +391,8 @@ def tta_accuracy(t: Trained, test_set, n: int, batch: int = 250, seed: int = 0,
     Example
     -------
     >>> S = settings("smoke", n_train=64, n_test=16, epochs=2, methods=("none",), progress=False)
-    >>> train, test = scene_data(S)
-    >>> 0 <= tta_accuracy(train_family(S, train)[0], test, 4) <= 1
+    >>> train_set, test = scene_data(S)
+    >>> 0 <= tta_accuracy(train(S, train_set)[0], test, 4) <= 1
     True
     """
     g = torch.Generator().manual_seed(seed)
@@ -443,8 +429,8 @@ def accuracy_table(S: Cropping, family: list[Trained], test_set) -> pd.DataFrame
     Example
     -------
     >>> S = settings("smoke", n_train=64, n_test=16, epochs=2, methods=("none",), progress=False)
-    >>> train, test = scene_data(S)
-    >>> list(accuracy_table(S, train_family(S, train), test).columns)
+    >>> train_set, test = scene_data(S)
+    >>> list(accuracy_table(S, train(S, train_set), test).columns)
     ['method', 'variant', 'seed', 'acc', 'acc_tta', 'seconds_per_epoch']
     """
     key = digest("d2-accuracy", S.tta, S.scales, test_set.images, test_set.labels,
@@ -532,8 +518,8 @@ def crop_seeds(family: list[Trained], test_set, n: int = 64) -> pd.DataFrame:
     Example
     -------
     >>> S = settings("smoke", n_train=64, n_test=16, epochs=2, methods=("instaaug",), progress=False)
-    >>> train, test = scene_data(S)
-    >>> crop_seeds(train_family(S, train), test)[["variant", "seed"]].values.tolist()
+    >>> train_set, test = scene_data(S)
+    >>> crop_seeds(train(S, train_set), test)[["variant", "seed"]].values.tolist()
     [['instaaug', 0]]
     """
     rows, x = [], test_set.float()
@@ -570,7 +556,8 @@ def crop_table(per_seed: pd.DataFrame) -> pd.DataFrame:
 
 def side_rho(side: torch.Tensor, test_set) -> float:
     """Spearman rank correlation of each image's expected crop side ``side`` ``(N,)`` with its object's side (the
-    mean of its box's width and height, a fraction of the image); NaN when every side is the same.
+    mean of its box's width and height, a fraction of the image); NaN when every crop side or every object side is
+    the same (scenes without per-instance variation), as scipy's, without its warning.
 
     Example
     -------
@@ -579,11 +566,17 @@ def side_rho(side: torch.Tensor, test_set) -> float:
     ...                      images=torch.zeros(3, 3, 32, 32))
     >>> side_rho(torch.tensor([0.5, 0.9, 0.3]), ds)
     1.0
+    >>> side_rho(torch.tensor([0.5, 0.9, 0.3]), SimpleNamespace(boxes=torch.tensor([[0, 0, 8, 8.0]] * 3),
+    ...                                                          images=ds.images))  # every object one size
+    nan
     """
     from scipy.stats import spearmanr
 
+    s = side.numpy()
     obj = ((test_set.boxes[:, 2:] - test_set.boxes[:, :2]).mean(1) / test_set.images.shape[-1]).numpy()
-    return float(spearmanr(side.numpy(), obj).statistic) if side.std() > 0 else float("nan")
+    if len(s) < 2 or (s == s[0]).all() or (obj == obj[0]).all():  # a constant input: no rank correlation
+        return float("nan")
+    return float(spearmanr(s, obj).statistic)
 
 
 def entropy_trace(t: Trained) -> pd.DataFrame:
@@ -616,8 +609,8 @@ def reinforce_variance(family: list[Trained], test_set, n: int = 64, draws: int 
     Example
     -------
     >>> S = settings("smoke", n_train=64, n_test=16, epochs=2, methods=("instaaug",), progress=False)
-    >>> train, test = scene_data(S)
-    >>> reinforce_variance(train_family(S, train), test, n=8, draws=4).baseline.tolist()
+    >>> train_set, test = scene_data(S)
+    >>> reinforce_variance(train(S, train_set), test, n=8, draws=4).baseline.tolist()
     ['mean', 'none']
     """
     t = next(t for t in family if t.variant == "instaaug")

@@ -23,7 +23,14 @@ import pandas as pd
 import torch
 
 from ... import results
-from .criteria import ENTROPY_IN_BAND_SHARE, GAIN_SHRINKS, INPUT_DEPENDENT_KL, ON_OBJECT, SIZE_FOLLOWS_OBJECT_RHO
+from .criteria import (
+    ENTROPY_IN_BAND_SHARE,
+    GAIN_SHRINKS,
+    INPUT_DEPENDENT_KL,
+    ON_OBJECT,
+    SIZE_FOLLOWS_OBJECT_RHO,
+    gain_shrink,
+)
 from .cropping import Cropping, Trained, entropy_trace, final_entropy, in_band_share
 
 PAPER_TABLE1 = {"none": 55.06, "random_crop": 64.49, "augerino": 55.02, "instaaug": 66.02, "no_lrp": 55.39,
@@ -133,7 +140,7 @@ def table1(S: Cropping, acc: pd.DataFrame) -> pd.DataFrame:
             best = main[main.method == m].groupby("variant").acc_tta.mean().idxmax()
             label += f" (area {best.split()[-1]})"
         rows.append({"method": label, "this run (%)": round(100 * mean, 2),
-                     "± s.e.": round(100 * se, 2) if not math.isnan(se) else None,
+                     "± s.e.": round(100 * se, 2) if not math.isnan(se) else "—",  # one seed: no s.e.
                      "without TTA (%)": round(100 * plain, 2), "paper (%)": PAPER_TABLE1[m],
                      "paper ± s.e.": PAPER_SE[m]})
     return pd.DataFrame(rows)
@@ -383,17 +390,14 @@ def control_gains(ctrl: pd.DataFrame) -> pd.DataFrame:
     >>> control_gains(ctrl).round(2).to_dict("records")
     [{'seed': 0, 'gain_0': 0.2, 'gain_1': 5.0, 'drop': 4.8}]
     """
-    cols = {}
-    for v, rows in ctrl.groupby("variation"):
-        cols[f"gain_{v:g}"] = pd.Series(gains(by_seed(rows, "instaaug"), by_seed(rows, "no_input")),
-                                        index=by_seed(rows, "instaaug").index.intersection(
-                                            by_seed(rows, "no_input").index))
-    out = pd.DataFrame(cols).dropna()
-    out["drop"] = out.get("gain_1", np.nan) - out.get("gain_0", np.nan)
+    arms = {v: (by_seed(rows, "instaaug"), by_seed(rows, "no_input")) for v, rows in ctrl.groupby("variation")}
+    none = (pd.Series(dtype=float),) * 2
+    gain_1, gain_0, drop = gain_shrink(*arms.get(1.0, none), *arms.get(0.0, none))
+    out = pd.DataFrame(dict(gain_0=gain_0, gain_1=gain_1, drop=drop), dtype=float).dropna()
     return out.rename_axis("seed").reset_index()
 
 
-def control_claim(run, ctrl: pd.DataFrame) -> tuple[pd.DataFrame, dict]:
+def report_control(run, ctrl: pd.DataFrame) -> tuple[pd.DataFrame, dict]:
     """Record ``control/gain_needs_variation`` from :func:`invlib.papers.d.cropping.control`'s table; return the
     table of :func:`control_gains` (one row per seed) and the facts for the prose (``control_text`` and the mean
     gains at variation 0 and 1)."""
@@ -516,7 +520,8 @@ def plot_accuracy(table: pd.DataFrame):
     """Table 1 as bars: this run (with test-time augmentation) beside the paper's accuracy."""
     fig, ax = plt.subplots(1, 2, figsize=(11, 3.2), sharey=True)
     y = np.arange(len(table))
-    ax[0].barh(y, table["this run (%)"], xerr=table["± s.e."].fillna(0), color="tab:blue")
+    se = pd.to_numeric(table["± s.e."], errors="coerce").fillna(0)  # "—" where one seed has no s.e.
+    ax[0].barh(y, table["this run (%)"], xerr=se, color="tab:blue")
     ax[1].barh(y, table["paper (%)"], xerr=table["paper ± s.e."], color="tab:gray")
     ax[0].set_yticks(y, table["method"])
     for a, title in zip(ax, ("this run", "paper (Tiny-ImageNet)")):

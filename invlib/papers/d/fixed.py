@@ -24,7 +24,7 @@ B's are, so they are the same checkpoints (:func:`zoo_specs`); nothing is retrai
 :func:`classifiers`         ``{label: frozen model}``; the first is the one the module is trained beside
 :func:`scene_data`          the module's training images (the classifier's own) and the test images (with boxes)
 :func:`recipe`              the module's training recipe (:class:`invlib.learned.instaaug.Recipe`)
-:func:`train_module`        the module (or its input-free control) beside the frozen classifier (cached)
+:func:`train`               the module (or its input-free control) beside the frozen classifier (cached)
 :func:`tta`                 accuracy of every (classifier, method, n, repeat) on the test set
 :func:`control`             the data control: both modules trained and tested on scenes without variation
 :func:`crop_stats`          what the module's crops do: side, coverage of the object, entropy, input dependence
@@ -170,13 +170,8 @@ _SMALL = dict(dataset="scenes", size=None, models=_ZOO, stands_for=_STANDS, opti
 # What the smaller profiles change. The module learns with Adam at 3e-3 (the paper's 1e-3 with SGD hardly moves it in
 # the hundred-odd steps a cpu run has; Adam at 1e-3 moves it, but its crops then barely depend on the image), over
 # 2 epochs of 3,000 of the classifier's 8,000 training scenes in batches of 50, with a band check every 10 steps
-# (the authors: once per epoch, which would be 2 checks). Measured at cpu (one thread, CPU seconds, cold): each
-# module's training about 5 s; the TTA of both classifiers with every method (3 repeats of 10 views) about 25 s,
-# 0.1 s per test image; the data control (two more modules and the frozen classifier's TTA with both) about 18 s;
-# the chapter about 61 s in-process. 250 test images give paired intervals about 8 to 11 points wide; 500 would
-# narrow them by 1/sqrt(2) for about 30 s more, past D5's budget (~70 s). Each further seed of the control costs
-# about 32 s (four modules, the frozen classifier's TTA on both kinds of scene): 3 seeds would take the chapter to
-# about 125 s, so cpu runs one (its control claims: inconclusive at this budget).
+# (the authors: once per epoch, which would be 2 checks). cpu: 250 test images and one control seed (inconclusive
+# at this budget), what fits D5's ~70 s. The measurements: benchmarks/measurements/d.md, D5.
 SETTINGS = {
     "smoke": dict(_SMALL, zoo_data=SCENES, n_train=320, n_test=64, epochs=1, batch_size=64, check_every=1,
                   tta_seeds=2, n_show=4, control_seeds=1),
@@ -282,8 +277,7 @@ def recipe(S: Fixed) -> I.Recipe:
     >>> r.band, r.lam0, r.module_lr, r.check_every
     ((2.5, 3.0), 0.2, 0.003, 10)
     """
-    return I.Recipe(band=(S.h_min, S.h_max), lam0=S.lam0, module_lr=S.module_lr, warmup_epochs=S.warmup_epochs,
-                    check_every=S.check_every, baseline=S.baseline)
+    return I.Recipe.from_settings(S)
 
 
 def lrp(S: Fixed, input_free: bool = False, replicate: int = 0) -> I.LRPCrops:
@@ -321,7 +315,7 @@ def module_config(S: Fixed, n_train: int, replicate: int = 0) -> tuple[_train.Tr
     return r.config(cfg), r.objective(_train.steps_per_epoch(n_train, S.batch_size))
 
 
-def train_module(S: Fixed, classifier: torch.nn.Module, train: data.Dataset, input_free: bool = False,
+def train(S: Fixed, classifier: torch.nn.Module, train: data.Dataset, input_free: bool = False,
                  replicate: int = 0) -> tuple[I.InstaAug, list[dict]]:
     """Train the module of :func:`lrp` (``input_free``: its input-free control, trained the same way;
     ``replicate``: the training seed past ``S.seed``, the module's start and the data order) beside the
@@ -336,7 +330,7 @@ def train_module(S: Fixed, classifier: torch.nn.Module, train: data.Dataset, inp
     >>> clf = models.create("conv4", num_classes=10, in_chans=3, widths=(8,) * 4).eval()
     >>> x = data.Dataset("toy", "train", torch.randint(0, 255, (32, 3, 32, 32), dtype=torch.uint8),
     ...                  torch.randint(0, 10, (32,)), [str(k) for k in range(10)])
-    >>> net, hist = train_module(S, clf, x)
+    >>> net, hist = train(S, clf, x)
     >>> len(band_trace(hist)), net.trunk.training
     (2, False)
     """
@@ -365,7 +359,7 @@ def band_trace(hist: list[dict]) -> pd.DataFrame:
 @contextlib.contextmanager
 def _one_thread():
     """One torch thread while torchvision's per-image ops run: on a 56 px image a second thread only adds waiting
-    (measured on 2 busy cores: rotate 60 ms with 2 threads, 0.8 ms with 1)."""
+    (``benchmarks/measurements/d.md``, D5)."""
     threads = torch.get_num_threads()
     torch.set_num_threads(1)
     try:
@@ -467,7 +461,7 @@ def _tta(S: Fixed, crops: dict[str, I.InstaAugment], nets: dict[str, torch.nn.Mo
 
 def control(S: Fixed, classifier: torch.nn.Module) -> pd.DataFrame | None:
     """The data control (None unless ``S.data_control`` and both of :data:`MODULES` are TTA methods): InstaAug's module
-    and its input-free control trained as :func:`train_module` trains them, beside the same frozen ``classifier``, on
+    and its input-free control trained as :func:`train` trains them, beside the same frozen ``classifier``, on
     the same training scenes at ``variation = S.control_variation``, and :func:`tta` of that classifier alone and with
     both modules' crops on the same test scenes at that variation (image ``i`` is scene ``i`` of :func:`scene_data`, its
     object centred and of one size at 0); for every training seed (``replicate``) past the first of ``S.control_seeds``,
@@ -495,8 +489,8 @@ def control(S: Fixed, classifier: torch.nn.Module) -> pd.DataFrame | None:
     out = []
     for k in range(S.control_seeds):
         for still, v in ([(True, S.control_variation)] if k == 0 else [(False, varied), (True, S.control_variation)]):
-            train, test = scene_data(S, v)
-            ia, free = (train_module(S, classifier, train, f, k)[0].augment for f in (False, True))
+            train_set, test = scene_data(S, v)
+            ia, free = (train(S, classifier, train_set, f, k)[0].augment for f in (False, True))
             r = tta(replace(S, methods=MODULES), ia, {S.frozen: classifier}, test, free=free)
             out.append(r.assign(variation=float(v), replicate=k, still=still))
     res = pd.concat(out, ignore_index=True)

@@ -40,7 +40,7 @@ import pandas as pd
 
 from ... import results
 from ...results import mean_se
-from .criteria import GAIN_SHRINKS, INPUT_DEPENDENT_KL
+from .criteria import GAIN_SHRINKS, INPUT_DEPENDENT_KL, gain_shrink
 from .fixed import MODULES, NONE, Fixed, settings
 
 # Table 2 of the paper: top-1 accuracy (%) on ImageNet, (mean, standard error); the classifier alone has no error.
@@ -268,7 +268,7 @@ def report(run, S: Fixed, res: pd.DataFrame, stats: pd.DataFrame, hist: list[dic
     """Log the chapter's metrics, record the claims of section 5.3 and return Table 2 (:func:`table2`) and the facts
     the prose quotes (its sentences about results made from the verdicts). ``res``:
     :func:`invlib.papers.d.fixed.tta`; ``stats``: :func:`invlib.papers.d.fixed.crop_stats`; ``hist``: the module's
-    training history (:func:`invlib.papers.d.fixed.train_module`); ``items``: the crops per test image
+    training history (:func:`invlib.papers.d.fixed.train`); ``items``: the crops per test image
     (:func:`invlib.papers.d.fixed.crop_per_image`); ``control``: the data control
     (:func:`invlib.papers.d.fixed.control`: the same test scenes at ``S.control_variation``; None: not run)."""
     from .fixed import band_trace, summary
@@ -379,13 +379,30 @@ def free_gains(S: Fixed, res: pd.DataFrame, control: pd.DataFrame | None) -> tup
     >>> sorted(varied), sorted(still), varied[0].shape
     ([0, 1], [0, 1], (200,))
     """
+    varied, still = _free_arms(S, res, control)
+    return ({k: _points(*arms) for k, arms in varied.items()}, {k: _points(*arms) for k, arms in still.items()})
+
+
+def _points(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """Per test image, ``a`` minus ``b`` in points (:func:`per_image` of two arms' shares)."""
+    return 100 * (a - b)
+
+
+def _free_arms(S: Fixed, res: pd.DataFrame, control: pd.DataFrame | None) -> tuple[dict, dict]:
+    """``(varied, still)`` of :func:`free_gains` before the difference: per training seed ``{replicate: (InstaAug,
+    input-free)}``, two ``(N,)`` arrays, each test image's share of the repeats of the draws that classify it
+    correctly (``max(S.samples)`` samples, the frozen classifier)."""
     n, varied, still = max(S.samples), {}, {}
     if not set(MODULES) <= set(S.methods):  # the control is InstaAug against its input-free module
         return varied, still
-    varied[0] = per_image(res, S.frozen, *_pair(n))
+
+    def arms(frame):
+        return tuple(hits(frame, S.frozen, method, n).mean(0) for method, _ in _pair(n))
+
+    varied[0] = arms(res)
     for (is_still, k), g in ([] if control is None else control.groupby(["still", "replicate"])):
-        (still if is_still else varied)[int(k)] = per_image(g, S.frozen, *_pair(n))
-    sizes = {len(d) for d in (*varied.values(), *still.values())}
+        (still if is_still else varied)[int(k)] = arms(g)
+    sizes = {len(a) for a, _ in (*varied.values(), *still.values())}
     if len(sizes) > 1:
         raise ValueError(f"the data control pairs test scene i with scene i: it needs the run's test scenes; got "
                          f"{sorted(sizes)} images.")
@@ -420,7 +437,8 @@ def _control_claims(run, S: Fixed, res: pd.DataFrame, control: pd.DataFrame | No
     shrinks on scenes without per-instance variation (the same scenes, objects centred and of one size). Returns
     their evidence, and seed 0's per-image evidence (``still``, ``shrink0``) for the prose."""
     frozen, n_hi = S.frozen, max(S.samples)
-    varied, still = free_gains(S, res, control)
+    arms, arms_still = _free_arms(S, res, control)
+    varied = {k: _points(*a) for k, a in arms.items()}
     ia = accuracy(res, frozen, "InstaAug", n_hi)
     free = accuracy(res, frozen, "input-free", n_hi)
     gains = {k: float(d.mean()) for k, d in varied.items()}
@@ -434,12 +452,12 @@ def _control_claims(run, S: Fixed, res: pd.DataFrame, control: pd.DataFrame | No
               f"{_pp(free.mean()) if len(free) else '—'} ({_gain(ev0)} over the test images)",
               criterion=_SEED_RULE.format(effect=f"InstaAug minus the input-free module, both with {n_hi} samples, "
                                           "on the frozen classifier"), evidence=ev)
-    both = sorted(set(varied) & set(still))
-    shrink = {k: float((varied[k] - still[k]).mean()) for k in both}
+    per_image_shrink = {k: gain_shrink(*arms[k], *arms_still[k])[2] for k in sorted(set(arms) & set(arms_still))}
+    shrink = {k: float(d.mean()) for k, d in per_image_shrink.items()}
     ev_c = seed_evidence(list(shrink.values()), GAIN_SHRINKS) if shrink else \
         _not_run("the data control (data_control, both modules' TTA)")
-    still0 = image_evidence(still[0]) if 0 in still else _not_run("the data control")
-    shrink0 = image_evidence(varied[0] - still[0]) if 0 in both else still0
+    still0 = image_evidence(_points(*arms_still[0])) if 0 in arms_still else _not_run("the data control")
+    shrink0 = image_evidence(per_image_shrink[0]) if 0 in per_image_shrink else still0
     run.claim("control/gain_shrinks_without_variation", "The gain of per-input crops over input-free crops shrinks "
               "when the data have no per-instance variation (the same scenes with every object centred and of one "
               "size).", paper="the mechanism of sections 1 and 3 (the paper runs no such control)",

@@ -110,17 +110,9 @@ class Rotations:
 SETTINGS = {
     "smoke": dict(n_train=512, n_test=200, size=32, epochs=2, batch_size=64, trunk_widths=(8, 16, 32, 64),
                   module_lr=0.01, warmup_epochs=0, check_every=4, copies=4, bands=((0.5, 1.0), (1.0, 1.5))),
-    # three InstaAug seeds: one seed's verdict flips with the module's start; the chapter took 77-81 s cold on
-    # 2 cores (bare loop 505 img/s), about 15 s per InstaAug model. Rejected: 8 epochs (one measured run; the
-    # chapter's calls 53 s of process time against 61 s). Every seed's bounds still follow the angle (upper slopes
-    # -1.05 / -0.77 / -0.89, lower +0.65 / +0.85 / +1.00), but the authors' stored run is at 10 epochs
-    # (authors/rotation_same becomes not measurable) and fig5/reaches_boundary moves from inconclusive to not
-    # reproduced (share near the boundary 0.19, interval to 0.43, against 0.10 and 0.51).
-    # The controls and the sweep (measured one thread, process seconds, cold): InstaAug 16.4 s, its input-free
-    # control 12.9 s, Augerino 13.8 s per seed (x 3 seeds, paired: 129 s); a sweep run ~16 s (as many steps as a
-    # main run, on 1,000 of the training images, validated on the other 1,000). The chapter with the paper's four
-    # bands took 225 s of user time cold: three bands here (the narrowest, widths 1 to 1.65 rad, dropped: with all
-    # four, it tied with the two bands above it at 100.0 % and was not chosen); still over the ~170 s budget.
+    # three InstaAug seeds (one seed's verdict flips with the module's start); 10 epochs, as the authors' stored run
+    # (8 moves a verdict); three of the paper's four bands (the narrowest was never chosen and costs time). The
+    # measurements: benchmarks/measurements/d.md, D1.
     "cpu": dict(n_train=2000, n_test=500, size=32, epochs=10, batch_size=64, trunk_widths=(8, 16, 32, 64),
                 module_lr=0.01, warmup_epochs=1, check_every=8, copies=10, seeds=3, bands=BANDS[1:]),
     "gpu": dict(module_lr=1e-3, warmup_epochs=10),
@@ -171,11 +163,7 @@ def recipe(S: Rotations, band: tuple[float, float] | None = None) -> instaaug.Re
     >>> r.band, r.lam0, r.module_lr, r.warmup_epochs, r.check_every
     ((1.0, 1.5), 0.1, 0.01, 1, 8)
     """
-    band = (S.h_min, S.h_max) if band is None else tuple(band)
-    if None in band:
-        raise ValueError("D1's band is chosen by band_sweep (with_band) or given as h_min, h_max; got none.")
-    return instaaug.Recipe(band=band, lam0=S.lam0, module_lr=S.module_lr, warmup_epochs=S.warmup_epochs,
-                           check_every=S.check_every)
+    return instaaug.Recipe.from_settings(S, band)
 
 
 METHODS = ("instaaug", "input_free", "augerino")

@@ -2,20 +2,23 @@
 
 Each experiment has one frozen settings dataclass whose defaults are the paper's settings, and a table of
 what the smaller profiles change (read through :func:`invlib.profiles.settings`); :func:`settings` picks one
-by name. A chapter calls three things: the data, the driver here that trains its models with
-:func:`invlib.train.fit`, and the report of :mod:`invlib.papers.e.experiments_reports` that logs its metrics, records
-the
-paper's claims with computed verdicts and draws its figures.
+by name. A chapter's steps are those of every paper (:mod:`invlib.papers`): ``settings(profile,
+experiment=...)``, the data, the ``train_*`` function here that trains its models with :func:`invlib.train.fit`,
+then the ``report_*`` function of :mod:`invlib.papers.e.experiments_reports` that logs its metrics, records the
+paper's claims with computed verdicts, and the ``plot_*`` functions there that draw its figures.
 
-=============  =======  ======================  ===================================================
-experiment     chapter  settings                data, driver (here); report
-(:mod:`~invlib.papers.e.experiments_reports`)
-=============  =======  ======================  ===================================================
-``sprites``    E1       :class:`Sprites` (4.1)  :func:`sprite_data`, :func:`train_sprites`; ``sprites_report``
-``sinusoids``  E2       :class:`Sinusoids`      :func:`sinusoid_data`, :func:`train_sinusoids`; ``sinusoids_report``
-``capacity``   E3       :class:`Capacity`       :func:`sinusoid_data`, :func:`train_capacity`; ``capacity_report``
-``images``     E4       :class:`Images` (5.1)   :func:`image_data`, :func:`train_images`; ``images_report``
-=============  =======  ======================  ===================================================
+=============  =======  ======================  ===============================================================
+experiment     chapter  settings                data, training (here); report (:mod:`~.experiments_reports`)
+=============  =======  ======================  ===============================================================
+``sprites``    E1       :class:`Sprites` (4.1)  :func:`sprite_data`, :func:`train_sprite_models`,
+                                                :func:`train_angle_ranges`; ``report_sprites``,
+                                                ``report_angle_ranges``
+``sinusoids``  E2       :class:`Sinusoids`      :func:`sinusoid_data`, :func:`train_sinusoid_models`;
+                                                ``report_sinusoids``
+``capacity``   E3       :class:`Capacity`       :func:`sinusoid_data`, :func:`train_capacity_grid` (trains and
+                                                measures); ``report_capacity``
+``images``     E4       :class:`Images` (5.1)   :func:`image_data`, :func:`train_image_models`; ``report_images``
+=============  =======  ======================  ===============================================================
 
 Every model of a chapter starts from the trunk weights of its seed (``models.create(seed=...)``), whatever
 the order of the runs. A history is what :func:`invlib.train.fit` returns: one dict per epoch with ``loss``,
@@ -24,7 +27,7 @@ where the data were given, ``val_acc``, ``test_acc`` and ``test_at_best_val``.
 
 Example
 -------
->>> S = settings("sprites", "smoke", n_train=64, epochs=1, extra_seeds=[])
+>>> S = settings("smoke", experiment="sprites", n_train=64, epochs=1, extra_seeds=[])
 >>> S.size, S.widths, S.reg, S.n_train
 (32, (8, 16, 32, 64), 0.5, 64)
 """
@@ -187,31 +190,16 @@ class Images:
 
 
 # What the smaller profiles change: the method stays, data, trunk width and epochs shrink to the 3-minute /
-# 60-second budgets of a 2-core machine (each chapter says where it departs from the paper and why).
-# Sprites at cpu, measured on the last cold cpu build (before41, 12 epochs; schedule "none", so a k-epoch run is
-# the first k epochs of it, to the bit): rotate alone ended 0.823 rad (45 degrees) and 1.071 (30 degrees); at epoch 9
-# 0.847 and 1.064, the same side of both references (0.785; 0.524 vs 1.047), so range_epochs=9 saves 2 x 60 steps.
-# (1,280 sprites in batches of 64, 9 epochs, measured: 30 degrees only reached 0.924 and was still rising: kept
-# 2,560 x 128.) The shear ablation (beyond the paper, no claim reads it; one AugNet run, ~20 s) is off at cpu and
-# smoke; the test set (the test accuracy is 1.000 for every model at 1,000) is 500 images.
+# 60-second budgets of a 2-core machine (each chapter says where it departs from the paper and why). The
+# measurements behind each choice: benchmarks/measurements/e.md.
+# Sprites: 2,560 in batches of 128 (1,280 in batches of 64 left the 30-degree range still rising); range_epochs=9
+# (the rotate-alone ranges stand on the same side of both references at epoch 9 as at 12); 500 test images (every
+# model scores 1.000 at 1,000); no shear ablation (beyond the paper, no claim reads it).
 _SMALL_SPRITES = dict(widths=(8, 16, 32, 64), range_aug_lr=5e-3, shear_ablation=False)
-# E4 at cpu, measured (cold cpu runs, process seconds, Fashion-MNIST, every claim "not measurable" off CIFAR-10):
-# 4 epochs and 2,000 test images (val + test every epoch, 4 copies for the learned models: ~45 % of the seconds)
-# took 92 s: early-stopped test accuracy no augmentation 0.835, AugNet 3 / 1 / 2 layers 0.801 / 0.800 / 0.795,
-# fixed augmentation 0.770, Augerino 0.769. 3 epochs and 1,000 test images took 51 s: 0.788; 0.763 / 0.753 / 0.752;
-# 0.735, 0.732: the same order, 3-5 points lower.
+# Images: Fashion-MNIST, 3 epochs and 1,000 test images keep 4 epochs' order of the models, in about half the time.
 _SMALL_IMAGES = dict(dataset="fashion_mnist", trunk="conv4", widths=(8, 16, 32, 64), augnet_lr=2e-3)
-# Seeds at cpu. E1's and E2's selection claims are a share of seeds with a 95 % Wilson interval against one half
-# (experiments_reports.selection_evidence): from 4 to 6 seeds only a unanimous outcome decides (0 of 4: upper bound
-# 0.490; 4 of 4: lower 0.510), and 3 seeds decide nothing (0 of 3: upper 0.561). So 4 seeds keep every decisive
-# outcome that 6 had. Measured on the last cold cpu build (commit 1389dee, 6 seeds): E1 met the criterion on 0 of 6
-# (0 of 4 on seeds 0-3: "not reproduced" either way); E2 on 3 of 6 (seeds 2-4; 2 of 4 on seeds 0-3: inconclusive
-# either way). 4 seeds instead of 6 save E1 two of its 12 runs (2,560 x 12 images each) and E2 four of its 12.
-# E2's runs offering frequency shift alone (beyond the paper, no claim reads them), measured on the last cold cpu
-# build (before41, 50 epochs, constant lr: a k-epoch run is the first k epochs of it, to the bit): seeds 0, 2, 3 reach
-# their plateau by epoch 5 and then wander by +-0.1 Hz; at epoch 30 the shifts are 0.52, 0.00, 0.42, 0.55 Hz (3 of 4
-# within 0.15 Hz of 0.5, median 0.47) against 0.45, 0.00, 0.38, 0.55 at epoch 50 (3 of 4, median 0.42). 30 epochs
-# save 4 x 20 epochs (~11 s).
+# Seeds: 4 keep every decisive outcome of 6 (only a unanimous share decides from 4 to 6 seeds; 3 decide nothing).
+# Frequency shift alone (beyond the paper, no claim reads it): 30 epochs, its range settles within the first few.
 _ALONE_EPOCHS = 30
 TABLES = {
     "sprites": (Sprites, {"cpu": dict(n_train=2560, n_test=500, epochs=12, extra_seeds=(1, 2, 3), range_epochs=9,
@@ -227,16 +215,20 @@ TABLES = {
 }
 
 
-def settings(experiment: str, profile: str | profiles.Profile, **overrides):
-    """The settings of one experiment (``sprites``, ``sinusoids``, ``capacity``, ``images``) on a profile,
-    with the overrides that are not ``None`` (a chapter's papermill parameters); type-checked.
+def settings(profile: str | profiles.Profile = "cpu", *, experiment: str | None = None, **overrides):
+    """The settings of one ``experiment`` (``sprites``, ``sinusoids``, ``capacity``, ``images``) on a profile,
+    with the overrides that are not ``None`` (a chapter's papermill parameters); type-checked. A chapter opens
+    with ``results.open_chapter(settings, globals(), experiment="sprites")``.
 
     Example
     -------
-    >>> settings("sprites", "paper").epochs, settings("sprites", "cpu", epochs=5).epochs
+    >>> settings("paper", experiment="sprites").epochs, settings("cpu", experiment="sprites", epochs=5).epochs
     (20, 5)
-    >>> settings("images", "cpu", dataset=None).dataset
+    >>> settings("cpu", experiment="images", dataset=None).dataset
     'fashion_mnist'
+    >>> settings("cpu")
+    Traceback (most recent call last):
+    ValueError: Unknown experiment None. Valid experiments: capacity, images, sinusoids, sprites.
     """
     cls, table = TABLES[check_choice(experiment, TABLES, "experiment")]
     return profiles.settings(cls, table, profile, **overrides)
@@ -263,7 +255,7 @@ def sprite_data(S: Sprites, max_angle: float | None = None) -> tuple[data.Datase
 
     Example
     -------
-    >>> train, test = sprite_data(settings("sprites", "smoke", n_train=8, n_test=4))
+    >>> train, test = sprite_data(settings("smoke", experiment="sprites", n_train=8, n_test=4))
     >>> train.images.shape, len(test), train.classes[1]
     (torch.Size([8, 3, 32, 32]), 4, 'Sneaker upside down')
     """
@@ -279,7 +271,7 @@ def sprite_config(S: Sprites) -> _train.TrainConfig:
 
     Example
     -------
-    >>> cfg = sprite_config(settings("sprites", "smoke"))
+    >>> cfg = sprite_config(settings("smoke", experiment="sprites"))
     >>> cfg.optimizer, cfg.weight_decay, cfg.weight_decay_on, cfg.aug_weight_decay
     ('adam', 1.0, 'all', 1.0)
     """
@@ -294,7 +286,7 @@ def sprite_augnet(S: Sprites, trunk, ops="geometric", reg: float | None = None, 
 
     Example
     -------
-    >>> S = settings("sprites", "smoke")
+    >>> S = settings("smoke", experiment="sprites")
     >>> net = sprite_augnet(S, models.create("conv4", num_classes=4, in_chans=3, widths=S.widths), ["rotate"])
     >>> net.state()["layer0"]["rotate"]["weight"], round(net.state()["layer0"]["rotate"]["max_value"], 4)
     (1.0, 0.3927)
@@ -312,7 +304,7 @@ def sprite_models(S: Sprites, in_chans: int | None = None) -> dict:
 
     Example
     -------
-    >>> list(sprite_models(settings("sprites", "smoke", extra_seeds=[1], shear_ablation=True)))
+    >>> list(sprite_models(settings("smoke", experiment="sprites", extra_seeds=[1], shear_ablation=True)))
     ... # doctest: +NORMALIZE_WHITESPACE
     ['AugNet', 'Augerino', 'AugNet, no regulariser', "AugNet, Augerino's regulariser", 'AugNet, no shear ops',
      'AugNet, seed 1']
@@ -340,14 +332,14 @@ def sprite_models(S: Sprites, in_chans: int | None = None) -> dict:
     return specs
 
 
-def train_sprites(S: Sprites, train, test) -> dict[str, list[dict]]:
+def train_sprite_models(S: Sprites, train, test) -> dict[str, list[dict]]:
     """Train every model of :func:`sprite_models`; the last epoch's record also holds ``test_acc`` (evaluated
     once, at the end). Returns ``{name: history}``.
 
     Example
     -------
-    >>> S = settings("sprites", "smoke", n_train=32, n_test=8, epochs=1, batch_size=32, extra_seeds=[])
-    >>> hist = train_sprites(S, *sprite_data(S))  # doctest: +ELLIPSIS
+    >>> S = settings("smoke", experiment="sprites", n_train=32, n_test=8, epochs=1, batch_size=32, extra_seeds=[])
+    >>> hist = train_sprite_models(S, *sprite_data(S))  # doctest: +ELLIPSIS
     AugNet ... test acc ...
     >>> len(hist), sorted(hist["Augerino"][-1]["state"]["layer0"])[:2]
     (4, ['rotate', 'scale'])
@@ -374,7 +366,7 @@ def train_angle_ranges(S: Sprites) -> dict[float, list[dict]]:
 
     Example
     -------
-    >>> S = settings("sprites", "smoke", n_train=32, n_test=4, epochs=1, batch_size=32, other_angle=20)
+    >>> S = settings("smoke", experiment="sprites", n_train=32, n_test=4, epochs=1, batch_size=32, other_angle=20)
     >>> hist = train_angle_ranges(S)  # doctest: +ELLIPSIS
     data within 45 degrees: ...
     >>> sorted(hist)
@@ -401,7 +393,7 @@ def sinusoid_data(S: Sinusoids | Capacity) -> tuple[data.Dataset, data.Dataset]:
 
     Example
     -------
-    >>> train, test = sinusoid_data(settings("sinusoids", "smoke", n_train=8, n_test=4))
+    >>> train, test = sinusoid_data(settings("smoke", experiment="sinusoids", n_train=8, n_test=4))
     >>> train.images.shape, train.classes
     (torch.Size([8, 1, 1000]), ['2 Hz', '4 Hz', '6 Hz', '8 Hz'])
     """
@@ -413,7 +405,7 @@ def _shift_hz(record: dict) -> float:
     return record["state"]["layer0"]["frequency_shift"]["max_value"]
 
 
-def train_sinusoids(S: Sinusoids, train, test) -> tuple[dict, dict]:
+def train_sinusoid_models(S: Sinusoids, train, test) -> tuple[dict, dict]:
     """Chapter E2's runs: per seed, AugNet with the paper's layer of three signal ops (tested once, after the
     last epoch, which is what every claim and table reads: the final record holds ``test_acc``), then, beyond the
     paper, a layer offering frequency shift alone (``S.alone_epochs``). Returns ``({seed: history}, {seed:
@@ -421,8 +413,8 @@ def train_sinusoids(S: Sinusoids, train, test) -> tuple[dict, dict]:
 
     Example
     -------
-    >>> S = settings("sinusoids", "smoke", n_train=16, n_test=8, epochs=1, batch_size=16)
-    >>> hist, alone = train_sinusoids(S, *sinusoid_data(S))  # doctest: +ELLIPSIS
+    >>> S = settings("smoke", experiment="sinusoids", n_train=16, n_test=8, epochs=1, batch_size=16)
+    >>> hist, alone = train_sinusoid_models(S, *sinusoid_data(S))  # doctest: +ELLIPSIS
     seed 0: selected ...
     >>> sorted(hist[0][-1]["state"]["layer0"]), list(alone[0][-1]["state"]["layer0"])
     (['frequency_shift', 'ft_surrogate', 'gaussian_noise'], ['frequency_shift'])
@@ -466,7 +458,7 @@ def true_shift(x: torch.Tensor, generator: torch.Generator | None = None) -> tor
     return T.frequency_shift(x, hz, FS)
 
 
-def train_capacity(S: Capacity, train, test) -> pd.DataFrame:
+def train_capacity_grid(S: Capacity, train, test) -> pd.DataFrame:
     """Chapter E3's grid: per MLP trunk (every depth x width), the trunk alone, the trunk trained with the
     oracle augmentation :func:`true_shift`, and AugNet (one layer offering frequency shift alone, ``copies``
     copies). Returns one row per (trunk, method): ``depth, width, params, method, acc, median, q25, q75, mean``
@@ -474,8 +466,8 @@ def train_capacity(S: Capacity, train, test) -> pd.DataFrame:
 
     Example
     -------
-    >>> S = settings("capacity", "smoke", n_train=32, n_test=16, epochs=1, widths=[4], depths=[1])
-    >>> res = train_capacity(S, *sinusoid_data(S))  # doctest: +ELLIPSIS
+    >>> S = settings("smoke", experiment="capacity", n_train=32, n_test=16, epochs=1, widths=[4], depths=[1])
+    >>> res = train_capacity_grid(S, *sinusoid_data(S))  # doctest: +ELLIPSIS
     depth 1 width   4: baseline inv ...
     >>> res["method"].tolist(), int(res["params"][0])
     (['baseline', 'oracle augmentation', 'AugNet'], 4024)
@@ -528,7 +520,7 @@ def image_data(S: Images) -> tuple[data.Dataset, data.Dataset, data.Dataset]:
 
     Example
     -------
-    >>> train, val, test = image_data(settings("images", "smoke", n_train=100, n_test=20))
+    >>> train, val, test = image_data(settings("smoke", experiment="images", n_train=100, n_test=20))
     fashion_mnist: 80 train, 20 validation, 20 test images
     >>> train.images.shape
     torch.Size([80, 1, 28, 28])
@@ -549,7 +541,7 @@ def image_models(S: Images, in_chans: int = 1, num_classes: int = 10) -> dict:
 
     Example
     -------
-    >>> list(image_models(settings("images", "smoke")))  # doctest: +NORMALIZE_WHITESPACE
+    >>> list(image_models(settings("smoke", experiment="images")))  # doctest: +NORMALIZE_WHITESPACE
     ['no augmentation', 'fixed augmentation', 'Augerino', 'AugNet, 1 layer', 'AugNet, 2 layers',
      'AugNet, 3 layers']
     """
@@ -573,14 +565,14 @@ def image_models(S: Images, in_chans: int = 1, num_classes: int = 10) -> dict:
     return specs
 
 
-def train_images(S: Images, train, val, test) -> dict[str, list[dict]]:
+def train_image_models(S: Images, train, val, test) -> dict[str, list[dict]]:
     """Train the six models of :func:`image_models`, validated and tested after every epoch. Returns
     ``{name: history}``; ``test_at_best_val`` is the paper's early-stopped test accuracy.
 
     Example
     -------
-    >>> S = settings("images", "smoke", n_train=40, n_test=8, epochs=1, batch_size=32)
-    >>> hist = train_images(S, *_quiet(image_data, S))  # doctest: +ELLIPSIS
+    >>> S = settings("smoke", experiment="images", n_train=40, n_test=8, epochs=1, batch_size=32)
+    >>> hist = train_image_models(S, *_quiet(image_data, S))  # doctest: +ELLIPSIS
     no augmentation ... early-stopped test acc ...
     >>> len(hist["AugNet, 3 layers"][-1]["state"])
     3

@@ -1,8 +1,8 @@
 """What chapters E1 to E4 show: the metrics they log, the paper's claims with computed verdicts, the
 "paper vs this run" tables, the numbers their prose quotes and their figures.
 
-Each ``*_report(run, S, ...)`` takes the :class:`invlib.results.Run` of a chapter, its settings (from
-:func:`invlib.papers.e.experiments.settings`) and what the experiment's driver returned; it logs the metrics
+Each ``report_*(run, S, ...)`` takes the :class:`invlib.results.Run` of a chapter, its settings (from
+:func:`invlib.papers.e.experiments.settings`) and what its ``train_*`` function returned; it logs the metrics
 (keys kept stable so that results of different runs compare), records each claim of the paper the chapter
 tests with :meth:`invlib.results.Run.claim` (the verdict computed from the run's numbers by the criterion
 stated beside it) and returns a table and ``facts``, ``{glue name: Markdown text}`` for the prose. The
@@ -18,10 +18,10 @@ Example
 -------
 >>> from invlib import results
 >>> from invlib.papers.e.experiments import image_models, settings
->>> S = settings("images", "cpu")
+>>> S = settings("cpu", experiment="images")
 >>> hist = {name: [dict(epoch=0, test_at_best_val=0.5, train_acc=0.6)] for name in image_models(S)}
 >>> run = results.Run("demo", "cpu")
->>> _ = images_report(run, S, hist)
+>>> _ = report_images(run, S, hist)
 >>> run.claims_table()["verdict"].unique().tolist()  # the paper's CIFAR-10 claims, on Fashion-MNIST
 ['not measurable at this profile']
 """
@@ -138,8 +138,8 @@ def authors_runs(experiment: str, path: str | Path | None = None, **match) -> pd
                         **match)
 
 
-def compare_with_authors(run, cid: str, true_op: str, ours: pd.DataFrame, theirs: pd.DataFrame,
-                         setting: str, truth: float | None = None, tol: float = ANGLE_TOL[0]) -> pd.DataFrame:
+def report_same_as_authors(run, cid: str, true_op: str, ours: pd.DataFrame, theirs: pd.DataFrame,
+                           setting: str, truth: float | None = None, tol: float = ANGLE_TOL[0]) -> pd.DataFrame:
     """Record the claim ``cid``: our AugNet selects ``true_op`` as often as the authors' code does on the same
     setting and seeds (verdict: :func:`invlib.authors.record_same_rate`, an equivalence test: the 90 % Newcombe
     interval of the difference of the two rates within +-:data:`invlib.authors.SAME_RATE_MARGIN`, from 3 seeds a
@@ -155,7 +155,7 @@ def compare_with_authors(run, cid: str, true_op: str, ours: pd.DataFrame, theirs
     ...                          max_value=[0.8, 0.3]))
     >>> run = results.Run("demo", "smoke")
     >>> theirs = ours.assign(selected="rotate", commit="2c2ee6b8", date="2026-11-23")
-    >>> table = compare_with_authors(run, "e1/same_as_authors", "rotate", ours, theirs, "demo setting")
+    >>> table = report_same_as_authors(run, "e1/same_as_authors", "rotate", ours, theirs, "demo setting")
     >>> run.claims["e1/same_as_authors"]["verdict"]  # two seeds cannot show two rates the same
     'inconclusive at this budget'
     >>> list(table.columns)  # doctest: +NORMALIZE_WHITESPACE
@@ -213,20 +213,20 @@ def authors_table(experiment: str, true_op: str) -> pd.DataFrame:
 
 
 # ----------------------------------------------------------------------------- E1: sprites
-def sprites_report(run, S: Sprites, hist: dict) -> tuple[pd.DataFrame, pd.DataFrame, dict]:
+def report_sprites(run, S: Sprites, hist: dict) -> tuple[pd.DataFrame, pd.DataFrame, dict]:
     """Log chapter E1's metrics, record its claims; return the "paper vs this run" table (one row per model),
-    the seeds of AugNet beside the authors' code's on the same seeds (:func:`compare_with_authors`) and the
+    the seeds of AugNet beside the authors' code's on the same seeds (:func:`report_same_as_authors`) and the
     facts its prose quotes ``{glue name: Markdown text}``.
 
     Example
     -------
     >>> from invlib import results
     >>> from invlib.papers.e.experiments import settings, sprite_models
-    >>> S = settings("sprites", "smoke", extra_seeds=[])
+    >>> S = settings("smoke", experiment="sprites", extra_seeds=[])
     >>> untrained = {n: [dict(epoch=0, state=make().state(), test_acc=0.25)] for n, (make, _) in
     ...              sprite_models(S).items()}
     >>> run = results.Run("demo", "smoke")
-    >>> table, seeds, facts = sprites_report(run, S, untrained)
+    >>> table, seeds, facts = report_sprites(run, S, untrained)
     >>> list(table.columns), list(run.claims)  # doctest: +NORMALIZE_WHITESPACE
     (['selected op', 'its weight', 'rotation range (rad)', 'test acc'], ['fig3/augnet_selects_rotate',
      'fig3/same_as_authors', 'fig3/augerino_rotation', 'fig3/no_regulariser_collapses',
@@ -277,7 +277,7 @@ def sprites_report(run, S: Sprites, hist: dict) -> tuple[pd.DataFrame, pd.DataFr
     comparable = (S.sprite_files is None and S.color and S.fill == 1 and S.max_angle == 45 and S.size == 32
                   and S.batch_size == 128 and tuple(S.widths) == tuple(S.widths[0] * 2**i for i in range(4)))
     theirs = authors_runs("sprites", **match) if comparable else authors_runs("sprites", n_train=-1)
-    seeds_table = compare_with_authors(
+    seeds_table = report_same_as_authors(
         run, "fig3/same_as_authors", "rotate", ours, theirs,
         f"our {S.n_train} colour sprites of 32 px, trunk width {S.widths[0]}, {S.epochs} epochs, one trunk "
         "initialisation per seed", truth=true_angle)
@@ -352,7 +352,7 @@ def _reach(S: Sprites) -> str:
             f"{S.init_magnitude * augnet.OPS['rotate'].scale:.2f} rad to at most about {top:.2f} rad")
 
 
-def angle_ranges_report(run, S: Sprites, ranges: dict) -> tuple[pd.DataFrame, dict]:
+def report_angle_ranges(run, S: Sprites, ranges: dict) -> tuple[pd.DataFrame, dict]:
     """Beyond the paper (chapter E1): the rotation a layer offering rotate alone learned on sprites of each
     data range (:func:`invlib.papers.e.experiments.train_angle_ranges`), beside the data's own range and the
     largest label-preserving rotation, ``90 - range`` degrees. Logs them; returns the table and the facts.
@@ -362,7 +362,7 @@ def angle_ranges_report(run, S: Sprites, ranges: dict) -> tuple[pd.DataFrame, di
     >>> from invlib import results
     >>> st = lambda rad: {"layer0": {"rotate": dict(weight=1.0, magnitude=rad / math.pi, max_value=rad)}}
     >>> run = results.Run("demo", "smoke")
-    >>> table, facts = angle_ranges_report(run, None, {45.0: [dict(state=st(0.8))], 30.0: [dict(state=st(1.0))]})
+    >>> table, facts = report_angle_ranges(run, None, {45.0: [dict(state=st(0.8))], 30.0: [dict(state=st(1.0))]})
     >>> table["nearer to"].tolist()
     ['both (equal at 45 degrees)', 'label-preserving range']
     """
@@ -456,7 +456,7 @@ def plot_ops_over_training(h: list[dict], op: str | None = None, axes=None, labe
 
 
 # ----------------------------------------------------------------------------- E2: sinusoids
-def sinusoids_report(run, S: Sinusoids, hist: dict, alone: dict) -> tuple[pd.DataFrame, pd.DataFrame, dict]:
+def report_sinusoids(run, S: Sinusoids, hist: dict, alone: dict) -> tuple[pd.DataFrame, pd.DataFrame, dict]:
     """Log chapter E2's metrics, record its claim; return the per-seed table and the facts its prose quotes.
 
     Example
@@ -466,9 +466,9 @@ def sinusoids_report(run, S: Sinusoids, hist: dict, alone: dict) -> tuple[pd.Dat
     >>> from invlib.papers.e.experiments import settings
     >>> three, alone = (augnet.augnet(nn.Identity(), ops=o, fs=100) for o in ("signal", ["frequency_shift"]))
     >>> run = results.Run("demo", "smoke")
-    >>> table, seeds, facts = sinusoids_report(run, settings("sinusoids", "smoke"),
-    ...                                 {0: [dict(epoch=0, state=three.state(), test_acc=0.5)]},
-    ...                                 {0: [dict(epoch=0, state=alone.state())]})
+    >>> table, seeds, facts = report_sinusoids(run, settings("smoke", experiment="sinusoids"),
+    ...                                        {0: [dict(epoch=0, state=three.state(), test_acc=0.5)]},
+    ...                                        {0: [dict(epoch=0, state=alone.state())]})
     >>> table.loc[0, "selected"], run.claims["fig5/frequency_shift_selected"]["verdict"]  # untrained; one seed
     ('frequency_shift', 'inconclusive at this budget')
     """
@@ -512,7 +512,7 @@ def sinusoids_report(run, S: Sinusoids, hist: dict, alone: dict) -> tuple[pd.Dat
         max_value=[augnet.selected(h[-1]["state"])["layer0"][2] for h in hist.values()])
     theirs = authors_runs("sinusoids", epochs=S.epochs) if (S.n_train, S.n_test, S.batch_size, S.widths) == (
         400, 200, 32, (2, 2)) else authors_runs("sinusoids", epochs=-1)
-    seeds_table = compare_with_authors(run, "fig5/same_as_authors", "frequency_shift", ours, theirs,
+    seeds_table = report_same_as_authors(run, "fig5/same_as_authors", "frequency_shift", ours, theirs,
                                        f"the paper's sinusoids and CNN trunk, {S.epochs} epochs", truth=TRUE_HZ,
                                        tol=HZ_TOL[0])
     free_gain = S.reg * 1.0 - S.weight_decay / 2  # an operation harmless at magnitude 1, at full weight
@@ -591,7 +591,7 @@ def plot_curves(hist: dict, test_key: str = "test_acc"):
 
 
 # ----------------------------------------------------------------------------- E3: capacity
-def capacity_report(run, S: Capacity, res: pd.DataFrame) -> tuple[pd.DataFrame, pd.DataFrame, dict]:
+def report_capacity(run, S: Capacity, res: pd.DataFrame) -> tuple[pd.DataFrame, pd.DataFrame, dict]:
     """Log chapter E3's metrics, record its claims; return the (trunk x method) table of median invariance and
     accuracy, the trunks the authors' code was also run on (their AugNet's range and invariance per seed
     beside ours, :func:`authors_runs`) and the facts its prose quotes.
@@ -606,7 +606,7 @@ def capacity_report(run, S: Capacity, res: pd.DataFrame) -> tuple[pd.DataFrame, 
     ...                                        (4, 4024, "AugNet", 0.95), (64, 64324, "baseline", 0.7),
     ...                                        (64, 64324, "oracle augmentation", 0.9), (64, 64324, "AugNet", 0.97)]])
     >>> run = results.Run("demo", "smoke")
-    >>> table, authors, facts = capacity_report(run, settings("capacity", "smoke"), res)
+    >>> table, authors, facts = report_capacity(run, settings("smoke", experiment="capacity"), res)
     >>> [c["verdict"] for c in run.claims.values()], facts["e3_aug"]  # one model per trunk: a single seed
     (['inconclusive at this budget', 'inconclusive at this budget'], '0.95–0.97')
     """
@@ -723,7 +723,7 @@ def learned_table(hist: dict) -> pd.DataFrame:
     return pd.DataFrame(out)
 
 
-def images_report(run, S: Images, hist: dict) -> tuple[pd.DataFrame, dict]:
+def report_images(run, S: Images, hist: dict) -> tuple[pd.DataFrame, dict]:
     """Log chapter E4's metrics, record its claims (measurable on CIFAR-10 only: the paper's claims are about
     it); return the early-stopped test accuracy per model and the facts the prose quotes.
 
@@ -731,10 +731,10 @@ def images_report(run, S: Images, hist: dict) -> tuple[pd.DataFrame, dict]:
     -------
     >>> from invlib import results
     >>> from invlib.papers.e.experiments import image_models, settings
-    >>> S = settings("images", "smoke")
+    >>> S = settings("smoke", experiment="images")
     >>> hist = {name: [dict(epoch=0, test_at_best_val=0.5, train_acc=0.6)] for name in image_models(S)}
     >>> run = results.Run("demo", "smoke")
-    >>> table, facts = images_report(run, S, hist)
+    >>> table, facts = report_images(run, S, hist)
     >>> {c["verdict"] for c in run.claims.values()}, len(run.claims)
     ({'not measurable at this profile'}, 3)
     """

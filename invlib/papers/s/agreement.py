@@ -3,13 +3,13 @@
 Each paper measures invariance its own way. This module applies all of them, through the papers' own public
 functions (no measure is implemented a second time), to one set of models:
 
-- **the models** (:func:`family`): paper B's small ResNet on ``scenes`` (56 px views of 64 px scenes, chapter B1's
-  recipe), trained without augmentation (B1's fixed central crop), with RandomResizedCrop, with one
-  transformation each (translation: B1's fixed-size random crop; scale: B1's random-size central crop; rotation
-  and brightness: :func:`invlib.zoo.random_op`, trained here), ``seeds`` seeds each, untrained; with a learned
-  translation and zoom (chapter B6's Augerino); at variation 0 of the scenes (chapter B7's models); and chapter
-  B3's ResNet and ViT (trained without augmentation), for the architecture. The recipe is B1's settings
-  (:func:`invlib.papers.b.rrc.settings`), read, not copied; :func:`s1_zoo_specs` lists the zoo models.
+- **the models** (:func:`models`; trained or loaded by :func:`train`): paper B's small ResNet on ``scenes`` (56 px
+  views of 64 px scenes, chapter B1's recipe), trained without augmentation (B1's fixed central crop), with
+  RandomResizedCrop, with one transformation each (translation: B1's fixed-size random crop; scale: B1's random-size
+  central crop; rotation and brightness: :func:`invlib.zoo.random_op`, trained here), ``seeds`` seeds each,
+  untrained; with a learned translation and zoom (chapter B6's Augerino); at variation 0 of the scenes (chapter B7's
+  models); and chapter B3's ResNet and ViT (trained without augmentation), for the architecture. The recipe is B1's
+  settings (:func:`invlib.papers.b.rrc.settings`), read, not copied; :func:`s1_zoo_specs` lists the zoo models.
 - **the measures** (:func:`measure`), for each transformation of :data:`TRANSFORMS` the measure has:
   accuracy under the transformation (paper B's grids, mean over the levels, read from the forward passes of B's
   sweep, :func:`sweep_predictions`); A's ranking-probe accuracy on the
@@ -28,7 +28,7 @@ The chapter's claims, tables and figures are :mod:`invlib.papers.s.agreement_rep
 Example
 -------
 >>> S = settings("smoke")
->>> [m.name for m in family(S)][:3]
+>>> [m.name for m in models(S)][:3]
 ['none 0', 'standard 0', 'translation 0']
 """
 
@@ -112,10 +112,8 @@ class Settings:
     brightness: tuple[float, float] = (0.5, 2.0)
     transforms: tuple[str, ...] = tuple(TRANSFORMS)
     levels: tuple[int, ...] = (0, 1, 3, 5)
-    # n_probe, n_pairs 192 (256 before), n_fit, n_eval 128 (192 before), one measured cpu run (27 models): every
-    # verdict as before (all five inconclusive: the agreement intervals are bounded by the 10 variants, e.g. B vs C on
-    # translation rho +0.89 [+0.37, +0.98] vs +0.83 [+0.13, +0.95]); parts: claim 1 13 of 16 reproduced (12 before),
-    # claim 5 3 of 12 (4 before). CPU seconds of the chapter 71.0 -> 55.8 (about 8,400 -> 6,200 images per model).
+    # n_probe, n_pairs 192 and n_fit, n_eval 128: every verdict as with 256 and 192, for a fifth less time
+    # (benchmarks/measurements/b.md)
     n_probe: int = 192
     n_pairs: int = 192
     n_fit: int = 128
@@ -202,14 +200,14 @@ VARIANTS = ("none", "standard", "translation", "scale", "rotation", "brightness"
 SWEEP_ONLY = ("untrained",)
 
 
-def family(S: Settings) -> list[Model]:
+def models(S: Settings) -> list[Model]:
     """Every model of the chapter: each of :data:`VARIANTS` with ``S.seeds`` seeds (chapter B1's recipe and
     models; rotation and brightness are trained here), B6's Augerino model, B7's models without augmentation at
     variation 0 (``S.seeds`` seeds), B3's ResNet and ViT trained without augmentation.
 
     Example
     -------
-    >>> fam = family(settings("cpu"))
+    >>> fam = models(settings("cpu"))
     >>> len(fam), fam[0].spec.name, fam[-1].name
     (27, 'small_resnet18_s4/fixed_size_center_crop', 'ViT none 0')
     """
@@ -218,7 +216,7 @@ def family(S: Settings) -> list[Model]:
     if S.augerino:
         out.append(Model("augerino", 0, recipe="B6", spec=(AUGERINO_GROUP, S.augerino_reg)))
     if S.variation:  # B7's recipe and seeds, as many as this chapter's (the same specs as B7's own)
-        specs = grounding.variation_family(grounding.settings(S.profile, variation={"seeds": S.seeds}))
+        specs = grounding.variation_specs(grounding.settings(S.profile, variation={"seeds": S.seeds}))
         out += [Model("none", k, variation=0.0, recipe="B7", spec=s) for k, s in enumerate(specs[(0.0, rrc.NONE)])]
     if S.architectures:
         # B3's untrained ViT is read by no claim (the architecture factor compares the trained ones), and B3's
@@ -230,7 +228,7 @@ def family(S: Settings) -> list[Model]:
 
 def s1_zoo_specs(profile: str = "cpu", **params) -> list[zoo.Spec]:
     """The zoo models chapter S1's run loads, for its papermill parameters ``params`` (None = default): the B1-recipe
-    models of :func:`family` (B1's, and the rotation, brightness and untrained ones trained here), B7's at
+    models of :func:`models` (B1's, and the rotation, brightness and untrained ones trained here), B7's at
     variation 0 and B3's ``zoo:`` entries under B3's profile (:func:`invlib.zoo.chapter_profile`). B6's
     Augerino run is not a zoo model (chapter B6's cache, :func:`invlib.papers.b.rrc.augerino_model`).
 
@@ -245,17 +243,19 @@ def s1_zoo_specs(profile: str = "cpu", **params) -> list[zoo.Spec]:
     S = settings(profile, **params)
     zp = zoo.chapter_profile(grounding.settings(S.profile))
     return [zoo.spec(m.spec[len("zoo:"):], zp) if m.recipe == "B3" else m.spec
-            for m in family(S) if m.recipe != "B6"]
+            for m in models(S) if m.recipe != "B6"]
 
 
 def models_table(fam: list[Model]) -> pd.DataFrame:
-    """The family as a table: ``model | variant | seed | arch | variation | recipe | training`` (the zoo name or
-    augmentation and its parameters).
+    """The models as a table narrow enough for a page, one row per model over its seeds: ``model`` (the name
+    without the seed: variant, B3's architecture, B7's variation) | ``seeds`` | ``recipe`` (the chapter whose
+    recipe trained it) | ``training`` (the zoo name, or the augmentation and its parameters).
 
     Example
     -------
-    >>> models_table(family(settings("smoke"))).loc["rotation 0", "training"]
-    'random_op: high=45.0, low=-45.0, op=rotate, size=56'
+    >>> t = models_table(models(settings("smoke")))
+    >>> list(t.columns), t.loc["rotation", "training"], t.loc["none", "seeds"]
+    (['seeds', 'recipe', 'training'], 'random_op: high=45.0, low=-45.0, op=rotate, size=56', '0')
     """
     def training(m: Model) -> str:
         if isinstance(m.spec, str):
@@ -267,16 +267,19 @@ def models_table(fam: list[Model]) -> pd.DataFrame:
         params = ", ".join(f"{k}={v}" for k, v in dict(m.spec.augment_params).items())
         return f"{m.spec.augment}: {params}" if params else m.spec.augment
 
-    rows = [dict(model=m.name, variant=m.variant, seed=m.seed, arch=m.arch, variation=m.variation, recipe=m.recipe,
-                 training=training(m)) for m in fam]
-    return pd.DataFrame(rows).set_index("model")
+    rows: dict[str, dict] = {}
+    for m in fam:
+        row = rows.setdefault(m.name.rsplit(" ", 1)[0], dict(seeds=[], recipe=m.recipe, training=training(m)))
+        row["seeds"].append(str(m.seed))
+    return pd.DataFrame([{**row, "model": name, "seeds": ", ".join(row["seeds"])} for name, row in rows.items()]
+                        ).set_index("model")[["seeds", "recipe", "training"]]
 
 
-def load(S: Settings, fam: list[Model] | None = None) -> dict[Model, torch.nn.Module]:
-    """The models of ``fam`` (default :func:`family`) in eval mode: loaded from the zoo, trained there on first use
+def train(S: Settings, fam: list[Model] | None = None) -> dict[Model, torch.nn.Module]:
+    """The models of ``fam`` (default :func:`models`) in eval mode: loaded from the zoo, trained there on first use
     (:func:`invlib.zoo.train_many`; a book build trains them before any chapter runs, :func:`s1_zoo_specs`). B6's
     Augerino model is its trunk, the network without the learned augmentation (chapter B6's run, cached)."""
-    fam = family(S) if fam is None else fam
+    fam = models(S) if fam is None else fam
     specs = [m.spec for m in fam if m.recipe in ("B1", "B7")]
     trained = dict(zip(specs, zoo.train_many(specs, progress=S.progress)))
     G = grounding.settings(S.profile)
@@ -475,7 +478,7 @@ def measure_sets(S: Settings) -> dict:
 
 
 def measure(S: Settings, nets: dict, sets: dict | None = None) -> pd.DataFrame:
-    """Every measure on every model of ``nets`` (:func:`load`): one row per (model, transform, measure) with the
+    """Every measure on every model of ``nets`` (:func:`train`): one row per (model, transform, measure) with the
     model's ``variant``, ``seed``, ``arch``, ``variation``, ``recipe`` and ``value``; the variants of
     :data:`SWEEP_ONLY` get the accuracy and B's measures only. ``sets``: the images (default :func:`measure_sets`;
     any uint8 datasets with labels and boxes in that shape).
