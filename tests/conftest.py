@@ -1,7 +1,8 @@
 """Fixtures shared by the book tests: a fresh copy of the book's sources per test, and one smoke build of the
 whole book per test session. Both live in temporary folders: no test reads or writes the checkout's
 ``book/_generated/``, ``_build/`` or ``results/`` (results and caches go to the temporary ``$INVLIB_RESULTS`` and
-``$INVLIB_CACHE`` that the root ``conftest.py`` sets). And ``one_thread``: torch on one thread for one test."""
+``$INVLIB_CACHE`` that the root ``conftest.py`` sets). And ``one_thread``: torch on one thread for one test;
+``fm_test``: Fashion-MNIST's test split."""
 
 import shutil
 from pathlib import Path
@@ -65,3 +66,14 @@ def one_thread():
     torch.set_num_threads(1)
     yield
     torch.set_num_threads(before)
+
+
+@pytest.fixture(scope="session")
+def fm_test():
+    """Fashion-MNIST's test split (the data tests' real images); skips where the Debian package is missing."""
+    from invlib.data import DataMissingError, load
+
+    try:
+        return load("fashion_mnist", "test")
+    except DataMissingError as e:
+        pytest.skip(f"Fashion-MNIST not installed: {e}")

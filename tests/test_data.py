@@ -5,15 +5,7 @@ import pytest
 import torch
 
 from invlib import data
-from invlib.data import DataMissingError, load
-
-
-@pytest.fixture(scope="module")
-def fm_test():
-    try:
-        return load("fashion_mnist", "test")
-    except DataMissingError as e:
-        pytest.skip(f"Fashion-MNIST not installed: {e}")
+from invlib.data import load
 
 
 def test_unknown_names_splits_options_are_listed():

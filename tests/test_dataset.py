@@ -5,16 +5,8 @@ import pytest
 import torch
 
 from invlib import data
-from invlib.data import DataMissingError, load
 from invlib.data import dataset as core
-
-
-@pytest.fixture(scope="module")
-def fm_test():
-    try:
-        return load("fashion_mnist", "test")
-    except DataMissingError as e:
-        pytest.skip(f"Fashion-MNIST not installed: {e}")
+from invlib.data import load
 
 
 def test_subsets_are_deterministic_and_nested(fm_test):

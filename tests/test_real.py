@@ -19,14 +19,6 @@ needs_debian = pytest.mark.skipif(not (DEBIAN / FM_FILES[2]).is_file(), reason="
 
 
 @pytest.fixture(scope="module")
-def fm_test():
-    try:
-        return load("fashion_mnist", "test")
-    except DataMissingError as e:
-        pytest.skip(f"Fashion-MNIST not installed: {e}")
-
-
-@pytest.fixture(scope="module")
 def fm_color_test(fm_test):
     return load("fashion_mnist_color", "test")
 
