@@ -163,6 +163,26 @@ class Run:
         self.claims: dict[str, dict] = {}
         self._t0 = time.perf_counter()
 
+    def use(self, settings) -> None:
+        """Record ``settings`` as the run's parameters: a chapter's settings after it chose one of them itself
+        (paper D1 chooses its entropy band by a sweep after it opened), so the JSON holds what the run used.
+
+        Example
+        -------
+        >>> @dataclasses.dataclass(frozen=True)
+        ... class Settings:
+        ...     profile: str = "smoke"
+        ...     band: tuple | None = None
+        >>> run = Run(Settings(), name="demo")
+        >>> run.use(Settings(band=(1.0, 1.5)))
+        >>> run.params
+        {'profile': 'smoke', 'band': (1.0, 1.5)}
+        """
+        if not dataclasses.is_dataclass(settings) or getattr(settings, "profile", None) != self.profile.name:
+            raise ValueError(f"Run.use takes the chapter's settings with the run's profile {self.profile.name!r}; "
+                             f"got {settings!r}")
+        self.params = dataclasses.asdict(settings)
+
     def log(self, key: str, value, paper=None, note: str = "") -> None:
         """Record ``value`` (a number, string, list or dict of them) under ``key``, with the paper's value.
 

@@ -67,7 +67,7 @@ print(train, test, sep="\n")
 # %%
 sweep = D.band_sweep(S, train)
 S = D.with_band(S, sweep)
-run.params.update(h_min=S.h_min, h_max=S.h_max)  # the chosen band is a parameter of the run
+run.use(S)  # the chosen band is a parameter of the run
 R.plot_sweep(sweep, (S.h_min, S.h_max))
 plt.show()
 display(sweep.round(3))

@@ -194,3 +194,21 @@ def test_a_chapter_opens_with_its_settings_and_run_and_closes_by_saving(tmp_path
     assert run.close() is None and results.load("zz_demo", "smoke")["metrics"] == {"x": 1.5}
     path = tmp_path / "smoke" / "zz_demo.json"
     assert f"results: {path}" in capsys.readouterr().out
+
+
+def test_a_run_records_the_settings_a_chapter_chose_after_it_opened():
+    """Run.use replaces the stored parameters by the final settings (D1's band); other settings are refused."""
+    import dataclasses as dc
+
+    @dc.dataclass(frozen=True)
+    class Settings:
+        profile: str = "smoke"
+        h_min: float | None = None
+
+    run = results.Run(Settings(), name="zz_demo")
+    run.use(Settings(h_min=1.0))
+    assert run.params == {"profile": "smoke", "h_min": 1.0}
+    with pytest.raises(ValueError, match="profile 'smoke'"):
+        run.use(Settings(profile="cpu"))
+    with pytest.raises(ValueError, match="settings"):
+        run.use({"profile": "smoke"})
