@@ -433,7 +433,7 @@ def build_site(root: str | Path = REPO) -> float:
     cmd = [sys.executable, "-c", "from jupyter_book.cli.main import main; main()",
            "build", str(root), "-W", "-n", "--keep-going"]
     config = site_config(root)
-    if config != yaml.safe_load((root / "_config.yml").read_text()):  # a repository: the buttons added
+    if config["repository"]["url"]:  # a repository: the build reads a config with its buttons added
         extensions = config.get("sphinx", {}).get("local_extensions") or {}
         for name, folder in extensions.items():  # Jupyter Book finds them beside the config file it is given
             extensions[name] = str(root / folder)
