@@ -118,12 +118,16 @@ def _compare(args) -> int:
     for r in rows:
         chapters.setdefault(r["chapter"], r["same_json"])
         if r["id"] is not None:
-            mark = "  MOVED" if r["moved"] else ""
+            mark = ("  MOVED" if r["moved"] else "") + ("  DECLARATION CHANGED" if r["declaration_moved"] else "")
             print(f"{r['chapter']:34s} {r['id']:48s} {r['verdict_a']!s:28s} {r['verdict_b']!s:28s}{mark}")
     same = [c for c, ok in chapters.items() if ok]
     moved = sum(r["moved"] for r in rows if r["id"] is not None)
     print(f"\n{len(same)} of {len(chapters)} chapters wrote the same JSON (apart from {', '.join(results.VOLATILE)});"
           f" {moved} of {sum(r['id'] is not None for r in rows)} verdicts moved")
+    declared = [f"{r['chapter']} {r['id']}" for r in rows if r["id"] is not None and r["declaration_moved"]]
+    print(f"{len(declared)} claims declared differently" + (":" if declared else ""))
+    for name in declared:
+        print(f"  declaration changed: {name}")
     for c, ok in chapters.items():
         if not ok:
             print(f"  differs: {c}")

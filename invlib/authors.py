@@ -70,8 +70,49 @@ def latest(path: str | Path, experiment: str, **match) -> dict | None:
     return max(rows, key=lambda t: t[:2])[2] if rows else None
 
 
-def record_same_values(run, cid: str, claim: str, frame: pd.DataFrame, rec: dict | None, criterion: str) -> str:
-    """Record the claim ``cid`` on ``run``: our numbers equal those of the authors' code on the same inputs.
+# The declarations of the two "same as the authors' code" tests, for a paper's protocol.
+SAME_VALUES = dict(quantity="keys whose number differs from their code's beyond its stated tolerance",
+                   unit="deterministic", direction="less", null=1.0, smallest=0.5, n_min=1,
+                   reason="each key's tolerance is stated with the key before the run: no key may differ beyond it "
+                          "(a count below one half; one key differing is the no-effect value)")
+# An equal success rate with the authors' code: the two rates may differ by at most this share of the runs.
+SAME_RATE_MARGIN = 0.25
+SAME_RATE = dict(quantity="our success rate minus theirs over seeds (Newcombe interval)", unit="seed",
+                 direction="equivalent", null=0.0, smallest=SAME_RATE_MARGIN, n_min=3,
+                 reason="a quarter of the runs: an implementation that succeeds in a quarter more (or fewer) of the "
+                        "seeds than the authors' code is a difference a reader would act on")
+
+
+def same_values_part():
+    """The declared part of "our numbers equal those of the authors' code on the same inputs" (for a protocol).
+
+    Example
+    -------
+    >>> same_values_part().boundary
+    0.5
+    """
+    from .protocol import Part
+
+    return Part(**SAME_VALUES)
+
+
+def same_rate_part():
+    """The declared part of "our implementation succeeds as often as the authors' code" (an equivalence within
+    :data:`SAME_RATE_MARGIN`), for a protocol.
+
+    Example
+    -------
+    >>> same_rate_part().smallest
+    0.25
+    """
+    from .protocol import Part
+
+    return Part(**SAME_RATE)
+
+
+def record_same_values(run, declared, frame: pd.DataFrame, rec: dict | None) -> str:
+    """Record the claim ``declared`` (its protocol's declaration, with :func:`same_values_part`) on ``run``: our
+    numbers equal those of the authors' code on the same inputs.
 
     ``frame`` has one row per number: ``key``, ``ours``, ``theirs``, ``difference`` (absolute), ``tolerance``,
     ``same`` (e.g. :func:`invlib.papers.b.authors_code.compare`); ``rec`` is their stored run (its ``commit`` and
@@ -84,20 +125,22 @@ def record_same_values(run, cid: str, claim: str, frame: pd.DataFrame, rec: dict
     Example
     -------
     >>> from invlib.results import Run
+    >>> from invlib.protocol import Claim
+    >>> same = Claim("x/same", "demo", "Same numbers.", "their code", "their repository", same_values_part())
     >>> run = Run("smoke", name="demo")
     >>> frame = pd.DataFrame(dict(key=["a", "b"], ours=[1.0, 2.0], theirs=[1.0, 2.5], difference=[0.0, 0.5],
     ...                           tolerance=[0.1, 0.1], same=[True, False]))
-    >>> record_same_values(run, "x/same", "Same numbers.", frame, {"commit": "a4facc0", "date": "2026-11-25"}, "0.1")
+    >>> record_same_values(run, same, frame, {"commit": "a4facc0", "date": "2026-11-25"})
     'not reproduced'
     >>> run.claims["x/same"]["ours"], run.claims["x/same"]["interval"]
     ('1 of 2 keys differ; largest |ours - theirs| 0.5 at b (tolerance 0.1)', '+1 (deterministic); < 0.5')
     """
-    from .results import decide, exact, not_measurable
+    from .results import exact, not_measurable
 
+    cid = declared.id
     if rec is None or len(frame) == 0:
-        run.claim(cid, claim, paper="their code not run on these inputs", ours="not compared", criterion=criterion,
-                  evidence=not_measurable("the authors' code has no stored run on these inputs"))
-        return run.claims[cid]["verdict"]
+        return run.claim(declared, ours="not compared", paper="their code not run on these inputs",
+                         effects=not_measurable("the authors' code has no stored run on these inputs"))
     differ = frame[~frame["same"].astype(bool)]
     difference = frame["difference"].astype(float)
     ratio = (difference / frame["tolerance"].astype(float)).mask(difference == 0, 0.0)
@@ -108,17 +151,7 @@ def record_same_values(run, cid: str, claim: str, frame: pd.DataFrame, rec: dict
     where = f"authors' code (commit {str(rec.get('commit', '?'))[:7]}, run here {rec.get('date', '?')})"
     run.log(f"{cid}/keys_differing", len(differ))
     run.log(f"{cid}/largest_difference", float(worst["difference"]))
-    evidence = decide(exact(len(differ)), direction="less", boundary=0.5, unit="deterministic", n_min=1,
-                      reason="each key's tolerance, stated with the key before the run: no key may differ beyond it "
-                             "(a count below one half)")
-    run.claim(cid, claim, paper=where, ours=ours, criterion=criterion, evidence=evidence)
-    return run.claims[cid]["verdict"]
-
-
-# An equal success rate with the authors' code: the two rates may differ by at most this share of the runs.
-SAME_RATE_MARGIN = 0.25
-SAME_RATE_REASON = ("a quarter of the runs: an implementation that succeeds in a quarter more (or fewer) of the seeds "
-                    "than the authors' code is a difference a reader would act on")
+    return run.claim(declared, ours=ours, paper=where, effects=exact(len(differ)))
 
 
 def same_rate_p(k1: int, n1: int, k2: int, n2: int) -> float:
@@ -138,48 +171,43 @@ def same_rate_p(k1: int, n1: int, k2: int, n2: int) -> float:
     return float(stats.fisher_exact([[k1, n1 - k1], [k2, n2 - k2]]).pvalue)
 
 
-def record_same_rate(run, cid: str, claim: str, ours: tuple[int, int], theirs: tuple[int, int], commit: str,
+def record_same_rate(run, declared, ours: tuple[int, int], theirs: tuple[int, int], commit: str,
                      date: str, ours_text: str = "", theirs_text: str = "") -> float:
-    """Record the claim ``cid`` on ``run`` (:meth:`invlib.results.Run.claim`): our implementation succeeds as
-    often as the authors' code on the same setting and seeds. ``ours`` and ``theirs`` are ``(successes, trials)``
-    over seeds. An equivalence test: the 90 % Newcombe interval of ``ours - theirs`` must lie within
-    +-:data:`SAME_RATE_MARGIN` (reproduced); wholly outside it is not reproduced; otherwise inconclusive at this
-    budget (six seeds a side cannot show two rates equal within a quarter). Not measurable when their code has no
-    run here (``theirs[1] == 0``). Returns the Fisher p of equal rates (NaN when not measurable), also logged as
-    ``<cid>/fisher_p``.
+    """Record the claim ``declared`` (its protocol's declaration, with :func:`same_rate_part`) on ``run``: our
+    implementation succeeds as often as the authors' code on the same setting and seeds. ``ours`` and ``theirs``
+    are ``(successes, trials)`` over seeds. An equivalence test: the 90 % Newcombe interval of ``ours - theirs``
+    must lie within +-:data:`SAME_RATE_MARGIN` (reproduced); wholly outside it is not reproduced; otherwise
+    inconclusive at this budget (six seeds a side cannot show two rates equal within a quarter). Not measurable when
+    their code has no run here (``theirs[1] == 0``). Returns the Fisher p of equal rates (NaN when not measurable),
+    also logged as ``<cid>/fisher_p``.
 
     Example
     -------
     >>> from invlib.results import Run
+    >>> from invlib.protocol import Claim
+    >>> same = Claim("x/same", "demo", "Selects rotate as theirs does.", "their code", "repository", same_rate_part())
     >>> run = Run("demo", "smoke")
-    >>> p = record_same_rate(run, "x/same", "Selects rotate as theirs does.", (0, 6), (6, 6), "2c2ee6b8", "2026-11-23")
+    >>> p = record_same_rate(run, same, (0, 6), (6, 6), "2c2ee6b8", "2026-11-23")
     >>> run.claims["x/same"]["verdict"], round(p, 4)
     ('not reproduced', 0.0022)
-    >>> _ = record_same_rate(run, "x/same", "Selects rotate as theirs does.", (1, 6), (5, 6), "2c2ee6b8", "2026-11-23")
+    >>> _ = record_same_rate(run, same, (1, 6), (5, 6), "2c2ee6b8", "2026-11-23")
     >>> run.claims["x/same"]["verdict"]   # unlike Fisher's p >= 0.05, never "the same"
     'inconclusive at this budget'
-    >>> _ = record_same_rate(run, "x/same", "Selects rotate as theirs does.", (6, 6), (6, 6), "2c2ee6b8", "2026-11-23")
+    >>> _ = record_same_rate(run, same, (6, 6), (6, 6), "2c2ee6b8", "2026-11-23")
     >>> run.claims["x/same"]["verdict"]
     'inconclusive at this budget'
     """
-    from .results import LEVEL, decide, not_measurable, rate_difference_interval
+    from .results import not_measurable, rate_difference_interval
 
     (k_o, n_o), (k_t, n_t) = ours, theirs
     measurable = n_t > 0
     p = same_rate_p(k_o, n_o, k_t, n_t) if measurable else float("nan")
-    where = (f"authors' code (commit {commit[:7]}, run here {date}): {k_t} of {n_t} seeds{theirs_text}"
-             if measurable else "their code not run at this setting")
-    if measurable:
-        evidence = decide(rate_difference_interval(k_o, n_o, k_t, n_t, level=LEVEL["equivalent"]),
-                          direction="equivalent", margin=SAME_RATE_MARGIN, reason=SAME_RATE_REASON, unit="seed",
-                          n_min=3)
-    else:
-        evidence = not_measurable("the authors' code has no run at this setting")
-    run.claim(cid, claim, paper=where, ours=f"{k_o} of {n_o} seeds{ours_text}",
-              criterion=f"our success rate minus theirs over seeds, 90 % Newcombe interval within "
-                        f"+-{SAME_RATE_MARGIN:g} (equivalence)" + (f"; Fisher p = {p:.3f}" if measurable else ""),
-              evidence=evidence)
-    run.log(f"{cid}/fisher_p", p)
+    where = (f"authors' code (commit {commit[:7]}, run here {date}): {k_t} of {n_t} seeds{theirs_text}; Fisher p of "
+             f"equal rates {p:.3f}" if measurable else "their code not run at this setting")
+    effect = (lambda level: rate_difference_interval(k_o, n_o, k_t, n_t, level=level)) if measurable else \
+        not_measurable("the authors' code has no run at this setting")
+    run.claim(declared, ours=f"{k_o} of {n_o} seeds{ours_text}", paper=where, effects=effect)
+    run.log(f"{declared.id}/fisher_p", p)
     return p
 
 

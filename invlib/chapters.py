@@ -17,7 +17,8 @@ from .utils import REPO
 GENERATED = Path("book/_generated")  # the executed notebooks and the pages the runner writes
 SOURCES = Path("notebooks")  # the chapters' Jupytext sources, notebooks/<name>.py
 SCOREBOARD = "scoreboard"
-PAGES = (SCOREBOARD,)  # pages under book/_generated/ that the runner writes itself; not notebooks
+PROTOCOL = "protocol"
+PAGES = (SCOREBOARD, PROTOCOL)  # pages under book/_generated/ that the runner writes itself; not notebooks
 
 
 @dataclass

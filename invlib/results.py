@@ -8,9 +8,11 @@ criterion), shows :meth:`Run.table` ("paper vs this run") and ends with :meth:`R
 :func:`scoreboard` gathers the claims of every saved run: the book's "Reproduction scoreboard" page. The JSON file holds
 the metrics, the paper's values, the parameters, the environment (torch version, device) and the seconds
 the run took, so runs on different machines and profiles can be compared without re-executing anything.
-Every claim's verdict comes from one decision function, :func:`decide` (:mod:`invlib.verdicts`, re-exported
-here with its intervals): the claim's effect per replicate against a boundary or margin declared before the run;
-the :class:`Evidence` (estimate, interval, n, unit, margin) is stored with the claim.
+Every claim's verdict comes from one decision function, :func:`invlib.protocol.decide`: the claim's effects per
+replicate against the smallest effect that matters, declared in its paper's protocol before the run
+(``invlib/papers/<paper>/protocol.py``); the :class:`Evidence` (estimate, interval, n, unit, null, boundary) and
+the declaration are stored with the claim. The intervals the reports make (:mod:`invlib.verdicts`) are re-exported
+here.
 
 The folder is ``$INVLIB_RESULTS`` if set (the book runner sets it), else ``results/`` in the repository.
 """
@@ -43,9 +45,6 @@ from .verdicts import (  # noqa: F401  (the decision function and its intervals,
     Evidence,
     Interval,
     bootstrap_interval,
-    decide,
-    decide_any,
-    decide_parts,
     exact,
     mantel,
     not_measurable,
@@ -196,33 +195,42 @@ class Run:
         if note:
             self.notes[key] = note
 
-    def claim(self, cid: str, claim: str, paper, ours, criterion: str, evidence: Evidence) -> str:
+    def claim(self, declared, ours, effects, paper=None) -> str:
         """Record one claim of the paper, tested by this run, and return its verdict.
 
         Args:
-            cid: short id, unique in the chapter, e.g. ``"fig3/augnet_rotation"``.
-            claim: the claim in one sentence.
-            paper: the paper's number (or text); ours: this run's.
-            criterion: the test in words, e.g. ``"RRC's paired gain over none > 0, 95 % t-interval over seeds"``.
-            evidence: what :func:`decide` (or :func:`decide_parts`, :func:`not_measurable`) made of this run's
-                numbers; its verdict is the claim's, and it is stored with the claim.
+            declared: the claim's declaration in its paper's protocol (:class:`invlib.protocol.Claim`, e.g.
+                ``PROTOCOL["table1a/translation_recovers_rrc"]``): statement, the paper's value, the parts with
+                their smallest effects. The criterion shown is written from it, and it is stored with the claim.
+            ours: this run's number (or text) for the table.
+            effects: what this run measured, per part (:func:`invlib.protocol.decide` says the forms), or
+                :func:`not_measurable` where the profile cannot test the claim.
+            paper: the paper's value where it comes from a stored file rather than the declaration (the authors'
+                code's runs, with their commit).
 
         Example
         -------
+        >>> from invlib.protocol import Claim, Part
+        >>> gain = Part("RRC's gain, points", unit="seed", smallest=0.5, reason="half a point of top-1")
+        >>> rrc = Claim("t1", "demo", "RRC helps.", paper="+4.4", where="Table 1a", parts=gain)
         >>> run = Run("smoke", name="demo")
-        >>> ev = decide([1.2, 0.8, 1.1], reason="any gain", unit="seed")
-        >>> run.claim("t1", "RRC helps.", paper=4.4, ours=1.03, criterion="paired gain > 0", evidence=ev)
+        >>> run.claim(rrc, ours=1.03, effects=[1.2, 0.8, 1.1])
         'reproduced'
         >>> run.claims["t1"]["evidence"]["n"], run.claims["t1"]["interval"]
-        (3, '+1.03 [+0.516, +1.55], 3 seeds; > 0')
+        (3, '+1.03 [+0.516, +1.55], 3 seeds; > 0.5')
         """
-        if not isinstance(cid, str) or not cid:
-            raise ValueError(f"claim id must be a non-empty string, got {cid!r}")
-        if not isinstance(evidence, Evidence):
-            raise TypeError(f"claim {cid!r}: evidence must come from results.decide (or decide_parts, "
-                            f"not_measurable), got {type(evidence).__name__}")
-        self.claims[cid] = dict(id=cid, claim=claim, paper=_plain(paper), ours=_plain(ours), criterion=criterion,
-                                verdict=evidence.verdict, interval=evidence.text(), evidence=evidence.to_dict())
+        from .protocol import Claim, decide as decide_claim
+
+        if not isinstance(declared, Claim):
+            raise TypeError(f"Run.claim takes the claim's declaration from its paper's protocol (a "
+                            f"invlib.protocol.Claim), got {type(declared).__name__} {declared!r}")
+        evidence = decide_claim(declared, effects)
+        cid = declared.id
+        self.claims[cid] = dict(id=cid, claim=declared.statement, paper=_plain(declared.paper if paper is None
+                                                                              else paper),
+                                ours=_plain(ours), criterion=declared.criterion(), verdict=evidence.verdict,
+                                interval=evidence.text(), evidence=evidence.to_dict(),
+                                declaration=declared.to_dict())
         return evidence.verdict
 
     def claims_table(self):
@@ -319,9 +327,10 @@ def scoreboard(profile: str | None = None) -> list[dict]:
 
     Example
     -------
+    >>> from invlib.protocol import Claim, Part
+    >>> level = Part("the share", unit="deterministic", smallest=0.9, reason="the paper's level", n_min=1)
     >>> run = Run("smoke", name="e9_demo")
-    >>> ev = decide(exact(0.5), boundary=0.9, reason="the paper's level", unit="deterministic", n_min=1)
-    >>> _ = run.claim("x", "A claim.", paper=1.0, ours=0.5, criterion="ours >= 0.9", evidence=ev)
+    >>> _ = run.claim(Claim("x", "e9_demo", "A claim.", "1.0", "Fig. 1", level), ours=0.5, effects=exact(0.5))
     >>> _ = run.save()
     >>> [(r["paper"], r["chapter"], r["verdict"]) for r in scoreboard("smoke") if r["chapter"] == "e9_demo"]
     [('E', 'e9_demo', 'not reproduced')]
@@ -352,19 +361,23 @@ def compare(a: str | os.PathLike, b: str | os.PathLike) -> list[dict]:
     ran), and each claim's verdict and estimate in both.
 
     Returns one dict per claim: ``chapter``, ``id``, ``verdict_a``, ``verdict_b``, ``estimate_a``, ``estimate_b``,
-    ``moved`` (the verdicts differ), ``same_json`` (the chapter's whole record is the same); a chapter with no
-    claims gives one row with ``id`` None.
+    ``moved`` (the verdicts differ), ``declaration_moved`` (the claim's declaration differs: its parts, smallest
+    effects, reasons, statement), ``same_json`` (the chapter's whole record is the same); a chapter with no claims
+    gives one row with ``id`` None.
 
     Example
     -------
     >>> import tempfile
+    >>> from invlib.protocol import Claim, Part
     >>> root = Path(tempfile.mkdtemp())
-    >>> for name, gains in (("one", [1.0, 1.2, 0.9]), ("two", [1.0, 1.2, 0.9])):
-    ...     run = Run("smoke", name="b9_demo"); run.log("gain", sum(gains))
-    ...     _ = run.claim("g", "A gain.", 1, sum(gains) / 3, "gain > 0", decide(gains, reason="r", unit="seed"))
+    >>> for name, small in (("one", 0.5), ("two", 1.5)):
+    ...     gain = Claim("g", "b9_demo", "A gain.", "1", "Table 1", Part("gain", "seed", smallest=small, reason="r"))
+    ...     run = Run("smoke", name="b9_demo"); run.log("gain", 3.1)
+    ...     _ = run.claim(gain, ours=1.03, effects=[1.0, 1.2, 0.9])
     ...     path = atomic_save(json.dumps(run.to_dict()), root / name / "b9_demo.json")
-    >>> [(r["id"], r["verdict_a"], r["moved"], r["same_json"]) for r in compare(root / "one", root / "two")]
-    [('g', 'reproduced', False, True)]
+    >>> [(r["id"], r["verdict_a"], r["verdict_b"], r["declaration_moved"], r["same_json"])
+    ...  for r in compare(root / "one", root / "two")]
+    [('g', 'reproduced', 'not reproduced', True, False)]
     """
     a, b = Path(a), Path(b)
     for folder in (a, b):
@@ -380,7 +393,8 @@ def compare(a: str | os.PathLike, b: str | os.PathLike) -> list[dict]:
             rows.append(dict(chapter=name, id=cid, verdict_a=x.get("verdict"), verdict_b=y.get("verdict"),
                              estimate_a=(x.get("evidence") or {}).get("estimate"),
                              estimate_b=(y.get("evidence") or {}).get("estimate"),
-                             moved=x.get("verdict") != y.get("verdict"), same_json=same))
+                             moved=x.get("verdict") != y.get("verdict"),
+                             declaration_moved=x.get("declaration") != y.get("declaration"), same_json=same))
     return rows
 
 

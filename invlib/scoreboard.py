@@ -6,7 +6,10 @@ reads the claims the runs recorded (:meth:`invlib.results.Run.claim`, gathered b
 
 - ``scoreboard.md``: a summary table (one row per paper: chapters run, claims, and how many claims got each
   verdict), then per paper and chapter a table of its claims (claim, paper's value, ours, verdict, criterion);
-- ``claims_<a..e>.md``: one paper's part of that, included by the paper's overview page ``book/paper_<a..e>.md``.
+- ``claims_<a..e>.md``: one paper's part of that, included by the paper's overview page ``book/paper_<a..e>.md``;
+- ``protocol.md``: every paper's declared claims (:func:`invlib.papers.protocols`), one table per paper, one row per
+  part: what is measured, the unit of replication, the direction, no effect, the smallest effect that matters and
+  why, ``n_min`` and the multiplicity (:func:`protocol_page`).
 
 Each chapter is read at the profile its page in this build was executed with. Nothing on these pages is kept by
 hand: the text of a claim is escaped for a MyST table cell (:func:`_md`), except its code spans and ``$math$``.
@@ -20,7 +23,7 @@ import re
 from pathlib import Path
 from unittest import mock
 
-from .chapters import GENERATED, SCOREBOARD, Chapter, results_root, toc_notebooks
+from .chapters import GENERATED, PROTOCOL, SCOREBOARD, Chapter, results_root, toc_notebooks
 from .profiles import PROFILES
 from .utils import REPO, atomic_save
 
@@ -39,8 +42,8 @@ def write_scoreboard(chapters: list[Chapter], root: str | Path = REPO) -> list[P
         root: the book's folder (``_toc.yml``; the pages go to ``<root>/book/_generated/``).
 
     Returns:
-        the six paths written: ``claims_a.md`` .. ``claims_e.md``, then ``scoreboard.md`` (the synthesis's claims,
-        under their own heading, are on the scoreboard only).
+        the seven paths written: ``claims_a.md`` .. ``claims_e.md``, ``scoreboard.md`` (the synthesis's claims,
+        under their own heading, are on the scoreboard only), then ``protocol.md``.
 
     Example
     -------
@@ -57,6 +60,7 @@ def write_scoreboard(chapters: list[Chapter], root: str | Path = REPO) -> list[P
     pages = {f"claims_{key.lower()}.md": _paper_claims(key, by_paper[key], toc, link_scoreboard=True)
              for key in titles if key != "S"}
     pages[f"{SCOREBOARD}.md"] = _scoreboard_page(titles, by_paper, toc)
+    pages[f"{PROTOCOL}.md"] = protocol_page(titles, toc)
     out = root / GENERATED
     return [atomic_save(text, out / name) for name, text in pages.items()]
 
@@ -177,11 +181,14 @@ def _scoreboard_page(titles: dict[str, str], by_paper: dict[str, list[dict]], to
              "Every claim of the five papers that a chapter of this book tests (and those of the synthesis, which "
              "no paper makes), with the verdict that the "
              "chapter's run computed from its own numbers by the criterion shown. Each verdict is decided by an "
-             "interval over the replicates the claim is about (seeds, for what training does) against a boundary "
-             "or margin declared before the run: *reproduced* when the interval clears the boundary on the "
-             "paper's side (for \"unchanged\" and \"the same\": when it lies inside the margin), *not reproduced* "
-             "when it lies on the other side, *inconclusive at this budget* otherwise or with fewer replicates than "
-             "the claim needs (the Interval column then says how many would decide it). The book's runner "
+             "interval over the replicates the claim is about (seeds, for what training does) against the "
+             "smallest effect that matters, declared with its reason in the paper's protocol before the run"
+             + (f" ({{doc}}`/{GENERATED}/{PROTOCOL}`)" if f"{GENERATED}/{PROTOCOL}" in toc else "") + ": "
+             "*reproduced* when the interval lies wholly beyond that boundary on the paper's side (for "
+             "\"unchanged\" and \"the same\": when it lies inside the margin), *not reproduced* when it lies "
+             "wholly on the other side (an effect smaller than the claim means, none, or the reverse), "
+             "*inconclusive at this budget* otherwise or with fewer replicates than the claim needs (the Interval "
+             "column then says how many would decide it, or why no number can be said). The book's runner "
              "(`python -m invlib book`) writes this page from the runs' results, `results/<profile>/<chapter>.json`, "
              "each time it builds the book; nothing here is kept by hand. A verdict holds for the profile it was "
              "measured at: the `smoke` and `cpu` profiles are small stand-ins for the papers' settings.", "",
@@ -201,6 +208,60 @@ def _scoreboard_page(titles: dict[str, str], by_paper: dict[str, list[dict]], to
         heading = SYNTHESIS if key == "S" else f"Paper {key}" + (f": {_md(title)}" if title else "")
         lines += ["", f"## {heading}", "",
                   _paper_claims(key, by_paper[key], toc, link_scoreboard=False).rstrip()]
+    return "\n".join(lines) + "\n"
+
+
+def protocol_page(titles: dict[str, str], toc: set[str]) -> str:
+    """The "Protocol" page: what the book committed to test, from every paper's declared claims
+    (:func:`invlib.papers.protocols`), written before any run and independent of the results. Per paper a table
+    with one row per part of each claim.
+
+    Example
+    -------
+    >>> page = protocol_page({"A": "Yan & Huang", "S": "Synthesis"}, set())
+    >>> page.startswith("# Protocol") and "## Paper A: Yan" in page
+    True
+    """
+    from .papers import protocols
+
+    declared = protocols()
+    n = sum(len(P) for P in declared.values())
+    parts = sum(len(c.parts) for P in declared.values() for c in P)
+    lines = ["# Protocol", "",
+             f"What this book committed to test, before any run: the {n} claims of the five papers and the "
+             f"synthesis, in {parts} parts. For each part: the quantity measured; the unit of replication (a seed "
+             "where the claim is about what training does; images, classes or pairs where it is about one given "
+             "model; *deterministic* for fixed inputs); the direction the paper states; the value of no effect; the "
+             "smallest effect that matters, with its reason (from the paper's wording or numbers, or from "
+             "practice; never from this book's results); the boundary the interval must clear (no effect moved by "
+             "the smallest effect to the paper's side; for an equivalence, the margin around no effect); the "
+             "replicates a verdict needs; and the multiplicity (Bonferroni over the k tests of a claim that holds "
+             "when one of them does). A claim of several parts holds when every part does, unless it says *one "
+             "of*. The declarations live in `invlib/papers/<paper>/protocol.py`; each chapter's results keep the "
+             "declaration it was decided by, and `python -m invlib compare` names every claim whose declaration "
+             "differs between two builds."]
+    if f"{GENERATED}/{SCOREBOARD}" in toc:
+        lines += ["", f"The verdicts are on the {{doc}}`/{GENERATED}/{SCOREBOARD}`."]
+    for key, P in declared.items():
+        title = titles.get(key, "")
+        heading = SYNTHESIS if key == "S" else f"Paper {key}" + (f": {_md(title)}" if title else "")
+        lines += ["", f"## {heading}", "",
+                  "| Claim | Paper | Part | Quantity | Unit | Direction | No effect | Smallest effect (why) | "
+                  "Boundary | n min | Of |", "|---" * 11 + "|"]
+        for c in P:
+            for i, (name, p) in enumerate(c.parts.items()):
+                chapter = f"{{doc}}`{c.id} </{GENERATED}/{c.chapter}>`" if f"{GENERATED}/{c.chapter}" in toc \
+                    else f"`{c.id}`"
+                head = f"{chapter}: {_md(c.statement)}" + (" *(one of its parts)*" if c.combine == "any" else "") \
+                    if i == 0 else ""
+                paper = f"{_md(c.paper)} ({_md(c.where)})" if i == 0 else ""
+                direction = {"greater": ">", "less": "<", "equivalent": "within ±"}[p.direction]
+                boundary = f"{p.null:g} ± {p.smallest:g}" if p.direction == "equivalent" else f"{p.boundary:g}"
+                of = p.of if p.of != 1 else ""
+                each = f" (each {p.each})" if p.each else ""
+                lines.append(f"| {head} | {paper} | {_md(name) or '—'}{_md(each)} | {_md(p.quantity)} | {p.unit} | "
+                             f"{direction} | {p.null:g} | {p.smallest:g} ({_md(p.reason)}) | {boundary} | {p.n_min} | "
+                             f"{_md(of)} |")
     return "\n".join(lines) + "\n"
 
 

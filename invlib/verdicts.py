@@ -82,8 +82,11 @@ class Evidence:
     direction, boundary, margin:  the declared test; ``margin`` is the equivalence margin (0 otherwise)
     reason:      why that boundary or margin, in words
     n_min:       the replicates the claim needs before it can be decisive
-    n_needed:    replicates that would decide an inconclusive claim at the observed spread (None: unknown)
+    n_needed:    replicates that would decide an inconclusive claim at the observed spread and estimate, the
+                 interval's quantile taken at that n (None: it cannot be said; ``n_needed_why`` says why)
     parts:       the parts of a claim of several parts (:func:`decide_parts`), by name
+    null:        the value of no effect (the boundary is ``null`` moved by the smallest effect that matters)
+    n_needed_why: why ``n_needed`` is None for an inconclusive claim ("" otherwise)
     """
 
     verdict: str
@@ -101,6 +104,8 @@ class Evidence:
     method: str
     n_needed: int | None = None
     parts: tuple[tuple[str, Evidence], ...] = ()
+    null: float = math.nan
+    n_needed_why: str = ""
 
     @property
     def decisive(self) -> bool:
@@ -112,7 +117,7 @@ class Evidence:
         Example
         -------
         >>> decide([1.0, 2.0, 3.0], direction="greater", reason="a gain", unit="seed").text()
-        '+2 [-0.484, +4.48], 3 seeds; > 0; 5 seeds would decide'
+        '+2 [-0.484, +4.48], 3 seeds; > 0; 4 seeds would decide'
         """
         if self.verdict == NOT_MEASURABLE:
             return "—"
@@ -134,8 +139,12 @@ class Evidence:
         if self.verdict == INCONCLUSIVE:
             if self.n < self.n_min:
                 out += f"; needs >= {self.n_min} {_plural(self.unit)}"
+                if self.n_needed and self.n_needed > self.n_min:
+                    out += f", {self.n_needed} would decide"
             elif self.n_needed:
                 out += f"; {self.n_needed} {_plural(self.unit)} would decide"
+            elif self.n_needed_why:
+                out += f"; {self.n_needed_why}"
         return out
 
     def to_dict(self) -> dict:
@@ -446,7 +455,7 @@ def _takes_axis(statistic: Callable) -> bool:
 # --- the decision ---------------------------------------------------------------------------------------------
 
 def decide(effect, *, direction: str = "greater", boundary: float = 0.0, margin: float | None = None,
-           reason: str, unit: str, n_min: int = 3) -> Evidence:
+           reason: str, unit: str, n_min: int = 3, null: float | None = None, level: float | None = None) -> Evidence:
     """The verdict of one claim from its effect, against the test it declared before the run.
 
     Args:
@@ -462,6 +471,10 @@ def decide(effect, *, direction: str = "greater", boundary: float = 0.0, margin:
         unit: what one replicate is (:data:`UNITS`): ``"seed"`` for what training does, ``"image"`` or
             ``"class"`` for one given model, ``"deterministic"`` for fixed inputs.
         n_min: replicates needed before the claim can be decisive (3 for training claims, 1 for deterministic).
+        null: the value of no effect, stored beside the boundary (default: the boundary itself).
+        level: the interval's confidence level; default :data:`LEVEL` of the direction, higher for one of k
+            simultaneous tests (Bonferroni). A declared claim gets both from its protocol
+            (:func:`invlib.protocol.decide`).
 
     Returns:
         :class:`Evidence` (its ``verdict`` is the claim's).
@@ -494,19 +507,26 @@ def decide(effect, *, direction: str = "greater", boundary: float = 0.0, margin:
                          "directional claim states its smallest effect that matters as boundary=)")
     if int(n_min) < 1:
         raise ValueError(f"n_min must be >= 1, got {n_min}")
-    level = LEVEL[direction]
+    level = LEVEL[direction] if level is None else float(level)
+    if not LEVEL[direction] - 1e-9 <= level < 1:
+        raise ValueError(f"a {direction!r} claim is decided at level {LEVEL[direction]:.0%} or higher (below 1), "
+                         f"got {level!r}")
+    if callable(effect) and not isinstance(effect, Interval):  # an interval maker: built at the level needed
+        effect = effect(level)
     if isinstance(effect, Interval):
         iv = effect
         if iv.method != "exact" and iv.level < level - 1e-9:  # a wider one (multiplicity-adjusted) is conservative
-            raise ValueError(f"a {direction!r} claim is decided with a {level:.0%} interval or a wider one; this one "
-                             f"is at {iv.level:.0%} (make it with level=results.LEVEL[{direction!r}])")
+            raise ValueError(f"a {direction!r} claim is decided with a {level:.4g} interval or a wider one; this one "
+                             f"is at {iv.level:.4g} (make it at the level its declaration needs)")
     else:
         iv = t_interval(effect, level)
     margin = float(margin or 0.0)
     verdict = _verdict(iv, direction, float(boundary), margin, int(n_min))
-    needed = _n_needed(iv, direction, float(boundary), margin, int(n_min)) if verdict == INCONCLUSIVE else None
+    needed, why = n_needed(iv, direction, float(boundary), margin, int(n_min)) if verdict == INCONCLUSIVE else \
+        (None, "")
     return Evidence(verdict, iv.estimate, iv.lo, iv.hi, iv.n, unit, direction, float(boundary), margin,
-                    reason.strip(), int(n_min), iv.level, iv.method, needed)
+                    reason.strip(), int(n_min), iv.level, iv.method, needed,
+                    null=float(boundary if null is None else null), n_needed_why=why)
 
 
 def decide_parts(parts: Mapping[str, Evidence], reason: str = "every part must hold") -> Evidence:
@@ -635,17 +655,82 @@ def _verdict(iv: Interval, direction: str, b: float, margin: float, n_min: int) 
     return NOT_REPRODUCED if iv.lo > b + margin or iv.hi < b - margin else INCONCLUSIVE
 
 
-def _n_needed(iv: Interval, direction: str, b: float, margin: float, n_min: int) -> int | None:
-    """Replicates at which the interval's half-width (shrinking as 1/sqrt(n)) would fit between the estimate and
-    the nearest edge it must clear; None where that cannot be said (one replicate, or the estimate on the edge)."""
-    h = iv.half_width
-    if iv.method not in ("t", "bootstrap", "wilson", "newcombe", "fisher-z", "cluster bootstrap") \
-            or not (math.isfinite(h) and h > 0 and math.isfinite(iv.estimate)):
-        return None
-    gap = abs(iv.estimate - b) if direction != "equivalent" else abs(margin - abs(iv.estimate - b))
-    if gap <= 0:
-        return None
-    return max(n_min, iv.n + 1, math.ceil(iv.n * (h / gap) ** 2))
+N_NEEDED_MAX = 10**7  # beyond this many replicates the plan says "not within reach" instead of a number
+
+
+def n_needed(iv: Interval, direction: str, boundary: float, margin: float = 0.0, n_min: int = 1) -> tuple[int | None,
+                                                                                                           str]:
+    """The replicates at which ``iv``'s interval, at its observed estimate and spread, would clear the nearest edge
+    it must clear: ``(n, "")``, or ``(None, why)`` where that cannot be said.
+
+    The half-width at ``n`` replicates is, per method: a t-interval ``t(level, n - 1) * sd / sqrt(n)``, with the
+    quantile taken at that ``n`` (solved for the smallest such ``n``); a Fisher-z interval ``z * sqrt((1 + rho^2 /
+    2) / (n - 3))`` on the z scale (closed form); a Wilson, Newcombe or bootstrap interval, whose quantile does not
+    depend on ``n``, ``h * sqrt(n_now / n)``. At least ``max(n_min, n_now + 1)``.
+
+    Example
+    -------
+    >>> n_needed(t_interval([1.0, 2.0, 3.0]), "greater", 0.0)   # mean 2, sd 1: t(0.975, n-1) / sqrt(n) < 2
+    (4, '')
+    >>> n_needed(exact(0.3), "greater", 0.5)
+    (None, 'a deterministic check: more replicates change nothing')
+    """
+    from scipy import stats
+
+    est = iv.estimate
+    if iv.method == "exact":
+        return None, "a deterministic check: more replicates change nothing"
+    if iv.n < 2 or not (math.isfinite(iv.lo) and math.isfinite(iv.hi)):
+        return None, "one replicate: no spread to plan from"
+    if not math.isfinite(est):
+        return None, "no estimate"
+    if direction == "equivalent":
+        gap = margin - abs(est - boundary)  # an estimate inside the margin: the interval must shrink inside it
+        gap = gap if gap > 0 else abs(est - boundary) - margin
+    else:
+        gap = abs(est - boundary)
+    if not gap > 0:
+        return None, "the estimate sits on the boundary: no number of replicates decides it there"
+    floor = max(int(n_min), iv.n + 1)
+    h = (iv.hi - iv.lo) / 2
+    if h <= 0:
+        return floor, ""
+    if iv.method == "t":
+        sd = h * math.sqrt(iv.n) / stats.t.ppf(0.5 + iv.level / 2, iv.n - 1)
+
+        def fits(n: int) -> bool:
+            return stats.t.ppf(0.5 + iv.level / 2, n - 1) * sd / math.sqrt(n) < gap
+
+        return _smallest(fits, floor)
+    if iv.method == "fisher-z":
+        rho = min(max(est, -0.999999), 0.999999)
+        if direction == "equivalent":
+            return None, "an equivalence test of a correlation has no closed form here"
+        gap_z = abs(math.atanh(rho) - math.atanh(min(max(boundary, -0.999999), 0.999999)))
+        q = stats.norm.ppf(0.5 + iv.level / 2)
+        return _cap(max(floor, math.floor(3 + (1 + rho**2 / 2) * (q / gap_z) ** 2) + 1))
+    if iv.method in ("wilson", "newcombe", "bootstrap", "cluster bootstrap"):
+        return _cap(max(floor, math.floor(iv.n * (h / gap) ** 2) + 1))
+    return None, f"a {iv.method} interval has no formula for its width at another n"
+
+
+def _smallest(fits: Callable[[int], bool], floor: int) -> tuple[int | None, str]:
+    """The smallest ``n >= floor`` with ``fits(n)`` (which turns true for good as n grows): doubling, then halving."""
+    if fits(floor):
+        return floor, ""
+    lo, hi = floor, floor * 2
+    while not fits(hi):
+        lo, hi = hi, hi * 2
+        if hi > N_NEEDED_MAX:
+            return _cap(hi)
+    while hi - lo > 1:
+        mid = (lo + hi) // 2
+        lo, hi = (lo, mid) if fits(mid) else (mid, hi)
+    return hi, ""
+
+
+def _cap(n: int) -> tuple[int | None, str]:
+    return (n, "") if n <= N_NEEDED_MAX else (None, f"more than {N_NEEDED_MAX:,} replicates: not within reach")
 
 
 def _floats(values) -> np.ndarray:

@@ -8,6 +8,13 @@ import pandas as pd
 import pytest
 
 from invlib import authors, results
+from invlib.protocol import Claim
+
+SAME_RATE = Claim("x", "demo", "Same as theirs.", "their code", "their repository", authors.same_rate_part())
+
+
+def _same(cid: str = "x") -> Claim:
+    return Claim(cid, "demo", "Same.", "their code", "their repository", authors.same_values_part())
 
 
 def test_same_rate_p_is_fishers_exact_test():
@@ -38,7 +45,7 @@ def test_runs_filter_by_experiment_and_fields_and_keep_their_columns_when_empty(
     ((5, 6), (0, 0), "not measurable at this profile")])
 def test_the_verdict_is_an_equivalence_test_of_the_two_rates(ours, theirs, verdict):
     run = results.Run("demo", "smoke")
-    p = authors.record_same_rate(run, "x", "Same as theirs.", ours, theirs, "c0ffee1234", "2026-11-23")
+    p = authors.record_same_rate(run, SAME_RATE, ours, theirs, "c0ffee1234", "2026-11-23")
     claim = run.claims["x"]
     assert claim["verdict"] == verdict
     assert math.isnan(p) == (theirs[1] == 0) and run.metrics["x/fisher_p"] == (None if math.isnan(p) else p)
@@ -46,6 +53,7 @@ def test_the_verdict_is_an_equivalence_test_of_the_two_rates(ours, theirs, verdi
         assert "c0ffee1" in claim["paper"] and f"{theirs[0]} of {theirs[1]}" in claim["paper"]
         ev = claim["evidence"]
         assert ev["direction"] == "equivalent" and ev["margin"] == authors.SAME_RATE_MARGIN and ev["level"] == 0.9
+        assert claim["declaration"]["parts"][""]["smallest"] == authors.SAME_RATE_MARGIN
         assert ev["lo"] <= ours[0] / ours[1] - theirs[0] / theirs[1] <= ev["hi"]
 
 
@@ -54,13 +62,13 @@ def test_same_values_is_decided_by_the_keys_beyond_their_tolerance():
     rec = {"commit": "c0ffee1234", "date": "2026-11-23"}
     frame = pd.DataFrame(dict(key=["a", "b"], ours=[1.0, 2.0], theirs=[1.0, 2.09], difference=[0.0, 0.09],
                               tolerance=[0.1, 0.1], same=[True, True]))
-    assert authors.record_same_values(run, "x", "Same.", frame, rec, "tolerance") == "reproduced"
+    assert authors.record_same_values(run, _same("x"), frame, rec) == "reproduced"
     assert run.claims["x"]["evidence"]["estimate"] == 0 and run.claims["x"]["interval"] == "+0 (deterministic); < 0.5"
     frame.loc[1, ["difference", "same"]] = [0.11, False]
-    assert authors.record_same_values(run, "x", "Same.", frame, rec, "tolerance") == "not reproduced"
+    assert authors.record_same_values(run, _same("x"), frame, rec) == "not reproduced"
     frame.loc[1, ["ours", "difference", "same"]] = [float("nan"), float("nan"), False]  # a missing number differs
-    assert authors.record_same_values(run, "x", "Same.", frame, rec, "tolerance") == "not reproduced"
-    assert authors.record_same_values(run, "x", "Same.", frame, None, "tolerance") == "not measurable at this profile"
+    assert authors.record_same_values(run, _same("x"), frame, rec) == "not reproduced"
+    assert authors.record_same_values(run, _same("x"), frame, None) == "not measurable at this profile"
 
 
 def test_side_by_side_puts_their_seeds_beside_ours():
@@ -88,8 +96,8 @@ def test_record_same_values_needs_every_row_within_tolerance():
                               same=[True, True, False]))
     run = results.Run("demo", "smoke")
     rec = {"commit": "a4facc0201", "date": "2026-11-25"}
-    assert authors.record_same_values(run, "x", "Same.", frame, rec, "0.1") == "not reproduced"
+    assert authors.record_same_values(run, _same("x"), frame, rec) == "not reproduced"
     assert run.claims["x"]["ours"].startswith("1 of 3 keys differ; largest |ours - theirs| nan at c")
-    assert authors.record_same_values(run, "y", "Same.", frame.iloc[:2], rec, "0.1") == "reproduced"
+    assert authors.record_same_values(run, _same("y"), frame.iloc[:2], rec) == "reproduced"
     assert run.metrics["y/largest_difference"] == pytest.approx(0.05) and "a4facc0" in run.claims["y"]["paper"]
-    assert authors.record_same_values(run, "z", "Same.", frame, None, "0.1") == "not measurable at this profile"
+    assert authors.record_same_values(run, _same("z"), frame, None) == "not measurable at this profile"

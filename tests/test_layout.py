@@ -99,7 +99,7 @@ LAYERS = (
     ("verdicts", "profiles", "wordnet", "transforms", "crops", "data.dataset", "data.real", "data.scenes",
      "data.lighting"),
     ("data.generated", "data", "transform_types", "models", "metrics", "linear", "plots", "learned",
-     "learned.augerino", "learned.augnet", "learned.instaaug", "results", "authors"),
+     "learned.augerino", "learned.augnet", "learned.instaaug", "protocol", "results", "authors"),
     ("train",),
     ("zoo",),
     ("papers",),  # every paper package (invlib.papers.<x>.*)
@@ -297,3 +297,27 @@ def test_every_slow_docstring_example_names_a_function_that_exists():
         if not hasattr(importlib.import_module(module), attr):
             missing.append(name)
     assert not missing, f"conftest.SLOW_DOCTESTS names functions that do not exist: {missing}"
+
+
+DECISIONS = {"decide", "decide_parts", "decide_any"}  # invlib.verdicts' deciders: only invlib.protocol.decide uses them
+
+
+@pytest.mark.parametrize("part", PARTS)
+def test_the_reports_compute_effects_and_one_function_decides(part):
+    """No paper module calls a decider of invlib.verdicts (directly or through invlib.results): every verdict comes
+    from a claim's declaration in the paper's protocol, through invlib.protocol.decide (Run.claim)."""
+    for file in (ROOT / "papers" / part).glob("*.py"):
+        tree = ast.parse(file.read_text())
+        names = {a.asname or a.name for node in ast.walk(tree) if isinstance(node, ast.ImportFrom)
+                 and (node.module or "").split(".")[-1] in ("verdicts", "results") for a in node.names}
+        bad = sorted(names & DECISIONS)
+        calls = sorted({f"{n.value.id}.{n.attr}" for n in ast.walk(tree) if isinstance(n, ast.Attribute)
+                        and isinstance(n.value, ast.Name) and n.value.id in ("verdicts", "results")
+                        and n.attr in DECISIONS})
+        assert not bad and not calls, f"{file.relative_to(ROOT)} decides claims itself: {bad + calls}"
+
+
+def test_every_paper_declares_a_protocol():
+    from invlib.papers import protocols
+
+    assert sorted(protocols()) == sorted(p.upper() for p in PARTS)

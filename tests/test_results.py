@@ -10,7 +10,8 @@ import numpy as np
 import pytest
 import torch
 
-from invlib import results
+from invlib import results, verdicts
+from invlib.protocol import Claim, Part
 
 
 def test_run_writes_metrics_paper_values_environment_and_seconds(tmp_path, monkeypatch):
@@ -55,35 +56,45 @@ def test_bad_metrics_and_missing_results_say_what_to_do(tmp_path, monkeypatch):
         results.load("nothing", "cpu")
 
 
+def _declared(cid: str, chapter: str, smallest: float = 0.1, unit: str = "seed", **kw) -> Claim:
+    part = Part("gain, points", unit=unit, smallest=smallest, reason="a tenth of a point", **kw)
+    return Claim(cid, chapter, "RRC helps.", "+4.4 points", "Table 1a", part)
+
+
 def test_claims_carry_computed_verdicts_into_json_and_the_scoreboard(tmp_path, monkeypatch):
     monkeypatch.setenv("INVLIB_RESULTS", str(tmp_path))
     run = results.Run("smoke", name="a7_demo")
-    gains = [0.4, 0.9, 0.6]  # one paired gain per seed
-    got = run.claim("t1", "RRC helps.", paper=4.4, ours=float(np.mean(gains)), criterion="paired gain > 0",
-                    evidence=results.decide(gains, reason="any gain", unit="seed"))
-    assert got == "reproduced"
-    run.claim("t2", "Needs ImageNet.", paper=0.5, ours=None, criterion="ImageNet only",
-              evidence=results.not_measurable("scenes have no synsets"))
-    run.claim("t1", "RRC helps.", paper=4.4, ours=0.1, criterion="paired gain > 0",
-              evidence=results.decide([0.5, -0.3, 0.1], reason="any gain", unit="seed"))
+    gains = [1.4, 1.9, 1.6]  # one paired gain per seed
+    t1 = _declared("t1", "a7_demo")
+    assert run.claim(t1, ours=float(np.mean(gains)), effects=gains) == "reproduced"
+    t2 = Claim("t2", "a7_demo", "Needs ImageNet.", "0.5", "Sec. 4", Part("share", "image", smallest=0.1, reason="r"))
+    run.claim(t2, ours=None, effects=results.not_measurable("scenes have no synsets"))
+    run.claim(t1, ours=0.1, effects=[0.5, -0.3, 0.1])
     assert run.claims_table()["verdict"].tolist() == ["inconclusive at this budget", "not measurable at this profile"]
     assert run.claims_table().columns.tolist() == ["claim", "paper", "this run", "interval", "criterion", "verdict"]
     run.save()
     stored = results.load("a7_demo", "smoke")["claims"][0]
     assert stored["evidence"]["n"] == 3 and stored["evidence"]["unit"] == "seed" and stored["evidence"]["n_min"] == 3
-    assert stored["evidence"]["lo"] < 0.1 < stored["evidence"]["hi"] and stored["evidence"]["reason"] == "any gain"
-    assert stored["interval"].startswith("+0.1 [") and "seeds would decide" in stored["interval"]
+    assert stored["evidence"]["lo"] < 0.1 < stored["evidence"]["hi"] and stored["evidence"]["reason"] == \
+        "a tenth of a point"
+    assert stored["evidence"]["null"] == 0.0 and stored["evidence"]["boundary"] == 0.1
+    assert stored["interval"].startswith("+0.1 [") and "; > 0.1;" in stored["interval"]
+    assert stored["criterion"] == t1.criterion() and "smallest effect that matters 0.1" in stored["criterion"]
+    assert stored["declaration"] == t1.to_dict() and stored["paper"] == "+4.4 points"
     other = results.Run("cpu", name="00_data")
-    other.claim("z", "A claim.", paper=1, ours=0, criterion="ours == 1",
-                evidence=results.decide(results.exact(0), boundary=0.5, reason="r", unit="deterministic", n_min=1))
+    z = Claim("z", "00_data", "A claim.", "1", "Fig. 1", Part("count", "deterministic", direction="less", null=1,
+                                                                smallest=0.5, reason="r", n_min=1))
+    other.claim(z, ours=0, effects=results.exact(0))
     other.save()
     rows = results.scoreboard("smoke")
     assert [(r["paper"], r["chapter"], r["id"], r["verdict"]) for r in rows] == [
         ("A", "a7_demo", "t1", "inconclusive at this budget"), ("A", "a7_demo", "t2", "not measurable at this profile")]
     assert rows[0]["profile"] == "smoke" and len(rows[0]["date"]) == 10 and rows[0]["evidence"]["n"] == 3
     assert [r["paper"] for r in results.scoreboard()] == ["—", "A", "A"]
-    with pytest.raises(TypeError, match="evidence must come from results.decide"):
-        run.claim("t3", "x", paper=1, ours=1, criterion="c", evidence="reproduced")
+    with pytest.raises(TypeError, match="takes the claim's declaration"):
+        run.claim("t3", ours=1, effects=[1.0, 2.0])
+    with pytest.raises(TypeError, match="pass effects, not evidence"):
+        run.claim(t1, ours=1, effects=verdicts.decide([1.0, 2.0, 3.0], reason="r", unit="seed"))
     with pytest.raises(ValueError, match="Unknown profile"):
         results.scoreboard("laptop")
 
@@ -154,8 +165,7 @@ def test_compare_finds_moved_verdicts_and_numbers_but_not_when_or_how_long(tmp_p
     def write(folder, gains, seconds):
         run = results.Run("smoke", name="b9_demo")
         run.log("gain", float(np.mean(gains)))
-        run.claim("g", "A gain.", 1, float(np.mean(gains)), "gain > 0",
-                  results.decide(gains, reason="any gain", unit="seed"))
+        run.claim(_declared("g", "b9_demo"), float(np.mean(gains)), gains)
         record = {**run.to_dict(), "seconds": seconds, "book_seconds": seconds + 1}
         atomic_save(json.dumps(record), tmp_path / folder / "b9_demo.json")
 
@@ -171,6 +181,24 @@ def test_compare_finds_moved_verdicts_and_numbers_but_not_when_or_how_long(tmp_p
     out = capsys.readouterr().out
     assert "MOVED" in out and "0 of 1 chapters wrote the same JSON" in out and "differs: b9_demo" in out
     assert main(["compare", str(tmp_path / "a"), str(tmp_path / "missing")]) == 2
+
+
+def test_compare_names_every_claim_whose_declaration_differs(tmp_path, capsys):
+    from invlib.__main__ import main
+    from invlib.utils import atomic_save
+
+    for folder, smallest in (("a", 0.1), ("b", 0.1), ("c", 5.0)):
+        run = results.Run("smoke", name="b9_demo")
+        run.claim(_declared("g", "b9_demo", smallest=smallest), 1.03, [1.0, 1.2, 0.9])
+        atomic_save(json.dumps(run.to_dict()), tmp_path / folder / "b9_demo.json")
+    [row] = results.compare(tmp_path / "a", tmp_path / "b")
+    assert not row["declaration_moved"] and not row["moved"]
+    [row] = results.compare(tmp_path / "a", tmp_path / "c")
+    assert row["declaration_moved"] and row["moved"] and row["estimate_a"] == row["estimate_b"]
+    assert main(["compare", str(tmp_path / "a"), str(tmp_path / "c")]) == 1
+    out = capsys.readouterr().out
+    assert "DECLARATION CHANGED" in out and "1 claims declared differently" in out
+    assert "declaration changed: b9_demo g" in out
 
 
 def test_a_chapter_opens_with_its_settings_and_run_and_closes_by_saving(tmp_path, monkeypatch, capsys):

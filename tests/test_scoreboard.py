@@ -4,26 +4,31 @@ chapters' runs recorded. Every test writes into a temporary copy of the book (th
 from pathlib import Path
 
 from invlib import results, scoreboard
-from invlib.chapters import GENERATED, SCOREBOARD, Chapter, toc_notebooks
+from invlib.chapters import GENERATED, PROTOCOL, SCOREBOARD, Chapter, toc_notebooks
+from invlib.protocol import Claim, Part
 
 ROOT = Path(__file__).resolve().parent.parent
 CHAPTERS = toc_notebooks(ROOT)
 
 
-EVIDENCE = {  # one made-up effect per verdict, decided as a chapter decides its claims
-    "reproduced": lambda: results.decide([1.0, 1.1, 0.9], reason="any gain", unit="seed"),
-    "not reproduced": lambda: results.decide([-1.0, -1.1, -0.9], reason="any gain", unit="seed"),
-    "inconclusive": lambda: results.decide([0.5, -0.4], reason="any gain", unit="seed"),
-    "partly": lambda: results.decide_parts({"a": EVIDENCE["reproduced"](), "b": EVIDENCE["not reproduced"]()}),
-    "not measurable": lambda: results.not_measurable("no boxes in this data"),
+GAIN = Part("gain, points", "seed", smallest=0.5, reason="half a point")
+EFFECTS = {  # one made-up effect per verdict, with the parts it is declared with
+    "reproduced": ({"": GAIN}, [1.0, 1.1, 0.9]),
+    "not reproduced": ({"": GAIN}, [-1.0, -1.1, -0.9]),
+    "inconclusive": ({"": GAIN}, [0.5, -0.4]),
+    "partly": ({"a": GAIN, "b": GAIN}, {"a": [1.0, 1.1, 0.9], "b": [-1.0, -1.1, -0.9]}),
+    "not measurable": ({"": GAIN}, results.not_measurable("no boxes in this data")),
 }
+
+
+def _declared(name: str, cid: str, text: str, paper, outcome: str) -> Claim:
+    return Claim(cid, name, text, str(paper), "Table 1", EFFECTS[outcome][0])
 
 
 def _claims(name: str, profile: str, claims: list[tuple]) -> None:
     run = results.Run(profile, name=name)
     for cid, text, paper, ours, outcome in claims:
-        run.claim(cid, text, paper=paper, ours=ours, criterion=f"|ours - {paper}| <= 0.05",
-                  evidence=EVIDENCE[outcome]())
+        run.claim(_declared(name, cid, text, paper, outcome), ours=ours, effects=EFFECTS[outcome][1])
     run.save()
 
 
@@ -39,7 +44,7 @@ def test_scoreboard_lists_each_chapters_claims_by_paper_at_the_profile_it_ran(bo
     ran = {"a1_ranking_tasks": "ok", "a2_which_layers": "reused", "e1_learning_the_right_invariance": "ok"}
     chapters = [Chapter(n, ran.get(n, "stub"), 1.0, "cpu" if n in ran else "") for n in toc_notebooks()]
     written = scoreboard.write_scoreboard(chapters, book_copy)
-    assert sorted(p.name for p in written) == [f"claims_{k}.md" for k in "abcde"] + ["scoreboard.md"]
+    assert sorted(p.name for p in written) == [f"claims_{k}.md" for k in "abcde"] + ["protocol.md", "scoreboard.md"]
     page = (book_copy / GENERATED / "scoreboard.md").read_text()
     assert page.startswith("# Reproduction scoreboard\n")
     header = next(line for line in page.splitlines() if line.startswith("| Paper |"))
@@ -59,12 +64,13 @@ def test_scoreboard_lists_each_chapters_claims_by_paper_at_the_profile_it_ran(bo
     assert "{doc}`/book/_generated/scoreboard`" in claims_a, "the overview links to the scoreboard"
     date = results.load("a1_ranking_tasks", "cpu")["finished"][:10]
     assert f"**{{doc}}`/book/_generated/a1_ranking_tasks`** (profile `cpu`, run on {date}):" in claims_a
-    assert ("| Zoom-in \\| ranks \\*well\\*, `a\\|b`. | 0.901 | 0.88 | +1 \\[+0.752, +1.25\\], 3 seeds; \\> 0 | "
-            "reproduced | \\|ours - 0.901\\| \\<= 0.05 |") in claims_a, "the interval beside the verdict"
-    assert "| Hue gains least. | [0.716, 0.66] | — | — | not measurable at this profile |" in claims_a
-    assert "| Contrast $\\vert{}w\\vert{}$ costs \\$5. | 1 | 0.7 | a: reproduced; b: not reproduced | partly |" \
+    criterion = scoreboard._md(GAIN.criterion())
+    assert ("| Zoom-in \\| ranks \\*well\\*, `a\\|b`. | 0.901 | 0.88 | +1 \\[+0.752, +1.25\\], 3 seeds; \\> 0.5 | "
+            f"reproduced | {criterion} |") in claims_a, "the interval beside the verdict, the declared criterion"
+    assert "| Hue gains least. | \\[0.716, 0.66\\] | — | — | not measurable at this profile |" in claims_a
+    assert "| Contrast $\\vert{}w\\vert{}$ costs \\$5. | 1.0 | 0.7 | a: reproduced; b: not reproduced | partly |" \
         in claims_a  # math kept, a table cell
-    assert "| Saturation is easy. | 0.9 | 0.5 | +0.05 \\[-5.67, +5.77\\], 2 seeds; \\> 0; needs \\>= 3 seeds | " \
+    assert "| Saturation is easy. | 0.9 | 0.5 | +0.05 \\[-5.67, +5.77\\], 2 seeds; \\> 0.5; needs \\>= 3 seeds, 11 would decide | " \
         "inconclusive at this budget |" in claims_a, "an inconclusive claim says what would decide it"
     assert "smoke-only" not in page and "Not a chapter" not in page
     assert "a2_which_layers`** (profile `cpu`, run on" in claims_a and "this chapter records no claims" in claims_a
@@ -106,7 +112,28 @@ def test_overview_pages_take_their_verdicts_from_the_generated_claims():
         assert header == "| Paper item | What it shows | Notebook |", "no hand-kept status column"
         assert "| not built yet |" not in page and "| built" not in page
     assert "book/_generated/scoreboard" in (ROOT / "_toc.yml").read_text()
-    assert SCOREBOARD not in CHAPTERS
+    assert SCOREBOARD not in CHAPTERS and PROTOCOL not in CHAPTERS
+    assert "book/_generated/protocol" in (ROOT / "_toc.yml").read_text()
+
+
+def test_the_protocol_page_lists_every_declared_claim_with_its_smallest_effect(book_copy):
+    from invlib.papers import protocols
+
+    chapters = [Chapter(n, "stub", 0.0, "") for n in toc_notebooks()]
+    scoreboard.write_scoreboard(chapters, book_copy)
+    page = (book_copy / GENERATED / "protocol.md").read_text()
+    assert page.startswith("# Protocol\n") and "{doc}`/book/_generated/scoreboard`" in page
+    for key, P in protocols().items():
+        heading = "## Synthesis" if key == "S" else f"## Paper {key}: "
+        assert heading in page
+        for c in P:
+            assert f"{c.id} </book/_generated/{c.chapter}>" in page, c.id
+            for p in c.parts.values():
+                assert scoreboard._md(p.reason) in page and scoreboard._md(p.quantity) in page
+    rows = [line for line in page.splitlines() if line.startswith("| ") and not line.startswith("| Claim")]
+    assert len(rows) == sum(len(c.parts) for P in protocols().values() for c in P), "one row per part"
+    scoreboard_page = (book_copy / GENERATED / "scoreboard.md").read_text()
+    assert "{doc}`/book/_generated/protocol`" in scoreboard_page, "the scoreboard links to the protocol"
 
 
 def test_table_cells_escape_markup_but_keep_code_and_math():

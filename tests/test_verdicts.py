@@ -5,6 +5,7 @@ import math
 
 import numpy as np
 import pytest
+from scipy import stats
 
 from invlib import results, verdicts
 from invlib.verdicts import INCONCLUSIVE, NOT_MEASURABLE, NOT_REPRODUCED, PARTLY, REPRODUCED
@@ -40,7 +41,12 @@ def test_an_inconclusive_claim_says_how_many_replicates_would_decide_it():
     assert ev.verdict == REPRODUCED or ev.n_needed is None
     ev = verdicts.decide([0.5, -0.5, 1.5], **SEED)  # mean 0.5, half-width 2.48
     assert ev.verdict == INCONCLUSIVE
-    assert ev.n_needed == math.ceil(3 * (ev.hi - ev.lo) ** 2 / 4 / 0.5**2) and ev.n_needed > 3
+    sd = np.std([0.5, -0.5, 1.5], ddof=1)
+    fits = [n for n in range(4, 200) if stats.t.ppf(0.975, n - 1) * sd / math.sqrt(n) < 0.5]
+    assert ev.n_needed == fits[0], "the t quantile taken at the needed n, not at today's"
+    assert ev.n_needed < math.ceil(3 * (ev.hi - ev.lo) ** 2 / 4 / 0.5**2), "today's quantile overstates it"
+    one = verdicts.decide([1.0], **SEED)
+    assert one.n_needed is None and one.n_needed_why.startswith("one replicate")
     assert f"{ev.n_needed} seeds would decide" in ev.text()
     assert verdicts.decide([0.0, 1.0, -1.0], **SEED).n_needed is None, "an estimate on the boundary: no number"
 
@@ -70,7 +76,7 @@ def test_bad_declarations_are_refused_with_what_to_pass():
         verdicts.decide([1.0, 2.0, 3.0], direction="equivalent", **SEED)
     with pytest.raises(ValueError, match="boundary="):
         verdicts.decide([1.0, 2.0, 3.0], margin=0.1, **SEED)
-    with pytest.raises(ValueError, match="90% interval or a wider one"):
+    with pytest.raises(ValueError, match="0.9 interval or a wider one"):
         verdicts.decide(verdicts.t_interval([1.0, 2.0, 3.0], level=0.8), direction="equivalent", margin=1, **SEED)
     wide = verdicts.t_interval([1.0, 2.0, 3.0], level=1 - 0.05 / 10)  # Bonferroni over 10 tests: accepted
     assert verdicts.decide(wide, **SEED).level == pytest.approx(0.995)
@@ -185,8 +191,10 @@ def test_batched_resamples_give_bit_for_bit_the_numbers_of_one_resample_at_a_tim
 def test_the_evidence_goes_into_the_json_without_nan():
     ev = verdicts.decide([1.0], **SEED).to_dict()
     assert ev["lo"] is None and ev["hi"] is None and ev["verdict"] == INCONCLUSIVE and ev["n_min"] == 3
-    assert results.Run("smoke", name="demo").claim("x", "c", 1, 1, "c", verdicts.not_measurable("n/a")) \
-        == NOT_MEASURABLE
+    from invlib.protocol import Claim, Part
+
+    declared = Claim("x", "demo", "c", "1", "Table 1", Part("gain", "seed", smallest=1.0, reason="a point"))
+    assert results.Run("smoke", name="demo").claim(declared, 1, verdicts.not_measurable("n/a")) == NOT_MEASURABLE
 
 
 def _rerun(true: float, n: int, runs: int, rng, **declared) -> np.ndarray:

@@ -11,9 +11,14 @@
   3. the measures, named for what they measure (``accuracy_table``, ``invariance_table``, ...).
 
   This is the code a researcher reuses on their own models and data.
+- ``protocol.py``, the **protocol**: every claim the paper's chapters test, declared before any run as data
+  (:class:`invlib.protocol.Protocol`: statement, the paper's value, parts, and per part the quantity, the unit of
+  replication, the direction, no effect, the smallest effect that matters with its reason, ``n_min``, the
+  multiplicity). ``PROTOCOL`` is the paper's; :func:`protocols` gathers all of them.
 - ``<method>_reports.py``, the **reports**: the paper's numbers, tables, figures, the numbers the prose quotes,
-  and step 4, ``report(run, S, ...)`` (or ``report_<what>``): every function that records claims with their
-  verdicts (:meth:`invlib.results.Run.claim`) is named so.
+  and step 4, ``report(run, S, ...)`` (or ``report_<what>``): every function that records claims is named so.
+  The reports compute each claim's effects and hand them with the claim's declaration to
+  :meth:`invlib.results.Run.claim`; the verdict comes from :func:`invlib.protocol.decide` alone.
 
 A chapter opens with ``S, run = results.open_chapter(<method>.settings, globals())`` and closes with
 ``run.close()``; in between, a few calls of these steps, figures and prose. ``tests/test_layout.py`` checks the
@@ -146,3 +151,22 @@ def zoo_specs(chapter: str, profile: str = "cpu", params: dict | None = None) ->
     module, function = target.split(":")
     given = {k: v for k, v in (params or {}).items() if k != "profile"}
     return list(getattr(importlib.import_module(module), function)(profile, **given))
+
+
+PROTOCOL_PAPERS = ("a", "b", "c", "d", "e", "s")  # the packages that declare a protocol (s: the synthesis)
+
+
+def protocols() -> dict:
+    """Every paper's declared claims: ``{"A": Protocol, ..., "E": ..., "S": ...}`` (each package's
+    ``protocol.PROTOCOL``).
+
+    Example
+    -------
+    >>> sorted(protocols())
+    ['A', 'B', 'C', 'D', 'E', 'S']
+    """
+    out = {}
+    for key in PROTOCOL_PAPERS:
+        module = importlib.import_module(f"{__name__}.{key}.protocol")
+        out[module.PROTOCOL.paper] = module.PROTOCOL
+    return out
