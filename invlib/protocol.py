@@ -19,6 +19,10 @@ into :class:`~invlib.verdicts.Evidence`:
   every true effect but one at the boundary itself is decided;
 - an equivalence part (``direction="equivalent"``) is reproduced when its 90 % interval lies within ``null +-
   smallest`` (the margin), not reproduced when it lies wholly outside;
+- a non-inferiority part (``"not below"``: "the accuracy is kept", "it does not fall by more than ..."; or
+  ``"not above"``) is reproduced when its 95 % interval lies wholly above ``null - smallest`` (below ``null +
+  smallest``), ``smallest`` being the largest change that does not matter; not reproduced when it lies wholly
+  on the other side;
 - a claim of several parts holds when every part does (``combine="all"``), or when at least one does
   (``combine="any"``, each part then tested at the Bonferroni level of its k).
 
@@ -44,16 +48,22 @@ import math
 from collections.abc import Callable, Iterable, Mapping
 
 from . import verdicts
-from .verdicts import DIRECTIONS, LEVEL, NOT_MEASURABLE, UNITS, Evidence, Interval
+from .verdicts import LEVEL, NOT_MEASURABLE, UNITS, Evidence, Interval
 
 COMBINE = ("all", "any")
+# The directions a part may state: the paper's side of the boundary. "not below" / "not above" are non-inferiority
+# tests ("kept", "does not rise by more than"), decided as "greater" / "less" against null -/+ smallest.
+DIRECTIONS = ("greater", "less", "equivalent", "not below", "not above")
+DECIDED_AS = {"greater": "greater", "less": "less", "equivalent": "equivalent", "not below": "greater",
+              "not above": "less"}
 
 
 @dataclasses.dataclass(frozen=True)
 class Part:
     """One declared test: ``quantity`` (what is measured, with its unit) per ``unit`` of replication, in the
-    paper's ``direction``, against ``null`` (no effect) moved by ``smallest`` (the smallest effect that matters;
-    for ``"equivalent"`` the margin) for ``reason``; ``n_min`` replicates at least; tested as one of ``of``
+    paper's ``direction`` (:data:`DIRECTIONS`), against ``null`` (no effect) moved by ``smallest`` (the smallest
+    effect that matters; for ``"equivalent"`` the margin; for ``"not below"`` / ``"not above"`` the largest change
+    that does not matter) for ``reason``; ``n_min`` replicates at least; tested as one of ``of``
     (an int, or the name of a family whose size the run knows, e.g. ``"classes"``: the effect then comes as an
     interval already made at the Bonferroni level). ``each`` names what the part is repeated over at run time
     (``"task"``: one decision per task, its effects a dict keyed by task).
@@ -64,6 +74,8 @@ class Part:
     0.5
     >>> Part("IoU", unit="run", direction="less", null=1.0, smallest=0.5, reason="r").boundary
     0.5
+    >>> Part("clean top-1 change, points", unit="seed", direction="not below", smallest=1.0, reason="r").boundary
+    -1.0
     """
 
     quantity: str
@@ -87,8 +99,9 @@ class Part:
         if not (isinstance(self.smallest, int | float) and math.isfinite(self.smallest) and self.smallest >= 0):
             raise ValueError(f"smallest is the size of the smallest effect that matters, a finite number >= 0; "
                              f"got {self.smallest!r} (part {self.quantity!r}; the direction gives its side)")
-        if self.direction == "equivalent" and not self.smallest > 0:
-            raise ValueError(f"an equivalence part declares its margin as smallest > 0 (part {self.quantity!r})")
+        if self.direction in ("equivalent", "not below", "not above") and not self.smallest > 0:
+            raise ValueError(f"an equivalence or non-inferiority part declares its margin as smallest > 0 (part "
+                             f"{self.quantity!r})")
         if int(self.n_min) < 1:
             raise ValueError(f"n_min must be >= 1, got {self.n_min}")
         if not (isinstance(self.of, str) and self.of.strip() or isinstance(self.of, int) and self.of >= 1):
@@ -99,7 +112,7 @@ class Part:
     def boundary(self) -> float:
         """What the interval must clear: ``null`` moved by ``smallest`` to the paper's side (the centre of the margin
         for an equivalence)."""
-        sign = {"greater": 1, "less": -1, "equivalent": 0}[self.direction]
+        sign = {"greater": 1, "less": -1, "equivalent": 0, "not below": -1, "not above": 1}[self.direction]
         return float(self.null + sign * self.smallest)
 
     def level(self, k: int | None = None) -> float:
@@ -112,13 +125,17 @@ class Part:
         0.99
         """
         k = k if k is not None else (self.of if isinstance(self.of, int) else 1)
-        return 1 - (1 - LEVEL[self.direction]) / max(int(k), 1)
+        return 1 - (1 - LEVEL[DECIDED_AS[self.direction]]) / max(int(k), 1)
 
     def criterion(self, k: int | None = None) -> str:
         """The test in words, written from the declaration."""
         b, null, small = (_num(v) for v in (self.boundary, self.null, self.smallest))
         if self.direction == "equivalent":
             test = f"{self.quantity} within {null} ± {small} ({self.reason})"
+        elif self.direction in ("not below", "not above"):
+            op = ">" if self.direction == "not below" else "<"
+            test = (f"{self.quantity} {op} {b} (no effect {null}; the largest change that does not matter {small}: "
+                    f"{self.reason})")
         else:
             op = ">" if self.direction == "greater" else "<"
             test = f"{self.quantity} {op} {b} (no effect {null}; smallest effect that matters {small}: {self.reason})"
@@ -328,7 +345,7 @@ def _decide_part(part: Part, effect, k: int | None = None) -> Evidence:
         raise ValueError(f"part {part.quantity!r} is one of the {part.of}: its effect comes as an interval made at "
                          "the Bonferroni level of their number (or a function level -> Interval)")
     margin = part.smallest if part.direction == "equivalent" else None
-    return verdicts.decide(effect, direction=part.direction, boundary=part.boundary, margin=margin,
+    return verdicts.decide(effect, direction=DECIDED_AS[part.direction], boundary=part.boundary, margin=margin,
                            reason=part.reason, unit=part.unit, n_min=part.n_min, null=part.null, level=part.level(k))
 
 

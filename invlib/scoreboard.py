@@ -222,9 +222,9 @@ def protocol_page(titles: dict[str, str], toc: set[str]) -> str:
     >>> page.startswith("# Protocol") and "## Paper A: Yan" in page
     True
     """
-    from .papers import protocols
+    from . import papers
 
-    declared = protocols()
+    declared = papers.protocols()
     n = sum(len(P) for P in declared.values())
     parts = sum(len(c.parts) for P in declared.values() for c in P)
     lines = ["# Protocol", "",
@@ -255,7 +255,8 @@ def protocol_page(titles: dict[str, str], toc: set[str]) -> str:
                 head = f"{chapter}: {_md(c.statement)}" + (" *(one of its parts)*" if c.combine == "any" else "") \
                     if i == 0 else ""
                 paper = f"{_md(c.paper)} ({_md(c.where)})" if i == 0 else ""
-                direction = {"greater": ">", "less": "<", "equivalent": "within ±"}[p.direction]
+                direction = {"greater": ">", "less": "<", "equivalent": "within ±", "not below": "not below",
+                             "not above": "not above"}[p.direction]
                 boundary = f"{p.null:g} ± {p.smallest:g}" if p.direction == "equivalent" else f"{p.boundary:g}"
                 of = p.of if p.of != 1 else ""
                 each = f" (each {p.each})" if p.each else ""
