@@ -15,6 +15,8 @@ from invlib import data, models, results, zoo
 from invlib.papers.b import grounding, rrc, similarity
 from invlib.papers.s import agreement as G
 from invlib.papers.s import agreement_reports as R
+from invlib.papers.s.protocol import PROTOCOL
+from invlib.protocol import decide
 
 
 def test_settings_reject_bad_levels_and_transforms():
@@ -219,7 +221,8 @@ def two_measures(acc, inv, variant=None, transform="zoom") -> pd.DataFrame:
 
 
 def agreement_verdict(t: pd.DataFrame, transforms=("zoom",)):
-    ev = R.agreement_evidence(t, list(transforms), "accuracy", "b_invariance", R.trained(t))
+    ev = decide(PROTOCOL["s1/accuracy_tracks_invariance"],
+                R.agreement_effects(t, list(transforms), "accuracy", "b_invariance", R.trained(t)))
     return ev.verdict, ev
 
 
@@ -268,18 +271,55 @@ def raised(t: pd.DataFrame, gains, measure="b_invariance") -> pd.DataFrame:
     return t
 
 
+def raises(t: pd.DataFrame, S):
+    return decide(PROTOCOL["s1/augmentation_raises_invariance"], R.raises_effects(t, S))
+
+
 def test_augmentation_raises_is_decided_per_pair_over_seeds():
     S = G.settings("smoke", transforms=("zoom",))
     t = R.demo_table()
-    ev = R.raises_evidence(t, S)
+    ev = raises(t, S)
     assert ev.verdict == "reproduced" and len(ev.parts) == 5 and {p.n for _, p in ev.parts} == {3}
-    near = R.raises_evidence(raised(t, [0.02, -0.01, 0.03]), S)  # B's invariance: a mean gain within its noise
+    near = raises(raised(t, [0.04, 0.07, 0.06]), S)  # B's invariance: a mean gain of 0.057 within its noise of 0.05
     assert near.verdict == "inconclusive at this budget"
-    assert dict(near.parts)["zoom, B invariance"].verdict == "inconclusive at this budget"
-    clear = R.raises_evidence(raised(t, [0.02, 0.025, 0.03]), S)  # as small, but steady over the seeds
+    assert dict(near.parts)["B invariance: zoom"].verdict == "inconclusive at this budget"
+    clear = raises(raised(t, [0.1, 0.11, 0.12]), S)  # steady over the seeds, and above 0.05
     assert clear.verdict == "reproduced"
-    two = R.raises_evidence(R.demo_table(seeds=2), S)
+    small = raises(raised(t, [0.02, 0.025, 0.03]), S)  # steady too, but below 0.05: an 'unchanged' invariance
+    assert small.verdict == "partly" and dict(small.parts)["B invariance: zoom"].verdict == "not reproduced"
+    two = raises(R.demo_table(seeds=2), S)
     assert two.verdict == "inconclusive at this budget" and "needs >= 3 seeds" in two.parts[0][1].text()
+
+
+@pytest.mark.parametrize("measure, gains, expected", [
+    ("accuracy", [0.5, 0.6, 0.7], "not reproduced"),  # points: under one
+    ("accuracy", [2.0, 2.5, 3.0], "reproduced"),
+    ("a_probe", [-0.005, -0.004, -0.006], "not reproduced"),  # a fraction, lower is more invariant: under 0.01
+    ("a_probe", [-0.05, -0.04, -0.06], "reproduced"),
+    ("c_inv_l2", [-0.02, -0.025, -0.03], "not reproduced"),  # lower is more invariant: under 0.05
+    ("c_inv_l2", [-0.2, -0.25, -0.3], "reproduced"),
+])
+def test_each_measure_is_raised_by_its_own_smallest_effect(measure, gains, expected):
+    S = G.settings("smoke", transforms=("zoom",))
+    ev = raises(raised(R.demo_table(), gains, measure), S)
+    assert dict(ev.parts)[f"{R.SHORT[measure]}: zoom"].verdict == expected
+
+
+def test_augmentation_moves_the_most_by_more_than_a_tie():
+    claim = PROTOCOL["s1/augmentation_moves_invariance_most"]
+    assert decide(claim, {"zoom: vs data": [0.2, 0.25, 0.3]}).verdict == "reproduced"
+    assert decide(claim, {"zoom: vs data": [0.02, 0.025, 0.03]}).verdict == "not reproduced"  # ahead, by a tie
+
+
+def test_every_claim_is_declared_with_a_smallest_effect_and_recorded_by_the_report():
+    for claim in PROTOCOL:
+        assert claim.paper == "(no paper tests this)"
+        for name, part in claim.parts.items():
+            assert part.smallest > 0 and len(part.reason) > 40, (claim.id, name)
+    run = results.Run("smoke", name="demo")
+    R.report(run, G.settings("smoke", transforms=("zoom",)), R.demo_table())
+    assert list(run.claims) == [c.id for c in PROTOCOL.of_chapter("s1_measures_agree")]
+    assert all(run.claims[c.id]["criterion"] == c.criterion() for c in PROTOCOL)
 
 
 def test_the_claims_fail_when_augmentation_lowers_invariance():

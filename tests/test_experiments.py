@@ -40,15 +40,16 @@ def test_settings_profile_tables_and_overrides():
 def test_cpu_seed_counts_keep_the_selection_claims_decidable():
     """E1's and E2's selection claims are a share over seeds: at cpu a unanimous outcome must still decide them
     (it would not at 3 seeds), as at the 6 seeds the counts were cut from (benchmarks/measurements/e.md)."""
-    from invlib.papers.e.experiments_reports import selection_evidence
+    from invlib.papers.e.protocol import PROTOCOL
+    from invlib.protocol import decide
 
-    counts = {"E1": 1 + len(E.settings("cpu", experiment="sprites").extra_seeds),
-              "E2": len(E.settings("cpu", experiment="sinusoids").seeds)}
-    for chapter, n in counts.items():
-        assert n >= 4, chapter
-        assert selection_evidence([False] * n).verdict == "not reproduced", chapter
-        assert selection_evidence([True] * n).verdict == "reproduced", chapter
-    assert selection_evidence([False] * 3).verdict == "inconclusive at this budget"
+    counts = {"fig3/augnet_selects_rotate": 1 + len(E.settings("cpu", experiment="sprites").extra_seeds),
+              "fig5/frequency_shift_selected": len(E.settings("cpu", experiment="sinusoids").seeds)}
+    for cid, n in counts.items():
+        assert n >= 4, cid
+        assert decide(PROTOCOL[cid], R.selection_share([False] * n)).verdict == "not reproduced", cid
+        assert decide(PROTOCOL[cid], R.selection_share([True] * n)).verdict == "reproduced", cid
+        assert decide(PROTOCOL[cid], R.selection_share([False] * 3)).verdict == "inconclusive at this budget"
 
 
 def test_settings_errors_name_the_fix():

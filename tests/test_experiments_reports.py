@@ -1,6 +1,6 @@
-"""invlib.papers.e.experiments_reports: the verdicts of paper E's claims follow the numbers of a run by their stated
-criteria,
-the metric keys stay those of earlier results, and the learned-augmentation table reads both methods."""
+"""invlib.papers.e.experiments_reports and invlib.papers.e.protocol: the reports compute the effects of paper E's
+claims, the protocol's declarations decide them (on both sides of each declared boundary), the metric keys stay those
+of earlier results, and the learned-augmentation table reads both methods."""
 
 import math
 
@@ -12,6 +12,8 @@ from invlib import results
 from invlib.learned import augerino, augnet
 from invlib.papers.e import experiments as E
 from invlib.papers.e import experiments_reports as R
+from invlib.papers.e.protocol import PROTOCOL
+from invlib.protocol import decide
 
 
 def layer(**ops):
@@ -105,8 +107,9 @@ def test_one_run_cannot_decide_the_ablations_whatever_it_shows():
     (6, "not reproduced"),  # it finds the angle on every seed
 ])
 def test_augerino_regulariser_misses_is_the_mirror_share(misses, expected):
-    ev = R.selection_evidence([True] * misses + [False] * (6 - misses), direction="less")
-    assert ev.verdict == expected and ev.boundary == 0.5
+    met = [True] * misses + [False] * (6 - misses)
+    ev = decide(PROTOCOL["fig4/augerino_regulariser_misses"], R.selection_share(met))
+    assert ev.verdict == expected and ev.boundary == 0.5 and ev.direction == "less"
 
 
 def test_report_sprites_tables_and_facts():
@@ -172,6 +175,9 @@ def test_one_sinusoid_seed_is_inconclusive_and_the_prose_says_so():
 
 
 # ----------------------------------------------------------------------------- the authors' code
+CID = "fig3/same_as_authors"
+
+
 def test_authors_runs_filter_and_the_comparison_verdict(tmp_path, monkeypatch):
     runs = [dict(experiment="sprites", variant="v", n_train=2560, width=8, epochs=12, trunk="seed", seed=s,
                  selected=sel, weight=0.9, max_value=0.7, seconds=10.0, commit="2c2ee6b8a2", date="2026-11-23")
@@ -188,20 +194,20 @@ def test_authors_runs_filter_and_the_comparison_verdict(tmp_path, monkeypatch):
                                (["rotate"] * 4 + ["shear_y"] * 2, "inconclusive at this budget")]:
         ours = pd.DataFrame(dict(seed=range(6), selected=ours_sel, weight=0.9, max_value=0.5))
         run = results.Run("demo", "cpu")
-        table = R.report_same_as_authors(run, "c", "rotate", ours, theirs, "test")
-        assert run.claims["c"]["verdict"] == expected, run.claims["c"]
-        assert "5 of 6" in run.claims["c"]["paper"] and "2c2ee6b" in run.claims["c"]["paper"]
+        table = R.report_same_as_authors(run, CID, "rotate", ours, theirs, "test")
+        assert run.claims[CID]["verdict"] == expected, run.claims[CID]
+        assert "5 of 6" in run.claims[CID]["paper"] and "2c2ee6b" in run.claims[CID]["paper"]
         assert table["authors: selected"].tolist() == ["rotate"] * 5 + ["shear_x"]
     many = pd.concat([theirs.assign(seed=theirs["seed"] + 6 * k) for k in range(4)])  # 20 of 24 seeds
     ours = many[["seed"]].assign(selected=many["selected"].values, weight=0.9, max_value=0.5)
     run = results.Run("demo", "cpu")
-    R.report_same_as_authors(run, "c", "rotate", ours, many, "test")
-    assert run.claims["c"]["verdict"] == "reproduced", run.claims["c"]  # the same rate, on enough seeds to show it
+    R.report_same_as_authors(run, CID, "rotate", ours, many, "test")
+    assert run.claims[CID]["verdict"] == "reproduced", run.claims[CID]  # the same rate, on enough seeds to show it
     summary = R.authors_table("sprites", "rotate")
     assert summary.loc[0, "selected true op"] == "5 of 7"  # one variant "v" holds all seven runs
     run = results.Run("demo", "cpu")
-    R.report_same_as_authors(run, "c", "rotate", ours, theirs.iloc[:0], "test")
-    assert run.claims["c"]["verdict"] == "not measurable at this profile"
+    R.report_same_as_authors(run, CID, "rotate", ours, theirs.iloc[:0], "test")
+    assert run.claims[CID]["verdict"] == "not measurable at this profile"
 
 
 # ----------------------------------------------------------------------------- E3
@@ -277,3 +283,58 @@ def test_learned_table_reads_both_methods_in_their_units():
     assert (rot["op"], rot["unit"], rot["max_value"]) == ("rotate", "radians", round(math.pi / 4, 3))
     aug_rot = t[(t["model"] == "Augerino") & (t["op"] == "rotate")].iloc[0]
     assert aug_rot["max_value"] == round(math.log(2) / 2, 3) and aug_rot["unit"] == "radians"
+
+
+# ----------------------------------------------------------------------------- the protocol
+def test_every_part_resting_on_seeds_declares_a_smallest_effect_with_its_reason():
+    for claim in PROTOCOL:
+        for name, part in claim.parts.items():
+            assert part.unit == "seed" and part.n_min == 3, (claim.id, name)
+            assert part.smallest > 0 and len(part.reason) > 40, (claim.id, name)
+
+
+@pytest.mark.parametrize("cid, effects, expected", [
+    ("fig3/no_regulariser_collapses", [0.01, 0.02, 0.015], "reproduced"),  # within 0.05 rad of the identity
+    ("fig3/no_regulariser_collapses", [0.3, 0.35, 0.32], "not reproduced"),  # still near its start, pi/8
+    ("fig3/augerino_rotation", [0.78, 0.79, 0.785], "reproduced"),  # 90 % interval within pi/4 +- 0.15
+    ("fig3/augerino_rotation", [1.2, 1.21, 1.19], "not reproduced"),
+    ("fig6/oracle_invariance_grows", [0.2, 0.25, 0.3], "reproduced"),
+    ("fig6/oracle_invariance_grows", [0.02, 0.025, 0.03], "not reproduced"),  # steady, but below 0.05: unchanged
+    ("fig6/augnet_invariance_any_capacity", {"depth 1, width 4": [0.95, 0.96, 0.97],
+                                             "depth 1, width 64": [0.5, 0.55, 0.52]}, "partly"),
+    ("fig7/augerino_and_augnet1_beat_baseline", {"Augerino": [0.03, 0.035, 0.04],
+                                                 "AugNet, 1 layer": [0.02, 0.025, 0.03]}, "reproduced"),
+    ("fig7/augerino_and_augnet1_beat_baseline", {"Augerino": [0.003, 0.004, 0.005],  # under a point
+                                                 "AugNet, 1 layer": [0.03, 0.035, 0.04]}, "partly"),
+    ("fig7/augnet3_top", [-0.002, -0.001, -0.0015], "reproduced"),  # within half a point of the best
+    ("fig7/augnet3_top", [-0.02, -0.025, -0.03], "not reproduced"),
+    ("fig7/augnet_faster", [9.0, 10.0, 11.0], "reproduced"),
+    ("fig7/augnet_faster", [2.0, 3.0, 2.5], "not reproduced"),  # faster, but not 5x
+])
+def test_the_declared_boundaries_decide_made_up_effects_on_both_sides(cid, effects, expected):
+    assert decide(PROTOCOL[cid], effects).verdict == expected
+
+
+def test_the_reports_record_their_chapters_declared_claims_with_the_declared_criterion():
+    S = {e: E.settings("smoke", experiment=e) for e in ("sprites", "sinusoids", "capacity")}
+    runs = {c: results.Run("demo", "smoke") for c in ("e1_learning_the_right_invariance", "e2_beyond_vision",
+                                                        "e3_capacity", "e4_image_recognition")}
+    R.report_sprites(runs["e1_learning_the_right_invariance"], S["sprites"], sprite_hist())
+    alone = {0: [dict(epoch=0, state=layer(frequency_shift=(1.0, 0.5)))]}
+    R.report_sinusoids(runs["e2_beyond_vision"], S["sinusoids"], sinusoid_hist((0.9, 0.5)), alone)
+    R.report_capacity(runs["e3_capacity"], S["capacity"], capacity_res([0.95, 0.99, 0.97], [0.3, 0.6, 0.9]))
+    R.report_images(runs["e4_image_recognition"], E.settings("gpu", experiment="images"),
+                    image_hist(dict(zip(NAMES, [0.80, 0.90, 0.86, 0.87, 0.86, 0.899]))))
+    for chapter, run in runs.items():
+        declared = PROTOCOL.of_chapter(chapter)
+        assert list(run.claims) == [c.id for c in declared], chapter
+        for c in declared:
+            assert run.claims[c.id]["criterion"] == c.criterion() and run.claims[c.id]["claim"] == c.statement
+
+
+def test_augerino_rotation_is_tested_on_the_papers_range_only():
+    """The claim is about sprites within π/4 (its declaration centres on it): on other data it is not measurable."""
+    run = results.Run("demo", "smoke")
+    R.report_sprites(run, E.settings("smoke", experiment="sprites", max_angle=30.0), sprite_hist())
+    assert verdicts(run)["fig3/augerino_rotation"] == "not measurable at this profile"
+    assert "30 degrees" in run.claims["fig3/augerino_rotation"]["evidence"]["reason"]

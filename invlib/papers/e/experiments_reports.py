@@ -3,16 +3,14 @@
 
 Each ``report_*(run, S, ...)`` takes the :class:`invlib.results.Run` of a chapter, its settings (from
 :func:`invlib.papers.e.experiments.settings`) and what its ``train_*`` function returned; it logs the metrics
-(keys kept stable so that results of different runs compare), records each claim of the paper the chapter
-tests with :meth:`invlib.results.Run.claim` (the verdict computed from the run's numbers by the criterion
-stated beside it) and returns a table and ``facts``, ``{glue name: Markdown text}`` for the prose. The
-``plot_*`` functions draw the paper's figures from the histories and return their axes.
+(keys kept stable so that results of different runs compare), computes the effects of each claim of the paper
+the chapter tests and records them with :meth:`invlib.results.Run.claim` against the claim's declaration in
+:mod:`invlib.papers.e.protocol` (which decides it), and returns a table and ``facts``, ``{glue name: Markdown
+text}`` for the prose. The ``plot_*`` functions draw the paper's figures from the histories and return their axes.
 
-Every verdict comes from :func:`invlib.results.decide` against a boundary or margin declared below with its
-reason (:data:`MOST`, :data:`ANGLE_TOL`, ...). The paper's claims are about what training does, so a seed is the
-replicate and :data:`N_MIN` seeds are needed before a verdict can be decisive: AugNet's selection of the right
-operation is the share of seeds that meet it (a Wilson interval); Augerino, the ablations, E3's trunks and E4's
-models are trained once and read "inconclusive at this budget".
+AugNet's selection of the right operation is the share of seeds that meet the paper's result (a Wilson interval,
+:func:`selection_share`); Augerino, the ablations, E3's trunks and E4's models are trained once and read
+"inconclusive at this budget".
 
 Example
 -------
@@ -36,28 +34,10 @@ import pandas as pd
 
 from ... import authors
 from ...learned import UNITS, augnet, max_rotation
-from ...results import Evidence, decide, decide_parts, not_measurable, phrase, share_interval
+from ...protocol import decide
+from ...results import not_measurable, phrase, share_interval
 from .experiments import TRUE_ANGLE, TRUE_HZ, Capacity, Images, Sinusoids, Sprites, _shift_hz
-
-# ----------------------------------------------------------------------------- the declared tests
-# Each claim's boundary or margin with its reason, stated before any run (never read off a run's numbers).
-N_MIN = 3  # seeds before a claim about what training does can be decisive
-SELECTED = 0.8  # an op's weight from which the layer has selected it (the softmax at T = 0.01 is near-hard)
-MOST = (0.5, "the paper shows one run and presents the selection as what AugNet does: a method that meets it on "
-             "no more than half of its seeds would not be described so ('most seeds', the rule stated before the run)")
-ANGLE_TOL = (0.15, "0.15 rad (8.6 degrees), about a fifth of the data's pi/4: the paper reads its angle off a plot "
-                   "(Figure 3) and gives no tolerance; the one stated for 'learns the data's range' before any run")
-HZ_TOL = (0.15, "0.15 Hz, under a third of the true 0.5 Hz and under a sixth of the 1 Hz between two classes: the "
-                "paper reads its range off a plot (Figure 5); the tolerance stated before any run")
-COLLAPSED = (0.05, "0.05 rad moves a pixel at the edge of the 32 px canvas by under one pixel (16 px x 0.05): the "
-                   "identity, against a start of pi/8 = 0.39 rad")
-NEAR_ONE = (0.9, "'almost perfectly invariant' (Figure 6: medians near 1): a median invariance above 0.9 leaves a "
-                 "tenth of the way to a trunk that ignores the shift entirely")
-ORDER = (0.0, "the paper states an order (beats, grows, faster), not its size: a difference of any size, paired by "
-              "seed")
-TIED = (0.005, "Figure 7 calls AugNet, 3 layers and fixed augmentation tied: within half a point of the best "
-               "early-stopped accuracy, the rule stated before the run")
-FASTER = (5.0, "the paper's own factor: 80 % test accuracy in 5x fewer epochs")
+from .protocol import ANGLE_TOL, HZ_TOL, N_MIN, PROTOCOL, SELECTED
 
 
 # ----------------------------------------------------------------------------- helpers
@@ -73,25 +53,24 @@ def _met(state: dict, op: str, target: float, tol: float) -> bool:
     return op in ops and ops[op]["weight"] >= SELECTED and abs(ops[op]["max_value"] - target) <= tol
 
 
-def selection_evidence(met: list[bool], direction: str = "greater") -> Evidence:
-    """The verdict of a selection claim from whether each seed met it: the share of seeds, its 95 % Wilson interval
-    against :data:`MOST` (``"greater"``: most seeds meet it; ``"less"``: most miss it), from :data:`N_MIN` seeds.
+def selection_share(met: list[bool]):
+    """The effect of a selection claim from whether each seed met it: the share of seeds with its Wilson interval,
+    made at the level the claim's declaration needs (a function ``level -> Interval``).
 
     Example
     -------
+    >>> cid = "fig3/augnet_selects_rotate"
     >>> for k in (6, 5, 1, 0):
-    ...     print(k, selection_evidence([True] * k + [False] * (6 - k)).verdict)
+    ...     print(k, decide(PROTOCOL[cid], selection_share([True] * k + [False] * (6 - k))).verdict)
     6 reproduced
     5 inconclusive at this budget
     1 inconclusive at this budget
     0 not reproduced
-    >>> selection_evidence([True, True]).text()
+    >>> decide(PROTOCOL[cid], selection_share([True, True])).text()
     '+1 [+0.342, +1], 2 seeds; > 0.5; needs >= 3 seeds'
     """
-    return decide(share_interval(sum(map(bool, met)), len(met)), direction=direction, boundary=MOST[0],
-                  reason=MOST[1] if direction == "greater" else "the mirror of the selective regulariser's claim: a "
-                  "regulariser that misses the angle meets the criterion on fewer than half of its seeds",
-                  unit="seed", n_min=N_MIN)
+    k, n = sum(map(bool, met)), len(met)
+    return lambda level: share_interval(k, n, level)
 
 
 def _pick(state: dict) -> tuple[str, float, float | None]:
@@ -139,14 +118,14 @@ def authors_runs(experiment: str, path: str | Path | None = None, **match) -> pd
 
 
 def report_same_as_authors(run, cid: str, true_op: str, ours: pd.DataFrame, theirs: pd.DataFrame,
-                           setting: str, truth: float | None = None, tol: float = ANGLE_TOL[0]) -> pd.DataFrame:
-    """Record the claim ``cid``: our AugNet selects ``true_op`` as often as the authors' code does on the same
-    setting and seeds (verdict: :func:`invlib.authors.record_same_rate`, an equivalence test: the 90 % Newcombe
-    interval of the difference of the two rates within +-:data:`invlib.authors.SAME_RATE_MARGIN`, from 3 seeds a
-    side). ``ours`` and ``theirs`` hold one row per seed with ``seed, selected, weight, max_value`` (the selected
-    op's); the claim is not measurable when ``theirs`` is empty (their code was not run at this setting). With
-    ``truth``, both sides also say on how many seeds the selected ``true_op``'s range lies within ``tol`` of it.
-    Returns the seeds side by side.
+                           setting: str, truth: float | None = None, tol: float = ANGLE_TOL) -> pd.DataFrame:
+    """Record the claim ``cid`` (declared in :mod:`invlib.papers.e.protocol`): our AugNet selects ``true_op`` as often
+    as the authors' code does on the same ``setting`` (named in our side's text) and seeds (verdict:
+    :func:`invlib.authors.record_same_rate`, an equivalence test: the 90 % Newcombe interval of the difference of the
+    two rates within +-:data:`invlib.authors.SAME_RATE_MARGIN`, from 3 seeds a side). ``ours`` and ``theirs`` hold
+    one row per seed with ``seed, selected, weight, max_value`` (the selected op's); the claim is not measurable when
+    ``theirs`` is empty (their code was not run at this setting). With ``truth``, both sides also say on how many
+    seeds the selected ``true_op``'s range lies within ``tol`` of it. Returns the seeds side by side.
 
     Example
     -------
@@ -155,8 +134,8 @@ def report_same_as_authors(run, cid: str, true_op: str, ours: pd.DataFrame, thei
     ...                          max_value=[0.8, 0.3]))
     >>> run = results.Run("demo", "smoke")
     >>> theirs = ours.assign(selected="rotate", commit="2c2ee6b8", date="2026-11-23")
-    >>> table = report_same_as_authors(run, "e1/same_as_authors", "rotate", ours, theirs, "demo setting")
-    >>> run.claims["e1/same_as_authors"]["verdict"]  # two seeds cannot show two rates the same
+    >>> table = report_same_as_authors(run, "fig3/same_as_authors", "rotate", ours, theirs, "demo setting")
+    >>> run.claims["fig3/same_as_authors"]["verdict"]  # two seeds cannot show two rates the same
     'inconclusive at this budget'
     >>> list(table.columns)  # doctest: +NORMALIZE_WHITESPACE
     ['authors: selected', 'authors: weight', 'authors: largest value', 'ours: selected', 'ours: weight',
@@ -172,9 +151,8 @@ def report_same_as_authors(run, cid: str, true_op: str, ours: pd.DataFrame, thei
         return f", its range within {tol:g} of {truth:.3f} on {n}"
 
     commit, date = (theirs["commit"].iloc[0], theirs["date"].max()) if len(theirs) else ("", "")
-    authors.record_same_rate(run, cid, f"Our AugNet selects {true_op} as often as the authors' code on the same "
-                             f"setting and seeds ({setting}).", (k_o, len(ours)), (k_t, len(theirs)), commit, date,
-                             ours_text=close(ours), theirs_text=close(theirs))
+    authors.record_same_rate(run, PROTOCOL[cid], (k_o, len(ours)), (k_t, len(theirs)), commit, date,
+                             ours_text=f"{close(ours)} ({setting})", theirs_text=close(theirs))
     run.log(f"{cid}/authors_selected", theirs["selected"].tolist(), note=f"seeds {theirs['seed'].tolist()}")
     table = authors.side_by_side(theirs, ours, {"selected": "selected", "weight": "weight",
                                                 "max_value": "largest value"})
@@ -251,7 +229,7 @@ def report_sprites(run, S: Sprites, hist: dict) -> tuple[pd.DataFrame, pd.DataFr
     seeds = [S.seed, *S.extra_seeds]
     seed_runs = ["AugNet"] + [f"AugNet, seed {s}" for s in S.extra_seeds]
     picks = [_pick(final[n])[0] for n in seed_runs]
-    met = [_met(final[n], "rotate", true_angle, ANGLE_TOL[0]) for n in seed_runs]
+    met = [_met(final[n], "rotate", true_angle, ANGLE_TOL) for n in seed_runs]
     rot_ranges = [max_rotation(final[n]) for n, p in zip(seed_runs, picks) if p == "rotate"]
     a = final["AugNet"]
     rot_w, rot_rad = a["layer0"]["rotate"]["weight"], max_rotation(a)
@@ -261,15 +239,12 @@ def report_sprites(run, S: Sprites, hist: dict) -> tuple[pd.DataFrame, pd.DataFr
     run.log("augnet/selected_over_seeds", picks, note=f"seeds {seeds}")
     run.log("augnet/criterion_met_over_seeds", sum(met), note=f"of {len(met)} seeds")
     run.log("augnet_criterion_met", met[0], note=f"seed {S.seed}: rotate weight >= {SELECTED:g} and range within "
-                                                 f"{ANGLE_TOL[0]:g} rad of the data's {true_angle:.3f} rad")
-    crit = (f"rotate's weight >= {SELECTED:g} and its range within {ANGLE_TOL[0]:g} rad of the data's "
-            f"{true_angle:.3f} rad")
-    ev = selection_evidence(met)
-    run.claim("fig3/augnet_selects_rotate", "AugNet (one layer of five affine ops) selects rotate and learns the "
-              "data's rotation range (π/4 in the paper).", paper="rotate, π/4 = 0.785 rad",
+                                                 f"{ANGLE_TOL:g} rad of the data's {true_angle:.3f} rad")
+    share = selection_share(met)
+    ev = decide(PROTOCOL["fig3/augnet_selects_rotate"], share)
+    run.claim(PROTOCOL["fig3/augnet_selects_rotate"], effects=share,
               ours=f"met on {sum(met)} of {len(met)} seeds (seed {S.seed}: {sel_name}, weight {sel_w:.2f}; "
-              f"rotation {rot_rad:.3f} rad)", criterion=f"share of seeds on which {crit}: 95 % Wilson interval "
-              f"over seeds above {MOST[0]:g} (most seeds); from {N_MIN} seeds", evidence=ev)
+              f"rotation {rot_rad:.3f} rad)")
     ours = pd.DataFrame([dict(seed=sd, selected=_pick(final[n])[0], weight=_pick(final[n])[1],
                               max_value=_pick(final[n])[2]) for sd, n in zip(seeds, seed_runs)])
     # their code was run on our colour sprites (benchmarks/authors/our_sprites.py) and on their own Mario/Iggy
@@ -281,24 +256,16 @@ def report_sprites(run, S: Sprites, hist: dict) -> tuple[pd.DataFrame, pd.DataFr
         run, "fig3/same_as_authors", "rotate", ours, theirs,
         f"our {S.n_train} colour sprites of 32 px, trunk width {S.widths[0]}, {S.epochs} epochs, one trunk "
         "initialisation per seed", truth=true_angle)
-    one_run = f"per seed (one run here: seed {S.seed})"
-    ev_aug = decide([aug_rad], direction="equivalent", boundary=true_angle, margin=ANGLE_TOL[0], reason=ANGLE_TOL[1],
-                    unit="seed", n_min=N_MIN)
-    run.claim("fig3/augerino_rotation", "Augerino learns a rotation range of about π/4.", paper=TRUE_ANGLE,
-              ours=aug_rad, criterion=f"Augerino's learned rotation range {one_run}: 90 % t-interval over seeds "
-              f"within {true_angle:.3f} ± {ANGLE_TOL[0]:g} rad (equivalence); from {N_MIN} seeds", evidence=ev_aug)
-    ev_none = decide([none_rad], direction="less", boundary=COLLAPSED[0], reason=COLLAPSED[1], unit="seed",
-                     n_min=N_MIN)
-    run.claim("fig3/no_regulariser_collapses", "Without a regulariser, AugNet's rotation range shrinks to 0.",
-              paper=0.0, ours=none_rad, criterion=f"the learned rotation range without a regulariser {one_run}: 95 % "
-              f"t-interval over seeds below {COLLAPSED[0]:g} rad; from {N_MIN} seeds", evidence=ev_none)
     ar = final["AugNet, Augerino's regulariser"]
-    ev_miss = selection_evidence([_met(ar, "rotate", true_angle, ANGLE_TOL[0])], direction="less")
-    run.claim("fig4/augerino_regulariser_misses", "With Augerino's regulariser -||μ||₂ instead of the selective one, "
-              "AugNet misses the angle.", paper="misses π/4",
-              ours=f"selects {_pick(ar)[0]}; largest rotation {max_rotation(ar):.3f} rad",
-              criterion=f"share of seeds on which {crit} (one run here: seed {S.seed}): 95 % Wilson interval over "
-              f"seeds below {MOST[0]:g} (it misses on most seeds); from {N_MIN} seeds", evidence=ev_miss)
+    effects = {"fig3/augerino_rotation": [aug_rad] if S.max_angle == 45 else not_measurable(  # one run each
+                   f"the paper's claim is about sprites within π/4; this run's lie within {S.max_angle:g} degrees"),
+               "fig3/no_regulariser_collapses": [none_rad],
+               "fig4/augerino_regulariser_misses": selection_share([_met(ar, "rotate", true_angle, ANGLE_TOL)])}
+    texts = dict(zip(effects, (aug_rad, none_rad, f"selects {_pick(ar)[0]}; largest rotation {max_rotation(ar):.3f} "
+                                                  "rad")))
+    ev_aug, ev_none, ev_miss = (decide(PROTOCOL[cid], effect) for cid, effect in effects.items())
+    for cid, effect in effects.items():
+        run.claim(PROTOCOL[cid], ours=texts[cid], effects=effect)
     free_gain, free_mu = best_gain(1.0, S.reg)  # an operation the trained trunk ignores at any magnitude
     rot_gain, rot_mu = best_gain(true_angle / augnet.OPS["rotate"].scale, S.reg)  # rotate, held to the data's
     when = ", ".join(f"{r:.2f}" for r in rot_ranges)
@@ -338,9 +305,9 @@ def _no_shear_fact(ns: dict | None, true_angle: float) -> str:
     """
     if ns is None:
         return "not run at this profile (`shear_ablation=True` adds it: one more AugNet run)"
-    near = "within" if _met(ns, "rotate", true_angle, ANGLE_TOL[0]) else "not within"
+    near = "within" if _met(ns, "rotate", true_angle, ANGLE_TOL) else "not within"
     return (f"the same layer learns a rotation range of {max_rotation(ns):.2f} rad with weight "
-            f"{ns['layer0']['rotate']['weight']:.2f}, {near} {ANGLE_TOL[0]:g} rad of the data's range")
+            f"{ns['layer0']['rotate']['weight']:.2f}, {near} {ANGLE_TOL:g} rad of the data's range")
 
 
 def _reach(S: Sprites) -> str:
@@ -488,38 +455,35 @@ def report_sinusoids(run, S: Sinusoids, hist: dict, alone: dict) -> tuple[pd.Dat
         run.log(f"alone/seed{s}/shift_hz", _shift_hz(h[-1]), paper=TRUE_HZ)
         run.log(f"alone/seed{s}/shift_hz_by_epoch", [_shift_hz(r) for r in h])
     alone_hz = float(np.median([_shift_hz(h[-1]) for h in alone.values()]))
-    alone_ok = sum(abs(_shift_hz(h[-1]) - TRUE_HZ) <= HZ_TOL[0] for h in alone.values())
+    alone_ok = sum(abs(_shift_hz(h[-1]) - TRUE_HZ) <= HZ_TOL for h in alone.values())
     run.log("alone/median_shift_hz", alone_hz, paper=TRUE_HZ, note="beyond the paper: frequency shift as the only op")
     run.log("alone/seeds_within_0.15_hz", alone_ok, note=f"of {len(alone)}")  # the key of earlier results
     table = pd.DataFrame(rows).set_index("seed")
     shift_hz, shift_w = float(np.median(table["shift range (Hz)"])), float(np.median(table["shift weight"]))
-    met = [_met(h[-1]["state"], "frequency_shift", TRUE_HZ, HZ_TOL[0]) for h in hist.values()]
-    n_ok, ev = sum(met), selection_evidence(met)
+    met = [_met(h[-1]["state"], "frequency_shift", TRUE_HZ, HZ_TOL) for h in hist.values()]
+    n_ok, share = sum(met), selection_share(met)
+    ev = decide(PROTOCOL["fig5/frequency_shift_selected"], share)
     n_sel = int((table["selected"] == "frequency_shift").sum())
     run.log("median_shift_hz", shift_hz, paper=TRUE_HZ, note="median over seeds")
     run.log("median_shift_weight", shift_w, note="median over seeds")
     run.log("criterion_met", ev.verdict == "reproduced",
-            note=f"most seeds: frequency shift's weight >= {SELECTED:g}, range within {HZ_TOL[0]:g} Hz of 0.5 (the "
+            note=f"most seeds: frequency shift's weight >= {SELECTED:g}, range within {HZ_TOL:g} Hz of 0.5 (the "
                  "share's 95 % Wilson interval above one half)")
     run.log("seeds_selecting_frequency_shift", n_sel, note=f"of {len(table)}")
-    run.claim("fig5/frequency_shift_selected", "One AugNet layer of frequency shift, FT surrogate and noise selects "
-              "frequency shift and learns a range of about ±0.5 Hz.", paper="frequency_shift, 0.5 Hz",
-              ours=f"met on {n_ok} of {len(table)} seeds (median weight {shift_w:.2f}, median range "
-              f"{shift_hz:.3f} Hz)", criterion=f"share of seeds on which frequency shift's weight >= {SELECTED:g} and "
-              f"its range within {HZ_TOL[0]:g} Hz of 0.5 Hz: 95 % Wilson interval over seeds above {MOST[0]:g} (most "
-              f"seeds); from {N_MIN} seeds", evidence=ev)
+    run.claim(PROTOCOL["fig5/frequency_shift_selected"], effects=share, ours=f"met on {n_ok} of {len(table)} seeds "
+              f"(median weight {shift_w:.2f}, median range {shift_hz:.3f} Hz)")
     ours = table.reset_index()[["seed", "selected", "weight"]].assign(
         max_value=[augnet.selected(h[-1]["state"])["layer0"][2] for h in hist.values()])
     theirs = authors_runs("sinusoids", epochs=S.epochs) if (S.n_train, S.n_test, S.batch_size, S.widths) == (
         400, 200, 32, (2, 2)) else authors_runs("sinusoids", epochs=-1)
     seeds_table = report_same_as_authors(run, "fig5/same_as_authors", "frequency_shift", ours, theirs,
                                        f"the paper's sinusoids and CNN trunk, {S.epochs} epochs", truth=TRUE_HZ,
-                                       tol=HZ_TOL[0])
+                                       tol=HZ_TOL)
     free_gain = S.reg * 1.0 - S.weight_decay / 2  # an operation harmless at magnitude 1, at full weight
     mu_true = TRUE_HZ / augnet.OPS["frequency_shift"].scale
     shift_gain = S.reg * mu_true - S.weight_decay / 2 * mu_true**2  # frequency shift held to 0.5 Hz
     facts = {
-        "e2_alone": f"{alone_hz:.2f} Hz, within {HZ_TOL[0]:g} Hz of the true 0.5 Hz on {alone_ok} of {len(alone)} "
+        "e2_alone": f"{alone_hz:.2f} Hz, within {HZ_TOL:g} Hz of the true 0.5 Hz on {alone_ok} of {len(alone)} "
                     "seeds",
         "e2_hz": f"{shift_hz:.2f} Hz (median weight {shift_w:.2f})",
         "e2_verdict": phrase(ev, reproduced="The paper's claim holds here: the share's interval lies above one "
@@ -623,27 +587,18 @@ def report_capacity(run, S: Capacity, res: pd.DataFrame) -> tuple[pd.DataFrame, 
     run.log("augnet_min_invariance", aug_min, note="paper: close to 1 for every trunk")
     run.log("oracle_min_invariance", orc["median"].min(), note="paper: lower for the smallest trunks")
     run.log("augnet_spread", flat)
-    trunks = [f"depth {d}, width {w}" for d, w in zip(aug["depth"], aug["width"])]
-    ev_any = decide_parts({t: decide([m], boundary=NEAR_ONE[0], reason=NEAR_ONE[1], unit="seed", n_min=N_MIN)
-                           for t, m in zip(trunks, aug["median"])},
-                          reason="every trunk (a conjunction: reproduced only if every trunk's part is)")
-    run.claim("fig6/augnet_invariance_any_capacity", "AugNet makes every trunk almost perfectly invariant to the "
-              "true shift, whatever its capacity.", paper="≈ 1 for every trunk",
-              ours=f"median invariance {aug_min:.3f}–{aug_min + flat:.3f} over {len(aug)} trunks (one model each)",
-              criterion=f"per trunk, AugNet's median invariance over the test signals, one value per seed (one "
-              f"seed here): 95 % t-interval over seeds above {NEAR_ONE[0]:g}, from {N_MIN} seeds; every trunk must "
-              "hold (parts)", evidence=ev_any)
-    sizes = orc["params"].nunique() > 1
-    ev_grow = (decide([orc["median"].iloc[-1] - orc["median"].iloc[0]], boundary=ORDER[0], reason=ORDER[1],
-                      unit="seed", n_min=N_MIN) if sizes else not_measurable("the run has one trunk size"))
-    run.claim("fig6/oracle_invariance_grows", "With the oracle augmentation, smaller trunks are less invariant than "
-              "larger ones.", paper="grows with capacity",
-              ours=f"{orc['median'].iloc[0]:.3f} (smallest) vs {orc['median'].iloc[-1]:.3f} (largest)",
-              criterion="the largest trunk's median invariance minus the smallest's, paired by seed (one seed here): "
-                        f"95 % t-interval over seeds above {ORDER[0]:g}; from {N_MIN} seeds (needs two trunk sizes)",
-              evidence=ev_grow)
+    any_c, grow_c = PROTOCOL["fig6/augnet_invariance_any_capacity"], PROTOCOL["fig6/oracle_invariance_grows"]
+    per_trunk = {f"depth {d}, width {w}": [m] for d, w, m in zip(aug["depth"], aug["width"], aug["median"])}
+    ev_any = decide(any_c, per_trunk)
+    run.claim(any_c, effects=per_trunk,
+              ours=f"median invariance {aug_min:.3f}–{aug_min + flat:.3f} over {len(aug)} trunks (one model each)")
+    grow = ([orc["median"].iloc[-1] - orc["median"].iloc[0]] if orc["params"].nunique() > 1 else
+            not_measurable("the run has one trunk size"))
+    ev_grow = decide(grow_c, grow)
+    run.claim(grow_c, effects=grow,
+              ours=f"{orc['median'].iloc[0]:.3f} (smallest) vs {orc['median'].iloc[-1]:.3f} (largest)")
     shifts = aug["shift_hz"]
-    n_zero = int((shifts < 0.05).sum())
+    n_zero, near = int((shifts < 0.05).sum()), any_c.parts[""].boundary
     run.log("augnet_trunks_with_collapsed_range", n_zero, note=f"of {len(shifts)}: learned shift below 0.05 Hz")
     facts = {
         "e3_aug": f"{aug_min:.2f}–{aug_min + flat:.2f}",
@@ -652,8 +607,8 @@ def report_capacity(run, S: Capacity, res: pd.DataFrame) -> tuple[pd.DataFrame, 
         "e3_grow": phrase(ev_grow, reproduced="It grows with capacity, as the paper reports.",
                           not_reproduced="It does not grow with capacity here, unlike the paper."),
         "e3_any": phrase(ev_any, reproduced="The paper's claim holds: every trunk's median invariance clears "
-                         f"{NEAR_ONE[0]:g}.", partly=f"Some trunks clear {NEAR_ONE[0]:g} and some do not.",
-                         not_reproduced=f"No trunk's median invariance clears {NEAR_ONE[0]:g}.",
+                         f"{near:g}.", partly=f"Some trunks clear {near:g} and some do not.",
+                         not_reproduced=f"No trunk's median invariance clears {near:g}.",
                          inconclusive=f"One model per trunk cannot decide it: a claim about what training does needs "
                                       f"{N_MIN} seeds per trunk." if ev_any.n < N_MIN else
                                       f"This run cannot decide it at its budget ({ev_any.text()})."),
@@ -749,35 +704,20 @@ def report_images(run, S: Images, hist: dict) -> tuple[pd.DataFrame, dict]:
     best = max(final, key=final.get)
     base = final["no augmentation"]
     run.log("best_model", best, paper="AugNet, 3 layers (tied with fixed augmentation)")
-    why = f" (the paper's claims are about CIFAR-10; measurable on it only, this run: {S.dataset})"
-    one = f"; one seed here (seed {S.seed}), from {N_MIN} seeds"
-
-    def gain(effect: float, boundary=ORDER) -> Evidence:  # one seed's paired difference, or not measurable
-        if S.dataset != "cifar10":
-            return not_measurable(f"the paper's claims are about CIFAR-10; this run trains on {S.dataset}")
-        return decide([effect], boundary=boundary[0], reason=boundary[1], unit="seed", n_min=N_MIN)
-
     pair = ("Augerino", "AugNet, 1 layer")
-    ev_beat = gain(0.0) if S.dataset != "cifar10" else decide_parts({m: gain(final[m] - base) for m in pair})
-    run.claim("fig7/augerino_and_augnet1_beat_baseline", "Augerino and one-layer AugNet both beat the trunk "
-              "without augmentation.", paper="both beat it", ours={m: round(final[m], 4) for m in final},
-              criterion="each one's early-stopped test accuracy minus no augmentation's, paired by seed: 95 % "
-                        f"t-interval over seeds above {ORDER[0]:g}, both must hold{one}" + why, evidence=ev_beat)
     others = max(v for m, v in final.items() if m != "AugNet, 3 layers")
-    run.claim("fig7/augnet3_top", "Three-layer AugNet reaches the top accuracy (tied with fixed augmentation).",
-              paper="AugNet, 3 layers ≈ fixed augmentation, the best", ours=f"{best} best ({final[best]:.4f}); "
-              f"AugNet, 3 layers {final['AugNet, 3 layers']:.4f}",
-              criterion="AugNet, 3 layers' early-stopped test accuracy minus the best of the other models, paired by "
-                        f"seed: 95 % t-interval over seeds above -{TIED[0]:g}{one}" + why,
-              evidence=gain(final["AugNet, 3 layers"] - others, (-TIED[0], TIED[1])))
     first = {m: next((r["epoch"] + 1 for r in h if r["test_at_best_val"] >= 0.8), None) for m, h in hist.items()}
     aug = min((e for m, e in first.items() if m.startswith("AugNet") and e), default=None)
     rest = min((e for m, e in first.items() if not m.startswith("AugNet") and e), default=None)
-    run.claim("fig7/augnet_faster", "AugNet passes 80% test accuracy in 5x fewer epochs than the baselines.",
-              paper="5x fewer epochs", ours=f"first epoch at 80%: {first}",
-              criterion="the first baseline's epochs to 80 % over the first AugNet's (NaN unless both pass it): 95 % "
-                        f"t-interval over seeds above {FASTER[0]:g}{one}" + why,
-              evidence=gain(rest / aug if aug and rest else math.nan, FASTER))
+    effects = {"fig7/augerino_and_augnet1_beat_baseline": {m: [final[m] - base] for m in pair},  # one seed each
+               "fig7/augnet3_top": [final["AugNet, 3 layers"] - others],
+               "fig7/augnet_faster": [rest / aug if aug and rest else math.nan]}
+    ours = {"fig7/augerino_and_augnet1_beat_baseline": {m: round(final[m], 4) for m in final},
+            "fig7/augnet3_top": f"{best} best ({final[best]:.4f}); AugNet, 3 layers {final['AugNet, 3 layers']:.4f}",
+            "fig7/augnet_faster": f"first epoch at 80%: {first}"}
+    off = not_measurable(f"the paper's claims are about CIFAR-10; this run trains on {S.dataset}")
+    for cid, effect in effects.items():
+        run.claim(PROTOCOL[cid], ours=ours[cid], effects=effect if S.dataset == "cifar10" else off)
     facts = {"e4_best": f"{best} ({final[best]:.3f})",
              "e4_beats": f"reached {final[pair[0]]:.3f} and {final[pair[1]]:.3f} against {base:.3f} for"}
     return pd.Series(final, name="early-stopped test accuracy").round(3).to_frame(), facts

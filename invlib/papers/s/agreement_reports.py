@@ -1,16 +1,10 @@
 """What chapter S1 shows: the models' measures side by side, how well the measures agree, where invariance comes
-from, the claims (each stated before the run, with a criterion computed from it) and the facts its prose quotes.
+from, the claims' effects and the facts its prose quotes.
 
 :func:`report` takes the chapter's :class:`invlib.results.Run`, its settings and the table of
-:func:`invlib.papers.s.agreement.measure`; it logs the metrics, records the claims and returns the agreement
-table, the sources table and ``facts`` (``{glue name: Markdown}``).
-
-Every verdict comes from :func:`invlib.results.decide` against a boundary declared here with its reason. The claims
-that two measures rank the models alike rest on Spearman's rho with a bootstrap interval that resamples whole
-variants (the seeds of one variant share everything but the seed, so they count once), one part per
-transformation, each at ``1 - 0.05 / k`` for the ``k`` transformations (Bonferroni), against :data:`STRONG`. The
-claims about what augmentation does rest on per-seed differences, paired by seed, with t-intervals over seeds from
-:data:`N_MIN` seeds; "every pair" is an intersection-union test (:func:`invlib.results.decide_parts`).
+:func:`invlib.papers.s.agreement.measure`; it logs the metrics, computes each claim's effects and records them with
+:meth:`invlib.results.Run.claim` against the claim's declaration in :mod:`invlib.papers.s.protocol` (which decides
+it), and returns the agreement table, the sources table and ``facts`` (``{glue name: Markdown}``).
 
 Example
 -------
@@ -40,10 +34,7 @@ from ...results import (
     NOT_REPRODUCED,
     PARTLY,
     REPRODUCED,
-    Evidence,
     Interval,
-    decide,
-    decide_parts,
     not_measurable,
     rho_interval,
     text,
@@ -59,21 +50,10 @@ from .agreement import (
     sources,
     wide,
 )
+from .protocol import FAMILY, N_MIN, PROTOCOL
 
-NOT_A_PAPER = "(no paper tests this)"
 SHORT = dict(accuracy="accuracy", a_probe="A probe", b_invariance="B invariance", b_alignment="B alignment",
-             c_inv_acc="C inv. acc.", c_inv_l2="C inv. L2", c_eq_acc="C eq. acc.")
-# The declared tests of the chapter's claims, each with its reason, stated before any run.
-N_MIN = 3  # seeds before a claim about what training does can be decisive
-STRONG = (0.5, "ranking alike: a Spearman's rho of 0.5 is, for normal scores, a Kendall's tau of about 1/3: two models "
-               "drawn at random are put in the same order by both measures twice as often as in the opposite order; "
-               "a weaker agreement would not let one measure stand for the other")
-CLUSTERS = (8, "the interval resamples whole variants (a model's seeds together); with fewer than 8 variants a "
-               "bootstrap has too few distinct resamples (C(2k - 1, k): 6435 at 8, 462 at 6) to place its tails")
-RAISES = (0.0, "the claim states a direction (raises), not its size: a gain of any size, paired by seed")
-MOST = (0.0, "'the most': augmentation's change larger, in absolute value, than each other factor's by any amount, "
-             "paired by seed number")
-FAMILY = 0.05  # the error rate of a claim's transformations together (Bonferroni: each at 1 - FAMILY / k)
+             c_inv_acc="C inv. acc.", c_inv_l2="C inv. L2", c_eq_acc="C eq. acc.")  # also the parts' names
 
 
 def trained(table: pd.DataFrame) -> list[str]:
@@ -173,48 +153,42 @@ def rank_agreement(table: pd.DataFrame, transform: str, a: str, b: str, models_:
     return rho_interval(ok[a].values, sign * ok[b].values, level=level, groups=variants(table)[ok.index].values)
 
 
-def agreement_evidence(table: pd.DataFrame, transforms, a: str, b: str, models_: list[str]) -> Evidence:
-    """The verdict of "measures ``a`` and ``b`` rank the models alike" over every transformation that has both: per
-    transformation the oriented rho's interval over variants at ``1 - FAMILY / k`` (Bonferroni over the ``k``
-    transformations) must clear :data:`STRONG`, from :data:`CLUSTERS` variants on; one part per transformation
-    (:func:`invlib.results.decide_parts`).
+def agreement_effects(table: pd.DataFrame, transforms, a: str, b: str, models_: list[str]):
+    """The effects of "measures ``a`` and ``b`` rank the models alike": per transformation that has both, the
+    oriented rho with its interval over variants at ``1 - FAMILY / k`` (Bonferroni over the ``k`` transformations),
+    ``{transformation: Interval}``; not measurable where no transformation has both.
 
     Example
     -------
-    >>> t = demo_table()
-    >>> ev = agreement_evidence(t, ["zoom"], "accuracy", "b_invariance", trained(t))
+    >>> from invlib.protocol import decide
+    >>> t, claim = demo_table(), PROTOCOL["s1/accuracy_tracks_invariance"]
+    >>> ev = decide(claim, agreement_effects(t, ["zoom"], "accuracy", "b_invariance", trained(t)))
     >>> ev.verdict, [name for name, _ in ev.parts]  # every measure ranks the 10 variants alike
     ('reproduced', ['zoom'])
-    >>> agreement_evidence(demo_table(seeds=1).query("recipe == 'B1'"), ["zoom"], "accuracy", "b_invariance",
-    ...                    trained(t)).verdict  # 6 variants: too few to resample
+    >>> decide(claim, agreement_effects(demo_table(seeds=1).query("recipe == 'B1'"), ["zoom"], "accuracy",
+    ...                                 "b_invariance", trained(t))).verdict  # 6 variants: too few to resample
     'inconclusive at this budget'
     >>> no_c = t[t["measure"] != "c_inv_acc"]  # as C has no zoom
-    >>> agreement_evidence(no_c, ["zoom"], "accuracy", "c_inv_acc", trained(t)).verdict
+    >>> decide(claim, agreement_effects(no_c, ["zoom"], "accuracy", "c_inv_acc", trained(t))).verdict
     'not measurable at this profile'
     """
     ts = [t for t in transforms if {a, b} <= set(table.loc[table["transform"] == t, "measure"])]
     if not ts:
         return not_measurable(f"no transformation measured has both {MEASURES[a][0]} and {MEASURES[b][0]}")
-    level = 1 - FAMILY / len(ts)
-    parts = {t: decide(rank_agreement(table, t, a, b, models_, level), boundary=STRONG[0], reason=STRONG[1],
-                       unit="model", n_min=CLUSTERS[0]) for t in ts}
-    return decide_parts(parts, reason=f"every transformation; each at {level:.2%} (Bonferroni over {len(ts)})")
+    return {t: rank_agreement(table, t, a, b, models_, 1 - FAMILY / len(ts)) for t in ts}
 
 
-def _agree_claim(run, cid: str, claim: str, table: pd.DataFrame, S: Settings, a: str, b: str) -> str:
+def _agree_claim(run, cid: str, table: pd.DataFrame, S: Settings, a: str, b: str) -> str:
     models_ = trained(table)
-    ev = agreement_evidence(table, S.transforms, a, b, models_)
+    effects = agreement_effects(table, S.transforms, a, b, models_)
     rho = lambda e: (f"rho {e.estimate:+.2f} [{e.lo:+.2f}, {e.hi:+.2f}]" if np.isfinite(e.lo) else
                      f"rho {e.estimate:+.2f}, no interval" if np.isfinite(e.estimate) else "no rho (a measure is "
                      "constant over the models)")
-    ours = "; ".join(f"{t}: {rho(e)}" for t, e in ev.parts)
-    ours = f"{ours} ({len(models_)} models in {variants(table)[models_].nunique()} variants)" if ev.parts else "—"
-    return run.claim(cid, claim, paper=NOT_A_PAPER, ours=ours,
-                     criterion=f"oriented Spearman's rho across the trained models, per transformation that both "
-                               f"measures have: its interval, a bootstrap that resamples whole variants (seed-mates "
-                               f"together), at 1 - {FAMILY:g}/k for k transformations (Bonferroni), above "
-                               f"{STRONG[0]:g}; from {CLUSTERS[0]} variants; every transformation must hold (parts)",
-                     evidence=ev)
+    ours = "—"
+    if isinstance(effects, dict):
+        ours = "; ".join(f"{t}: {rho(e)}" for t, e in effects.items())
+        ours = f"{ours} ({len(models_)} models in {variants(table)[models_].nunique()} variants)"
+    return run.claim(PROTOCOL[cid], ours=ours, effects=effects)
 
 
 def per_seed(table: pd.DataFrame, transform: str, measure_: str, **where) -> pd.Series:
@@ -231,41 +205,44 @@ def per_seed(table: pd.DataFrame, transform: str, measure_: str, **where) -> pd.
     return table[keep].groupby("seed")["value"].mean()
 
 
-def raises_evidence(table: pd.DataFrame, S: Settings) -> Evidence:
-    """The verdict of "augmenting with a transformation raises the invariance to it under every measure": one part
-    per (transformation, invariance measure), the oriented gain of the augmented model over the one without
-    augmentation, paired by seed (B1's recipe trains both from each seed), its 95 % t-interval above
-    :data:`RAISES`, from :data:`N_MIN` seeds. Every part must hold: an intersection-union test, so the parts need
-    no multiplicity correction to say "reproduced".
+def raises_effects(table: pd.DataFrame, S: Settings):
+    """The effects of "augmenting with a transformation raises the invariance to it under every measure": per
+    invariance measure (named as in :data:`SHORT`) and transformation, the oriented gain of the augmented model over
+    the one without augmentation, one value per seed (B1's recipe trains both from each seed), ``{measure:
+    {transformation: values}}``; a measure no transformation has is not measurable.
 
     Example
     -------
-    >>> ev = raises_evidence(demo_table(), settings("smoke", transforms=("zoom",)))
+    >>> from invlib.protocol import decide
+    >>> ev = decide(PROTOCOL["s1/augmentation_raises_invariance"],
+    ...             raises_effects(demo_table(), settings("smoke", transforms=("zoom",))))
     >>> ev.verdict, len(ev.parts)  # 3 seeds, gains far above their spread
     ('reproduced', 5)
     """
     parts = {}
-    for t in S.transforms:
-        for m, (_, sign) in MEASURES.items():
+    for m, (_, sign) in MEASURES.items():
+        for t in S.transforms:
             aug = per_seed(table, t, m, variant=AUGMENTED[t], recipe="B1")
             none = per_seed(table, t, m, variant="none", recipe="B1")
             seeds = aug.index.intersection(none.index)
             if sign and len(seeds):
-                parts[f"{t}, {SHORT[m]}"] = decide(sign * (aug[seeds] - none[seeds]).values, boundary=RAISES[0],
-                                                   reason=RAISES[1], unit="seed", n_min=N_MIN)
+                parts.setdefault(SHORT[m], {})[t] = sign * (aug[seeds] - none[seeds]).values
     if not parts:
         return not_measurable("no transformation has models trained with and without its augmentation")
-    return decide_parts(parts, reason="every (transformation, measure) pair: an intersection-union test")
+    claim = PROTOCOL["s1/augmentation_raises_invariance"]
+    return {name: parts.get(name) or not_measurable(f"no transformation measured has {name}") for name in claim.parts}
 
 
-def most_evidence(table: pd.DataFrame, S: Settings, measure_: str = "b_invariance") -> Evidence:
-    """The verdict of "augmentation moves the invariance the most": one part per (transformation, other factor of
+def most_effects(table: pd.DataFrame, S: Settings, measure_: str = "b_invariance"):
+    """The effects of "augmentation moves the invariance the most": per (transformation, other factor of
     :data:`invlib.papers.s.agreement.SOURCES`), ``|augmentation's change| - |the factor's change|`` in one measure,
-    paired by seed number, its 95 % t-interval above :data:`MOST`, from :data:`N_MIN` seeds; every part must hold.
+    one value per seed number, ``{"<transformation>: vs <factor>": values}``.
 
     Example
     -------
-    >>> ev = most_evidence(demo_table(), settings("smoke", transforms=("zoom",)))  # B3: one ViT, one ResNet
+    >>> from invlib.protocol import decide
+    >>> ev = decide(PROTOCOL["s1/augmentation_moves_invariance_most"],
+    ...             most_effects(demo_table(), settings("smoke", transforms=("zoom",))))  # B3: one ViT, one ResNet
     >>> [(name, e.n, e.verdict) for name, e in ev.parts]  # doctest: +NORMALIZE_WHITESPACE
     [('zoom: vs data', 3, 'reproduced'), ('zoom: vs architecture', 1, 'inconclusive at this budget'),
      ('zoom: vs training', 3, 'reproduced')]
@@ -281,11 +258,8 @@ def most_evidence(table: pd.DataFrame, S: Settings, measure_: str = "b_invarianc
         for factor, change in changes.items():
             seeds = aug.index.intersection(change.index)
             if len(seeds):
-                parts[f"{t}: vs {factor}"] = decide(aug[seeds].abs().values - change[seeds].abs().values,
-                                                    boundary=MOST[0], reason=MOST[1], unit="seed", n_min=N_MIN)
-    if not parts:
-        return not_measurable("no transformation has augmentation and another factor measured")
-    return decide_parts(parts, reason="every (transformation, other factor): an intersection-union test")
+                parts[f"{t}: vs {factor}"] = aug[seeds].abs().values - change[seeds].abs().values
+    return parts or not_measurable("no transformation has augmentation and another factor measured")
 
 
 def augmentation_gains(table: pd.DataFrame, S: Settings) -> pd.DataFrame:
@@ -318,32 +292,15 @@ def report(run, S: Settings, table: pd.DataFrame) -> tuple[pd.DataFrame, pd.Data
 
     gains = augmentation_gains(table, S)
     by_t = gains.groupby("transform", sort=False)["raised"].agg(["sum", "count"])
-    run.claim("s1/augmentation_raises_invariance",
-              "Augmenting with a transformation raises the invariance to it under every measure.", paper=NOT_A_PAPER,
+    run.claim(PROTOCOL["s1/augmentation_raises_invariance"], effects=raises_effects(table, S),
               ours="; ".join(f"{t}: higher on average under {int(r['sum'])} of {int(r['count'])} measures"
-                             for t, r in by_t.iterrows()) + f" ({S.seeds} seed(s) per variant)",
-              criterion="per (transformation, invariance measure): the model trained with the transformation minus "
-                        "the one trained without augmentation, oriented (accuracy under it, A's probe: lower, B's "
-                        "relative invariance, C's invariance accuracy, C's L2: lower), paired by seed: 95 % "
-                        f"t-interval over seeds above {RAISES[0]:g}, from {N_MIN} seeds; every pair must hold "
-                        "(parts, an intersection-union test)", evidence=raises_evidence(table, S))
-    _agree_claim(run, "s1/b_and_c_rank_alike", "B's relative invariance and C's invariance accuracy rank the models "
-                 "alike.", table, S, "b_invariance", "c_inv_acc")
-    _agree_claim(run, "s1/probe_finds_what_is_not_invariant", "A layer whose features a probe can rank by a "
-                 "transformation (A) is a layer whose embedding is not invariant to it (B).", table, S, "a_probe",
-                 "b_invariance")
-    _agree_claim(run, "s1/accuracy_tracks_invariance", "Accuracy under a transformation ranks the models as B's "
-                 "relative invariance does: the robustness check a practitioner runs first agrees with the "
-                 "invariance measure.", table, S, "accuracy", "b_invariance")
+                             for t, r in by_t.iterrows()) + f" ({S.seeds} seed(s) per variant)")
+    _agree_claim(run, "s1/b_and_c_rank_alike", table, S, "b_invariance", "c_inv_acc")
+    _agree_claim(run, "s1/probe_finds_what_is_not_invariant", table, S, "a_probe", "b_invariance")
+    _agree_claim(run, "s1/accuracy_tracks_invariance", table, S, "accuracy", "b_invariance")
     largest = src["largest"] if len(src) else pd.Series(dtype=object)
-    run.claim("s1/augmentation_moves_invariance_most",
-              "Of the data's variation, augmentation, architecture and training, augmenting with a transformation "
-              "moves the invariance to it the most.", paper=NOT_A_PAPER,
-              ours="; ".join(f"{t}: {f} ({src.loc[t, f]:+.3f})" for t, f in largest.items()) or "—",
-              criterion="per (transformation, other factor): the absolute change augmentation makes in B's relative "
-                        "invariance minus the absolute change the factor makes, paired by seed number: 95 % "
-                        f"t-interval over seeds above {MOST[0]:g}, from {N_MIN} seeds; every pair must hold (parts, "
-                        "an intersection-union test)", evidence=most_evidence(table, S))
+    run.claim(PROTOCOL["s1/augmentation_moves_invariance_most"], effects=most_effects(table, S),
+              ours="; ".join(f"{t}: {f} ({src.loc[t, f]:+.3f})" for t, f in largest.items()) or "—")
 
     counts = dict(s1_models=len(set(table["model"])), s1_trained=len(models_), s1_seeds=S.seeds, s1_n_probe=S.n_probe,
                   s1_n_pairs=S.n_pairs, s1_n_fit=S.n_fit, s1_n_eval=S.n_eval,
