@@ -113,7 +113,7 @@ class Part:
         """What the interval must clear: ``null`` moved by ``smallest`` to the paper's side (the centre of the margin
         for an equivalence)."""
         sign = {"greater": 1, "less": -1, "equivalent": 0, "not below": -1, "not above": 1}[self.direction]
-        return float(self.null + sign * self.smallest)
+        return round(float(self.null + sign * self.smallest), 12)  # 1 - 0.9 is 0.1, not 0.09999999999999998
 
     def level(self, k: int | None = None) -> float:
         """The interval's level: :data:`~invlib.verdicts.LEVEL` of the direction, Bonferroni-adjusted for one of
@@ -160,7 +160,9 @@ class Part:
 class Claim:
     """One claim of a paper as the book tests it: ``id`` (unique in its ``chapter``), the ``statement``, the
     ``paper``'s value and ``where`` it stands in the paper, its ``parts`` by name (a one-part claim names its part
-    ``""``) and how they ``combine`` (``"all"`` must hold, or ``"any"`` one of them).
+    ``""``) and how they ``combine`` (``"all"`` must hold, or ``"any"`` one of them). ``gate`` names parts that are
+    preconditions (e.g. "every encoder reads above its untrained one"): unless every gate part is reproduced, the
+    claim is inconclusive and its other parts are not tested; when they are, the other parts alone decide.
 
     Example
     -------
@@ -177,6 +179,7 @@ class Claim:
     where: str
     parts: Mapping[str, Part]
     combine: str = "all"
+    gate: tuple[str, ...] = ()
 
     def __post_init__(self):
         from .utils import check_choice
@@ -191,6 +194,10 @@ class Claim:
             raise ValueError(f"claim {self.id!r}: parts is a dict of name -> Part, at least one")
         if "" in self.parts and len(self.parts) > 1:
             raise ValueError(f"claim {self.id!r}: only a one-part claim names its part ''")
+        object.__setattr__(self, "gate", tuple(self.gate))
+        if set(self.gate) - set(self.parts) or self.gate and len(self.gate) >= len(self.parts):
+            raise ValueError(f"claim {self.id!r}: gate names some of its parts, not all ({', '.join(self.parts)}); "
+                             f"got {self.gate}")
         parts = dict(self.parts)
         if self.combine == "any" and len(parts) > 1:  # one of k, each tested at the Bonferroni level of k
             parts = {n: p if p.of == len(parts) else dataclasses.replace(p, of=len(parts)) for n, p in parts.items()}
@@ -207,11 +214,15 @@ class Claim:
         head = "every part must hold" if self.combine == "all" else f"at least one of {len(self.parts)} must hold"
         if len(self.parts) == 1:
             head = "for every one" if self.combine == "all" else "for at least one (Bonferroni over them)"
-        return f"{head}: " + "; ".join(f"{name}: {p.criterion()}" for name, p in self.parts.items())
+        gate = f"decided only where {' and '.join(self.gate)} holds; " if self.gate else ""
+        return f"{gate}{head}: " + "; ".join(f"{name}: {p.criterion()}" for name, p in self.parts.items())
 
     def to_dict(self) -> dict:
-        return dict(id=self.id, chapter=self.chapter, statement=self.statement, paper=self.paper, where=self.where,
-                    combine=self.combine, parts={n: p.to_dict() for n, p in self.parts.items()})
+        d = dict(id=self.id, chapter=self.chapter, statement=self.statement, paper=self.paper, where=self.where,
+                 combine=self.combine, parts={n: p.to_dict() for n, p in self.parts.items()})
+        if self.gate:
+            d["gate"] = list(self.gate)
+        return d
 
 
 class Protocol:
@@ -314,6 +325,7 @@ def decide(claim: Claim, effects) -> Evidence:
                          f"{sorted(claim.parts)}" + (f" (missing: {', '.join(missing)})" if missing else "")
                          + (f" (not declared: {', '.join(extra)})" if extra else ""))
     leaves: dict[str, Evidence] = {}
+    gates: list[str] = []
     for name, part in claim.parts.items():
         effect = effects[name]
         if part.each:
@@ -325,12 +337,27 @@ def decide(claim: Claim, effects) -> Evidence:
                                  f"non-empty dict {part.each} -> effect")
             k = len(effect) * len(claim.parts) if claim.combine == "any" else None  # any: Bonferroni over all
             for key, value in effect.items():
-                leaves[f"{name}: {key}" if name else str(key)] = _decide_part(part, value, k)
+                leaf = f"{name}: {key}" if name else str(key)
+                leaves[leaf] = _decide_part(part, value, k)
+                gates += [leaf] if name in claim.gate else []
         else:
             leaves[name] = _decide_part(part, effect)
+            gates += [name] if name in claim.gate else []
     if list(leaves) == [""]:
         return leaves[""]
     reason = claim.criterion()
+    if gates:  # preconditions: unless each holds, the claim's other parts are not tested
+        closed = [n for n in gates if leaves[n].verdict != verdicts.REPRODUCED]
+        if closed:
+            held = verdicts.decide_parts(leaves, reason=reason)
+            why = f"{', '.join(closed)} not reproduced: the rest is not tested"
+            missing = all(leaves[n].verdict == NOT_MEASURABLE for n in closed)
+            return dataclasses.replace(held, verdict=NOT_MEASURABLE if missing else verdicts.INCONCLUSIVE,
+                                       n_needed=None, n_needed_why=why, reason=f"{reason} ({why})")
+        rest = dataclasses.replace(claim, parts={n: p for n, p in claim.parts.items() if n not in claim.gate},
+                                   gate=())
+        combined = decide(rest, {n: effects[n] for n in rest.parts})
+        return dataclasses.replace(combined, reason=reason, parts=tuple(leaves.items()))
     if claim.combine == "any":
         return verdicts.decide_any(leaves, reason=reason)
     return verdicts.decide_parts(leaves, reason=reason)

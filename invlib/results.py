@@ -219,7 +219,8 @@ class Run:
         >>> run.claims["t1"]["evidence"]["n"], run.claims["t1"]["interval"]
         (3, '+1.03 [+0.516, +1.55], 3 seeds; > 0.5')
         """
-        from .protocol import Claim, decide as decide_claim
+        from .protocol import Claim
+        from .protocol import decide as decide_claim
 
         if not isinstance(declared, Claim):
             raise TypeError(f"Run.claim takes the claim's declaration from its paper's protocol (a "

@@ -559,7 +559,8 @@ def decide_parts(parts: Mapping[str, Evidence], reason: str = "every part must h
         verdict = PARTLY
     first = next(iter(parts.values()))
     needed = [ev.n_needed for ev in parts.values() if ev.verdict == INCONCLUSIVE and ev.n_needed]
-    return Evidence(verdict, math.nan, math.nan, math.nan, min(ev.n for ev in parts.values()), first.unit,
+    counted = [ev.n for ev in parts.values() if ev.verdict != NOT_MEASURABLE] or [0]
+    return Evidence(verdict, math.nan, math.nan, math.nan, min(counted), first.unit,
                     first.direction, math.nan, 0.0, reason, max(ev.n_min for ev in parts.values()), first.level,
                     "parts", max(needed) if needed else None, tuple(parts.items()))
 

@@ -70,8 +70,8 @@ def test_scoreboard_lists_each_chapters_claims_by_paper_at_the_profile_it_ran(bo
     assert "| Hue gains least. | \\[0.716, 0.66\\] | — | — | not measurable at this profile |" in claims_a
     assert "| Contrast $\\vert{}w\\vert{}$ costs \\$5. | 1.0 | 0.7 | a: reproduced; b: not reproduced | partly |" \
         in claims_a  # math kept, a table cell
-    assert "| Saturation is easy. | 0.9 | 0.5 | +0.05 \\[-5.67, +5.77\\], 2 seeds; \\> 0.5; needs \\>= 3 seeds, 11 would decide | " \
-        "inconclusive at this budget |" in claims_a, "an inconclusive claim says what would decide it"
+    assert "| Saturation is easy. | 0.9 | 0.5 | +0.05 \\[-5.67, +5.77\\], 2 seeds; \\> 0.5; needs \\>= 3 seeds, " \
+        "11 would decide | inconclusive at this budget |" in claims_a, "an inconclusive claim says what would decide it"
     assert "smoke-only" not in page and "Not a chapter" not in page
     assert "a2_which_layers`** (profile `cpu`, run on" in claims_a and "this chapter records no claims" in claims_a
     claims_e = (book_copy / GENERATED / "claims_e.md").read_text()
