@@ -8,6 +8,7 @@ from test_probes import _object
 from invlib import models, results, zoo
 from invlib.models import PretrainedUnavailableError
 from invlib.papers.a import probes, probes_reports, tables
+from invlib.papers.a.protocol import PROTOCOL
 
 
 def test_featurizers_sharing_views_get_the_features_they_would_get_alone():
@@ -150,7 +151,8 @@ def test_notebooks_write_table1_importance_ablation_and_claims(smoke_book):
     assert len(claims["fig5_6/contrast_later"]["parts"]) == 6
     assert set(claims["table2/first_half_beats_all"]["parts"]) == {"zoom_in", "aspect_ratio", "hue"}
     assert claims["table2/first_half_beats_all"]["parts"]["hue"]["level"] == pytest.approx(1 - 0.05 / 3)
-    assert claims["table2/first_half_at_least_second"]["parts"]["hue"]["boundary"] == -probes_reports.HALF_MARGIN
+    declared = PROTOCOL["table2/first_half_at_least_second"].parts["hue"]
+    assert claims["table2/first_half_at_least_second"]["parts"]["hue"]["boundary"] == declared.boundary == -1.0
 
 
 @pytest.mark.parametrize("profile", ["smoke", "cpu"])

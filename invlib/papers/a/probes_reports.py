@@ -15,15 +15,10 @@ import math
 import numpy as np
 import torch
 
+from ...protocol import decide
 from ...results import (
-    NOT_MEASURABLE,
-    REPRODUCED,
-    Evidence,
     Interval,
     bootstrap_interval,
-    decide,
-    decide_any,
-    decide_parts,
     not_measurable,
     phrase,
     rate_difference_interval,
@@ -31,6 +26,7 @@ from ...results import (
 )
 from ...utils import check_choice
 from .probes import GEOMETRIC, TASKS, block_dct, crops_for, ladder, render, zigzag, zoom_out_slack
+from .protocol import ITEMS_MIN, PROTOCOL
 from .tables import COLOUR, ORDER, PAPER_TABLE1, PAPER_TABLE2, layer_depths
 
 
@@ -125,35 +121,10 @@ def percent(value: float) -> str:
 
 
 # ----------------------------------------------------------------------------------------- claims
-# What each claim tests, declared before the run. Table 1 and Table 2 are about these given, frozen backbones:
-# their replicates are the validation pairs (one per image), resampled by a bootstrap, and the claims say "these
-# backbones". Figures 5 and 6 come from the probe's weights, which the validation pairs do not touch: their
-# replicates are probes trained on disjoint shares of the training pairs (DEPTH_FOLDS). Whether ResNet-18 ranks at
-# least as well as ResNet-50 compares two architectures, each trained once here: it needs training seeds.
-ITEMS_MIN = 20  # validation pairs below which a bootstrap interval says too little to decide
-BEAT_REASON = ("the paper says the ResNet backbones 'match or substantially outperform the baselines' (section 6) "
-               "without a size: any gain on the same validation pairs is a win")
-NEAR_100 = 90.0
-NEAR_100_REASON = ("'near 100 %' read as the claim states it, 90 % of the pairs ranked right (the paper's ResNets "
-                   "reach 94.0 to 100 %)")
-FAR_ABOVE = 20.0
-FAR_ABOVE_REASON = ("'beat the baselines on contrast by a wide margin' (Table 1's caption) read as 20 points, about "
-                    "half of the paper's 38-point gap")
-HARDER_REASON = "the paper says 'substantially lower' (section 6) without a size: any drop on the same images counts"
-HARDEST_REASON = "'the least favorable task' (section 6) is an order, no size: hue below each other colour task"
-MOST_TASKS = 0.5
-MOST_TASKS_REASON = ("'sometimes outperforms' read as at least as good on most tasks: more than half of the tasks "
-                     "the images can pose (4 of 7)")
+# Each claim is declared, with its smallest effect and the reason, in :mod:`invlib.papers.a.protocol`; this module
+# computes the effects (intervals over the validation pairs, fold-probe depths, per-seed shares) and records them.
 DEPTH_FOLDS = 5  # probes per backbone and task for the depth claims, each on a fifth of the training pairs
-DEPTH_REASON = ("Figures 5 and 6 show an order of the tasks, no size: any difference in importance-weighted depth "
-                "(0 = first layer, 1 = last)")
-HALF_MARGIN = 1.0
-HALF_REASON = ("'at least as well': the first half may trail the second by less than 1 point of validation accuracy "
-               "(the smallest gap the paper reads as a drop in its Table 2 is 4.1 points)")
-BEATS_ALL_REASON = ("'performance on some tasks improves when only using the first half' (section 6.1) without a "
-                    "size: any gain over all layers on the same pairs")
-CHANCE_REASON = "chance: a probe that guesses orders half of the pairs right"
-_TESTS = "95 % paired bootstrap interval over the validation pairs (one per image) of these backbones"
+MISSING = "a task it needs is undefined on these images (greyscale: hue and saturation leave them unchanged)"
 
 
 def _items(table, featurizer: str, task: str, layers: str = "all"):
@@ -209,32 +180,29 @@ def _gain(table, first: tuple, second: tuple, level: float = 0.95) -> Interval |
     return None if a is None or b is None else gain_interval(a, b, level)
 
 
-def _parts(intervals: dict, boundary: float, reason: str, missing: str) -> Evidence:
-    """Every comparison must clear ``boundary`` (:func:`invlib.results.decide_parts`); not measurable when one is
-    None (a task these images cannot pose)."""
+def _effects(intervals: dict, why: str = MISSING, each: bool = False):
+    """``(effects, ours)`` of a claim whose comparisons are ``intervals`` (key -> Interval): the intervals and their
+    smallest estimate (the worst case the claim rests on; ``each``: every estimate, by key); not measurable and None
+    when one is None (a task these images cannot pose)."""
     if not intervals or any(iv is None for iv in intervals.values()):
-        return not_measurable(missing, unit="image")
-    return decide_parts({name: decide(iv, boundary=boundary, reason=reason, unit="image", n_min=ITEMS_MIN)
-                         for name, iv in intervals.items()}, reason=f"every comparison must hold: {reason}")
-
-
-def _worst(evidence: Evidence):
-    """The smallest part estimate (the worst case the claim rests on), or None where nothing was measured."""
-    values = [ev.estimate for _, ev in evidence.parts if math.isfinite(ev.estimate)]
-    return round(min(values), 1) if values and evidence.verdict != NOT_MEASURABLE else None
+        return not_measurable(why, unit="image"), None
+    if each:
+        return intervals, {k: round(iv.estimate, 1) for k, iv in intervals.items()}
+    values = [iv.estimate for iv in intervals.values() if math.isfinite(iv.estimate)]
+    return intervals, round(min(values), 1) if values else None
 
 
 def report_table1(run, table, backbones: list[str]) -> dict:
-    """Record the paper's Table 1 claims (sections 5 and 6) about these backbones, decided by intervals over this
-    run's validation pairs, and return the prose's reading of the DCT of magnitudes (not a claim of the paper:
-    this book's second reading of its DCT baseline): ``{"beat_magnitude": sentence}``.
+    """Record the paper's Table 1 claims (sections 5 and 6, declared in :mod:`invlib.papers.a.protocol`) about these
+    backbones, from intervals over this run's validation pairs, and return the prose's reading of the DCT of
+    magnitudes (not a claim of the paper: this book's second reading of its DCT baseline, judged by the signed DCT's
+    declaration): ``{"beat_magnitude": sentence}``.
 
     ``table``: :func:`run_table`'s (with ``val_correct``), with the baselines of :func:`baselines` and the
-    ``backbones`` rows. A claim about "the ResNets" is a comparison per backbone (and task), each by a 95 %
-    interval over the validation pairs; it is reproduced when every comparison clears its boundary (an
-    intersection-union test: no multiplicity correction), partly when all are decisive and split. The paper's
-    value and this run's are the worst case of the comparisons (the smallest difference or accuracy).
-    ResNet-18 against ResNet-50 compares two architectures trained once each: unit seed, ``n_min`` 3.
+    ``backbones`` rows. A claim about "the ResNets" is a comparison per backbone (and task), each a 95 % interval
+    over the validation pairs (paired bootstrap; Wilson for an accuracy). This run's value is the worst case of the
+    comparisons (the smallest difference or accuracy). ResNet-18 against ResNet-50 compares two architectures
+    trained once each: one share per seed.
 
     Example
     -------
@@ -251,90 +219,50 @@ def report_table1(run, table, backbones: list[str]) -> dict:
     >>> sorted({c["verdict"] for c in run.claims.values()})  # the paper's numbers; one trained model per architecture
     ['inconclusive at this budget', 'reproduced']
     """
-    names = list(backbones)
-    missing = "a task it needs is undefined on these images (greyscale: hue and saturation leave them unchanged)"
-    easy = ("saturation", "contrast", "brightness")
-    theirs = ("ResNet-18", "ResNet-50")
-    pv = {(f, t): acc[1] for f, tasks in PAPER_TABLE1.items() for t, acc in tasks.items()}
+    names, easy = list(backbones), ("saturation", "contrast", "brightness")
 
-    def beat(base, rows=names):
-        return {f"{r} {t}": _gain(table, (r, t), (base, t)) for r in rows for t in GEOMETRIC}
+    def beat(base):
+        return {f"{r} {t}": _gain(table, (r, t), (base, t)) for r in names for t in GEOMETRIC}
 
-    def record(cid, claim, paper, evidence, criterion):
-        run.claim(cid, claim, paper=round(min(paper), 1), ours=_worst(evidence), evidence=evidence,
-                  criterion=criterion)
+    def record(cid, intervals):
+        effects, ours = _effects(intervals)
+        run.claim(PROTOCOL[cid], ours=ours, effects=effects)
 
-    n = len(names)
-    record("table1/resnets_beat_dct", "These ResNets beat the (signed) DCT on scale and aspect ratio",
-           [pv[r, t] - pv["DCT", t] for r in theirs for t in GEOMETRIC], _parts(beat("DCT"), 0.0, BEAT_REASON, missing),
-           f"ResNet minus DCT validation accuracy in points, on the same pairs, > 0 for each of {n} ResNet(s) on zoom "
-           f"in, zoom out and aspect ratio ({3 * n} comparisons, each a {_TESTS}; all must hold); the numbers are the "
-           "smallest difference")
-    record("table1/resnets_beat_pixels", "These ResNets beat raw pixels on scale and aspect ratio",
-           [pv[r, t] - pv["Passthrough", t] for r in theirs for t in GEOMETRIC],
-           _parts(beat("Passthrough"), 0.0, BEAT_REASON, missing),
-           f"ResNet minus passthrough validation accuracy in points, on the same pairs, > 0 for each of {n} ResNet(s) "
-           f"on zoom in, zoom out and aspect ratio ({3 * n} comparisons, each a {_TESTS}; all must hold); the numbers "
-           "are the smallest difference")
+    record("table1/resnets_beat_dct", beat("DCT"))
+    record("table1/resnets_beat_pixels", beat("Passthrough"))
     right = {f"{r} {t}": _items(table, r, t) for r in names for t in easy}
-    levels = {part: None if x is None else accuracy_interval(x) for part, x in right.items()}
-    record("table1/colour_near_100", "Saturation, contrast, brightness near 100% (>= 90%) from these ResNets' features",
-           [pv[r, t] for r in theirs for t in easy], _parts(levels, NEAR_100, NEAR_100_REASON, missing),
-           f"validation accuracy in % > {NEAR_100:g} for each of {n} ResNet(s) on saturation, contrast and brightness "
-           f"({3 * n} accuracies, each a 95 % Wilson interval over the validation pairs of these backbones; all must "
-           "hold); the numbers are the lowest accuracy")
-    record("table1/contrast_far_above_pixels", "Contrast: these ResNets far above raw pixels (> 20 points)",
-           [pv[r, "contrast"] - pv["Passthrough", "contrast"] for r in theirs],
-           _parts({r: _gain(table, (r, "contrast"), ("Passthrough", "contrast")) for r in names}, FAR_ABOVE,
-                  FAR_ABOVE_REASON, missing),
-           "ResNet minus passthrough validation accuracy on contrast, in points on the same pairs, > "
-           f"{FAR_ABOVE:g} for each of {n} ResNet(s) (each a {_TESTS}; all must hold); the numbers are the smallest "
-           "difference")
-    record("table1/zoom_out_harder", "Zoom-out is harder than zoom-in for these ResNets",
-           [pv[r, "zoom_in"] - pv[r, "zoom_out"] for r in theirs],
-           _parts({r: _gain(table, (r, "zoom_in"), (r, "zoom_out")) for r in names}, 0.0, HARDER_REASON, missing),
-           f"zoom-in minus zoom-out validation accuracy in points > 0 for each of {n} ResNet(s) (each a 95 % paired "
-           "bootstrap interval over the images both tasks use, or Newcombe's where zoom-out leaves images out; all "
-           "must hold); the numbers are the smallest difference")
-    record("table1/hue_hardest_colour", "Hue is the hardest colour task for these ResNets",
-           [pv[r, t] - pv[r, "hue"] for r in theirs for t in easy],
-           _parts({f"{r} {t}": _gain(table, (r, t), (r, "hue")) for r in names for t in easy}, 0.0, HARDEST_REASON,
-                  missing),
-           f"saturation, contrast and brightness each minus hue validation accuracy, in points on the same images, > 0 "
-           f"for each of {n} ResNet(s) ({3 * n} comparisons, each a {_TESTS}; all must hold); the numbers are the "
-           "smallest difference")
+    record("table1/colour_near_100", {k: None if x is None else accuracy_interval(x) for k, x in right.items()})
+    record("table1/contrast_far_above_pixels",
+           {r: _gain(table, (r, "contrast"), ("Passthrough", "contrast")) for r in names})
+    record("table1/zoom_out_harder", {r: _gain(table, (r, "zoom_in"), (r, "zoom_out")) for r in names})
+    record("table1/hue_hardest_colour", {f"{r} {t}": _gain(table, (r, t), (r, "hue")) for r in names for t in easy})
     _report_resnet18_vs_50(run, table, names)
+    declared = PROTOCOL["table1/resnets_beat_dct"]
+    b = f"{declared.parts[''].boundary:g} points"
     return {"beat_magnitude": phrase(
-        _parts(beat("DCT (magnitude)"), 0.0, BEAT_REASON, missing),
-        reproduced="yes: every one of them beats it on every geometric task (95 % paired bootstrap intervals over the "
-        "validation pairs, all above 0)",
-        not_reproduced="no: every one of them ranks every geometric task worse than it (95 % paired bootstrap "
-        "intervals over the validation pairs, all below 0)",
-        partly="on some of the geometric tasks only (95 % paired bootstrap intervals over the validation pairs, some "
-        "above 0 and some below)",
-        inconclusive="this run cannot tell: some 95 % paired bootstrap interval over the validation pairs includes 0",
-        not_measurable="not on these images: a geometric task is undefined")}
+        decide(declared, _effects(beat("DCT (magnitude)"))[0]),
+        reproduced=f"yes: every one of them beats it on every geometric task by more than {b} (95 % paired "
+        "bootstrap intervals over the validation pairs, all above it)",
+        not_reproduced=f"no: none of them beats it by {b} on any geometric task (95 % paired bootstrap intervals "
+        "over the validation pairs, all below it)",
+        partly=f"by more than {b} on some of the geometric tasks only (95 % paired bootstrap intervals over the "
+        "validation pairs, some above it and some below)",
+        inconclusive=f"this run cannot tell: some 95 % paired bootstrap interval over the validation pairs includes "
+        f"{b}", not_measurable="not on these images: a geometric task is undefined")}
 
 
 def _report_resnet18_vs_50(run, table, names: list[str]) -> str:
     """ResNet-18 against ResNet-50: two architectures, one trained model each; per seed, the share of tasks where
     the first backbone's validation accuracy is at least the second's."""
-    paper = sum(PAPER_TABLE1["ResNet-18"][t][1] >= PAPER_TABLE1["ResNet-50"][t][1] for t in TASKS) / len(TASKS)
-    share = None
     if len(names) < 2:
-        evidence = not_measurable("it compares two backbones; this run has one", unit="seed")
+        effects, share = not_measurable("it compares two backbones; this run has one", unit="seed"), None
     else:
         v = validation(table)
         wins = [v[names[0], t] >= v[names[1], t] for t in TASKS if not math.isnan(v[names[0], t] + v[names[1], t])]
         share = sum(wins) / len(wins)
-        evidence = decide([share], boundary=MOST_TASKS, reason=MOST_TASKS_REASON, unit="seed", n_min=3)
-    return run.claim(
-        "table1/resnet18_at_least_resnet50", "ResNet-18 ranks at least as well as ResNet-50 on most tasks",
-        paper=round(paper, 3), ours=None if share is None else round(share, 3), evidence=evidence,
-        criterion=f"per training seed of the two backbones, the share of the tasks these images can pose where the "
-        f"first backbone's validation accuracy >= the second's; 95 % t-interval over seeds > {MOST_TASKS:g}, at least "
-        "3 seeds (the two architectures are trained once each here, so their difference mixes the architecture with "
-        "the training seed)")
+        effects = [share]
+    return run.claim(PROTOCOL["table1/resnet18_at_least_resnet50"], ours=None if share is None else round(share, 3),
+                     effects=effects)
 
 
 def _folds(table, featurizer: str, task: str):
@@ -348,30 +276,29 @@ def _folds(table, featurizer: str, task: str):
     return np.asarray(rows.fold_depth.iloc[0], dtype=float)
 
 
-def _depth_evidence(table, comparisons: dict) -> Evidence:
-    """``comparisons``: ``{part: (backbone, later tasks, earlier tasks)}``. Per fold probe, the mean depth of the
-    later tasks minus that of the earlier ones, > 0 by a 95 % t-interval over the folds; every part must hold."""
-    parts = {}
-    for part, (name, later, earlier) in comparisons.items():
+def _depth_effects(table, comparisons: dict):
+    """``comparisons``: ``{key: (backbone, later tasks, earlier tasks)}``. Per key, per fold probe, the mean depth of
+    the later tasks minus that of the earlier ones; not measurable where a task is undefined."""
+    effects = {}
+    for key, (name, later, earlier) in comparisons.items():
         folds = {t: _folds(table, name, t) for t in later + earlier}
         if any(f is None for f in folds.values()):
             return not_measurable("a task it needs is undefined on these images", unit="draw")
-        effect = np.mean([folds[t] for t in later], axis=0) - np.mean([folds[t] for t in earlier], axis=0)
-        parts[part] = decide(effect, boundary=0.0, reason=DEPTH_REASON, unit="draw", n_min=3)
-    return decide_parts(parts, reason=f"every comparison must hold: {DEPTH_REASON}")
+        effects[key] = np.mean([folds[t] for t in later], axis=0) - np.mean([folds[t] for t in earlier], axis=0)
+    return effects
 
 
 def report_layers(run, depths, table) -> dict:
-    """Record section 6.1's claims (Figures 5, 6 and Table 2) about these backbones, decided by intervals, and return
-    the sentences chapter A2's prose glues: ``depth_verdict`` (colour against geometric tasks), ``halves_verdict``
-    (Table 2's first against second half), and ``depth_colour``, ``depth_geo`` (mean depths, backbones averaged).
+    """Record section 6.1's claims (Figures 5, 6 and Table 2, declared in :mod:`invlib.papers.a.protocol`) about
+    these backbones, and return the sentences chapter A2's prose glues: ``depth_verdict`` (colour against geometric
+    tasks), ``halves_verdict`` (Table 2's first against second half), and ``depth_colour``, ``depth_geo`` (mean
+    depths, backbones averaged).
 
     ``depths``: importance-weighted depth per task (rows) and backbone (columns) of the probes on all training
     pairs, from :func:`layer_depths` (shown as this run's numbers); ``table``: :func:`run_table`'s with
     ``layers=halves`` and ``folds=DEPTH_FOLDS``. The depth claims rest on the fold probes: per fold, the depth
-    difference the claim names; a 95 % t-interval over the folds per backbone (each backbone must hold). Table 2's
-    claims use the ResNet-18 row (else the first backbone), on the paper's three tasks, with paired bootstrap
-    intervals over the validation pairs.
+    difference the claim names, per backbone. Table 2's claims use the ResNet-18 row (else the first backbone), on
+    the paper's three tasks, with paired bootstrap intervals over the validation pairs.
 
     Example
     -------
@@ -393,39 +320,32 @@ def report_layers(run, depths, table) -> dict:
     d = depths.reindex(list(ORDER))
     names = list(d.columns)
     colour, geo = d.loc[list(COLOUR)].mean(skipna=False), d.loc[list(GEOMETRIC)].mean(skipna=False)
-    folds = f"{max(map(len, table.fold_depth), default=0) if 'fold_depth' in table else 0} probes"
-    earlier = _depth_evidence(table, {n: (n, GEOMETRIC, COLOUR) for n in names})
-    run.claim("fig5_6/colour_earlier", "Colour tasks (brightness, saturation, hue) are read from earlier layers "
-              "than scale and aspect ratio, in these backbones", paper="yes (Figures 5, 6)",
-              ours={n: f"{colour[n]:.2f} vs {geo[n]:.2f}" for n in names}, evidence=earlier,
-              criterion="mean importance-weighted depth (0 = first layer, 1 = last) of zoom in, zoom out and aspect "
-              "ratio minus that of brightness, saturation and hue, > 0 for every backbone: per backbone a 95 % "
-              f"t-interval over {folds} trained on disjoint shares of the training pairs (all must hold); the "
-              "numbers are the depths of the probes on all pairs, colour vs geometric")
+    declared = PROTOCOL["fig5_6/colour_earlier"]
+    effects = _depth_effects(table, {n: (n, GEOMETRIC, COLOUR) for n in names})
+    earlier = decide(declared, effects)
+    run.claim(declared, ours={n: f"{colour[n]:.2f} vs {geo[n]:.2f}" for n in names}, effects=effects)
     latest = d.loc[list(COLOUR)].max(skipna=False)
-    later = _depth_evidence(table, {f"{n} {t}": (n, ("contrast",), (t,)) for n in names for t in COLOUR})
-    run.claim("fig5_6/contrast_later", "Contrast depends more on later layers than the other colour tasks, in these "
-              "backbones", paper="yes (section 5, Figures 5, 6)",
-              ours={n: f"{d.loc['contrast', n]:.2f} vs {latest[n]:.2f}" for n in names}, evidence=later,
-              criterion="importance-weighted depth of contrast minus that of brightness, of saturation and of hue, "
-              f"> 0 for every backbone ({3 * len(names)} comparisons, each a 95 % t-interval over {folds} trained on "
-              "disjoint shares of the training pairs; all must hold); the numbers are contrast vs the latest other "
-              "colour task, probes on all pairs")
+    run.claim(PROTOCOL["fig5_6/contrast_later"],
+              ours={n: f"{d.loc['contrast', n]:.2f} vs {latest[n]:.2f}" for n in names},
+              effects=_depth_effects(table, {f"{n} {t}": (n, ("contrast",), (t,)) for n in names for t in COLOUR}))
     acc = table.pivot_table(index=["featurizer", "task"], columns="layers", values="val_acc", dropna=False)
     shares = (acc["first half"] >= acc["second half"]).astype(float).where(acc["all"].notna()).groupby("featurizer")
     for name, share in shares.mean().items():
         run.log(f"first_half_at_least_second/{name}", float(share), paper=1.0,
                 note="share of tasks (point estimates); paper: 3 of 3 ResNet-18 tasks")
     halves = _report_halves(run, table, "ResNet-18" if "ResNet-18" in names else names[0])
+    b = f"{declared.parts[''].boundary:g}"
+    spread = "beyond the spread of probes trained on disjoint shares of the pairs"
     return dict(depth_verdict=phrase(
-        earlier, reproduced="On these backbones the colour tasks' weight sits earlier than that of the geometric "
-        "tasks, for every backbone, beyond the spread of probes trained on disjoint shares of the pairs.",
-        not_reproduced="On these backbones the colour tasks' weight sits later than that of the geometric tasks, for "
-        "every backbone, beyond the spread of probes trained on disjoint shares of the pairs.",
-        partly="On these backbones the colour tasks' weight sits earlier than that of the geometric tasks for some "
-        "backbones and later for others, each beyond the spread of probes trained on disjoint shares of the pairs.",
+        earlier, reproduced=f"On these backbones the colour tasks' weight sits earlier than that of the geometric "
+        f"tasks, by more than {b} of the depth scale for every backbone, {spread}.",
+        not_reproduced=f"On these backbones the colour tasks' weight does not sit earlier than that of the geometric "
+        f"tasks by {b} of the depth scale, for any backbone, {spread}.",
+        partly=f"On these backbones the colour tasks' weight sits earlier than that of the geometric tasks by more "
+        f"than {b} of the depth scale for some backbones and not for others, each {spread}.",
         inconclusive="On these backbones this run cannot tell whether the colour tasks' weight sits earlier than that "
-        f"of the geometric tasks: for some backbone the interval over the fold probes includes 0 ({earlier.text()}).",
+        f"of the geometric tasks by {b} of the depth scale: for some backbone the interval over the fold probes "
+        f"includes {b} ({earlier.text()}).",
         not_measurable="On these images a task the comparison needs is undefined."),
         halves_verdict=halves, depth_colour=float(colour.mean()), depth_geo=float(geo.mean()))
 
@@ -433,45 +353,25 @@ def report_layers(run, depths, table) -> dict:
 def _report_halves(run, table, row: str) -> str:
     """Table 2's two claims on backbone ``row`` and the paper's three tasks; returns the prose's sentence."""
     tasks = list(PAPER_TABLE2["all"])
-    p = {(h, t): PAPER_TABLE2[h][t][1] for h in PAPER_TABLE2 for t in tasks}
-    missing = "a task it needs is undefined on these images"
-    vs_second = {t: _gain(table, (row, t, "first half"), (row, t, "second half")) for t in tasks}
-    at_least = _parts(vs_second, -HALF_MARGIN, HALF_REASON, missing)
-    run.claim("table2/first_half_at_least_second", "The first half of the layers ranks at least as well as the "
-              "second half, in this backbone",
-              paper={t: round(p["first half", t] - p["second half", t], 1) for t in tasks},
-              ours=_per_task(at_least), evidence=at_least,
-              criterion=f"first half minus second half validation accuracy of {row}, in points on the same pairs, > "
-              f"-{HALF_MARGIN:g} (non-inferiority) on each of the paper's 3 tasks (zoom in, aspect ratio, hue; each a "
-              f"{_TESTS}; all must hold)")
-    level = 1 - 0.05 / len(tasks)
-    vs_all = {t: _gain(table, (row, t, "first half"), (row, t, "all"), level) for t in tasks}
-    beats = (not_measurable(missing, unit="image") if any(iv is None for iv in vs_all.values()) else
-             decide_any({t: decide(iv, boundary=0.0, reason=BEATS_ALL_REASON, unit="image", n_min=ITEMS_MIN)
-                       for t, iv in vs_all.items()}, reason=f"at least one of {len(tasks)}: {BEATS_ALL_REASON}"))
-    run.claim("table2/first_half_beats_all", "On some tasks the first half alone ranks better than all layers, in "
-              "this backbone", paper={t: round(p["first half", t] - p["all", t], 1) for t in tasks},
-              ours=_per_task(beats), evidence=beats,
-              criterion=f"first half minus all layers validation accuracy of {row}, in points on the same pairs, > 0 "
-              f"on at least one of the paper's 3 tasks (zoom in, aspect ratio, hue): each a paired bootstrap interval "
-              f"over the validation pairs at {level:.1%} (Bonferroni for 3 tasks); not reproduced when all 3 lie below "
-              "0")
-    return phrase(at_least, reproduced=f"In {row} the first half ranks at least as well as the second half on all "
-                  f"three of the paper's tasks (no 95 % interval reaches -{HALF_MARGIN:g} point).",
-                  not_reproduced=f"In {row} the first half ranks worse than the second half on all three of the "
-                  f"paper's tasks, by more than {HALF_MARGIN:g} point beyond the 95 % intervals.",
-                  partly=f"In {row} the first half ranks at least as well as the second half on some of the paper's "
-                  "three tasks and worse on others, each beyond its 95 % interval.",
+    second, every = PROTOCOL["table2/first_half_at_least_second"], PROTOCOL["table2/first_half_beats_all"]
+    level = every.parts[tasks[0]].level()  # Bonferroni for "on some of the 3 tasks"
+    effects, ours = _effects({t: _gain(table, (row, t, "first half"), (row, t, "second half")) for t in tasks},
+                             "a task it needs is undefined on these images", each=True)
+    ahead = decide(second, effects)
+    run.claim(second, ours=ours, effects=effects)
+    effects, ours = _effects({t: _gain(table, (row, t, "first half"), (row, t, "all"), level) for t in tasks},
+                             "a task it needs is undefined on these images", each=True)
+    run.claim(every, ours=ours, effects=effects)
+    b = f"{-second.parts[tasks[0]].boundary:g} point"
+    return phrase(ahead, reproduced=f"In {row} the first half ranks at least as well as the second half on all three "
+                  f"of the paper's tasks: it trails by less than {b}, beyond the 95 % intervals.",
+                  not_reproduced=f"In {row} the first half trails the second half by more than {b} on every one of the "
+                  "paper's three tasks (every 95 % interval lies below it).",
+                  partly=f"In {row} the first half ranks at least as well as the second half on some of the "
+                  f"paper's three tasks and trails it by more than {b} on others, each beyond its 95 % interval.",
                   inconclusive=f"In {row} this run cannot tell, on some of the paper's three tasks, whether the "
-                  f"first half ranks at least as well as the second half ({at_least.text()}).",
+                  f"first half trails the second half by less than {b} ({ahead.text()}).",
                   not_measurable="On these images a task the comparison needs is undefined.")
-
-
-def _per_task(evidence: Evidence):
-    """``{part: estimate}`` in points, or None where nothing was measured."""
-    if evidence.verdict == NOT_MEASURABLE:
-        return None
-    return {name: round(ev.estimate, 1) for name, ev in evidence.parts}
 
 
 def log_variants(run, table, maps: dict, names: list[str]) -> tuple:
@@ -522,9 +422,8 @@ Bonferroni for 2 featurizers, lies above 50%)"
     if not right:
         return "undefined on these images"
     level = 1 - 0.05 / len(right)
-    above = {f: decide(accuracy_interval(x, level), boundary=50.0, reason=CHANCE_REASON, unit="image", n_min=ITEMS_MIN)
-             for f, x in right.items()}
-    wins = [f for f, ev in above.items() if ev.verdict == REPRODUCED]
+    above = {f: accuracy_interval(x, level) for f, x in right.items()}  # a reading, not a claim: lo above chance
+    wins = [f for f, iv in above.items() if iv.n >= ITEMS_MIN and iv.lo > 50.0]
     how = f"{level:.1%} Wilson interval over the validation pairs, Bonferroni for {len(right)} featurizers,"
     if wins:
         return f"above chance by {', '.join(wins)} (each one's {how} lies above 50%)"
