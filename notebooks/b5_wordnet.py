@@ -101,7 +101,7 @@ hurt, d1 = rrc.hurt_relatedness(S)
 pd.DataFrame({k: d1[k] for k in ("among", "among_with_self", "with_helped", "with_rest")}, index=["wup"]).round(3)
 
 # %%
-evidence = RR.report_wordnet(run, reports, searches)
+evidence = GR.report_wordnet(run, reports, searches)
 evidence["appD1/hurt_classes_unrelated"] = RR.report_hurt_wordnet(run, d1)
 run.log("rotation_top_classes", {v: r["by_boost"] for v, r in rot.items()})
 results.glue(RR.b5_sentences(evidence))

@@ -14,6 +14,7 @@ from invlib import results
 from invlib.data import DataMissingError
 from invlib.papers.b import authors_code as ac
 from invlib.papers.b import similarity as S
+from invlib.papers.b.protocol import PROTOCOL
 
 
 @pytest.fixture(scope="module")
@@ -104,6 +105,23 @@ def test_report_names_the_count_and_the_largest_difference(tmp_path, aa):
     assert run.metrics["authors/aa_ops_same/keys_differing"] == 1
     assert verdict("crops") == "not measurable at this profile"  # no record of that experiment
     assert ac.report(run, "aa_ops", top=3, path=path).key.iloc[0] == "color/2"  # the largest difference first
+    # the criterion is the declaration's: each key within its experiment's tolerance (one grey level here)
+    assert claim["criterion"] == PROTOCOL["authors/aa_ops_same"].criterion()
+    assert "exceeds 0.00392 (their operations return uint8" in claim["criterion"] and "< 0.5" in claim["criterion"]
+
+
+def test_each_experiment_is_declared_in_the_chapter_that_reports_it():
+    """The protocol declares authors/<experiment>_same in the chapter whose notebook calls report(run, experiment),
+    with the tolerance of ``TOLERANCE`` in its criterion."""
+    import pathlib
+
+    notebooks = pathlib.Path(__file__).resolve().parents[1] / "notebooks"
+    reported = {e: nb.stem for nb in notebooks.glob("b*.py") for line in nb.read_text().splitlines()
+                if line.startswith("AC.report(") for e in re.findall(r'"([a-z_]+)"', line)}
+    assert set(reported) == set(ac.EXPERIMENTS)
+    for experiment, chapter in reported.items():
+        claim = PROTOCOL[f"authors/{experiment}_same"]
+        assert claim.chapter == chapter and ac.TOLERANCE[experiment]["reason"] in claim.criterion()
 
 
 def test_the_newest_record_of_an_experiment_is_compared(tmp_path, aa):
@@ -167,7 +185,13 @@ def test_d_our_module_matches_the_authors_measurements_except_their_two_defects(
     assert verdicts == {p: "not reproduced" if p in D.DEFECTS else "reproduced" for p in D.PARTS}
     for part in D.DEFECTS:  # the claim says whose defect the difference is
         assert "their defect, not ours" in run.claims[f"authors/{part}_same"]["claim"]
-        assert "expected to differ" in run.claims[f"authors/{part}_same"]["criterion"]
+    from invlib.authors import same_values_part
+    from invlib.papers.d.protocol import PROTOCOL
+
+    for part in D.PARTS:  # each declared with the one "same as the authors' code" part, its criterion written from it
+        declared = PROTOCOL.get(f"authors/{part}_same", "d2_instance_crops")
+        assert declared.parts == {"": same_values_part()}
+        assert run.claims[f"authors/{part}_same"]["criterion"] == declared.criterion()
     s = D.summary(D.report(results.Run("smoke", name="demo"))).set_index("part")
     assert s.loc["cells", "expected"].startswith("differs: their cell") and s.loc["crops", "expected"] == "same"
 

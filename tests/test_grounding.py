@@ -10,6 +10,13 @@ from invlib import results, zoo
 from invlib.papers.b import grounding as G
 from invlib.papers.b import grounding_reports as GR
 from invlib.papers.b import similarity
+from invlib.papers.b.protocol import PROTOCOL
+from invlib.protocol import Claim, decide
+
+
+def _part(cid: str, name: str, effect):
+    """The evidence of one declared part of claim ``cid`` for ``effect``, decided as the protocol declares it."""
+    return decide(Claim(cid, "t", "one part", "p", "w", PROTOCOL[cid].parts[name]), effect)
 
 
 def test_settings_profiles_and_overrides():
@@ -81,7 +88,7 @@ def test_sweep_claims_at_one_model_per_variant_are_inconclusive_whatever_the_dif
 
 def test_sweep_claims_follow_the_numbers_over_seeds():
     run = results.Run("t", "smoke")
-    readings = GR.report_sweep(run, _table(0.2, -0.1, aug_translate=0.05, seeds=3, noise=0.003))
+    readings = GR.report_sweep(run, _table(0.2, -0.1, aug_translate=0.075, seeds=3, noise=0.003))
     v = _verdicts(run)
     assert set(v.values()) == {"reproduced"}, v
     assert readings["b3_raises"].startswith("Training without augmentation raised")
@@ -92,8 +99,8 @@ def test_sweep_claims_follow_the_numbers_over_seeds():
     v = _verdicts(run)
     assert v["fig2/train_raises_translation_appearance"] == "partly"  # appearance rose, translation fell
     parts = run.claims["fig2/train_raises_translation_appearance"]["evidence"]["parts"]
-    assert parts["ResNet translate"]["verdict"] == "not reproduced"
-    assert parts["ViT appearance"]["verdict"] == "reproduced"
+    assert parts["translate: ResNet"]["verdict"] == "not reproduced"
+    assert parts["appearance: ViT"]["verdict"] == "reproduced"
     assert v["fig2/train_lowers_rotation_shear"] == "not reproduced"
     assert v["fig2/zoom_in_unchanged"] == "not reproduced"  # 0.2 lies outside 0 ± 0.05
     assert v["fig2/augmentation_slight_translation"] == "partly"  # lowers (not raises), but within ± 0.1
@@ -118,9 +125,10 @@ def test_zoom_unchanged_is_an_equivalence_test_at_its_margin(zoom, verdict):
     assert run.claims["fig2/zoom_in_unchanged"]["evidence"]["parts"]["ResNet"]["level"] == 0.9
 
 
-@pytest.mark.parametrize("aug, verdict", [(0.08, "reproduced"), (0.12, "partly"), (-0.02, "partly"),
-                                          (0.1, "inconclusive at this budget"), (0.0, "inconclusive at this budget")])
+@pytest.mark.parametrize("aug, verdict", [(0.08, "reproduced"), (0.12, "partly"), (-0.02, "partly"), (0.03, "partly"),
+                                          (0.1, "inconclusive at this budget"), (0.05, "inconclusive at this budget")])
 def test_slight_augmentation_needs_a_rise_within_its_margin(aug, verdict):
+    # a rise must exceed 0.05 (below it: no change) and stay within 0.1 (above it: not slight); 0.03 is no rise
     run = results.Run("t", "smoke")
     GR.report_sweep(run, _table(0.2, -0.1, aug_translate=aug, seeds=4, noise=0.002))
     assert run.claims["fig2/augmentation_slight_translation"]["verdict"] == verdict
@@ -133,6 +141,16 @@ def test_untrained_resnet_not_invariant_below_one_half(inv, verdict):
     GR.report_sweep(run, _table(0.2, -0.1, resnet_untrained=inv, vit_untrained=0.3, seeds=4, noise=0.002))
     part = run.claims["figA10/untrained_resnet_equivariant"]["evidence"]["parts"]["ResNet not invariant"]
     assert part["verdict"] == verdict
+
+
+@pytest.mark.parametrize("vit, verdict", [(0.48, "reproduced"), (0.45, "inconclusive at this budget"),
+                                          (0.43, "not reproduced"), (0.3, "not reproduced")])
+def test_a_difference_of_invariance_must_exceed_a_twentieth(vit, verdict):
+    # untrained ViT minus untrained ResNet (0.4): 0.03 is higher, but by less than the 0.05 read as no change
+    run = results.Run("t", "smoke")
+    GR.report_sweep(run, _table(0.2, -0.1, resnet_untrained=0.4, vit_untrained=vit, seeds=4, noise=0.002))
+    assert run.claims["fig2/untrained_vit_translation"]["verdict"] == verdict
+    assert "> 0.05 (no effect 0" in run.claims["fig2/untrained_vit_translation"]["criterion"]
 
 
 def test_sweep_claims_without_the_models_are_not_measurable():
@@ -172,12 +190,12 @@ def test_search_claims_per_class_beats_global():
     out = GR.report_search(run, {"none": {"single": single}, "standard": {"single": damp}}, gap=None)
     v = _verdicts(run)
     parts = run.claims["fig3a/no_single_transform"]["evidence"]["parts"]
-    assert parts["no entry raises every class"]["verdict"] == "reproduced"  # each entry lowers some class by >= 1
+    assert parts["no entry raises every class"]["verdict"] == "reproduced"  # each entry lowers some class
     # the best across classes (posterize, rotate: 0 on average over 3 classes that disagree by +-3) cannot be
     # shown to lie within +-1 %: three classes are too few
     assert parts["best across classes within ± 1 %"]["verdict"] == "inconclusive at this budget"
     assert v["fig3a/no_single_transform"] == "inconclusive at this budget"
-    assert v["fig3b/top_per_class"] == "reproduced"  # each class has its own helpful entry, 2 or more above 0
+    assert v["fig3b/top_per_class"] == "reproduced"  # each class has its own helpful entry, 2 % or more
     assert out["top_per_class"] == {"a": "posterize/5", "b": "rotate/3", "c": "color/4"}
     # augmentation's effect rests on seeds: one model of each is no verdict, though the numbers are there
     assert v["fig3a/augmentation_dampens"] == "inconclusive at this budget"
@@ -189,22 +207,24 @@ def test_search_claims_per_class_beats_global():
     assert out["readings"]["b4_top"].startswith("For this model a per-class choice works")
 
 
-@pytest.mark.parametrize("raise_all, verdict", [(3.0, "not reproduced"), (0.3, "inconclusive at this budget"),
-                                                (-1.5, "reproduced")])
+@pytest.mark.parametrize("raise_all, verdict", [(3.0, "not reproduced"), (1.0, "inconclusive at this budget"),
+                                                (0.0, "reproduced"), (-1.5, "reproduced")])
 def test_no_entry_raises_every_class_at_both_sides(raise_all, verdict):
-    # an entry that changes every class by raise_all (+-0.5 per pair); the others lower some class clearly
+    # an entry that changes its worst class by raise_all (+-0.5 per pair); the others lower some class clearly. A
+    # class raised by less than 1 % is not raised (effectively no change): the boundary is +1 %
     values = {**PER_CLASS, "solarize/4": [raise_all, raise_all + 1, raise_all + 2]}
-    ev = GR.no_entry_raises_every_class(_search(values, pairs=8, noise=0.5))
+    ev = decide(PROTOCOL["figA4/no_subpolicy"], GR.largest_worst_class(_search(values, pairs=8, noise=0.5)))
     assert ev.verdict == verdict and ev.level == pytest.approx(1 - 0.05 / 5)  # Bonferroni over the 5 entries
 
 
-@pytest.mark.parametrize("best_c, verdict", [(2.0, "reproduced"), (0.1, "inconclusive at this budget"),
-                                             (-2.0, "not reproduced")])
+@pytest.mark.parametrize("best_c, verdict", [(2.0, "reproduced"), (1.0, "inconclusive at this budget"),
+                                             (0.1, "not reproduced"), (-2.0, "not reproduced")])
 def test_top_per_class_at_both_sides(best_c, verdict):
-    # class c's best entry (color) changes it by best_c, its other entries by less; classes a and b as before
+    # class c's best entry (color) changes it by best_c, its other entries by less; classes a and b as before. A
+    # raise must exceed 1 % (effectively no change): 0.1 % is none
     offsets = {"posterize/5": -3.0, "rotate/3": -5.0, "color/4": 0.0, "rescale/0": None, "shearX/2": -7.0}
     values = {e: [a, b, 0.0 if offsets[e] is None else best_c + offsets[e]] for e, (a, b, _c) in PER_CLASS.items()}
-    ev = GR.top_entry_raises_every_class(_search(values, pairs=8, noise=0.5))
+    ev = decide(PROTOCOL["fig3b/top_per_class"], GR.smallest_best_entry(_search(values, pairs=8, noise=0.5)))
     assert ev.verdict == verdict
 
 
@@ -214,7 +234,8 @@ def test_best_entry_across_classes_unchanged_within_one_percent(shift, spread, v
     classes = [f"k{i}" for i in range(10)]
     wiggle = [spread * (-1) ** i for i in range(10)]
     values = {"posterize/5": [shift + w for w in wiggle], "rotate/3": [-4.0 + w for w in wiggle]}
-    ev = GR.best_global_unchanged(_search(values, classes=classes, pairs=4, noise=0.5))
+    iv = GR.best_global_interval(_search(values, classes=classes, pairs=4, noise=0.5))
+    ev = _part("fig3a/no_single_transform", "best across classes within ± 1 %", iv)
     assert ev.verdict == verdict and ev.unit == "class" and ev.n == 10
 
 
@@ -262,15 +283,26 @@ def test_appearance_prevails_against_the_pools_share(appearance_first, verdict):
     assert run.claims["sec4.3/appearance_prevails"]["verdict"] == verdict
 
 
+def _centred(side):
+    """Boxes of the given sides centred at 16 +- 1 in a 32 px frame."""
+    side = torch.tensor(side)
+    return torch.stack([16 - side / 2 + torch.tensor([1.0, -1] * 4), 16 - side / 2, 16 + side / 2
+                        + torch.tensor([1.0, -1] * 4), 16 + side / 2], 1)
+
+
 @pytest.mark.parametrize("generated", [True, False])
 def test_box_spread_at_both_sides(generated):
-    side = torch.tensor([4.0, 8, 12, 6, 10, 5, 11, 7])  # sides spread widely, centres at 16 +- 1
-    centred = torch.stack([16 - side / 2 + torch.tensor([1.0, -1] * 4), 16 - side / 2, 16 + side / 2
-                           + torch.tensor([1.0, -1] * 4), 16 + side / 2], 1)
-    ev = GR.box_spread_evidence(centred, (32, 32), generated)
-    assert ev.verdict == "reproduced" and ev.unit == ("deterministic" if generated else "image")
+    e1 = PROTOCOL["e1/scale_varies_more"]
+    ev = decide(e1, GR.box_spread(_centred([4.0, 16, 24, 8, 20, 6, 22, 12]), (32, 32), generated))
+    used, other = ("generated boxes", "measured boxes")[::1 if generated else -1]
+    assert ev.verdict == "reproduced" and dict(ev.parts)[used].unit == ("deterministic" if generated else "image")
+    assert dict(ev.parts)[other].verdict == "not measurable at this profile"
     moving = torch.tensor([[x, x, x + 8.0, x + 8] for x in (0.0, 20, 4, 16, 8, 12, 2, 22)])  # one size, anywhere
-    assert GR.box_spread_evidence(moving, (32, 32), generated).verdict == "not reproduced"
+    assert decide(e1, GR.box_spread(moving, (32, 32), generated)).verdict == "not reproduced"
+    # sides a little more spread than the centres (std 0.085 against 0.031 of the frame): a check of generated boxes
+    # passes (> 0), a measurement of real ones does not clear the tenth of a std's range that matters (0.05)
+    slight = decide(e1, GR.box_spread(_centred([4.0, 8, 12, 6, 10, 5, 11, 7]), (32, 32), generated)).verdict
+    assert slight == ("reproduced" if generated else "inconclusive at this budget")
 
 
 def test_figure_a2_one_row_per_grid_levels_as_columns():
@@ -463,10 +495,8 @@ def test_b3_to_b5_run_on_a_folder_of_their_own_at_the_side_the_zoo_models_are_bu
     # no WordNet synsets, no foreground boxes: B5's WordNet claim is not measurable, not an error
     assert synsets is None and boxes is None and G.wordnet_correlations({}, synsets) == {}
     assert GR.plot_wordnet({}) is None
-    from invlib.papers.b import rrc_reports as RR
-
     run = results.Run("t", "smoke")
-    RR.report_wordnet(run, {}, {"none": {"single": _search({"rotate/3": [1.0, 2.0, 3.0]})}})
+    GR.report_wordnet(run, {}, {"none": {"single": _search({"rotate/3": [1.0, 2.0, 3.0]})}})
     assert run.claims["fig4/wordnet_similar_classes"]["verdict"] == "not measurable at this profile"
 
 
@@ -526,11 +556,11 @@ def test_variation_claims_are_decided_step_by_step_over_seeds():
     assert v["thesis/zoom_in_grows_with_variation"] == "not reproduced"  # falls at both steps
     assert v["thesis/crop_gain_grows_with_variation"] == "reproduced"
     parts = run.claims["thesis/crop_gain_grows_with_variation"]["evidence"]["parts"]
-    assert list(parts) == ["0 → 1", "1 → 2", "premise: no augmentation overfits at 2"]
+    assert list(parts) == ["gain rises: 0 → 1", "gain rises: 1 → 2", "premise: no augmentation overfits"]
     assert readings["b7_translate"] == "Invariance to translation rose with every step of the variation."
     # up overall, but down at the first step: partly, not "reproduced" on the first-to-last rise
     run = results.Run("smoke", name="t")
-    GR.report_variation(run, _study([0.3, 0.25, 0.31], [4.0, 1.0, -2.0], train_gap=1))
+    GR.report_variation(run, _study([0.3, 0.25, 0.33], [4.0, 1.0, -2.0], train_gap=1))
     v = _verdicts(run)
     assert v["thesis/translate_grows_with_variation"] == "partly"
     # the gain falls at both steps, and the model without augmentation does not overfit (1 point): the premise is
@@ -542,9 +572,11 @@ def test_variation_claims_are_decided_step_by_step_over_seeds():
 
 
 @pytest.mark.parametrize("seeds, rise, verdict", [(2, 0.1, "inconclusive at this budget"),
-                                                  (3, 0.0005, "inconclusive at this budget"),
-                                                  (3, 0.02, "reproduced"), (3, -0.02, "not reproduced")])
-def test_a_step_needs_three_seeds_and_a_rise_beyond_their_spread(seeds, rise, verdict):
+                                                  (3, 0.05, "inconclusive at this budget"),
+                                                  (3, 0.08, "reproduced"), (3, 0.02, "not reproduced"),
+                                                  (3, -0.02, "not reproduced")])
+def test_a_step_needs_three_seeds_and_a_rise_beyond_the_smallest(seeds, rise, verdict):
+    # a rise of invariance must exceed 0.05 (a twentieth of its scale, still "no change"): 0.02 is none
     run = results.Run("smoke", name="t")
     GR.report_variation(run, _study([0.2, 0.2 + rise], [1.0, 2.0], seeds=seeds))
     ev = run.claims["thesis/translate_grows_with_variation"]["evidence"]
@@ -649,3 +681,28 @@ def test_b7_zoo_specs_are_the_family_it_trains_b1s_recipe(monkeypatch):
     V = G.variation_settings(G.settings("cpu"))
     assert V["seeds"] >= 3 and {k: V[k] for k in G.VARIATION_RECIPE} == G.b1_recipe("cpu")
     assert G.variation_settings(G.settings("gpu"))["n_train"] == G.VARIATION["n_train"]  # B1 runs CIFAR-10 there
+
+
+# ------------------------------------------------------------------------------ the declarations (the protocol)
+def test_every_claim_the_grounding_reports_record_is_declared_in_its_chapter_with_a_smallest_effect():
+    from invlib.papers.b.protocol import GROUNDING_CLAIMS
+
+    run = results.Run("t", "smoke")
+    GR.report_sweep(run, _table(0.2, -0.1))
+    single = _search(PER_CLASS, pairs=8, noise=0.5)
+    GR.report_search(run, {"none": {"single": single, "sub": single}, "standard": {"single": single}},
+                     {"posterize": 0.2, "rotate": -0.1}, _centred([4.0, 16, 24, 8, 20, 6, 22, 12]), (32, 32))
+    GR.report_wordnet(run, {}, {"none": {"single": single}})
+    GR.report_variation(run, _study([0.1, 0.2], [1.0, 2.0]))
+    declared = {c.id: c for c in GROUNDING_CLAIMS}
+    chapters = {"fig2": "b3", "figA10": "b3", "fig3a": "b4", "fig3b": "b4", "e": "b4", "figA4": "b4", "sec4.3": "b4",
+                "fig3c": "b4", "e1": "b4", "fig4": "b5", "e2": "b5", "thesis": "b7"}
+    for cid, c in run.claims.items():
+        assert declared[cid].chapter.startswith(chapters[cid.split("/")[0]]), cid
+        assert c["criterion"] == declared[cid].criterion() and c["claim"] == declared[cid].statement
+    assert len(run.claims) == len(declared) - 6  # all but the six "same as the authors' code" (authors_code.report)
+    # every directional part on replicates must clear a smallest effect beyond no effect; Fig. 3C's lies inside its
+    # quantity (the grown grids' share minus 1.5 x the others')
+    zero = [(c.id, n) for c in GROUNDING_CLAIMS for n, p in c.parts.items()
+            if p.unit != "deterministic" and p.direction != "equivalent" and not p.smallest > 0]
+    assert zero == [("fig3c/invariance_grew_top5", "")]

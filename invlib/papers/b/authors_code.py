@@ -47,6 +47,8 @@ import torch
 from ... import authors, crops, data, metrics, models, wordnet
 from ...utils import check_choice
 from . import similarity
+from .protocol import AUTHORS_TOLERANCE as TOLERANCE  # per experiment: abs + se x standard errors, and why
+from .protocol import PROTOCOL
 
 PATH = Path(__file__).with_name("authors_grounding.json")
 REPOSITORY = "github.com/facebookresearch/grounding-inductive-biases"
@@ -72,41 +74,6 @@ PER_CLASS, SEARCH_SEED, TOP_K = 64, 0, 5
 # the crops: B1's setting, images stored at 64 px ("resized to 256") and cropped to 56 ("224")
 CROP_SIDE, CROP_SIZE, CROP_DRAWS, CROP_SEED, TRANSLATE = 64, 56, 100_000, 0, 0.3
 CROP_STATS = ("area", "log_aspect", "cx", "cy")
-
-# Tolerance of a key: abs (one number, or one per key prefix) + se x sqrt(se_ours^2 + se_theirs^2), the standard
-# errors of the two numbers where they are estimates (crops; their alignment, averaged over their random pairings).
-TOLERANCE: dict[str, dict] = {
-    "sweep_transforms": dict(abs=1e-4, se=0, reason=(
-        "both sides are float32 torch operations on the same images (their torchvision calls, our transforms); "
-        "bilinear sampling of the same grid agrees to about 1e-6, so a larger gap is a different operation")),
-    "relative_invariance": dict(abs=1e-4, se=4, reason=(
-        "the same embeddings and the same pairing on both sides, so the invariance quantiles agree to float32 "
-        "rounding (their 1e-8 in the denominator, our clamp); their alignment takes one random pairing, here "
-        "averaged over 2,000 seeded pairings with our baseline, and is compared within 4 standard errors of "
-        "that average (10 levels: a false alarm of about 0.06 % over them, Bonferroni)")),
-    "aa_ops": dict(abs=1 / 255, se=0, reason=(
-        "their operations return uint8 images (PIL rounds or truncates each pixel, and its bicubic kernel is not "
-        "torch's), ours stay float: one grey level, 1/255, is what 8-bit output alone moves a mean |T(x) - x|")),
-    "boosts": dict(abs={"mean": 0.1, "weighted": 0.1, "share": 2 / 32}, se=0, reason=(
-        "ours (the authors' style) and theirs transform the second images to within 8-bit rounding, PIL's "
-        "bicubic kernel and nearest-neighbour ties (aa_ops), which moves a pair's percent change by less than "
-        "0.1 percentage point here (the record's pair-by-pair direct difference): 0.1 point for the mean change "
-        "and the weighted boost; a pair that close to 0 may change side, so the share boosted may differ by two "
-        "of a class's 32 pairs. Top-5 lists must be equal up to near-ties (entries within 0.1 point of the "
-        "5th-best)")),
-    "wordnet": dict(abs={"wup": 1e-9, "lch": 1e-9, "path": 1e-9, "iou_top5": 1e-9, "iou_top25": 1e-9,
-                         "spearman": 12 / (14 * (14 ** 2 - 1)) + 1e-9}, se=0, reason=(
-        "the same NLTK WordNet 3.0 on both sides, and our ranking functions run on the class means their code "
-        "stored for the boosts experiment: every number must be equal, and one that differs has a different "
-        "definition; except that two entries of exactly equal means (color/0 and rescale/0, both 0) have no "
-        "order, and pandas' unstable sort and our stable one may put their types either way round: one swap of "
-        "two neighbouring types among 14 moves Spearman's rho by 12 / (14 (14^2 - 1)) = 0.0044")),
-    "crops": dict(abs=1e-9, se=4, reason=(
-        "independent random draws on each side (their torch global generator, ours seeded): 4 standard errors "
-        "of the difference of two estimates from 100,000 boxes each (1e-9 for float rounding); over the 56 keys, "
-        "two samplers that are the same exceed it with a probability of about 0.4 % (6.3e-5 a key, Bonferroni), "
-        "so a key beyond it is a systematic difference, e.g. their whole-pixel boxes")),
-}
 
 
 def tolerance(experiment: str, key: str) -> float:
@@ -528,12 +495,7 @@ def report(run, *experiments: str, top: int | None = 8, path: str | Path = PATH)
     for experiment in experiments:
         rec = theirs(experiment, path)
         frame = _compare(experiment, rec)
-        tol = TOLERANCE[experiment]
-        authors.record_same_values(
-            run, f"authors/{experiment}_same", f"Paper B's {experiment.replace('_', ' ')}: our implementation gives "
-            "the numbers of the authors' code on the same inputs.", frame, rec,
-            criterion=f"every key within |ours - theirs| <= {_abs_text(tol['abs'])}"
-            + (f" + {tol['se']:g} standard errors" if tol["se"] else "") + f" ({tol['reason']})")
+        authors.record_same_values(run, PROTOCOL[f"authors/{experiment}_same"], frame, rec)
         if top is not None:
             frame = frame.sort_values("difference", ascending=False).head(top)
         if len(frame):
@@ -541,6 +503,3 @@ def report(run, *experiments: str, top: int | None = 8, path: str | Path = PATH)
     columns = ["experiment", *COLUMNS]
     return pd.concat(frames, ignore_index=True)[columns] if frames else pd.DataFrame(columns=columns)
 
-
-def _abs_text(tol) -> str:
-    return ", ".join(f"{k} {v:.3g}" for k, v in tol.items()) if isinstance(tol, dict) else f"{tol:.3g}"

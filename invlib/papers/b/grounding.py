@@ -140,7 +140,7 @@ CPU_ZOO_DATA = dict(SCENES, n_train=8000, n_test=10_000, epochs=4, batch_size=12
 # The recipe (VARIATION_RECIPE) is chapter B1's wherever B1 runs on scenes (smoke, cpu: invlib.papers.b.rrc.SETTINGS,
 # read when the settings are built), so the models at variation 1 are B1's and change with B1's regime; elsewhere
 # (gpu, paper: B1 runs CIFAR-10 or ImageNet) the values below, B1's first cpu regime. Three seeds: a claim's step is
-# decided over seeds and needs three (grounding_reports.SEED_MIN); every level is a step's end, so every level is read.
+# decided over seeds and needs three (protocol.SEED_MIN); every level is a step's end, so every level is read.
 VARIATION_RECIPE = ("arch", "size", "n_train", "epochs", "batch_size", "lr", "weight_decay")
 VARIATION = dict(levels=(0.0, 0.5, 1.0), seeds=3, methods=("fixed_size_center_crop", "rrc"),
                  arch="small_resnet18_s4", size=56, n_train=2000, epochs=14, batch_size=128, lr=0.1,

@@ -57,14 +57,6 @@ IOU_METHODS = ("translate", "translate_random_size_center_crop", "fixed_size_ran
 NONE, RRC = "fixed_size_center_crop", "rrc"
 
 
-# points of training over test accuracy of the model without augmentation below which no augmentation can pay:
-# chapter B1's crop claims declare this regime as a part (chapter B7 reads it too)
-OVERFIT_GAP = 5.0
-OVERFIT_REASON = ("a crop can only pay where the model without it overfits: below 5 points of training over test "
-                  "accuracy a crop's gain could not stand above the few points top-1 moves between seeds (47-52 % "
-                  "over three seeds in the measurements noted at SETTINGS)")
-
-
 @dataclass(frozen=True)
 class Settings(zoo.Recipe):
     """What chapters B1, B2 and B6 run on. The defaults are the paper's (ResNet-18 on ImageNet, 150 epochs of SGD
@@ -362,7 +354,7 @@ class Evaluation:
 
     def overfit_gap(self) -> float:
         """Training minus test accuracy (points) of the models without augmentation, mean over seeds (each seed's
-        in :meth:`overfit_gaps`): where it is below :data:`OVERFIT_GAP`, no crop can pay."""
+        in :meth:`overfit_gaps`): where it is below :data:`~invlib.papers.b.protocol.OVERFIT_GAP`, no crop can pay."""
         return float(np.mean(self.overfit_gaps())) if NONE in self.train and NONE in self.preds else float("nan")
 
     def overfit_gaps(self) -> np.ndarray:

@@ -1,13 +1,14 @@
-"""Paper B's RandomResizedCrop reports (chapters B1, B2, B5 and B6): the paper's tables beside this run, the claims
-with their verdicts and the figures. The method is :mod:`invlib.papers.b.rrc` (B5's search is
-:mod:`invlib.papers.b.similarity`'s).
+"""Paper B's RandomResizedCrop reports (chapters B1, B2, B5's App. D.1 and B6): the paper's tables beside this run,
+the claims with their verdicts and the figures. The method is :mod:`invlib.papers.b.rrc` (B5's Fig. 4 and App. E.2
+are :mod:`invlib.papers.b.grounding_reports`').
 
-Every claim is decided by :func:`invlib.results.decide` against a test declared below before the run. The claims
-about what training does (B1, B2's Table 1b, B6) take a seed as their replicate, paired by seed, and need
-:data:`N_MIN` seeds: the ``cpu`` profile trains three of B1's and B2's, and one per Augerino weight, where B6's
-claims stay "inconclusive at this budget" (the interval column says how many seeds would decide them). Table A1
-and the size ratios are deterministic; B5's claims are about this run's one trained model of each kind (a bootstrap
-over classes, or over the search's image pairs).
+The reports compute each claim's effects (``b1_effects``, ``b2_effects``, ``b6_effects``: by claim id, per part)
+and record them with the claim's declaration in paper B's protocol (:data:`invlib.papers.b.protocol.PROTOCOL`,
+written before the run: the quantity, the smallest effect that matters and why); :func:`invlib.protocol.decide`
+alone decides. The claims about what training does (B1, B2's Table 1b, B6) take a seed as their replicate, paired
+by seed, and need three seeds: the ``cpu`` profile trains three of B1's and B2's, and one per Augerino weight, where
+B6's claims stay "inconclusive at this budget" (the interval column says how many seeds would decide them). Table
+A1 and the size ratios are deterministic; App. D.1's WordNet part takes a hurt class as its replicate.
 
 Example
 -------
@@ -18,6 +19,7 @@ Example
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import math
 
@@ -26,30 +28,10 @@ import pandas as pd
 import torch
 
 from ... import crops, data, metrics
-from ...results import (
-    LEVEL,
-    Evidence,
-    Interval,
-    decide,
-    decide_parts,
-    exact,
-    not_measurable,
-    paired,
-    phrase,
-    t_interval,
-)
-from .rrc import (
-    IOU_METHODS,
-    NAMES,
-    NONE,
-    OVERFIT_GAP,
-    OVERFIT_REASON,
-    PAPER_TOP1,
-    RRC,
-    Evaluation,
-    Settings,
-    table_a1_shapes,
-)
+from ...protocol import decide
+from ...results import LEVEL, Evidence, Interval, exact, not_measurable, paired, phrase, t_interval
+from .protocol import OVERFIT_GAP, PROTOCOL
+from .rrc import IOU_METHODS, NAMES, NONE, PAPER_TOP1, RRC, Evaluation, Settings, table_a1_shapes
 
 
 def plot_methods(ds: data.Dataset, S: Settings, n: int = 5, index: int = 0):
@@ -139,36 +121,22 @@ def plot_zoom(curve: pd.DataFrame, ax=None):
     return ax
 
 
-# ------------------------------------------------------------------------------ the tests, declared before the run
-# B1's claims, B2's Table 1b and B6 are about what training does: a replicate is a seed (n_min 3), and the methods
-# are paired by seed (seed k of every method, Beta shape and Augerino run starts from the same weights and trains on
-# the same images), so each effect is a per-seed difference (results.paired). (boundary, reason), or (margin, reason):
-N_MIN = 3
-ORDER = (0.0, "the paper states an order between methods (its Tables 1a and 1b lost their numbers in extraction), "
-              "not a size: any paired difference in its direction counts; the interval over seeds says whether there "
-              "is one")
-MOST = (0.5, "'most of RRC's gain' is more than half of it: per seed, T.(30%)'s gain minus half of RRC's must be > 0")
-CONSISTENT_IOU = (0.5, "two equal lists with IoU 0.5 share two thirds of their samples: from there on the helped "
-                       "samples would be mostly the same ones, a pattern of consistency")
-PATTERN = (0.1, "a pattern would show as the lists of one method overlapping more than the lists of two methods; a "
-                "tenth of IoU's range is the least such excess worth calling a pattern")
-RELATED = (0.1, "a tenth of Wu-Palmer's range (0 to 1): hurt classes that sit closer than that to each other than to "
-                "the rest share a WordNet pattern")
-ZOOM_FALL = (0.0, "Fig. A7 shows falls without a size ('RRC falls from the smallest values'): any fall counts; the "
-                  "interval over seeds, each averaged over its test draws, says whether there is one")
+# ------------------------------------------------------------------------------ recording the declared claims
+# B1's claims, B2's Table 1b and B6 are about what training does: a replicate is a seed, and the methods are paired
+# by seed (seed k of every method, Beta shape and Augerino run starts from the same weights and trains on the same
+# images), so each effect is a per-seed difference (results.paired). Their tests are declared in the protocol.
+def _record(run, effects: dict, cid: str, ours) -> Evidence:
+    """Record claim ``cid`` on ``run`` (:meth:`invlib.results.Run.claim`) from its declaration and this run's
+    ``effects[cid]``; returns its evidence for the prose (the same one decision function)."""
+    run.claim(PROTOCOL[cid], ours=ours, effects=effects[cid])
+    return decide(PROTOCOL[cid], effects[cid])
 
 
-def _seed(effect, test: tuple, direction: str = "greater", shift: float | None = None) -> Evidence:
-    """A claim's effect per seed against ``test`` = (boundary, reason); ``shift`` replaces the boundary (the effect
-    then carries the test's number itself, as MOST's)."""
-    boundary, reason = test
-    return decide(effect, direction=direction, boundary=boundary if shift is None else shift, reason=reason,
-                  unit="seed", n_min=N_MIN)
-
-
-def _claim(run, evidence: dict, cid: str, claim: str, **texts) -> str:
-    """:meth:`invlib.results.Run.claim` with the evidence of ``cid`` from ``evidence``."""
-    return run.claim(cid, claim, evidence=evidence[cid], **texts)
+def _part(cid: str, name: str, effect) -> Evidence:
+    """The evidence of part ``name`` of claim ``cid`` on its own, for the prose: its declaration as a claim of that
+    one part, decided by :func:`invlib.protocol.decide`."""
+    claim = PROTOCOL[cid]
+    return decide(dataclasses.replace(claim, parts={"": claim.parts[name]}), effect)
 
 
 def _missing(ran, *methods) -> Evidence | None:
@@ -177,9 +145,15 @@ def _missing(ran, *methods) -> Evidence | None:
     return not_measurable(f"not run at this profile: {', '.join(lost)}") if lost else None
 
 
+def overfit_gaps(ev: Evaluation) -> np.ndarray | list:
+    """The regime's effect: training minus test top-1 of the model without augmentation, per seed (none without
+    it)."""
+    return ev.overfit_gaps() if NONE in ev.train and NONE in ev.preds else []
+
+
 def regime_evidence(ev: Evaluation) -> Evidence:
     """The regime the crop claims need, declared as their first part: the model without augmentation overfits,
-    training minus test top-1 per seed above :data:`~invlib.papers.b.rrc.OVERFIT_GAP` points.
+    training minus test top-1 per seed above :data:`~invlib.papers.b.protocol.OVERFIT_GAP` points.
 
     Example
     -------
@@ -187,8 +161,7 @@ def regime_evidence(ev: Evaluation) -> Evidence:
     >>> regime_evidence(ev).verdict
     'reproduced'
     """
-    gaps = ev.overfit_gaps() if NONE in ev.train and NONE in ev.preds else []
-    return decide(gaps, boundary=OVERFIT_GAP, reason=OVERFIT_REASON, unit="seed", n_min=N_MIN)
+    return _part("table1a/translation_recovers_rrc", "no augmentation overfits", overfit_gaps(ev))
 
 
 def helped_replicates(ev: Evaluation, methods=IOU_METHODS) -> pd.DataFrame:
@@ -267,55 +240,46 @@ def zoom_falls(curve: pd.DataFrame) -> dict[str, dict[str, np.ndarray]]:
     return out
 
 
-def b1_evidence(ev: Evaluation, curve: pd.DataFrame) -> dict[str, Evidence]:
-    """The evidence of every claim of chapter B1 (by claim id), from the paired per-seed effects of :data:`N_MIN`
-    seeds or more; the Table 1a claims and Table A2 carry their regime as parts (:func:`regime_evidence`; RRC's
-    own gain where the claim presupposes it), so an undecided regime leaves them undecided."""
+def b1_effects(ev: Evaluation, curve: pd.DataFrame) -> dict:
+    """The effects of every claim of chapter B1, by claim id and part (the parts the protocol declares): paired
+    per-seed differences of top-1; the Table 1a claims and Table A2 carry their regime (:func:`overfit_gaps`) and
+    RRC's own gain where the claim presupposes it, so an undecided regime leaves them undecided."""
     ran = set(ev.preds)
     t, ts, rscc, fsrc = "translate", "translate_random_size_center_crop", "random_size_center_crop", \
         "fixed_size_random_crop"
     acc = {m: ev.accuracy(m) for m in ran}
     gain = {m: paired(acc[m], acc[NONE]) for m in ran if NONE in ran}
-    regime = regime_evidence(ev)
+    regime = overfit_gaps(ev)
     out = {}
-    out["table1a/translation_recovers_rrc"] = _missing(ran, NONE, t, RRC) or decide_parts(
-        {"no augmentation overfits": regime, "RRC helps": _seed(gain[RRC], ORDER),
-         "T.(30%) recovers more than half": _seed(gain[t] - MOST[0] * gain[RRC], MOST, shift=0.0)})
-    out["table1a/scale_alone_less"] = _missing(ran, NONE, rscc, ts, RRC) or decide_parts(
-        {"no augmentation overfits": regime, "RSCC below T + RSCC": _seed(paired(acc[ts], acc[rscc]), ORDER),
-         "RSCC below RRC": _seed(paired(acc[RRC], acc[rscc]), ORDER)})
-    out["table1a/neither_part_matches_rrc"] = _missing(ran, NONE, rscc, fsrc, RRC) or decide_parts(
-        {"no augmentation overfits": regime, "RSCC beats none": _seed(gain[rscc], ORDER),
-         "FSRC beats none": _seed(gain[fsrc], ORDER), "RSCC below RRC": _seed(paired(acc[RRC], acc[rscc]), ORDER),
-         "FSRC below RRC": _seed(paired(acc[RRC], acc[fsrc]), ORDER)})
-    reps = helped_replicates(ev)
-    unit = dict(unit="run", n_min=N_MIN)  # a run: the models of two seeds, compared with each other
+    out["table1a/translation_recovers_rrc"] = _missing(ran, NONE, t, RRC) or {
+        "no augmentation overfits": regime, "RRC helps": gain[RRC],
+        "T.(30%) recovers more than half": gain[t] - 0.5 * gain[RRC]}
+    out["table1a/scale_alone_less"] = _missing(ran, NONE, rscc, ts, RRC) or {
+        "no augmentation overfits": regime, "RSCC below T + RSCC": paired(acc[ts], acc[rscc]),
+        "RSCC below RRC": paired(acc[RRC], acc[rscc])}
+    out["table1a/neither_part_matches_rrc"] = _missing(ran, NONE, rscc, fsrc, RRC) or {
+        "no augmentation overfits": regime, "RSCC beats none": gain[rscc], "FSRC beats none": gain[fsrc],
+        "RSCC below RRC": paired(acc[RRC], acc[rscc]), "FSRC below RRC": paired(acc[RRC], acc[fsrc])}
+    reps = helped_replicates(ev)  # a replicate is a run: the models of two seeds, compared with each other
     out["appB/no_pattern_in_helped_samples"] = not_measurable(
         "App. B needs the models without augmentation and two translation-type methods") if NONE not in ran or len(
-        [m for m in IOU_METHODS if m in ran]) < 2 else decide_parts(
-        {"every IoU below 0.5": decide(reps.largest.to_numpy(), direction="less", boundary=CONSISTENT_IOU[0],
-                                       reason=CONSISTENT_IOU[1], **unit),
-         "within no higher than across": decide((reps.within - reps.across).to_numpy(), direction="less",
-                                                boundary=PATTERN[0], reason=PATTERN[1], **unit)})
-    iv, _ = hurt_class_interval(ev) if {RRC, NONE} <= ran else (None, "")
-    out["tableA2/classes_consistently_hurt"] = _missing(ran, NONE, RRC) or decide_parts(
-        {"RRC helps overall": _seed(gain[RRC], ORDER),
-         "a class hurt (Bonferroni over classes)": decide(iv, direction="less", boundary=ORDER[0], reason=(
-             "the paper lists the classes hurt whatever the size of their loss: any loss counts, at the level "
-             f"1 - 0.05 / K of K simultaneous tests ({iv.level:.4f})"), unit="seed", n_min=N_MIN)})
+        [m for m in IOU_METHODS if m in ran]) < 2 else {
+        "every IoU below 0.5": reps.largest.to_numpy(), "within no higher than across": (reps.within - reps.across
+                                                                                         ).to_numpy()}
+    out["tableA2/classes_consistently_hurt"] = _missing(ran, NONE, RRC) or {
+        "RRC helps overall": gain[RRC], "a class hurt (Bonferroni over classes)": hurt_class_interval(ev)[0]}
     falls = zoom_falls(curve)
     r, n = falls[NAMES[RRC]], falls[NAMES[NONE]]
-    out["figA7/rrc_partly_invariant_to_zoom"] = decide_parts(
-        {"RRC falls": _seed(r["last"], ZOOM_FALL), "none falls": _seed(n["last"], ZOOM_FALL),
-         "RRC falls less": _seed(paired(n["last"], r["last"]), ZOOM_FALL),
-         "RRC falls at the smallest zoom": _seed(r["first"], ZOOM_FALL)})
+    out["figA7/rrc_partly_invariant_to_zoom"] = {
+        "RRC falls": r["last"], "none falls": n["last"], "RRC falls less": paired(n["last"], r["last"]),
+        "RRC falls at the smallest zoom": r["first"]}
     return out
 
 
 def report_b1(run, S: Settings, ev: Evaluation, iou: pd.DataFrame, hurt: pd.DataFrame,
                      curve: pd.DataFrame) -> dict[str, Evidence]:
-    """The scoreboard rows of chapter B1, each decided by :func:`b1_evidence`; returns the evidence by claim id."""
-    evidence = b1_evidence(ev, curve)
+    """The scoreboard rows of chapter B1, their effects from :func:`b1_effects`; returns the evidence by claim id."""
+    record = functools.partial(_record, run, b1_effects(ev, curve))
     ran = set(ev.preds)
     gain = {m: float(np.mean(ev.accuracy(m) - ev.accuracy(NONE))) if m in ran and NONE in ran else float("nan")
             for m in crops.METHODS}
@@ -327,62 +291,36 @@ def report_b1(run, S: Settings, ev: Evaluation, iou: pd.DataFrame, hurt: pd.Data
     t, ts, rscc, fsrc = "translate", "translate_random_size_center_crop", "random_size_center_crop", \
         "fixed_size_random_crop"
     regime = f"; no augmentation overfits by {ev.overfit_gap():.1f} points"
-    paired_seeds = f"per seed, paired by seed (95 % t-intervals over seeds, >= {N_MIN} seeds)"
-    first = f"part 1: no augmentation's training minus test top-1 per seed > {OVERFIT_GAP:g} points ({OVERFIT_REASON})"
-    claim = functools.partial(_claim, run, evidence)
-    claim("table1a/translation_recovers_rrc",
-          "Translation alone, T.(30%), recovers most of RRC's gain over no augmentation.",
-          paper="T.(30%) almost matches T.(30%) + RandomSizeCenterCrop, which nearly matches RRC",
-          ours=f"gain T.(30%) {gain[t]:+.2f}, RRC {gain[RRC]:+.2f} points{regime}",
-          criterion=f"{first}; 2: RRC's gain over none > 0; 3: T's gain minus half of RRC's > 0; gains in top-1 "
-                    f"points {paired_seeds}")
-    claim("table1a/scale_alone_less",
-          "Scale alone (RandomSizeCenterCrop) helps less than RRC and than translation with scale.",
-          paper="RandomSizeCenterCrop ~67.9 % < T.(30%) + RandomSizeCenterCrop < RRC",
-          ours=f"RSCC {gain[rscc]:+.2f}, T + RSCC {gain[ts]:+.2f}, RRC {gain[RRC]:+.2f} points{regime}",
-          criterion=f"{first}; 2, 3: T + RSCC's and RRC's top-1 minus RSCC's > 0 {paired_seeds}")
-    claim("table1a/neither_part_matches_rrc",
-          "Neither RandomSizeCenterCrop nor FixedSizeRandomCrop alone reaches RRC; both beat no augmentation.",
-          paper="67.9 % (both) vs 63.5 % without augmentation; RRC best",
-          ours=f"RSCC {gain[rscc]:+.2f}, FSRC {gain[fsrc]:+.2f}, RRC {gain[RRC]:+.2f} points over none{regime}",
-          criterion=f"{first}; 2-5: RSCC and FSRC minus none > 0, RRC minus each > 0 {paired_seeds}")
+    out = {}
+    out["table1a/translation_recovers_rrc"] = record(
+        "table1a/translation_recovers_rrc", f"gain T.(30%) {gain[t]:+.2f}, RRC {gain[RRC]:+.2f} points{regime}")
+    out["table1a/scale_alone_less"] = record(
+        "table1a/scale_alone_less", f"RSCC {gain[rscc]:+.2f}, T + RSCC {gain[ts]:+.2f}, RRC {gain[RRC]:+.2f} "
+                                    f"points{regime}")
+    out["table1a/neither_part_matches_rrc"] = record(
+        "table1a/neither_part_matches_rrc", f"RSCC {gain[rscc]:+.2f}, FSRC {gain[fsrc]:+.2f}, RRC {gain[RRC]:+.2f} "
+                                            f"points over none{regime}")
     off = iou.values[~np.eye(len(iou), dtype=bool)] if len(iou) > 1 else np.full(1, np.nan)
     diag = np.diag(iou.values) if len(iou) else np.full(1, np.nan)
     run.log("helped_iou", iou.to_dict())
-    claim("appB/no_pattern_in_helped_samples",
-          "The samples that translation-type augmentations fix are not consistent, within or across methods.",
-          paper="IoUs within and across methods show no pattern (values not in the text)",
-          ours=f"within {np.nanmin(diag):.2f}-{np.nanmax(diag):.2f}, across {np.nanmin(off):.2f}-{np.nanmax(off):.2f} "
-               "(every pair of seeds)",
-          criterion=f"per replicate, the models of two seeds (0, 1), (2, 3), ... (independent trainings; >= "
-                    f"{N_MIN} replicates, 95 % t-intervals): part 1, the largest IoU of two seeds' helped lists < "
-                    f"{CONSISTENT_IOU[0]:g} ({CONSISTENT_IOU[1]}); 2, within-method minus across-method IoU < "
-                    f"{PATTERN[0]:g} ({PATTERN[1]})")
+    out["appB/no_pattern_in_helped_samples"] = record(
+        "appB/no_pattern_in_helped_samples", f"within {np.nanmin(diag):.2f}-{np.nanmax(diag):.2f}, across "
+                                             f"{np.nanmin(off):.2f}-{np.nanmax(off):.2f} (every pair of seeds)")
     _, worst = hurt_class_interval(ev) if {RRC, NONE} <= ran else (None, "")
     comparisons = len(ev.preds.get(RRC, ())) * len(ev.preds.get(NONE, ()))
     run.log("hurt_classes", hurt.reset_index().to_dict("records"))
-    claim("tableA2/classes_consistently_hurt",
-          "Some classes are consistently hurt by RRC compared with no augmentation.",
-          paper="17 of 1000 classes hurt in >= 72 % of 25 comparisons, losing up to 22 points",
-          ours=f"{int((hurt.consistently == 'hurt').sum())} of {len(hurt)} classes hurt in > {S.hurt_share:.0%} of "
-               f"{comparisons} comparisons; most hurt by the paired mean: {worst or 'none'}",
-          criterion="part 1: RRC's top-1 minus none's > 0 per seed; part 2: per class, RRC's minus none's top-1 of "
-                    f"the same seed, a t-interval over seeds at 1 - 0.05 / K (Bonferroni over the K classes), the "
-                    "most-hurt class's upper end < 0 (not reproduced: every class's lower end > 0); >= "
-                    f"{N_MIN} seeds")
+    out["tableA2/classes_consistently_hurt"] = record(
+        "tableA2/classes_consistently_hurt", f"{int((hurt.consistently == 'hurt').sum())} of {len(hurt)} classes "
+                                             f"hurt in > {S.hurt_share:.0%} of {comparisons} comparisons; most hurt "
+                                             f"by the paired mean: {worst or 'none'}")
     falls = zoom_falls(curve)
     mean = lambda m, k: float(np.mean(falls[NAMES[m]][k]))  # noqa: E731
     run.log("zoom_drop", {name: float(np.mean(f["last"])) for name, f in falls.items()})
-    claim("figA7/rrc_partly_invariant_to_zoom",
-          "Zooming validation crops lowers accuracy, less for the RRC model than without augmentation, yet "
-          "the RRC model already drops at the smallest zooms (partial invariance).",
-          paper="Fig. A7: both fall; RRC more robust; RRC falls from the smallest values",
-          ours=f"fall to the largest zoom: RRC {mean(RRC, 'last'):.2f}, none {mean(NONE, 'last'):.2f} points; RRC "
-               f"at the smallest zoom {mean(RRC, 'first'):.2f}",
-          criterion=f"per seed, top-1 on the central crop minus on zoomed crops: RRC's and none's falls to the "
-                    f"largest zoom > 0, none's minus RRC's > 0 (paired by seed), RRC's fall at the smallest zoom "
-                    f"> 0 ({ZOOM_FALL[1]}); 95 % t-intervals over >= {N_MIN} seeds")
-    return evidence
+    out["figA7/rrc_partly_invariant_to_zoom"] = record(
+        "figA7/rrc_partly_invariant_to_zoom", f"fall to the largest zoom: RRC {mean(RRC, 'last'):.2f}, none "
+                                              f"{mean(NONE, 'last'):.2f} points; RRC at the smallest zoom "
+                                              f"{mean(RRC, 'first'):.2f}")
+    return out
 
 
 def b1_numbers(S: Settings, ev: Evaluation, evidence: dict[str, Evidence]) -> dict:
@@ -390,7 +328,7 @@ def b1_numbers(S: Settings, ev: Evaluation, evidence: dict[str, Evidence]) -> di
     the run, how much the model without augmentation overfits, RRC's gain paired by seed with its interval, and
     what the verdicts say about them."""
     none = ev.accuracy(NONE)
-    gain = _seed(paired(ev.accuracy(RRC), none), ORDER)
+    gain = _part("tableA2/classes_consistently_hurt", "RRC helps overall", paired(ev.accuracy(RRC), none))
     regime = regime_evidence(ev)
     return dict(dataset=S.dataset, n_train=S.n_train, epochs=S.epochs, seeds=S.seeds, size=S.size,
                 none_train=float(np.mean(ev.train.get(NONE, np.nan))), none_test=float(none.mean()),
@@ -422,29 +360,16 @@ def tally(evidence: dict[str, Evidence]) -> str:
 def report_hurt_wordnet(run, report: dict) -> Evidence:
     """Chapter B5's row for App. D.1: the classes RRC hurts are not related in WordNet. Two parts: RRC helps overall
     (``report["rrc_gains"]``, per seed; otherwise "hurt" means most classes), and per hurt class its similarity to
-    the other hurt classes minus to the others (``report["differences"]``, :func:`~invlib.papers.b.rrc.hurt_wordnet`)
-    below :data:`RELATED` (a t-interval over the hurt classes). Not measurable only without synsets."""
+    the other hurt classes minus to the others (``report["differences"]``, :func:`~invlib.papers.b.rrc.hurt_wordnet`;
+    a t-interval over the hurt classes). Not measurable only without synsets. Returns its evidence."""
     run.log("d1_wordnet", report)
-    evidence = not_measurable("the classes have no WordNet synsets (a folder of your own)") if not report.get(
-        "wordnet", True) else \
-        decide_parts({"RRC helps overall": _seed(report.get("rrc_gains", []), ORDER),
-                      "hurt classes no closer to each other": decide(
-                          report["differences"], direction="less", boundary=RELATED[0], reason=RELATED[1],
-                          unit="class", n_min=N_MIN)})
-    run.claim("appD1/hurt_classes_unrelated",
-              "The classes RRC consistently hurts show no WordNet pattern: they are no closer to each other than "
-              "to other classes.", paper="17 hurt classes; similarities among / with helped / with the rest not "
-                                         "in the text; 'no pattern'",
-              ours=f"RRC gain {report.get('rrc_gain', np.nan):+.2f} points; {report['n_hurt']} hurt classes "
-                   f"({', '.join(report['hurt']) or 'none'}): among "
-                   f"{report['among']:.3f}, with helped {report['with_helped']:.3f}, with the rest "
-                   f"{report['with_rest']:.3f} (wup)",
-              criterion=f"part 1: RRC's top-1 minus none's > 0 per seed (>= {N_MIN} seeds); part 2: per class hurt in "
-                        "most comparisons (Table A2's rule), its Wu-Palmer similarity to the other hurt classes "
-                        f"minus to the others < {RELATED[0]:g}, 95 % t-interval over >= {N_MIN} hurt classes "
-                        f"({RELATED[1]})", evidence=evidence)
-    return evidence
-
+    effects = not_measurable("the classes have no WordNet synsets (a folder of your own)") if not report.get(
+        "wordnet", True) else {"RRC helps overall": report.get("rrc_gains", []),
+                               "hurt classes no closer to each other": report["differences"]}
+    return _record(run, {"appD1/hurt_classes_unrelated": effects}, "appD1/hurt_classes_unrelated",
+                   f"RRC gain {report.get('rrc_gain', np.nan):+.2f} points; {report['n_hurt']} hurt classes "
+                   f"({', '.join(report['hurt']) or 'none'}): among {report['among']:.3f}, with helped "
+                   f"{report['with_helped']:.3f}, with the rest {report['with_rest']:.3f} (wup)")
 
 
 def plot_beta_shapes(S: Settings, ax=None):
@@ -488,75 +413,49 @@ def plot_table_1b(t1b: pd.DataFrame, ax=None):
     return ax
 
 
-A1_TOLERANCE = (0.01, "Table A1 is itself a Monte-Carlo estimate, off the exact values (ours, by quadrature) by up "
-                      "to 0.0065; one unit of the second decimal, 0.01, covers its error, and a different "
-                      "distribution of s would move Var(1/s) by more")
-MONOTONE = (0.0, "an order: each larger shape must give a larger train/test size ratio, by any amount (the ratios "
-                 "are computed, not trained)")
-
-
-def b2_evidence(beta: pd.DataFrame, ev: Evaluation) -> dict[str, Evidence]:
-    """The evidence of chapter B2's claims: Table A1 and the size ratios are deterministic (``exact``, the largest
+def b2_effects(beta: pd.DataFrame, ev: Evaluation) -> dict:
+    """The effects of chapter B2's claims: Table A1 and the size ratios are deterministic (``exact``, the largest
     difference from the paper, and the smallest rise of the ratio from one shape to the next); Table 1b's orderings
-    are per-seed differences of top-1 paired by seed (seed k of every shape), one part per shape compared."""
+    are per-seed differences of top-1 paired by seed (seed k of every shape), one per shape compared."""
     paper = {a: p for a, p in beta.paper.items() if not isinstance(p, str)}
     err = max(abs(beta.var_inv_s[a] - p) for a, p in paper.items()) if paper else math.nan
     ratio = beta.size_ratio.sort_index().to_numpy()
-    out = {"tableA1/variance_of_inverse_scale": decide(exact(err), direction="less", boundary=A1_TOLERANCE[0],
-                                                       reason=A1_TOLERANCE[1], unit="deterministic", n_min=1)
-           if paper else not_measurable("none of the shapes run is in Table A1"),
-           "sec2.2/smaller_shape_less_discrepancy": decide(exact(np.diff(ratio).min()), boundary=MONOTONE[0],
-                                                           reason=MONOTONE[1], unit="deterministic", n_min=1)
-           if len(ratio) > 1 else not_measurable("one shape only")}
+    out = {"tableA1/variance_of_inverse_scale": exact(err) if paper else not_measurable(
+               "none of the shapes run is in Table A1"),
+           "sec2.2/smaller_shape_less_discrepancy": exact(np.diff(ratio).min()) if len(ratio) > 1 else
+           not_measurable("one shape only")}
     shapes = sorted(ev.preds)
     if 1.0 not in ev.preds or len(shapes) < 3:
         lost = not_measurable("Table 1b needs shape 1 (RRC) and two other shapes")
         return dict(out, **{"table1b/uniform_best": lost, "table1b/too_small_shape_hurts": lost})
     acc = {a: ev.accuracy(a) for a in shapes}
-    out["table1b/uniform_best"] = decide_parts(
-        {f"shape {a:g} below shape 1": _seed(paired(acc[1.0], acc[a]), ORDER) for a in shapes if a != 1.0},
-        "every other shape below shape 1")
+    out["table1b/uniform_best"] = {f"shape {a:g} below shape 1": paired(acc[1.0], acc[a]) for a in shapes if a != 1.0}
     small, nxt = shapes[0], shapes[1]
-    out["table1b/too_small_shape_hurts"] = decide_parts(
-        {f"shape {small:g} below shape {b:g}": _seed(paired(acc[b], acc[small]), ORDER)
-         for b in dict.fromkeys((nxt, 1.0)) if b != small}, "below the next shape and below shape 1")
+    out["table1b/too_small_shape_hurts"] = {f"shape {small:g} below shape {b:g}": paired(acc[b], acc[small])
+                                            for b in dict.fromkeys((nxt, 1.0)) if b != small}
     return out
 
 
 def report_b2(run, beta: pd.DataFrame, ev: Evaluation) -> dict[str, Evidence]:
-    """The scoreboard rows of chapter B2 (:func:`b2_evidence`); returns the evidence by claim id."""
-    evidence = b2_evidence(beta, ev)
-    claim = functools.partial(_claim, run, evidence)
+    """The scoreboard rows of chapter B2 (:func:`b2_effects`); returns the evidence by claim id."""
+    record = functools.partial(_record, run, b2_effects(beta, ev))
     paper = {a: p for a, p in beta.paper.items() if not isinstance(p, str)}
     run.log("var_inv_s", beta.var_inv_s.to_dict(), paper=paper)
-    claim("tableA1/variance_of_inverse_scale", "Var(1/s) per Beta shape is as Table A1 gives it (to two decimals).",
-          paper=", ".join(f"{a:g}: {p}" for a, p in paper.items()),
-          ours=", ".join(f"{a:g}: {beta.var_inv_s[a]:.3f}" for a in paper),
-          criterion=f"deterministic: the largest |ours - paper| over the shapes < {A1_TOLERANCE[0]:g} "
-                    f"({A1_TOLERANCE[1]})")
+    out = {"tableA1/variance_of_inverse_scale": record("tableA1/variance_of_inverse_scale", ", ".join(
+        f"{a:g}: {beta.var_inv_s[a]:.3f}" for a in paper))}
     ratio = beta.size_ratio.sort_index()
-    claim("sec2.2/smaller_shape_less_discrepancy",
-          "Smaller Beta shapes reduce the train/test discrepancy of apparent object sizes.",
-          paper="the smaller the shape, the smaller the expected zoom",
-          ours=", ".join(f"{a:g}: {r:.3f}" for a, r in ratio.items()),
-          criterion="deterministic: the smallest rise of the train/test size ratio from one shape to the next > 0")
+    out["sec2.2/smaller_shape_less_discrepancy"] = record("sec2.2/smaller_shape_less_discrepancy", ", ".join(
+        f"{a:g}: {r:.3f}" for a, r in ratio.items()))
     acc = {a: float(ev.accuracy(a).mean()) for a in sorted(ev.preds)}
     run.log("top1_per_shape", acc)
     run.log("top1_per_shape_per_seed", {a: ev.accuracy(a).tolist() for a in sorted(ev.preds)})
     best = max(acc, key=acc.get) if acc else math.nan
-    claim("table1b/uniform_best", "Changing the shape of the scale distribution, same range, costs accuracy.",
-          paper="shape 1 (uniform, RRC) gives the best top-1 (values not in the text)",
-          ours=", ".join(f"{a:g}: {v:.2f}" for a, v in acc.items()),
-          criterion="one part per other shape: shape 1's top-1 minus that shape's, paired by seed, > 0 (95 % "
-                    f"t-interval over >= {N_MIN} seeds; {ORDER[1]})")
+    out["table1b/uniform_best"] = record("table1b/uniform_best", ", ".join(f"{a:g}: {v:.2f}" for a, v in acc.items()))
     small = min(acc) if acc else math.nan
-    claim("table1b/too_small_shape_hurts",
-          "Too small a shape (0.1: little scale variance) also costs accuracy: a trade-off between variance "
-          "and train/test consistency.", paper="shape 0.1 below 0.5 and 1",
-          ours=f"shape {small:g}: {acc.get(small, math.nan):.2f}, best: {best:g} ({acc.get(best, math.nan):.2f})",
-          criterion="the next shape's and shape 1's top-1 minus the smallest shape's, paired by seed, > 0 (95 % "
-                    f"t-intervals over >= {N_MIN} seeds)")
-    return evidence
+    out["table1b/too_small_shape_hurts"] = record(
+        "table1b/too_small_shape_hurts", f"shape {small:g}: {acc.get(small, math.nan):.2f}, best: {best:g} "
+                                         f"({acc.get(best, math.nan):.2f})")
+    return out
 
 
 def b2_sentences(evidence: dict[str, Evidence]) -> dict:
@@ -617,16 +516,6 @@ def plot_bounds(tables: pd.DataFrame, S: Settings):
 
 
 # ------------------------------------------------------------------------------ B6: App. G
-STRONG = (0.25, "'strongly': the weights move the bound over at least a quarter of the range the regulariser acts "
-                "on (0 to its cap, 30 % of the size)")
-SLIGHT = (2.0, "'slightly': under 2 points of top-1, half the 4.4 points that separate the crop methods from no "
-               "augmentation in Table 1a (67.9 against 63.5 %)")
-SIGN = (0.0, "the paper states a direction, not a size (App. G's numbers were lost in extraction): any paired "
-             "difference in it counts")
-KEPT, DROPPED = (0.5, "the widths start at their caps (the authors' code): 'kept' is more than half of where it "
-                      "started"), (0.25, "'dropped' is below a quarter of where it started (its cap)")
-
-
 def _per_seed(runs: pd.DataFrame, group: str, reg: float, column: str) -> pd.Series:
     """One run's ``column`` per seed (index: seed) for ``group`` and weight ``reg``."""
     g = runs[(runs.group == group) & (runs.reg == reg)]
@@ -639,212 +528,60 @@ def _best(runs: pd.DataFrame, group: str) -> float:
     return float(runs[runs.group == group].groupby("reg").top1_on.mean().idxmax())
 
 
-def b6_evidence(S: Settings, runs: pd.DataFrame, base: Evaluation) -> dict[str, Evidence]:
-    """The evidence of chapter B6's claims from :func:`~invlib.papers.b.rrc.train_augerino`'s runs, per seed: a
+def b6_effects(S: Settings, runs: pd.DataFrame, base: Evaluation) -> dict:
+    """The effects of chapter B6's claims from :func:`~invlib.papers.b.rrc.train_augerino`'s runs, per seed: a
     seed's Augerino runs share their trunk's start and training images across weights and with chapter B1's model
     without augmentation of the same seed (``base``), so the differences are paired by seed."""
     tr, ts = "translation", "translation then scale"
     lo, hi = min(S.regs), max(S.regs)
     bound = lambda reg: sum(_per_seed(runs, tr, reg, f"translate_{a} bound") for a in "xy") / 2 / S.translate_cap  # noqa: E731
-    out = {"figA8/bounds_depend_on_reg": _seed((bound(hi) - bound(lo)).to_numpy(), STRONG)
-           if len(S.regs) > 1 else not_measurable("one regulariser weight only")}
+    out = {"figA8/bounds_depend_on_reg": (bound(hi) - bound(lo)).to_numpy() if len(S.regs) > 1 else
+           not_measurable("one regulariser weight only")}
     best, best_ts = _best(runs, tr), _best(runs, ts)
     on = _per_seed(runs, tr, best, "top1_on")
     none = pd.Series(base.accuracy(NONE), index=range(len(base.preds[NONE])))
-    out["tableA3/augerino_translation_beats_none"] = _seed((on - none).dropna().to_numpy(), SIGN)
+    out["tableA3/augerino_translation_beats_none"] = (on - none).dropna().to_numpy()
     off_minus_on = runs[runs.group == tr].assign(d=lambda f: f.top1_off - f.top1_on).groupby("seed").d.mean()
-    out["tableA4/off_at_evaluation_slightly_higher"] = decide(
-        off_minus_on.to_numpy(), direction="equivalent", boundary=SLIGHT[0] / 2, margin=SLIGHT[0] / 2,
-        reason=f"higher, by less than {SLIGHT[0]:g} points: {SLIGHT[1]}", unit="seed", n_min=N_MIN)
+    out["tableA4/off_at_evaluation_slightly_higher"] = off_minus_on.to_numpy()
     tx, ty = (_per_seed(runs, ts, best_ts, f"translate_{a} bound") / S.translate_cap for a in "xy")
     zoom = _per_seed(runs, ts, best_ts, "scale bound") / math.log(S.zoom_cap)
-    out["figA9/x_translation_only"] = decide_parts(
-        {"x-translation kept": _seed(tx.to_numpy(), KEPT), "y-translation dropped": _seed(ty.to_numpy(), DROPPED,
-                                                                                           "less"),
-         "zoom dropped": _seed(zoom.to_numpy(), DROPPED, "less")}, "x kept, y and zoom dropped")
-    out["tableA5/scale_worse_than_translation"] = _seed(
-        paired(_per_seed(runs, ts, best_ts, "top1_on"), on), SIGN, "less")
+    out["figA9/x_translation_only"] = {"x-translation kept": tx.to_numpy(), "y-translation dropped": ty.to_numpy(),
+                                       "zoom dropped": zoom.to_numpy()}
+    out["tableA5/scale_worse_than_translation"] = paired(_per_seed(runs, ts, best_ts, "top1_on"), on)
     return out
 
 
 def report_b6(run, S: Settings, runs: pd.DataFrame, base: Evaluation) -> dict[str, Evidence]:
-    """The scoreboard rows of chapter B6 (:func:`b6_evidence`); ``runs``: :func:`~invlib.papers.b.rrc.train_augerino`
+    """The scoreboard rows of chapter B6 (:func:`b6_effects`); ``runs``: :func:`~invlib.papers.b.rrc.train_augerino`
     's rows; ``base`` holds B1's no-augmentation and translation models. Returns the evidence by claim id."""
-    evidence = b6_evidence(S, runs, base)
-    claim = functools.partial(_claim, run, evidence)
+    record = functools.partial(_record, run, b6_effects(S, runs, base))
     tables = augerino_tables(runs)
     tr, ts = tables.loc["translation"], tables.loc["translation then scale"]
     none = base.accuracy(NONE).mean()
-    cap = S.translate_cap * 100
     bounds = tr[["tx (% size)", "ty (% size)"]].mean(axis=1)
-    seeds = f"95 % t-interval over >= {N_MIN} seeds"
     run.log("augerino", tables.reset_index().to_dict("records"))
     run.log("baselines", {NAMES[m]: float(base.accuracy(m).mean()) for m in base.preds})
-    claim("figA8/bounds_depend_on_reg",
-          "The translation bounds Augerino learns depend strongly on the regulariser weight.",
-          paper="bounds differ across weights 0.01-1.0; saturate at the cap (30 %) where the regulariser stops",
-          ours=", ".join(f"{r:g}: {b:.1f} %" for r, b in bounds.items()),
-          criterion=f"per seed, the mean translation bound at the largest weight minus at the smallest, as a share of "
-                    f"the cap ({cap:g} % of the size), > {STRONG[0]:g} ({STRONG[1]}); {seeds}")
+    out = {"figA8/bounds_depend_on_reg": record("figA8/bounds_depend_on_reg", ", ".join(
+        f"{r:g}: {b:.1f} %" for r, b in bounds.items()))}
     best = _best(runs, "translation")
     paired_none = float(np.mean(base.accuracy(NONE)[sorted(set(runs.seed) & set(range(len(base.preds[NONE]))))]))
-    claim("tableA3/augerino_translation_beats_none", "Augerino learning translation improves over no augmentation.",
-          paper="best at an intermediate weight, above FixedSizeCenterCrop's 63.5 %",
-          ours=f"best weight {best:g}: {tr.top1_on[best]:.2f} % vs none {paired_none:.2f} % (the same seeds; every "
-               f"seed {none:.2f} %)",
-          criterion="per seed, Augerino's top-1 at the weight of the best mean minus the model without augmentation "
-                    f"of the same seed > 0 ({SIGN[1]}; the weight is picked on the same images, as in the paper, "
-                    f"which favours it); {seeds}")
-    claim("tableA4/off_at_evaluation_slightly_higher",
-          "Switching Augerino (translation) off at evaluation gives slightly higher top-1.",
-          paper="Table A4 slightly above Table A3 (values not in the text)",
-          ours=", ".join(f"{r:g}: {tr.top1_off[r] - tr.top1_on[r]:+.2f}" for r in tr.index),
-          criterion=f"per seed, top-1 off minus on, the mean over the weights: an equivalence test, the 90 % "
-                    f"t-interval over >= {N_MIN} seeds inside (0, {SLIGHT[0]:g}) points ({SLIGHT[1]})")
+    out["tableA3/augerino_translation_beats_none"] = record(
+        "tableA3/augerino_translation_beats_none", f"best weight {best:g}: {tr.top1_on[best]:.2f} % vs none "
+                                                   f"{paired_none:.2f} % (the same seeds; every seed {none:.2f} %)")
+    out["tableA4/off_at_evaluation_slightly_higher"] = record(
+        "tableA4/off_at_evaluation_slightly_higher", ", ".join(f"{r:g}: {tr.top1_off[r] - tr.top1_on[r]:+.2f}"
+                                                              for r in tr.index))
     best_ts = _best(runs, "translation then scale")
     tx, ty, zoom = ts.loc[best_ts, ["tx (% size)", "ty (% size)", "zoom (x)"]]
-    claim("figA9/x_translation_only",
-          "Allowed translation then zoom, Augerino (at its best weight) keeps x-translation and drops "
-          "y-translation and zoom.", paper="tx near its cap; ty and zoom near 0",
-          ours=f"weight {best_ts:g}: tx {tx:.1f} %, ty {ty:.1f} %, zoom {zoom:.2f}x",
-          criterion=f"per seed at the weight of the best mean, each bound as a share of its cap (log-zoom for the "
-                    f"zoom): tx > {KEPT[0]:g} ({KEPT[1]}); ty and zoom < {DROPPED[0]:g} ({DROPPED[1]}); {seeds}")
-    claim("tableA5/scale_worse_than_translation",
-          "Learning translation and zoom together does worse than learning translation alone.",
-          paper="Table A5 below Table A3; small gain over no augmentation",
-          ours=f"best {ts.top1_on.max():.2f} % vs translation alone {tr.top1_on.max():.2f} % (none {none:.2f} %)",
-          criterion=f"per seed, top-1 with zoom minus translation alone, each at its best weight, paired by seed, "
-                    f"< 0; {seeds}")
-    return evidence
+    out["figA9/x_translation_only"] = record(
+        "figA9/x_translation_only", f"weight {best_ts:g}: tx {tx:.1f} %, ty {ty:.1f} %, zoom {zoom:.2f}x")
+    out["tableA5/scale_worse_than_translation"] = record(
+        "tableA5/scale_worse_than_translation", f"best {ts.top1_on.max():.2f} % vs translation alone "
+                                                f"{tr.top1_on.max():.2f} % (none {none:.2f} %)")
+    return out
 
 
-# ------------------------------------------------------------------------------ B5: section 4.5, App. E.2-E.3
-WORDNET = (0.0, "the paper says 'more similar' without a size: any positive rank correlation counts")
-ALL_TEN = (0.0, "the paper's 'all ten': the 10th best rotation combination above the best of any other operation")
-
-
-def wordnet_evidence(reports: dict, metric: str = "wup") -> Evidence:
-    """Fig. 4's evidence: Spearman's rho between the WordNet similarity (``metric``) and the ranking correlation of
-    the class pairs, with its 95 % bootstrap interval over classes (``reports[metric]["interval"]``,
-    :func:`~invlib.papers.b.similarity.wordnet_correlation`: whole classes resampled, so the K (K - 1) / 2 pairs
-    of K classes are not taken as independent), against 0. Not measurable without synsets (``reports`` empty).
-
-    Example
-    -------
-    >>> from invlib.results import Interval
-    >>> wordnet_evidence({"wup": dict(interval=Interval(0.4, 0.1, 0.6, 10, 0.95, "bootstrap"))}).verdict
-    'reproduced'
-    >>> wordnet_evidence({}).verdict
-    'not measurable at this profile'
-    """
-    if not reports:
-        return not_measurable("these classes have no WordNet synsets (a folder of your own)")
-    r = reports.get(metric) or next(iter(reports.values()))
-    return decide(r["interval"], boundary=WORDNET[0], reason=WORDNET[1], unit="class", n_min=N_MIN)
-
-
-def rotation_interval(s, k: int = 10, level: float = 0.95) -> Interval:
-    """App. E.2's effect for one model's search ``s`` (:class:`~invlib.papers.b.similarity.Search`): the weighted
-    boost of the ``k``-th best rotation (class, entry) combination minus that of the best combination of any other
-    transformation, > 0 exactly when all top ``k`` combinations are rotations. Each combination's boost is a mean
-    over the class's same-class image pairs (the evaluation items of this one model) with a t-interval made
-    simultaneous over all combinations (Bonferroni); the interval of the difference runs from the k-th largest
-    lower end among rotations minus the largest upper end among the others, to the k-th largest upper end minus the
-    largest lower end. A bootstrap of the top-k count is biased here: resampling a near-tie pushes the count down.
-
-    Example
-    -------
-    >>> import torch
-    >>> from invlib.papers.b.similarity import Search
-    >>> changes = torch.tensor([[3.0, 3.2] * 10 + [4.0, 4.1] * 10, [1.0, -1.0] * 20])  # rotate/3 leads both classes
-    >>> s = Search(["rotate/3", "posterize/5"], changes, torch.arange(40) // 20, ["a", "b"])
-    >>> iv = rotation_interval(s, k=2)
-    >>> round(iv.estimate, 2), iv.lo > 0, iv.method
-    (2.6, True, 'bonferroni t')
-    """
-    from scipy import stats
-
-    from .similarity import op_type
-
-    changes = s.changes.double().clamp_min(0).numpy()  # (E, N): the weighted boost keeps the gains only
-    labels = s.labels.numpy()
-    rotation = np.array([op_type(e) == "rotate" for e in s.entries])
-    classes = [np.flatnonzero(labels == c) for c in range(len(s.classes))]
-    classes = [c for c in classes if len(c) >= 2]
-    if not classes or rotation.all() or len(s.entries) * len(classes) < k:
-        return Interval(math.nan, math.nan, math.nan, 0, level, "bonferroni t")
-    if rotation.sum() * len(classes) < k:  # fewer rotation combinations than places: the claim cannot hold
-        return Interval(-math.inf, -math.inf, -math.inf, len(labels), level, "exact")
-    mean = np.stack([changes[:, c].mean(1) for c in classes], 1)  # (E, C)
-    se = np.stack([changes[:, c].std(1, ddof=1) / math.sqrt(len(c)) for c in classes], 1)
-    df = np.array([len(c) - 1 for c in classes])[None, :]
-    half = stats.t.ppf(1 - (1 - level) / (2 * mean.size), df) * se
-    lo, hi = mean - half, mean + half
-
-    def kth(values):
-        return np.sort(values[rotation].ravel())[-k]
-
-    return Interval(float(kth(mean) - mean[~rotation].max()), float(kth(lo) - hi[~rotation].max()),
-                    float(kth(hi) - lo[~rotation].max()), len(labels), level, "bonferroni t")
-
-
-def report_wordnet(run, reports: dict, searches: dict) -> dict[str, Evidence]:
-    """Section 4.5's claims (Fig. 4, App. E.2): Fig. 4 on the search of the model without augmentation
-    (:func:`wordnet_evidence`), App. E.2 on the standard-augmentation model's search (the model without
-    augmentation's where there is none, :func:`rotation_interval`). Both are claims about this run's one trained
-    model of each kind; returns the evidence by claim id."""
-    r = reports.get("wup") or next(iter(reports.values()), dict(rho=math.nan, p=math.nan, metric="wup", pairs=[]))
-    others = ", ".join(f"{m} ρ = {x['rho']:+.2f} (Mantel p = {x['p']:.3f})" for m, x in reports.items())
-    fig4 = wordnet_evidence(reports)
-    run.claim("fig4/wordnet_similar_classes",
-              "Classes close in WordNet have more similar rankings of transformations (Fig. 4), for this run's model "
-              "without augmentation.", paper="similar classes consistently more similar (correlation not in the text)",
-              ours=f"{others}; {len(r['pairs'])} class pairs" if reports else "no WordNet synsets for these classes",
-              criterion=f"Spearman ρ between {r['metric']} similarity and ranking correlation over the class pairs, "
-                        f"95 % bootstrap interval over classes (whole classes resampled) > {WORDNET[0]:g} "
-                        f"({WORDNET[1]}); "
-                        f"the Mantel permutation p is shown beside it; >= {N_MIN} classes, a synset each",
-              evidence=fig4)
-    variant = "standard" if "standard" in searches else "none"
-    s = searches[variant]["single"]
-    iv = rotation_interval(s)
-    cells = len(s.entries) * len(s.classes)
-    e2 = (decide(iv, boundary=ALL_TEN[0], reason=ALL_TEN[1], unit="image", n_min=N_MIN) if cells >= 10 else
-          not_measurable(f"the search has {cells} (class, entry) combinations, fewer than the paper's top 10"))
-    rot = {v: _rotation_classes(searches[v]["single"]) for v in searches}
-    run.claim("e2/rotation_top_weighted_boost",
-              "Rotation is the transformation of all top-10 (class, transformation) pairs by weighted boost for the "
-              "standard-augmentation ResNet-18 (this run's model); the classes are textiles (velvet, handkerchief, "
-              "envelope, wool) (App. E.2).",
-              paper="10 of 10", ours=f"{_top_rotations(searches[variant]['single'])} of 10 ({variant} model); 10th "
-                                     f"best rotation minus the best other: {iv.estimate:+.3g}; classes with rotation "
-                                     f"on top by weighted boost: {', '.join(rot[variant]) or 'none'}",
-              criterion=f"the weighted boost of the 10th best rotation (class, entry) combination minus the best other "
-                        f"> {ALL_TEN[0]:g} ({ALL_TEN[1]}); each combination a mean over the class's same-class image "
-                        f"pairs ({iv.n} in all, the items of this one model), intervals simultaneous over all "
-                        "combinations (Bonferroni)",
-              evidence=e2)
-    return {"fig4/wordnet_similar_classes": fig4, "e2/rotation_top_weighted_boost": e2}
-
-
-def _top_rotations(s, k: int = 10) -> int:
-    """How many of the top ``k`` (class, entry) combinations by weighted boost are rotations."""
-    from .similarity import op_type
-
-    boost = s.changes.double().clamp_min(0).numpy()
-    labels = s.labels.numpy()
-    cells = [(boost[e, labels == c].mean(), op_type(entry) == "rotate") for e, entry in enumerate(s.entries)
-             for c in range(len(s.classes)) if (labels == c).any()]
-    return sum(rot for _, rot in sorted(cells, key=lambda t: -t[0])[:k])
-
-
-def _rotation_classes(s) -> list[str]:
-    """The classes whose best entry by weighted boost is a rotation."""
-    from .similarity import op_type
-
-    return [c for c, row in zip(s.classes, s.top(1, score="weighted")) if op_type(row[0]) == "rotate"]
-
-
+# ------------------------------------------------------------------------------ B5: section 4.5, App. D.1, E.2
 def b5_sentences(evidence: dict[str, Evidence]) -> dict:
     """The sentences chapter B5's prose quotes, from its verdicts (:func:`invlib.results.glue`).
 
