@@ -16,6 +16,8 @@ from invlib import train as _train
 from invlib.learned import instaaug
 from invlib.papers.d import colour as C
 from invlib.papers.d import colour_reports as R
+from invlib.papers.d.protocol import PROTOCOL
+from invlib.protocol import decide
 from invlib.utils import seeded
 
 
@@ -247,15 +249,33 @@ def test_module_ranges_read_per_image_bounds():
 
 
 # ----------------------------------------------------------------------------- the reports
-def test_ranking_decides_over_seeds_at_its_boundary():
-    one = R.ranking([0.2])  # a large gain from one seed is still not evidence about training
+def _claim(cid):
+    return PROTOCOL.get(cid, R.CHAPTER)
+
+
+def test_every_claim_the_report_records_is_declared_with_a_smallest_effect():
+    run = results.Run("smoke", name="demo_d3")
+    R.report(run, R._demo_settings(), R.demo_run())
+    declared = {c.id: c for c in PROTOCOL.of_chapter(R.CHAPTER)}
+    assert set(run.claims) == set(declared)
+    for cid, c in declared.items():
+        assert run.claims[cid]["criterion"] == c.criterion() and run.claims[cid]["declaration"] == c.to_dict()
+        assert all(p.smallest > 0 and p.unit == "seed" and p.n_min == 3 for p in c.parts.values()), cid
+
+
+def test_order_claims_decide_at_their_declared_smallest_gain():
+    c = _claim("table3/instaaug_vs_random")  # the paper's gain: 81.11 - 79.99 = 1.12 points; half of it matters
+    assert (c.parts[""].null, c.parts[""].smallest) == (0.0, 0.56) and "81.11 vs 79.99" in c.parts[""].reason
+    assert _claim("table3/instaaug_vs_random_tta").parts[""].smallest == 0.4  # half of 81.35 - 80.55
+    assert {_claim(f"table4/gain_k{k}").parts[""].smallest for k in (1, 2, 4, 8)} == {1.0}  # gains of 2.3 to 3.3
+    one = decide(c, R.points([0.2]))  # a large gain from one seed is still not evidence about training
     assert one.verdict == "inconclusive at this budget" and one.n == 1 and "needs >= 3 seeds" in one.text()
-    assert R.ranking([0.001, 0.0012, 0.0011]).verdict == "reproduced"  # just above 0, tight over seeds
-    assert R.ranking([-0.001, -0.0012, -0.0011]).verdict == "not reproduced"  # just below it
-    wide = R.ranking([0.05, -0.04, 0.01])  # a positive mean within the seeds' noise
+    assert decide(c, R.points([0.0058, 0.00581, 0.00582])).verdict == "reproduced"  # just above 0.56, tight
+    assert decide(c, R.points([0.0054, 0.00541, 0.00542])).verdict == "not reproduced"  # a gain, under 0.56
+    wide = decide(c, R.points([0.05, -0.04, 0.01]))  # a positive mean within the seeds' noise
     assert wide.verdict == "inconclusive at this budget" and wide.n_needed > 3
-    ev = R.ranking([0.02, 0.03, 0.025, np.nan])  # a seed missing on one side is left out, in points
-    assert (ev.n, ev.unit, ev.boundary, ev.direction) == (3, "seed", 0.0, "greater")
+    ev = decide(c, R.points([0.02, 0.03, 0.025, np.nan]))  # a seed missing on one side is left out, in points
+    assert (ev.n, ev.unit, ev.boundary, ev.null, ev.direction) == (3, "seed", 0.56, 0.0, "greater")
     assert ev.estimate == pytest.approx(2.5)
 
 
@@ -326,11 +346,13 @@ def test_hue_gap_per_seed_decides_fig_d1():
                                                     C.RANDOM_HUE))
     assert R.hue_gap(C.ColourRun(res.accuracy, res.per_condition, flipped))["gap"] < 0
     cid = "figD1/hue_narrower_on_hue_identified"
-    just_above = _seeds(res, [0, 0, 0], hue=[-0.099, -0.0989, -0.0991])  # gaps of about +0.001 turn
-    assert [round(x, 4) for x in R.hue_gap(just_above)["gaps"]] == [0.001, 0.0011, 0.0009]
+    assert _claim(cid).parts[""].smallest == 0.1  # a tenth of a turn: half the paper's sweep step of the width
+    just_above = _seeds(res, [0, 0, 0], hue=[0.001, 0.0011, 0.0009])  # gaps of about 0.101 turn
+    assert [round(x, 4) for x in R.hue_gap(just_above)["gaps"]] == [0.101, 0.1011, 0.1009]
     assert _verdicts(just_above)[0][cid] == "reproduced"
-    assert _verdicts(_seeds(res, [0, 0, 0], hue=[-0.101, -0.1011, -0.1009]))[0][cid] == "not reproduced"
-    assert _verdicts(_seeds(res, [0, 0, 0], hue=[-0.05, -0.15, -0.1]))[0][cid] == "inconclusive at this budget"
+    narrower = _seeds(res, [0, 0, 0], hue=[-0.001, -0.0011, -0.0009])  # narrower by 0.099 turn: less than matters
+    assert _verdicts(narrower)[0][cid] == "not reproduced"
+    assert _verdicts(_seeds(res, [0, 0, 0], hue=[-0.05, 0.05, 0.0]))[0][cid] == "inconclusive at this budget"
 
 
 def test_departures_list_what_the_profile_changes():
@@ -420,8 +442,10 @@ def test_report_control_reads_the_gain_at_both_shares_paired_by_seed():
     shrinks = _control(res, [0.02, 0.03, 0.025], [0.0, 0.001, -0.001])
     v, run = _verdicts(shrinks)
     assert v[cid] == "reproduced" and run.claims[cid]["evidence"]["n"] == 3
-    assert run.claims[cid]["evidence"]["unit"] == "seed" and run.claims[cid]["evidence"]["boundary"] == 0.0
+    assert run.claims[cid]["evidence"]["unit"] == "seed" and run.claims[cid]["evidence"]["boundary"] == 1.0
     assert _verdicts(_control(res, [0.0, 0.001, -0.001], [0.02, 0.03, 0.025]))[0][cid] == "not reproduced"
+    # a shrink of 0.9 points, tight over the seeds: smaller than the point the declaration asks for
+    assert _verdicts(_control(res, [0.009, 0.0091, 0.0092], [0.0, 0.0, 0.0]))[0][cid] == "not reproduced"
     assert _verdicts(_control(res, [0.02, -0.03, 0.01], [0.0, 0.0, 0.0]))[0][cid] == "inconclusive at this budget"
     assert _verdicts(res)[0][cid] == "inconclusive at this budget"  # one seed
     table = R.control_table(shrinks)

@@ -32,7 +32,7 @@ And two trained results, their training script at a chapter's cpu setting:
   (measured with D2's measures), and whether it orders the three methods as ours.
 
 Those two are trained results, so each side's verdict is decided over its own seeds by the chapter's test, and the
-two verdicts are then compared exactly (:func:`same_verdict`); their code was run from one seed, which leaves the
+two verdicts are then compared exactly (:func:`verdicts_differ`); their code was run from one seed, which leaves the
 comparison inconclusive at this budget until it has three.
 
 Example
@@ -56,10 +56,12 @@ import torch
 
 from ... import authors, results
 from ...learned import instaaug
+from ...protocol import decide
 from ...utils import check_choice
 from .cropping import Cropping
+from .protocol import ORDER_TEST, PROTOCOL
 from .rotations import BOUNDARY, Rotations, slopes
-from .rotations_reports import FOLLOW_SLOPE, NEAR_SHARE, fig5_evidence
+from .rotations_reports import declared, fig5_evidence
 
 PATH = Path(__file__).with_name("authors_instaaug.json")
 PARTS = ("scheduler", "crops", "cells", "top_n", "sampler", "draws")
@@ -289,33 +291,9 @@ def compare(part: str, path: str | Path = PATH) -> pd.DataFrame:
             "draws": _draws}[part](rec)
 
 
-CLAIMS = {
-    "scheduler": "Our entropy-band rule gives the authors' lambda after every check of their scripted entropies.",
-    "crops": "Our location-related parameterisation has the authors' candidate crops (the same set; their cell "
-             "(r, c) is our cell (K-1-c, K-1-r)) and their initial masses per layer.",
-    "cells": "Each of our cells cuts the crop the authors' code cuts for the same cell (layer, row, column). Ours "
-             "follows the paper (a cell stands for the crop centred on it); theirs is mirrored across the "
-             "anti-diagonal, so a blob in one cell is captured by the mirrored cell's crop: where this differs, the "
-             "difference is their defect, not ours.",
-    "top_n": "Our top-n test-time crops are the authors' on their module's output.",
-    "sampler": "Our reading of the authors' sampler (argmax of log p plus Exp(1) noise) gives their measured "
-               "frequencies, and our own sampler gives p, on five items and on their module's 321 crops.",
-    "draws": "Our crop sampler draws what the authors' sampler drew, on five items and on their module's 321 crops "
-             "(the experiment's distribution). Ours samples p (Gumbel-max); theirs adds Exp(1) noise and "
-             "over-samples the likeliest crop: where this differs, the difference is their defect, not ours.",
-}
-CRITERIA = {part: "every number within its tolerance (column 'tolerance')" for part in PARTS}
-CRITERIA.update({
-    "cells": "every number within its tolerance (column 'tolerance'): a centre within the align_corners pull "
-             f"(1/128), a blob share within {BLOB_SHARE_TOLERANCE:g}; expected to differ (their defect: "
-             f"{DEFECTS['cells']})",
-    "draws": "every share within 5 standard errors of each side's draws (column 'tolerance'); expected to differ "
-             f"(their defect: {DEFECTS['draws']})"})
-
-
 def report(run, parts=PARTS, path: str | Path = PATH) -> pd.DataFrame:
-    """Record one "same as the authors' code" claim per part (``authors/<part>_same``) on ``run``; return every
-    compared number.
+    """Record one "same as the authors' code" claim per part (``authors/<part>_same``, declared in
+    :mod:`invlib.papers.d.protocol`) on ``run``; return every compared number.
 
     Example
     -------
@@ -329,7 +307,7 @@ def report(run, parts=PARTS, path: str | Path = PATH) -> pd.DataFrame:
     frames = []
     for part in parts:
         frame = compare(part, path)
-        authors.record_same_values(run, f"authors/{part}_same", CLAIMS[part], frame, rec, CRITERIA[part])
+        authors.record_same_values(run, PROTOCOL.get(f"authors/{part}_same", "d2_instance_crops"), frame, rec)
         frames.append(frame)
     return pd.concat(frames, ignore_index=True) if frames else _rows("", [])
 
@@ -438,30 +416,27 @@ def summary(frame: pd.DataFrame) -> pd.DataFrame:
 
 
 # ----------------------------------------------------------------------------- their rotation training (D1)
-SAME_VERDICT = (0.5, "two verdicts, each decided by the same test, are the same or not: 0 when they agree, 1 when "
-                     "they differ, nothing in between")
-
-
-def same_verdict(ours: results.Evidence, theirs: results.Evidence) -> results.Evidence:
-    """Whether two implementations reach the same verdict on one test, each decided by it on its own replicates:
-    a deterministic comparison (1 where the verdicts differ, reproduced below :data:`SAME_VERDICT`) when both are
-    decided (reproduced, not reproduced, or partly with every part decisive); else the evidence of the side that is
-    not (theirs first), so the claim is inconclusive at this budget and says how many replicates that side needs.
+def verdicts_differ(ours: results.Evidence, theirs: results.Evidence, n: int) -> results.Interval:
+    """The effect of one part of a "same verdict as the authors' code" claim
+    (:func:`invlib.papers.d.protocol.same_verdict_part`): two implementations' verdicts on one test, each decided by
+    its declaration on that side's own replicates (``n``: the seeds of the side with fewer). Once both are decided
+    (reproduced, not reproduced, or partly with every part decisive): 1 where they differ, 0 where they agree,
+    exactly; while a side is not: [0, 1], which leaves the claim inconclusive at this budget.
 
     Example
     -------
-    >>> up = results.decide([1.0, 1.2, 1.1], reason="gain", unit="seed")
-    >>> down = results.decide([-1.0, -1.2, -1.1], reason="gain", unit="seed")
-    >>> one = results.decide([1.0], reason="gain", unit="seed")
-    >>> same_verdict(up, up).verdict, same_verdict(up, down).verdict, same_verdict(up, one).text()
-    ('reproduced', 'not reproduced', '+1, 1 seed; > 0; needs >= 3 seeds')
+    >>> up, down, one = (decide(ORDER_TEST, g) for g in ([3.0, 3.2, 3.1], [-3.0, -3.2, -3.1], [3.0]))
+    >>> [(iv.estimate, iv.lo, iv.hi) for iv in (verdicts_differ(up, up, 3), verdicts_differ(up, down, 3))]
+    [(0.0, 0.0, 0.0), (1.0, 1.0, 1.0)]
+    >>> iv = verdicts_differ(up, one, 1)
+    >>> iv.lo, iv.hi, iv.n
+    (0.0, 1.0, 1)
     """
     decided = (results.REPRODUCED, results.NOT_REPRODUCED, results.PARTLY)  # partly: every part decisive
     if ours.verdict in decided and theirs.verdict in decided:
-        boundary, reason = SAME_VERDICT
-        return results.decide(results.exact(float(ours.verdict != theirs.verdict)), direction="less",
-                              boundary=boundary, reason=reason, unit="deterministic", n_min=1)
-    return theirs if theirs.verdict not in decided else ours
+        differ = float(ours.verdict != theirs.verdict)
+        return results.Interval(differ, differ, differ, n, 1.0, "verdicts")
+    return results.Interval(math.nan, 0.0, 1.0, n, 1.0, "verdicts")
 
 
 def _percent(text) -> float:
@@ -536,7 +511,7 @@ def report_rotation(run, S: Rotations, table: pd.DataFrame, per_seed: pd.DataFra
     decided by D1's own test (:func:`~invlib.papers.d.rotations_reports.fig5_evidence`: seeds, ``n_min`` 3): ours
     on ``per_seed`` (:func:`~invlib.papers.d.rotations.seed_slopes`), theirs on their runs at our module learning
     rate and their entropy weight (``table``'s rows of theirs, one per seed, :func:`rotation_table`); the verdicts
-    are compared by :func:`same_verdict`, both parts must agree. Their code was run from one seed, so while a side
+    are compared by :func:`verdicts_differ`, both parts must agree. Their code was run from one seed, so while a side
     has fewer than 3 the claim is inconclusive at this budget. Not measurable where their code has no run at this
     setting. Returns the evidence.
 
@@ -554,28 +529,23 @@ def report_rotation(run, S: Rotations, table: pd.DataFrame, per_seed: pd.DataFra
     found = rotation_runs(path)
     their = None if found is None else found[0]
     theirs = None if their is None or not same_setting(S, their) else _their_rows(table, S.module_lr, their)
-    claim = ("The authors' code, trained at this chapter's setting (their data, optimizer and classifier at our "
-             "widths, our steps and module learning rate), learns bounds that reach the same Fig. 5 verdicts as ours.")
+    claim = declared("authors/rotation_same")
     if theirs is None or theirs.empty:
-        evidence = results.not_measurable("the authors' code has no run at this chapter's setting")
-        run.claim("authors/rotation_same", claim, paper="their code not run at this setting", ours="not compared",
-                  criterion="their code's Fig. 5 verdicts equal ours", evidence=evidence)
-        return evidence
+        effects = results.not_measurable("the authors' code has no run at this chapter's setting")
+        run.claim(claim, ours="not compared", paper="their code not run at this setting", effects=effects)
+        return decide(claim, effects)
     mine, other = fig5_evidence(per_seed), fig5_evidence(theirs)
-    parts = {cid.split("/")[1].replace("_", " "): same_verdict(mine[cid], other[cid]) for cid in mine}
-    evidence = results.decide_parts(parts, "both Fig. 5 verdicts must agree")
+    tests = {"bounds follow angle": "fig5/bounds_follow_angle", "reaches boundary": "fig5/reaches_boundary"}
+    effects = {name: verdicts_differ(mine[cid], other[cid], min(len(per_seed), len(theirs)))
+               for name, cid in tests.items()}
     said = "; ".join(f"{cid.split('/')[1]}: ours {mine[cid].verdict} ({len(per_seed)} seed(s)), theirs "
-                     f"{other[cid].verdict} ({len(theirs)} run(s))" for cid in mine)
-    run.claim("authors/rotation_same", claim,
+                     f"{other[cid].verdict} ({len(theirs)} run(s))" for cid in tests.values())
+    run.claim(claim, ours=said, effects=effects,
               paper=f"authors' code (commit {str(their.get('commit'))[:7]}, run here {their['date']}), module lr "
               f"{S.module_lr:g}, entropy weight {their.get('their_entropy_weight', 0.1):g}: slopes "
               f"{theirs.upper_slope.mean():+.2f} / {theirs.lower_slope.mean():+.2f}, "
-              f"{100 * theirs.near_boundary.mean():.0f} % near",
-              ours=said, criterion="each Fig. 5 claim decided by D1's test on each side (slope toward the boundary "
-              f"> {FOLLOW_SLOPE[0]:g}, share near it > {NEAR_SHARE[0]:g}; 95 % t-interval over seeds, >= 3 seeds a "
-              "side); the two verdicts compared exactly (both must agree) once both are decisive",
-              evidence=evidence)
-    return evidence
+              f"{100 * theirs.near_boundary.mean():.0f} % near")
+    return decide(claim, effects)
 
 
 def _their_rows(table: pd.DataFrame, module_lr: float, their: dict | None = None) -> pd.DataFrame:
@@ -608,16 +578,16 @@ def rotation_facts(table: pd.DataFrame, module_lr: float, same: results.Evidence
     if r is None:
         return dict(out, their_width="n/a", their_slopes="n/a", their_acc="n/a",
                     their_reading="their code has no run at this learning rate in `authors_instaaug.json`.")
-    least = min(-r.upper_slope, r.lower_slope)
+    least, asked = min(-r.upper_slope, r.lower_slope), declared("fig5/bounds_follow_angle").parts["upper bound falls"]
     if r.width >= 0.9 * 2 * math.pi:
         reading = ("in this one run their ranges cover nearly the whole turn (mean width at least 90 % of 2π), so an "
                    "upright sprite and its upside-down class become the same to the classifier, and nothing in their "
                    "objective pulls the bounds back (the band on a and b is never left).")
-    elif least > FOLLOW_SLOPE[0]:
-        reading = (f"in this one run both bounds move with the angle by more than {FOLLOW_SLOPE[0]:g} rad per "
+    elif least > asked.boundary:
+        reading = (f"in this one run both bounds move with the angle by more than {asked.boundary:g} rad per "
                    "radian, the slope D1's first claim asks of every seed.")
     else:
-        reading = (f"in this one run a bound moves with the angle by less than {FOLLOW_SLOPE[0]:g} rad per radian, "
+        reading = (f"in this one run a bound moves with the angle by less than {asked.boundary:g} rad per radian, "
                    "the slope D1's first claim asks of every seed.")
     return dict(out, their_width=f"{r.width:.2f}", their_slopes=f"{r.upper_slope:+.2f} and {r.lower_slope:+.2f}",
                 their_acc=f"{100 * r.test_acc:.1f} %", their_reading=reading)
@@ -701,11 +671,11 @@ def report_crop(run, S: Cropping, table: pd.DataFrame, acc: pd.DataFrame,
                 path: str | Path = PATH) -> results.Evidence:
     """Record ``authors/crop_order_same`` on ``run``: at ``S`` (their run's setting, :func:`crop_same_setting`),
     their code orders none, random crop and InstaAug by test accuracy as ours does. Each of the three pairwise
-    orders is decided by D2's own test (:func:`~invlib.papers.d.cropping_reports.ranked`: the paired gain over
-    seeds, ``n_min`` 3) on each side: ours on ``acc`` (:func:`~invlib.papers.d.cropping.accuracy_table`), theirs on
-    their one run per method (``table``, :func:`crop_comparison`); the verdicts are compared by
-    :func:`same_verdict`, all three must agree. One seed a side is inconclusive at this budget. Returns the
-    evidence.
+    orders is decided by D2's test of an order (:data:`~invlib.papers.d.protocol.ORDER_TEST`: the paired gain over
+    seeds, :func:`~invlib.papers.d.cropping_reports.gains_of`, ``n_min`` 3) on each side: ours on ``acc``
+    (:func:`~invlib.papers.d.cropping.accuracy_table`), theirs on their one run per method (``table``,
+    :func:`crop_comparison`); the verdicts are compared by :func:`verdicts_differ`, all three must agree. One seed
+    a side is inconclusive at this budget. Returns the evidence.
 
     Example
     -------
@@ -715,35 +685,26 @@ def report_crop(run, S: Cropping, table: pd.DataFrame, acc: pd.DataFrame,
     >>> report_crop(Run("demo", "smoke"), settings("smoke"), t, pd.DataFrame()).verdict
     'not measurable at this profile'
     """
-    from .cropping_reports import GAIN, ranked
+    from .cropping_reports import gains_of
 
     their = crop_run(path)
-    claim = ("The authors' code, trained on the same scenes at this chapter's setting (their ResNet-18 at our widths, "
-             "64 px, their band check and test-time crops), orders no augmentation, random crop and InstaAug by test "
-             "accuracy as ours does.")
+    claim = PROTOCOL.get("authors/crop_order_same", "d2_instance_crops")
     if their is None or not crop_same_setting(S, their["settings"]) or not len(table):
-        evidence = results.not_measurable("the authors' code has no run at this chapter's setting")
-        run.claim("authors/crop_order_same", claim, paper="their code not run at this setting", ours="not compared",
-                  criterion="their code's three pairwise orders equal ours", evidence=evidence)
-        return evidence
+        effects = results.not_measurable("the authors' code has no run at this chapter's setting")
+        run.claim(claim, ours="not compared", paper="their code not run at this setting", effects=effects)
+        return decide(claim, effects)
     theirs = table["authors' code"]
-    boundary, reason = GAIN
-    parts, said = {}, []
+    effects, said = {}, []
     for hi, lo in (("instaaug", "random_crop"), ("random_crop", "none"), ("instaaug", "none")):
         gain = float(theirs[f"accuracy: {hi} (%)"] - theirs[f"accuracy: {lo} (%)"])
-        other = results.decide([gain], boundary=boundary, reason=reason, unit="seed", n_min=3)
-        mine = ranked(acc, hi, lo)
-        parts[f"{hi} > {lo}"] = same_verdict(mine, other)
+        other, mine = decide(ORDER_TEST, [gain]), decide(ORDER_TEST, gains_of(acc, hi, lo))
+        effects[f"{hi} > {lo}"] = verdicts_differ(mine, other, min(mine.n, other.n))
         said.append(f"{hi} > {lo}: ours {mine.verdict} ({mine.n} seed(s)), theirs {other.verdict} ({gain:+.1f} "
                     "points, 1 run)")
-    evidence = results.decide_parts(parts, "all three pairwise orders must agree")
-    run.claim("authors/crop_order_same", claim,
+    run.claim(claim, ours="; ".join(said), effects=effects,
               paper=f"authors' code (commit {str(their.get('commit'))[:7]}, run here {their['date']}): "
-              + ", ".join(f"{name} {theirs[f'accuracy: {m} (%)']:.1f} %" for m, name in CROP_METHODS.items()),
-              ours="; ".join(said), criterion="each pairwise order decided by D2's test on each side (paired gain in "
-              f"points > {boundary:g}, 95 % t-interval over seeds, >= 3 seeds a side); the two verdicts compared "
-              "exactly (all three must agree) once both are decisive", evidence=evidence)
-    return evidence
+              + ", ".join(f"{name} {theirs[f'accuracy: {m} (%)']:.1f} %" for m, name in CROP_METHODS.items()))
+    return decide(claim, effects)
 
 
 def crop_facts(table: pd.DataFrame, order: results.Evidence | None = None) -> dict:

@@ -8,10 +8,11 @@ table, the crop table, the yardsticks); it logs the metrics, records the claims 
 ``{glue name: Markdown text or number}`` facts for the prose.
 
 Every claim is about what training produces (an encoder, a module trained with it), so its replicate is the
-**seed**: one value per seed (paired by seed where two methods are compared), a 95 % t-interval over seeds
-(:func:`invlib.results.decide`), decisive from :data:`N_MIN` seeds. The test scenes of one trained module are not
-replicates of training and do not enter a verdict. The boundaries paper D's chapters share come from
-:mod:`invlib.papers.d.criteria`.
+**seed**: one value per seed (paired by seed where two methods are compared), a 95 % t-interval over seeds,
+decisive from the declared ``n_min`` seeds. The test scenes of one trained module are not replicates of training and
+do not enter a verdict. The claims are declared in paper D's protocol (:mod:`invlib.papers.d.protocol`, the list
+``D4``: each part's smallest effect that matters and its reason); this module computes their effects, and
+:meth:`invlib.results.Run.claim` decides them.
 
 Example
 -------
@@ -27,7 +28,6 @@ Example
 
 from __future__ import annotations
 
-import dataclasses
 import math
 
 import matplotlib.pyplot as plt
@@ -37,36 +37,24 @@ from matplotlib.patches import Rectangle
 from scipy.stats import spearmanr
 
 from ... import results
+from ...protocol import decide
 from ...results import mean_se
 from .contrastive import METHODS, PAPER, UNTRAINED, Contrastive, band_trace, entropy_bound, sample_crops
-from .criteria import (
-    ENTROPY_IN_BAND_SHARE,
-    GAIN_SHRINKS,
-    INPUT_DEPENDENT_KL,
-    ON_OBJECT,
-    SIZE_FOLLOWS_OBJECT_RHO,
-    gain_shrink,
-)
+from .criteria import gain_shrink
+from .protocol import PROTOCOL
 
 FREE, INSTA, RANDOM = "InstaAug (without input)", "InstaAug", "Random crop"
 LAST = 0.3  # the share of training at the end over which the entropy should stay in its band
 MIN_CHECKS = 5  # band checks per seed in the last LAST of training below which the share is not measured
-# The tests the claims declare before the run, (boundary, reason); the shared ones come from criteria.py.
-N_MIN = 3  # seeds before a claim about what training produces can be decisive
-ORDER = (0.0, "Table 5 states an order of the methods, not its size: a gain of any size, paired by seed")
-# Table 5's claims are about trained features: an order among encoders the probe reads no better than the untrained
-# encoder of their seed (its initial weights) is an order among random features, noise. Each compared encoder's
-# TTA accuracy minus its seed's untrained encoder's (read the same way, TTA over random crops), paired by seed.
-FLOOR = (0.0, "features must read better than the seed's untrained encoder, by any amount, before an order among "
-              "them says anything about what SimCLR learned")
-# The data control: per seed, InstaAug minus InstaAug (without input) at the chapter's variation minus the same at
-# the control variation (0: every object centred, of one size: nothing per instance to adapt a crop to).
-SHRINK_ACC = GAIN_SHRINKS  # paper D's one boundary for the data control (criteria.py)
-SHRINK_KL = (INPUT_DEPENDENT_KL[0], "the shared input-dependence boundary: a drop in the mean KL to the average "
-                                    "smaller than it is no change in how the crops depend on the image")
-# the expected crop side on the third of the scenes with the largest objects minus that on the smallest third
-MIN_SIZE_GAP = (0.03, "3 % of the image side: a size change one can see in Fig. 8's crops; an untrained module's "
-                    "expected side varies in the fourth decimal")
+CHAPTER = "d4_contrastive_crops"  # its claims' declarations: PROTOCOL.of_chapter(CHAPTER)
+
+
+def _declared(cid: str):
+    """The declaration of this chapter's claim ``cid`` (paper D's protocol)."""
+    return PROTOCOL.get(cid, CHAPTER)
+
+
+N_MIN = _declared("table5/ranking").parts["floor"].n_min  # seeds before a claim about training can be decisive
 
 # ----------------------------------------------------------------------------- helpers
 def _key(method: str) -> str:
@@ -128,62 +116,32 @@ def _by_seed(initial: dict, seeds) -> dict:
     return initial if initial and all(isinstance(v, dict) for v in initial.values()) else {s: initial for s in seeds}
 
 
-def _seed_claim(effect: str, boundary: float) -> str:
-    return (f"{effect}; one value per seed, 95 % t-interval over seeds above {boundary:g}; decisive from {N_MIN} "
-            f"seeds")
-
-
-def floor_evidence(probes: pd.DataFrame, untrained: pd.DataFrame | None, methods=METHODS) -> results.Evidence:
-    """Whether each of ``methods``' encoders reads better than its seed's untrained encoder: per method, the
-    per-seed paired TTA accuracy minus the untrained encoder's in points, 95 % t-interval over seeds above
-    :data:`FLOOR` (one part per method; all must hold). Not measurable without ``untrained``.
+def floor_effects(probes: pd.DataFrame, untrained: pd.DataFrame | None, methods=METHODS, key: str = "") -> dict:
+    """The effects of the part ``floor`` (:data:`invlib.papers.d.protocol.FLOOR`): per compared encoder of
+    ``methods``, its TTA probe accuracy minus its seed's untrained encoder's, in points, one value per seed, keyed
+    ``"<key><method> over the untrained encoder"``; each not measurable without ``untrained``.
 
     Example
     -------
     >>> p = pd.DataFrame(dict(method=[RANDOM, INSTA] * 3, seed=[0, 0, 1, 1, 2, 2], acc=0.5,
     ...                       acc_tta=[.5, .6, .5, .61, .52, .6]))
     >>> u = pd.DataFrame(dict(method=UNTRAINED, seed=[0, 1, 2], acc=0.3, acc_tta=0.4))
-    >>> floor_evidence(p, u, (RANDOM, INSTA)).verdict, floor_evidence(p, u.assign(acc_tta=0.55), (INSTA,)).verdict
-    ('reproduced', 'reproduced')
-    >>> floor_evidence(p, u.assign(acc_tta=0.55), (RANDOM, INSTA)).verdict  # random crop below the floor
-    'partly'
+    >>> [v.round(6).tolist() for v in floor_effects(p, u, (RANDOM, INSTA)).values()]
+    [[10.0, 10.0, 12.0], [20.0, 21.0, 20.0]]
+    >>> list(floor_effects(p, u, (INSTA,), key="variation 1: "))
+    ['variation 1: InstaAug over the untrained encoder']
     """
     if untrained is None or not len(untrained):
-        return results.not_measurable("the untrained encoder was not probed", unit="seed")
+        return {f"{key}{m} over the untrained encoder": results.not_measurable(
+            "the untrained encoder was not probed", unit="seed") for m in methods}
     both = pd.concat([probes, untrained])
-    return results.decide_parts({f"{m} over the untrained encoder": results.decide(
-        _paired(both, m, UNTRAINED) * 100, boundary=FLOOR[0], reason=FLOOR[1], unit="seed", n_min=N_MIN)
-        for m in methods}, reason="every compared encoder must read better than its seed's untrained encoder")
-
-
-def gated(parts: dict, floor: results.Evidence, reason: str) -> results.Evidence:
-    """One verdict for a comparison of trained encoders (``parts``, each decided by :func:`invlib.results.decide`)
-    that means something only above the untrained encoder (``floor``, :func:`floor_evidence`): the parts'
-    verdict (:func:`invlib.results.decide_parts` of ``parts``; the floor is listed among the evidence's parts) when
-    the floor is reproduced, else
-    "inconclusive at this budget" (encoders no better than a random one: their order is noise, whatever it is).
-
-    Example
-    -------
-    >>> up = results.decide([1.0, 1.2, 1.1], reason="gain", unit="seed")
-    >>> down = results.decide([-1.0, -1.2, -1.1], reason="gain", unit="seed")
-    >>> [gated({"gain": g}, f, "order").verdict for g, f in ((up, up), (down, up), (up, down))]
-    ['reproduced', 'not reproduced', 'inconclusive at this budget']
-    """
-    verdict = results.decide_parts(parts, reason=reason).verdict  # the order's alone; the floor only gates it
-    ev = results.decide_parts({**parts, "floor: above the untrained encoder": floor}, reason=reason)
-    if floor.verdict == results.REPRODUCED:
-        return dataclasses.replace(ev, verdict=verdict)
-    why = {results.NOT_REPRODUCED: "the encoders read no better than the untrained one",
-           results.PARTLY: "some encoder reads no better than the untrained one",
-           results.NOT_MEASURABLE: "the untrained encoder was not probed"}.get(floor.verdict, "the floor is undecided")
-    return dataclasses.replace(ev, verdict=results.INCONCLUSIVE, reason=f"{reason}; {why}: the order is not tested")
+    return {f"{key}{m} over the untrained encoder": _paired(both, m, UNTRAINED) * 100 for m in methods}
 
 
 def report_ranking(run, probes: pd.DataFrame, untrained: pd.DataFrame | None = None) -> results.Evidence:
     """Record ``table5/ranking``: InstaAug > InstaAug (without input) > random crop in linear-probe accuracy with
-    TTA, two parts (each a per-seed paired gain in points, 95 % t-interval over seeds above :data:`ORDER`; both
-    must hold), decided only above the floor of :func:`floor_evidence` (:func:`gated`). Returns its evidence.
+    TTA, two steps (each a per-seed paired gain in points) and the floor (every encoder above its seed's untrained
+    encoder, :func:`floor_effects`), as the protocol declares them. Returns its evidence.
 
     Example
     -------
@@ -194,27 +152,19 @@ def report_ranking(run, probes: pd.DataFrame, untrained: pd.DataFrame | None = N
     'inconclusive at this budget'
     """
     up, top = _paired(probes, FREE, RANDOM) * 100, _paired(probes, INSTA, FREE) * 100
-    ev = gated({f"{FREE} over {RANDOM}": results.decide(up, boundary=ORDER[0], reason=ORDER[1], unit="seed",
-                                                        n_min=N_MIN),
-                f"{INSTA} over {FREE}": results.decide(top, boundary=ORDER[0], reason=ORDER[1], unit="seed",
-                                                       n_min=N_MIN)},
-               floor_evidence(probes, untrained), reason="both steps of the order must hold")
+    effects = {f"{FREE} over {RANDOM}": up, f"{INSTA} over {FREE}": top, "floor": floor_effects(probes, untrained)}
+    ev = decide(_declared("table5/ranking"), effects)
     means = {m: probes.loc[probes["method"] == m, "acc_tta"].mean() * 100 for m in METHODS}
     floor = "" if untrained is None or not len(untrained) else f", untrained {untrained['acc_tta'].mean() * 100:.1f}"
     ours = ", ".join(f"{m} {means[m]:.1f}" for m in METHODS) + floor + f" ({len(up)} seed{'s' * (len(up) != 1)})"
-    run.claim("table5/ranking", "Linear-probe accuracy (TTA, 10 crops): InstaAug > InstaAug without input > "
-                     "random crop.", paper="random crop 51.63, without input 54.20, InstaAug 55.05", ours=ours,
-                     criterion=_seed_claim("each step of the order: the per-seed paired gain in points (TTA)",
-                                           ORDER[0]) + "; both steps must hold; decided only where every encoder's "
-                     "TTA accuracy is above its seed's untrained encoder's (the same interval, > 0), else "
-                     "inconclusive", evidence=ev)
+    run.claim(_declared("table5/ranking"), ours=ours, effects=effects)
     return ev
 
 
 def report_gain(run, probes: pd.DataFrame, untrained: pd.DataFrame | None = None) -> results.Evidence:
     """Record ``table5/instaaug_beats_random``: InstaAug's TTA accuracy above random crops' (paper: +3.42 points),
-    the per-seed paired gain in points, 95 % t-interval over seeds above :data:`ORDER`, decided only where both
-    encoders read above their seed's untrained encoder (:func:`gated`). Returns its evidence.
+    the per-seed paired gain in points, with the floor of both encoders (:func:`floor_effects`), as the protocol
+    declares them. Returns its evidence.
 
     Example
     -------
@@ -225,19 +175,13 @@ def report_gain(run, probes: pd.DataFrame, untrained: pd.DataFrame | None = None
     >>> report_gain(results.Run("smoke", name="demo"), p, u).verdict
     'reproduced'
     >>> report_gain(results.Run("smoke", name="demo"), p, u.assign(acc_tta=0.7)).verdict  # below a random encoder
-    'inconclusive at this budget'
+    'partly'
     """
     d = _paired(probes, INSTA, RANDOM) * 100
-    ev = gated({f"{INSTA} over {RANDOM}": results.decide(d, boundary=ORDER[0], reason=ORDER[1], unit="seed",
-                                                         n_min=N_MIN)},
-               floor_evidence(probes, untrained, (RANDOM, INSTA)), reason="InstaAug's gain over random crops")
-    run.claim("table5/instaaug_beats_random", "InstaAug crops give SimCLR a better linear-probe accuracy "
-                     "than random crops.", paper=round(PAPER[INSTA][0] - PAPER[RANDOM][0], 2),
-                     ours=round(float(d.mean()), 2) if len(d) else None,
-                     criterion=_seed_claim("InstaAug minus random crop, the per-seed paired gain in points (TTA)",
-                                           ORDER[0]) + "; decided only where both encoders' TTA accuracy is above "
-                     "their seed's untrained encoder's (the same interval, > 0), else inconclusive", evidence=ev)
-    return ev
+    effects = {f"{INSTA} over {RANDOM}": d, "floor": floor_effects(probes, untrained, (RANDOM, INSTA))}
+    run.claim(_declared("table5/instaaug_beats_random"), ours=round(float(d.mean()), 2) if len(d) else None,
+              effects=effects)
+    return decide(_declared("table5/instaaug_beats_random"), effects)
 
 
 def crop_measures_per_seed(crops: pd.DataFrame, initial: dict) -> pd.DataFrame:
@@ -284,15 +228,12 @@ def report_crops(run, crops: pd.DataFrame, initial: dict) -> dict:
     seed (one trained module each); the test scenes of one module are not replicates of training. ``initial``: the
     untrained modules' measures, ``{seed: measures}`` (or one module's, for every seed).
 
-    - ``fig8/input_dependent``: the module's mean KL of ``p(tau | x)`` to the test set's average distribution above
-      the boundary paper D's chapters share (:data:`~invlib.papers.d.criteria.INPUT_DEPENDENT_KL`);
-    - ``fig8/size_correlation``: two parts, Spearman's rho of the expected crop side with the object's size above
-      :data:`~invlib.papers.d.criteria.SIZE_FOLLOWS_OBJECT_RHO`, and the expected side of the largest third of the
-      objects above that of the smallest third by more than :data:`MIN_SIZE_GAP` (an untrained module's ripples in
-      the fourth decimal rank too);
-    - ``fig8/crops_on_object``: two parts, the chance that a crop's centre lies on the object above the input-free
-      model's and above the untrained module's (whose global crop is centred where the objects gather), each by
-      more than :data:`ON_OBJECT`.
+    - ``fig8/input_dependent``: the module's mean KL of ``p(tau | x)`` to the test set's average distribution;
+    - ``fig8/size_correlation``: two parts, Spearman's rho of the expected crop side with the object's size, and the
+      expected side of the largest third of the objects minus that of the smallest third (an untrained module's
+      ripples in the fourth decimal rank too);
+    - ``fig8/crops_on_object``: two parts, the chance that a crop's centre lies on the object minus the input-free
+      model's and minus the untrained module's (whose global crop is centred where the objects gather).
 
     Returns ``{"kl", "rho", "spread", "focus", "focus_free", "focus_initial"}`` (means over seeds) and the evidence
     of each claim (``"evidence"``).
@@ -315,39 +256,26 @@ def report_crops(run, crops: pd.DataFrame, initial: dict) -> dict:
     initial = _by_seed(initial, seeds)
     m = crop_measures_per_seed(crops, initial)
 
-    def at(col, boundary, reason):
-        return results.decide(m[col].to_numpy(float), boundary=boundary, reason=reason, unit="seed", n_min=N_MIN)
+    def at(col):
+        return m[col].to_numpy(float)
 
     init = {k: float(np.mean([initial[s].get(k, math.nan) for s in seeds])) if seeds else math.nan
             for k in ("kl_to_mean", "centre_in_box", "side_std")}
-    kl = at("kl", *INPUT_DEPENDENT_KL)
-    run.claim("fig8/input_dependent", "The learned crop distribution depends on the input (instance-specific).",
-              paper="Fig. 8: crops differ per image", ours=f"mean KL to the average {kl.estimate:.3f} nats (untrained "
-              f"module {init['kl_to_mean']:.4f})",
-              criterion=_seed_claim("the trained module's mean KL(p(tau|x) || mean_x p(tau|x)) over the test scenes, "
-                                    "in nats", INPUT_DEPENDENT_KL[0]), evidence=kl)
-    size = results.decide_parts({"rank correlation": at("rho", *SIZE_FOLLOWS_OBJECT_RHO),
-                                 "large objects' crops larger": at("size_gap", *MIN_SIZE_GAP)},
-                                reason="the crop size must follow the object's size and visibly vary")
-    run.claim("fig8/size_correlation", "The learned crop size correlates with the object's size.",
-              paper="Fig. 8: sizes of learned patches correlate with object sizes (no number)",
+    effects = {"fig8/input_dependent": at("kl"),
+               "fig8/size_correlation": {"rank correlation": at("rho"), "large objects' crops larger": at("size_gap")},
+               "fig8/crops_on_object": {"over the input-free model": at("over_free"),
+                                        "over the untrained module": at("over_untrained")}}
+    kl, size, focus = (decide(_declared(cid), e) for cid, e in effects.items())
+    run.claim(_declared("fig8/input_dependent"), effects=effects["fig8/input_dependent"],
+              ours=f"mean KL to the average {kl.estimate:.3f} nats (untrained module {init['kl_to_mean']:.4f})")
+    run.claim(_declared("fig8/size_correlation"), effects=effects["fig8/size_correlation"],
               ours=f"Spearman rho {m['rho'].mean():.3f} over {crops['scene'].nunique()} test scenes; expected side, "
               f"largest third of the objects minus smallest {m['size_gap'].mean():+.3f} (std over scenes "
-              f"{m['spread'].mean():.3f}, untrained module {init['side_std']:.4f})",
-              criterion=_seed_claim("Spearman's rho of the expected crop side with the object's size over the test "
-                                    "scenes", SIZE_FOLLOWS_OBJECT_RHO[0]) + f"; and the mean expected side of "
-              f"the largest third of the objects minus that of the smallest third above {MIN_SIZE_GAP[0]:g} image "
-              "sides (the same interval); both must hold", evidence=size)
-    focus = results.decide_parts({"over the input-free model": at("over_free", *ON_OBJECT),
-                                  "over the untrained module": at("over_untrained", *ON_OBJECT)},
-                                 reason="the crops must sit on the object more than both references")
+              f"{m['spread'].mean():.3f}, untrained module {init['side_std']:.4f})")
     focus_free = float(m["focus"].mean() - m["over_free"].mean())
-    run.claim("fig8/crops_on_object", "InstaAug's crops focus on the salient object.",
-              paper="Fig. 8: crops on the salient features", ours=f"crop centre on the object {m['focus'].mean():.3f} "
-              f"(without input {focus_free:.3f}, untrained module {init['centre_in_box']:.3f})",
-              criterion=_seed_claim("P(crop centre in the object's box), InstaAug minus the input-free model of the "
-                                    "seed (paired over scenes) and minus the untrained module of the seed",
-                                    ON_OBJECT[0]) + "; both must hold", evidence=focus)
+    run.claim(_declared("fig8/crops_on_object"), effects=effects["fig8/crops_on_object"],
+              ours=f"crop centre on the object {m['focus'].mean():.3f} (without input {focus_free:.3f}, untrained "
+              f"module {init['centre_in_box']:.3f})")
     return dict(kl=kl.estimate, rho=float(m["rho"].mean()), spread=float(m["spread"].mean()),
                 size_gap=float(m["size_gap"].mean()),
                 focus=float(m["focus"].mean()), focus_free=focus_free, focus_initial=init["centre_in_box"],
@@ -356,10 +284,9 @@ def report_crops(run, crops: pd.DataFrame, initial: dict) -> dict:
 
 def report_band(run, S: Contrastive, trained: dict) -> dict:
     """Record ``band/entropy_in_band``: per seed, the share of InstaAug's band checks over the last :data:`LAST` of
-    training whose entropy lies inside ``S.band``, 95 % t-interval over seeds above
-    :data:`~invlib.papers.d.criteria.ENTROPY_IN_BAND_SHARE`. Not measurable where the profile's settings give a
-    seed fewer than :data:`MIN_CHECKS` such checks (fixed by the steps and ``check_every``, not by the run's
-    noise). Returns ``{"share", "mean", "checks", "evidence"}`` (means over seeds; checks: the fewest of a seed).
+    training whose entropy lies inside ``S.band``. Not measurable where the profile's settings give a seed fewer
+    than :data:`MIN_CHECKS` such checks (fixed by the steps and ``check_every``, not by the run's noise). Returns
+    ``{"share", "mean", "checks", "evidence"}`` (means over seeds; checks: the fewest of a seed).
 
     Example
     -------
@@ -377,18 +304,14 @@ def report_band(run, S: Contrastive, trained: dict) -> dict:
     per = [(g["entropy"].between(lo, hi).mean(), g["entropy"].mean(), len(g)) for _, g in last.groupby("seed")]
     share, mean, checks = (np.array([p[i] for p in per], dtype=float) for i in range(3))
     fewest = int(checks.min()) if len(per) else 0
-    ev = results.decide(share, boundary=ENTROPY_IN_BAND_SHARE[0], reason=ENTROPY_IN_BAND_SHARE[1], unit="seed",
-                        n_min=N_MIN) if fewest >= MIN_CHECKS else results.not_measurable(
+    effects = share if fewest >= MIN_CHECKS else results.not_measurable(
         f"the profile's settings check the band {fewest} times in the last {LAST:.0%} of training, fewer than "
         f"{MIN_CHECKS}", unit="seed")
     out = dict(share=float(share.mean()) if len(per) else math.nan, mean=float(mean.mean()) if len(per) else math.nan,
-               checks=fewest, evidence=ev)
-    run.claim("band/entropy_in_band", "The dynamic entropy weight keeps the entropy in its band.",
-              paper=f"band [{lo:g}, {hi:g}]", ours=f"{out['share']:.0%} of the checks in the band over the last "
-              f"{LAST:.0%} of training ({fewest} per seed), mean {out['mean']:.2f}",
-              criterion=_seed_claim(f"the share of the band checks in the last {LAST:.0%} of training inside "
-                                    f"[{lo:g}, {hi:g}]", ENTROPY_IN_BAND_SHARE[0])
-              + f"; measurable with >= {MIN_CHECKS} checks per seed", evidence=ev)
+               checks=fewest, evidence=decide(_declared("band/entropy_in_band"), effects))
+    run.claim(_declared("band/entropy_in_band"), effects=effects,
+              ours=f"{out['share']:.0%} of the checks in the band [{lo:g}, {hi:g}] over the last {LAST:.0%} of "
+              f"training ({fewest} per seed), mean {out['mean']:.2f}")
     return out
 
 
@@ -424,13 +347,12 @@ def report_control(run, S: Contrastive, control: pd.DataFrame) -> dict:
     per-instance variation (``S.control_variation``) the per-input module has nothing per image to adapt to, so
 
     - ``control/probe_gain_shrinks``: InstaAug's linear-probe gain over its input-free version (TTA, in points) is
-      smaller than at ``S.variation``: per seed the gain at ``S.variation`` minus that at the control, 95 %
-      t-interval over seeds above :data:`SHRINK_ACC`; decided only where all four encoders read above their seed's
-      untrained encoder at their variation (:func:`gated`: else the gains are noise). The difference is signed (the
-      interaction of the two factors): a larger loss at the control counts as a shrink; whether the gain at
-      ``S.variation`` is positive is ``table5/ranking``'s second step;
+      smaller than at ``S.variation``: per seed the gain at ``S.variation`` minus that at the control, with the
+      floor of all four encoders at their variation (:func:`floor_effects`: below it the gains are noise). The
+      difference is signed (the interaction of the two factors): a larger loss at the control counts as a shrink;
+      whether the gain at ``S.variation`` is positive is ``table5/ranking``'s second step;
     - ``control/input_dependence_shrinks``: InstaAug's crop distribution depends less on the image: per seed its
-      mean KL to the average distribution at ``S.variation`` minus that at the control, above :data:`SHRINK_KL`.
+      mean KL to the average distribution at ``S.variation`` minus that at the control.
 
     Returns ``{"effects": control_effects(...), "evidence": {"shrink_acc", "shrink_kl"}}``.
 
@@ -449,37 +371,24 @@ def report_control(run, S: Contrastive, control: pd.DataFrame) -> dict:
     v, c = S.variation, S.control_variation
     if not len(control):
         none = results.not_measurable("the data control was not run (no control seeds)", unit="seed")
-        ev = dict(shrink_acc=none, shrink_kl=none)
+        effects = dict(shrink_acc=none, shrink_kl=none)
         eff = pd.DataFrame(columns=["seed", "gain_v", "gain_c", "kl_v", "kl_c", "gain_shrink", "kl_shrink"])
     else:
         eff = control_effects(control, v, c)
-        floor = results.decide_parts({f"variation {x:g}": floor_evidence(control[control["variation"] == x],
-                                                                         control[(control["variation"] == x) & (
-                                                                             control["method"] == UNTRAINED)],
-                                                                         (FREE, INSTA)) for x in (v, c)})
-        ev = dict(shrink_acc=gated({"gain shrinks": results.decide(
-            eff["gain_shrink"].to_numpy(float), boundary=SHRINK_ACC[0], reason=SHRINK_ACC[1], unit="seed",
-            n_min=N_MIN)}, floor, reason="the per-input gain must shrink without per-instance variation"),
-            shrink_kl=results.decide(eff["kl_shrink"].to_numpy(float), boundary=SHRINK_KL[0], reason=SHRINK_KL[1],
-                                     unit="seed", n_min=N_MIN))
+        floor = {k: e for x in (v, c) for k, e in floor_effects(
+            control[control["variation"] == x], control[(control["variation"] == x) & (control["method"] == UNTRAINED)],
+            (FREE, INSTA), key=f"variation {x:g}: ").items()}
+        effects = dict(shrink_acc={"gain shrinks": eff["gain_shrink"].to_numpy(float), "floor": floor},
+                       shrink_kl=eff["kl_shrink"].to_numpy(float))
+    cids = dict(shrink_acc="control/probe_gain_shrinks", shrink_kl="control/input_dependence_shrinks")
+    ev = {k: decide(_declared(cid), effects[k]) for k, cid in cids.items()}
     seeds = len(eff)
     mean = {k: float(eff[k].mean()) if seeds else math.nan for k in ("gain_v", "gain_c", "kl_v", "kl_c")}
-    run.claim("control/probe_gain_shrinks", f"InstaAug's gain over its input-free version shrinks on scenes without "
-              f"per-instance variation (variation {c:g} against {v:g}).", paper="the mechanism of section 3 (no "
-              "experiment in the paper)", ours=f"gain {mean['gain_v']:+.1f} points at variation {v:g}, "
-              f"{mean['gain_c']:+.1f} at {c:g} ({seeds} seed{'s' * (seeds != 1)})",
-              criterion=_seed_claim("per seed, InstaAug minus InstaAug (without input) in TTA probe points at "
-                                    f"variation {v:g} minus the same at {c:g} (signed: a larger loss at {c:g} counts "
-                                    "as a shrink; whether the gain at the chapter's variation is positive is "
-                                    "table5/ranking's)", SHRINK_ACC[0]) + "; decided only where all four encoders "
-              "read above their seed's untrained encoder, else inconclusive",
-              evidence=ev["shrink_acc"])
-    run.claim("control/input_dependence_shrinks", f"InstaAug's crop distribution depends less on the image without "
-              f"per-instance variation (variation {c:g} against {v:g}).", paper="the mechanism of section 3 (no "
-              "experiment in the paper)", ours=f"mean KL to the average {mean['kl_v']:.3f} nats at variation "
-              f"{v:g}, {mean['kl_c']:.3f} at {c:g}",
-              criterion=_seed_claim(f"per seed, InstaAug's mean KL(p(tau|x) || mean_x p(tau|x)) at variation {v:g} "
-                                    f"minus that at {c:g}, in nats", SHRINK_KL[0]), evidence=ev["shrink_kl"])
+    run.claim(_declared(cids["shrink_acc"]), effects=effects["shrink_acc"],
+              ours=f"gain {mean['gain_v']:+.1f} points at variation {v:g}, {mean['gain_c']:+.1f} at {c:g} ({seeds} "
+              f"seed{'s' * (seeds != 1)})")
+    run.claim(_declared(cids["shrink_kl"]), effects=effects["shrink_kl"],
+              ours=f"mean KL to the average {mean['kl_v']:.3f} nats at variation {v:g}, {mean['kl_c']:.3f} at {c:g}")
     return dict(effects=eff, evidence=ev)
 
 
@@ -606,10 +515,12 @@ def _control_facts(S: Contrastive, eff: pd.DataFrame, ev: dict) -> dict:
     return {"d4_control_seeds": f"{n} seed{'s' * (n != 1)}",
             "d4_control_acc": f"{m['gain_v']:+.1f} points at variation {v:g} and {m['gain_c']:+.1f} at {c:g}. "
             + _says(ev["shrink_acc"], "The per-input gain shrinks without per-instance variation",
-                    "The per-input gain does not shrink without per-instance variation"),
+                    "The per-input gain does not shrink by the smallest change that matters without per-instance "
+                    "variation"),
             "d4_control_kl": f"{m['kl_v']:.3f} nats at variation {v:g} and {m['kl_c']:.3f} at {c:g}. "
             + _says(ev["shrink_kl"], "The module depends less on the image without per-instance variation",
-                    "The module does not depend less on the image without per-instance variation")}
+                    "The module does not depend less on the image, by the smallest drop that matters, without "
+                    "per-instance variation")}
 
 
 def _detail(ev: results.Evidence) -> str:
@@ -655,9 +566,11 @@ def _facts(S: Contrastive, trained: dict, probes: pd.DataFrame, crop: dict, band
         "d4_seeds": f"{seeds} seed{'s' * (seeds != 1)}" + (f": the claims about training need {N_MIN}, so they are "
                                                           "inconclusive at this budget" if seeds < N_MIN else ""),
         "d4_rank": _says(ev["rank"], "The order of Table 5 holds beyond the spread of the seeds",
-                         "The order of Table 5 is reversed beyond the spread of the seeds"),
+                         "The order of Table 5 does not hold by the smallest gains that matter, beyond the spread of "
+                         "the seeds"),
         "d4_gain": f"{(acc[INSTA] - acc[RANDOM]):+.2f} points (paper +3.42). " + _says(
-            ev["gain"], "InstaAug is ahead of random crops", "Random crops are ahead of InstaAug"),
+            ev["gain"], "InstaAug is ahead of random crops",
+            "InstaAug is not ahead of random crops by the smallest gain that matters"),
         "d4_kl": f"{crop['kl']:.2f} nats (the untrained module's: {kl0:.4f}; the input-free model's is 0 by "
                  "construction). " + _says(ev["kl"], "The learned distribution depends on the image",
                                            "The learned distribution depends on the image less than the boundary"),
@@ -668,7 +581,7 @@ def _facts(S: Contrastive, trained: dict, probes: pd.DataFrame, crop: dict, band
         "d4_focus": f"{crop['focus']:.2f} for InstaAug against {crop['focus_free']:.2f} without input and "
                     f"{crop['focus_initial']:.2f} for the untrained module. " + _says(
             ev["focus"], "The crops sit on the object more than both references",
-            "The crops sit on the object no more than the references"),
+            "The crops sit on the object no more than the references, by the smallest share that matters"),
         "d4_band": f"{band['share']:.0%} of the checks in the last {LAST:.0%} of training lie in [{lo:g}, {hi:g}], "
                    f"their mean is {band['mean']:.2f}. " + _says(
             ev["band"], "The dynamic weight holds the entropy in its band",
@@ -680,10 +593,8 @@ def _facts(S: Contrastive, trained: dict, probes: pd.DataFrame, crop: dict, band
 def _empty_crop_claims(run, initial: dict) -> dict:
     """The crop claims when no InstaAug model was trained (a method not run): not measurable."""
     none = results.not_measurable("no InstaAug model was trained at this profile", unit="seed")
-    for cid, claim in (("fig8/input_dependent", "The learned crop distribution depends on the input."),
-                       ("fig8/size_correlation", "The learned crop size correlates with the object's size."),
-                       ("fig8/crops_on_object", "InstaAug's crops focus on the salient object.")):
-        run.claim(cid, claim, paper="Fig. 8", ours=None, criterion="needs a trained InstaAug model", evidence=none)
+    for cid in ("fig8/input_dependent", "fig8/size_correlation", "fig8/crops_on_object"):
+        run.claim(_declared(cid), ours=None, effects=none)
     focus0 = float(np.mean([v.get("centre_in_box", math.nan) for v in initial.values()])) if initial else math.nan
     return dict(kl=math.nan, rho=math.nan, spread=math.nan, size_gap=math.nan, focus=math.nan, focus_free=math.nan,
                 focus_initial=focus0, evidence=dict(kl=none, size=none, focus=none))

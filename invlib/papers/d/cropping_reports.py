@@ -4,8 +4,11 @@ numbers its prose quotes.
 
 :func:`report` takes the chapter's :class:`invlib.results.Run`, its settings and the tables of
 :mod:`invlib.papers.d.cropping` (:func:`~invlib.papers.d.cropping.accuracy_table`,
-:func:`~invlib.papers.d.cropping.crop_table`) and the trained family; it logs the metrics, records the claims and
-returns the "paper vs this run" table and the facts for the prose.
+:func:`~invlib.papers.d.cropping.crop_table`) and the trained family; it logs the metrics, computes each claim's
+effects and records the claim from its declaration in :mod:`invlib.papers.d.protocol` (D2: the smallest effects and
+their reasons), and returns the "paper vs this run" table and the facts for the prose. Every claim is about what
+training produces (the cost: about runs), so a replicate is a seed; a claim this profile cannot test is recorded as
+not measurable.
 
 Example
 -------
@@ -23,15 +26,10 @@ import pandas as pd
 import torch
 
 from ... import results
-from .criteria import (
-    ENTROPY_IN_BAND_SHARE,
-    GAIN_SHRINKS,
-    INPUT_DEPENDENT_KL,
-    ON_OBJECT,
-    SIZE_FOLLOWS_OBJECT_RHO,
-    gain_shrink,
-)
+from ...protocol import decide
+from .criteria import gain_shrink
 from .cropping import Cropping, Trained, entropy_trace, final_entropy, in_band_share
+from .protocol import PROTOCOL
 
 PAPER_TABLE1 = {"none": 55.06, "random_crop": 64.49, "augerino": 55.02, "instaaug": 66.02, "no_lrp": 55.39,
                 "no_input": 63.20, "class_specific": 60.55}  # Table 1, % over 10 runs
@@ -45,19 +43,14 @@ LABELS = {"none": "No augmentation", "random_crop": "Random crop (tuned)", "auge
           "class_specific": "InstaAug, class-specific"}
 
 
-# The smallest effects that matter, (boundary, reason), declared before the run; paper D's shared ones in criteria.
-GAIN = (0.0, "Table 1 orders the methods by mean accuracy: any paired gain over seeds is the paper's order")
-DIVERSITY_GAP = (0.02, "0.02 of the image's side, about one pixel at 56 px: a smaller difference in the spread of "
-                       "the crops does not move a pixel of them")
-NEARER_NONE = (0.0, "the midpoint between no augmentation and the tuned random crop: above 0 the model's accuracy lies "
-                    "nearer none")
-COLLAPSE_RATIO = (0.5, "half the module's own starting entropy: the start (the authors' layer biases) already puts "
-                       "most mass on the whole image (about 1.2 nats of 246 crops), so collapsing is losing at least "
-                       "half of what diversity there is; a module that keeps or grows its start does not collapse")
-CONTROL_DROP = GAIN_SHRINKS  # paper D's one boundary for the data control (criteria.py)
-COST_RATIO = (2.0, "twice the random crop's seconds: the paper's 0.25 s against 0.15 s per iteration (1.7x) is 'very "
-                   "little overhead'; at 2x InstaAug would double the training time")
-N_MIN = 3  # every claim here is about what training produces (or, for the cost, about runs): three before a verdict
+CHAPTER = "d2_instance_crops"
+
+
+def _record(run, cid: str, ours: str, effects, evidence: dict) -> None:
+    """Record claim ``cid`` from its declaration and this run's ``effects``; keep its evidence for the prose."""
+    declared = PROTOCOL.get(cid, CHAPTER)
+    evidence[cid] = decide(declared, effects)
+    run.claim(declared, ours=ours, effects=effects)
 
 
 def _seeds(acc: pd.DataFrame, method: str, col: str = "acc_tta") -> list[float]:
@@ -98,20 +91,18 @@ def gains(a: pd.Series, b: pd.Series, scale: float = 100.0) -> np.ndarray:
     return results.paired(a.loc[seeds].to_numpy(float), b.loc[seeds].to_numpy(float)) * scale
 
 
-def ranked(main: pd.DataFrame, above: str, below: str) -> results.Evidence:
-    """``above`` beats ``below`` in test accuracy: the paired gain in points per seed, 95 % t-interval over seeds
-    above :data:`GAIN`, at least :data:`N_MIN` seeds.
+def gains_of(main: pd.DataFrame, above: str, below: str) -> np.ndarray:
+    """``above``'s test accuracy minus ``below``'s, points, per seed both have (:func:`by_seed`): the effect of a
+    Table 1 order.
 
     Example
     -------
-    >>> acc = pd.DataFrame(dict(method=["a"] * 3 + ["b"] * 3, variant=["a"] * 3 + ["b"] * 3, seed=[0, 1, 2] * 2,
-    ...                         acc_tta=[0.61, 0.62, 0.60, 0.55, 0.55, 0.54]))
-    >>> ranked(acc, "a", "b").verdict, ranked(acc, "b", "a").verdict, ranked(acc[acc.seed == 0], "a", "b").verdict
-    ('reproduced', 'not reproduced', 'inconclusive at this budget')
+    >>> acc = pd.DataFrame(dict(method=["a"] * 3 + ["b"] * 2, variant=["a"] * 3 + ["b"] * 2, seed=[0, 1, 2, 0, 1],
+    ...                         acc_tta=[0.625, 0.75, 0.5, 0.5, 0.5]))
+    >>> gains_of(acc, "a", "b").tolist()
+    [12.5, 25.0]
     """
-    boundary, reason = GAIN
-    return results.decide(gains(by_seed(main, above), by_seed(main, below)), boundary=boundary, reason=reason,
-                          unit="seed", n_min=N_MIN)
+    return gains(by_seed(main, above), by_seed(main, below))
 
 
 def _main(acc: pd.DataFrame, S: Cropping) -> pd.DataFrame:
@@ -151,7 +142,7 @@ def report(run, S: Cropping, acc: pd.DataFrame, crops: pd.DataFrame,
     """Log D2's metrics, record its claims, return ``(Table 1 beside the paper's, facts for the prose)``.
     ``acc`` is :func:`~invlib.papers.d.cropping.accuracy_table`'s, ``crops`` :func:`~invlib.papers.d.cropping.
     crop_seeds`' (one row per learned model and seed): every claim is about what training produces and is decided
-    over seeds (at least :data:`N_MIN`); the facts hold the numbers and the sentences of :func:`prose`.
+    over seeds; the facts hold the numbers and the sentences of :func:`prose`.
 
     Example
     -------
@@ -263,29 +254,25 @@ def _table1_claims(run, main: pd.DataFrame, facts: dict, evidence: dict) -> None
     acc_of = {m: 100 * float(np.mean(_seeds(main, m))) for m in has}
     facts.update({f"acc_{m}": v for m, v in acc_of.items()})
     seeds = facts["seeds"]
-    rule = (f"paired gain in points per seed, 95 % t-interval over seeds above {GAIN[0]:g}; >= {N_MIN} seeds")
+    absent = results.not_measurable("a method it compares was not trained at this profile")
     if {"instaaug", "random_crop", "none"} <= has:
-        ev = results.decide_parts({"InstaAug > random crop": ranked(main, "instaaug", "random_crop"),
-                                   "random crop > none": ranked(main, "random_crop", "none")},
-                                  "both steps of the order")
-        evidence["table1/instaaug_random_none"] = ev
-        run.claim("table1/instaaug_random_none", "InstaAug beats the tuned random crop, which beats no augmentation.",
-                  paper="66.02 > 64.49 > 55.06 %", ours=f"{acc_of['instaaug']:.1f} vs {acc_of['random_crop']:.1f} "
-                  f"vs {acc_of['none']:.1f} % ({seeds} seed(s))", criterion=f"two parts, each a {rule}", evidence=ev)
+        _record(run, "table1/instaaug_random_none", f"{acc_of['instaaug']:.1f} vs {acc_of['random_crop']:.1f} vs "
+                f"{acc_of['none']:.1f} % ({seeds} seed(s))",
+                {"InstaAug > random crop": gains_of(main, "instaaug", "random_crop"),
+                 "random crop > none": gains_of(main, "random_crop", "none")}, evidence)
         facts.update(gain_random=acc_of["instaaug"] - acc_of["random_crop"],
                      gain_none=acc_of["random_crop"] - acc_of["none"])
-    if {"instaaug", "no_input"} <= has:
-        d = acc_of["instaaug"] - acc_of["no_input"]
-        run.claim("table1/instaaug_beats_no_input", "InstaAug beats its input-free version (one crop distribution "
-                  "for all inputs).", paper="66.02 vs 63.20 % (+2.8)",
-                  ours=f"{acc_of['instaaug']:.1f} vs {acc_of['no_input']:.1f} % ({d:+.1f}, {seeds} seed(s))",
-                  criterion=f"InstaAug minus the input-free version: {rule}",
-                  evidence=ranked(main, "instaaug", "no_input"))
-    if {"instaaug", "class_specific"} <= has:
-        run.claim("table1/class_specific_below", "A class-specific module does worse than InstaAug.",
-                  paper="60.55 vs 66.02 %", ours=f"{acc_of['class_specific']:.1f} vs {acc_of['instaaug']:.1f} % "
-                  f"({seeds} seed(s))", criterion=f"InstaAug minus class-specific: {rule}",
-                  evidence=ranked(main, "instaaug", "class_specific"))
+    else:
+        _record(run, "table1/instaaug_random_none", "not trained", absent, evidence)
+    for cid, other in (("table1/instaaug_beats_no_input", "no_input"), ("table1/class_specific_below",
+                                                                       "class_specific")):
+        if {"instaaug", other} <= has:
+            ia, them = acc_of["instaaug"], acc_of[other]
+            ours = (f"{ia:.1f} vs {them:.1f} % ({ia - them:+.1f}, {seeds} seed(s))" if other == "no_input" else
+                    f"{them:.1f} vs {ia:.1f} % ({seeds} seed(s))")
+            _record(run, cid, ours, gains_of(main, "instaaug", other), evidence)
+        else:
+            _record(run, cid, "not trained", absent, evidence)
 
 
 def _measure(crops: pd.DataFrame, variant: str, col: str) -> pd.Series:
@@ -296,44 +283,29 @@ def _measure(crops: pd.DataFrame, variant: str, col: str) -> pd.Series:
 def _crop_claims(run, S: Cropping, crops: pd.DataFrame, facts: dict, evidence: dict) -> None:
     """Fig. 6's claims. Each is about what training produces, so a replicate is a seed's trained module and its
     number is that module's mean (or rank correlation) over the test scenes."""
+    cids = ("fig6/input_dependent", "fig6/concentrates_on_object", "fig6/size_follows_object")
     if "instaaug" not in set(crops.variant):
+        for cid in cids:
+            _record(run, cid, "not trained", results.not_measurable("no trained InstaAug module at this profile"),
+                    evidence)
         return
     kl, rho, box = (_measure(crops, "instaaug", c) for c in ("kl_to_mean", "side_rho", "centre_in_box"))
     first = crops[crops.variant == "instaaug"].sort_values("seed").iloc[0]
     facts.update(kl=float(first.kl_to_mean), side_rho=float(first.side_rho), in_box=100 * float(first.centre_in_box),
                  side=float(first.side), entropy=float(first.entropy))
     run.log("crops/instaaug/kl_to_mean", float(first.kl_to_mean))
-    per = "a seed's trained module, its mean over the test scenes"
-    boundary, reason = INPUT_DEPENDENT_KL
-    evidence["fig6/input_dependent"] = ev = results.decide(kl.to_numpy(), boundary=boundary, reason=reason,
-                                                           unit="seed", n_min=N_MIN)
-    run.claim("fig6/input_dependent", "InstaAug's crop distribution depends on the input.",
-              paper="Fig. 6: crops follow each image's object",
-              ours="mean KL to the average: " + _per_seed(kl, ".3f", " nats"),
-              criterion=f"KL(p(tau|x) || mean_x p(tau|x)) of {per}, 95 % t-interval over seeds above {boundary:g} "
-              f"nats; >= {N_MIN} seeds", evidence=ev)
+    _record(run, cids[0], "mean KL to the average: " + _per_seed(kl, ".3f", " nats"), kl.to_numpy(), evidence)
     if "no_input" in set(crops.variant):
         free = _measure(crops, "no_input", "centre_in_box")
         facts.update(in_box_free=100 * float(free.iloc[0]))
-        boundary, reason = 100 * ON_OBJECT[0], ON_OBJECT[1]  # in points
-        evidence["fig6/concentrates_on_object"] = ev = results.decide(
-            gains(box, free), boundary=boundary, reason=reason, unit="seed", n_min=N_MIN)
-        run.claim("fig6/concentrates_on_object", "InstaAug's crops concentrate on the object, more than the "
-                  "input-free version's.", paper="Fig. 6 (b) vs (e)",
-                  ours="crop mass centred in the object's box, InstaAug vs input-free: "
-                  + "; ".join(f"seed {s}: {100 * box[s]:.1f} vs {100 * free[s]:.1f} %"
-                              for s in box.index.intersection(free.index)),
-                  criterion=f"share of crop mass centred in the box, InstaAug minus the input-free module of the "
-                  f"same seed, in points ({per}), 95 % t-interval over seeds above {boundary:g}; >= {N_MIN} seeds",
-                  evidence=ev)
-    boundary, reason = SIZE_FOLLOWS_OBJECT_RHO
-    evidence["fig6/size_follows_object"] = ev = results.decide(rho.to_numpy(), boundary=boundary, reason=reason,
-                                                               unit="seed", n_min=N_MIN)
-    run.claim("fig6/size_follows_object", "InstaAug's expected crop size grows with the object's size.",
-              paper="Fig. 6 (c, f), Fig. 8: patch sizes correlate with object sizes",
-              ours=f"Spearman rho over {S.n_test} test scenes: " + _per_seed(rho, "+.2f"),
-              criterion=f"a seed's trained module's Spearman rho of expected crop side with object side over the "
-              f"test scenes, 95 % t-interval over seeds above {boundary:g}; >= {N_MIN} seeds", evidence=ev)
+        _record(run, cids[1], "crop mass centred in the object's box, InstaAug vs input-free: " + "; ".join(
+            f"seed {s}: {100 * box[s]:.1f} vs {100 * free[s]:.1f} %" for s in box.index.intersection(free.index)),
+            gains(box, free), evidence)  # in points
+    else:
+        _record(run, cids[1], "not trained", results.not_measurable("the input-free module was not trained"),
+                evidence)
+    _record(run, cids[2], f"Spearman rho over {S.n_test} test scenes: " + _per_seed(rho, "+.2f"), rho.to_numpy(),
+            evidence)
 
 
 def _per_seed(values: pd.Series, spec: str, unit: str = "") -> str:
@@ -345,36 +317,27 @@ def _diversity_claim(run, main: pd.DataFrame, crops: pd.DataFrame, facts: dict, 
     accuracy near no augmentation: per model two parts over seeds, the spread of its sampled crops below
     InstaAug's of the same seed (:func:`invlib.papers.d.cropping.crop_spread`, both measured on the same test
     scenes the same way) and its accuracy nearer none than the tuned random crop."""
-    has = set(main.method)
+    has, cid = set(main.method), "table1/uniform_low_diversity"
     stuck = [m for m in ("no_lrp", "augerino") if m in has and m in set(crops.variant)]
     if not stuck or not {"none", "random_crop"} <= has or "instaaug" not in set(crops.variant):
+        _record(run, cid, "not trained", results.not_measurable("a model it compares was not trained"), evidence)
         return
     none, rc, ia = by_seed(main, "none"), by_seed(main, "random_crop"), _measure(crops, "instaaug", "spread")
     parts, said = {}, []
-    for m in stuck:
+    for m in ("no_lrp", "augerino"):
+        diverse, nearer = f"{LABELS[m]}: crops less diverse than InstaAug's", f"{LABELS[m]}: accuracy nearer none"
+        if m not in stuck:
+            parts[diverse] = parts[nearer] = results.not_measurable(f"{LABELS[m]} was not trained")
+            continue
         acc, spread = by_seed(main, m), _measure(crops, m, "spread")
         seeds = acc.index.intersection(none.index).intersection(rc.index)
-        nearer = [100 * (abs(rc[s] - acc[s]) - abs(acc[s] - none[s])) for s in seeds]
-        boundary, reason = DIVERSITY_GAP
-        parts[f"{LABELS[m]}: crops less diverse than InstaAug's"] = results.decide(
-            gains(ia, spread, scale=1.0), boundary=boundary, reason=reason, unit="seed", n_min=N_MIN)
-        boundary, reason = NEARER_NONE
-        parts[f"{LABELS[m]}: accuracy nearer none"] = results.decide(nearer, boundary=boundary, reason=reason,
-                                                                     unit="seed", n_min=N_MIN)
+        parts[diverse] = gains(ia, spread, scale=1.0)
+        parts[nearer] = [100 * (abs(rc[s] - acc[s]) - abs(acc[s] - none[s])) for s in seeds]
         said.append(f"{LABELS[m]}: spread " + _per_seed(spread, ".3f") + f", {100 * acc.mean():.1f} %")
         facts[f"spread_{m}"] = float(spread.iloc[0])
     facts["spread_instaaug"] = float(ia.iloc[0])
-    evidence["table1/uniform_low_diversity"] = ev = results.decide_parts(parts, "every part must hold")
-    run.claim("table1/uniform_low_diversity", "With a uniform parameterisation (InstaAug without LRP, Augerino) "
-              "training gets stuck at low cropping diversity, and accuracy stays near no augmentation.",
-              paper="55.39 and 55.02 vs 55.06 % (none); 'stuck at local minima with low cropping diversity'",
-              ours="; ".join(said) + "; InstaAug spread " + _per_seed(ia, ".3f")
-              + f"; none {100 * none.mean():.1f} %",
-              criterion=f"per model, two parts over seeds (95 % t-intervals, >= {N_MIN} seeds): InstaAug's crop "
-              f"spread minus the model's (the root mean square over centre x, centre y and side of the standard "
-              f"deviation of 64 sampled crops per test scene, fractions of the image, mean over scenes; same seed) "
-              f"above {DIVERSITY_GAP[0]:g}; |random crop - model| - |model - none| in points above {NEARER_NONE[0]:g} "
-              "(accuracy nearer none than the tuned random crop)", evidence=ev)
+    _record(run, cid, "; ".join(said) + "; InstaAug spread " + _per_seed(ia, ".3f")
+            + f"; none {100 * none.mean():.1f} %", parts, evidence)
 
 
 def control_gains(ctrl: pd.DataFrame) -> pd.DataFrame:
@@ -403,43 +366,33 @@ def report_control(run, ctrl: pd.DataFrame) -> tuple[pd.DataFrame, dict]:
     gains at variation 0 and 1)."""
     table = control_gains(ctrl) if len(ctrl) else pd.DataFrame(columns=["seed", "gain_0", "gain_1", "drop"])
     table = table.dropna(subset=["drop"]) if "drop" in table else table
+    cid, evidence = "control/gain_needs_variation", {}
     if not len(table):
+        _record(run, cid, "not run", results.not_measurable("the data control was not run at this profile"), evidence)
         return table, dict(control_text="The data control was not run at this profile.")
-    boundary, reason = CONTROL_DROP
-    ev = results.decide(table["drop"].to_numpy(float), boundary=boundary, reason=reason, unit="seed", n_min=N_MIN)
-    run.claim("control/gain_needs_variation", "The gain of per-input augmentation over input-free augmentation "
-              "shrinks when the data has no per-instance variation.",
-              paper="the mechanism of section 5.2 (not a number of the paper): the right crop differs per image",
-              ours="InstaAug minus input-free, variation 1 vs 0: " + "; ".join(
-                  f"seed {int(r.seed)}: {r.gain_1:+.1f} vs {r.gain_0:+.1f} points" for r in table.itertuples()),
-              criterion=f"per seed (same seeds, learning rate and recipe in all four arms), (InstaAug - input-free "
-              f"at variation 1) - (InstaAug - input-free at variation 0) in points, 95 % t-interval over seeds "
-              f"above {boundary:g}; >= {N_MIN} seeds", evidence=ev)
+    _record(run, cid, "InstaAug minus input-free, variation 1 vs 0: " + "; ".join(
+        f"seed {int(r.seed)}: {r.gain_1:+.1f} vs {r.gain_0:+.1f} points" for r in table.itertuples()),
+        table["drop"].to_numpy(float), evidence)
     n = len(table)
     text = results.phrase(
-        ev, reproduced=f"Over {n} seeds, the per-input gain shrinks when the data has no per-instance variation.",
-        not_reproduced=f"Over {n} seeds, the per-input gain does not shrink without per-instance variation.",
-        inconclusive=f"{n} seed{'s' if n != 1 else ''} cannot decide whether the per-input gain shrinks without "
-        "per-instance variation: the claim is about training and needs at least three.")
+        evidence[cid], reproduced=f"Over {n} seeds, the per-input gain shrinks when the data has no per-instance "
+        "variation.", not_reproduced=f"Over {n} seeds, the per-input gain does not shrink without per-instance "
+        "variation.", inconclusive=f"{n} seed{'s' if n != 1 else ''} cannot decide whether the per-input gain "
+        "shrinks without per-instance variation: the claim is about training and needs at least three.")
     return table, dict(control_text=text, control_gain_0=float(table.gain_0.mean()),
                        control_gain_1=float(table.gain_1.mean()))
 
 
 def _band_claims(run, S: Cropping, family: list[Trained], acc: pd.DataFrame, facts: dict, evidence: dict) -> None:
     main = [t for t in family if t.variant == "instaaug"]
+    cid, ours, effects = "figE1/entropy_in_band", "not trained", results.not_measurable("InstaAug was not trained")
     if main:
         shares = pd.Series({t.seed: in_band_share(t, S.band) for t in main}).sort_index()
         facts.update(in_band=100 * float(shares.iloc[0]))
-        boundary, reason = ENTROPY_IN_BAND_SHARE
-        ev = (results.not_measurable("no band check fell in training at this profile") if shares.isna().all()
-              else results.decide(shares.dropna().to_numpy(), boundary=boundary, reason=reason, unit="seed",
-                                  n_min=N_MIN))
-        evidence["figE1/entropy_in_band"] = ev
-        run.claim("figE1/entropy_in_band", "The dynamic lambda holds the entropy inside its band.",
-                  paper=f"band {S.band[0]:g}-{S.band[1]:g}",
-                  ours="checks in the band in the last 30 %: " + _per_seed(100 * shares, ".0f", " %"),
-                  criterion=f"a seed's share of the band checks in the last 30 % of training inside the band, 95 % "
-                  f"t-interval over seeds above {boundary:g}; >= {N_MIN} seeds", evidence=ev)
+        ours = "checks in the band in the last 30 %: " + _per_seed(100 * shares, ".0f", " %")
+        effects = (results.not_measurable("no band check fell in training at this profile") if shares.isna().all()
+                   else shares.dropna().to_numpy())
+    _record(run, cid, ours, effects, evidence)
     free = [t for t in family if t.variant == "no_lrp" and t.seed == S.seed]
     if free:  # the uniform module's own band: can it reach it, and does lambda come down again?
         tr = entropy_trace(free[0])
@@ -448,6 +401,8 @@ def _band_claims(run, S: Cropping, family: list[Trained], acc: pd.DataFrame, fac
                      no_lrp_band=f"[{S.no_lrp_band[0]:g}, {S.no_lrp_band[1]:g}]",
                      no_lrp_lam_falls=bool((tr.lam.diff() < 0).any()) if len(tr) else False)
     fixed = [t for t in family if t.variant.startswith("fixed")]
+    cid, ours, effects = ("figE1/small_fixed_lambda_collapses", "not run",
+                          results.not_measurable("no fixed lambda was run at this profile"))
     if fixed:
         lam = min(float(t.variant.split()[-1]) for t in fixed)
         runs = [t for t in fixed if float(t.variant.split()[-1]) == lam]
@@ -455,31 +410,21 @@ def _band_claims(run, S: Cropping, family: list[Trained], acc: pd.DataFrame, fac
         starts = pd.Series({t.seed: t.start_entropy for t in runs}).sort_index()
         ratios = (ends / starts).dropna()
         facts.update(fixed_entropy=float(ends.iloc[0]), fixed_lam=lam, fixed_start=float(starts.iloc[0]))
-        boundary, reason = COLLAPSE_RATIO
-        evidence["figE1/small_fixed_lambda_collapses"] = ev = (
-            results.decide(ratios.to_numpy(), direction="less", boundary=boundary, reason=reason, unit="seed",
-                           n_min=N_MIN) if len(ratios) else results.not_measurable("no starting entropy recorded"))
-        run.claim("figE1/small_fixed_lambda_collapses", "A small fixed lambda lets the crop distribution collapse "
-                  "to almost no augmentation.", paper="lambda <= 0.1: entropy nearly 0 throughout",
-                  ours=f"fixed lambda {lam:g}, last epoch's entropy against the module's start: " + "; ".join(
-                      f"seed {s}: {ends[s]:.2f} of {starts[s]:.2f} nats" for s in ends.index)
-                  + f" (band {S.band[0]:g}-{S.band[1]:g})",
-                  criterion=f"a seed's mean entropy in the last epoch over its module's mean entropy before "
-                  f"training, 95 % t-interval over seeds below {boundary:g}; >= {N_MIN} seeds", evidence=ev)
+        effects = ratios.to_numpy() if len(ratios) else results.not_measurable("no starting entropy recorded")
+        ours = (f"fixed lambda {lam:g}, last epoch's entropy against the module's start: " + "; ".join(
+            f"seed {s}: {ends[s]:.2f} of {starts[s]:.2f} nats" for s in ends.index)
+            + f" (band {S.band[0]:g}-{S.band[1]:g})")
+    _record(run, cid, ours, effects, evidence)
     rc = by_seed(_main(acc, S), "random_crop")
     bands = acc[acc.variant.str.startswith("band")]
     inside = bands[bands.variant.map(_inside)] if len(bands) else bands
+    cid, ours, effects = ("tableE1/bands_beat_random_crop", "not run",
+                          results.not_measurable("no band inside [2, 4] was run at this profile"))
     if len(inside) and len(rc):
-        boundary, reason = GAIN
-        parts = {v: results.decide(gains(rows.set_index("seed").acc_tta, rc), boundary=boundary, reason=reason,
-                                   unit="seed", n_min=N_MIN) for v, rows in inside.groupby("variant", sort=True)}
-        run.claim("tableE1/bands_beat_random_crop", "Every band inside [2, 4] beats the tuned random crop.",
-                  paper="65.04-66.03 vs 64.49 %", ours=", ".join(f"{v}: {100 * a:.1f} %" for v, a in
-                                                                zip(inside.variant, inside.acc_tta))
-                  + f" vs {100 * rc.mean():.1f} %", criterion="one part per band tried: its paired gain over the "
-                  f"tuned random crop in points, 95 % t-interval over seeds above {boundary:g}, >= {N_MIN} seeds; "
-                  "every part must hold (an intersection-union test: no multiplicity correction needed)",
-                  evidence=results.decide_parts(parts, "every band must beat the random crop"))
+        effects = {v: gains(rows.set_index("seed").acc_tta, rc) for v, rows in inside.groupby("variant", sort=True)}
+        ours = (", ".join(f"{v}: {100 * a:.1f} %" for v, a in zip(inside.variant, inside.acc_tta))
+                + f" vs {100 * rc.mean():.1f} %")
+    _record(run, cid, ours, effects, evidence)
 
 
 def _inside(variant: str, lo: float = 2.0, hi: float = 4.0) -> bool:
@@ -497,22 +442,14 @@ def _inside(variant: str, lo: float = 2.0, hi: float = 4.0) -> bool:
 def _cost_claim(run, main: pd.DataFrame, facts: dict, evidence: dict) -> None:
     ia, rc = by_seed(main, "instaaug", "seconds_per_epoch"), by_seed(main, "random_crop", "seconds_per_epoch")
     if not len(ia) or not len(rc) or ia.min() <= 0 or rc.min() <= 0:
+        _record(run, "appD3/cost", "not timed", results.not_measurable(
+            "no training time of InstaAug and the random crop at this profile"), evidence)
         return
     seeds = ia.index.intersection(rc.index)
     ratios = ia.loc[seeds] / rc.loc[seeds]
-    ratio = float(ia.mean() / rc.mean())
-    facts.update(cost_ratio=ratio)
-    boundary, reason = COST_RATIO
-    evidence["appD3/cost"] = ev = results.decide(ratios.to_numpy(float), direction="less", boundary=boundary,
-                                                 reason=reason, unit="run", n_min=N_MIN)
-    run.claim("appD3/cost", "An InstaAug training step costs little more than a random-crop step.",
-              paper="0.25 s vs 0.15 s per iteration (1.7x)",
-              ours="seconds per epoch, InstaAug over the tuned random crop, on this machine: "
-              + _per_seed(ratios, ".2f", "x"),
-              criterion=f"a run's ratio of InstaAug's mean seconds per epoch to the tuned random crop's (a run: the "
-              f"two trainings of one seed, timed on this machine, each from its own training or from the cache that "
-              f"recorded it), 95 % t-interval over runs below {boundary:g}; >= {N_MIN} runs, since the wall clock of "
-              "a shared machine varies from run to run", evidence=ev)
+    facts.update(cost_ratio=float(ia.mean() / rc.mean()))
+    _record(run, "appD3/cost", "seconds per epoch, InstaAug over the tuned random crop, on this machine: "
+            + _per_seed(ratios, ".2f", "x"), ratios.to_numpy(float), evidence)
 
 
 # ----------------------------------------------------------------------------- figures

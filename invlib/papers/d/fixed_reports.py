@@ -11,7 +11,9 @@ about **this** trained module (and these classifiers), not about what training a
 would need several modules (seeds): its replicates are the test images, and its interval a paired percentile
 bootstrap over them (:func:`invlib.results.bootstrap_interval`), each image's value the share of the repeats of the
 TTA draws that classify it correctly, so the draws are resampled with their images. The repeats of the draws alone
-(the paper's ±) leave out the test set's sampling error and do not enter a verdict.
+(the paper's ±) leave out the test set's sampling error and do not enter a verdict. The claims are declared in paper
+D's protocol (:mod:`invlib.papers.d.protocol`, the list ``D5``: each part's smallest effect that matters and its
+reason); this module computes their effects, and :meth:`invlib.results.Run.claim` decides them.
 
 Example
 -------
@@ -39,9 +41,11 @@ import numpy as np
 import pandas as pd
 
 from ... import results
+from ...protocol import decide
 from ...results import mean_se
-from .criteria import GAIN_SHRINKS, INPUT_DEPENDENT_KL, gain_shrink
+from .criteria import gain_shrink
 from .fixed import MODULES, NONE, Fixed, settings
+from .protocol import PROTOCOL
 
 # Table 2 of the paper: top-1 accuracy (%) on ImageNet, (mean, standard error); the classifier alone has no error.
 PAPER_COLUMNS = ("ResNet-50", "ResNet-18", "XCiT")
@@ -58,13 +62,22 @@ PAPER = {
 }
 STATS_ROWS = ("InstaAug", "InstaAug, averaged over images", "untrained module", "random crop")  # fixed.crop_stats
 
-# The tests the claims declare before the run, (boundary, reason); the input dependence's is paper D's shared one.
-N_MIN_IMAGES = 30  # test images before a bootstrap over them can be decisive (a percentile bootstrap of fewer
-#                    items undercovers)
-DIRECTION = (0.0, "Table 2 states directions (a test-time augmentation raises or lowers the accuracy, InstaAug's is "
-                  "above random crops'), not sizes: a difference of any size, paired by test image")
-COVER = (0.05, "5 points of probability: one crop in twenty more holds the object than the reference's (the "
-               "boundary D2 and D4 judge their crops on the object with)")
+CHAPTER = "d5_fixed_classifier_tta"  # its claims' declarations: PROTOCOL.of_chapter(CHAPTER)
+
+
+def _declared(cid: str):
+    """The declaration of this chapter's claim ``cid`` (paper D's protocol)."""
+    return PROTOCOL.get(cid, CHAPTER)
+
+
+def _evidence(cid: str, effects) -> results.Evidence:
+    """What the one decision function makes of claim ``cid``'s ``effects`` (for the prose and the ``ours`` text;
+    :meth:`Run.claim` records the same)."""
+    return decide(_declared(cid), effects)
+
+
+# test images before a bootstrap over them can be decisive (a percentile bootstrap of fewer items undercovers)
+N_MIN_IMAGES = _declared("table2/instaaug_beats_alone").parts[""].n_min
 
 
 def paper_value(method: str, n: int, column: str) -> float | None:
@@ -99,9 +112,9 @@ def _pp(x: float) -> str:
     return f"{100 * x:.2f} %"
 
 
-def _gain(ev: results.Evidence) -> str:
+def _gain(ev: results.Evidence | results.Interval) -> str:
     """A difference in points with its interval over the test images, e.g. ``"+1.20 points [-0.40, +2.80]"``."""
-    if ev.verdict == results.NOT_MEASURABLE or not np.isfinite(ev.estimate):
+    if getattr(ev, "verdict", None) == results.NOT_MEASURABLE or not np.isfinite(ev.estimate):
         return "not measured"
     text = f"{ev.estimate:+.2f}".replace("-0.00", "+0.00") + " points"
     return text + ("" if np.isnan(ev.lo) else f" [{ev.lo:+.2f}, {ev.hi:+.2f}]")
@@ -152,36 +165,29 @@ def per_image(res: pd.DataFrame, model: str, a: tuple[str, int], b: tuple[str, i
     return 100 * (hits(res, model, *a).mean(0) - hits(res, model, *b).mean(0))
 
 
-def image_evidence(effect, direction: str = "greater", boundary: tuple[float, str] = DIRECTION) -> results.Evidence:
-    """The verdict on one claim about this module from per-image effects ``effect``: a percentile bootstrap over the
-    test images at the level ``direction`` is decided with, against ``boundary`` ``(value, reason)``; decisive from
-    :data:`N_MIN_IMAGES` images.
+def image_effect(effect):
+    """The effect of a claim about this module from per-image values ``effect`` (points): a function ``level ->
+    Interval``, the percentile bootstrap over the test images at the level the claim's declaration needs.
 
     Example
     -------
-    >>> ev = image_evidence(np.r_[np.full(40, 100.0), np.zeros(160)])  # 40 of 200 images gained
-    >>> ev.verdict, round(ev.estimate, 1), ev.unit
-    ('reproduced', 20.0, 'image')
-    >>> image_evidence(np.r_[np.full(40, 100.0), np.zeros(160)], "less").verdict
-    'not reproduced'
-    >>> image_evidence(np.ones(10)).verdict  # too few images
-    'inconclusive at this budget'
+    >>> iv = image_effect(np.r_[np.full(40, 100.0), np.zeros(160)])(0.95)  # 40 of 200 images gained
+    >>> round(iv.estimate, 1), iv.n, iv.method
+    (20.0, 200, 'bootstrap')
     """
-    iv = results.bootstrap_interval(effect, level=results.LEVEL[direction])
-    return results.decide(iv, direction=direction, boundary=boundary[0], reason=boundary[1], unit="image",
-                          n_min=N_MIN_IMAGES)
+    return lambda level: results.bootstrap_interval(effect, level=level)
 
 
-_ABOUT = "this trained module (one module: whether training such modules does the same in general would need several)"
-_ABOUT_PAIR = ("these two trained modules, one of each kind trained the same way from the same start (whether "
-               "training such modules does the same in general would need several seeds of each)")
+def interval(effect) -> results.Interval:
+    """The 95 % percentile bootstrap interval of per-image values ``effect`` over the test images, for the prose (it
+    decides nothing).
 
-
-def _rule(repeats: int, effect: str, side: str = "above", boundary: float = 0.0, about: str = _ABOUT) -> str:
-    return (f"per test image, the share of the {repeats} repeat(s) of the TTA draws that classify it correctly: "
-            f"{effect}, in points; paired percentile bootstrap over the test images (the draws resampled with "
-            f"their images), 95 % interval {side} {boundary:g}; decisive from {N_MIN_IMAGES} images; a claim about "
-            f"{about}")
+    Example
+    -------
+    >>> round(interval(np.r_[np.full(40, 100.0), np.zeros(160)]).estimate, 1)
+    20.0
+    """
+    return results.bootstrap_interval(effect, level=results.LEVEL["greater"])
 
 
 # ----------------------------------------------------------------------------- Table 2
@@ -299,64 +305,53 @@ def _table2_claims(run, S: Fixed, res: pd.DataFrame) -> dict:
     """Table 2's claims about this module and these classifiers; returns their evidence by short name."""
     frozen, others = S.frozen, [m for m in S.models if m != S.frozen]
     n_hi, n_lo = max(S.samples), sorted(S.samples)[-2] if len(S.samples) > 1 else max(S.samples)
-    fc, r = column_of(S, frozen), S.tta_seeds
     with_ia, has_rc = "InstaAug" in S.methods, "InstaAug" in S.methods and "random crop" in S.methods
     alone, ia = accuracy(res, frozen, NONE, 1)[0], accuracy(res, frozen, "InstaAug", n_hi)
-    p_alone, p_ia = (paper_value(m, n, fc) for m, n in ((NONE, 1), ("InstaAug", n_hi)))
-    paper = "missing" if p_alone is None or p_ia is None else f"{p_alone:.2f} → {p_ia:.2f} %"
-    out = {}
+    out, cid = {}, "table2/instaaug_beats_alone"
 
-    out["alone"] = image_evidence(per_image(res, frozen, ("InstaAug", n_hi), (NONE, 1))) if with_ia else \
+    effects = image_effect(per_image(res, frozen, ("InstaAug", n_hi), (NONE, 1))) if with_ia else \
         _not_run("InstaAug's test-time augmentation")
-    run.claim("table2/instaaug_beats_alone", f"Trained beside the frozen classifier, this module's test-time "
-              f"augmentation with {n_hi} samples raises that classifier's accuracy.",
-              paper=f"{paper} ({fc}, {n_hi} samples)", ours=f"{_pp(alone)} → {_pp(ia.mean()) if len(ia) else '—'} "
-              f"({frozen}; {_gain(out['alone'])})", criterion=_rule(r, f"InstaAug with {n_hi} samples minus the "
-                                                                       "classifier alone"), evidence=out["alone"])
+    out["alone"] = _evidence(cid, effects)
+    run.claim(_declared(cid), effects=effects, ours=f"{_pp(alone)} → {_pp(ia.mean()) if len(ia) else '—'} "
+              f"({frozen}; {_gain(out['alone'])})")
 
-    out["rc"] = image_evidence(per_image(res, frozen, ("InstaAug", n_hi), ("random crop", n_hi))) if has_rc else \
+    cid = "table2/instaaug_beats_random_crop"
+    effects = image_effect(per_image(res, frozen, ("InstaAug", n_hi), ("random crop", n_hi))) if has_rc else \
         _not_run("random-crop test-time augmentation")
+    out["rc"] = _evidence(cid, effects)
     rc = accuracy(res, frozen, "random crop", n_hi) if has_rc else np.array([np.nan])
-    run.claim("table2/instaaug_beats_random_crop", f"With {n_hi} samples, this module's test-time augmentation beats "
-              "random-crop test-time augmentation of the frozen classifier.",
-              paper="81.18 vs 79.60 % (ResNet-50, 10 samples)",
-              ours=f"{_pp(ia.mean()) if len(ia) else '—'} vs {_pp(rc.mean())} ({_gain(out['rc'])})",
-              criterion=_rule(r, f"InstaAug minus random crop, both with {n_hi} samples"), evidence=out["rc"])
+    run.claim(_declared(cid), effects=effects,
+              ours=f"{_pp(ia.mean()) if len(ia) else '—'} vs {_pp(rc.mean())} ({_gain(out['rc'])})")
 
-    drops = {f"{m}, {n}": image_evidence(per_image(res, frozen, (m, n), (NONE, 1)), "less")
-             for m in ("random crop", "AutoAugment") if m in S.methods for n in S.samples if n > 1}
-    out["drops"] = results.decide_parts(drops, reason="every global test-time augmentation must lower the "
-                                        "accuracy") if drops else _not_run("random-crop or AutoAugment TTA")
-    run.claim("table2/global_tta_lowers_accuracy", "Random-crop and AutoAugment test-time augmentation lower this "
-              "frozen classifier's accuracy (4 and 10 samples).", paper="78.45, 79.60 (random crop) and 77.84, 79.20 "
-              "(AutoAugment) vs 80.43 % alone (ResNet-50)",
-              ours="; ".join(f"{k}: {_gain(e)}" for k, e in drops.items()) or "—",
-              criterion=_rule(r, "each method and number of samples minus the classifier alone", "below",
-                              about="this given classifier")
-              + "; every one must hold (each at its own 95 %: an intersection-union test)", evidence=out["drops"])
+    cid = "table2/global_tta_lowers_accuracy"
+    drops = {key: image_effect(per_image(res, frozen, (m, int(n)), (NONE, 1)))
+             for key in _declared(cid).parts for m, n in [key.split(", ")] if m in S.methods and int(n) in S.samples}
+    effects = {key: drops.get(key, _not_run(key)) for key in _declared(cid).parts} if drops else \
+        _not_run("random-crop or AutoAugment TTA")
+    out["drops"] = _evidence(cid, effects)
+    run.claim(_declared(cid), effects=effects,
+              ours="; ".join(f"{k}: {_gain(e)}" for k, e in out["drops"].parts if k in drops) or "—")
 
-    gains = {m: image_evidence(per_image(res, m, ("InstaAug", n_hi), (NONE, 1))) for m in others} if with_ia else {}
-    out["transfer"] = results.decide_parts(gains, reason="the module must raise every other classifier's accuracy") \
-        if gains else _not_run("another classifier")
-    run.claim("table2/transfer_without_retraining", f"This module, unchanged, raises the accuracy of other "
-              f"classifiers too ({n_hi} samples, no fine-tuning).", paper="ResNet-18 69.73 → 70.96, XCiT 86.34 → "
-              "86.47 %", ours="; ".join(f"{m} ({column_of(S, m)}): {_pp(accuracy(res, m, NONE, 1)[0])} → "
-                                       f"{_pp(accuracy(res, m, 'InstaAug', n_hi).mean())} ({_gain(e)})"
-                                       for m, e in gains.items()) or "—",
-              criterion=_rule(r, f"InstaAug with {n_hi} samples minus the classifier alone, for every other "
-                                 "classifier") + "; every one must hold", evidence=out["transfer"])
+    cid = "table2/transfer_without_retraining"
+    labels = {column_of(S, m): m for m in others if column_of(S, m) in _declared(cid).parts} if with_ia else {}
+    effects = {col: image_effect(per_image(res, labels[col], ("InstaAug", n_hi), (NONE, 1))) if col in labels else
+               _not_run(f"a classifier standing for {col}") for col in _declared(cid).parts} if labels else \
+        _not_run("another classifier")
+    out["transfer"] = _evidence(cid, effects)
+    out["transfer_by_model"] = {labels[col]: e for col, e in out["transfer"].parts if col in labels}
+    run.claim(_declared(cid), effects=effects,
+              ours="; ".join(f"{m} ({column_of(S, m)}): {_pp(accuracy(res, m, NONE, 1)[0])} → "
+                             f"{_pp(accuracy(res, m, 'InstaAug', n_hi).mean())} ({_gain(e)})"
+                             for m, e in out["transfer_by_model"].items()) or "—")
 
-    grows = with_ia and n_hi > n_lo
-    out["grow"] = image_evidence(per_image(res, frozen, ("InstaAug", n_hi), ("InstaAug", n_lo))) if grows else \
-        _not_run("InstaAug's TTA at two numbers of samples")
-    run.claim("table2/gain_grows_with_samples", f"This module's test-time augmentation gains more with {n_hi} "
-              f"samples than with {n_lo}.", paper="ResNet-50 80.92 → 81.18, ResNet-18 70.59 → 70.96, XCiT 86.43 → "
-              "86.47 %", ours=f"{frozen}: {_gain(out['grow'])}",
-              criterion=_rule(r, f"on the frozen classifier, InstaAug with {n_hi} samples minus with {n_lo} (the "
-                                 f"first {n_lo} of the same repeat's views)"), evidence=out["grow"])
+    cid = "table2/gain_grows_with_samples"
+    effects = image_effect(per_image(res, frozen, ("InstaAug", n_hi), ("InstaAug", n_lo))) \
+        if with_ia and n_hi > n_lo else _not_run("InstaAug's TTA at two numbers of samples")
+    out["grow"] = _evidence(cid, effects)
+    run.claim(_declared(cid), effects=effects, ours=f"{frozen}: {_gain(out['grow'])}")
 
     has_free = set(MODULES) <= set(S.methods)
-    out["free"] = image_evidence(per_image(res, frozen, *_pair(n_hi))) if has_free else \
+    out["free"] = interval(per_image(res, frozen, *_pair(n_hi))) if has_free else \
         _not_run("the input-free module's test-time augmentation")  # this pair of modules, for the prose
     return out
 
@@ -409,27 +404,8 @@ def _free_arms(S: Fixed, res: pd.DataFrame, control: pd.DataFrame | None) -> tup
     return varied, still
 
 
-def seed_evidence(effects: list[float], boundary: tuple[float, str] = DIRECTION) -> results.Evidence:
-    """The verdict on a claim about training from one effect per training seed (points): a t-interval over the
-    seeds, 95 % above ``boundary`` (default :data:`DIRECTION`: 0), decisive from 3 seeds.
-
-    Example
-    -------
-    >>> seed_evidence([8.9, 7.5, 8.0]).verdict, seed_evidence([8.9, 3.5, -3.1]).verdict, seed_evidence([8.9]).verdict
-    ('reproduced', 'inconclusive at this budget', 'inconclusive at this budget')
-    """
-    return results.decide(list(effects), direction="greater", boundary=boundary[0], reason=boundary[1],
-                          unit="seed", n_min=3)
-
-
 def _seeds_text(effects: dict) -> str:
     return ", ".join(f"{v:+.2f}" for _, v in sorted(effects.items())) + f" points ({len(effects)} seed(s))"
-
-
-_SEED_RULE = ("per training seed, the mean over the test images of {effect} (each image's share of the repeats of "
-              "the TTA draws), in points; t-interval over the seeds, 95 % above 0; decisive from 3 seeds (a claim "
-              "about training: whether modules trained this way do it). Seed 0's paired bootstrap over the test "
-              "images (that pair of modules) is shown beside it and decides nothing")
 
 
 def _control_claims(run, S: Fixed, res: pd.DataFrame, control: pd.DataFrame | None) -> dict:
@@ -442,32 +418,24 @@ def _control_claims(run, S: Fixed, res: pd.DataFrame, control: pd.DataFrame | No
     ia = accuracy(res, frozen, "InstaAug", n_hi)
     free = accuracy(res, frozen, "input-free", n_hi)
     gains = {k: float(d.mean()) for k, d in varied.items()}
-    ev = seed_evidence(list(gains.values())) if gains else _not_run("the input-free module's test-time augmentation")
-    ev0 = image_evidence(varied[0]) if 0 in varied else ev
-    run.claim("table2/instaaug_beats_input_free", f"Per-input crops beat input-free crops: with {n_hi} samples, "
-              "InstaAug's test-time augmentation beats that of the same module trained the same way on 0·x (one "
-              "crop distribution for every image).", paper="the 'without input' ablation of Table 1 (Tiny-ImageNet; "
-              "no such row in Table 2)", ours=f"{frozen}, InstaAug minus input-free per seed: "
+    cid = "table2/instaaug_beats_input_free"
+    effects = list(gains.values()) if gains else _not_run("the input-free module's test-time augmentation")
+    ev = _evidence(cid, effects)
+    ev0 = interval(varied[0]) if 0 in varied else ev
+    run.claim(_declared(cid), effects=effects, ours=f"{frozen}, InstaAug minus input-free per seed: "
               f"{_seeds_text(gains) if gains else '—'}; seed 0 {_pp(ia.mean()) if len(ia) else '—'} vs "
-              f"{_pp(free.mean()) if len(free) else '—'} ({_gain(ev0)} over the test images)",
-              criterion=_SEED_RULE.format(effect=f"InstaAug minus the input-free module, both with {n_hi} samples, "
-                                          "on the frozen classifier"), evidence=ev)
+              f"{_pp(free.mean()) if len(free) else '—'} ({_gain(ev0)} over the test images)")
     per_image_shrink = {k: gain_shrink(*arms[k], *arms_still[k])[2] for k in sorted(set(arms) & set(arms_still))}
     shrink = {k: float(d.mean()) for k, d in per_image_shrink.items()}
-    ev_c = seed_evidence(list(shrink.values()), GAIN_SHRINKS) if shrink else \
-        _not_run("the data control (data_control, both modules' TTA)")
-    still0 = image_evidence(_points(*arms_still[0])) if 0 in arms_still else _not_run("the data control")
-    shrink0 = image_evidence(per_image_shrink[0]) if 0 in per_image_shrink else still0
-    run.claim("control/gain_shrinks_without_variation", "The gain of per-input crops over input-free crops shrinks "
-              "when the data have no per-instance variation (the same scenes with every object centred and of one "
-              "size).", paper="the mechanism of sections 1 and 3 (the paper runs no such control)",
+    cid = "control/gain_shrinks_without_variation"
+    effects = list(shrink.values()) if shrink else _not_run("the data control (data_control, both modules' TTA)")
+    ev_c = _evidence(cid, effects)
+    still0 = interval(_points(*arms_still[0])) if 0 in arms_still else _not_run("the data control")
+    shrink0 = interval(per_image_shrink[0]) if 0 in per_image_shrink else still0
+    run.claim(_declared(cid), effects=effects,
               ours=f"{frozen}, InstaAug minus input-free with {n_hi} samples, varied minus still, per seed: "
               f"{_seeds_text(shrink) if shrink else '—'}; seed 0: varied {_gain(ev0)}, still (variation "
-              f"{S.control_variation:g}) {_gain(still0)}, shrinks by {_gain(shrink0)} over the test images",
-              criterion=_SEED_RULE.format(effect=f"(InstaAug minus input-free, {n_hi} samples) on each scene as the "
-                                          "classifier's data have it minus the same on that scene held still (same "
-                                          "item, label, colours and distractor; modules of each kind trained on "
-                                          "scenes of each kind, beside the same frozen classifier)"), evidence=ev_c)
+              f"{S.control_variation:g}) {_gain(still0)}, shrinks by {_gain(shrink0)} over the test images")
     return dict(free_seeds=ev, control=ev_c, still0=still0, shrink0=shrink0)
 
 
@@ -475,32 +443,25 @@ def _crop_claims(run, stats: pd.DataFrame, items: pd.DataFrame) -> dict:
     """Fig. 6's claims about this module's crops, per test image; returns their evidence by short name."""
     st, avg, rnd = stats.loc["InstaAug"], stats.loc["InstaAug, averaged over images"], stats.loc["random crop"]
     kl0 = max(0.0, float(stats.loc["untrained module", "kl_to_mean"]))
-    kl = image_evidence(items["kl_to_mean"].clip(lower=0).to_numpy(float), boundary=INPUT_DEPENDENT_KL)
-    run.claim("fig6/crops_depend_on_the_input", "This module's crop distribution depends on the input.",
-              paper="per-image crops (Fig. 6; no number in section 5.3)",
-              ours=f"mean KL to the average distribution {kl.estimate:.3f} nats (untrained module {kl0:.3f})",
-              criterion=f"per test image, KL(p(τ; φ(x)) ‖ p̄) of this module in nats; percentile bootstrap over the "
-              f"test images, 95 % interval above {INPUT_DEPENDENT_KL[0]:g}; decisive from {N_MIN_IMAGES} images",
-              evidence=kl)
-    parts = {"over the same crops averaged over images": image_evidence(
-                 (items["covers_object"] - items["covers_averaged"]).to_numpy(float), boundary=COVER),
-             "over the random crop": image_evidence(
-                 (items["covers_object"] - items["covers_random"]).to_numpy(float), boundary=COVER)}
-    cover = results.decide_parts(parts, reason="the crops must hold the object more often than both references")
-    run.claim("fig6/crops_cover_the_object", "This module's crops cover the object, following it from image to "
-              "image.", paper="crops on the key part of the image (Fig. 6)",
+    effects = {"fig6/crops_depend_on_the_input": image_effect(items["kl_to_mean"].clip(lower=0).to_numpy(float)),
+               "fig6/crops_cover_the_object": {
+                   "over the same crops averaged over images": image_effect(
+                       (items["covers_object"] - items["covers_averaged"]).to_numpy(float)),
+                   "over the random crop": image_effect((items["covers_object"] - items["covers_random"]).to_numpy(
+                       float))}}
+    kl, cover = (_evidence(cid, e) for cid, e in effects.items())
+    run.claim(_declared("fig6/crops_depend_on_the_input"), effects=effects["fig6/crops_depend_on_the_input"],
+              ours=f"mean KL to the average distribution {kl.estimate:.3f} nats (untrained module {kl0:.3f})")
+    run.claim(_declared("fig6/crops_cover_the_object"), effects=effects["fig6/crops_cover_the_object"],
               ours=f"P(crop holds the object's centre) {st['covers_object']:.3f}; the same crops averaged over images "
-              f"{avg['covers_object']:.3f}; random crop {rnd['covers_object']:.3f}",
-              criterion=f"per test image, the probability that this module's crop holds the object's centre minus "
-              f"that of the same crops not matched to the image (p̄) and minus the random crop's; paired percentile "
-              f"bootstrap over the test images, 95 % interval above {COVER[0]:g} for both; decisive from "
-              f"{N_MIN_IMAGES} images", evidence=cover)
+              f"{avg['covers_object']:.3f}; random crop {rnd['covers_object']:.3f}")
     return dict(kl=kl, cover=cover)
 
 
 def _says(ev: results.Evidence, reproduced: str, not_reproduced: str) -> str:
-    """The prose's sentence for a verdict, with the interval (or each part's) it rests on."""
-    d = " | ".join(f"{name}: {p.text()}" for name, p in ev.parts) if ev.parts else ev.text()
+    """The prose's sentence for a verdict, with the interval (or each measured part's) it rests on."""
+    d = " | ".join(f"{name}: {p.text()}" for name, p in ev.parts if p.verdict != results.NOT_MEASURABLE) \
+        if ev.parts else ev.text()
     return results.phrase(ev, reproduced=f"{reproduced} ({d}).", not_reproduced=f"{not_reproduced} ({d}).",
                           inconclusive=f"These test images cannot decide it ({d}).", partly=f"Only partly: {d}.",
                           not_measurable=f"Not measurable at this profile ({ev.reason}).")
@@ -537,9 +498,9 @@ def _facts(S: Fixed, res: pd.DataFrame, stats: pd.DataFrame, trace: pd.DataFrame
     rc = accuracy(res, frozen, "random crop", n_hi)
     st, avg, rnd = stats.loc["InstaAug"], stats.loc["InstaAug, averaged over images"], stats.loc["random crop"]
     others = [m for m in S.models if m != frozen]
-    transfer_rc = {m: image_evidence(per_image(res, m, ("InstaAug", n_hi), ("random crop", n_hi))) for m in others
+    transfer_rc = {m: interval(per_image(res, m, ("InstaAug", n_hi), ("random crop", n_hi))) for m in others
                    if {"InstaAug", "random crop"} <= set(S.methods)}
-    vs_alone = {m: _gain(image_evidence(per_image(res, frozen, (m, n_hi), (NONE, 1)), "less"))
+    vs_alone = {m: _gain(interval(per_image(res, frozen, (m, n_hi), (NONE, 1))))
                 if m in S.methods else "not measured" for m in ("random crop", "AutoAugment")}
     free = accuracy(res, frozen, "input-free", n_hi)
     still = {m: accuracy(still_scenes(control), frozen, m, n) for m, n in ((NONE, 1), *_pair(n_hi))} \
@@ -549,31 +510,38 @@ def _facts(S: Fixed, res: pd.DataFrame, stats: pd.DataFrame, trace: pd.DataFrame
         "d5_frozen": f"{frozen} (`{S.models[frozen]}`)",
         "d5_free": _pp(free.mean()) if len(free) else "—", "d5_vs_free": _gain(ev["free"]),
         "d5_vs_free_verdict": _says_seeds(ev["free_seeds"], "Per-input crops beat input-free crops",
-                                          "Input-free crops beat per-input crops"),
+                                          "Per-input crops do not beat input-free crops by the smallest gain that "
+                                          "matters"),
         "d5_control_variation": f"{S.control_variation:g}",
         "d5_still": ", ".join(f"{'alone' if k == NONE else k} {_pp(v.mean())}" for k, v in still.items() if len(v))
                     or "not run",
         "d5_control": _gain(ev["shrink0"]), "d5_still_gain": _gain(ev["still0"]),
         "d5_control_verdict": _says_seeds(ev["control"], "The per-input gain shrinks without per-instance variation",
-                                    "The per-input gain grows without per-instance variation"),
+                                          "The per-input gain does not shrink by the smallest change that matters "
+                                          "without per-instance variation"),
         "d5_ci_width": f"{min(widths):.1f} to {max(widths):.1f} points" if widths else "not measured",
         "d5_alone": _pp(alone), "d5_ia": _pp(ia.mean()) if len(ia) else "—", "d5_n": str(n_hi),
         "d5_n_lo": str(sorted(S.samples)[-2] if len(S.samples) > 1 else n_hi),
         "d5_gain": _gain(ev["alone"]), "d5_vs_rc": _gain(ev["rc"]), "d5_rc": _pp(rc.mean()) if len(rc) else "—",
         "d5_repeats": str(S.tta_seeds), "d5_n_test": f"{S.n_test:,}",
         "d5_gain_verdict": _says(ev["alone"], "This module's TTA raises the frozen classifier's accuracy",
-                                 "This module's TTA lowers the frozen classifier's accuracy"),
+                                 "This module's TTA does not raise the frozen classifier's accuracy by the smallest "
+                                 "gain that matters"),
         "d5_vs_rc_verdict": _says(ev["rc"], "This module's crops beat random crops",
-                                  "Random crops beat this module's crops"),
+                                  "This module's crops do not beat random crops by the smallest gain that matters"),
         "d5_drops_verdict": _says(ev["drops"], "Both global TTAs lower the classifier's accuracy",
-                                  "Neither global TTA lowers the classifier's accuracy"),
-        "d5_transfer": "; ".join(f"{m}: {_gain(p)}" for m, p in ev["transfer"].parts) or "no other classifier",
+                                  "The global TTAs do not lower the classifier's accuracy by the smallest drop that "
+                                  "matters"),
+        "d5_transfer": "; ".join(f"{m}: {_gain(p)}" for m, p in ev["transfer_by_model"].items())
+                       or "no other classifier",
         "d5_transfer_verdict": _says(ev["transfer"], "The module raises the other classifiers' accuracy too",
-                                     "The module lowers the other classifiers' accuracy"),
+                                     "The module does not raise the other classifiers' accuracy by the smallest "
+                                     "gain that matters"),
         "d5_transfer_rc": "; ".join(f"{m}: {_gain(e)}" for m, e in transfer_rc.items()) or "not measured",
         "d5_rc_vs_alone": vs_alone["random crop"], "d5_aa_vs_alone": vs_alone["AutoAugment"],
         "d5_grow": _gain(ev["grow"]),
-        "d5_grow_verdict": _says(ev["grow"], "More samples help", "More samples hurt"),
+        "d5_grow_verdict": _says(ev["grow"], "More samples help",
+                                 "More samples do not help by the smallest gain that matters"),
         "d5_kl": f"{ev['kl'].estimate:.3f} nats (untrained module: "
                  f"{max(0.0, float(stats.loc['untrained module', 'kl_to_mean'])):.3f})",
         "d5_kl_verdict": _says(ev["kl"], "The crops depend on the image",
@@ -581,7 +549,8 @@ def _facts(S: Fixed, res: pd.DataFrame, stats: pd.DataFrame, trace: pd.DataFrame
         "d5_cover": f"{st['covers_object']:.2f} (the same crops unmatched to the image: {avg['covers_object']:.2f}, "
                     f"random crop: {rnd['covers_object']:.2f})",
         "d5_cover_verdict": _says(ev["cover"], "The crops follow the object",
-                                  "The crops hold the object no more often than the references"),
+                                  "The crops hold the object no more often than the references, by the smallest "
+                                  "share that matters"),
         "d5_side": f"{st['side']:.2f} of the image side (untrained module: "
                    f"{stats.loc['untrained module', 'side']:.2f}, random crop: {rnd['side']:.2f})",
         "d5_band": (f"from {trace['entropy'].iloc[0]:.2f} to {trace['entropy'].iloc[-1]:.2f} nats over "

@@ -1,10 +1,11 @@
 """What chapter D1 shows: Fig. 5 (each image's learned rotation range against its angle and the class boundary,
 InstaAug vs Augerino), the claims of section 5.1 decided over seeds, and the sentences and numbers its prose quotes.
 
-Every claim of the chapter is about what training produces, so its replicate is a seed (``n_min = 3``): the
-effects are InstaAug's measures per seed (:func:`~invlib.papers.d.rotations.seed_slopes`), and the controls'
-(Augerino; the input-free model, one range learned with InstaAug's own recipe and band) are paired with InstaAug's
-of the same seed. The boundaries below are declared before the run.
+Every claim of the chapter is about what training produces, so its replicate is a seed: the effects are InstaAug's
+measures per seed (:func:`~invlib.papers.d.rotations.seed_slopes`), and the controls' (Augerino; the input-free
+model, one range learned with InstaAug's own recipe and band) are paired with InstaAug's of the same seed. The
+claims, with their smallest effects and reasons, are declared in :mod:`invlib.papers.d.protocol` (D1); this module
+computes the effects (:func:`fig5_effects`) and records them.
 
 Example
 -------
@@ -31,47 +32,63 @@ import numpy as np
 import pandas as pd
 
 from ... import results
+from ...protocol import Claim, decide
+from .protocol import PROTOCOL
 from .rotations import BOUNDARY, Rotations, slopes
 
-# The smallest effects that matter, (boundary, reason), declared before the run.
-FOLLOW_SLOPE = (0.5, "half the boundary's slope of 1: a bound that moves at least half a radian per radian of the "
-                     "image's angle follows it; a flatter one leaves most of the difference between images unused")
-NEAR_SHARE = (0.5, "half the test images: 'always extend to very close to the boundary' holds for the typical image "
-                   "only when more than half of them have both bounds within 0.2 rad (11 degrees) of it")
-GAP_RATIO = (0.8, "InstaAug leaves at most four fifths of the gap Augerino leaves: a smaller difference is not the "
-                  "contrast Fig. 5 (a) against (b) shows, arcs at the boundary against arcs short of it")
-CENTRE_RATIO = (0.5, "InstaAug's ranges are centred at most half as far from each image's label-preserving centre "
-                     "(-phi) as one range learned the same way: a centre that moves half a radian per radian of the "
-                     "angle (FOLLOW_SLOPE's half) leaves half of one range's misfit; the input-free model has the same "
-                     "recipe and band, so its misfit is what the band alone gives")
-NEAR_GAIN = (0.1, "ten points more of the test images than the input-free model: one range as wide as the band asks "
-                  "reaches the boundary for the images near the class's centre angle (|phi| < 0.2 rad, a quarter of "
-                  "them at width pi), so reaching it says something about per-image ranges only beyond that")
-N_MIN = 3  # every claim here is about what training produces: three seeds before a verdict
+CHAPTER = "d1_rotated_sprites"
 
 
-def fig5_evidence(per_seed: pd.DataFrame) -> dict[str, results.Evidence]:
-    """The evidence of D1's two InstaAug claims from its measures per seed (one row per seed with
-    :func:`~invlib.papers.d.rotations.slopes`' columns): ``"fig5/bounds_follow_angle"``, two parts (the upper bound
-    falls with the angle, the lower bound rises), each a 95 % t-interval over seeds of the slope toward the
-    boundary against :data:`FOLLOW_SLOPE`; ``"fig5/reaches_boundary"``, the share of test images with both bounds
-    within 0.2 rad of the boundary, over seeds, against :data:`NEAR_SHARE`.
+def declared(cid: str) -> Claim:
+    """D1's declaration of claim ``cid`` (:mod:`invlib.papers.d.protocol`)."""
+    return PROTOCOL.get(cid, CHAPTER)
+
+
+def fig5_effects(per_seed: pd.DataFrame, augerino: pd.DataFrame | None = None,
+                 input_free: pd.DataFrame | None = None) -> dict[str, dict]:
+    """The effects of D1's Fig. 5 claims, keyed by claim and part, from InstaAug's measures per seed and the
+    controls' (each frame one row per seed with ``seed`` and :func:`~invlib.papers.d.rotations.slopes`' columns):
+    ``"fig5/bounds_follow_angle"``, each bound's slope toward the boundary per seed; ``"fig5/reaches_boundary"``,
+    the share of test images with both bounds within 0.2 rad of it, and that share minus the input-free model's,
+    paired by seed (not measurable without that control); ``"fig5/augerino_covers_part"`` (not measurable
+    without Augerino), InstaAug's mean gap over Augerino's and its ``centre_error`` over the input-free model's,
+    paired by seed (alone, the first can be the band's doing: an input-free range held to width pi passes it
+    against any Augerino half-width below ~1.08 rad). A seed without a control run does not count in a paired part.
+
+    Example
+    -------
+    >>> ia = pd.DataFrame(dict(seed=[0, 1], upper_slope=[-0.9, -0.8], lower_slope=[0.9, 0.7],
+    ...                        near_boundary=[0.75, 0.5], mean_gap=[0.2, 0.3], centre_error=[0.05, 0.06]))
+    >>> e = fig5_effects(ia, ia.assign(mean_gap=[0.8, 0.6]), ia.assign(near_boundary=[0.25, 0.25]))
+    >>> e["fig5/bounds_follow_angle"]["upper bound falls"].tolist(), e["fig5/augerino_covers_part"][
+    ...     "closer to the boundary than Augerino"], e["fig5/reaches_boundary"]["more than one range"]
+    ([0.9, 0.8], [0.25, 0.5], [0.5, 0.25])
+    """
+    free = (_paired(per_seed, input_free, "near_boundary", ratio=False) if input_free is not None and len(input_free)
+            else results.not_measurable("the input-free control was not trained"))
+    out = {"fig5/bounds_follow_angle": {"upper bound falls": -per_seed.upper_slope.to_numpy(float),
+                                        "lower bound rises": per_seed.lower_slope.to_numpy(float)},
+           "fig5/reaches_boundary": {"near the boundary": per_seed.near_boundary.to_numpy(float),
+                                     "more than one range": free}}
+    out["fig5/augerino_covers_part"] = results.not_measurable("Augerino was not trained") if augerino is None else {
+        "closer to the boundary than Augerino": _paired(per_seed, augerino, "mean_gap"),
+        "follows the angle better than one range": _paired(per_seed, input_free, "centre_error")}
+    return out
+
+
+def fig5_evidence(per_seed: pd.DataFrame, augerino: pd.DataFrame | None = None,
+                  input_free: pd.DataFrame | None = None) -> dict[str, results.Evidence]:
+    """Each claim of :func:`fig5_effects` decided from its declaration (:func:`invlib.protocol.decide`).
 
     Example
     -------
     >>> rows = pd.DataFrame(dict(upper_slope=[-0.9, -0.8, -0.85], lower_slope=[0.9, 0.7, 0.8],
     ...                          near_boundary=[0.1, 0.2, 0.15]))
     >>> {k: ev.verdict for k, ev in fig5_evidence(rows).items()}
-    {'fig5/bounds_follow_angle': 'reproduced', 'fig5/reaches_boundary': 'not reproduced'}
+    {'fig5/bounds_follow_angle': 'reproduced', 'fig5/reaches_boundary': 'not reproduced', \
+'fig5/augerino_covers_part': 'not measurable at this profile'}
     """
-    boundary, reason = FOLLOW_SLOPE
-    follow = {name: results.decide(values, boundary=boundary, reason=reason, unit="seed", n_min=N_MIN)
-              for name, values in (("upper bound falls", -per_seed.upper_slope.to_numpy(float)),
-                                   ("lower bound rises", per_seed.lower_slope.to_numpy(float)))}
-    boundary, reason = NEAR_SHARE
-    return {"fig5/bounds_follow_angle": results.decide_parts(follow, "both bounds must follow the angle"),
-            "fig5/reaches_boundary": results.decide(per_seed.near_boundary.to_numpy(float), boundary=boundary,
-                                                    reason=reason, unit="seed", n_min=N_MIN)}
+    return {cid: decide(declared(cid), e) for cid, e in fig5_effects(per_seed, augerino, input_free).items()}
 
 
 def _paired(per_seed: pd.DataFrame, control: pd.DataFrame | None, column: str, ratio: bool = True) -> list[float]:
@@ -84,56 +101,6 @@ def _paired(per_seed: pd.DataFrame, control: pd.DataFrame | None, column: str, r
     if ratio:
         return [float(ia[s]) / float(ctl[s]) for s in seeds if ctl[s] > 0]
     return [float(ia[s]) - float(ctl[s]) for s in seeds]
-
-
-def augerino_evidence(per_seed: pd.DataFrame, augerino: pd.DataFrame | None,
-                      input_free: pd.DataFrame | None) -> results.Evidence:
-    """The evidence of ``fig5/augerino_covers_part``, two parts, each paired by seed (a 95 % t-interval over
-    seeds): ``"closer to the boundary than Augerino"``, InstaAug's mean gap over Augerino's below
-    :data:`GAP_RATIO` (the paper's contrast; alone it can be the band's doing: an input-free range held to width
-    pi passes it against any Augerino half-width below ~1.08 rad); ``"follows the angle better than one range"``,
-    InstaAug's ``centre_error`` over the input-free model's (the control: one range, the same recipe and band)
-    below :data:`CENTRE_RATIO`. Each frame: one row per seed with ``seed``, ``mean_gap``, ``centre_error``.
-
-    Example
-    -------
-    >>> ia = pd.DataFrame(dict(seed=[0, 1, 2], mean_gap=[0.2, 0.25, 0.3], centre_error=[0.05, 0.06, 0.04]))
-    >>> au = pd.DataFrame(dict(seed=[0, 1, 2], mean_gap=[0.8, 0.9, 0.85], centre_error=[0.39] * 3))
-    >>> free = pd.DataFrame(dict(seed=[0, 1, 2], mean_gap=[0.4] * 3, centre_error=[0.38, 0.40, 0.39]))
-    >>> augerino_evidence(ia, au, free).verdict, augerino_evidence(ia, au.iloc[:1], free).verdict
-    ('reproduced', 'inconclusive at this budget')
-    """
-    parts = {}
-    for name, control, column, (boundary, reason) in (
-            ("closer to the boundary than Augerino", augerino, "mean_gap", GAP_RATIO),
-            ("follows the angle better than one range", input_free, "centre_error", CENTRE_RATIO)):
-        parts[name] = results.decide(_paired(per_seed, control, column), direction="less", boundary=boundary,
-                                     reason=reason, unit="seed", n_min=N_MIN)
-    return results.decide_parts(parts, "InstaAug must beat Augerino's range and the input-free control's")
-
-
-def reach_evidence(per_seed: pd.DataFrame, input_free: pd.DataFrame | None) -> results.Evidence:
-    """The evidence of ``fig5/reaches_boundary``: :func:`fig5_evidence`'s share near the boundary (above
-    :data:`NEAR_SHARE`) and, when the input-free control was trained, a second part: that share minus the
-    input-free model's, paired by seed, above :data:`NEAR_GAIN` (the band alone, with one range, reaches the
-    boundary for some images).
-
-    Example
-    -------
-    >>> ia = pd.DataFrame(dict(seed=[0, 1, 2], upper_slope=[-0.9] * 3, lower_slope=[0.9] * 3,
-    ...                        near_boundary=[0.7, 0.75, 0.8]))
-    >>> free = ia.assign(near_boundary=[0.25, 0.3, 0.2])
-    >>> reach_evidence(ia, free).verdict, reach_evidence(ia, ia).verdict
-    ('reproduced', 'partly')
-    """
-    share = fig5_evidence(per_seed)["fig5/reaches_boundary"]
-    if input_free is None or not len(input_free):
-        return share
-    boundary, reason = NEAR_GAIN
-    gain = results.decide(_paired(per_seed, input_free, "near_boundary", ratio=False), boundary=boundary,
-                          reason=reason, unit="seed", n_min=N_MIN)
-    return results.decide_parts({"near the boundary": share, "more than one range": gain},
-                                "the ranges must reach the boundary, and for more images than one range does")
 
 
 def _per_seed_text(frame: pd.DataFrame, fmt) -> str:
@@ -164,50 +131,29 @@ def report(run, S: Rotations, per_image: dict[str, pd.DataFrame], acc: dict[str,
     seeds = {m: f for m, f in (seeds or {}).items() if len(f)}
     one = {m: pd.DataFrame([dict(seed=S.seed, **slopes(df))]) for m, df in per_image.items()}
     per_seed = seeds.get("instaaug", one["instaaug"])
-    controls = {m: seeds.get(m, one.get(m)) for m in ("augerino", "input_free")}
-    evidence = fig5_evidence(per_seed)
-    evidence["fig5/reaches_boundary"] = reach_evidence(per_seed, controls["input_free"])
+    au, free = (seeds.get(m, one.get(m)) for m in ("augerino", "input_free"))
+    effects = fig5_effects(per_seed, au, free)
+    evidence = {cid: decide(declared(cid), e) for cid, e in effects.items()}
     facts.update(seeds=len(per_seed))
-    slope_text = _per_seed_text(per_seed, lambda r: f"{r.upper_slope:+.2f} / {r.lower_slope:+.2f}")
-    near_text = _per_seed_text(per_seed, lambda r: f"{100 * r.near_boundary:.0f} % (gap {r.mean_gap:.2f} rad)")
     band = f"band [{S.h_min:g}, {S.h_max:g}] on log(a + b)"
-    run.claim("fig5/bounds_follow_angle", "InstaAug's learned range follows each image's angle: the further an "
-              "image is rotated one way, the less it may be rotated further that way and the more the other.",
-              paper="Fig. 5: arcs reach the class boundary for every image",
-              ours=f"slopes of the upper / lower bound on the angle (boundary: -1 / +1), {band}, {slope_text}",
-              criterion=f"two parts, each a seed's slope toward the boundary (minus the upper bound's slope; the "
-              f"lower bound's), 95 % t-interval over seeds above {FOLLOW_SLOPE[0]:g}; >= {N_MIN} seeds",
-              evidence=evidence["fig5/bounds_follow_angle"])
-    free = controls["input_free"]
     free_text = "" if free is None else "; input-free model: " + _per_seed_text(
         free, lambda r: f"{100 * r.near_boundary:.0f} %")
-    run.claim("fig5/reaches_boundary", "InstaAug's ranges extend close to the class boundary, for more images "
-              "than one range learned with the same band does.",
-              paper="Fig. 5: arcs extend to very close to the boundary",
-              ours=f"test images with both bounds within 0.2 rad of it, {band}, {near_text}{free_text}",
-              criterion=f"a seed's share of test images with both bounds within 0.2 rad of the boundary, 95 % "
-              f"t-interval over seeds above {NEAR_SHARE[0]:g}; and (when the input-free control is trained) that "
-              f"share minus the input-free model's, paired by seed, above {NEAR_GAIN[0]:g}; >= {N_MIN} seeds",
-              evidence=evidence["fig5/reaches_boundary"])
-    if controls["augerino"] is not None:
+    ours = {"fig5/bounds_follow_angle": f"slopes of the upper / lower bound on the angle (boundary: -1 / +1), {band}, "
+            + _per_seed_text(per_seed, lambda r: f"{r.upper_slope:+.2f} / {r.lower_slope:+.2f}"),
+            "fig5/reaches_boundary": f"test images with both bounds within 0.2 rad of it, {band}, " + _per_seed_text(
+                per_seed, lambda r: f"{100 * r.near_boundary:.0f} % (gap {r.mean_gap:.2f} rad)") + free_text}
+    ours["fig5/augerino_covers_part"] = "not trained"
+    if au is not None:
         facts["augerino_half"] = float(per_image["augerino"].upper.iloc[0])
-        au = controls["augerino"]
-        evidence["fig5/augerino_covers_part"] = ev = augerino_evidence(per_seed, au, free)
         gaps = _per_seed_text(per_seed.merge(au, on="seed", suffixes=("", "_au")),
                               lambda r: f"InstaAug {r.mean_gap:.2f} vs Augerino {r.mean_gap_au:.2f}")
         centres = "not trained" if free is None else _per_seed_text(
             per_seed.merge(free, on="seed", suffixes=("", "_free")),
             lambda r: f"InstaAug {r.centre_error:.2f} vs input-free {r.centre_error_free:.2f}")
-        run.claim("fig5/augerino_covers_part", "Augerino learns one range for all images, which covers less of "
-                  "what each image allows than InstaAug's per-image ranges, and the difference is the ranges' "
-                  "dependence on the image: they follow the angles better than one range learned the same way.",
-                  paper="Fig. 5 (a): shared arcs, short of the boundary; 'because Augerino learns a single global "
-                  "augmentation distribution'",
-                  ours=f"mean gap to the boundary (rad), {gaps}; range centre's distance from -phi (rad), {centres}",
-                  criterion=f"two parts, paired by seed (the same trunk start), 95 % t-intervals over seeds: "
-                  f"InstaAug's mean gap over Augerino's below {GAP_RATIO[0]:g}; InstaAug's centre error over the "
-                  f"input-free model's (same recipe and band) below {CENTRE_RATIO[0]:g}; >= {N_MIN} seeds",
-                  evidence=ev)
+        ours["fig5/augerino_covers_part"] = (f"mean gap to the boundary (rad), {gaps}; range centre's distance from "
+                                             f"-phi (rad), {centres}")
+    for cid, e in effects.items():
+        run.claim(declared(cid), ours=ours[cid], effects=e)
     facts.update(prose(evidence, per_seed))
     facts.update(sweep_facts(S, sweep))
     return table, facts
@@ -277,7 +223,8 @@ def prose(evidence: dict[str, results.Evidence], per_seed: pd.DataFrame) -> dict
             "(same recipe and band).", not_reproduced="InstaAug's ranges neither leave less of the gap to the "
             "boundary than Augerino's one range nor follow the angles better than the input-free model's.",
             partly=f"Only part of the contrast holds ({ev.text()}).",
-            inconclusive=f"Whether InstaAug's ranges beat one range needs more seeds ({ev.text()}).")
+            inconclusive=f"Whether InstaAug's ranges beat one range needs more seeds ({ev.text()}).",
+            not_measurable="Augerino was not trained at this profile.")
     return out
 
 
