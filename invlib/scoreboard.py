@@ -259,8 +259,8 @@ def protocol_page(titles: dict[str, str], toc: set[str]) -> str:
                              "not above": "not above"}[p.direction]
                 boundary = f"{p.null:g} ± {p.smallest:g}" if p.direction == "equivalent" else f"{p.boundary:g}"
                 of = p.of if p.of != 1 else ""
-                each = f" (each {p.each})" if p.each else ""
-                lines.append(f"| {head} | {paper} | {_md(name) or '—'}{_md(each)} | {_md(p.quantity)} | {p.unit} | "
+                label = " ".join(x for x in (name, f"(each {p.each})" if p.each else "") if x)
+                lines.append(f"| {head} | {paper} | {_md(label) or '—'} | {_md(p.quantity)} | {p.unit} | "
                              f"{direction} | {p.null:g} | {p.smallest:g} ({_md(p.reason)}) | {boundary} | {p.n_min} | "
                              f"{_md(of)} |")
     return "\n".join(lines) + "\n"
