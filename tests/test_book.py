@@ -576,12 +576,12 @@ profile = "cpu"
 
 # %%
 from invlib import results
+from invlib.protocol import Claim, Part
 
 run = results.Run(profile)  # the runner names the run after the chapter
-up = results.decide([1.0, 1.1, 0.9], reason="any gain", unit="seed")
-down = results.decide([-1.0, -1.1, -0.9], reason="any gain", unit="seed")
-run.claim("c1", "Accuracy | above 0.9 with *care*.", paper=0.93, ours=0.5, criterion="ours >= 0.9",
-          evidence=results.decide_parts({"a": up, "b": down}))
+gain = Part("gain, points", "seed", smallest=0.5, reason="half a point")
+c1 = Claim("c1", "e9_second", "Accuracy | above 0.9 with *care*.", "0.93", "Fig. 1", {"a": gain, "b": gain})
+run.claim(c1, ours=0.5, effects={"a": [1.0, 1.1, 0.9], "b": [-1.0, -1.1, -0.9]})
 run.save()
 """
 
@@ -609,7 +609,8 @@ def test_only_reuses_other_chapters_or_writes_a_stub_and_the_scoreboard_shows_th
     assert "was not executed in this build" in stub and "book --only 00_data_and_transforms" in stub
     # the scoreboard and paper E's overview show the claim the run recorded (the build has no warnings)
     board, paper_e = _text(html / "_generated/scoreboard.html"), _text(html / "paper_e.html")
-    row = "Accuracy | above 0.9 with *care*. 0.93 0.5 a: reproduced; b: not reproduced partly ours &gt;= 0.9"
+    row = ("Accuracy | above 0.9 with *care*. 0.93 0.5 a: reproduced; b: not reproduced partly every part must hold: "
+           "a: gain, points &gt; 0.5 (no effect 0; smallest effect that matters 0.5: half a point)")
     assert row in board and row in paper_e
     assert "E: AugNet and Augerino 1 of 5 1 0 1 0 0 0" in board
     assert "1 claim tested: 1 partly." in paper_e and "not run in this build" in paper_e

@@ -174,8 +174,8 @@ def report_gain(run, probes: pd.DataFrame, untrained: pd.DataFrame | None = None
     >>> u = pd.DataFrame(dict(method=UNTRAINED, seed=[0, 1, 2], acc=0.3, acc_tta=0.4))
     >>> report_gain(results.Run("smoke", name="demo"), p, u).verdict
     'reproduced'
-    >>> report_gain(results.Run("smoke", name="demo"), p, u.assign(acc_tta=0.7)).verdict  # below a random encoder
-    'partly'
+    >>> report_gain(results.Run("smoke", name="demo"), p, u.assign(acc_tta=0.7)).verdict  # below the floor: untested
+    'inconclusive at this budget'
     """
     d = _paired(probes, INSTA, RANDOM) * 100
     effects = {f"{INSTA} over {RANDOM}": d, "floor": floor_effects(probes, untrained, (RANDOM, INSTA))}
