@@ -42,6 +42,7 @@ def test_a_true_effect_past_the_boundary_is_reproduced_and_one_short_of_it_is_no
     assert (_verdicts(less, 0.0, 40, 400, rng) == NOT_REPRODUCED).mean() >= 0.95
 
 
+@pytest.mark.slow  # 2,000 simulated pairs: make test runs it, make test-fast stays under 2 minutes
 @pytest.mark.parametrize("direction", ["greater", "less"])
 def test_two_reruns_with_the_effect_at_the_boundary_rarely_give_opposite_verdicts(direction):
     rng = np.random.default_rng(2)

@@ -208,6 +208,7 @@ def _half_width(n: int, level: float, rng) -> float:
     return float(np.mean([verdicts.t_interval(d, level).half_width for d in rng.normal(size=(4000, n))]))
 
 
+@pytest.mark.slow  # 2,000 simulated pairs: make test runs it, make test-fast stays under 2 minutes
 @pytest.mark.parametrize("direction", ["greater", "less"])
 def test_two_reruns_at_the_boundary_rarely_disagree_and_a_clear_effect_is_found(direction):
     rng = np.random.default_rng(1)
@@ -223,6 +224,7 @@ def test_two_reruns_at_the_boundary_rarely_disagree_and_a_clear_effect_is_found(
     assert (_rerun(b - side * 2 * h, n, pairs, rng, **declared) == NOT_REPRODUCED).mean() >= 0.9
 
 
+@pytest.mark.slow  # 2,000 simulated pairs
 def test_two_reruns_of_an_equivalence_claim_at_its_margin_rarely_disagree():
     rng = np.random.default_rng(2)
     n, pairs = 3, 2000
