@@ -207,6 +207,20 @@ class Claim:
     def names(self) -> tuple[str, ...]:
         return tuple(self.parts)
 
+    def part(self, name: str) -> Claim:
+        """Part ``name`` alone, as a one-part claim (its evidence on its own, e.g. for a chapter's prose).
+
+        Example
+        -------
+        >>> p = Part("gain", unit="seed", smallest=1.0, reason="a point")
+        >>> c = Claim("x", "b1_demo", "Both.", "+3", "Fig. 1", {"a": p, "b": p})
+        >>> decide(c.part("a"), [2.0, 2.5, 3.0]).verdict
+        'reproduced'
+        """
+        if name not in self.parts:
+            raise KeyError(f"claim {self.id!r} has no part {name!r}; its parts: {', '.join(self.parts)}")
+        return dataclasses.replace(self, parts={"": self.parts[name]}, combine="all", gate=())
+
     def criterion(self) -> str:
         """The claim's test in words, from its declaration (what the scoreboard's criterion column shows)."""
         if list(self.parts) == [""]:

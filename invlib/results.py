@@ -160,6 +160,7 @@ class Run:
         self.paper: dict[str, object] = {}
         self.notes: dict[str, str] = {}
         self.claims: dict[str, dict] = {}
+        self.evidence: dict[str, Evidence] = {}  # each recorded claim's evidence, by id, for the prose
         self._t0 = time.perf_counter()
 
     def use(self, settings) -> None:
@@ -196,7 +197,8 @@ class Run:
             self.notes[key] = note
 
     def claim(self, declared, ours, effects, paper=None) -> str:
-        """Record one claim of the paper, tested by this run, and return its verdict.
+        """Record one claim of the paper, tested by this run, and return its verdict; its
+        :class:`~invlib.verdicts.Evidence` is kept in :attr:`evidence` under the claim's id.
 
         Args:
             declared: the claim's declaration in its paper's protocol (:class:`invlib.protocol.Claim`, e.g.
@@ -218,6 +220,8 @@ class Run:
         'reproduced'
         >>> run.claims["t1"]["evidence"]["n"], run.claims["t1"]["interval"]
         (3, '+1.03 [+0.516, +1.55], 3 seeds; > 0.5')
+        >>> run.evidence["t1"].verdict  # the evidence itself, for the prose: decided once
+        'reproduced'
         """
         from .protocol import Claim
         from .protocol import decide as decide_claim
@@ -227,6 +231,7 @@ class Run:
                             f"invlib.protocol.Claim), got {type(declared).__name__} {declared!r}")
         evidence = decide_claim(declared, effects)
         cid = declared.id
+        self.evidence[cid] = evidence
         self.claims[cid] = dict(id=cid, claim=declared.statement, paper=_plain(declared.paper if paper is None
                                                                               else paper),
                                 ours=_plain(ours), criterion=declared.criterion(), verdict=evidence.verdict,

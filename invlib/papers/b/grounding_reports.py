@@ -16,7 +16,7 @@ import numpy as np
 import torch
 
 from ... import metrics, results
-from ...protocol import decide
+from ...protocol import decide  # noqa: F401  (the examples decide their effects with it)
 from . import similarity
 from .grounding import APPEARANCE_B3, VARIANT_LABELS, fig3c, level_mean, rotation_classes, training_change
 from .protocol import FIG3C_RATIO, PROTOCOL
@@ -79,7 +79,7 @@ def _record(run, cid: str, ours, effects):
     """Record the claim ``cid`` (its declaration in :data:`~invlib.papers.b.protocol.PROTOCOL`) on ``run`` from its
     ``effects``; return its evidence (the same one decision, for the prose)."""
     run.claim(PROTOCOL[cid], ours=ours, effects=effects)
-    return decide(PROTOCOL[cid], effects)
+    return run.evidence[cid]
 
 
 def _say(ev, what: str, yes: str, no: str, partly: str | None = None) -> str:

@@ -19,7 +19,6 @@ Example
 
 from __future__ import annotations
 
-import dataclasses
 import functools
 import math
 
@@ -129,14 +128,13 @@ def _record(run, effects: dict, cid: str, ours) -> Evidence:
     """Record claim ``cid`` on ``run`` (:meth:`invlib.results.Run.claim`) from its declaration and this run's
     ``effects[cid]``; returns its evidence for the prose (the same one decision function)."""
     run.claim(PROTOCOL[cid], ours=ours, effects=effects[cid])
-    return decide(PROTOCOL[cid], effects[cid])
+    return run.evidence[cid]
 
 
 def _part(cid: str, name: str, effect) -> Evidence:
     """The evidence of part ``name`` of claim ``cid`` on its own, for the prose: its declaration as a claim of that
     one part, decided by :func:`invlib.protocol.decide`."""
-    claim = PROTOCOL[cid]
-    return decide(dataclasses.replace(claim, parts={"": claim.parts[name]}), effect)
+    return decide(PROTOCOL[cid].part(name), effect)
 
 
 def _missing(ran, *methods) -> Evidence | None:

@@ -27,7 +27,6 @@ import torch
 
 from ... import data, results, zoo
 from ... import transform_types as tt
-from ...protocol import decide
 from ...utils import check_choice
 from .equivariance import Distances, Settings, spec, strongest
 from .protocol import PROTOCOL
@@ -50,7 +49,7 @@ def _record(run, cid: str, ours, effects) -> results.Evidence:
     """Record claim ``cid`` of the protocol with this run's ``effects`` (:meth:`invlib.results.Run.claim`) and
     return its evidence, for the prose (the same declaration, decided by the same :func:`invlib.protocol.decide`)."""
     run.claim(PROTOCOL[cid], ours=ours, effects=effects)
-    return decide(PROTOCOL[cid], effects)
+    return run.evidence[cid]
 
 
 def _values(effect: pd.Series, fmt: str = "{:+.1f}") -> str:

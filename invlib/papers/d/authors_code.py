@@ -533,7 +533,7 @@ def report_rotation(run, S: Rotations, table: pd.DataFrame, per_seed: pd.DataFra
     if theirs is None or theirs.empty:
         effects = results.not_measurable("the authors' code has no run at this chapter's setting")
         run.claim(claim, ours="not compared", paper="their code not run at this setting", effects=effects)
-        return decide(claim, effects)
+        return run.evidence[claim.id]
     mine, other = fig5_evidence(per_seed), fig5_evidence(theirs)
     tests = {"bounds follow angle": "fig5/bounds_follow_angle", "reaches boundary": "fig5/reaches_boundary"}
     effects = {name: verdicts_differ(mine[cid], other[cid], min(len(per_seed), len(theirs)))
@@ -545,7 +545,7 @@ def report_rotation(run, S: Rotations, table: pd.DataFrame, per_seed: pd.DataFra
               f"{S.module_lr:g}, entropy weight {their.get('their_entropy_weight', 0.1):g}: slopes "
               f"{theirs.upper_slope.mean():+.2f} / {theirs.lower_slope.mean():+.2f}, "
               f"{100 * theirs.near_boundary.mean():.0f} % near")
-    return decide(claim, effects)
+    return run.evidence[claim.id]
 
 
 def _their_rows(table: pd.DataFrame, module_lr: float, their: dict | None = None) -> pd.DataFrame:
@@ -692,7 +692,7 @@ def report_crop(run, S: Cropping, table: pd.DataFrame, acc: pd.DataFrame,
     if their is None or not crop_same_setting(S, their["settings"]) or not len(table):
         effects = results.not_measurable("the authors' code has no run at this chapter's setting")
         run.claim(claim, ours="not compared", paper="their code not run at this setting", effects=effects)
-        return decide(claim, effects)
+        return run.evidence[claim.id]
     theirs = table["authors' code"]
     effects, said = {}, []
     for hi, lo in (("instaaug", "random_crop"), ("random_crop", "none"), ("instaaug", "none")):
@@ -704,7 +704,7 @@ def report_crop(run, S: Cropping, table: pd.DataFrame, acc: pd.DataFrame,
     run.claim(claim, ours="; ".join(said), effects=effects,
               paper=f"authors' code (commit {str(their.get('commit'))[:7]}, run here {their['date']}): "
               + ", ".join(f"{name} {theirs[f'accuracy: {m} (%)']:.1f} %" for m, name in CROP_METHODS.items()))
-    return decide(claim, effects)
+    return run.evidence[claim.id]
 
 
 def crop_facts(table: pd.DataFrame, order: results.Evidence | None = None) -> dict:

@@ -153,12 +153,11 @@ def report_ranking(run, probes: pd.DataFrame, untrained: pd.DataFrame | None = N
     """
     up, top = _paired(probes, FREE, RANDOM) * 100, _paired(probes, INSTA, FREE) * 100
     effects = {f"{FREE} over {RANDOM}": up, f"{INSTA} over {FREE}": top, "floor": floor_effects(probes, untrained)}
-    ev = decide(_declared("table5/ranking"), effects)
     means = {m: probes.loc[probes["method"] == m, "acc_tta"].mean() * 100 for m in METHODS}
     floor = "" if untrained is None or not len(untrained) else f", untrained {untrained['acc_tta'].mean() * 100:.1f}"
     ours = ", ".join(f"{m} {means[m]:.1f}" for m in METHODS) + floor + f" ({len(up)} seed{'s' * (len(up) != 1)})"
     run.claim(_declared("table5/ranking"), ours=ours, effects=effects)
-    return ev
+    return run.evidence["table5/ranking"]
 
 
 def report_gain(run, probes: pd.DataFrame, untrained: pd.DataFrame | None = None) -> results.Evidence:
@@ -181,7 +180,7 @@ def report_gain(run, probes: pd.DataFrame, untrained: pd.DataFrame | None = None
     effects = {f"{INSTA} over {RANDOM}": d, "floor": floor_effects(probes, untrained, (RANDOM, INSTA))}
     run.claim(_declared("table5/instaaug_beats_random"), ours=round(float(d.mean()), 2) if len(d) else None,
               effects=effects)
-    return decide(_declared("table5/instaaug_beats_random"), effects)
+    return run.evidence["table5/instaaug_beats_random"]
 
 
 def crop_measures_per_seed(crops: pd.DataFrame, initial: dict) -> pd.DataFrame:

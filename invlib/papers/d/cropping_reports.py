@@ -26,7 +26,6 @@ import pandas as pd
 import torch
 
 from ... import results
-from ...protocol import decide
 from .criteria import gain_shrink
 from .cropping import Cropping, Trained, entropy_trace, final_entropy, in_band_share
 from .protocol import PROTOCOL
@@ -48,9 +47,8 @@ CHAPTER = "d2_instance_crops"
 
 def _record(run, cid: str, ours: str, effects, evidence: dict) -> None:
     """Record claim ``cid`` from its declaration and this run's ``effects``; keep its evidence for the prose."""
-    declared = PROTOCOL.get(cid, CHAPTER)
-    evidence[cid] = decide(declared, effects)
-    run.claim(declared, ours=ours, effects=effects)
+    run.claim(PROTOCOL.get(cid, CHAPTER), ours=ours, effects=effects)
+    evidence[cid] = run.evidence[cid]
 
 
 def _seeds(acc: pd.DataFrame, method: str, col: str = "acc_tta") -> list[float]:
