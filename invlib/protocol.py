@@ -139,7 +139,7 @@ class Part:
         else:
             op = ">" if self.direction == "greater" else "<"
             test = f"{self.quantity} {op} {b} (no effect {null}; smallest effect that matters {small}: {self.reason})"
-        units = "check" if self.unit == "deterministic" else _plural(self.unit)
+        units = verdicts._plural(self.unit)
         if self.unit == "deterministic":
             return f"{test}; deterministic"
         many = k if k is not None else self.of
@@ -393,6 +393,3 @@ def _decide_part(part: Part, effect, k: int | None = None) -> Evidence:
 def _num(x: float) -> str:
     return f"{x:.4g}" if math.isfinite(x) else "n/a"
 
-
-def _plural(unit: str) -> str:
-    return {"class": "classes", "draw": "draws", "class pair": "class pairs"}.get(unit, unit + "s")
