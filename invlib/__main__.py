@@ -4,6 +4,7 @@
 ``python -m invlib zoo train|list --profile cpu [--executor slurm|local ...]``  the cached model zoo
 ``python -m invlib family b.rrc --profile paper [-p key=value ...]``          train a paper's family (torchrun)
 ``python -m invlib data check``                                              offline datasets and WordNet
+``python -m invlib plan --profile cpu [--budget SECONDS] [--out FILE]``      the replicates that decide the claims
 """
 
 from __future__ import annotations
@@ -11,6 +12,7 @@ from __future__ import annotations
 import argparse
 import sys
 import time
+from pathlib import Path
 
 from .profiles import PROFILES
 from .utils import REPO
@@ -134,6 +136,30 @@ def _compare(args) -> int:
     return 0 if moved == 0 and len(same) == len(chapters) else 1
 
 
+def _plan(args) -> int:
+    import subprocess
+
+    from . import plan
+    from .chapters import results_root
+
+    folder = Path(args.results) if args.results else results_root() / args.profile
+    runs = plan.read_build(folder)
+    budget = args.budget if args.budget is not None else plan.default_budget(folder, runs)
+    if budget is None:
+        raise ValueError(f"no whole build recorded beside {folder} (build-{args.profile}.json): give --budget SECONDS")
+    p = plan.make_plan(runs, budget, power=args.power)
+    commit = subprocess.run(["git", "-C", str(REPO), "rev-parse", "--short", "HEAD"], capture_output=True,
+                            text=True).stdout.strip() or "unknown"
+    text = plan.markdown(p, source=f"From the build in `{folder}` (commit {commit} when planned); power "
+                                   f"{args.power:.0%}; `python -m invlib plan` wrote it.")
+    if args.out:
+        Path(args.out).write_text(text)
+        print(f"plan: {args.out}")
+    else:
+        print(text)
+    return 0
+
+
 def main(argv: list[str] | None = None) -> int:
     """Entry point of ``python -m invlib`` (and the ``invlib`` console script)."""
     parser = argparse.ArgumentParser(prog="python -m invlib", description=__doc__)
@@ -191,6 +217,17 @@ def main(argv: list[str] | None = None) -> int:
     p_compare.add_argument("a", help="a results folder, e.g. results/cpu")
     p_compare.add_argument("b", help="another, e.g. ../other-clone/results/cpu")
     p_compare.set_defaults(func=_compare)
+    p_plan = sub.add_parser("plan", help="the replicates that decide each claim, their cost, and a budget's best use",
+                            description=__import__("invlib.plan", fromlist=["x"]).__doc__,
+                            formatter_class=argparse.RawDescriptionHelpFormatter)
+    p_plan.add_argument("--profile", default="cpu", choices=sorted(PROFILES))
+    p_plan.add_argument("--results", metavar="DIR", help="a build's results folder (default: results/<profile>)")
+    p_plan.add_argument("--budget", type=float, metavar="SECONDS",
+                        help="seconds of replicates to spend (default: what the last whole build spent plus 2 cores"
+                             " x the seconds it left below 40 minutes)")
+    p_plan.add_argument("--power", type=float, default=0.8, help="the share of reruns a plan's n decides (0.8)")
+    p_plan.add_argument("--out", metavar="FILE", help="write the Markdown table here (default: print it)")
+    p_plan.set_defaults(func=_plan)
     args = parser.parse_args(argv)
     try:
         return args.func(args)

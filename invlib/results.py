@@ -161,6 +161,7 @@ class Run:
         self.notes: dict[str, str] = {}
         self.claims: dict[str, dict] = {}
         self.evidence: dict[str, Evidence] = {}  # each recorded claim's evidence, by id, for the prose
+        self.replicate_costs: dict[str, dict] = {}  # parameter -> {n, seconds, claims, note} (:meth:`replicates`)
         self._t0 = time.perf_counter()
 
     def use(self, settings) -> None:
@@ -195,6 +196,35 @@ class Run:
             self.paper[key] = _plain(paper)
         if note:
             self.notes[key] = note
+
+    def replicates(self, parameter: str, seconds, claims, note: str = "") -> None:
+        """Record what one replicate of a family costs and which claims rest on the family: the chapter's
+        parameter ``parameter`` (e.g. ``"seeds"``) sets how many replicates it runs, ``seconds`` holds each
+        replicate's seconds (one per seed run here: its training, or the zoo checkpoint's ``seconds`` for a model the
+        training phase trained), and ``claims`` names the declared claims whose verdicts rest on those replicates.
+        ``python -m invlib plan`` reads it (:mod:`invlib.plan`) to say how many replicates decide each claim and what
+        they cost. Recording the same parameter again adds seconds and claims to it.
+
+        Example
+        -------
+        >>> run = Run("smoke", name="demo")
+        >>> run.replicates("seeds", [12.5, 11.5], ["table1/x"], note="one InstaAug model a seed")
+        >>> run.replicate_costs["seeds"]["n"], run.replicate_costs["seeds"]["seconds"]
+        (2, [12.5, 11.5])
+        """
+        if not isinstance(parameter, str) or not parameter:
+            raise ValueError(f"parameter must be a chapter parameter's name, got {parameter!r}")
+        seconds = [round(float(x), 3) for x in seconds]
+        if not seconds or min(seconds) < 0:
+            raise ValueError(f"seconds: one non-negative number per replicate, got {seconds!r}")
+        if isinstance(claims, str):
+            claims = [claims]
+        entry = self.replicate_costs.setdefault(parameter, dict(n=0, seconds=[], claims=[], note=note))
+        entry["seconds"] += seconds
+        entry["n"] = len(entry["seconds"])
+        entry["claims"] += [c for c in claims if c not in entry["claims"]]
+        if note and note not in entry["note"]:
+            entry["note"] = f"{entry['note']}; {note}" if entry["note"] else note
 
     def claim(self, declared, ours, effects, paper=None) -> str:
         """Record one claim of the paper, tested by this run, and return its verdict; its
@@ -260,6 +290,7 @@ class Run:
     def to_dict(self) -> dict:
         return dict(notebook=self.notebook, profile=self.profile.name, params=_plain(self.params),
                     metrics=self.metrics, paper=self.paper, notes=self.notes, claims=list(self.claims.values()),
+                    replicates=self.replicate_costs,
                     env=environment(self.device if self.device != "auto" else None),
                     seconds=round(time.perf_counter() - self._t0, 2),
                     finished=datetime.now(UTC).isoformat(timespec="seconds"))
@@ -358,7 +389,7 @@ def scoreboard(profile: str | None = None) -> list[dict]:
 
 
 # What differs between two runs of one commit on one machine without the numbers differing: when and how long.
-VOLATILE = ("seconds", "book_seconds", "finished")
+VOLATILE = ("seconds", "book_seconds", "finished", "replicates")  # replicates: seconds per replicate
 
 
 def compare(a: str | os.PathLike, b: str | os.PathLike) -> list[dict]:

@@ -659,8 +659,8 @@ def _verdict(iv: Interval, direction: str, b: float, margin: float, n_min: int) 
 N_NEEDED_MAX = 10**7  # beyond this many replicates the plan says "not within reach" instead of a number
 
 
-def n_needed(iv: Interval, direction: str, boundary: float, margin: float = 0.0, n_min: int = 1) -> tuple[int | None,
-                                                                                                           str]:
+def n_needed(iv: Interval, direction: str, boundary: float, margin: float = 0.0, n_min: int = 1,
+             power: float | None = None) -> tuple[int | None, str]:
     """The replicates at which ``iv``'s interval, at its observed estimate and spread, would clear the nearest edge
     it must clear: ``(n, "")``, or ``(None, why)`` where that cannot be said.
 
@@ -669,10 +669,18 @@ def n_needed(iv: Interval, direction: str, boundary: float, margin: float = 0.0,
     2) / (n - 3))`` on the z scale (closed form); a Wilson, Newcombe or bootstrap interval, whose quantile does not
     depend on ``n``, ``h * sqrt(n_now / n)``. At least ``max(n_min, n_now + 1)``.
 
+    ``power``: instead, the replicates at which a rerun's interval clears that edge with this probability if the
+    true effect and spread are the ones observed (the sample-size plan, :mod:`invlib.plan`, asks for 0.8): for a
+    t-interval from the noncentral t distribution (``P(T > t(level, n - 1))``, ``T`` of noncentrality
+    ``gap * sqrt(n) / sd``); for the others the normal approximation, the gap spanning ``q(level) + z(power)``
+    standard errors. ``power=0.5`` is about the default.
+
     Example
     -------
     >>> n_needed(t_interval([1.0, 2.0, 3.0]), "greater", 0.0)   # mean 2, sd 1: t(0.975, n-1) / sqrt(n) < 2
     (4, '')
+    >>> n_needed(t_interval([1.0, 2.0, 3.0]), "greater", 0.0, power=0.8)   # 80 % of reruns decide it
+    (5, '')
     >>> n_needed(exact(0.3), "greater", 0.5)
     (None, 'a deterministic check: more replicates change nothing')
     """
@@ -696,11 +704,18 @@ def n_needed(iv: Interval, direction: str, boundary: float, margin: float = 0.0,
     h = (iv.hi - iv.lo) / 2
     if h <= 0:
         return floor, ""
+    if power is not None and not 0 < power < 1:
+        raise ValueError(f"power is a probability between 0 and 1, got {power!r}")
+    q = stats.norm.ppf(0.5 + iv.level / 2)
+    boost = 1.0 if power is None else (q + stats.norm.ppf(power)) / q  # the normal approximation's extra width
     if iv.method == "t":
         sd = h * math.sqrt(iv.n) / stats.t.ppf(0.5 + iv.level / 2, iv.n - 1)
 
         def fits(n: int) -> bool:
-            return stats.t.ppf(0.5 + iv.level / 2, n - 1) * sd / math.sqrt(n) < gap
+            crit = stats.t.ppf(0.5 + iv.level / 2, n - 1)
+            if power is None:
+                return crit * sd / math.sqrt(n) < gap
+            return stats.nct.sf(crit, n - 1, gap * math.sqrt(n) / sd) >= power
 
         return _smallest(fits, floor)
     if iv.method == "fisher-z":
@@ -708,10 +723,9 @@ def n_needed(iv: Interval, direction: str, boundary: float, margin: float = 0.0,
         if direction == "equivalent":
             return None, "an equivalence test of a correlation has no closed form here"
         gap_z = abs(math.atanh(rho) - math.atanh(min(max(boundary, -0.999999), 0.999999)))
-        q = stats.norm.ppf(0.5 + iv.level / 2)
-        return _cap(max(floor, math.floor(3 + (1 + rho**2 / 2) * (q / gap_z) ** 2) + 1))
+        return _cap(max(floor, math.floor(3 + (1 + rho**2 / 2) * (q * boost / gap_z) ** 2) + 1))
     if iv.method in ("wilson", "newcombe", "bootstrap", "cluster bootstrap"):
-        return _cap(max(floor, math.floor(iv.n * (h / gap) ** 2) + 1))
+        return _cap(max(floor, math.floor(iv.n * (h * boost / gap) ** 2) + 1))
     return None, f"a {iv.method} interval has no formula for its width at another n"
 
 
