@@ -29,6 +29,7 @@ profile = "cpu"  # smoke | cpu | gpu | paper
 dataset = None  # scenes, fashion_mnist_color (the 28 px models) or imagenet (the paper's, with root)
 root = None  # folder of your own images
 models = None  # {arch: {variant: spec}}, e.g. {"ResNet": {"untrained": "random:tv/resnet18"}}
+seeds = None  # seeds of every zoo: or random: model (the paper: one model each, hub weights)
 grids = None  # transform grids of invlib.papers.b.similarity.GRIDS (default: grounding.SWEEP_GRIDS)
 n_probe = None  # probe images (the paper: 300 batches of 32)
 seed = 0
@@ -92,8 +93,9 @@ plt.show()
 # %% [markdown]
 # ## What training changed
 #
-# The mean over levels 1-9 of the median invariance, trained without augmentation minus untrained. Positive:
-# training made the model more invariant to that transformation.
+# The mean over levels 1-9 of the median invariance, trained without augmentation minus untrained (the mean over
+# seeds, each trained model against its own initialisation). Positive: training made the model more invariant to
+# that transformation.
 
 # %%
 change = {arch: B.training_change(table, arch) for arch in sorted(set(table.arch))}
@@ -150,8 +152,10 @@ run.claims_table()
 # - {glue:md}`b3_augmentation`
 # - {glue:md}`b3_vit`
 #
-# The differences themselves, one model per architecture and variant, are in the "this run" column and in the
-# table of what training changed above.
+# The differences themselves, means over the seeds (one model per architecture, variant and seed), are in the
+# "this run" column and in the table of what training changed above. Seed k's models are the zoo's of seed k: each
+# trained network starts from its seed's initialisation, which is that seed's untrained model, and trains on its
+# seed's draw of the training scenes.
 #
 # At the `cpu` profile the models are the zoo's small ResNet (torchvision's stem) and ViT (14 px patches), trained
 # for a few epochs on `scenes` at 56 px: Fashion-MNIST objects that move and change size over a textured

@@ -31,6 +31,7 @@ profile = "cpu"  # smoke | cpu | gpu | paper
 dataset = None  # scenes, fashion_mnist_color (the 28 px models) or imagenet (the paper's, with root)
 root = None  # folder of your own images
 models = None  # {arch: {variant: spec}}; the search uses models[search_arch]["none"] and ["standard"]
+seeds = None  # seeds of the none and standard models for Fig. 3A's dampening (the paper: one)
 n_search = None  # training images loaded for the search
 pairs_per_class = None  # pairs per class
 search_ops = None  # "authors" (their PIL operations, the default) | "ours" (centre, black fill, signed rotation)
@@ -102,7 +103,8 @@ R.global_ranking_table(searches, k=10)
 
 # %%
 gap = B.search_gap(S)
-numbers = R.report_search(run, searches, gap, boxes, tuple(x.shape[-2:]), generated=S.dataset == "scenes")
+numbers = R.report_search(run, searches, gap, boxes, tuple(x.shape[-2:]), generated=S.dataset == "scenes",
+                          seeds=B.seed_searches(S, x, labels, classes))
 R.fig3c_table(numbers, gap)
 
 # %% [markdown]
@@ -157,7 +159,8 @@ run.claims_table()
 # network invariant to. The search embeds the images with one trained model, so most verdicts are about *this
 # model*: their intervals run over its same-class image pairs or over its classes, and a maximum over many entries
 # or classes is decided on simultaneous (Bonferroni) intervals. Whether augmentation dampens the changes is a claim
-# about what training with augmentation does, and rests on seeds. On this run:
+# about what training with augmentation does, and rests on seeds: the search is repeated, single operations only,
+# with the models of every seed (chapter B3's), each pair compared within its seed. On this run:
 #
 # - {glue:md}`b4_global`
 # - {glue:md}`b4_top`

@@ -612,7 +612,11 @@ def test_b3_models_at_cpu_do_not_follow_the_cpu_profiles_sizes(monkeypatch):
     assert {(s.arch, s.n_train, s.n_test, s.epochs, s.batch_size, s.img_size, s.dataset) for s in before if s.epochs} \
         == {("small_resnet18_s4", 8000, 10_000, 4, 128, 56, "scenes"), ("small_vit_p14_cls", 8000, 10_000, 8, 64, 56,
                                                                           "scenes")}
-    assert len({zoo.path(s) for s in before}) == 6
+    assert len({zoo.path(s) for s in before}) == 6 * G.settings("cpu").seeds == 18  # every model, every seed
+    # seed 0's are the specs (and checkpoints) of one seed: those S1 and D5 load keep their names and paths
+    assert [s for s in before if s.seed == 0] == G.b3_zoo_specs("cpu", seeds=1) == [
+        zoo.spec(m[4:], zoo.chapter_profile(G.settings("cpu"))) for v in G.settings("cpu").models.values()
+        for m in v.values()]
 
 
 def _recording_zoo(monkeypatch, tmp_path):
@@ -656,6 +660,77 @@ def test_b4_zoo_specs_are_b3s_models_that_its_searches_and_gap_load(monkeypatch,
                                         "small_resnet18_s4/standard"}
     assert set(loaded) == set(specs) and set(specs) < set(G.b3_zoo_specs("smoke"))
     assert {s.name for s in G.b5_zoo_specs("smoke")} >= {"small_resnet18_s4/none", "small_resnet18_s4/standard"}
+    # Fig. 3A's dampening over seeds: seed 1's models without and with augmentation, searched with single operations
+    loaded.clear()
+    S2 = G.settings("smoke", n_search=120, pairs_per_class=2, seeds=2)
+    out = G.seed_searches(S2, x, labels, classes)
+    assert sorted(out) == [0, 1] and sorted(out[1]) == ["none", "seconds", "standard"]
+    assert {(s.name, s.seed) for s in loaded} == {(f"small_resnet18_s4/{v}", k) for v in ("none", "standard")
+                                                  for k in (0, 1)}
+    assert set(loaded) <= set(G.b4_zoo_specs("smoke", n_search=120, pairs_per_class=2, seeds=2))
+    assert {s for s in G.b4_zoo_specs("smoke", seeds=2) if s.seed} == {s for s in loaded if s.seed}
+    assert {s.seed for s in G.b5_zoo_specs("smoke", seeds=2) if s.arch == "small_resnet18_s4" and s.augment in (
+        "none", "standard") and not s.augment_params} == {0}  # B5 reads the seed-0 searches only
+
+
+def test_seeds_of_the_sweep_are_the_zoos_seeds_each_with_its_own_initialisation(monkeypatch, tmp_path):
+    """B3's seeds: seed k of a zoo: entry is the zoo's spec of seed k (seed 0 keeps its name and checkpoint), seed k
+    of a random: model seed k's initialisation; the sweep's table holds a seed column; hub weights have one seed."""
+    S = G.settings("cpu")
+    assert (S.seeds, G.settings("smoke").seeds, G.settings("paper").seeds) == (3, 1, 1)
+    with pytest.raises(ValueError, match="hub weights have one seed"):
+        G.settings("paper", seeds=3)
+    with pytest.raises(ValueError, match="seeds must be >= 1"):
+        G.settings("cpu", seeds=0)
+    with pytest.raises(ValueError, match="one seed"):
+        G.load_model("tv/resnet18", S, seed=1)
+    # the untrained model of seed k is the initialisation the trained ones of seed k start from
+    zp = zoo.chapter_profile(S)
+    untrained, none = (zoo.spec(f"small_resnet18_s4/{v}", zp, seed=2) for v in ("untrained", "none"))
+    assert untrained.seed == none.seed == 2 and untrained.epochs == 0 and none.epochs > 0
+    assert zoo.spec("small_resnet18_s4/none", zp, seed=0) == zoo.spec("small_resnet18_s4/none", zp)
+    loaded = _recording_zoo(monkeypatch, tmp_path)
+    G.invariance_table(G.settings("smoke", n_probe=4, seeds=2), torch.rand(4, 3, 56, 56), grids=["rotate"])
+    assert set(loaded) == set(G.b3_zoo_specs("smoke", n_probe=4, seeds=2)) and {s.seed for s in loaded} == {0, 1}
+    monkeypatch.undo()
+    one = {"ResNet": {"untrained": "random:small_resnet18"}}
+    t = G.invariance_table(G.settings("smoke", seeds=2), torch.rand(6, 3, 28, 28), grids=["rotate"], models=one)
+    assert sorted(set(t.seed)) == [0, 1] and list(t.columns[:3]) == ["arch", "variant", "seed"]
+    assert (t.seconds == 0).all() and G.seed_seconds(t) == [0.0, 0.0]
+    a, b = (t[(t.seed == k) & (t.level > 0)]["median"].to_numpy() for k in (0, 1))
+    assert not np.allclose(a, b)  # two initialisations, two sweeps
+
+
+def test_b3_and_b4_record_what_a_seed_costs_and_decide_over_seeds():
+    run = results.Run("t", "smoke")
+    t = _table(0.2, -0.1, seeds=3, noise=0.003).assign(spec="zoo:x", seconds=lambda f: 10.0 + f.seed)
+    GR.report_sweep(run, t)
+    cost = run.replicate_costs["seeds"]
+    assert cost["seconds"] == [60.0, 66.0, 72.0]  # six models a seed, 10 + seed seconds each
+    assert cost["claims"] == [c.id for c in PROTOCOL if c.chapter == "b3_invariance_vs_magnitude"
+                              and not c.id.startswith("authors/")]
+    run = results.Run("t", "smoke")
+    GR.report_sweep(run, t.assign(spec="tv/resnet18"))  # hub weights: no seeds to count
+    assert run.replicate_costs == {}
+    # Fig. 3A's dampening, one pair of searches a seed
+    single = _search(PER_CLASS, pairs=8, noise=0.5)
+    seeds = {k: {"none": single, "standard": _search({e: [v / (2 + k / 10) for v in vals]
+                                                      for e, vals in PER_CLASS.items()}, pairs=8, noise=0.5),
+                 "seconds": 20.0 + k} for k in range(3)}
+    run = results.Run("t", "smoke")
+    GR.report_search(run, {"none": {"single": single}, "standard": {"single": seeds[0]["standard"]}}, None,
+                     seeds=seeds)
+    parts = run.claims["fig3a/augmentation_dampens"]["evidence"]["parts"]
+    assert {p["n"] for p in parts.values()} == {3} and parts["higher mean change"]["estimate"] > 0
+    assert run.replicate_costs["seeds"] == dict(n=3, seconds=[20.0, 21.0, 22.0],
+                                                claims=["fig3a/augmentation_dampens"],
+                                                note=run.replicate_costs["seeds"]["note"])
+    # B7: a seed is one model of every level and method
+    run = results.Run("t", "smoke")
+    GR.report_variation(run, _study([0.1, 0.2], [1.0, 2.0]).assign(seconds=5.0))
+    assert run.replicate_costs["variation.seeds"]["seconds"] == [20.0] * 3
+    assert run.replicate_costs["variation.seeds"]["claims"] == [
+        c.id for c in PROTOCOL if c.chapter == "b7_variation_in_the_data"]
 
 
 def test_b7_zoo_specs_are_the_family_it_trains_b1s_recipe(monkeypatch):

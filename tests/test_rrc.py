@@ -38,6 +38,10 @@ def test_settings_specs_and_bad_inputs():
     S = R.settings("cpu")
     assert (S.dataset, S.arch, S.size, S.seeds, len(S.methods)) == ("scenes", "small_resnet18_s4", 48, 3, 7)
     assert S.beta_seeds >= 3 and S.zooms == (1.0, 1.5, 1 / math.sqrt(0.08)) and S.n_augmented == 1000
+    # every claim about training rests on three replicates: App. B's are runs (pairs of seeds), B6's Augerino seeds
+    assert (S.helped_runs, R.helped_seeds(S), S.augerino_seeds) == (3, 6, 3)
+    with pytest.raises(ValueError, match="helped_runs"):
+        R.settings("cpu", helped_runs=0)
     assert R.spec(S, "rrc").img_size == 55 and (S.n_train, S.epochs) == (2000, 14)
     # -p dataset=fashion_mnist_color brings back the 28 px models and their regime; an explicit value still wins
     F = R.settings("cpu", dataset="fashion_mnist_color")
@@ -186,6 +190,54 @@ def test_b1_claims_need_three_seeds_and_then_follow_the_paired_gains():
     assert hurts["table1a/neither_part_matches_rrc"] == "partly"  # RSCC and FSRC beat none, and beat RRC too
     assert hurts["tableA2/classes_consistently_hurt"] == "partly"  # every class hurt, but RRC does not help overall
     assert v["tableA2/classes_consistently_hurt"] == "partly"  # RRC helps, every class by about 10 points
+
+
+def test_every_family_records_what_a_replicate_costs_and_the_claims_on_it():
+    """B1's seeds and App. B's runs (pairs of seeds), B2's Beta seeds, B5's use of B1's seeds and B6's Augerino
+    seeds: the seconds of each replicate (the zoo's training seconds of its models, an Augerino seed's epochs) and the
+    claims that rest on them (:meth:`invlib.results.Run.replicates`)."""
+    ev = _eval(PAPER_LIKE)
+    ev.seconds = {m: np.array([10.0, 11.0, 12.0]) for m in ev.preds}
+    helped = _eval({m: [60, 61, 59, 60, 62, 61] if m == R.NONE else [68, 69, 67, 68, 70, 69]
+                    for m in (R.NONE, *R.IOU_METHODS)})
+    helped.seconds = {m: np.arange(6.0) + 1 for m in helped.preds}
+    S, run = R.settings("smoke"), results.Run("demo", "smoke")
+    RR.report_b1(run, S, ev, R.helped_iou(helped), R.hurt_classes(ev, S), _curve(), helped)
+    costs = run.replicate_costs
+    assert costs["seeds"]["seconds"] == [70.0, 77.0, 84.0] and costs["seeds"]["claims"] == list(RR.B1_SEED_CLAIMS)
+    assert costs["helped_runs"]["seconds"] == [12.0, 28.0, 44.0]  # seeds (0, 1), (2, 3), (4, 5) of 4 models each
+    assert costs["helped_runs"]["claims"] == ["appB/no_pattern_in_helped_samples"]
+    assert run.evidence["appB/no_pattern_in_helped_samples"].n == 3  # three runs from six seeds
+    assert set(RR.B1_SEED_CLAIMS) | {"appB/no_pattern_in_helped_samples", "authors/crops_same"} == \
+        {c.id for c in PROTOCOL if c.chapter == "b1_rrc_decomposition"}
+    # without the zoo's records (an Evaluation made by hand) nothing is recorded
+    run = results.Run("demo", "smoke")
+    RR.report_b1(run, S, _eval(PAPER_LIKE), R.helped_iou(ev), R.hurt_classes(ev, S), _curve())
+    assert run.replicate_costs == {}
+    # B2: a seed is one model per shape
+    beta = R.beta_table(S)
+    ev2 = _eval({0.1: [60, 61, 60], 1.0: [62, 63, 62], 10.0: [61, 61, 60]})
+    ev2.seconds = {a: np.array([1.0, 2.0, 3.0]) for a in ev2.preds}
+    run = results.Run("demo", "smoke")
+    RR.report_b2(run, beta, ev2)
+    assert run.replicate_costs["beta_seeds"]["seconds"] == [3.0, 6.0, 9.0]
+    assert run.replicate_costs["beta_seeds"]["claims"] == ["table1b/uniform_best", "table1b/too_small_shape_hurts"]
+    # B5: chapter B1's seeds, for App. D.1's "RRC helps overall"
+    run = results.Run("demo", "smoke")
+    RR.report_hurt_wordnet(run, dict(n_hurt=3, hurt=["a", "b", "c"], among=0.5, with_helped=0.3, with_rest=0.3,
+                                     differences=[0.01, 0.02, 0.0], wordnet=True, rrc_gains=[3.0, 4.0, 3.5],
+                                     rrc_gain=3.5, seconds=[20.0, 21.0, 22.0]))
+    assert run.replicate_costs["rrc.seeds"]["seconds"] == [20.0, 21.0, 22.0]  # B1's seeds, not B5's own parameter
+    assert "seconds" not in run.metrics["d1_wordnet"]  # the cost is the family's, not App. D.1's numbers
+    # B6: an Augerino seed is its runs (every group and weight), their epochs' seconds
+    S6 = R.settings("cpu")
+    runs = _augerino_runs(S6)
+    runs["history"] = [[{"seconds": 2.0}, {"seconds": 1.5}]] * len(runs)
+    run = results.Run("demo", "smoke")
+    RR.report_b6(run, S6, runs, _eval({R.NONE: [68, 68.5, 67.5], "translate": [70, 70, 70]}))
+    assert run.replicate_costs["augerino_seeds"]["seconds"] == [3 * 3.5] * 3  # three runs a seed at cpu
+    assert run.replicate_costs["augerino_seeds"]["claims"] == list(RR.B6_CLAIMS) == [
+        c.id for c in PROTOCOL if c.chapter == "b6_augerino_real_data"]
 
 
 def test_b1_figures_draw_from_the_tables():
@@ -560,7 +612,12 @@ def test_zoo_specs_are_the_families_the_chapters_train(monkeypatch):
     for profile in ("smoke", "cpu"):
         S = R.settings(profile)
         flat = lambda fam: [s for group in fam.values() for s in group]  # noqa: E731
-        assert R.b1_zoo_specs(profile) == flat(R.table_1a_specs(S)) == R.family_models(S) + asked.pop()  # Table 1a
+        # Table 1a, then App. B's seeds beyond it (its methods' seeds up to 2 x helped_runs)
+        extra = [s for s in flat(R.helped_specs(S)) if s.seed >= S.seeds]
+        assert len(extra) == 4 * (R.helped_seeds(S) - S.seeds) and len(extra) == {"smoke": 0, "cpu": 12}[profile]
+        assert R.b1_zoo_specs(profile) == flat(R.table_1a_specs(S)) + extra == R.family_models(S) + asked.pop()
+        assert flat(R.train_helped(S)) + asked.pop() == flat(R.helped_specs(S)) and set(flat(R.helped_specs(S))) <= \
+            set(R.b1_zoo_specs(profile))
         assert R.b2_zoo_specs(profile) == flat(R.beta_specs(S)) == flat(R.train_beta(S)) + asked.pop()
         assert R.b6_zoo_specs(profile) == flat(R.baseline_specs(S)) == flat(R.train_baselines(S)) + asked.pop()
         b1 = set(R.b1_zoo_specs(profile))

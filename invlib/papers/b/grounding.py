@@ -59,6 +59,11 @@ class Settings:
     models:         architecture -> variant (``untrained``, ``none``, ``standard``) -> model spec
                     (:func:`invlib.zoo.load`: ``zoo:<entry>``, a hub name, ``<name>@<weights file>``,
                     ``random:<name>``); a variant left out is not measured
+    seeds:          seeds of every model of ``models`` (chapter B3's sweep; chapter B4's models with and without
+                    augmentation, for Fig. 3A's dampening): seed k's ``zoo:`` model is the zoo's entry of seed k
+                    (its initialisation, data order and draw of training images; seed k's ``untrained`` one is that
+                    initialisation), seed k's ``random:`` model seed k's initialisation; hub weights have one seed
+                    (the paper's one model each)
     zoo_data:       what the ``zoo:`` models are trained on, as changes to the profile
                     (:func:`invlib.zoo.chapter_profile`):
                     at smoke and cpu ``scenes`` at 56 px, so that the trained models have seen objects that move
@@ -96,6 +101,7 @@ class Settings:
     models: dict[str, dict[str, str]] = field(default_factory=lambda: {
         "ResNet": {"untrained": "random:tv/resnet18", "standard": "tv/resnet18"},
         "ViT": {"untrained": "random:vit_large_patch16_224", "standard": "vit_large_patch16_224"}})
+    seeds: int = 1
     zoo_data: dict = field(default_factory=dict)
     grids: tuple[str, ...] = SWEEP_GRIDS
     n_probe: int = 9600
@@ -158,7 +164,13 @@ SETTINGS = {
     # pairs_per_class 48, not 32: 32 moved two of B4's verdicts, which a subsample of the pairs must not; variation
     # levels 0 and 1, not 0, 0.5, 1: the two ends ask whether the data's variation raises invariance at all, for six
     # models less (the middle step decided nothing). Both measured: benchmarks/measurements/b.md
-    "cpu": dict(_SMALL, n_probe=256, n_search=1500, pairs_per_class=48, zoo_data=CPU_ZOO_DATA,
+    # seeds 3: B3's claims (and B4's Fig. 3A dampening) are about what training does, and a seed is their replicate;
+    # three, the protocol's n_min (SEED_MIN), the fewest that can decide one. Seeds 1 and 2 are 8 trained models more
+    # for the training phase (3x B3's training, 246 s a seed by the cpu cache's records; seed 0's keep their names
+    # and checkpoints) and 2.9x B3's sweep; B4 searches seeds 1 and 2 of its two models, single operations only
+    # (smoke, cold: the sweep 8.6 -> 25.2 s; the seed searches 9.6 s beside B4's 12.3 s of searches; at cpu B3 may
+    # pass its 120 s: benchmarks/measurements/b.md).
+    "cpu": dict(_SMALL, n_probe=256, n_search=1500, pairs_per_class=48, zoo_data=CPU_ZOO_DATA, seeds=3,
                 variation=dict(levels=(0.0, 1.0))),
     "gpu": dict(n_probe=3200, n_search=20_000),
 }
@@ -176,8 +188,18 @@ def settings(profile: str = "cpu", **overrides) -> Settings:
     -------
     >>> settings("smoke", n_probe=None).n_probe
     64
+    >>> settings("paper", seeds=2)  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ValueError: seeds 2: hub weights have one seed (tv/resnet18, vit_large_patch16_224); seeds > 1 need zoo: ...
     """
-    return _settings(Settings, SETTINGS, profile, PRESETS, **overrides)
+    S = _settings(Settings, SETTINGS, profile, PRESETS, **overrides)
+    if S.seeds < 1:
+        raise ValueError(f"seeds must be >= 1, got {S.seeds}.")
+    hub = [m for variants in S.models.values() for m in variants.values() if not m.startswith(("zoo:", "random:"))]
+    if S.seeds > 1 and hub:
+        raise ValueError(f"seeds {S.seeds}: hub weights have one seed ({', '.join(hub)}); seeds > 1 need zoo: or "
+                         "random: models.")
+    return S
 
 
 # ------------------------------------------------------------------------------ images and models
@@ -220,29 +242,48 @@ def search_images(S: Settings):
     return x, ds.labels, list(ds.classes), ds.synsets, ds.boxes
 
 
-def load_model(spec: str, S: Settings) -> torch.nn.Module:
-    """One model of the settings, in eval mode (:func:`invlib.zoo.load`)."""
-    from ... import zoo
-
-    return zoo.load(spec, zoo.chapter_profile(S))[0]
-
-
-def zoo_specs(S: Settings, models: dict | None = None) -> list[zoo.Spec]:
-    """The :class:`invlib.zoo.Spec` of every ``zoo:`` entry of ``models`` (default ``S.models``), as
-    :func:`load_model` loads it (under :func:`invlib.zoo.chapter_profile`); hub weights and ``random:`` models are
-    no zoo models.
+def load_model(spec: str, S: Settings, seed: int = 0) -> torch.nn.Module:
+    """One model of the settings, in eval mode: seed 0 is :func:`invlib.zoo.load`'s; seed k of a ``zoo:`` entry is
+    the zoo's entry of seed k under the chapter's profile (trained on first use), of a ``random:`` model seed k's
+    initialisation (:attr:`Settings.seeds`). Hub weights and weight files have seed 0 only.
 
     Example
     -------
-    >>> [s.name for s in zoo_specs(settings("smoke"), {"ResNet": {"none": "zoo:small_resnet18_s4/none",
-    ...                                                           "untrained": "random:small_resnet18"}})]
-    ['small_resnet18_s4/none']
+    >>> a, b = (load_model("random:small_resnet18", settings("smoke"), k) for k in (0, 1))
+    >>> torch.equal(a.fc.weight, b.fc.weight), torch.equal(a.fc.weight, load_model("random:small_resnet18",
+    ...                                                                            settings("smoke")).fc.weight)
+    (False, True)
+    """
+    from ... import models, zoo
+    from ...utils import resolve_device
+
+    prof = zoo.chapter_profile(S)
+    if seed == 0:
+        return zoo.load(spec, prof)[0]
+    if spec.startswith("zoo:"):
+        return zoo.get(zoo.spec(spec[4:], prof, seed=seed), prof)
+    if spec.startswith("random:"):
+        return models.create(spec[7:], num_classes=1000, seed=seed).to(resolve_device(prof.device)).eval()
+    raise ValueError(f"{spec}: hub weights and weight files have one seed (0), not seed {seed}.")
+
+
+def zoo_specs(S: Settings, models: dict | None = None, seeds: int | None = None) -> list[zoo.Spec]:
+    """The :class:`invlib.zoo.Spec` of every ``zoo:`` entry of ``models`` (default ``S.models``) and seed of
+    ``range(seeds)`` (default ``S.seeds``), seed by seed, as :func:`load_model` loads it (under
+    :func:`invlib.zoo.chapter_profile`); hub weights and ``random:`` models are no zoo models.
+
+    Example
+    -------
+    >>> one = {"ResNet": {"none": "zoo:small_resnet18_s4/none", "untrained": "random:small_resnet18"}}
+    >>> [(s.name, s.seed) for s in zoo_specs(settings("smoke"), one, seeds=2)]
+    [('small_resnet18_s4/none', 0), ('small_resnet18_s4/none', 1)]
     """
     from ... import zoo
 
     prof = zoo.chapter_profile(S)
     models = S.models if models is None else models
-    return [zoo.spec(m[4:], prof) for variants in models.values() for m in variants.values() if m.startswith("zoo:")]
+    return [zoo.spec(m[4:], prof, seed=k) for k in range(S.seeds if seeds is None else seeds)
+            for variants in models.values() for m in variants.values() if m.startswith("zoo:")]
 
 
 def _search_models(S: Settings) -> dict:
@@ -251,15 +292,23 @@ def _search_models(S: Settings) -> dict:
     return {arch: S.models[arch]}
 
 
+def _dampen_models(S: Settings) -> dict:
+    """``{search_arch: its none and standard models}``: the models chapter B4's searches embed with."""
+    return {a: {v: m for v, m in variants.items() if v in ("none", "standard")}
+            for a, variants in _search_models(S).items()}
+
+
 def b3_zoo_specs(profile: str = "cpu", **params) -> list[zoo.Spec]:
     """The zoo models chapter B3's run loads, for its papermill parameters ``params`` (``dataset``, ``root``,
-    ``models``, ``grids``, ``n_probe``, ``seed``; None = the profile's): every ``zoo:`` model of ``S.models``
-    (:func:`invariance_table` sweeps them all).
+    ``models``, ``seeds``, ``grids``, ``n_probe``, ``seed``; None = the profile's): every ``zoo:`` model of
+    ``S.models``, every seed (:func:`invariance_table` sweeps them all); seed 0's are the specs S1 and D5 load too.
 
     Example
     -------
-    >>> sorted(s.name for s in b3_zoo_specs("cpu"))[:2], {s.n_train for s in b3_zoo_specs("cpu")}
+    >>> sorted({s.name for s in b3_zoo_specs("cpu")})[:2], {s.n_train for s in b3_zoo_specs("cpu")}
     (['small_resnet18_s4/none', 'small_resnet18_s4/standard'], {8000})
+    >>> len(b3_zoo_specs("cpu")), sorted({s.seed for s in b3_zoo_specs("cpu")}), len(b3_zoo_specs("cpu", seeds=1))
+    (18, [0, 1, 2], 6)
     >>> b3_zoo_specs("smoke", models={"ResNet": {"untrained": "random:small_resnet18"}})
     []
     """
@@ -268,19 +317,21 @@ def b3_zoo_specs(profile: str = "cpu", **params) -> list[zoo.Spec]:
 
 def b4_zoo_specs(profile: str = "cpu", **params) -> list[zoo.Spec]:
     """The zoo models chapter B4's run loads, for its papermill parameters ``params`` (``dataset``, ``root``,
-    ``models``, ``n_search``, ``pairs_per_class``, ``search_ops``, ``search_embedding``, ``seed``): the models of
-    ``S.search_arch``, chapter B3's (the searches embed with its ``none`` and ``standard`` models, Fig. 3C's gap
-    sweeps all three).
+    ``models``, ``seeds``, ``n_search``, ``pairs_per_class``, ``search_ops``, ``search_embedding``, ``seed``): the
+    models of ``S.search_arch``, chapter B3's (the searches embed with its ``none`` and ``standard`` models of seed
+    0, Fig. 3C's gap sweeps all three), and the ``none`` and ``standard`` ones of the other seeds (Fig. 3A's
+    dampening, :func:`seed_searches`).
 
     Example
     -------
     >>> [s.name for s in b4_zoo_specs("smoke")]
     ['small_resnet18_s4/untrained', 'small_resnet18_s4/none', 'small_resnet18_s4/standard']
-    >>> set(b4_zoo_specs("cpu")) <= set(b3_zoo_specs("cpu"))
-    True
+    >>> set(b4_zoo_specs("cpu")) <= set(b3_zoo_specs("cpu")), len(b4_zoo_specs("cpu"))
+    (True, 7)
     """
     S = settings(profile, **params)
-    return zoo_specs(S, _search_models(S))
+    specs = zoo_specs(S, _search_models(S), seeds=1)
+    return specs + [s for s in zoo_specs(S, _dampen_models(S)) if s.seed > 0]
 
 
 def b5_zoo_specs(profile: str = "cpu", **params) -> list[zoo.Spec]:
@@ -298,10 +349,9 @@ def b5_zoo_specs(profile: str = "cpu", **params) -> list[zoo.Spec]:
     from . import rrc
 
     S = settings(profile, **params)
-    search = {a: {v: m for v, m in variants.items() if v in ("none", "standard")}
-              for a, variants in _search_models(S).items()}
     R = rrc.settings(S.profile, dataset=S.dataset, root=S.root, seed=S.seed)
-    return zoo_specs(S, search) + [rrc.spec(R, m, k) for m in (rrc.RRC, rrc.NONE) for k in range(R.seeds)]
+    return zoo_specs(S, _dampen_models(S), seeds=1) + [rrc.spec(R, m, k) for m in (rrc.RRC, rrc.NONE)
+                                                       for k in range(R.seeds)]
 
 
 def _cached(kind: str, key: str, make):
@@ -309,23 +359,26 @@ def _cached(kind: str, key: str, make):
 
 
 # ------------------------------------------------------------------------------ section 3: the sweep
-def invariance_table(S: Settings, x: torch.Tensor | None = None, grids=None, models=None, progress=None):
-    """Invariance and equivariance of every model of ``S.models`` to every grid, at levels 0-9 (Fig. 2, A3, A10).
+def invariance_table(S: Settings, x: torch.Tensor | None = None, grids=None, models=None, progress=None,
+                     seeds: int | None = None):
+    """Invariance and equivariance of every model of ``S.models`` to every grid, at levels 0-9 (Fig. 2, A3, A10),
+    for each seed of ``range(seeds)`` (default ``S.seeds``; :func:`load_model`).
 
     Args:
         x: probe images (default :func:`probe_images`). grids: default ``S.grids``.
         models: ``{arch: {variant: spec}}`` (default ``S.models``).
 
-    Returns a DataFrame, one row per (arch, variant, transform, level): ``group, magnitude, median, q25, q75,
-    mean`` (relative invariance over the probe images) and ``alignment`` (equivariance). Each model's rows are
-    cached under its weights, the images and the grids.
+    Returns a DataFrame, one row per (arch, variant, seed, transform, level): ``group, magnitude, median, q25, q75,
+    mean`` (relative invariance over the probe images), ``alignment`` (equivariance) and ``seconds`` (the model's
+    training seconds as the zoo recorded them; 0 for a model the zoo did not train). Each model's rows are cached
+    under its weights, the images and the grids.
 
     Example
     -------
     >>> one = {"ResNet": {"untrained": "random:small_resnet18"}}
-    >>> t = invariance_table(settings("smoke"), grids=["rotate"], models=one)
-    >>> t.shape[0], float(t[t.level == 0]["median"].iloc[0])
-    (10, 1.0)
+    >>> t = invariance_table(settings("smoke"), grids=["rotate"], models=one, seeds=2)
+    >>> t.shape[0], float(t[t.level == 0]["median"].iloc[0]), sorted(set(t.seed))
+    (20, 1.0, [0, 1])
     """
     import pandas as pd
 
@@ -334,14 +387,31 @@ def invariance_table(S: Settings, x: torch.Tensor | None = None, grids=None, mod
     models = S.models if models is None else models
     progress = S.progress if progress is None else progress
     data_key = digest(x, grids, S.seed)  # the images are hashed once for all models
-    nets = {(arch, variant, spec): load_model(spec, S) for arch, variants in models.items()
-            for variant, spec in variants.items()}
+    nets = {(arch, variant, spec, k): load_model(spec, S, k) for k in range(S.seeds if seeds is None else seeds)
+            for arch, variants in models.items() for variant, spec in variants.items()}
     parts = _model_sweeps(S, nets, x, grids, data_key, progress)
-    rows = [dict(r, arch=arch, variant=variant, spec=spec) for (arch, variant, spec), part in parts.items()
-            for r in part]
+    seconds = {key: float(getattr(net, "zoo_info", {}).get("seconds", 0.0)) for key, net in nets.items()}
+    rows = [dict(r, arch=arch, variant=variant, seed=k, spec=spec, seconds=seconds[arch, variant, spec, k])
+            for (arch, variant, spec, k), part in parts.items() for r in part]
     table = pd.DataFrame(rows).drop(columns="model")
-    return table[["arch", "variant", "transform", "group", "level", "magnitude", "median", "q25", "q75", "mean",
-                  "alignment", "spec"]]
+    return table[["arch", "variant", "seed", "transform", "group", "level", "magnitude", "median", "q25", "q75",
+                  "mean", "alignment", "spec", "seconds"]]
+
+
+def seed_seconds(table) -> list[float]:
+    """Per seed of :func:`invariance_table`'s ``table``, the training seconds of its models (each model once), summed:
+    what one seed of chapter B3's models costs to train (:meth:`invlib.results.Run.replicates`).
+
+    Example
+    -------
+    >>> import pandas as pd
+    >>> t = pd.DataFrame(dict(arch="R", variant=["none", "none", "standard", "none"], seed=[0, 0, 0, 1],
+    ...                       level=[0, 1, 0, 0], seconds=[10.0, 10.0, 12.0, 11.0]))
+    >>> seed_seconds(t)
+    [22.0, 11.0]
+    """
+    models = table.drop_duplicates(["arch", "variant", "seed"])
+    return [float(v) for v in models.groupby("seed").seconds.sum().sort_index()]
 
 
 def _model_sweep(S: Settings, model, x: torch.Tensor, grids, data_key: str, progress: bool = False) -> list[dict]:
@@ -431,8 +501,9 @@ SEARCH_POOLS = {"single": similarity.POOL, "sub": similarity.SUBPOLICIES}
 
 def _search_jobs(S: Settings, jobs: list, x, labels, classes, progress=None) -> dict:
     """Searches ``jobs`` of ``(variant, embedding layer, operations style, pool kind)`` with the models of
-    ``S.search_arch``: ``{job: Search}``. Each is cached under its model's weights, the images, the options and
-    the pool (chapter B5 reuses chapter B4's); those not cached yet are made in one
+    ``S.search_arch`` (``variant``: a variant of seed 0, or ``(variant, seed)``): ``{job: Search}``. Each is
+    cached under its model's weights, the images, the options and the pool (chapter B5 reuses chapter B4's); those
+    not cached yet are made in one
     :func:`invlib.papers.b.similarity.search_pools`: each entry transforms the images once for every model and
     every style it acts the same in, and a model's layers come from one forward pass."""
     progress = S.progress if progress is None else progress
@@ -441,7 +512,8 @@ def _search_jobs(S: Settings, jobs: list, x, labels, classes, progress=None) -> 
         check_choice(style, similarity.STYLES, "search style")
         check_choice(layer, similarity.LAYERS, "embedding layer")
         check_choice(kind, SEARCH_POOLS, "search pool")
-    models = {v: load_model(S.models[arch][v], S) for v in dict.fromkeys(j[0] for j in jobs)}
+    seeded = lambda v: v if isinstance(v, tuple) else (v, 0)  # noqa: E731
+    models = {v: load_model(S.models[arch][seeded(v)[0]], S, seeded(v)[1]) for v in dict.fromkeys(j[0] for j in jobs)}
     model_keys = {v: weights_key(m) for v, m in models.items()}
     data_keys = {(layer, style): digest(x, labels, S.pairs_per_class, S.seed, style, layer)
                  for _, layer, style, _ in jobs}
@@ -459,6 +531,34 @@ def _search_jobs(S: Settings, jobs: list, x, labels, classes, progress=None) -> 
         return {j: found[j[2:]][(j[0], j[1])] for j in missing}
 
     return cached_many("grounding", names, make, version=CACHE_VERSION)
+
+
+def seed_searches(S: Settings, x, labels, classes, progress=None) -> dict:
+    """Fig. 3A's dampening over seeds: for each seed of ``range(S.seeds)``, the single-operation search (the
+    settings' operations and embedding) with the ``none`` and ``standard`` models of ``S.search_arch`` of that
+    seed, and their training seconds as the zoo recorded them: ``{seed: {"none": Search, "standard": Search,
+    "seconds": float}}``; ``{}`` without both models. Seed 0's searches are :func:`run_searches`' own (from the
+    cache when chapter B4's have run); the other seeds' are made in one pass, cached likewise.
+
+    Example
+    -------
+    >>> out = seed_searches(settings("smoke", seeds=2), *search_images(settings("smoke"))[:3])  # doctest: +SKIP
+    >>> sorted(out), sorted(out[1])  # doctest: +SKIP
+    ([0, 1], ['none', 'seconds', 'standard'])
+    """
+    arch = check_choice(S.search_arch, S.models, "architecture")
+    if not {"none", "standard"} <= set(S.models[arch]):
+        return {}
+    keys = {(v, k): v if k == 0 else (v, k) for k in range(S.seeds) for v in ("none", "standard")}
+    found = _search_jobs(S, [(key, S.search_embedding, S.search_ops, "single") for key in keys.values()], x, labels,
+                         classes, progress)
+    out = {}
+    for (v, k), key in keys.items():
+        model = load_model(S.models[arch][v], S, k)
+        seed = out.setdefault(k, {"seconds": 0.0})
+        seed[v] = found[(key, S.search_embedding, S.search_ops, "single")]
+        seed["seconds"] += float(getattr(model, "zoo_info", {}).get("seconds", 0.0))
+    return out
 
 
 def search_configurations(S: Settings, x, labels, classes, progress=None) -> dict:
@@ -543,7 +643,7 @@ def search_gap(S: Settings) -> dict:
     >>> search_gap(S)
     {}
     """
-    return invariance_gap(invariance_table(S, models={S.search_arch: S.models[S.search_arch]}), S.search_arch)
+    return invariance_gap(invariance_table(S, models={S.search_arch: S.models[S.search_arch]}, seeds=1), S.search_arch)
 
 
 def fig3c(search, gap: dict, levels: tuple[int, int] = (3, 7), k: int = 5) -> dict:
@@ -723,16 +823,16 @@ def variation_study(S: Settings, trained: dict | None = None):
     """Measure the study's models (``trained``: :func:`train_variation`'s, trained or loaded here when None): one
     row per (level, method, seed) with
     ``train_acc`` (the last epoch's, on augmented training images), ``test_acc`` (central crop of the level's
-    own test scenes, %), and the mean over levels 1-9 of the median relative invariance to each grid of
-    ``V["grids"]`` on the same ``n_probe`` test scenes at ``probe_level`` (section 3's measure,
-    :func:`invlib.papers.b.similarity.sweep`, cached per model).
+    own test scenes, %), ``seconds`` (its training, as the zoo recorded it), and the mean over levels 1-9 of the
+    median relative invariance to each grid of ``V["grids"]`` on the same ``n_probe`` test scenes at
+    ``probe_level`` (section 3's measure, :func:`invlib.papers.b.similarity.sweep`, cached per model).
 
     Example
     -------
     >>> t = variation_study(settings("smoke", variation={"seeds": 1, "n_train": 64, "n_test": 32,
     ...                                                   "n_probe": 8}))  # doctest: +SKIP
     >>> sorted(t.columns)  # doctest: +SKIP
-    ['level', 'method', 'seed', 'test_acc', 'train_acc', 'translate', 'zoom_in']
+    ['level', 'method', 'seconds', 'seed', 'test_acc', 'train_acc', 'translate', 'zoom_in']
     """
     import pandas as pd
 
@@ -754,5 +854,6 @@ def variation_study(S: Settings, trained: dict | None = None):
                    for g in V["grids"]}
             pred = rrc.cached_predictions(model, ds, V["size"])
             rows.append(dict(level=level, method=method, seed=k, train_acc=rrc.last_train_acc(model),
-                             test_acc=float((pred == ds.labels).float().mean() * 100), **inv))
+                             test_acc=float((pred == ds.labels).float().mean() * 100), **inv,
+                             seconds=rrc.train_seconds(model)))
     return pd.DataFrame(rows)

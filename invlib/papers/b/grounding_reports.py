@@ -18,7 +18,7 @@ import torch
 from ... import metrics, results
 from ...protocol import decide  # noqa: F401  (the examples decide their effects with it)
 from . import similarity
-from .grounding import APPEARANCE_B3, VARIANT_LABELS, fig3c, level_mean, rotation_classes, training_change
+from .grounding import APPEARANCE_B3, VARIANT_LABELS, fig3c, level_mean, rotation_classes, seed_seconds, training_change
 from .protocol import FIG3C_RATIO, PROTOCOL
 
 ARCHS = ("ResNet", "ViT")  # chapter B3's architectures, in its claims' order
@@ -49,7 +49,8 @@ def figure_a2(x: torch.Tensor, grids=None):
 
 def plot_sweep(table, grids=None, column: str = "median", ncols: int = 4):
     """Fig. 2 / A3 (``column="median"``, with the quartiles shaded) or Fig. A10 (``column="alignment"``):
-    one panel per grid, one line per model, against the level."""
+    one panel per grid, one line per architecture and variant, against the level (with several seeds, the mean over
+    seeds of each seed's median and quartiles)."""
     import matplotlib.pyplot as plt
 
     grids = list(dict.fromkeys(table["transform"]) if grids is None else grids)
@@ -59,7 +60,7 @@ def plot_sweep(table, grids=None, column: str = "median", ncols: int = 4):
     colours = {"untrained": "tab:orange", "none": "tab:blue", "standard": "navy"}
     for ax, g in zip(axes.flat, grids):
         for (arch, variant), t in table[table["transform"] == g].groupby(["arch", "variant"], sort=False):
-            t = t.sort_values("level")
+            t = t.groupby("level")[[c for c in dict.fromkeys((column, "q25", "q75")) if c in t]].mean().reset_index()
             ax.plot(t.level, t[column], styles.get(arch, ":"), color=colours.get(variant), lw=1.5,
                     label=f"{arch}, {VARIANT_LABELS.get(variant, variant)}")
             if column == "median":
@@ -194,7 +195,10 @@ def report_sweep(run, table) -> dict:
     Per model, a grid's score is the mean over levels 1-9 of the median relative invariance; "training" is the model
     trained without augmentation against the untrained one, and for translation and zoom also the model trained with
     standard augmentation (the paper's and its authors' "trained" model) against the untrained one, each with its own
-    claim; equivariance is the mean alignment over levels 1-9.
+    claim; equivariance is the mean alignment over levels 1-9. With several seeds (the table's ``seed``) each claim's
+    effect is per seed and the numbers in "this run" are means over seeds. Records what a seed of the models costs to
+    train (``seeds``: :func:`~invlib.papers.b.grounding.seed_seconds`) where every model is the zoo's or a seeded
+    initialisation (hub weights have no seeds).
     """
     fx = sweep_effects(table)
     archs, std_archs = _archs(table, "untrained", "none"), _archs(table, "untrained", "standard")
@@ -220,6 +224,9 @@ def report_sweep(run, table) -> dict:
         "fig2/untrained_vit_translation": f"ViT {v['ViT']:.3f}, ResNet {v['ResNet']:.3f}",
         "figA10/untrained_resnet_equivariant": f"alignment ResNet {al['ResNet']:.3f}, ViT {al['ViT']:.3f}; ResNet "
                                                f"invariance {v['ResNet']:.3f}"}
+    if {"seed", "seconds", "spec"} <= set(table) and table.spec.str.startswith(("zoo:", "random:")).all():
+        run.replicates("seeds", seed_seconds(table), list(ours), note="a seed: every model of the sweep, each "
+                       "architecture and variant (the zoo's training seconds; an untrained one costs its build)")
     return sweep_readings({cid: _record(run, cid, text, fx[cid]) for cid, text in ours.items()})
 
 
@@ -445,12 +452,33 @@ def _share_appearance(names) -> float:
     return sum(similarity.group_of(similarity.op_type(e)) == "appearance" for e in names) / max(1, len(names))
 
 
-def report_search(run, searches: dict, gap: dict | None, boxes=None, size=None, generated: bool = False) -> dict:
+def dampening(none, standard) -> dict:
+    """Fig. 3A's dampening numbers of one seed's searches (single operations) with the models without and with
+    standard augmentation: per variant, ``(mean change, spread over classes and entries, spread without
+    translations and rescales)`` of the class means, in percent.
+
+    Example
+    -------
+    >>> from invlib.papers.b.similarity import Search
+    >>> s = Search(["rotate/3", "translateX/5"], torch.tensor([[2.0, -2], [4, -4]]), torch.tensor([0, 1]), ["a", "b"])
+    >>> [round(v, 3) for v in dampening(s, s)["none"]]  # the translation left out of the last: rotate/3 alone
+    [0.0, 3.162, 2.0]
+    """
+    geo = [j for j, e in enumerate(none.entries) if similarity.op_type(e) not in ("translateX", "translateY",
+                                                                                   "rescale")]
+    return {v: (float(mm.mean()), float(mm.std()), float(mm[:, geo].std()))
+            for v, mm in (("none", none.class_means()), ("standard", standard.class_means()))}
+
+
+def report_search(run, searches: dict, gap: dict | None, boxes=None, size=None, generated: bool = False,
+                  seeds: dict | None = None) -> dict:
     """Section 4.1-4.4's claims (Fig. 3, A4, A5) and App. E.1's as scoreboard rows; returns the numbers, and under
     ``"readings"`` the sentences the chapter's prose quotes. ``gap``: Fig. 3C's invariance gap per sweep grid
     (:func:`invlib.papers.b.grounding.invariance_gap`); ``generated``: the boxes are drawn by the data's generator
-    (``scenes``), so App. E.1's claim checks the data rather than measures it. Also logs ``top_per_class``,
-    ``appearance_share_top5`` and ``identity_best_geometric`` on ``run``."""
+    (``scenes``), so App. E.1's claim checks the data rather than measures it; ``seeds``: Fig. 3A's dampening over
+    seeds (:func:`invlib.papers.b.grounding.seed_searches`; without it, the seed-0 searches of ``searches``), whose
+    cost a seed is recorded (``seeds``). Also logs ``top_per_class``, ``appearance_share_top5`` and
+    ``identity_best_geometric`` on ``run``."""
     s = searches["none"]["single"]
     m = s.class_means()
     ranking = s.global_ranking()
@@ -483,19 +511,23 @@ def report_search(run, searches: dict, gap: dict | None, boxes=None, size=None, 
                largest_worst_class(sub))
     # 4. augmentation dampens similarity changes: a claim about what training with augmentation does (seeds)
     if "standard" in searches:
-        ms = searches["standard"]["single"].class_means()
-        geo = [j for j, e in enumerate(s.entries) if similarity.op_type(e) not in ("translateX", "translateY",
-                                                                                    "rescale")]
-        vals = {v: (float(mm.mean()), float(mm.std()), float(mm[:, geo].std())) for v, mm in (("none", m),
-                                                                                            ("standard", ms))}
+        per_seed = [dampening(v["none"], v["standard"]) for _, v in sorted(seeds.items())] if seeds else \
+            [dampening(s, searches["standard"]["single"])]
+        vals = {v: tuple(float(np.mean([d[v][i] for d in per_seed])) for i in range(3)) for v in ("none", "standard")}
         out["dampen"] = vals
+        over = f" (means over {len(per_seed)} seeds)" if len(per_seed) > 1 else ""
         record("fig3a/augmentation_dampens",
                f"mean {vals['none'][0]:+.2f} → {vals['standard'][0]:+.2f} %, spread {vals['none'][1]:.2f} → "
                f"{vals['standard'][1]:.2f}, without translations and rescales {vals['none'][2]:.2f} → "
-               f"{vals['standard'][2]:.2f}",
-               {"higher mean change": [vals["standard"][0] - vals["none"][0]],
-                "lower spread": [vals["none"][1] - vals["standard"][1]],
-                "lower spread without translations and rescales": [vals["none"][2] - vals["standard"][2]]})
+               f"{vals['standard'][2]:.2f}{over}",
+               {"higher mean change": [d["standard"][0] - d["none"][0] for d in per_seed],
+                "lower spread": [d["none"][1] - d["standard"][1] for d in per_seed],
+                "lower spread without translations and rescales": [d["none"][2] - d["standard"][2]
+                                                                    for d in per_seed]})
+        if seeds:
+            run.replicates("seeds", [v["seconds"] for _, v in sorted(seeds.items())], ["fig3a/augmentation_dampens"],
+                           note="a seed: the search architecture's models without and with standard augmentation "
+                                "(chapter B3's models of the seed; the zoo's training seconds)")
     # 5. appearance vs geometric
     top5 = s.top(5)
     pool_share = _share_appearance(s.transforms())
@@ -811,7 +843,7 @@ def variation_summary(table):
 
     from ...results import mean_se
 
-    cols = [c for c in table.columns if c not in ("level", "method", "seed")]
+    cols = [c for c in table.columns if c not in ("level", "method", "seed", "seconds")]
     rows = []
     for (level, method), g in table.groupby(["level", "method"], sort=True):
         row = dict(level=level, method=method, seeds=len(g))
@@ -908,9 +940,14 @@ def variation_effects(table) -> dict:
 def report_variation(run, table) -> dict:
     """The claims the thesis implies (the paper argues them, runs no such test), from the effects of
     :func:`variation_effects` of the study's ``table``: invariance to translation and to zoom of the models trained
-    without augmentation rises with the data's variation; RRC's gain over the central crop rises with it. Returns
-    the sentences the chapter's prose quotes."""
+    without augmentation rises with the data's variation; RRC's gain over the central crop rises with it. Records
+    what a seed of the study costs to train (``variation.seeds``: its models' training seconds, the table's
+    ``seconds``, where it has them). Returns the sentences the chapter's prose quotes."""
     fx = variation_effects(table)
+    if "seconds" in table:
+        run.replicates("variation.seeds", [float(v) for v in table.groupby("seed").seconds.sum().sort_index()],
+                       list(fx), note="a seed: one model of each level and method (those at variation 1 are chapter "
+                                      "B1's models of the seed)")
     summary = variation_summary(table)
     none = summary[summary.method == "fixed_size_center_crop"].sort_values("level")
     levels = ", ".join(f"{v:g}" for v in none.level)

@@ -71,7 +71,11 @@ class Settings(zoo.Recipe):
     n_train, n_test:         training images per model, evaluation images
     epochs, batch_size, lr, weight_decay, schedule: the SGD recipe (``schedule`` "step": /10 every 30 epochs)
     methods, translate:      the crop methods of Table 1a and T.(p%)'s largest shift
-    seeds:                   seeds per method (Table 1a, App. B, D.1, F)
+    seeds:                   seeds per method (Table 1a, D.1, F)
+    helped_runs:             App. B's runs, its replicate: run r compares the helped samples of seeds 2r and 2r + 1,
+                             so the model without augmentation and App. B's methods (:data:`IOU_METHODS`) train
+                             ``max(seeds, 2 * helped_runs)`` seeds (:func:`helped_seeds`); the paper's 5 seeds
+                             hold two such pairs
     beta_shapes, beta_seeds: Table 1b's Beta shapes over RRC's scale interval, and seeds per shape
     hurt_share:              a class is "consistently hurt" by RRC in more than this share of comparisons
     zooms, test_seeds:       App. F: largest per-axis zoom of the validation crops, and draws per model
@@ -86,8 +90,8 @@ class Settings(zoo.Recipe):
 
     Example
     -------
-    >>> settings("cpu").seeds, settings("paper").epochs
-    (3, 150)
+    >>> settings("cpu").seeds, settings("cpu").helped_runs, settings("paper").epochs
+    (3, 3, 150)
     """
 
     # the paper's recipe (the fields of invlib.zoo.Recipe whose defaults paper B fixes)
@@ -97,6 +101,7 @@ class Settings(zoo.Recipe):
     methods: tuple[str, ...] = tuple(crops.METHODS)
     translate: float = 0.3
     seeds: int = 5
+    helped_runs: int = 2
     beta_shapes: tuple[float, ...] = (0.1, 0.5, 1.0, 2.0, 3.0, 10.0)
     beta_seeds: int = 5
     hurt_share: float = 0.7
@@ -123,14 +128,20 @@ _SMALL = dict(dataset="scenes", arch="small_resnet18_s4", size=56, lr=0.1, weigh
 # training), at 48 px: the cheapest recipe measured where the model without augmentation still overfits by more than
 # 5 points and RRC's gain over it stays above 2 SEM; smoke keeps 56 px. The measurements, and the cheaper recipes,
 # canvases and half-width network rejected: benchmarks/measurements/b.md.
+# Replicates at cpu: every claim about training rests on its protocol's n_min, 3 (issue 50). App. B's replicate is a
+# run, a pair of seeds: helped_runs 3 trains seeds 3-5 of no augmentation and App. B's three methods, 12 models more
+# than Table 1a's 21 (4/7 of B1's training again: about 505 s a seed of those 4 models by the cpu cache's
+# records); augerino_seeds 3: 3 Augerino runs a seed (75 s of training a seed at cpu), 3x B6's training. The
+# costs (smoke and the cpu cache's zoo records): benchmarks/measurements/b.md.
 SETTINGS = {
-    "smoke": dict(_SMALL, n_train=1024, n_test=500, epochs=1, batch_size=64, seeds=2, beta_shapes=(0.1, 1.0, 10.0),
+    "smoke": dict(_SMALL, n_train=1024, n_test=500, epochs=1, batch_size=64, seeds=2, helped_runs=1,
+                  beta_shapes=(0.1, 1.0, 10.0),
                   beta_seeds=2, zooms=(1.0, 2.0, 1 / math.sqrt(0.08)), test_seeds=1, regs=(0.1, 1.0),
                   scale_regs=(0.1,), augerino_seeds=1),
-    "cpu": dict(_SMALL, size=48, n_train=2000, n_test=5000, epochs=14, batch_size=128, seeds=3,
+    "cpu": dict(_SMALL, size=48, n_train=2000, n_test=5000, epochs=14, batch_size=128, seeds=3, helped_runs=3,
                 beta_shapes=(0.1, 1.0, 10.0), beta_seeds=3, zooms=(1.0, 1.5, 1 / math.sqrt(0.08)), test_seeds=2,
                 n_augmented=1000,
-                regs=(0.01, 1.0), scale_regs=(0.1,), augerino_seeds=1),
+                regs=(0.01, 1.0), scale_regs=(0.1,), augerino_seeds=3),
     "gpu": dict(_SMALL, dataset="cifar10", size=32, n_train=50_000, n_test=10_000, epochs=30, seeds=3,
                 beta_seeds=3, augerino_seeds=2),
 }
@@ -162,8 +173,9 @@ random_size_center_crop, rrc, translate, translate_random_size_center_crop, tran
     crops.check_params(translate=S.translate)
     for shape in S.beta_shapes:
         crops.check_params(beta_shape=shape)
-    if min(S.seeds, S.beta_seeds, S.test_seeds, S.augerino_seeds) < 1 or min(S.zooms) < 1:
-        raise ValueError("seeds, beta_seeds, test_seeds and augerino_seeds must be >= 1, and zooms >= 1 (1 = none).")
+    if min(S.seeds, S.helped_runs, S.beta_seeds, S.test_seeds, S.augerino_seeds) < 1 or min(S.zooms) < 1:
+        raise ValueError("seeds, helped_runs, beta_seeds, test_seeds and augerino_seeds must be >= 1, and zooms >= 1 "
+                         "(1 = none).")
     if not S.regs or S.scale_regs is not None and not S.scale_regs:
         raise ValueError("regs and scale_regs need at least one regulariser weight (scale_regs None: regs).")
     return S
@@ -195,6 +207,34 @@ def table_1a_specs(S: Settings) -> dict[str, list[zoo.Spec]]:
     return {m: [spec(S, m, k) for k in range(S.seeds)] for m in S.methods}
 
 
+def helped_seeds(S: Settings) -> int:
+    """The seeds App. B's methods train: ``S.seeds``, or more where ``S.helped_runs`` pairs of seeds need more.
+
+    Example
+    -------
+    >>> helped_seeds(settings("cpu")), helped_seeds(settings("cpu", helped_runs=1)), helped_seeds(settings("smoke"))
+    (6, 3, 2)
+    """
+    return max(S.seeds, 2 * S.helped_runs)
+
+
+def helped_specs(S: Settings) -> dict[str, list[zoo.Spec]]:
+    """App. B's family: ``{method: [spec per seed]}`` for the model without augmentation and the methods of
+    :data:`IOU_METHODS` that ``S.methods`` holds (none where it holds no model without augmentation or fewer than
+    two of those methods: App. B's claim is then not measurable), seeds ``0 .. helped_seeds(S) - 1``; the first
+    ``S.seeds`` are Table 1a's own models.
+
+    Example
+    -------
+    >>> fam = helped_specs(settings("cpu"))
+    >>> list(fam) == [NONE, *IOU_METHODS], len(fam[NONE]), fam[NONE][2] == table_1a_specs(settings("cpu"))[NONE][2]
+    (True, 6, True)
+    """
+    if NONE not in S.methods or len([m for m in IOU_METHODS if m in S.methods]) < 2:
+        return {}
+    return {m: [spec(S, m, k) for k in range(helped_seeds(S))] for m in (NONE, *IOU_METHODS) if m in S.methods}
+
+
 def beta_specs(S: Settings) -> dict[float, list[zoo.Spec]]:
     """Table 1b's family: ``{shape: [spec per seed]}``; shape 1 is RRC itself (the same models as in B1)."""
     return {a: [spec(S, RRC, k, a) for k in range(S.beta_seeds)] for a in S.beta_shapes}
@@ -217,15 +257,19 @@ def _flat(specs: dict) -> list[zoo.Spec]:
 
 
 def b1_zoo_specs(profile: str = "cpu", **params) -> list[zoo.Spec]:
-    """The zoo models chapter B1's run loads, for its papermill parameters ``params``: Table 1a's family.
+    """The zoo models chapter B1's run loads, for its papermill parameters ``params``: Table 1a's family, then App.
+    B's seeds beyond it (:func:`helped_specs`).
 
     Example
     -------
-    >>> specs = b1_zoo_specs("smoke", seeds=1)
+    >>> specs = b1_zoo_specs("smoke", seeds=1, helped_runs=1)
     >>> len(specs), specs[0].name
-    (7, 'small_resnet18_s4/rrc')
+    (11, 'small_resnet18_s4/rrc')
+    >>> len(b1_zoo_specs("cpu"))  # 7 methods x 3 seeds, and seeds 3-5 of App. B's 4
+    33
     """
-    return _flat(table_1a_specs(settings(profile, **params)))
+    S = settings(profile, **params)
+    return list(dict.fromkeys(_flat(table_1a_specs(S)) + _flat(helped_specs(S))))
 
 
 def b2_zoo_specs(profile: str = "cpu", **params) -> list[zoo.Spec]:
@@ -259,6 +303,11 @@ def train(S: Settings, specs: dict | None = None) -> dict:
     return S.train_family(table_1a_specs(S) if specs is None else specs)
 
 
+def train_helped(S: Settings) -> dict[str, list[torch.nn.Module]]:
+    """Train (or load) App. B's family (:func:`helped_specs`): ``{method: [model per seed]}``."""
+    return train(S, helped_specs(S))
+
+
 def train_beta(S: Settings) -> dict[float, list[torch.nn.Module]]:
     """Train (or load) Table 1b's family (:func:`beta_specs`): ``{shape: [model per seed]}``."""
     return train(S, beta_specs(S))
@@ -271,9 +320,11 @@ def train_baselines(S: Settings, methods=None) -> dict[str, list[torch.nn.Module
 
 
 def family_models(S: Settings) -> list[torch.nn.Module]:
-    """Train (or load) Table 1a's family, every method and seed, as one flat list: what ``python -m invlib family
-    b.rrc`` runs (under ``torchrun`` each model trains with DDP), so that chapters B1, B2 and B6 only load them."""
-    return [m for group in train(S).values() for m in group]
+    """Train (or load) Table 1a's family, every method and seed, and App. B's seeds beyond it, as one flat list: what
+    ``python -m invlib family b.rrc`` runs (under ``torchrun`` each model trains with DDP), so that chapters B1, B2
+    and B6 only load them."""
+    extra = {(m, "App. B"): group[S.seeds:] for m, group in helped_specs(S).items() if len(group) > S.seeds}
+    return [m for group in train(S, {**table_1a_specs(S), **extra}).values() for m in group]
 
 
 # ------------------------------------------------------------------------------ evaluation
@@ -331,13 +382,15 @@ def cached_predictions(model, ds: data.Dataset, size: int, tag="", extra=None, s
 class Evaluation:
     """Predictions of a family on the evaluation images: ``preds[method]`` is ``(seeds, N)``; ``train[method]``
     is ``(seeds,)``, each model's training accuracy in % over its last epoch (on its augmented training images:
-    for no augmentation, the central crops it is evaluated on)."""
+    for no augmentation, the central crops it is evaluated on); ``seconds[method]`` is ``(seeds,)``, each model's
+    training seconds as the zoo recorded them (:func:`train_seconds`)."""
 
     labels: np.ndarray
     classes: list
     synsets: list | None
     preds: dict
     train: dict = dataclasses.field(default_factory=dict)
+    seconds: dict = dataclasses.field(default_factory=dict)
 
     def head(self, n: int | None) -> Evaluation:
         """The same evaluation on its first ``n`` images (all when None): App. G's baselines on the augmented
@@ -362,6 +415,32 @@ class Evaluation:
         regime, one value per seed)."""
         return np.asarray(self.train[NONE], dtype=float) - self.accuracy(NONE)
 
+    def seed_seconds(self, keys=None) -> list[float]:
+        """Per seed k, the training seconds of the models of seed k of ``keys`` (default: every key), summed: what
+        one seed of the family cost to train (:meth:`invlib.results.Run.replicates`).
+
+        Example
+        -------
+        >>> ev = Evaluation(np.arange(2), ["a"], None, {}, seconds={"a": np.array([10.0, 12]), "b": np.array([1.0, 2])})
+        >>> ev.seed_seconds(), ev.seed_seconds(["b"])
+        ([11.0, 14.0], [1.0, 2.0])
+        """
+        keys = list(self.seconds) if keys is None else [k for k in keys if k in self.seconds]
+        seeds = min((len(self.seconds[k]) for k in keys), default=0)
+        return [float(sum(self.seconds[k][i] for k in keys)) for i in range(seeds)]
+
+    def run_seconds(self, keys=None) -> list[float]:
+        """Per App. B run r (seeds 2r and 2r + 1, :func:`~invlib.papers.b.rrc_reports.helped_replicates`), the
+        training seconds of its two seeds' models of ``keys`` (default: every key).
+
+        Example
+        -------
+        >>> Evaluation(np.arange(2), ["a"], None, {}, seconds={"a": np.array([10.0, 12, 11, 13, 9])}).run_seconds()
+        [22.0, 24.0]
+        """
+        per_seed = self.seed_seconds(keys)
+        return [per_seed[i] + per_seed[i + 1] for i in range(0, len(per_seed) - 1, 2)]
+
     def accuracy(self, key) -> np.ndarray:
         """``(seeds,)`` top-1 accuracy in % of each model of ``key``."""
         return (self.preds[key] == self.labels[None]).mean(1) * 100
@@ -376,7 +455,21 @@ def evaluate(trained: dict, S: Settings, ds: data.Dataset | None = None) -> Eval
     ds = ds or eval_images(S)
     preds = {k: np.stack([cached_predictions(m, ds, S.size).numpy() for m in group]) for k, group in trained.items()}
     train = {k: np.array([last_train_acc(m) for m in group]) for k, group in trained.items()}
-    return Evaluation(ds.labels.numpy(), list(ds.classes), ds.synsets, preds, train)
+    seconds = {k: np.array([train_seconds(m) for m in group]) for k, group in trained.items()}
+    return Evaluation(ds.labels.numpy(), list(ds.classes), ds.synsets, preds, train, seconds)
+
+
+def train_seconds(model) -> float:
+    """The seconds the zoo's training of ``model`` took (``model.zoo_info["seconds"]``, measured when it was trained,
+    stored with its checkpoint); 0 for a model the zoo did not train.
+
+    Example
+    -------
+    >>> m = torch.nn.Linear(1, 1); m.zoo_info = {"seconds": 12.5}
+    >>> train_seconds(m), train_seconds(torch.nn.Linear(1, 1))
+    (12.5, 0.0)
+    """
+    return float(getattr(model, "zoo_info", {}).get("seconds", 0.0))
 
 
 def last_train_acc(model) -> float:
@@ -480,7 +573,8 @@ def hurt_wordnet(hurt: pd.DataFrame, classes: list, synsets: list | None, metric
 def hurt_relatedness(S) -> tuple[pd.DataFrame, dict]:
     """Chapter B5's App. D.1 check in one call: B1's RRC and no-augmentation models (trained if not cached),
     :func:`hurt_classes` and :func:`hurt_wordnet` (plus ``rrc_gains``: RRC's top-1 gain in points over the
-    model without augmentation of the same seed, per seed, and ``rrc_gain``, their mean).
+    model without augmentation of the same seed, per seed, and ``rrc_gain``, their mean; ``seconds``: per seed, the
+    training seconds of its two models).
 
     ``S``: this module's :class:`Settings`, or another chapter's settings (B5's), whose profile, dataset, root and
     seed then select B1's settings, so the check reads the same models B1 trained."""
@@ -491,7 +585,7 @@ def hurt_relatedness(S) -> tuple[pd.DataFrame, dict]:
     hurt = hurt_classes(ev, S)
     gains = ev.accuracy(RRC) - ev.accuracy(NONE)  # paired: seed k of each
     return hurt, dict(hurt_wordnet(hurt, ev.classes, ev.synsets), rrc_gain=float(gains.mean()),
-                      rrc_gains=[float(g) for g in gains])
+                      rrc_gains=[float(g) for g in gains], seconds=ev.seed_seconds())
 
 
 # ------------------------------------------------------------------------------ B2: Table 1b, App. C
@@ -673,6 +767,25 @@ def train_augerino(S: Settings, ds: data.Dataset | None = None) -> pd.DataFrame:
 
 
 AUGERINO_VERSION = 2  # 2: the run saves its trained network (augerino_model)
+
+
+def augerino_seconds(runs: pd.DataFrame) -> list[float]:
+    """Per seed (in seed order), the training seconds of its App. G runs (:func:`train_augerino`'s rows: each epoch's
+    seconds, measured by :func:`invlib.train.fit` and cached with the row), summed over groups and weights: what one
+    seed of chapter B6 costs to train (chapter B1's models it is compared with are B1's); ``[]`` for rows without
+    ``history``.
+
+    Example
+    -------
+    >>> runs = pd.DataFrame(dict(seed=[0, 0, 1], history=[[{"seconds": 2.0}, {"seconds": 3.0}], [{"seconds": 1.0}],
+    ...                                                    [{"seconds": 4.5}]]))
+    >>> augerino_seconds(runs)
+    [6.0, 4.5]
+    """
+    if "history" not in runs:  # rows without their training record: nothing measured
+        return []
+    total = runs.assign(s=[sum(float(h.get("seconds", 0.0)) for h in hist) for hist in runs.history])
+    return [float(v) for v in total.groupby("seed").s.sum().sort_index()]
 
 
 def augerino_model(S: Settings, group: str, reg: float, seed: int = 0, ds: data.Dataset | None = None):

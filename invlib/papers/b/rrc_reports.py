@@ -6,9 +6,10 @@ The reports compute each claim's effects (``b1_effects``, ``b2_effects``, ``b6_e
 and record them with the claim's declaration in paper B's protocol (:data:`invlib.papers.b.protocol.PROTOCOL`,
 written before the run: the quantity, the smallest effect that matters and why); :func:`invlib.protocol.decide`
 alone decides. The claims about what training does (B1, B2's Table 1b, B6) take a seed as their replicate, paired
-by seed, and need three seeds: the ``cpu`` profile trains three of B1's and B2's, and one per Augerino weight, where
-B6's claims stay "inconclusive at this budget" (the interval column says how many seeds would decide them). Table
-A1 and the size ratios are deterministic; App. D.1's WordNet part takes a hurt class as its replicate.
+by seed, and need three seeds: the ``cpu`` profile trains three of B1's, B2's and of each Augerino weight; App. B's
+replicate is a run, two seeds of its methods compared with each other, and ``helped_runs`` sets three (six seeds of
+them). Table A1 and the size ratios are deterministic; App. D.1's WordNet part takes a hurt class as its replicate.
+Each report records what one replicate of its families cost (:func:`report_replicates`).
 
 Example
 -------
@@ -30,7 +31,7 @@ from ... import crops, data, metrics
 from ...protocol import decide
 from ...results import LEVEL, Evidence, Interval, exact, not_measurable, paired, phrase, t_interval
 from .protocol import OVERFIT_GAP, PROTOCOL
-from .rrc import IOU_METHODS, NAMES, NONE, PAPER_TOP1, RRC, Evaluation, Settings, table_a1_shapes
+from .rrc import IOU_METHODS, NAMES, NONE, PAPER_TOP1, RRC, Evaluation, Settings, augerino_seconds, table_a1_shapes
 
 
 def plot_methods(ds: data.Dataset, S: Settings, n: int = 5, index: int = 0):
@@ -238,10 +239,12 @@ def zoom_falls(curve: pd.DataFrame) -> dict[str, dict[str, np.ndarray]]:
     return out
 
 
-def b1_effects(ev: Evaluation, curve: pd.DataFrame) -> dict:
+def b1_effects(ev: Evaluation, curve: pd.DataFrame, helped: Evaluation | None = None) -> dict:
     """The effects of every claim of chapter B1, by claim id and part (the parts the protocol declares): paired
     per-seed differences of top-1; the Table 1a claims and Table A2 carry their regime (:func:`overfit_gaps`) and
-    RRC's own gain where the claim presupposes it, so an undecided regime leaves them undecided."""
+    RRC's own gain where the claim presupposes it, so an undecided regime leaves them undecided. App. B's runs come
+    from ``helped`` (App. B's family, :func:`~invlib.papers.b.rrc.train_helped`: more seeds of its methods), else
+    from ``ev``."""
     ran = set(ev.preds)
     t, ts, rscc, fsrc = "translate", "translate_random_size_center_crop", "random_size_center_crop", \
         "fixed_size_random_crop"
@@ -258,10 +261,11 @@ def b1_effects(ev: Evaluation, curve: pd.DataFrame) -> dict:
     out["table1a/neither_part_matches_rrc"] = _missing(ran, NONE, rscc, fsrc, RRC) or {
         "no augmentation overfits": regime, "RSCC beats none": gain[rscc], "FSRC beats none": gain[fsrc],
         "RSCC below RRC": paired(acc[RRC], acc[rscc]), "FSRC below RRC": paired(acc[RRC], acc[fsrc])}
-    reps = helped_replicates(ev)  # a replicate is a run: the models of two seeds, compared with each other
+    helped = ev if helped is None else helped
+    reps = helped_replicates(helped)  # a replicate is a run: the models of two seeds, compared with each other
     out["appB/no_pattern_in_helped_samples"] = not_measurable(
-        "App. B needs the models without augmentation and two translation-type methods") if NONE not in ran or len(
-        [m for m in IOU_METHODS if m in ran]) < 2 else {
+        "App. B needs the models without augmentation and two translation-type methods") if NONE not in helped.preds \
+        or len([m for m in IOU_METHODS if m in helped.preds]) < 2 else {
         "every IoU below 0.5": reps.largest.to_numpy(), "within no higher than across": (reps.within - reps.across
                                                                                          ).to_numpy()}
     out["tableA2/classes_consistently_hurt"] = _missing(ran, NONE, RRC) or {
@@ -274,10 +278,38 @@ def b1_effects(ev: Evaluation, curve: pd.DataFrame) -> dict:
     return out
 
 
+B1_SEED_CLAIMS = ("table1a/translation_recovers_rrc", "table1a/scale_alone_less", "table1a/neither_part_matches_rrc",
+                  "tableA2/classes_consistently_hurt", "figA7/rrc_partly_invariant_to_zoom")  # B1's claims on seeds
+B1_RUN_CLAIMS = ("appB/no_pattern_in_helped_samples",)  # on App. B's runs (pairs of seeds)
+
+
+def report_replicates(run, parameter: str, seconds, claims, note: str = "") -> None:
+    """:meth:`invlib.results.Run.replicates` where this run measured what its replicates cost (``seconds``: one per
+    replicate; none, e.g. an evaluation made without its models' zoo records: nothing recorded).
+
+    Example
+    -------
+    >>> from invlib.results import Run
+    >>> run = Run("smoke", name="demo")
+    >>> report_replicates(run, "seeds", [3.0, 4.0], ["x"]); report_replicates(run, "beta_seeds", [], ["y"])
+    >>> sorted(run.replicate_costs), run.replicate_costs["seeds"]["seconds"]
+    (['seeds'], [3.0, 4.0])
+    """
+    if len(seconds):
+        run.replicates(parameter, seconds, list(claims), note=note)
+
+
 def report_b1(run, S: Settings, ev: Evaluation, iou: pd.DataFrame, hurt: pd.DataFrame,
-                     curve: pd.DataFrame) -> dict[str, Evidence]:
-    """The scoreboard rows of chapter B1, their effects from :func:`b1_effects`; returns the evidence by claim id."""
-    record = functools.partial(_record, run, b1_effects(ev, curve))
+                     curve: pd.DataFrame, helped: Evaluation | None = None) -> dict[str, Evidence]:
+    """The scoreboard rows of chapter B1, their effects from :func:`b1_effects` (App. B's from ``helped``, its
+    family, where given); returns the evidence by claim id. Records what a seed of Table 1a's family and a run of App.
+    B's cost to train (``seeds``, ``helped_runs``: the zoo's training seconds of their models)."""
+    record = functools.partial(_record, run, b1_effects(ev, curve, helped))
+    report_replicates(run, "seeds", ev.seed_seconds(), B1_SEED_CLAIMS,
+                      note="a seed: one model of each of Table 1a's methods (the zoo's training seconds)")
+    report_replicates(run, "helped_runs", (ev if helped is None else helped).run_seconds([NONE, *IOU_METHODS]),
+                      B1_RUN_CLAIMS, note="a run: seeds 2r and 2r + 1 of no augmentation and App. B's three "
+                                          "methods (8 models; those of seeds below `seeds` are Table 1a's too)")
     ran = set(ev.preds)
     gain = {m: float(np.mean(ev.accuracy(m) - ev.accuracy(NONE))) if m in ran and NONE in ran else float("nan")
             for m in crops.METHODS}
@@ -360,7 +392,11 @@ def report_hurt_wordnet(run, report: dict) -> Evidence:
     (``report["rrc_gains"]``, per seed; otherwise "hurt" means most classes), and per hurt class its similarity to
     the other hurt classes minus to the others (``report["differences"]``, :func:`~invlib.papers.b.rrc.hurt_wordnet`;
     a t-interval over the hurt classes). Not measurable only without synsets. Returns its evidence."""
-    run.log("d1_wordnet", report)
+    run.log("d1_wordnet", {k: v for k, v in report.items() if k != "seconds"})
+    report_replicates(run, "rrc.seeds", report.get("seconds", []), ["appD1/hurt_classes_unrelated"],
+                      note="chapter B1's seeds (invlib.papers.b.rrc.Settings.seeds, B1's parameter `seeds`; chapter "
+                           "B5 reads B1's models and has no parameter of its own for them): a seed's RRC and "
+                           "no-augmentation models")
     effects = not_measurable("the classes have no WordNet synsets (a folder of your own)") if not report.get(
         "wordnet", True) else {"RRC helps overall": report.get("rrc_gains", []),
                                "hurt classes no closer to each other": report["differences"]}
@@ -435,8 +471,11 @@ def b2_effects(beta: pd.DataFrame, ev: Evaluation) -> dict:
 
 
 def report_b2(run, beta: pd.DataFrame, ev: Evaluation) -> dict[str, Evidence]:
-    """The scoreboard rows of chapter B2 (:func:`b2_effects`); returns the evidence by claim id."""
+    """The scoreboard rows of chapter B2 (:func:`b2_effects`); returns the evidence by claim id. Records what a seed
+    of Table 1b's family costs to train (``beta_seeds``)."""
     record = functools.partial(_record, run, b2_effects(beta, ev))
+    report_replicates(run, "beta_seeds", ev.seed_seconds(), ("table1b/uniform_best", "table1b/too_small_shape_hurts"),
+                      note="a seed: one model of each Beta shape (shape 1 is chapter B1's RRC model of the seed)")
     paper = {a: p for a, p in beta.paper.items() if not isinstance(p, str)}
     run.log("var_inv_s", beta.var_inv_s.to_dict(), paper=paper)
     out = {"tableA1/variance_of_inverse_scale": record("tableA1/variance_of_inverse_scale", ", ".join(
@@ -549,10 +588,19 @@ def b6_effects(S: Settings, runs: pd.DataFrame, base: Evaluation) -> dict:
     return out
 
 
+B6_CLAIMS = ("figA8/bounds_depend_on_reg", "tableA3/augerino_translation_beats_none",
+              "tableA4/off_at_evaluation_slightly_higher", "figA9/x_translation_only",
+              "tableA5/scale_worse_than_translation")  # every claim of chapter B6 rests on its seeds
+
+
 def report_b6(run, S: Settings, runs: pd.DataFrame, base: Evaluation) -> dict[str, Evidence]:
     """The scoreboard rows of chapter B6 (:func:`b6_effects`); ``runs``: :func:`~invlib.papers.b.rrc.train_augerino`
-    's rows; ``base`` holds B1's no-augmentation and translation models. Returns the evidence by claim id."""
+    's rows; ``base`` holds B1's no-augmentation and translation models. Returns the evidence by claim id. Records
+    what a seed of App. G's runs costs to train (``augerino_seeds``)."""
     record = functools.partial(_record, run, b6_effects(S, runs, base))
+    report_replicates(run, "augerino_seeds", augerino_seconds(runs), B6_CLAIMS,
+                      note="a seed: its Augerino runs, every group and weight (chapter B1's models of the seed, "
+                           "the baselines, are B1's `seeds`)")
     tables = augerino_tables(runs)
     tr, ts = tables.loc["translation"], tables.loc["translation then scale"]
     none = base.accuracy(NONE).mean()
