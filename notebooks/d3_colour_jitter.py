@@ -215,8 +215,8 @@ run.table()
 # and shrinks the rest to fit a few minutes on two cores: 16 px images (the experiment is about colour), the
 # 4-conv classifier, a cosine schedule at a larger step, a module step far above the paper's 1e-5 (at 1e-5 the
 # ranges would not move in a few hundred steps), a band check every few steps instead of once per epoch, fewer
-# test-time draws, a reduced sweep around the paper's best setting, and one seed. Setting by setting, the paper's
-# value beside this run's:
+# test-time draws, a reduced sweep around the paper's best setting, and three seeds instead of ten (the fewest that
+# decide a claim about training). Setting by setting, the paper's value beside this run's:
 #
 # {glue:md}`d3_departures`
 #

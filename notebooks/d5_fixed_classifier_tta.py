@@ -99,7 +99,7 @@ R.departures(S)
 
 # %%
 net, hist = D.train(S, nets[S.frozen], train)
-free, _ = D.train(S, nets[S.frozen], train, input_free=True)  # the control: one distribution for all images
+free, free_hist = D.train(S, nets[S.frozen], train, input_free=True)  # the control: one distribution for all images
 R.plot_trace(D.band_trace(hist), S)
 plt.show()
 
@@ -140,7 +140,7 @@ plt.show()
 
 # %%
 still = D.control(S, nets[S.frozen])  # both modules trained and tested again on the same scenes, held still
-table, facts = R.report(run, S, res, stats, hist, items, still)
+table, facts = R.report(run, S, res, stats, hist, items, still, free_hist)
 table
 
 # %% [markdown]

@@ -31,7 +31,8 @@ def test_paper_settings_and_profiles():
     assert len(paper.jitter) == 216 and len(set(paper.jitter)) == 216 and C.PAPER_BEST in paper.jitter
     assert {h for h, _, _ in paper.jitter} == {0.0, 0.1, 0.2, 0.3, 0.4, 0.5}
     cpu, smoke = C.settings("cpu"), C.settings("smoke")
-    assert cpu.profile == "cpu" and cpu.seeds == (0,) and cpu.jitter[0] == C.PAPER_BEST
+    assert cpu.profile == "cpu" and cpu.seeds == (0, 1, 2) and cpu.jitter[0] == C.PAPER_BEST  # n_min: 3 seeds
+    assert smoke.seeds == (0,)  # smoke stays cheap (its verdicts are inconclusive)
     assert smoke.epochs < cpu.epochs and set(smoke.n_conditions) < set(paper.n_conditions)
     assert C.settings("cpu", jitter=[[0.1, 0.2, 0.4]], seeds=[1, 2]).jitter == ((0.1, 0.2, 0.4),)  # lists -> tuples
     assert C.settings("cpu", epochs=None).epochs == cpu.epochs  # None keeps the profile's value
@@ -319,6 +320,20 @@ def test_report_at_one_seed_is_inconclusive_and_keeps_its_tables():
     assert run.metrics["table3/instaaug/general"] == 80.0 and run.paper["table3/instaaug/general"] == 81.11
     assert facts["d3_left_out"] == "2, 4, 8"
     results.glue(facts)
+
+
+def test_report_records_what_a_seed_costs_and_the_claims_on_it():
+    res = _seeds(R.demo_run(), [0.0, 0.004, -0.003])
+    res.accuracy["train_seconds"] = 4.0 + res.accuracy["seed"]  # every model of seed s: 4 + s seconds
+    v, run = _verdicts(res)
+    models = res.accuracy.query("experiment in ('table3', 'table4') and seed == 0").drop_duplicates(
+        ["k", "model"]).shape[0]  # each model once (its rows with and without TTA, Table 4's copies)
+    seeds, control = run.replicate_costs["seeds"], run.replicate_costs["control_seeds"]
+    assert seeds["seconds"] == [4.0 * models, 5.0 * models, 6.0 * models]
+    assert "table3/instaaug_vs_random" in seeds["claims"] and "control/gain_shrinks_without_hue_classes" not in \
+        seeds["claims"] and "table4/gain_k2" not in seeds["claims"]  # not measurable here: rests on no seed
+    assert control["claims"] == ["control/gain_shrinks_without_hue_classes"] and control["n"] == 3
+    assert control["seconds"] == [4.0 * 4, 5.0 * 4, 6.0 * 4]  # two models at each of two hue shares
 
 
 def test_report_verdicts_follow_the_seeds():

@@ -29,7 +29,8 @@ def test_paper_defaults_and_profiles():
     assert (P.aug_lr, P.band, P.lam0, P.tta, P.crop_scale) == (1e-5, (3.0, 3.5), 0.2, 10, (0.1, 1.0))
     assert (P.variation, P.control_variation, P.controls, cpu.controls) == (1.0, 0.0, P.seeds, cpu.seeds)
     assert P.check_every is None and P.widths == (64, 128, 256, 512)
-    assert (cpu.size, cpu.seeds, cpu.band) == (56, (0,), (3.0, 3.5))  # the band stays the paper's
+    assert (cpu.size, cpu.seeds, cpu.band) == (56, (0, 1, 2), (3.0, 3.5))  # the band stays the paper's; n_min seeds
+    assert D.settings("smoke").seeds == (0,) and cpu.control_seeds is None  # the control: cpu's three seeds
     assert cpu.aug_lr > P.aug_lr and cpu.check_every is not None  # the departures the chapter states
     assert D.settings("cpu", epochs=None, widths=[4, 8, 8, 8]).widths == (4, 8, 8, 8)
 
@@ -239,6 +240,10 @@ def test_the_chapter_pipeline_end_to_end():
     assert {c["verdict"] for c in run.claims.values()} <= {"inconclusive at this budget",
                                                             "not measurable at this profile"}  # one seed
     assert run.claims["fig8/input_dependent"]["evidence"]["unit"] == "seed"
+    assert (control.loc[control["method"] == D.UNTRAINED, "seconds"] == 0).all() and (control["seconds"] >= 0).all()
+    assert run.replicate_costs["seeds"]["seconds"] == [pytest.approx(sum(r["seconds"] for r in trained.values()),
+                                                                     abs=1e-3)]  # one seed, its three encoders
+    assert run.replicate_costs["control_seeds"]["claims"] == list(R.CONTROL_CLAIMS)
     run.save()
 
 
@@ -491,6 +496,29 @@ def test_report_control_pairs_the_variations_by_seed():
     assert _control_verdicts(pd.DataFrame()) == ("not measurable at this profile",) * 2
     eff = R.control_effects(_control((3.0, 4.0, 3.5), (0.1, 0.4, -0.2)), 1.0, 0.0)
     assert eff["gain_shrink"].round(6).tolist() == [2.9, 3.6, 3.7] and eff["kl_shrink"].round(6).tolist() == [0.8] * 3
+
+
+def test_the_control_floor_has_one_value_per_seed():
+    """The control's table holds the untrained encoder's rows: each seed's floor is one value, not two."""
+    run = results.Run("smoke", name="demo")
+    R.report_control(run, D.settings("smoke"), _control((3.0, 4.0, 3.5), (0.1, 0.4, -0.2)))
+    parts = run.claims["control/probe_gain_shrinks"]["evidence"]["parts"]
+    assert {p["n"] for p in parts.values()} == {3}
+
+
+def test_report_records_what_a_seed_costs_and_the_claims_on_it():
+    p = _probes({"Random crop": 0.50, "InstaAug (without input)": 0.53, "InstaAug": 0.55}, seeds=(0, 1, 2))
+    tr = {(m, s): dict(history=[dict(loss=4.0)], nt_xent=[4.0, 3.5], band=[], steps=10, seconds=1.0 + s)
+          for m in D.METHODS for s in (0, 1, 2)}
+    control = _control((3.0, 4.0, 3.5), (0.1, 0.4, -0.2)).assign(seconds=lambda c: 2.0 * (c["method"] != D.UNTRAINED))
+    run = results.Run("smoke", name="demo")
+    R.report(run, D.settings("smoke"), tr, p, pd.DataFrame(columns=["method", "scene"]),
+             {s: dict(kl_to_mean=0.0, centre_in_box=0.7) for s in (0, 1, 2)}, _untrained(), control)
+    seeds, ctrl = run.replicate_costs["seeds"], run.replicate_costs["control_seeds"]
+    assert seeds["seconds"] == [3.0, 6.0, 9.0] and set(seeds["claims"]) <= set(R.SEED_CLAIMS)
+    assert "table5/ranking" in seeds["claims"] and ctrl["claims"] == list(R.CONTROL_CLAIMS)
+    assert ctrl["seconds"] == [8.0] * 3  # two learned models at each of two variations
+    assert set(R.SEED_CLAIMS) | set(R.CONTROL_CLAIMS) == {c.id for c in PROTOCOL.of_chapter(R.CHAPTER)}
 
 
 def test_control_table_and_figure():

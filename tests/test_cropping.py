@@ -452,3 +452,40 @@ def test_side_rho_is_nan_without_a_warning_when_either_side_is_constant():
         assert math.isnan(D.side_rho(torch.full((3,), 0.7), varied))
         assert math.isnan(D.side_rho(torch.tensor([0.5]), varied))
         assert D.side_rho(torch.tensor([0.9, 0.5, 0.3]), varied) == 0.5
+
+
+@pytest.mark.slow
+def test_every_seed_trains_the_fixed_lambda_and_keeps_its_cold_training_seconds():
+    """The fixed lambda of Fig. E.1 is trained from every seed (its claim is decided over seeds); every model keeps
+    the seconds its training took, and those of the pre-training it started from, also when read from the cache."""
+    S = D.settings("smoke", n_train=64, n_test=16, epochs=2, seeds=2, methods=("none", "instaaug"),
+                   fixed_lams=(0.02,), progress=False)
+    train, test = D.scene_data(S)
+    fam = D.train(S, train)
+    assert [(t.variant, t.seed) for t in fam] == [("none", 0), ("instaaug", 0), ("none", 1), ("instaaug", 1),
+                                                  ("fixed lambda 0.02", 0), ("fixed lambda 0.02", 1)]
+    acc = D.accuracy_table(S, fam, test)
+    assert (acc.train_seconds > 0).all() and (acc.start_seconds[acc.method == "none"] == 0).all()
+    assert (acc.start_seconds[acc.method == "instaaug"] > 0).all()
+    warm = D.accuracy_table(S, D.train(S, train), test)  # every model from the cache: the same seconds
+    pd.testing.assert_series_equal(warm.train_seconds, acc.train_seconds)
+    seconds = R.seed_seconds(acc)
+    first = acc[acc.seed == 0]
+    assert len(seconds) == 2 and seconds[0] == pytest.approx(first.train_seconds.sum() + first.start_seconds.max())
+
+
+def test_report_records_what_a_seed_costs_and_the_claims_on_it():
+    acc = _family([1.0, 1.2, 1.4]).assign(train_seconds=10.0, start_seconds=2.0)
+    run, _ = _claims(acc)
+    rep = run.replicate_costs["seeds"]
+    assert rep["seconds"] == [32.0, 32.0, 32.0] and rep["n"] == 3  # three models and one pre-training a seed
+    assert "table1/instaaug_random_none" in rep["claims"] and "appD3/cost" in rep["claims"]
+    assert "tableE1/bands_beat_random_crop" not in rep["claims"]  # not measurable here: it rests on no seed
+    assert "authors/crop_order_same" not in rep["claims"]  # their code's one run decides its n, not our seeds
+    ctrl = acc[acc.method == "instaaug"].assign(variation=1.0)
+    ctrl = pd.concat([ctrl, ctrl.assign(variation=0.0), acc[acc.method == "instaaug"].assign(
+        method="no_input", variant="no_input", variation=1.0)]).pipe(
+        lambda c: pd.concat([c, c[(c.method == "no_input")].assign(variation=0.0)]))
+    run = results.Run("demo", "smoke")
+    R.report_control(run, ctrl)
+    assert run.replicate_costs["control_seeds"]["seconds"] == [44.0, 44.0, 44.0]  # two models a variation, two starts

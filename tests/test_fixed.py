@@ -60,13 +60,14 @@ def test_zoo_specs_are_paper_bs_checkpoints(profile):
 
 @pytest.mark.parametrize("profile", ["smoke", "cpu"])
 def test_d5_zoo_specs_are_chapter_b3s_standard_models(profile):
-    """The book's training phase trains what D5 loads: B3's two models with RRC and a flip, nothing else, and at
-    cpu with B3's pinned recipe (8,000 scenes, 4 epochs; the ViT 8), whatever the cpu profile's own sizes."""
+    """The book's training phase trains what D5 loads: B3's two models with RRC and a flip of D5's seed (B3 may
+    train more seeds of them), nothing else, and at cpu with B3's pinned recipe (8,000 scenes, 4 epochs; the ViT 8),
+    whatever the cpu profile's own sizes."""
     from invlib.papers.b import grounding as B
 
     ours = F.d5_zoo_specs(profile)
     assert ours == list(F.zoo_specs(F.settings(profile)).values())  # what classifiers() loads
-    b3 = [s for s in B.b3_zoo_specs(profile) if s.augment == "standard"]
+    b3 = [s for s in B.b3_zoo_specs(profile) if s.augment == "standard" and s.seed == F.settings(profile).seed]
     assert sorted(ours, key=lambda s: s.arch) == sorted(b3, key=lambda s: s.arch) and len(ours) == 2
     if profile == "cpu":
         assert F.CPU_ZOO_DATA == B.CPU_ZOO_DATA
@@ -270,6 +271,8 @@ def test_control_trains_both_modules_on_still_scenes(monkeypatch):
     assert [k for k, *_ in seen] == [(False, 0), (True, 0), (False, 1), (True, 1), (False, 1), (True, 1)]
     assert torch.equal(seen[2][1].images, F.scene_data(S)[0].images)  # seed 1 on the classifier's own scenes too
     assert res.groupby(["still", "replicate"]).ngroups == 3
+    per = res.groupby(["still", "replicate"])["train_seconds"]
+    assert (per.nunique() == 1).all() and (per.first() > 0).all()  # the two modules' training, once per scenes
 
 
 def test_autoaugment_is_seeded_per_generator_and_keeps_the_global_state():
@@ -531,3 +534,21 @@ def test_figures_draw():
     trace = F.band_trace([dict(epoch=0, state=dict(checks=[(10, 1.2, 0.2), (20, 2.7, 0.24)]))])
     assert len(R.plot_trace(trace, S)) == 2
     assert [ax.get_title() for ax in R.plot_tta(R.demo_tta())] == ["ResNet", "ViT"]
+
+
+def test_report_records_what_a_training_seed_of_the_controls_costs():
+    """Seed 0's modules on the classifier's scenes are the run's (their histories); every other module is the data
+    control's, whose rows carry what training the two modules of their scenes and seed took."""
+    S = F.settings("cpu", tta_seeds=3)
+    control = R.demo_control(3, n_test=200).assign(train_seconds=lambda c: 10.0 + c["replicate"])
+    run = results.Run("cpu", name="d5_test")
+    stats = pd.DataFrame(dict(side=[0.8] * 4, covers_object=[0.9] * 4, centre_in_box=[0.7] * 4,
+                              entropy=[2.7, 3.0, 1.2, math.nan], kl_to_mean=[0.3, 0.0, 0.0, 0.0]),
+                         index=list(R.STATS_ROWS))
+    R.report(run, S, R.demo_tta(), stats, [dict(epoch=0, seconds=4.0)], R.demo_items(), control,
+             [dict(epoch=0, seconds=5.0)])
+    rep = run.replicate_costs["control_seeds"]
+    assert rep["seconds"] == [19.0, 22.0, 24.0]  # seed 0: 4 + 5 (the run's) + 10 (still); seed k: both kinds
+    assert rep["claims"] == list(R.CONTROL_CLAIMS) and "seeds" not in run.replicate_costs
+    assert set(R.CONTROL_CLAIMS) == {c.id for c in PROTOCOL.of_chapter("d5_fixed_classifier_tta")
+                                     if {p.unit for p in c.parts.values()} == {"seed"}}

@@ -361,6 +361,18 @@ def test_seed_slopes_takes_the_first_seed_from_train():
         pd.testing.assert_frame_equal(given[method], cached[method])
         assert given[method].test_acc[0] == trained[method][1][-1]["test_acc"]
         assert given[method].seed.tolist() == [0, 1]
+        assert (given[method].seconds > 0).all()  # the training's seconds, the same read from the cache
+
+
+def test_report_records_what_a_seed_costs_and_the_fig5_claims_on_it():
+    seeds = {m: _seeds([-0.9] * 3, [0.9] * 3, [0.9] * 3).assign(centre_error=0.1, seconds=[10.0, 11.0, 12.0])
+             for m in ("instaaug", "augerino", "input_free")}
+    run, _ = _report(seeds, augerino_gap=0.5)
+    rep = run.replicate_costs["seeds"]
+    assert rep["seconds"] == [30.0, 33.0, 36.0]  # the three models of each seed
+    assert rep["claims"] == ["fig5/bounds_follow_angle", "fig5/reaches_boundary", "fig5/augerino_covers_part"]
+    run, _ = _report(_seeds([-0.9] * 3, [0.9] * 3, [0.9] * 3))  # no seconds measured: nothing recorded
+    assert run.replicate_costs == {}
 
 
 def test_accuracy_is_cached_with_the_random_state_it_leaves(monkeypatch):

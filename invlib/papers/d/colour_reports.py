@@ -46,7 +46,7 @@ from .colour import (
     Colour,
     ColourRun,
 )
-from .criteria import gain_shrink
+from .criteria import gain_shrink, record_replicates
 from .protocol import PROTOCOL
 
 # Table 3 (D45): method -> (accuracy, its +-, with test-time augmentation, its +-), in %
@@ -273,7 +273,37 @@ def report(run, S: Colour, res: ColourRun) -> tuple[pd.DataFrame, pd.DataFrame, 
     facts |= _table4_claims(run, res)
     facts |= _control_claim(run, S, res)
     facts |= {"d3_best_random": res.best_random, "d3_seeds": _seeds_note(res)}
+    control = "control/gain_shrinks_without_hue_classes"
+    record_replicates(run, "seeds", seed_seconds(res, ("table3", "table4")),
+                      [c.id for c in PROTOCOL.of_chapter(CHAPTER) if c.id != control],
+                      note="a seed: every model of Table 3 and of Table 4's larger training sets (their fit's epoch "
+                           "seconds)")
+    record_replicates(run, "control_seeds", seed_seconds(res, ("control",)), [control],
+                      note="a seed: the global range and InstaAug at both hue shares (those at the chapter's share are "
+                           "Table 3's models of the seed when it is one of seeds)")
     return t3, sweep, t4, facts
+
+
+def seed_seconds(res: ColourRun, experiments: tuple[str, ...]) -> list[float]:
+    """Per seed, in seed order, what training the models of ``experiments`` took (``train_seconds`` of
+    :attr:`~invlib.papers.d.colour.ColourRun.accuracy`, each model once: its rows with and without TTA, and Table
+    4's copies of Table 3's models, are one model); empty without that column.
+
+    Example
+    -------
+    >>> seed_seconds(demo_run(), ("table3",))  # made-up rows have no training seconds
+    []
+    >>> a = pd.DataFrame(dict(experiment=["table3", "table3", "table4", "table4"], k=[1, 1, 1, 2], model="InstaAug",
+    ...                       hue_share=1.0, seed=0, tta=[False, True, False, False],
+    ...                       train_seconds=[4.0, 4.0, 4.0, 5.0]))
+    >>> seed_seconds(ColourRun(a, pd.DataFrame(), pd.DataFrame()), ("table3", "table4"))
+    [9.0]
+    """
+    a = res.accuracy
+    if "train_seconds" not in a:
+        return []
+    a = a[a["experiment"].isin(experiments)].drop_duplicates(["k", "model", "hue_share", "seed"])
+    return [float(v) for v in a.groupby("seed")["train_seconds"].sum().sort_index()]
 
 
 def _order(ev: results.Evidence, ours: str, theirs: str) -> str:

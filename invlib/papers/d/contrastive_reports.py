@@ -40,7 +40,7 @@ from ... import results
 from ...protocol import decide
 from ...results import mean_se
 from .contrastive import METHODS, PAPER, UNTRAINED, Contrastive, band_trace, entropy_bound, sample_crops
-from .criteria import gain_shrink
+from .criteria import gain_shrink, record_replicates
 from .protocol import PROTOCOL
 
 FREE, INSTA, RANDOM = "InstaAug (without input)", "InstaAug", "Random crop"
@@ -130,11 +130,13 @@ def floor_effects(probes: pd.DataFrame, untrained: pd.DataFrame | None, methods=
     [[10.0, 10.0, 12.0], [20.0, 21.0, 20.0]]
     >>> list(floor_effects(p, u, (INSTA,), key="variation 1: "))
     ['variation 1: InstaAug over the untrained encoder']
+    >>> floor_effects(pd.concat([p, u]), u, (INSTA,))["InstaAug over the untrained encoder"].shape  # one per seed
+    (3,)
     """
     if untrained is None or not len(untrained):
         return {f"{key}{m} over the untrained encoder": results.not_measurable(
             "the untrained encoder was not probed", unit="seed") for m in methods}
-    both = pd.concat([probes, untrained])
+    both = pd.concat([probes[probes["method"] != UNTRAINED], untrained])  # its rows once, were they in both
     return {f"{key}{m} over the untrained encoder": _paired(both, m, UNTRAINED) * 100 for m in methods}
 
 
@@ -503,8 +505,48 @@ def report(run, S: Contrastive, trained: dict, probes: pd.DataFrame, crops: pd.D
     steps, secs = int(rs[0]["steps"]), float(np.mean([r["seconds"] for r in rs]))
     run.log("steps_per_model", steps)
     run.log("seconds_per_model", secs, note="wall seconds, on the machine that ran it")
+    record_replicates(run, "seeds", seed_seconds(trained), SEED_CLAIMS, note="a seed: the three encoders of Table 5 "
+                      "(SimCLR training, the seconds train_one keeps with the model)")
+    record_replicates(run, "control_seeds", control_seconds(control), CONTROL_CLAIMS, note="a seed: InstaAug and "
+                      "its input-free version at both variations (those at the chapter's variation are Table 5's "
+                      "models of the seed when it is one of seeds); None: the seeds")
     facts = _facts(S, trained, probes, crop, band, initial, untrained, evidence)
     return table5(probes, untrained, S.tta), facts | _control_facts(S, ctrl["effects"], evidence)
+
+
+SEED_CLAIMS = ("table5/ranking", "table5/instaaug_beats_random", "fig8/input_dependent", "fig8/size_correlation",
+               "fig8/crops_on_object", "band/entropy_in_band")  # decided over the seeds of Table 5's encoders
+CONTROL_CLAIMS = ("control/probe_gain_shrinks", "control/input_dependence_shrinks")  # over the control's seeds
+
+
+def seed_seconds(trained: dict) -> list[float]:
+    """Per seed, in seed order, what its encoders' training took (``seconds`` of each model of
+    :func:`~invlib.papers.d.contrastive.train`, the cold run's, kept with the cached model).
+
+    Example
+    -------
+    >>> seed_seconds({("a", 0): dict(seconds=2.0), ("b", 0): dict(seconds=3.0), ("a", 1): dict(seconds=4.0)})
+    [5.0, 4.0]
+    """
+    per: dict[int, float] = {}
+    for (_, seed), r in trained.items():
+        per[seed] = per.get(seed, 0.0) + float(r.get("seconds", 0.0))
+    return [per[s] for s in sorted(per)]
+
+
+def control_seconds(control: pd.DataFrame | None) -> list[float]:
+    """Per seed of the data control, in seed order, what training its models took at both variations (the
+    ``seconds`` column of :func:`~invlib.papers.d.contrastive.data_control`'s table); empty without it.
+
+    Example
+    -------
+    >>> c = pd.DataFrame(dict(variation=[1.0, 0.0, 0.0], method=["a", "a", "u"], seed=[0, 0, 0], seconds=[2.0, 3.0, 0]))
+    >>> control_seconds(c), control_seconds(None)
+    ([5.0], [])
+    """
+    if control is None or not len(control) or "seconds" not in control:
+        return []
+    return [float(v) for v in control.groupby("seed")["seconds"].sum().sort_index()]
 
 
 def _control_facts(S: Contrastive, eff: pd.DataFrame, ev: dict) -> dict:

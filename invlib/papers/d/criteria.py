@@ -3,8 +3,11 @@ judges. The boundaries paper D's chapters share (the input dependence, the crop 
 entropy in its band, the crops on the object, the gain that shrinks) are declared with the claims, as the shared
 parts at the top of :mod:`invlib.papers.d.protocol` (``input_dependent``, ``size_follows_object``,
 ``entropy_in_band``, ``on_object``, ``gain_shrinks``); :func:`gain_shrink` computes the effect ``gain_shrinks``
-judges.
+judges. :func:`train_seconds` and :func:`record_replicates`: what one replicate (a seed) of a chapter's training
+costs, recorded for the sample-size plan (:meth:`invlib.results.Run.replicates`).
 """
+
+from ... import results
 
 
 def gain_shrink(per_input, input_free, per_input_still, input_free_still, scale: float = 100.0):
@@ -28,3 +31,40 @@ def gain_shrink(per_input, input_free, per_input_still, input_free_still, scale:
     gain = (per_input - input_free) * scale
     gain_still = (per_input_still - input_free_still) * scale
     return gain, gain_still, gain - gain_still
+
+
+def train_seconds(history) -> float:
+    """The seconds one model's training took: the sum of its epochs' ``seconds`` in the history
+    :func:`invlib.train.fit` returns (each epoch timed with ``time.perf_counter`` inside ``fit``). ``fit(cache=True)``
+    keeps the history with the trained weights, so a warm run reads the seconds of the cold run that trained it.
+
+    Example
+    -------
+    >>> train_seconds([dict(epoch=0, seconds=1.25), dict(epoch=1, seconds=1.5)])
+    2.75
+    """
+    return float(sum(r.get("seconds", 0.0) for r in history))
+
+
+def record_replicates(run, parameter: str, seconds, claims, note: str = "") -> list[str]:
+    """:meth:`invlib.results.Run.replicates` for the family that ``parameter`` sets: ``seconds`` (one per replicate
+    run here) and the claims among ``claims`` that ``run`` recorded with a verdict the replicates can move (a claim
+    not measurable at this profile rests on no replicate of it). Nothing is recorded without seconds or such a
+    claim. Returns the claims recorded.
+
+    Example
+    -------
+    >>> from invlib.protocol import Claim, Part
+    >>> run = results.Run("smoke", name="demo")
+    >>> c = Claim("c", "demo", "It helps.", "+3", "Fig. 1", Part("a gain", unit="seed", smallest=1.0, reason="r"))
+    >>> _ = run.claim(c, ours=1.0, effects=[1.5])
+    >>> record_replicates(run, "seeds", [3.0], ["c", "never recorded"], note="one model a seed")
+    ['c']
+    >>> run.replicate_costs["seeds"]["seconds"], record_replicates(run, "control_seeds", [], ["c"])
+    ([3.0], [])
+    """
+    on = [c for c in claims if c in run.claims and run.claims[c]["verdict"] != results.NOT_MEASURABLE]
+    if len(seconds) and on:
+        run.replicates(parameter, [float(s) for s in seconds], on, note=note)
+        return on
+    return []

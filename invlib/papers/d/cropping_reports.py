@@ -26,7 +26,7 @@ import pandas as pd
 import torch
 
 from ... import results
-from .criteria import gain_shrink
+from .criteria import gain_shrink, record_replicates
 from .cropping import Cropping, Trained, entropy_trace, final_entropy, in_band_share
 from .protocol import PROTOCOL
 
@@ -170,8 +170,28 @@ def report(run, S: Cropping, acc: pd.DataFrame, crops: pd.DataFrame,
     _diversity_claim(run, main, crops, facts, evidence)
     _band_claims(run, S, family, acc, facts, evidence)
     _cost_claim(run, main, facts, evidence)
+    record_replicates(run, "seeds", seed_seconds(acc), list(evidence), note="a seed: its pre-training and every "
+                      "model of the family, bands and fixed lambdas included (their fit's epoch seconds)")
     measured = {k: v for k, v in facts.items() if not (isinstance(v, float) and math.isnan(v) or isinstance(v, bool))}
     return table, {**measured, **prose(facts, evidence)}
+
+
+def seed_seconds(acc: pd.DataFrame) -> list[float]:
+    """Per seed, in seed order, what its training took: the ``train_seconds`` of its models
+    (:func:`~invlib.papers.d.cropping.accuracy_table`'s rows) and its pre-training's ``start_seconds`` once, at each
+    ``variation`` the table has (the data control's); empty without those columns.
+
+    Example
+    -------
+    >>> acc = pd.DataFrame(dict(seed=[0, 0, 1], train_seconds=[10.0, 20.0, 11.0], start_seconds=[0.0, 3.0, 3.5]))
+    >>> seed_seconds(acc), seed_seconds(acc.assign(variation=[0.0, 1.0, 0.0]))
+    ([33.0, 14.5], [33.0, 14.5])
+    """
+    if not len(acc) or not {"train_seconds", "start_seconds"} <= set(acc):
+        return []
+    keys = ["seed", "variation"] if "variation" in acc else ["seed"]
+    per = acc.groupby(keys).agg(train=("train_seconds", "sum"), start=("start_seconds", "max"))
+    return [float(v) for v in (per.train + per.start).groupby("seed").sum().sort_index()]
 
 
 def prose(facts: dict, evidence: dict[str, results.Evidence] | None = None) -> dict:
@@ -200,6 +220,7 @@ def prose(facts: dict, evidence: dict[str, results.Evidence] | None = None) -> d
              f"nats, from {fmt('fixed_start', '.2f')} before training" if fmt("fixed_lam", "g") != "n/a"
              else "no fixed λ was run at this profile")
     undecided = f"{seeds.capitalize()} cannot decide"
+    need = ": a verdict needs three seeds." if n < 3 else "."  # below the protocol's n_min, say why
     no_lrp = ("InstaAug without LRP was not trained at this profile." if "no_lrp_band" not in facts else
               f"InstaAug without LRP (differential entropy, its own band {facts['no_lrp_band']} nats) went from "
               f"{fmt('no_lrp_start', '.2f')} to {fmt('no_lrp_entropy', '.2f')} nats, with "
@@ -216,7 +237,7 @@ def prose(facts: dict, evidence: dict[str, results.Evidence] | None = None) -> d
                        "as in the paper.", not_reproduced=f"Over {seeds}, the paper's order is reversed on both steps.",
                        partly=f"Over {seeds}, one step of the paper's order holds and the other is reversed.",
                        inconclusive=f"{undecided} the paper's order of InstaAug, the random crop and no "
-                       "augmentation: a ranking needs at least three seeds of each."),
+                       f"augmentation{need}"),
         input_text=say("fig6/input_dependent", reproduced=f"Over {seeds}, the crop distribution depends on the input.",
                        not_reproduced=f"Over {seeds}, the crop distribution barely depends on the input.",
                        inconclusive=f"{undecided} whether training makes the crops depend on the input (one "
@@ -240,11 +261,11 @@ def prose(facts: dict, evidence: dict[str, results.Evidence] | None = None) -> d
                            partly=f"Over {seeds}, only part of the paper's account holds for the uniform "
                            "parameterisations (the claims table says which).",
                            inconclusive=f"{undecided} whether the uniform parameterisations get stuck at low crop "
-                           "diversity: a verdict needs three seeds."),
+                           f"diversity{need}"),
         collapse_text=say("figE1/small_fixed_lambda_collapses", reproduced="The small fixed λ lets the distribution "
                           "collapse, as in the paper.", not_reproduced="The small fixed λ does not let the "
-                          "distribution collapse.", inconclusive="One run with a fixed λ cannot decide whether "
-                          "training collapses the distribution: a verdict needs three seeds."))
+                          "distribution collapse.", inconclusive=f"{undecided} whether a small fixed λ lets training "
+                          f"collapse the distribution{need}"))
 
 
 def _table1_claims(run, main: pd.DataFrame, facts: dict, evidence: dict) -> None:
@@ -371,12 +392,16 @@ def report_control(run, ctrl: pd.DataFrame) -> tuple[pd.DataFrame, dict]:
     _record(run, cid, "InstaAug minus input-free, variation 1 vs 0: " + "; ".join(
         f"seed {int(r.seed)}: {r.gain_1:+.1f} vs {r.gain_0:+.1f} points" for r in table.itertuples()),
         table["drop"].to_numpy(float), evidence)
+    record_replicates(run, "control_seeds", seed_seconds(ctrl), [cid], note="a seed: InstaAug and its input-free "
+                      "version with their pre-training at variation 0 and 1 (those at 1 are the family's models of "
+                      "the seed when it is one of seeds)")
     n = len(table)
     text = results.phrase(
         evidence[cid], reproduced=f"Over {n} seeds, the per-input gain shrinks when the data has no per-instance "
         "variation.", not_reproduced=f"Over {n} seeds, the per-input gain does not shrink without per-instance "
         "variation.", inconclusive=f"{n} seed{'s' if n != 1 else ''} cannot decide whether the per-input gain "
-        "shrinks without per-instance variation: the claim is about training and needs at least three.")
+        "shrinks without per-instance variation" + (": the claim is about training and needs at least three." if n < 3
+                                                    else "."))
     return table, dict(control_text=text, control_gain_0=float(table.gain_0.mean()),
                        control_gain_1=float(table.gain_1.mean()))
 
@@ -569,9 +594,10 @@ def plot_entropy(family: list[Trained], S: Cropping):
 
 
 def band_table(acc: pd.DataFrame, S: Cropping) -> pd.DataFrame:
-    """Table E.1 and Fig. E.1, reduced: InstaAug's accuracy at each band and fixed lambda tried, beside the
-    paper's where it has the same band."""
+    """Table E.1 and Fig. E.1, reduced: InstaAug's accuracy at each band and fixed lambda tried (the mean over
+    seeds), beside the paper's where it has the same band."""
     rows = acc[acc.variant.str.startswith(("band", "fixed")) | (acc.variant == "instaaug")]
+    rows = rows.groupby("variant", sort=False, as_index=False).acc_tta.mean()  # mean over seeds
     out = []
     for _, r in rows.iterrows():
         band = S.band if r.variant == "instaaug" else None

@@ -43,7 +43,7 @@ import pandas as pd
 from ... import results
 from ...protocol import decide
 from ...results import mean_se
-from .criteria import gain_shrink
+from .criteria import gain_shrink, record_replicates, train_seconds
 from .fixed import MODULES, NONE, Fixed, settings
 from .protocol import PROTOCOL
 
@@ -270,13 +270,15 @@ def departures(S: Fixed) -> pd.DataFrame:
 
 # ----------------------------------------------------------------------------- the report
 def report(run, S: Fixed, res: pd.DataFrame, stats: pd.DataFrame, hist: list[dict], items: pd.DataFrame,
-           control: pd.DataFrame | None = None) -> tuple[pd.DataFrame, dict]:
+           control: pd.DataFrame | None = None, free_hist: list[dict] | None = None) -> tuple[pd.DataFrame, dict]:
     """Log the chapter's metrics, record the claims of section 5.3 and return Table 2 (:func:`table2`) and the facts
     the prose quotes (its sentences about results made from the verdicts). ``res``:
     :func:`invlib.papers.d.fixed.tta`; ``stats``: :func:`invlib.papers.d.fixed.crop_stats`; ``hist``: the module's
     training history (:func:`invlib.papers.d.fixed.train`); ``items``: the crops per test image
     (:func:`invlib.papers.d.fixed.crop_per_image`); ``control``: the data control
-    (:func:`invlib.papers.d.fixed.control`: the same test scenes at ``S.control_variation``; None: not run)."""
+    (:func:`invlib.papers.d.fixed.control`: the same test scenes at ``S.control_variation``; None: not run);
+    ``free_hist``: the input-free module's training history. Records what a training seed of the controls costs
+    (``control_seeds``, :func:`control_seconds`)."""
     from .fixed import band_trace, summary
 
     for r in summary(res).to_dict("records"):
@@ -294,7 +296,33 @@ def report(run, S: Fixed, res: pd.DataFrame, stats: pd.DataFrame, hist: list[dic
     run.log("band/entropy_by_check", trace["entropy"].tolist())
     run.log("band/lambda_by_check", trace["lambda"].tolist())
     ev = _table2_claims(run, S, res) | _control_claims(run, S, res, control) | _crop_claims(run, stats, items)
+    record_replicates(run, "control_seeds", control_seconds(hist, free_hist, control), CONTROL_CLAIMS,
+                      note="a training seed: InstaAug's module and its input-free control beside the frozen "
+                           "classifier, on the classifier's scenes and on the still ones (the zoo classifier is "
+                           "trained once, for every seed)")
     return table2(S, res), _facts(S, res, stats, trace, ev, control)
+
+
+CONTROL_CLAIMS = ("table2/instaaug_beats_input_free", "control/gain_shrinks_without_variation")  # over training seeds
+
+
+def control_seconds(hist: list[dict], free_hist: list[dict] | None, control: pd.DataFrame | None) -> list[float]:
+    """Per training seed of the controls, in seed order, what training its modules took: seed 0's two modules on
+    the classifier's scenes are the run's (``hist``, ``free_hist``: their fit histories); the rest are the data
+    control's (``train_seconds`` of :func:`invlib.papers.d.fixed.control`'s rows, one value per kind of scene and
+    seed). Empty without the control's seconds.
+
+    Example
+    -------
+    >>> c = demo_control(2).assign(train_seconds=lambda d: 10.0 + d["replicate"])
+    >>> control_seconds([dict(seconds=2.0)], [dict(seconds=3.0)], c)
+    [15.0, 22.0]
+    """
+    if control is None or "train_seconds" not in control:
+        return []
+    per = control.groupby(["replicate", "still"])["train_seconds"].first().groupby("replicate").sum()
+    per.loc[0] = per.get(0, 0.0) + train_seconds(hist) + train_seconds(free_hist or [])
+    return [float(v) for v in per.sort_index()]
 
 
 def _not_run(what: str) -> results.Evidence:

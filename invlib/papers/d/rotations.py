@@ -36,6 +36,7 @@ from ... import data, models, profiles
 from ... import train as _train
 from ...learned import augerino, instaaug
 from ...utils import cached, check_choice, digest
+from .criteria import train_seconds
 
 BOUNDARY = math.pi / 2  # the class boundary: half-way between the upright and the upside-down ranges
 # The sweep's grid: the paper's own (Table E.1 sweeps H_min, H_max in intervals of length 0.5 from 0 and keeps the
@@ -265,8 +266,9 @@ def train(S: Rotations, train_set, test_set, seed: int | None = None) -> dict:
 def seed_slopes(S: Rotations, train_set, test_set, trained: dict | None = None) -> dict[str, pd.DataFrame]:
     """Every method trained from ``S.seeds`` seeds (``S.seed`` first: :func:`train`'s models, taken from
     ``trained`` when given, else from the cache) on the same data: ``{method: one row per seed}`` with
-    :func:`slopes` of its learned bounds on ``test_set`` and its test accuracy. The claims' replicates: each seed
-    trains InstaAug, its input-free control and Augerino from the same trunk start.
+    :func:`slopes` of its learned bounds on ``test_set``, its test accuracy and ``seconds``, what its training took
+    (:func:`~invlib.papers.d.criteria.train_seconds`: the cold run's, read from the fit cache on a warm run). The
+    claims' replicates: each seed trains InstaAug, its input-free control and Augerino from the same trunk start.
 
     Example
     -------
@@ -274,12 +276,15 @@ def seed_slopes(S: Rotations, train_set, test_set, trained: dict | None = None) 
     >>> t = seed_slopes(S, *sprite_data(S))
     >>> sorted(t), t["instaaug"].seed.tolist(), "upper_slope" in t["input_free"]
     (['augerino', 'input_free', 'instaaug'], [0, 1], True)
+    >>> bool((t["augerino"].seconds > 0).all())
+    True
     """
     rows = {m: [] for m in METHODS}
     for seed in range(S.seed, S.seed + S.seeds):
         out = trained if seed == S.seed and trained is not None else train(S, train_set, test_set, seed)
         for method, (net, hist) in out.items():
-            rows[method].append(dict(seed=seed, **slopes(bounds(net, test_set)), test_acc=hist[-1]["test_acc"]))
+            rows[method].append(dict(seed=seed, **slopes(bounds(net, test_set)), test_acc=hist[-1]["test_acc"],
+                                     seconds=train_seconds(hist)))
     return {m: pd.DataFrame(r) for m, r in rows.items()}
 
 

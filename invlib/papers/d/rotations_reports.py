@@ -33,6 +33,7 @@ import pandas as pd
 
 from ... import results
 from ...protocol import Claim, decide
+from .criteria import record_replicates
 from .protocol import PROTOCOL
 from .rotations import BOUNDARY, Rotations, slopes
 
@@ -154,9 +155,28 @@ def report(run, S: Rotations, per_image: dict[str, pd.DataFrame], acc: dict[str,
                                              f"-phi (rad), {centres}")
     for cid, e in effects.items():
         run.claim(declared(cid), ours=ours[cid], effects=e)
+    record_replicates(run, "seeds", seed_seconds(seeds), list(effects), note="a seed: InstaAug, its input-free "
+                      "control and Augerino trained from the seed's start (their fit's epoch seconds); the band "
+                      "sweep runs once, from the first seed")
     facts.update(prose(evidence, per_seed))
     facts.update(sweep_facts(S, sweep))
     return table, facts
+
+
+def seed_seconds(seeds: dict[str, pd.DataFrame]) -> list[float]:
+    """Per seed, in seed order, what its training took: the ``seconds`` of every method's model of that seed
+    (:func:`~invlib.papers.d.rotations.seed_slopes`' column) summed; empty where the frames have no seconds.
+
+    Example
+    -------
+    >>> seeds = {m: pd.DataFrame(dict(seed=[0, 1], seconds=[2.0, 3.0])) for m in ("instaaug", "augerino")}
+    >>> seed_seconds(seeds)
+    [4.0, 6.0]
+    """
+    frames = [f[["seed", "seconds"]] for f in seeds.values() if "seconds" in f]
+    if not frames:
+        return []
+    return [float(v) for v in pd.concat(frames).groupby("seed").seconds.sum().sort_index()]
 
 
 def sweep_facts(S: Rotations, sweep: pd.DataFrame | None) -> dict[str, str]:
