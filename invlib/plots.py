@@ -1,17 +1,20 @@
 """Figures shared by the notebooks: image grids with boxes, mosaics (rows = transforms, columns = draws),
-transformation-by-magnitude grids, heatmaps.
+transformation-by-magnitude grids, heatmaps; and the scoreboard's picture of every claim part's interval against its
+boundary (:func:`scoreboard_figure`).
 
 Each function returns a matplotlib ``Figure`` (the notebook shows it); nothing here computes results.
 """
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable, Mapping, Sequence
 
 import matplotlib.pyplot as plt
 import numpy as np
 import torch
 from matplotlib.figure import Figure
+from matplotlib.lines import Line2D
 from matplotlib.patches import Rectangle
 
 from . import transforms as T
@@ -209,3 +212,138 @@ def heatmap(matrix, labels: list[str], title: str | None = None, fmt: str = ".2f
         ax.set_title(title, fontsize=10)
     fig.tight_layout()
     return fig
+
+
+# Colours of the verdicts (matplotlib's tab10 green, red, orange, grey), looked up by the verdict's first word so
+# that "inconclusive" finds "inconclusive at this budget".
+VERDICT_COLOURS = {"reproduced": "#2ca02c", "not reproduced": "#d62728", "partly": "#ff7f0e",
+                   "inconclusive": "#7f7f7f", "not measurable": "#c7c7c7"}
+CLIP = 8.0  # |z| beyond this is drawn at the edge, with an arrow
+SIDE = {"greater": 1, "not below": 1, "less": -1, "not above": -1}  # the paper's side of the boundary
+
+
+def verdict_colour(verdict: str) -> str:
+    """The colour of a verdict on the scoreboard's figure (:data:`VERDICT_COLOURS`; black for an unknown one).
+
+    Example
+    -------
+    >>> verdict_colour("reproduced"), verdict_colour("inconclusive at this budget")
+    ('#2ca02c', '#7f7f7f')
+    """
+    for name in sorted(VERDICT_COLOURS, key=len, reverse=True):  # "not reproduced" before "reproduced"
+        if str(verdict).startswith(name):
+            return VERDICT_COLOURS[name]
+    return "#000000"
+
+
+def standard_position(estimate: float | None, lo: float, hi: float, boundary: float, direction: str,
+                      margin: float = 0.0) -> tuple[float, float]:
+    """Where a part's interval lies against its boundary, in units of the interval's half-width ``hw``:
+    ``(z, dot)``, ``z`` the interval's centre and ``dot`` the estimate (the centre when there is none), signed so
+    that positive is the paper's side. The interval itself is ``[z - 1, z + 1]`` on this axis, so it excludes the
+    boundary (the part is decided) exactly when ``|z| > 1``.
+
+    - ``"greater"`` (and ``"not below"``): ``z = (centre - boundary) / hw``;
+    - ``"less"`` (and ``"not above"``): ``z = (boundary - centre) / hw``;
+    - ``"equivalent"`` (within ``boundary +- margin``): ``z = (margin - |centre - boundary|) / hw``, the distance
+      from the centre to the nearer edge of the margin, positive inside it: ``z > 1`` when the interval lies inside
+      the margin, ``z < -1`` when it lies wholly outside.
+
+    A deterministic interval (``lo == hi``) is at ``+-inf`` on its side (0 on the boundary itself).
+
+    Example
+    -------
+    >>> standard_position(2.0, 1.0, 3.0, 0.5, "greater")   # [1, 3] clears 0.5: centre 2 is 1.5 half-widths beyond
+    (1.5, 1.5)
+    >>> standard_position(None, 0.0, 1.0, 0.5, "less")      # straddles it
+    (0.0, 0.0)
+    >>> standard_position(0.01, 0.0, 0.02, 0.0, "equivalent", margin=0.05)   # 0.04 from the edge, hw 0.01
+    (4.0, 4.0)
+    >>> standard_position(17.0, 17.0, 17.0, 0.5, "less")    # deterministic, on the other side
+    (-inf, -inf)
+    """
+    mid, hw = (lo + hi) / 2, (hi - lo) / 2
+    est = mid if estimate is None or not math.isfinite(estimate) else estimate
+    if direction == "equivalent":
+        gaps = (margin - abs(mid - boundary), margin - abs(est - boundary))
+    elif direction in SIDE:
+        gaps = (SIDE[direction] * (mid - boundary), SIDE[direction] * (est - boundary))
+    else:
+        raise ValueError(f"direction must be one of {[*SIDE, 'equivalent']}, got {direction!r}")
+    if hw > 0:
+        return gaps[0] / hw + 0.0, gaps[1] / hw + 0.0  # + 0.0: no -0.0
+    return tuple(math.copysign(math.inf, g) if g else 0.0 for g in gaps)
+
+
+def _short(text: str, width: int = 60) -> str:
+    return text if len(text) <= width else text[: width - 1] + "…"
+
+
+def scoreboard_figure(parts: Sequence[Mapping], title: str | None = None, n_without_interval: int = 0) -> Figure:
+    """Every claim part's interval against its boundary on one axis (:func:`standard_position`: the interval
+    shifted by its boundary and divided by its half-width, positive on the paper's side), one row per part,
+    coloured by verdict (:func:`verdict_colour`): a bar clear of the line at 0 (and of the shaded band, for its
+    centre) is decided. Positions beyond ``+-CLIP`` (and deterministic checks) are drawn at the edge with an arrow.
+
+    Args:
+        parts: one dict per part, drawn top to bottom: ``label`` (e.g. ``"claim id: part"``, shortened to 60
+            characters), ``estimate`` (None: the interval's centre), ``lo``, ``hi``, ``boundary`` (finite),
+            ``direction`` (``"greater"``, ``"less"``, ``"equivalent"``, ``"not below"``, ``"not above"``),
+            ``verdict`` and, for an equivalence, ``margin``.
+        title: over the axes.
+        n_without_interval: parts left out for want of an interval, said under the axis when > 0.
+
+    The bar of part ``i`` is the line whose ``gid`` is ``"part <i>"`` (x data ``[z - 1, z + 1]``, clipped),
+    its estimate the marker with ``gid`` ``"estimate <i>"``.
+
+    Example
+    -------
+    >>> parts = [dict(label="t1", estimate=2.0, lo=1.0, hi=3.0, boundary=0.5, direction="greater",
+    ...               verdict="reproduced"),
+    ...          dict(label="t2: b", estimate=0.4, lo=-0.6, hi=1.4, boundary=0.5, direction="greater",
+    ...               verdict="inconclusive at this budget")]
+    >>> fig = scoreboard_figure(parts, title="Paper A", n_without_interval=1)
+    >>> bar = next(line for line in fig.axes[0].lines if line.get_gid() == "part 0")
+    >>> bar.get_xydata()[:, 0].tolist(), bar.get_color()
+    ([0.5, 2.5], '#2ca02c')
+    >>> [t.get_text() for t in fig.axes[0].get_yticklabels()]
+    ['t1', 't2: b']
+    """
+    if not parts:
+        raise ValueError("scoreboard_figure() needs at least one part with an interval")
+    n = len(parts)
+    fig, ax = plt.subplots(figsize=(8, 0.24 * n + 1.6), layout="constrained")
+    ax.axvspan(-1, 1, color="#eeeeee", zorder=0)
+    ax.axvline(0, color="black", lw=1, zorder=1)
+    for i, p in enumerate(parts):
+        _draw_part(ax, i, p)
+    ax.set_yticks(range(n), [_short(str(p["label"])) for p in parts], fontsize=7)
+    ax.set_ylim(n - 0.5, -0.5)  # the first part on top
+    ticks = [-CLIP, -4, -1, 0, 1, 4, CLIP]
+    ax.set_xticks(ticks, [f"≤ {-CLIP:g}", "-4", "-1", "0", "1", "4", f"≥ {CLIP:g}"], fontsize=8)
+    ax.set_xlim(-CLIP - 1.2, CLIP + 1.2)
+    xlabel = "(interval − boundary) / half-width: > 0 on the paper's side (or inside the margin)"
+    if n_without_interval:
+        xlabel += f"\n{n_without_interval} part{'s' * (n_without_interval != 1)} without an interval not drawn"
+    ax.set_xlabel(xlabel, fontsize=8)
+    ax.tick_params(axis="y", length=0)
+    drawn = {verdict_colour(p["verdict"]) for p in parts}
+    shown = {c: v for v, c in [*VERDICT_COLOURS.items(), ("other", "#000000")] if c in drawn}  # in verdict order
+    ax.legend([Line2D([], [], color=c, lw=3) for c in shown], list(shown.values()),
+              loc="lower center", bbox_to_anchor=(0.5, 1.0), ncols=len(shown), fontsize=7, frameon=False)
+    if title:
+        fig.suptitle(title, fontsize=10)
+    return fig
+
+
+def _draw_part(ax, i: int, p: Mapping) -> None:
+    """Part ``i``'s bar, estimate and, beyond ``+-CLIP``, an arrow at the edge (see :func:`scoreboard_figure`)."""
+    colour = verdict_colour(p["verdict"])
+    z, dot = standard_position(p.get("estimate"), p["lo"], p["hi"], p["boundary"], p["direction"],
+                               p.get("margin") or 0.0)
+    clip = lambda x: min(max(x, -CLIP), CLIP)
+    ax.plot([clip(z - 1), clip(z + 1)] if math.isfinite(z) else [clip(z)] * 2, [i, i], color=colour, lw=2.5,
+            solid_capstyle="butt", gid=f"part {i}", zorder=2)
+    ax.plot([clip(dot)], [i], "o", color=colour, ms=4, mec="black", mew=0.5, gid=f"estimate {i}", zorder=3)
+    if abs(z) > CLIP:
+        ax.plot([math.copysign(CLIP + 0.6, z)], [i], ">" if z > 0 else "<", color=colour, ms=6, zorder=3)

@@ -5,7 +5,9 @@ reads the claims the runs recorded (:meth:`invlib.results.Run.claim`, gathered b
 :func:`invlib.results.scoreboard`) and writes, under ``book/_generated/``:
 
 - ``scoreboard.md``: a summary table (one row per paper: chapters run, claims, and how many claims got each
-  verdict), then per paper and chapter a table of its claims (claim, paper's value, ours, verdict, criterion);
+  verdict), then per paper a figure of its claim parts' intervals against their boundaries (``scoreboard-<a..e,
+  s>.png``, :func:`paper_figure`) and per chapter a table of its claims (claim, paper's value, ours, verdict,
+  criterion);
 - ``claims_<a..e>.md``: one paper's part of that, included by the paper's overview page ``book/paper_<a..e>.md``;
 - ``protocol.md``: every paper's declared claims (:func:`invlib.papers.protocols`), one table per paper, one row per
   part: what is measured, the unit of replication, the direction, no effect, the smallest effect that matters and
@@ -17,7 +19,9 @@ hand: the text of a claim is escaped for a MyST table cell (:func:`_md`), except
 
 from __future__ import annotations
 
+import io
 import json
+import math
 import os
 import re
 from pathlib import Path
@@ -42,27 +46,151 @@ def write_scoreboard(chapters: list[Chapter], root: str | Path = REPO) -> list[P
         root: the book's folder (``_toc.yml``; the pages go to ``<root>/book/_generated/``).
 
     Returns:
-        the seven paths written: ``claims_a.md`` .. ``claims_e.md``, ``scoreboard.md`` (the synthesis's claims,
-        under their own heading, are on the scoreboard only), then ``protocol.md``.
+        the paths written: the seven pages ``claims_a.md`` .. ``claims_e.md``, ``scoreboard.md`` (the synthesis's
+        claims, under their own heading, are on the scoreboard only) and ``protocol.md``, then the figure
+        ``scoreboard-<key>.png`` of each paper (and the synthesis) with a claim part that has an interval, shown on
+        the scoreboard above that paper's tables (:func:`paper_figure`). Figures of earlier builds that this one
+        does not draw are removed.
 
     Example
     -------
     >>> from invlib.chapters import Chapter, toc_notebooks
     >>> chapters = [Chapter(name, "ok", 1.0, "cpu") for name in toc_notebooks()]
-    >>> [p.name for p in write_scoreboard(chapters)][-1]   # doctest: +SKIP
-    'scoreboard.md'
+    >>> [p.name for p in write_scoreboard(chapters)][6:8]   # doctest: +SKIP
+    ['protocol.md', 'scoreboard-a.png']
     """
     root = Path(root).resolve()
     toc = _toc_files(root)
     runs = _chapter_runs(chapters, root)
     titles = _paper_titles(root)
     by_paper = {key: [r for r in runs if r["name"][:1].upper() == key] for key in titles}
+    figures = {key: paper_figure(key, [c for r in by_paper[key] for c in r["claims"]], titles[key])
+               for key in titles}
     pages = {f"claims_{key.lower()}.md": _paper_claims(key, by_paper[key], toc, link_scoreboard=True)
              for key in titles if key != "S"}
-    pages[f"{SCOREBOARD}.md"] = _scoreboard_page(titles, by_paper, toc)
+    pages[f"{SCOREBOARD}.md"] = _scoreboard_page(titles, by_paper, toc, figures)
     pages[f"{PROTOCOL}.md"] = protocol_page(titles, toc)
+    pages.update({_figure_name(key): png for key, (png, _, _) in figures.items() if png is not None})
     out = root / GENERATED
-    return [atomic_save(text, out / name) for name, text in pages.items()]
+    for stale in out.glob(f"{SCOREBOARD}-*.png"):
+        if stale.name not in pages:
+            stale.unlink()
+    return [atomic_save(data, out / name) for name, data in pages.items()]
+
+
+def claim_parts(claims: list[dict]) -> tuple[list[dict], int]:
+    """The parts of a run's claims that have an interval, as :func:`invlib.plots.scoreboard_figure` draws them, and
+    how many parts have none.
+
+    Each claim (a dict with ``id``, ``verdict`` and ``evidence``, as in a chapter's results or
+    :func:`invlib.results.scoreboard`) gives one part per leaf of its evidence: the evidence itself, or, for a claim
+    of several parts (``method: "parts"``, or any evidence with ``parts``), each of ``evidence["parts"]``, nested
+    parts followed in turn. A part is ``{label, estimate, lo, hi, boundary, direction, margin, verdict}``, its label
+    ``"<claim id>: <part name>"`` (the claim id alone for a one-part claim), its estimate None where the evidence has
+    none (the figure then uses the interval's centre). A leaf without a finite ``lo``, ``hi`` and ``boundary`` (one
+    replicate, a claim not measurable at this profile) or with a direction the figure cannot place is counted, not
+    returned.
+
+    Example
+    -------
+    >>> one = dict(verdict="reproduced", estimate=1.0, lo=0.8, hi=1.2, boundary=0.5, direction="greater", margin=0.0)
+    >>> lone = dict(one, verdict="inconclusive at this budget", lo=None, hi=None)
+    >>> parts, missing = claim_parts([dict(id="t1", verdict="reproduced", evidence=one),
+    ...                               dict(id="t2", verdict="inconclusive at this budget",
+    ...                                    evidence=dict(method="parts", parts={"a": one, "b": lone}))])
+    >>> [p["label"] for p in parts], missing
+    (['t1', 't2: a'], 1)
+    """
+    parts, missing = [], 0
+    for claim in claims:
+        found, lost = _leaves(str(claim["id"]), claim.get("evidence"))
+        parts += found
+        missing += lost
+    return parts, missing
+
+
+def _leaves(label: str, evidence) -> tuple[list[dict], int]:
+    """:func:`claim_parts` for one claim's (or part's) evidence under ``label``: its drawable leaves, and how many
+    leaves were not."""
+    from .plots import SIDE
+
+    if not isinstance(evidence, dict):
+        return [], 1
+    if evidence.get("parts"):
+        nested = evidence["parts"]
+        found, lost = [], 0
+        for name, sub in nested.items() if isinstance(nested, dict) else nested:
+            more, less = _leaves(f"{label}: {name}" if name else label, sub)
+            found += more
+            lost += less
+        return found, lost
+    lo, hi, boundary, estimate = (evidence.get(k) for k in ("lo", "hi", "boundary", "estimate"))
+    if not all(_finite(v) for v in (lo, hi, boundary)) or evidence.get("direction") not in (*SIDE, "equivalent"):
+        return [], 1
+    return [dict(label=label, estimate=float(estimate) if _finite(estimate) else None, lo=float(lo), hi=float(hi),
+                 boundary=float(boundary), direction=evidence["direction"],
+                 margin=float(evidence.get("margin") or 0.0), verdict=str(evidence.get("verdict", "")))], 0
+
+
+def _finite(value) -> bool:
+    return isinstance(value, int | float) and not isinstance(value, bool) and math.isfinite(value)
+
+
+def _figure_name(key: str) -> str:
+    """``"scoreboard-a.png"``: the figure of paper ``key`` (``"S"``: the synthesis), beside the scoreboard page."""
+    return f"{SCOREBOARD}-{key.lower()}.png"
+
+
+def paper_figure(key: str, claims: list[dict], title: str = "") -> tuple[bytes | None, int, int]:
+    """One paper's figure for the scoreboard (:func:`invlib.plots.scoreboard_figure` of :func:`claim_parts`): the
+    PNG's bytes (None when no part has an interval), the number of parts drawn and the number without an
+    interval. The figure is closed once saved.
+
+    Example
+    -------
+    >>> ev = dict(verdict="reproduced", estimate=1.0, lo=0.8, hi=1.2, boundary=0.5, direction="greater")
+    >>> png, drawn, missing = paper_figure("A", [dict(id="t1", verdict="reproduced", evidence=ev)], "Yan & Huang")
+    >>> png[:4], drawn, missing
+    (b'\\x89PNG', 1, 0)
+    """
+    import matplotlib.pyplot as plt
+
+    from .plots import scoreboard_figure
+
+    parts, missing = claim_parts(claims)
+    if not parts:
+        return None, 0, missing
+    heading = SYNTHESIS if key == "S" else f"Paper {key}" + (f": {title}" if title else "")
+    fig = scoreboard_figure(parts, title=heading, n_without_interval=missing)
+    try:
+        buffer = io.BytesIO()
+        fig.savefig(buffer, format="png", dpi=110, metadata={"Software": None})
+    finally:
+        plt.close(fig)
+    return buffer.getvalue(), len(parts), missing
+
+
+# The caption under each paper's figure: how to read the axis.
+CAPTION = ("Each bar is a claim part's interval (the one its verdict is decided by: 95 %, 90 % for an equivalence, "
+           "wider where a claim is one of several tests) minus its boundary, divided by its half-width, the dot its "
+           "estimate: right of the line is the paper's side (for an equivalence: inside the margin), and a bar clear "
+           "of the line is decided. Green: reproduced; red: not reproduced; grey: inconclusive (a grey bar clear of "
+           "the line has fewer replicates than its claim needs). An arrow: beyond the axis, where an interval of "
+           "zero width (a deterministic check) sits too.")
+
+
+def _figure_lines(key: str, figure: tuple[bytes | None, int, int]) -> list[str]:
+    """The scoreboard's lines for paper ``key``'s figure (:func:`paper_figure`): the image and its caption, with the
+    count of parts without an interval; a sentence alone when no part has one; nothing for a paper without claims."""
+    png, drawn, missing = figure
+    none = (f"{missing} claim part{'s' * (missing != 1)} of {_label(key)} {'have' if missing != 1 else 'has'} no "
+            "interval (one replicate, or not measurable at this profile)")
+    if png is None:
+        return [f"{none}: nothing to draw.", ""] if missing else []
+    alt = f"The {drawn} claim parts of {_label(key)} with an interval, each against its boundary, by verdict"
+    return [f"![{alt}]({_figure_name(key)})", "",
+            f"*{CAPTION}* " + (f"{none} and {'are' if missing != 1 else 'is'} not drawn." if missing else
+                               f"Every claim part of {_label(key)} has an interval."), ""]
 
 
 def _toc_files(root: Path) -> set[str]:
@@ -171,9 +299,10 @@ SHORT = {"reproduced": "Repr.", "partly": "Partly", "not reproduced": "Not repr.
          "inconclusive at this budget": "Inconcl.", "not measurable at this profile": "Not meas."}
 
 
-def _scoreboard_page(titles: dict[str, str], by_paper: dict[str, list[dict]], toc: set[str]) -> str:
+def _scoreboard_page(titles: dict[str, str], by_paper: dict[str, list[dict]], toc: set[str],
+                     figures: dict[str, tuple[bytes | None, int, int]] | None = None) -> str:
     """The page: the summary table (one row per paper; a count per verdict), its legend, then each paper's
-    claims (:func:`_paper_claims`)."""
+    figure (``figures``: :func:`paper_figure` by paper; :func:`_figure_lines`) and claims (:func:`_paper_claims`)."""
     from .results import VERDICTS
 
     short = {v: SHORT.get(v, v) for v in VERDICTS}
@@ -206,7 +335,7 @@ def _scoreboard_page(titles: dict[str, str], by_paper: dict[str, list[dict]], to
     lines += ["", "Verdict columns: " + "; ".join(f"*{s}*: {v}" for v, s in short.items() if s.lower() != v) + "."]
     for key, title in titles.items():
         heading = SYNTHESIS if key == "S" else f"Paper {key}" + (f": {_md(title)}" if title else "")
-        lines += ["", f"## {heading}", "",
+        lines += ["", f"## {heading}", "", *_figure_lines(key, (figures or {}).get(key, (None, 0, 0))),
                   _paper_claims(key, by_paper[key], toc, link_scoreboard=False).rstrip()]
     return "\n".join(lines) + "\n"
 

@@ -70,3 +70,61 @@ def test_heatmap_writes_values_and_checks_shape():
     assert texts == ["0.5", "0.5", "1.0"]
     with pytest.raises(ValueError, match=r"must be \(3, 3\) for 3 row and 3 column labels"):
         plots.heatmap(np.eye(2), ["a", "b", "c"])
+
+
+def _part(label, lo, hi, boundary, verdict, direction="greater", estimate=None, margin=0.0):
+    return dict(label=label, estimate=estimate, lo=lo, hi=hi, boundary=boundary, direction=direction,
+                verdict=verdict, margin=margin)
+
+
+def test_standard_position_puts_the_paper_side_right_and_decides_beyond_one():
+    assert plots.standard_position(2.0, 1.0, 3.0, 0.5, "greater") == (1.5, 1.5)  # centre 2, half-width 1
+    assert plots.standard_position(1.2, 1.0, 3.0, 0.5, "greater") == (1.5, pytest.approx(0.7))  # the estimate's dot
+    assert plots.standard_position(None, 1.0, 3.0, 0.5, "less") == (-1.5, -1.5)  # wholly on the other side
+    assert plots.standard_position(None, 1.0, 3.0, 0.5, "not above") == (-1.5, -1.5)  # decided as "less"
+    z, _ = plots.standard_position(0.4, -0.6, 1.4, 0.5, "greater")
+    assert z == pytest.approx(-0.1) and abs(z) < 1, "an interval straddling its boundary is inside the band"
+    # equivalence within 0 +- 0.05: the distance to the nearer edge of the margin, positive inside it
+    assert plots.standard_position(0.01, 0.0, 0.02, 0.0, "equivalent", margin=0.05) == pytest.approx((4.0, 4.0))
+    assert plots.standard_position(None, 0.1, 0.2, 0.0, "equivalent", margin=0.05)[0] == pytest.approx(-2.0)
+    assert plots.standard_position(None, -0.1, 0.1, 0.0, "equivalent", margin=0.05)[0] == pytest.approx(0.5)
+    # deterministic: at infinity on its side, 0 on the boundary
+    assert plots.standard_position(17.0, 17.0, 17.0, 0.5, "less") == (-np.inf, -np.inf)
+    assert plots.standard_position(0.3, 0.3, 0.3, 0.5, "less") == (np.inf, np.inf)
+    assert plots.standard_position(0.5, 0.5, 0.5, 0.5, "greater") == (0.0, 0.0)
+    with pytest.raises(ValueError, match="direction must be one of"):
+        plots.standard_position(0.0, -1.0, 1.0, 0.0, "sideways")
+
+
+def test_scoreboard_figure_draws_each_part_by_verdict_and_clips_far_ones():
+    parts = [_part("t1", 1.0, 3.0, 0.5, "reproduced", estimate=2.0),
+             _part("t2: a", 1.0, 3.0, 0.5, "not reproduced", direction="less"),
+             _part("t3", -0.6, 1.4, 0.5, "inconclusive at this budget", estimate=0.4),
+             _part("t4: far", 20.0, 22.0, 0.0, "reproduced"),
+             _part("t5", 17.0, 17.0, 0.5, "not reproduced", direction="less", estimate=17.0),
+             _part("t6: " + "x" * 80, 0.0, 0.02, 0.0, "partly", direction="equivalent", margin=0.05)]
+    fig = plots.scoreboard_figure(parts, title="Paper A: Yan & Huang", n_without_interval=3)
+    ax = fig.axes[0]
+    bars = {line.get_gid(): line for line in ax.lines if line.get_gid()}
+    x = {i: bars[f"part {i}"].get_xydata()[:, 0].tolist() for i in range(len(parts))}
+    assert x[0] == [0.5, 2.5] and x[1] == [-2.5, -0.5] and x[2] == pytest.approx([-1.1, 0.9])
+    assert x[3] == [8.0, 8.0] and x[4] == [-8.0, -8.0], "beyond the axis, and deterministic: at the edge"
+    assert x[5] == pytest.approx([3.0, 5.0])
+    assert bars["estimate 0"].get_xydata()[0, 0] == 1.5 and bars["estimate 2"].get_xydata()[0, 0] == pytest.approx(-0.1)
+    assert [bars[f"part {i}"].get_color() for i in range(6)] == ["#2ca02c", "#d62728", "#7f7f7f", "#2ca02c",
+                                                                "#d62728", "#ff7f0e"]
+    assert all(bars[f"part {i}"].get_ydata().tolist() == [i, i] for i in range(6)), "one row per part"
+    arrows = [line for line in ax.lines if line.get_marker() in (">", "<")]
+    assert [(a.get_marker(), a.get_xdata()[0] > 8) for a in arrows] == [(">", True), ("<", False)]
+    labels = [t.get_text() for t in ax.get_yticklabels()]
+    assert labels[:5] == ["t1", "t2: a", "t3", "t4: far", "t5"] and len(labels[5]) == 60 and labels[5][-1] == "…"
+    assert ax.get_ylim() == (5.5, -0.5), "the first part on top"
+    assert [t.get_text() for t in ax.get_legend().get_texts()] == ["reproduced", "not reproduced", "partly",
+                                                                    "inconclusive"]
+    assert "3 parts without an interval not drawn" in ax.get_xlabel()
+    assert fig.get_suptitle() == "Paper A: Yan & Huang"
+    assert _pixels(fig).shape[0] > _pixels(plots.scoreboard_figure(parts[:2])).shape[0], "height grows with parts"
+    with pytest.raises(ValueError, match="at least one part"):
+        plots.scoreboard_figure([])
+    assert plots.verdict_colour("not measurable at this profile") == "#c7c7c7"
+    assert plots.verdict_colour("what?") == "#000000"

@@ -1,9 +1,12 @@
 """invlib.scoreboard: the "Reproduction scoreboard" page and each paper's claims, written from the claims the
 chapters' runs recorded. Every test writes into a temporary copy of the book (the ``book_copy`` fixture)."""
 
+import math
 from pathlib import Path
 
-from invlib import results, scoreboard
+import pytest
+
+from invlib import plots, results, scoreboard
 from invlib.chapters import GENERATED, PROTOCOL, SCOREBOARD, Chapter, toc_notebooks
 from invlib.protocol import Claim, Part
 
@@ -44,7 +47,9 @@ def test_scoreboard_lists_each_chapters_claims_by_paper_at_the_profile_it_ran(bo
     ran = {"a1_ranking_tasks": "ok", "a2_which_layers": "reused", "e1_learning_the_right_invariance": "ok"}
     chapters = [Chapter(n, ran.get(n, "stub"), 1.0, "cpu" if n in ran else "") for n in toc_notebooks()]
     written = scoreboard.write_scoreboard(chapters, book_copy)
-    assert sorted(p.name for p in written) == [f"claims_{k}.md" for k in "abcde"] + ["protocol.md", "scoreboard.md"]
+    assert sorted(p.name for p in written) == [f"claims_{k}.md" for k in "abcde"] + ["protocol.md",
+                                                                                     "scoreboard-a.png",
+                                                                                     "scoreboard.md"]
     page = (book_copy / GENERATED / "scoreboard.md").read_text()
     assert page.startswith("# Reproduction scoreboard\n")
     header = next(line for line in page.splitlines() if line.startswith("| Paper |"))
@@ -143,3 +148,99 @@ def test_table_cells_escape_markup_but_keep_code_and_math():
     assert scoreboard._cell(list(range(8))) == "[0, 1, 2, 3, 4, 5, …]"
     assert scoreboard._cell({"a|b": 0.5, "c": [1.0]}) == "a\\|b: 0.5; c: [1]"
     assert set(scoreboard.SHORT) == set(results.VERDICTS)
+
+
+def _evidence(verdict, lo, hi, boundary=0.5, direction="greater", estimate=None, margin=0.0):
+    return dict(verdict=verdict, estimate=estimate, lo=lo, hi=hi, boundary=boundary, direction=direction,
+                margin=margin, n=3, unit="seed", level=0.95, method="t")
+
+
+MADE_UP = [  # one claim per case: reproduced, not reproduced, straddling, several parts (one nested), no interval
+    dict(id="t1", verdict="reproduced", evidence=_evidence("reproduced", 1.0, 3.0, estimate=2.0)),
+    dict(id="t2", verdict="not reproduced", evidence=_evidence("not reproduced", -2.0, 0.0)),
+    dict(id="t3", verdict="inconclusive at this budget",
+         evidence=_evidence("inconclusive at this budget", -0.6, 1.4, estimate=0.4)),
+    dict(id="t4", verdict="partly", evidence=dict(
+        _evidence("partly", None, None, boundary=None), method="parts", parts={
+            "up": _evidence("reproduced", 0.6, 0.8),
+            "each": dict(_evidence("not reproduced", None, None), method="parts", parts={
+                "rotate": _evidence("not reproduced", 0.0, 0.2, direction="equivalent", boundary=1.0,
+                                    margin=0.1),
+                "one seed": dict(_evidence("inconclusive at this budget", None, None, estimate=0.7), n=1)})})),
+    dict(id="t5", verdict="not measurable at this profile",
+         evidence=_evidence("not measurable at this profile", None, None, boundary=None)),
+    dict(id="t6", verdict="reproduced", evidence=_evidence("reproduced", math.nan, math.inf)),
+]
+
+
+def test_claim_parts_flatten_each_claims_parts_and_count_those_without_interval():
+    parts, missing = scoreboard.claim_parts(MADE_UP)
+    assert [p["label"] for p in parts] == ["t1", "t2", "t3", "t4: up", "t4: each: rotate"]
+    assert missing == 3, "one seed (no interval), not measurable, a non-finite interval"
+    assert parts[4] == dict(label="t4: each: rotate", estimate=None, lo=0.0, hi=0.2, boundary=1.0,
+                            direction="equivalent", margin=0.1, verdict="not reproduced")
+    z = {p["label"]: plots.standard_position(p["estimate"], p["lo"], p["hi"], p["boundary"], p["direction"],
+                                             p["margin"])[0] for p in parts}
+    assert z == pytest.approx({"t1": 1.5, "t2": -1.5, "t3": -0.1, "t4: up": 2.0, "t4: each: rotate": -8.0})
+    decided = {p["label"] for p in parts if p["verdict"] in ("reproduced", "not reproduced")}
+    assert all(abs(z[label]) > 1 for label in decided) and abs(z["t3"]) < 1
+    assert scoreboard.claim_parts([dict(id="x", verdict="reproduced", evidence=None)]) == ([], 1)
+
+
+def test_paper_figure_draws_the_parts_by_verdict(monkeypatch):
+    drawn = {}
+    original = plots.scoreboard_figure
+
+    def spy(parts, title=None, n_without_interval=0):
+        drawn.update(fig=original(parts, title, n_without_interval), title=title, missing=n_without_interval)
+        return drawn["fig"]
+
+    monkeypatch.setattr(plots, "scoreboard_figure", spy)
+    png, n, missing = scoreboard.paper_figure("A", MADE_UP, "Yan & Huang")
+    assert png.startswith(b"\x89PNG") and (n, missing) == (5, 3)
+    assert drawn["title"] == "Paper A: Yan & Huang" and drawn["missing"] == 3
+    ax = drawn["fig"].axes[0]
+    colours = [line.get_color() for i in range(5) for line in ax.lines if line.get_gid() == f"part {i}"]
+    assert colours == ["#2ca02c", "#d62728", "#7f7f7f", "#2ca02c", "#d62728"], "green, red, grey by verdict"
+    assert "3 parts without an interval not drawn" in ax.get_xlabel()
+    import matplotlib.pyplot as plt
+
+    assert drawn["fig"].number not in plt.get_fignums(), "closed once saved"
+    assert scoreboard.paper_figure("B", MADE_UP[4:5]) == (None, 0, 1)
+    assert scoreboard.paper_figure("B", []) == (None, 0, 0)
+
+
+def test_the_scoreboard_shows_each_papers_figure_above_its_tables(book_copy, tmp_path, monkeypatch):
+    monkeypatch.setenv("INVLIB_RESULTS", str(tmp_path / "results"))
+    _claims("a1_ranking_tasks", "cpu", [("t1", "Zoom-in ranks well.", 0.9, 0.88, "reproduced"),
+                                        ("t2", "Hue gains least.", 0.7, None, "not measurable"),
+                                        ("t3", "Contrast costs.", 1.0, 0.7, "partly"),
+                                        ("t4", "Saturation is easy.", 0.9, 0.5, "inconclusive")])
+    _claims("d1_rotated_sprites", "cpu", [("d", "Not measurable here.", 1.0, None, "not measurable")])
+    ran = {"a1_ranking_tasks", "d1_rotated_sprites"}
+    chapters = [Chapter(n, "ok" if n in ran else "stub", 1.0, "cpu" if n in ran else "") for n in toc_notebooks()]
+    stale = book_copy / GENERATED / "scoreboard-e.png"
+    stale.parent.mkdir(parents=True, exist_ok=True)
+    stale.write_bytes(b"an earlier build's figure")
+    written = scoreboard.write_scoreboard(chapters, book_copy)
+    pngs = [p for p in written if p.suffix == ".png"]
+    assert [p.name for p in pngs] == ["scoreboard-a.png"] and pngs[0].parent == book_copy / GENERATED
+    assert pngs[0].read_bytes().startswith(b"\x89PNG") and not stale.exists(), "an earlier figure is removed"
+    page = (book_copy / GENERATED / "scoreboard.md").read_text()
+    section = page.split("## Paper A")[1].split("## Paper B")[0]
+    image = "![The 4 claim parts of paper A with an interval, each against its boundary, by verdict](scoreboard-a.png)"
+    assert image in section and section.index(image) < section.index("| Claim |"), "above the paper's tables"
+    caption = next(line for line in section.splitlines() if line.startswith("*Each bar"))
+    assert "divided by its half-width" in caption and "right of the line is the paper's side" in caption
+    assert caption.endswith("1 claim part of paper A has no interval (one replicate, or not measurable at this "
+                            "profile) and is not drawn.")
+    assert page.count("](scoreboard-") == 1, "no figure for a paper without intervals"
+    assert ("1 claim part of paper D has no interval (one replicate, or not measurable at this profile): nothing to "
+            "draw.") in page.split("## Paper D")[1]
+    claims_a = (book_copy / GENERATED / "claims_a.md").read_text()
+    assert "scoreboard-a.png" not in claims_a, "the figure is on the scoreboard only"
+    parts, missing = scoreboard.claim_parts(results.scoreboard("cpu"))  # a run's claims as the page reads them
+    assert [p["label"] for p in parts] == ["t1", "t3: a", "t3: b", "t4"] and missing == 2  # d1's claim too
+    t1 = parts[0]  # 1.0, 1.1, 0.9 > 0.5: a t-interval of half-width t(0.975, 2) * 0.1 / sqrt(3)
+    z, _ = plots.standard_position(t1["estimate"], t1["lo"], t1["hi"], t1["boundary"], t1["direction"])
+    assert z == pytest.approx(0.5 / (4.302653 * 0.1 / math.sqrt(3)), rel=1e-5) and z > 1
