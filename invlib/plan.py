@@ -8,8 +8,8 @@ seconds of each replicate, the claims resting on it). From these, without runnin
 - **per part**: its spread, n now, and the n at which a rerun's interval clears the boundary with 80 % probability
   if the true effect is the one measured (:func:`invlib.verdicts.n_needed` with ``power``; the t quantile at that
   n); a part on one replicate has no spread yet, and says so;
-- **per claim**: the n at which the claim is decided (every part must be decided where all must hold; one part
-  against the paper decides it; the easiest part where any may hold), and what it costs in each family;
+- **per claim**: the n at which the claim is decided (every part must be decisive where all must hold; the easiest
+  part on the paper's side where any may hold), and what it costs in each family;
 - **per family**: the replicates the budget buys there. Every family starts at its claims' ``n_min`` (a claim
   about training rests on at least that many seeds); then, greedily, the step (a family raised to the n that
   decides one more group of its claims) that decides the most claims per second, while the budget lasts.
@@ -182,21 +182,18 @@ def _part(chapter: str, claim: str, name: str, ev: Mapping, power: float) -> Par
 
 
 def claim_need(parts: list[PartPlan], combine: str = "all") -> tuple[int | None, str]:
-    """The replicates at which a claim is decided, from its parts' ``n80``: where every part must hold, one part
-    against the paper decides it (the fewest such), else every part must be decided (the most); where any may
-    hold, the fewest of the parts on the paper's side, else every part must fail. ``(None, why)`` where a part
-    that must be decided has no number.
+    """The replicates at which a claim is decided, from its parts' ``n80``: where every part must hold
+    (:func:`invlib.verdicts.decide_parts`), every part must be decisive, so the most any part needs; where any may
+    hold (:func:`invlib.verdicts.decide_any`), one part reproduced decides it, so the fewest of the parts on the
+    paper's side, else every part must fail. ``(None, why)`` where a part that must be decided has no number.
 
     Example
     -------
     >>> mk = lambda n80, side: PartPlan("x", "c", "", "seed", 3, 3, 0, 0, 0, 0, None, "", side, n80)
-    >>> claim_need([mk(5, 1), mk(9, 1)]), claim_need([mk(5, 1), mk(12, -1)]), claim_need([mk(5, 1), mk(9, 1)], "any")
-    ((9, ''), (12, ''), (5, ''))
+    >>> claim_need([mk(5, 1), mk(9, -1)]), claim_need([mk(5, 1), mk(9, 1)], "any"), claim_need([mk(5, -1)], "any")
+    ((9, ''), (5, ''), (5, ''))
     """
-    against = [p for p in parts if p.side < 0 and p.n80 is not None]
     toward = [p for p in parts if p.side > 0 and p.n80 is not None]
-    if combine == "all" and against:
-        return min(p.n80 for p in against), ""
     if combine == "any" and toward:
         return min(p.n80 for p in toward), ""
     missing = [p for p in parts if p.n80 is None]

@@ -65,15 +65,16 @@ def test_the_plans_n_decides_in_about_80_percent_of_reruns():
     assert 0.75 <= cleared <= 0.87, (n, cleared)
 
 
-def test_a_part_against_the_paper_decides_an_all_claim_and_one_seed_has_no_number():
+def test_every_part_of_an_all_claim_must_be_decisive_and_one_seed_has_no_number():
     runs = [_run("x", 10.0, [2.0, 1.0], one_seed=(1,))]
     p = plan.make_plan(runs, budget=1000)
     need = {c.claim: c for c in p.claims}
     assert need["x/c1"].need is None and "one replicate" in need["x/c1"].why
     against = plan.PartPlan("x", "c", "a", "seed", 3, 3, -1.0, -3.0, 1.0, 0.0, 1.0, "", -1, 12)
     toward = plan.PartPlan("x", "c", "b", "seed", 3, 3, 1.0, -1.0, 3.0, 0.0, 1.0, "", 1, 40)
-    assert plan.claim_need([against, toward]) == (12, "")
-    assert plan.claim_need([against, toward], "any") == (40, "")
+    assert plan.claim_need([against, toward]) == (40, "")  # decide_parts: inconclusive while a part is
+    assert plan.claim_need([against, toward], "any") == (40, "")  # the part on the paper's side decides "any"
+    assert plan.claim_need([against], "any") == (12, "")  # every part must fail
 
 
 def test_the_command_writes_the_table(tmp_path, capsys):
