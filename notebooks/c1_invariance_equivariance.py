@@ -131,7 +131,7 @@ plt.show()
 # augmentation. Either needs three replicates before it can be decisive.
 
 # %%
-R.report_c1(run, table, acc)
+R.report_c1(run, table, acc, C.network_seconds(nets))
 results.glue(R.scale_readings(S))
 run.claims_table()
 

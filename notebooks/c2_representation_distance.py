@@ -91,7 +91,7 @@ R.cross_summary(cross)
 # ## Paper vs this run
 
 # %%
-facts = R.report_c2(run, dist, knn, cross)
+facts = R.report_c2(run, dist, knn, cross, C.network_seconds(nets))
 results.glue(facts)
 run.claims_table()
 

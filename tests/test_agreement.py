@@ -39,6 +39,8 @@ def test_the_family_is_the_papers_models_and_trains_only_rotation_and_brightness
     assert [m.spec for m in fam if m.recipe == "B7"] == b7 and len(b7) == S.seeds
     b3 = {"zoo:small_resnet18_s4/none", "zoo:small_vit_p14_cls/none"}
     assert {m.spec for m in fam if m.recipe == "B3"} == b3, "B3's untrained ViT is read by no claim"
+    assert sorted((m.arch, m.seed) for m in fam if m.recipe == "B3") == [
+        (a, k) for a in ("ResNet", "ViT") for k in range(S.seeds)], "the architecture factor: every seed of both"
     new = [m.spec for m in fam if m.variant in ("rotation", "brightness")]
     assert len(new) == 2 * S.seeds and {s.augment for s in new} == {"random_op"}
     assert all(s.replace(augment="fixed_size_center_crop", augment_params={"size": B.size}) in b1 for s in new), \
@@ -57,6 +59,28 @@ def test_the_models_table_fits_a_page_one_row_per_model_over_its_seeds():
 
 def test_the_cpu_profile_has_the_seeds_the_training_claims_need():
     assert G.settings("cpu").seeds >= R.N_MIN
+    assert grounding.settings("cpu").seeds >= R.N_MIN, "B3 trains the ResNet and ViT seeds S1's architecture reads"
+
+
+def test_each_seed_records_what_its_models_cost_and_the_claims_on_it(monkeypatch):
+    S = G.settings("cpu")
+    fam = G.models(S)
+    nets = {}
+    for m in fam:
+        nets[m] = nn.Linear(1, 1)
+        nets[m].zoo_info = {"seconds": 1.0 + m.seed}
+    seconds = G.seed_seconds(nets)
+    per_seed = sum(m.recipe in G.SEEDED and m.seed == 0 for m in fam)  # every model of a seed but B6's Augerino
+    assert seconds == [per_seed * (1.0 + k) for k in range(S.seeds)] and per_seed == 10
+    run = results.Run("smoke", name="demo")
+    R.report(run, G.settings("smoke", transforms=("zoom",)), R.demo_table(), seconds)
+    rec = run.replicate_costs["seeds"]
+    assert rec["seconds"] == seconds and rec["claims"] == list(R.SEED_CLAIMS)
+    for cid in R.SEED_CLAIMS:  # every part of these claims rests on one value per seed
+        assert {p["n"] for p in run.claims[cid]["evidence"]["parts"].values()} == {rec["n"]}
+    run = results.Run("smoke", name="demo")
+    R.report(run, G.settings("smoke", transforms=("zoom",)), R.demo_table())
+    assert not run.replicate_costs  # no seconds given: nothing to record
 
 
 @pytest.mark.parametrize("profile", ["smoke", "cpu"])
@@ -94,7 +118,11 @@ def test_zoo_specs_are_the_specs_the_run_loads(monkeypatch, profile, params):
     assert len(specs) == len([m for m in fam if m.recipe != "B6"]), "every model but B6's Augerino is a zoo model"
     b3 = grounding.settings(profile)
     assert {s for s in specs if s.arch == "small_vit_p14_cls"} == (
-        {zoo.spec("small_vit_p14_cls/none", zoo.chapter_profile(b3))} if S.architectures else set())
+        {zoo.spec("small_vit_p14_cls/none", zoo.chapter_profile(b3), seed=k) for k in range(S.seeds)}
+        if S.architectures else set())
+    # B3's models of every seed S1 reads are the ones chapter B3 lists (its training phase trains them once)
+    b3_specs = set(grounding.b3_zoo_specs(profile, seeds=max(S.seeds, b3.seeds)))
+    assert {zoo.spec(m.spec[4:], zoo.chapter_profile(b3), seed=m.seed) for m in fam if m.recipe == "B3"} <= b3_specs
 
 
 class _Net(nn.Module):
@@ -203,7 +231,7 @@ def test_agreement_is_oriented_and_sources_name_the_largest_factor():
     t = R.demo_table()
     agree = G.agreement(S, t, "zoom", R.trained(t))
     pair = agree[(agree["a"] == "accuracy") & (agree["b"] == "a_probe")].iloc[0]
-    assert pair["rho"] == pytest.approx(1.0) and pair["n"] == 24, "A's accuracy falls as invariance rises: agree"
+    assert pair["rho"] == pytest.approx(1.0) and pair["n"] == 28, "A's accuracy falls as invariance rises: agree"
     assert "untrained B1 ResNet 0" not in R.trained(t)
     src = G.sources(t, transforms=["zoom"])
     assert src.loc["zoom", "largest"] == "augmentation" and src.loc["zoom", "augmentation"] > 0

@@ -474,6 +474,7 @@ def test_finetune_trains_a_copy_and_caches_it(tiny, tmp_path):
     assert len(list((tmp_path / "cache" / "equivariance").glob("finetune-*.pt"))) == 1
     again = E.finetune(net, E.Member("rotation", 20.0), S)
     assert all(torch.equal(v, again.state_dict()[k]) for k, v in tuned.state_dict().items())
+    assert tuned.finetune_seconds > 0 and again.finetune_seconds == tuned.finetune_seconds  # measured once, cached
     inner = E.finetune(net, E.Member("rotation", 20.0), E.settings("smoke", ft_steps=2, ft_batch=16, layer="layer4"))
     assert any(not torch.equal(v, tuned.state_dict()[k]) for k, v in inner.state_dict().items()
                if v.is_floating_point())  # another layer, another fine-tuning (and another cache entry)
@@ -778,6 +779,40 @@ def c3_verdicts(eq, clean, control=None):
     run = results.Run("c9_test", "smoke")
     facts = R.report_c3(run, c3_table(eq, clean, control))
     return run, facts, {cid: c["verdict"] for cid, c in run.claims.items()}
+
+
+def test_each_family_records_what_a_replicate_cost_and_the_claims_on_it():
+    good = {k: dict(beyond=20 + j, inside=30 - j, gap=0.5 + j / 4, wider=5 + j if k != "blur" else None)
+            for j, k in enumerate(("rotation", "shear", "blur"))}
+    table = family_table(good, base_gaps={k: (10.0, 12.0, 11.0) for k in good})
+    seconds = {m: 10.0 + i for i, m in enumerate(dict.fromkeys(table.member))}  # baselines first, then the types
+    run = results.Run("c9_test", "smoke")
+    R.report_c1(run, table, ACC, seconds)
+    rec = run.replicate_costs
+    assert list(rec) == ["baselines", "types", "wide_types"]
+    assert rec["baselines"]["seconds"] == [10.0, 11.0, 12.0]
+    assert rec["baselines"]["claims"] == ["sec6.1/baseline_equivariance_gap"]
+    assert rec["types"]["seconds"] == [14.0, 16.0, 17.0] and rec["wide_types"]["seconds"] == [13.0, 15.0]
+    assert rec["wide_types"]["claims"] == ["fig2/wider_range_more_robust"]
+    # every family's n is the n of the claims it names
+    assert run.claims["fig2/wider_range_more_robust"]["evidence"]["n"] == rec["wide_types"]["n"] == 2
+    assert run.claims["sec6.1/baseline_equivariance_gap"]["evidence"]["n"] == rec["baselines"]["n"] == 3
+    raises = run.claims["sec6.1/augmentation_raises_invariance"]["evidence"]["parts"]["over the grid"]
+    assert raises["n"] == rec["types"]["n"] == 3
+    assert not results.Run("c9_test", "smoke").replicate_costs  # without seconds, none recorded
+    # C2: the types measured on the second data set; C3: each fine-tuned type, network and fine-tunings
+    dist, knn, cross = c2_inputs()
+    run = results.Run("c9_test", "smoke")
+    R.report_c2(run, dist, knn, cross, {E.Member(k, 20.0): 20.0 + j for j, k in enumerate(("rotation", "mirror",
+                                                                                            "shear", "noise"))})
+    assert run.replicate_costs["cross_types"]["seconds"] == [20.0, 21.0, 22.0]
+    assert run.replicate_costs["cross_types"]["claims"] == ["appB.2/invariance_transfers"]
+    run = results.Run("c9_test", "smoke")
+    t = c3_table(dict(zip(THREE, [(1.0, 2.0)] * 3)), dict(zip(THREE, [0.0] * 3)), dict(zip(THREE, [(0.0, 0.0)] * 3)))
+    R.report_c3(run, t.assign(seconds=t["type"].map(dict(zip(THREE, (30.0, 31.0, 32.0))))))
+    assert run.replicate_costs["ft_types"]["seconds"] == [30.0, 31.0, 32.0] and run.replicate_costs["ft_types"]["n"] \
+        == run.claims["sec6.3/gain_from_the_loss"]["evidence"]["n"] == 3
+    assert len(run.replicate_costs["ft_types"]["claims"]) == 3
 
 
 def test_c3_claims_verdicts_from_known_numbers():

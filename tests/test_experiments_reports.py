@@ -21,9 +21,11 @@ def layer(**ops):
     return {"layer0": {op: dict(weight=w, magnitude=0.5, max_value=v) for op, (w, v) in ops.items()}}
 
 
-def sprite_hist(rotate=(0.95, math.pi / 4), augerino_rad=0.8, none_rad=0.01, augerino_reg=(0.1, 0.1), seeds=()):
+def sprite_hist(rotate=(0.95, math.pi / 4), augerino_rad=0.8, none_rad=0.01, augerino_reg=(0.1, 0.1), seeds=(),
+                ablations=()):
     """Final states: AugNet's rotate ``(weight, range)`` (the other four ops share the rest of the weight), the
-    same for the AugNet with Augerino's regulariser and the extra ``seeds`` ``[(seed, (weight, range))]``."""
+    same for the AugNet with Augerino's regulariser and the extra ``seeds`` ``[(seed, (weight, range))]``; the
+    ablations' other seeds ``[(seed, augerino_rad, none_rad, augerino_reg)]``. Every epoch took 2 seconds."""
     def geo(w, v):
         rest = (1 - w) / 4
         return layer(translate_x=(rest, 0.1), translate_y=(rest, 0.1), rotate=(w, v), shear_x=(rest, 0.1),
@@ -35,7 +37,12 @@ def sprite_hist(rotate=(0.95, math.pi / 4), augerino_rad=0.8, none_rad=0.01, aug
               "AugNet, Augerino's regulariser": geo(*augerino_reg),
               "AugNet, no shear ops": layer(translate_x=(0.05, 0.1), translate_y=(0.05, 0.1), rotate=(0.9, 0.8))}
     states.update({f"AugNet, seed {s}": geo(*r) for s, r in seeds})
-    return {n: [dict(epoch=0, state=st, test_acc=0.9)] for n, st in states.items()}
+    for s, a, n, r in ablations:
+        states |= {f"Augerino, seed {s}": {"layer0": {g: dict(weight=1.0, magnitude=2 * a, max_value=a)
+                                                      for g in augerino.GENERATORS}},
+                   f"AugNet, no regulariser, seed {s}": geo(0.2, n),
+                   f"AugNet, Augerino's regulariser, seed {s}": geo(*r)}
+    return {n: [dict(epoch=0, state=st, test_acc=0.9, seconds=2.0)] for n, st in states.items()}
 
 
 def verdicts(run):
@@ -99,6 +106,26 @@ def test_one_run_cannot_decide_the_ablations_whatever_it_shows():
         assert ev["fig3/no_regulariser_collapses"]["estimate"] == pytest.approx(none_rad)
         assert ev["fig3/no_regulariser_collapses"]["boundary"] == pytest.approx(0.05)
         assert ev["fig4/augerino_regulariser_misses"]["estimate"] == (1.0 if augerino_reg == MET else 0.0)
+
+
+def test_the_ablations_seeds_decide_them_and_each_family_records_its_seconds():
+    S = E.settings("smoke", experiment="sprites", extra_seeds=[1, 2], ablation_seeds=[1, 2])
+    run = results.Run("demo", "smoke")
+    _, _, facts = R.report_sprites(run, S, sprite_hist(
+        augerino_rad=0.78, none_rad=0.01, augerino_reg=SHEAR, seeds=[(1, MET), (2, MET)],
+        ablations=[(1, 0.79, 0.015, SHEAR), (2, 0.785, 0.02, SHEAR)]))
+    v = verdicts(run)
+    assert (v["fig3/augerino_rotation"], v["fig3/no_regulariser_collapses"]) == ("reproduced", "reproduced")
+    assert v["fig4/augerino_regulariser_misses"] == "inconclusive at this budget"  # 0 of 3: Wilson [0, 0.56]
+    for cid in ("fig3/augerino_rotation", "fig3/no_regulariser_collapses", "fig4/augerino_regulariser_misses"):
+        assert run.claims[cid]["evidence"]["n"] == 3
+    assert run.claims["fig3/augerino_rotation"]["ours"] == "0.780, 0.790, 0.785 rad (seeds 0, 1, 2)"
+    assert facts["e1_aug"].startswith("0.78, 0.79, 0.79 rad (seeds 0, 1, 2). Within the tolerance")
+    rec = run.replicate_costs
+    assert rec["extra_seeds"]["seconds"] == [2.0] * 3 and rec["ablation_seeds"]["seconds"] == [6.0] * 3
+    assert rec["ablation_seeds"]["claims"] == ["fig3/augerino_rotation", "fig3/no_regulariser_collapses",
+                                               "fig4/augerino_regulariser_misses"]
+    assert rec["extra_seeds"]["claims"] == ["fig3/augnet_selects_rotate", "fig3/same_as_authors"]
 
 
 @pytest.mark.parametrize("misses, expected", [
@@ -166,6 +193,16 @@ def test_sinusoids_verdict_uses_the_unrounded_ranges():
     assert run.metrics["seeds_selecting_frequency_shift"] == 1  # the last, by a weight of 0.79: not met
 
 
+def test_sinusoid_seeds_record_both_runs_of_each_seed():
+    hist = {s: [dict(h[0], seconds=3.0)] for s, h in sinusoid_hist((0.9, 0.5), (0.9, 0.5), (0.9, 0.5)).items()}
+    alone = {s: [dict(epoch=0, state=layer(frequency_shift=(1.0, 0.5)), seconds=1.0 + s)] for s in hist}
+    run = results.Run("demo", "smoke")
+    R.report_sinusoids(run, E.settings("smoke", experiment="sinusoids", seeds=[0, 1, 2]), hist, alone)
+    rec = run.replicate_costs["seeds"]
+    assert rec["seconds"] == [4.0, 5.0, 6.0] and rec["claims"] == ["fig5/frequency_shift_selected",
+                                                                   "fig5/same_as_authors"]
+
+
 def test_one_sinusoid_seed_is_inconclusive_and_the_prose_says_so():
     run = results.Run("demo", "smoke")
     _, _, facts = R.report_sinusoids(run, E.settings("smoke", experiment="sinusoids"), sinusoid_hist((0.9, 0.5)),
@@ -211,13 +248,35 @@ def test_authors_runs_filter_and_the_comparison_verdict(tmp_path, monkeypatch):
 
 
 # ----------------------------------------------------------------------------- E3
-def capacity_res(augnet_medians, oracle_medians):
+def capacity_res(augnet_medians, oracle_medians, seeds=None):
+    """One row per trunk and method (no seed column: one seed); with ``seeds``, per seed ``k`` the medians moved by
+    ``seeds[k]``, a ``seed`` column and 5 seconds of training a row."""
     rows = []
-    for (w, p), a, o in zip([(4, 4024), (16, 16084), (64, 64324)], augnet_medians, oracle_medians):
-        for method, v in [("baseline", 0.1), ("oracle augmentation", o), ("AugNet", a)]:
-            rows.append(dict(depth=1, width=w, params=p, method=method, acc=0.9, median=v, q25=v - 0.1, q75=v,
-                             mean=v, shift_hz=0.4 if method == "AugNet" else None))
+    for k, shift in enumerate(seeds or [0.0]):
+        for (w, p), a, o in zip([(4, 4024), (16, 16084), (64, 64324)], augnet_medians, oracle_medians):
+            for method, v in [("baseline", 0.1), ("oracle augmentation", o + shift), ("AugNet", a + shift)]:
+                rows.append(dict(depth=1, width=w, params=p, method=method, acc=0.9, median=v, q25=v - 0.1, q75=v,
+                                 mean=v, shift_hz=0.4 if method == "AugNet" else None)
+                            | (dict(seed=k, seconds=5.0) if seeds else {}))
     return pd.DataFrame(rows)
+
+
+def test_capacity_claims_over_seeds_per_trunk_and_paired_by_seed():
+    S = E.settings("smoke", experiment="capacity", seeds=[0, 1, 2])
+    run = results.Run("demo", "smoke")
+    table, _, facts = R.report_capacity(run, S, capacity_res([0.95, 0.99, 0.97], [0.3, 0.6, 0.9],
+                                                             seeds=[0.0, 0.01, -0.01]))
+    parts = run.claims["fig6/augnet_invariance_any_capacity"]["evidence"]["parts"]
+    assert {p["n"] for p in parts.values()} == {3} and parts["depth 1, width 4"]["estimate"] == pytest.approx(0.95)
+    grow = run.claims["fig6/oracle_invariance_grows"]["evidence"]
+    assert grow["n"] == 3 and grow["estimate"] == pytest.approx(0.6)  # paired by seed: the shifts cancel
+    assert verdicts(run) == {"fig6/augnet_invariance_any_capacity": "reproduced",
+                             "fig6/oracle_invariance_grows": "reproduced"}
+    assert table.loc[(1, 4, 4024), ("median", "AugNet")] == pytest.approx(0.95)  # the seeds' mean
+    assert {"augnet/d1_w4/invariance_median", "augnet/d1_w4/seed1/invariance_median"} <= set(run.metrics)
+    rec = run.replicate_costs["seeds"]
+    assert rec["seconds"] == [45.0] * 3 and rec["claims"] == ["fig6/augnet_invariance_any_capacity",
+                                                              "fig6/oracle_invariance_grows"]
 
 
 def test_capacity_claims_rest_on_one_model_per_trunk():

@@ -63,6 +63,49 @@ def test_settings_default_to_the_paper_and_profiles_change_what_they_must(tmp_pa
         tables.settings("cpu", n_train="many")
 
 
+def test_seeds_of_the_backbones_each_get_table1_and_the_claim_one_share_per_seed(monkeypatch):
+    assert (tables.settings("paper").seeds, tables.settings("smoke").seeds, tables.settings("cpu").seeds) == (1, 1, 3)
+    with pytest.raises(ValueError, match="seeds must be >= 1"):
+        tables.settings("cpu", seeds=0)
+    hub = tables.settings("cpu", backbones={"R": "tv/resnet18"})
+    with pytest.raises(ValueError, match="hub weights and weight files have one seed"):
+        tables.seed_featurizers(hub, 1)
+    with pytest.raises(ValueError, match="hub weights and weight files have one seed"):
+        tables.a1_zoo_specs("cpu", backbones={"R": "tv/resnet18"})
+    assert tables.a1_zoo_specs("cpu", backbones={"R": "tv/resnet18"}, seeds=1) == []
+    # seed k of a random: backbone is seed k's initialisation; seed 0 is featurizers'
+    S = tables.settings("smoke", backbones={"R": "random:small_resnet18"}, seeds=3)
+    keys = [tables.seed_featurizers(S, k)[0]["R"].key for k in range(3)]
+    assert len(set(keys)) == 3 and keys[0] == tables.featurizers(S.backbones, "smoke")[0]["R"].key
+
+    # run_seeds: every other seed on the same images and tasks, with its backbones' training seconds
+    def stand_in(S, k):  # two cheap featurizers with made-up training seconds
+        feats = {"ResNet-18": probes.Passthrough(), "ResNet-50": probes.DCT()}
+        for f in feats.values():
+            f.model = torch.nn.Linear(1, 1)
+            f.model.zoo_info = {"seconds": 10.0 + k}
+        return feats, {"ResNet-18": 16, "ResNet-50": 16}
+
+    monkeypatch.setattr(tables, "seed_featurizers", stand_in)
+    images, boxes = _object(40)
+    images = (images.float() * torch.rand(40, 3, 1, 1)).to(torch.uint8)
+    S = tables.settings("smoke", seeds=3, progress=False)
+    runs = tables.run_seeds(S, (images[:30], boxes[:30]), (images[30:], boxes[30:]), stand_in(S, 0)[0],
+                            tasks=["brightness", "zoom_in"])
+    assert list(runs.tables) == [1, 2] and runs.seconds == [20.0, 22.0, 24.0]
+    assert runs.tables[2].featurizer.tolist() == ["ResNet-18", "ResNet-18", "ResNet-50", "ResNet-50"]
+    # the claim: one share per seed (seed 0's table and the others'), the seeds' seconds recorded
+    from test_probes import _table1
+
+    run = results.Run("demo", "smoke")
+    probes_reports.report_table1(run, _table1(), ["ResNet-18", "ResNet-50"],
+                                 tables.SeedRuns({1: _table1(), 2: _table1()}, [20.0, 22.0, 24.0]))
+    claim = run.claims["table1/resnet18_at_least_resnet50"]
+    assert (claim["evidence"]["n"], claim["ours"], claim["verdict"]) == (3, round(6 / 7, 3), "reproduced")
+    rec = run.replicate_costs["seeds"]
+    assert (rec["n"], rec["seconds"], rec["claims"]) == (3, [20.0, 22.0, 24.0], ["table1/resnet18_at_least_resnet50"])
+
+
 def test_backbones_from_specs(tmp_path):
     with pytest.raises(PretrainedUnavailableError, match="local file"):
         zoo.load("tv/resnet18", "smoke")
@@ -173,9 +216,14 @@ def test_zoo_specs_list_exactly_the_zoo_models_the_chapters_load(monkeypatch, pr
         tables.featurizers(S.backbones, S.profile)
         if chapter == "a2_which_layers":
             tables.featurizers(S.variants, S.profile)
-        assert function(profile, **params) == loaded and len(loaded) == (2 if chapter == "a1_ranking_tasks" else 5)
+        else:  # A1's other seeds of its two backbones (run_seeds)
+            for k in range(1, S.seeds):
+                tables.seed_featurizers(S, k)
+        seeds = {"smoke": 1, "cpu": 3}[profile]
+        assert function(profile, **params) == loaded and len(loaded) == (2 * seeds if chapter == "a1_ranking_tasks"
+                                                                          else 5)
     # the backbones are the profile's zoo entries, whatever the chapter's data; hub, file and random specs are none
     mixed = {"R": "random:small_resnet18", "Z": "zoo:small_resnet18/none", "H": "tv/resnet18"}
-    specs = tables.a1_zoo_specs(profile, backbones=mixed, dataset="fashion_mnist", n_train=50)
+    specs = tables.a1_zoo_specs(profile, backbones=mixed, dataset="fashion_mnist", n_train=50, seeds=1)
     assert specs == [zoo.spec("small_resnet18/none", profile)]
     assert tables.a1_zoo_specs(profile)[1].arch == "small_resnet50_s2"

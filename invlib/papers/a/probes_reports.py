@@ -192,7 +192,7 @@ def _effects(intervals: dict, why: str = MISSING, each: bool = False):
     return intervals, round(min(values), 1) if values else None
 
 
-def report_table1(run, table, backbones: list[str]) -> dict:
+def report_table1(run, table, backbones: list[str], seeds=None) -> dict:
     """Record the paper's Table 1 claims (sections 5 and 6, declared in :mod:`invlib.papers.a.protocol`) about these
     backbones, from intervals over this run's validation pairs, and return the prose's reading of the DCT of
     magnitudes (not a claim of the paper: this book's second reading of its DCT baseline, judged by the signed DCT's
@@ -202,7 +202,9 @@ def report_table1(run, table, backbones: list[str]) -> dict:
     ``backbones`` rows. A claim about "the ResNets" is a comparison per backbone (and task), each a 95 % interval
     over the validation pairs (paired bootstrap; Wilson for an accuracy). This run's value is the worst case of the
     comparisons (the smallest difference or accuracy). ResNet-18 against ResNet-50 compares two architectures
-    trained once each: one share per seed.
+    trained once per seed: one share per seed, ``table``'s (seed 0) and those of ``seeds``
+    (:class:`~invlib.papers.a.tables.SeedRuns` of :func:`~invlib.papers.a.tables.run_seeds`: the other seeds'
+    tables, and what each seed's training cost, recorded as the replicates of ``seeds``, :meth:`Run.replicates`).
 
     Example
     -------
@@ -236,7 +238,7 @@ def report_table1(run, table, backbones: list[str]) -> dict:
            {r: _gain(table, (r, "contrast"), ("Passthrough", "contrast")) for r in names})
     record("table1/zoom_out_harder", {r: _gain(table, (r, "zoom_in"), (r, "zoom_out")) for r in names})
     record("table1/hue_hardest_colour", {f"{r} {t}": _gain(table, (r, t), (r, "hue")) for r in names for t in easy})
-    _report_resnet18_vs_50(run, table, names)
+    _report_resnet18_vs_50(run, table, names, seeds)
     declared = PROTOCOL["table1/resnets_beat_dct"]
     b = f"{declared.parts[''].boundary:g} points"
     return {"beat_magnitude": phrase(
@@ -251,18 +253,25 @@ def report_table1(run, table, backbones: list[str]) -> dict:
         f"{b}", not_measurable="not on these images: a geometric task is undefined")}
 
 
-def _report_resnet18_vs_50(run, table, names: list[str]) -> str:
-    """ResNet-18 against ResNet-50: two architectures, one trained model each; per seed, the share of tasks where
-    the first backbone's validation accuracy is at least the second's."""
+def _report_resnet18_vs_50(run, table, names: list[str], seeds=None) -> str:
+    """ResNet-18 against ResNet-50: two architectures, trained once per seed; per seed (``table``'s, then each table
+    of ``seeds.tables``), the share of tasks where the first backbone's validation accuracy is at least the second's.
+    With ``seeds``, records what a seed of the two backbones cost to train (:meth:`Run.replicates`)."""
+    cid = "table1/resnet18_at_least_resnet50"
+    tables = [table, *(seeds.tables.values() if seeds is not None else ())]
     if len(names) < 2:
-        effects, share = not_measurable("it compares two backbones; this run has one", unit="seed"), None
+        effects, ours = not_measurable("it compares two backbones; this run has one", unit="seed"), None
     else:
-        v = validation(table)
-        wins = [v[names[0], t] >= v[names[1], t] for t in TASKS if not math.isnan(v[names[0], t] + v[names[1], t])]
-        share = sum(wins) / len(wins)
-        effects = [share]
-    return run.claim(PROTOCOL["table1/resnet18_at_least_resnet50"], ours=None if share is None else round(share, 3),
-                     effects=effects)
+        shares = []
+        for t in tables:
+            v = validation(t)
+            wins = [v[names[0], k] >= v[names[1], k] for k in TASKS if not math.isnan(v[names[0], k] + v[names[1], k])]
+            shares.append(sum(wins) / len(wins))
+        effects, ours = shares, round(float(np.mean(shares)), 3)
+    if seeds is not None:
+        run.replicates("seeds", seeds.seconds, [cid], note="a seed: its " + " and ".join(names) + ", trained by "
+                       "the zoo (their checkpoints' training seconds; their Table 1 probes are not counted)")
+    return run.claim(PROTOCOL[cid], ours=ours, effects=effects)
 
 
 def _folds(table, featurizer: str, task: str):

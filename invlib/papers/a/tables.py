@@ -82,6 +82,11 @@ class Settings:
     weight_decay:     the probe's L2 penalty on standardised features (the paper states none)
     passthrough_size: input side of the raw-pixel baseline (None: the backbones'); 64 at ImageNet scale,
                       because 20,000 pairs of 224 px views would be 12 GB of differences per task
+    seeds:            training seeds of the backbones (chapter A1's ResNet-18 against ResNet-50 compares two
+                      architectures, so a seed, not a pair, is its replicate): seed k's ``zoo:`` backbone is the zoo's
+                      entry of seed k (its initialisation, data order and draw of training images), seed k's
+                      ``random:`` one seed k's initialisation; seed 0's are ``backbones``. Hub weights and weight files
+                      have one seed (the paper's one model each). The images and views are the same for every seed
     seed:             the draw of the images and of the views
 
     Example
@@ -105,6 +110,7 @@ class Settings:
     batch_size: int = 512
     weight_decay: float = 1e-3
     passthrough_size: int | None = 64
+    seeds: int = 1
     seed: int = 0
     device: str = "auto"  # filled from the profile by invlib.profiles.settings
     progress: bool = True  # likewise
@@ -116,8 +122,12 @@ _SMALL = dict(dataset="fashion_mnist_color", backbones=_ZOO, variants=_ZOO_VARIA
 
 SETTINGS = {  # profile -> the fields it changes (see Settings)
     "smoke": dict(_SMALL, n_train=256, n_val=256),
-    # cpu: 600 training pairs, every A1 and A2 verdict as with 1,000 and 1,500 (benchmarks/measurements/a.md)
-    "cpu": dict(_SMALL, n_train=600, n_val=500),
+    # cpu: 600 training pairs, every A1 and A2 verdict as with 1,000 and 1,500 (benchmarks/measurements/a.md).
+    # seeds 3: "ResNet-18 ranks at least as well as ResNet-50" is about two trained architectures, and a training seed
+    # is its replicate; three, the protocol's n_min, the fewest that can decide it. Seeds 1 and 2 are four zoo models
+    # more for the training phase (each seed's ResNet-18 and ResNet-50) and their Table 1 probes in A1 (2 backbones
+    # x 7 tasks a seed; smoke-measured cost in benchmarks/measurements/a.md). A2 reads seed 0 only.
+    "cpu": dict(_SMALL, n_train=600, n_val=500, seeds=3),
     "gpu": dict(n_train=20_000, n_val=5_000),
 }
 
@@ -131,10 +141,13 @@ def settings(profile: str | Profile = "cpu", **overrides) -> Settings:
     >>> settings("smoke", n_train=20).n_train, settings("paper").backbones["ResNet-18"]
     (20, 'tv/resnet18')
     """
-    return _settings(Settings, SETTINGS, profile, **overrides)
+    S = _settings(Settings, SETTINGS, profile, **overrides)
+    if S.seeds < 1:
+        raise ValueError(f"seeds must be >= 1, got {S.seeds}.")
+    return S
 
 
-def zoo_specs(specs: dict[str, str], profile: str | Profile = "cpu") -> list[zoo.Spec]:
+def zoo_specs(specs: dict[str, str], profile: str | Profile = "cpu", seeds: int = 1) -> list[zoo.Spec]:
     """The :class:`invlib.zoo.Spec` of every ``zoo:`` entry among the model specs ``{label: spec}`` (what
     :func:`featurizers` loads through :func:`invlib.zoo.load`: the entry under the profile, whatever the chapter's
     dataset); hub weights, files and random initialisations are no zoo models.
@@ -143,21 +156,29 @@ def zoo_specs(specs: dict[str, str], profile: str | Profile = "cpu") -> list[zoo
     -------
     >>> [s.name for s in zoo_specs({"a": "zoo:small_resnet18/none", "b": "random:small_resnet18"}, "smoke")]
     ['small_resnet18/none']
+    >>> [(s.name, s.seed) for s in zoo_specs({"a": "zoo:small_resnet18/none"}, "smoke", seeds=2)]  # seed by seed
+    [('small_resnet18/none', 0), ('small_resnet18/none', 1)]
     """
     prof = get_profile(profile)
-    return [zoo.spec(spec[4:], prof) for spec in specs.values() if spec.startswith("zoo:")]
+    return [zoo.spec(spec[4:], prof, seed=k) for k in range(seeds) for spec in specs.values()
+            if spec.startswith("zoo:")]
 
 
 def a1_zoo_specs(profile: str = "cpu", **params) -> list[zoo.Spec]:
-    """The zoo models chapter A1's run loads, for its papermill parameters ``params``: its backbones.
+    """The zoo models chapter A1's run loads, for its papermill parameters ``params``: its backbones, every seed of
+    ``seeds`` (seed 0's are chapter A2's too).
 
     Example
     -------
     >>> [s.name for s in a1_zoo_specs("smoke", n_train=None)]
     ['small_resnet18/standard', 'small_resnet50_s2/standard']
+    >>> [(s.arch, s.seed) for s in a1_zoo_specs("cpu")]  # doctest: +NORMALIZE_WHITESPACE
+    [('small_resnet18', 0), ('small_resnet50_s2', 0), ('small_resnet18', 1), ('small_resnet50_s2', 1),
+     ('small_resnet18', 2), ('small_resnet50_s2', 2)]
     """
     S = settings(profile, **params)
-    return zoo_specs(S.backbones, S.profile)
+    _check_seeds(S)
+    return zoo_specs(S.backbones, S.profile, S.seeds)
 
 
 def a2_zoo_specs(profile: str = "cpu", **params) -> list[zoo.Spec]:
@@ -276,6 +297,86 @@ def featurizers(specs: dict[str, str], profile="cpu") -> tuple[dict, dict]:
         model, sizes[label] = zoo.load(spec, profile)
         feats[label] = Backbone(model, name=label.lower().replace("-", ""))
     return feats, sizes
+
+
+def _check_seeds(S: Settings) -> None:
+    hub = [spec for spec in S.backbones.values() if not spec.startswith(("zoo:", "random:"))]
+    if S.seeds > 1 and hub:
+        raise ValueError(f"seeds {S.seeds}: hub weights and weight files have one seed ({', '.join(hub)}); seeds > 1 "
+                         "need zoo: or random: backbones (or seeds=1).")
+
+
+def seed_featurizers(S: Settings, seed: int) -> tuple[dict, dict]:
+    """``({label: Backbone}, {label: input side})`` of seed ``seed`` of ``S.backbones`` (:attr:`Settings.seeds`):
+    seed 0 is :func:`featurizers`'; seed k of a ``zoo:`` entry is the zoo's entry of seed k under the profile
+    (trained on first use), of a ``random:`` model seed k's initialisation. Hub weights and weight files have seed 0
+    only.
+
+    Example
+    -------
+    >>> S = settings("smoke", backbones={"R-18": "random:small_resnet18"}, seeds=2)
+    >>> (a, _), (b, sizes) = seed_featurizers(S, 0), seed_featurizers(S, 1)
+    >>> a["R-18"].key != b["R-18"].key, sizes
+    (True, {'R-18': 224})
+    """
+    from ... import models
+    from ...utils import resolve_device
+
+    if seed == 0:
+        return featurizers(S.backbones, S.profile)
+    _check_seeds(S)
+    prof = get_profile(S.profile)
+    feats, sizes = {}, {}
+    for label, spec in S.backbones.items():
+        if spec.startswith("zoo:"):
+            model, sizes[label] = zoo.get(zoo.spec(spec[4:], prof, seed=seed), prof), prof.img_size
+        else:
+            model = models.create(spec[7:], num_classes=1000, seed=seed).to(resolve_device(prof.device)).eval()
+            sizes[label] = 224
+        feats[label] = Backbone(model, name=label.lower().replace("-", ""))
+    return feats, sizes
+
+
+def training_seconds(feats: dict) -> float:
+    """The seconds the zoo's training of the backbones among ``feats`` took, summed (``model.zoo_info["seconds"]``,
+    measured when each was trained; 0 for a backbone the zoo did not train): what one seed of them costs.
+
+    Example
+    -------
+    >>> from invlib import models
+    >>> m = models.create("small_resnet18"); m.zoo_info = {"seconds": 12.5}
+    >>> training_seconds({"a": Backbone(m), "b": Passthrough()})
+    12.5
+    """
+    return float(sum(getattr(getattr(f, "model", None), "zoo_info", {}).get("seconds", 0.0) for f in feats.values()))
+
+
+@dataclass
+class SeedRuns:
+    """The other seeds of chapter A1's backbones (:func:`run_seeds`): ``tables[k]`` is :func:`run_table`'s table of
+    seed k's backbones (seeds 1 to ``S.seeds - 1``; seed 0's is the chapter's own), ``seconds[k]`` what training
+    seed k's backbones took (seed 0 included)."""
+
+    tables: dict
+    seconds: list
+
+
+def run_seeds(S: Settings, train, val, seed0: dict, tasks=None) -> SeedRuns:
+    """Table 1's probes on the backbones of every seed but 0 (:func:`seed_featurizers`), on the same images, views
+    and tasks (default all) as seed 0's; ``seed0``: seed 0's featurizers (:func:`featurizers`), for their training
+    seconds.
+
+    Example
+    -------
+    >>> run_seeds(settings("smoke", seeds=1), None, None, {"pixels": Passthrough()})  # one seed: seed 0's alone
+    SeedRuns(tables={}, seconds=[0.0])
+    """
+    out = SeedRuns({}, [training_seconds(seed0)])
+    for k in range(1, S.seeds):
+        feats, sizes = seed_featurizers(S, k)
+        out.tables[k] = run_table(feats, train, val, tasks=tasks, sizes=sizes, **run_options(S))[0]
+        out.seconds.append(training_seconds(feats))
+    return out
 
 
 def baselines(size: int, passthrough_size: int | None = None) -> tuple[dict, dict]:

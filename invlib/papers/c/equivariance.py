@@ -25,6 +25,7 @@ Example
 from __future__ import annotations
 
 import copy
+import time
 from dataclasses import dataclass
 
 import numpy as np
@@ -254,6 +255,20 @@ def family_models(S: Settings) -> list[nn.Module]:
     """Train (or load) the whole family as one flat list: what ``python -m invlib family c.equivariance`` runs
     (under ``torchrun`` each network trains with DDP), so that chapters C1-C3 only load them."""
     return list(train(S).values())
+
+
+def network_seconds(nets: dict) -> dict[Member, float]:
+    """``{member: seconds}``: what the zoo's training of each network of ``nets`` (:func:`train`) took, as its
+    checkpoint recorded it (``model.zoo_info["seconds"]``, measured when it was trained; 0 for a network the zoo did
+    not train): what a replicate of the family costs (:func:`~invlib.papers.c.equivariance_reports.report_c1`).
+
+    Example
+    -------
+    >>> net = models.create("small_resnet18"); net.zoo_info = {"seconds": 21.5}
+    >>> network_seconds({Member(None, None): net, Member("noise", 20.0): models.create("small_resnet18")})
+    {Member(kind=None, magnitude=None, seed=0): 21.5, Member(kind='noise', magnitude=20.0, seed=0): 0.0}
+    """
+    return {m: float(getattr(net, "zoo_info", {}).get("seconds", 0.0)) for m, net in nets.items()}
 
 
 def c_zoo_specs(profile: str = "cpu", **params) -> list[zoo.Spec]:
@@ -662,13 +677,17 @@ def finetune_loss(kind: str, values, resize: float = 1.0, lambda1: float = 50 / 
     return loss
 
 
+FINETUNE_VERSION = 2  # 2: the cached fine-tuning holds its seconds beside the weights
+
+
 def finetune(net: nn.Module, member: Member, S: Settings, progress: bool | None = None,
              lambda3: float | None = None) -> nn.Module:
     """Sec. 5.4: a copy of ``net`` fine-tuned with Eq. 7 on the fixed transforms :data:`FT_VALUES` of its type, on
     its own training images (``S.ft_steps`` SGD updates of ``S.ft_batch``, momentum 0.9, no weight decay, the
-    rate divided by 10 every ``S.ft_decay_every`` updates); cached on disk. ``lambda3`` overrides
-    ``S.ft_lambda3`` (0: the control, the same updates on the clean cross-entropy alone); ``progress`` (None:
-    ``S.progress``) shows a bar per epoch."""
+    rate divided by 10 every ``S.ft_decay_every`` updates); cached on disk with the seconds the fine-tuning took
+    (the copy's ``finetune_seconds``, measured when it was made). ``lambda3`` overrides ``S.ft_lambda3`` (0: the
+    control, the same updates on the clean cross-entropy alone); ``progress`` (None: ``S.progress``) shows a bar
+    per epoch."""
     lambda3 = S.ft_lambda3 if lambda3 is None else lambda3
     progress = S.progress if progress is None else progress
     kind, values = member.kind, FT_VALUES[member.kind]
@@ -676,6 +695,7 @@ def finetune(net: nn.Module, member: Member, S: Settings, progress: bool | None 
                  lambda3, S.ft_steps, S.ft_batch, S.ft_lr, S.ft_decay_every, S.seed, S.layer)
 
     def make():
+        t0 = time.perf_counter()
         train_ds = zoo.splits(spec(S, member))[0]
         width = models.features(net, train_ds.rows(slice(0, 1)).float().to(_device(net)), [S.layer])[S.layer].shape[1]
         model = Finetuned(copy.deepcopy(net), len(values), width, S.seed)
@@ -688,10 +708,12 @@ def finetune(net: nn.Module, member: Member, S: Settings, progress: bool | None 
         fit(model, train_ds.rows(slice(0, n)), cfg, loss=finetune_loss(kind, values, member.resize, S.ft_lambda1,
                                                                       S.ft_lambda2, lambda3, S.seed, S.layer),
             progress=progress)
-        return {k: v.cpu() for k, v in model.net.state_dict().items()}
+        return dict(state={k: v.cpu() for k, v in model.net.state_dict().items()}, seconds=time.perf_counter() - t0)
 
     out = copy.deepcopy(net)
-    out.load_state_dict(cached("equivariance", f"finetune-{key}", make))
+    done = cached("equivariance", f"finetune-{key}", make, version=FINETUNE_VERSION)
+    out.load_state_dict(done["state"])
+    out.finetune_seconds = float(done["seconds"])
     return out.eval()
 
 
@@ -700,7 +722,8 @@ def finetune_table(nets: dict, S: Settings, fit_ds=None, eval_ds=None, control: 
     and equivariance accuracy on each fine-tuning transform, before (``original``) and after fine-tuning with
     Eq. 7 (``finetuned``), and, with ``control``, after the same updates on the clean cross-entropy alone
     (``control``, lambda3 = 0: what continued training does by itself); ``M_g`` is fitted anew as in Sec. 5.2 for
-    each. Beside them, the paper's RVL-CDIP and ILSVRC values."""
+    each. Beside them, the paper's RVL-CDIP and ILSVRC values, and ``seconds``: what the type's replicate cost to
+    train (the network's zoo training, :func:`network_seconds`, and its fine-tunings, Eq. 7's and the control's)."""
     if fit_ds is None:
         fit_ds, eval_ds = images(S)
     rows = []
@@ -711,11 +734,13 @@ def finetune_table(nets: dict, S: Settings, fit_ds=None, eval_ds=None, control: 
             versions["control"] = finetune(nets[m], m, S, lambda3=0.0)
         measured = {k: measure_network(n, kind, FT_VALUES[kind], S, fit_ds, eval_ds, m.resize, m.magnitude)
                     for k, n in versions.items()}
+        seconds = network_seconds({m: nets[m]})[m] + sum(getattr(n, "finetune_seconds", 0.0)
+                                                         for k, n in versions.items() if k != "original")
         labels = ["untransformed", *measured["original"].label]
         for i, label in enumerate(labels):
             ours = {k: (t.clean.iloc[0] if i == 0 else t.eq_acc.iloc[i - 1]) for k, t in measured.items()}
             p = PAPER_FT[kind][i] or (np.nan,) * 4
             rows.append(dict(type=kind, network=m.name, transform=label, **ours, rvl_cdip_original=p[0],
-                             rvl_cdip_finetuned=p[1], ilsvrc_original=p[2], ilsvrc_finetuned=p[3]))
+                             rvl_cdip_finetuned=p[1], ilsvrc_original=p[2], ilsvrc_finetuned=p[3], seconds=seconds))
     return pd.DataFrame(rows).round(2)
 

@@ -52,6 +52,44 @@ def _record(run, cid: str, ours, effects) -> results.Evidence:
     return run.evidence[cid]
 
 
+TYPES_NOTE = "at most the 9 types of invlib.transform_types.TYPES"
+
+
+def family_seconds(seconds: dict, family: str, kinds=None) -> list[float]:
+    """Per replicate of a family of the networks, what training it took, from ``seconds`` (``{member: seconds}``,
+    :func:`~invlib.papers.c.equivariance.network_seconds`): ``"baselines"``, one per baseline seed;
+    ``"types"``, per type of ``kinds`` (default every augmented type, in family order), its widest network (the one
+    the claims over types read); ``"wide_types"``, per type with two ranges or more, its narrower networks (the
+    wider one is its ``"types"`` replicate).
+
+    Example
+    -------
+    >>> from invlib.papers.c.equivariance import Member
+    >>> s = {Member(None, None, 0): 20.0, Member(None, None, 1): 21.0, Member("rotation", 5.0): 22.0,
+    ...      Member("rotation", 20.0): 23.0, Member("noise", 20.0): 24.0}
+    >>> [family_seconds(s, f) for f in ("baselines", "types", "wide_types")]
+    [[20.0, 21.0], [23.0, 24.0], [22.0]]
+    >>> family_seconds(s, "types", kinds=("noise", "blur"))  # a type the family lacks has no replicate
+    [24.0]
+    """
+    check_choice(family, ("baselines", "types", "wide_types"), "family")
+    members = list(seconds)
+    if family == "baselines":
+        return [seconds[m] for m in members if m.kind is None]
+    kinds = [k for k in (kinds or dict.fromkeys(m.kind for m in members if m.kind)) if
+             any(m.kind == k for m in members)]
+    if family == "types":
+        return [seconds[strongest(members, k)] for k in kinds]
+    return [sum(seconds[m] for m in members if m.kind == k and m != strongest(members, k)) for k in kinds
+            if sum(m.kind == k for m in members) > 1]
+
+
+def _replicates(run, parameter: str, seconds: list[float], claims: list[str], note: str) -> None:
+    """:meth:`invlib.results.Run.replicates` where the family has a replicate (a family without one records none)."""
+    if seconds:
+        run.replicates(parameter, seconds, claims, note=note)
+
+
 def _values(effect: pd.Series, fmt: str = "{:+.1f}") -> str:
     return ", ".join(f"{k} {fmt.format(v)}" for k, v in effect.items())
 
@@ -235,7 +273,7 @@ def scale_readings(S: Settings) -> dict:
     return dict(arch=S.arch, n_train=S.n_train, epochs=S.epochs, n_fit=S.n_fit, n_eval=S.n_eval, dataset=S.dataset)
 
 
-def report_c1(run, table: pd.DataFrame, acc: pd.DataFrame) -> None:
+def report_c1(run, table: pd.DataFrame, acc: pd.DataFrame, seconds: dict | None = None) -> None:
     """The scoreboard rows of chapter C1, each decided from this run's numbers: ``table`` from
     :func:`~invlib.papers.c.equivariance.curves` (every baseline measured on every grid), ``acc`` from
     :func:`~invlib.papers.c.equivariance.accuracy_table`.
@@ -243,7 +281,9 @@ def report_c1(run, table: pd.DataFrame, acc: pd.DataFrame) -> None:
     The claims about what augmentation does (more invariance, a collapsed structure, wider ranges) are about the
     transformation types in general: one value per type (its augmented network against the mean of the
     baselines, paired on the type's grid), a t-interval over the types. The claim about the baseline alone is
-    about training without augmentation: one value per baseline seed.
+    about training without augmentation: one value per baseline seed. ``seconds`` (``{member: seconds}``,
+    :func:`~invlib.papers.c.equivariance.network_seconds`): what each network's training took, recorded per family
+    of replicates (:meth:`invlib.results.Run.replicates`: ``baselines``, ``types``, ``wide_types``).
     """
     summary, ranges, gaps = _type_summary(table), _range_summary(table), baseline_gaps(table)
     run.log("table3_accuracy", acc.accuracy.to_dict(), paper=acc.paper_ilsvrc.dropna().to_dict(),
@@ -279,6 +319,17 @@ def report_c1(run, table: pd.DataFrame, acc: pd.DataFrame) -> None:
                            for k, r in ranges.iterrows()) or "no type with two magnitudes",
             effects=_per_type(wider) if len(ranges)
             else results.not_measurable("the family has no type with two training ranges"))
+    if seconds is not None:
+        kinds = list(summary.index)
+        _replicates(run, "baselines", family_seconds(seconds, "baselines"), ["sec6.1/baseline_equivariance_gap"],
+                    "a baseline: one network trained without augmentation, from its own seed (its zoo checkpoint's "
+                    "training seconds)")
+        _replicates(run, "types", family_seconds(seconds, "types", kinds), ["sec6.1/augmentation_raises_invariance",
+                                                                            "sec6.1/augmentation_collapses_structure"],
+                    f"a type: its widest augmented network (its zoo checkpoint's training seconds); {TYPES_NOTE}")
+        _replicates(run, "wide_types", family_seconds(seconds, "wide_types", kinds), ["fig2/wider_range_more_robust"],
+                    f"a type with two ranges: its narrower network (the wider one is a replicate of types); "
+                    f"{TYPES_NOTE}")
 
 
 # ------------------------------------------------------------------------------ C2: Fig. 3, 10-12
@@ -417,10 +468,14 @@ def cross_summary(cross: pd.DataFrame) -> pd.DataFrame:
     return _cross_summary(cross).round(3)
 
 
-def report_c2(run, dist: Distances, knn: pd.DataFrame, cross: pd.DataFrame) -> dict:
+def report_c2(run, dist: Distances, knn: pd.DataFrame, cross: pd.DataFrame, seconds: dict | None = None) -> dict:
     """The scoreboard rows of chapter C2, each decided from this run's numbers; returns the prose's facts
     ``{glue name: text}``: ``c2_partners`` (networks with a same-type partner), ``c2_typical`` (the median Eq. 4
-    distance) and ``c2_reading`` (what the verdicts say)."""
+    distance) and ``c2_reading`` (what the verdicts say). ``seconds`` (``{member: seconds}``,
+    :func:`~invlib.papers.c.equivariance.network_seconds`): recorded as the replicates of ``cross_types`` (App. B.2's
+    claim, one value per type measured on the second data set). The nearest-neighbour and group claims rest on
+    pairs and on networks of several families at once (baselines, types, wide types): no one parameter sets their
+    n, so they are recorded under none."""
     m = len(dist.names)
     k = max(1, round(5 * (m - 1) / 36))  # the paper's "within 5 neighbours" of 36, scaled to this family
     rate, chance = float(knn.rate.loc[k]), float(knn.chance.loc[k])
@@ -459,6 +514,11 @@ def report_c2(run, dist: Distances, knn: pd.DataFrame, cross: pd.DataFrame) -> d
         if pairs else "one network",
         effects=best.interval if pairs else results.not_measurable("the family has one network"))
     ev["transfer"] = _report_transfer(run, cross)
+    if seconds is not None and cross.domain.nunique() > 1:
+        kinds = list(dict.fromkeys(cross.kind))
+        _replicates(run, "cross_types", family_seconds(seconds, "types", kinds), ["appB.2/invariance_transfers"],
+                    f"a type measured on the second data set: its widest network (its zoo checkpoint's training "
+                    f"seconds); {TYPES_NOTE}")
     return dict(c2_partners=str(len(shares)), c2_typical=f"{typical:.3f}", c2_reading=_c2_reading(ev))
 
 
@@ -532,9 +592,15 @@ def finetune_changes(table: pd.DataFrame) -> pd.DataFrame:
 def report_c3(run, table: pd.DataFrame) -> dict:
     """The scoreboard rows of chapter C3 (``table`` from :func:`~invlib.papers.c.equivariance.finetune_table`),
     each decided over the fine-tuned types (one network per type, compared with itself before fine-tuning or with
-    its control, so paired); returns the prose's facts ``{glue name: text}`` (``c3_reading``)."""
+    its control, so paired); returns the prose's facts ``{glue name: text}`` (``c3_reading``). Where ``table`` has
+    the ``seconds`` of each type, records them as the replicates of ``ft_types`` (:meth:`Run.replicates`)."""
     ch = finetune_changes(table)
     run.log("finetune", table.to_dict("records"))
+    if "seconds" in table:
+        _replicates(run, "ft_types", table.groupby("type", sort=False)["seconds"].first().tolist(),
+                    [c.id for c in PROTOCOL.of_chapter("c3_equivariance_finetuning")],
+                    f"a type: its widest network (its zoo checkpoint's training seconds) and its two fine-tunings, Eq. "
+                    f"7's and the control's (measured, cached with their weights); {TYPES_NOTE}")
     ev = dict(raised=_record(run, "sec6.3/finetuning_raises_equivariance",
                              ours=f"mean {ch.equivariance.mean():+.2f} points over {len(ch)} types, up for "
                                   f"{int((ch.equivariance > 0).sum())}: " + _values(ch.equivariance, "{:+.2f}"),

@@ -72,7 +72,9 @@ class Sprites:
     - ``shear_ablation``: beyond the paper, also train the paper's AugNet without its two shears.
     - ``augerino_lr``/``augerino_reg``: Augerino. ``sprite_files``: two image paths (None: a Fashion-MNIST
       sneaker and ankle boot); ``fill``: the sprite's side over the canvas's; ``extra_seeds``: more AugNet
-      seeds (each its own trunk initialisation and training draws), for the selection rate over seeds.
+      seeds (each its own trunk initialisation and training draws), for the selection rate over seeds;
+      ``ablation_seeds``: more seeds of Augerino and of AugNet without a regulariser and with Augerino's (Figure
+      3's other lines; the paper shows one run of each), each its own trunk initialisation and training draws.
     """
 
     profile: str = "paper"
@@ -105,6 +107,7 @@ class Sprites:
     device: str = "auto"  # filled from the profile by invlib.profiles.settings
     progress: bool = True  # likewise
     extra_seeds: tuple[int, ...] = (1, 2, 3, 4, 5)
+    ablation_seeds: tuple[int, ...] = ()
 
     def __post_init__(self):
         check_choice(self.weight_decay_on, ("all", "augmentation"), "weight_decay_on")
@@ -140,7 +143,9 @@ class Sinusoids:
 
 @dataclass(frozen=True)
 class Capacity:
-    """Section 4.3, invariance against trunk capacity (chapter E3): MLP trunks of every width x depth."""
+    """Section 4.3, invariance against trunk capacity (chapter E3): MLP trunks of every width x depth, each trained
+    from every seed of ``seeds`` (the trunk's initial weights and the training draws; the paper shows one run per
+    trunk); ``seed`` draws the data and the invariance measurement."""
 
     profile: str = "paper"
     n_train: int = 400
@@ -154,6 +159,7 @@ class Capacity:
     copies: int = 10
     widths: tuple[int, ...] = (4, 16, 64)
     depths: tuple[int, ...] = (1, 2, 3)
+    seeds: tuple[int, ...] = (0,)
     seed: int = 0
     device: str = "auto"  # filled from the profile by invlib.profiles.settings
     progress: bool = True  # likewise
@@ -199,16 +205,21 @@ _SMALL_SPRITES = dict(widths=(8, 16, 32, 64), range_aug_lr=5e-3, shear_ablation=
 # Images: Fashion-MNIST, 3 epochs and 1,000 test images keep 4 epochs' order of the models, in about half the time.
 _SMALL_IMAGES = dict(dataset="fashion_mnist", trunk="conv4", widths=(8, 16, 32, 64), augnet_lr=2e-3)
 # Seeds: 4 keep every decisive outcome of 6 (only a unanimous share decides from 4 to 6 seeds; 3 decide nothing).
+# ablation_seeds (1, 2) and E3's seeds (0, 1, 2): Augerino, the two regulariser ablations and E3's trunks make claims
+# about what training does (a seed is their replicate), decided from the protocol's n_min of 3 seeds, the fewest that
+# can decide one; each seed costs as much as seed 0 (E1: its three runs again; E3: the whole grid again; the seconds
+# measured: benchmarks/measurements/e.md).
 # Frequency shift alone (beyond the paper, no claim reads it): 30 epochs, its range settles within the first few.
 _ALONE_EPOCHS = 30
 TABLES = {
     "sprites": (Sprites, {"cpu": dict(n_train=2560, n_test=500, epochs=12, extra_seeds=(1, 2, 3), range_epochs=9,
-                                        **_SMALL_SPRITES),
+                                        ablation_seeds=(1, 2), **_SMALL_SPRITES),
                           "smoke": dict(n_train=1024, n_test=500, epochs=3, extra_seeds=(), other_angle=None,
                                         **_SMALL_SPRITES)}),
     "sinusoids": (Sinusoids, {"cpu": dict(seeds=(0, 1, 2, 3), alone_epochs=_ALONE_EPOCHS),
                               "smoke": dict(epochs=12, seeds=(0,))}),
-    "capacity": (Capacity, {"cpu": dict(depths=(1, 2)), "smoke": dict(epochs=12, widths=(4, 64), depths=(1,))}),
+    "capacity": (Capacity, {"cpu": dict(depths=(1, 2), seeds=(0, 1, 2)),
+                            "smoke": dict(epochs=12, widths=(4, 64), depths=(1,))}),
     "images": (Images, {"gpu": dict(epochs=30),
                         "cpu": dict(n_train=5000, n_test=1000, epochs=3, **_SMALL_IMAGES),
                         "smoke": dict(n_train=1500, n_test=500, epochs=2, **_SMALL_IMAGES)}),
@@ -308,6 +319,9 @@ def sprite_models(S: Sprites, in_chans: int | None = None) -> dict:
     ... # doctest: +NORMALIZE_WHITESPACE
     ['AugNet', 'Augerino', 'AugNet, no regulariser', "AugNet, Augerino's regulariser", 'AugNet, no shear ops',
      'AugNet, seed 1']
+    >>> [n for n in sprite_models(settings("cpu", experiment="sprites")) if n.endswith("seed 2")]
+    ... # doctest: +NORMALIZE_WHITESPACE
+    ['AugNet, seed 2', 'Augerino, seed 2', 'AugNet, no regulariser, seed 2', "AugNet, Augerino's regulariser, seed 2"]
     """
     in_chans = in_chans or (3 if S.color or S.sprite_files else 1)  # files load as RGB
 
@@ -318,18 +332,50 @@ def sprite_models(S: Sprites, in_chans: int | None = None) -> dict:
         return sprite_augnet(S, trunk(s), ops, reg, regulariser)
 
     cfg = sprite_config(S)
-    specs = {
-        "AugNet": (net, cfg),
-        "Augerino": (lambda: augerino.augerino(trunk(S.seed), reg=S.augerino_reg),
-                     _adam(S, lr=S.augerino_lr, weight_decay=0.0, aug_weight_decay=0.0, schedule="none")),
-        "AugNet, no regulariser": (lambda: net("none", 0.0), cfg),
-        "AugNet, Augerino's regulariser": (lambda: net("augerino"), cfg),
-    }
+    augerino_cfg = _adam(S, lr=S.augerino_lr, weight_decay=0.0, aug_weight_decay=0.0, schedule="none")
+
+    def ablations(s):  # Figure 3's other lines, from seed s
+        return {"Augerino": (lambda: augerino.augerino(trunk(s), reg=S.augerino_reg), augerino_cfg),
+                "AugNet, no regulariser": (lambda: net("none", 0.0, s=s), cfg),
+                "AugNet, Augerino's regulariser": (lambda: net("augerino", s=s), cfg)}
+
+    specs = {"AugNet": (net, cfg), **ablations(S.seed)}
     if S.shear_ablation:  # beyond the paper: the same layer without the two shears
         specs["AugNet, no shear ops"] = (lambda: net(ops=["translate_x", "translate_y", "rotate"]), cfg)
     for s in S.extra_seeds:  # the paper's AugNet again from other seeds: is the selection stable?
         specs[f"AugNet, seed {s}"] = (lambda s=s: net(s=s), dataclasses.replace(cfg, seed=s))
+    for s in S.ablation_seeds:  # Augerino and the two ablations again from other seeds
+        specs |= {f"{name}, seed {s}": (make, dataclasses.replace(c, seed=s))
+                  for name, (make, c) in ablations(s).items()}
     return specs
+
+
+ABLATIONS = ("Augerino", "AugNet, no regulariser", "AugNet, Augerino's regulariser")  # Figure 3's other lines
+
+
+def seed_of(name: str, base: int = 0) -> int:
+    """The seed of a model of :func:`sprite_models` from its name (``"AugNet, seed 2"`` -> 2; a name without one:
+    ``base``, the settings' seed).
+
+    Example
+    -------
+    >>> seed_of("AugNet, no regulariser, seed 2"), seed_of("Augerino")
+    (2, 0)
+    """
+    head, _, tail = name.rpartition(", seed ")
+    return int(tail) if head and tail.isdigit() else base
+
+
+def history_seconds(history: list[dict]) -> float:
+    """What a run of :func:`invlib.train.fit` took to train: its epochs' ``seconds``, summed (measured when it ran;
+    a cached run's history keeps them).
+
+    Example
+    -------
+    >>> history_seconds([dict(epoch=0, seconds=1.5), dict(epoch=1, seconds=2.0)])
+    3.5
+    """
+    return float(sum(r.get("seconds", 0.0) for r in history))
 
 
 def train_sprite_models(S: Sprites, train, test) -> dict[str, list[dict]]:
@@ -459,44 +505,51 @@ def true_shift(x: torch.Tensor, generator: torch.Generator | None = None) -> tor
 
 
 def train_capacity_grid(S: Capacity, train, test) -> pd.DataFrame:
-    """Chapter E3's grid: per MLP trunk (every depth x width), the trunk alone, the trunk trained with the
-    oracle augmentation :func:`true_shift`, and AugNet (one layer offering frequency shift alone, ``copies``
-    copies). Returns one row per (trunk, method): ``depth, width, params, method, acc, median, q25, q75, mean``
-    (the invariance Eq. 4 to :func:`true_shift` on the pre-softmax test outputs) and AugNet's ``shift_hz``.
+    """Chapter E3's grid: per seed of ``S.seeds`` and MLP trunk (every depth x width), the trunk alone, the trunk
+    trained with the oracle augmentation :func:`true_shift`, and AugNet (one layer offering frequency shift alone,
+    ``copies`` copies), each from the seed's trunk weights and training draws. Returns one row per (seed, trunk,
+    method): ``seed, depth, width, params, method, acc, median, q25, q75, mean`` (the invariance Eq. 4 to
+    :func:`true_shift` on the pre-softmax test outputs), AugNet's ``shift_hz`` and ``seconds`` (the training's, from
+    :func:`history_seconds`).
 
     Example
     -------
     >>> S = settings("smoke", experiment="capacity", n_train=32, n_test=16, epochs=1, widths=[4], depths=[1])
     >>> res = train_capacity_grid(S, *sinusoid_data(S))  # doctest: +ELLIPSIS
-    depth 1 width   4: baseline inv ...
-    >>> res["method"].tolist(), int(res["params"][0])
-    (['baseline', 'oracle augmentation', 'AugNet'], 4024)
+    seed 0, depth 1 width   4: baseline inv ...
+    >>> res["method"].tolist(), int(res["params"][0]), res["seed"].tolist(), bool((res["seconds"] > 0).all())
+    (['baseline', 'oracle augmentation', 'AugNet'], 4024, [0, 0, 0], True)
     """
     import functools
 
-    cfg = _adam(S, lr=S.lr, weight_decay=S.weight_decay, weight_decay_on="all", aug_weight_decay=S.weight_decay,
-                schedule="none")  # the authors' Adam: weight decay on every parameter
     x_test, rows = test.float(), []
-    for depth in S.depths:
-        for width in S.widths:
-            def trunk(width=width, depth=depth):
-                return models.create("signal_mlp", num_classes=4, in_chans=1, length=train.images.shape[-1],
-                                     width=width, depth=depth, seed=S.seed)
-            base, oracle = trunk(), trunk()
-            _train.fit(base, train, cfg, cache=True, progress=False)
-            _train.fit(oracle, train, cfg, augment=true_shift, cache=True, progress=False)
-            net = augnet.augnet(trunk(), ops=["frequency_shift"], reg=S.reg, init_magnitude=S.init_magnitude, fs=FS,
-                                copies=S.copies)
-            _train.fit(net, train, cfg, cache=True, progress=False)
-            for method, model, rep in [("baseline", base, base), ("oracle augmentation", oracle, oracle),
-                                       ("AugNet", net, functools.partial(net, reduce="logits"))]:
-                model.eval()
-                inv = metrics.summary(metrics.invariance(rep, x_test, true_shift, seed=S.seed))
-                rows.append(dict(depth=depth, width=width, params=sum(p.numel() for p in base.parameters()),
-                                 method=method, acc=_train.evaluate(model, test)["acc"], **inv,
-                                 shift_hz=_shift_hz(dict(state=net.state())) if method == "AugNet" else None))
-            print(f"depth {depth} width {width:3d}: " + ", ".join(
-                f"{r['method']} inv {r['median']:.3f} acc {r['acc']:.3f}" for r in rows[-3:]))
+    for seed in S.seeds:
+        cfg = dataclasses.replace(_adam(S, lr=S.lr, weight_decay=S.weight_decay, weight_decay_on="all",
+                                        aug_weight_decay=S.weight_decay, schedule="none"), seed=seed)  # the authors'
+        for depth in S.depths:
+            for width in S.widths:
+                def trunk(width=width, depth=depth, seed=seed):
+                    return models.create("signal_mlp", num_classes=4, in_chans=1, length=train.images.shape[-1],
+                                         width=width, depth=depth, seed=seed)
+                base, oracle = trunk(), trunk()
+                seconds = [history_seconds(_train.fit(base, train, cfg, cache=True, progress=False)),
+                           history_seconds(_train.fit(oracle, train, cfg, augment=true_shift, cache=True,
+                                                      progress=False))]
+                net = augnet.augnet(trunk(), ops=["frequency_shift"], reg=S.reg, init_magnitude=S.init_magnitude,
+                                    fs=FS, copies=S.copies)
+                seconds.append(history_seconds(_train.fit(net, train, cfg, cache=True, progress=False)))
+                for (method, model, rep), sec in zip([("baseline", base, base), ("oracle augmentation", oracle, oracle),
+                                                      ("AugNet", net, functools.partial(net, reduce="logits"))],
+                                                     seconds):
+                    model.eval()
+                    inv = metrics.summary(metrics.invariance(rep, x_test, true_shift, seed=S.seed))
+                    rows.append(dict(seed=seed, depth=depth, width=width,
+                                     params=sum(p.numel() for p in base.parameters()), method=method,
+                                     acc=_train.evaluate(model, test)["acc"], **inv,
+                                     shift_hz=_shift_hz(dict(state=net.state())) if method == "AugNet" else None,
+                                     seconds=sec))
+                print(f"seed {seed}, depth {depth} width {width:3d}: " + ", ".join(
+                    f"{r['method']} inv {r['median']:.3f} acc {r['acc']:.3f}" for r in rows[-3:]))
     return pd.DataFrame(rows)
 
 

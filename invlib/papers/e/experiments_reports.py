@@ -36,7 +36,17 @@ from ... import authors
 from ...learned import UNITS, augnet, max_rotation
 from ...protocol import decide
 from ...results import not_measurable, phrase, share_interval
-from .experiments import TRUE_ANGLE, TRUE_HZ, Capacity, Images, Sinusoids, Sprites, _shift_hz
+from .experiments import (
+    ABLATIONS,
+    TRUE_ANGLE,
+    TRUE_HZ,
+    Capacity,
+    Images,
+    Sinusoids,
+    Sprites,
+    _shift_hz,
+    history_seconds,
+)
 from .protocol import ANGLE_TOL, HZ_TOL, N_MIN, PROTOCOL, SELECTED
 
 
@@ -256,16 +266,33 @@ def report_sprites(run, S: Sprites, hist: dict) -> tuple[pd.DataFrame, pd.DataFr
         run, "fig3/same_as_authors", "rotate", ours, theirs,
         f"our {S.n_train} colour sprites of 32 px, trunk width {S.widths[0]}, {S.epochs} epochs, one trunk "
         "initialisation per seed", truth=true_angle)
-    ar = final["AugNet, Augerino's regulariser"]
-    effects = {"fig3/augerino_rotation": [aug_rad] if S.max_angle == 45 else not_measurable(  # one run each
+    abl_seeds = [S.seed, *S.ablation_seeds]
+    runs_of = {name: [name] + [f"{name}, seed {s}" for s in abl_seeds[1:]] for name in ABLATIONS}
+    aug_rads, none_rads, ar_states = ([max_rotation(final[n]) for n in runs_of["Augerino"]],
+                                      [max_rotation(final[n]) for n in runs_of["AugNet, no regulariser"]],
+                                      [final[n] for n in runs_of["AugNet, Augerino's regulariser"]])
+    effects = {"fig3/augerino_rotation": aug_rads if S.max_angle == 45 else not_measurable(  # one run per seed
                    f"the paper's claim is about sprites within π/4; this run's lie within {S.max_angle:g} degrees"),
-               "fig3/no_regulariser_collapses": [none_rad],
-               "fig4/augerino_regulariser_misses": selection_share([_met(ar, "rotate", true_angle, ANGLE_TOL)])}
-    texts = dict(zip(effects, (aug_rad, none_rad, f"selects {_pick(ar)[0]}; largest rotation {max_rotation(ar):.3f} "
-                                                  "rad")))
+               "fig3/no_regulariser_collapses": none_rads,
+               "fig4/augerino_regulariser_misses": selection_share([_met(st, "rotate", true_angle, ANGLE_TOL)
+                                                                   for st in ar_states])}
+    over = f" (seeds {', '.join(map(str, abl_seeds))})" if len(abl_seeds) > 1 else ""
+    rads = lambda v: ", ".join(f"{r:.3f}" for r in v) + " rad" + over  # noqa: E731
+    texts = dict(zip(effects, (rads(aug_rads) if over else aug_rad, rads(none_rads) if over else none_rad,
+                               "selects " + ", ".join(_pick(st)[0] for st in ar_states) + "; largest rotation "
+                               + rads([max_rotation(st) for st in ar_states]))))
     ev_aug, ev_none, ev_miss = (decide(PROTOCOL[cid], effect) for cid, effect in effects.items())
     for cid, effect in effects.items():
         run.claim(PROTOCOL[cid], ours=texts[cid], effects=effect)
+    run.replicates("extra_seeds", [history_seconds(hist[n]) for n in seed_runs],
+                   ["fig3/augnet_selects_rotate", "fig3/same_as_authors"],
+                   note="a seed: one run of the paper's AugNet (its epochs' training seconds); extra_seeds are the "
+                        "seeds besides seed")
+    run.replicates("ablation_seeds", [sum(history_seconds(hist[runs_of[name][k]]) for name in ABLATIONS)
+                                      for k in range(len(abl_seeds))],
+                   ["fig3/augerino_rotation", "fig3/no_regulariser_collapses", "fig4/augerino_regulariser_misses"],
+                   note="a seed: one run each of Augerino and of AugNet without a regulariser and with Augerino's "
+                        "(their epochs' training seconds); ablation_seeds are the seeds besides seed")
     free_gain, free_mu = best_gain(1.0, S.reg)  # an operation the trained trunk ignores at any magnitude
     rot_gain, rot_mu = best_gain(true_angle / augnet.OPS["rotate"].scale, S.reg)  # rotate, held to the data's
     when = ", ".join(f"{r:.2f}" for r in rot_ranges)
@@ -280,19 +307,33 @@ def report_sprites(run, S: Sprites, hist: dict) -> tuple[pd.DataFrame, pd.DataFr
                              "one half.", not_reproduced="The paper's result fails on most seeds: the share's interval "
                              "lies below one half."),
         "e1_authors": _authors_fact(run.claims["fig3/same_as_authors"], seeds_table),
-        "e1_none": f"{none_rad:.2f} rad, starting from {start_rad:.2f}. " + phrase(
+        "e1_none": f"{_rads(none_rads, abl_seeds)}, starting from {start_rad:.2f}. " + phrase(
             ev_none, reproduced="This is the collapse toward the identity that both papers report.",
             not_reproduced="It stays above the identity: no collapse here."),
         "e1_ns": _no_shear_fact(final.get("AugNet, no shear ops"), true_angle),
-        "e1_aug": f"{aug_rad:.2f} rad. " + phrase(ev_aug, reproduced="Within the tolerance of π/4, as the paper "
+        "e1_aug": f"{_rads(aug_rads, abl_seeds)}. " + phrase(ev_aug, reproduced="Within the tolerance of π/4, as "
+                                                            "the paper "
                                                   "reports.", not_reproduced="Outside the tolerance of π/4, unlike "
                                                   "the paper."),
-        "e1_miss": f"selects `{_pick(ar)[0]}`, its rotation range {max_rotation(ar):.2f} rad. " + phrase(
+        "e1_miss": "selects " + ", ".join(f"`{_pick(st)[0]}`" for st in ar_states) + ", its rotation range "
+                   f"{_rads([max_rotation(st) for st in ar_states], abl_seeds)}. " + phrase(
             ev_miss, reproduced="It misses the angle on most seeds, as the paper reports.",
             not_reproduced="It finds the angle on most seeds, unlike the paper."),
         "e1_reach": _reach(S),
     }
     return pd.DataFrame(rows).set_index("model"), seeds_table, facts
+
+
+def _rads(values: list[float], seeds: list[int]) -> str:
+    """Ranges in radians for the prose, with their seeds where there are several.
+
+    Example
+    -------
+    >>> _rads([0.8], [0]), _rads([0.8, 0.751], [0, 1])
+    ('0.80 rad', '0.80, 0.75 rad (seeds 0, 1)')
+    """
+    out = ", ".join(f"{v:.2f}" for v in values) + " rad"
+    return out + (f" (seeds {', '.join(map(str, seeds))})" if len(values) > 1 else "")
 
 
 def _no_shear_fact(ns: dict | None, true_angle: float) -> str:
@@ -365,11 +406,18 @@ def plot_rotation(hist: dict, lines: dict[str, float] | None = None):
     import matplotlib.pyplot as plt
 
     ax = plt.subplots(figsize=(7, 4))[1]
-    for name, h in hist.items():
-        ax.plot([r["epoch"] + 1 for r in h], [max_rotation(r["state"]) for r in h], marker="o", ms=3, label=name,
+    colours, labelled = {}, set()
+    for name, h in hist.items():  # a model's other seeds ("<model>, seed k"): thin lines of its colour
+        base = name.rsplit(", seed ", 1)[0]
+        other = base != name
+        colour = colours.setdefault(base, f"C{len(colours)}")
+        label = None if other and base in labelled else f"{base}, other seeds" if other else name
+        labelled |= {base} if other else set()
+        ax.plot([r["epoch"] + 1 for r in h], [max_rotation(r["state"]) for r in h], marker=None if other else "o",
+                ms=3, label=label, color=colour, lw=0.8 if other else 1.5, alpha=0.5 if other else 1.0,
                 ls=":" if "no shear" in name else "-")
     for i, (label, rad) in enumerate((lines or {"π/4 (true)": TRUE_ANGLE}).items()):
-        ax.axhline(rad, color="k" if i == 0 else f"C{len(hist) + i}", ls="--", lw=1, label=label)
+        ax.axhline(rad, color="k" if i == 0 else f"C{len(colours) + i}", ls="--", lw=1, label=label)
     ax.set(xlabel="epoch", ylabel="largest rotation (rad)", title="Learned rotation range")
     ax.legend(fontsize=8)
     return ax
@@ -479,6 +527,10 @@ def report_sinusoids(run, S: Sinusoids, hist: dict, alone: dict) -> tuple[pd.Dat
     seeds_table = report_same_as_authors(run, "fig5/same_as_authors", "frequency_shift", ours, theirs,
                                        f"the paper's sinusoids and CNN trunk, {S.epochs} epochs", truth=TRUE_HZ,
                                        tol=HZ_TOL)
+    run.replicates("seeds", [history_seconds(h) + history_seconds(alone.get(s, [])) for s, h in hist.items()],
+                   ["fig5/frequency_shift_selected", "fig5/same_as_authors"],
+                   note="a seed: one run of AugNet with the three signal ops and, beyond the paper, one with frequency "
+                        "shift alone (their epochs' training seconds)")
     free_gain = S.reg * 1.0 - S.weight_decay / 2  # an operation harmless at magnitude 1, at full weight
     mu_true = TRUE_HZ / augnet.OPS["frequency_shift"].scale
     shift_gain = S.reg * mu_true - S.weight_decay / 2 * mu_true**2  # frequency shift held to 0.5 Hz
@@ -574,32 +626,48 @@ def report_capacity(run, S: Capacity, res: pd.DataFrame) -> tuple[pd.DataFrame, 
     >>> [c["verdict"] for c in run.claims.values()], facts["e3_aug"]  # one model per trunk: a single seed
     (['inconclusive at this budget', 'inconclusive at this budget'], '0.95–0.97')
     """
-    for r in res.to_dict("records"):
+    res = res if "seed" in res else res.assign(seed=S.seeds[0])
+    first = res["seed"].iloc[0]
+    for r in res.to_dict("records"):  # seed 0's under the keys of earlier results, other seeds' under their seed
         key = f"{r['method'].split()[0].lower()}/d{r['depth']}_w{r['width']}"
+        key += "" if r["seed"] == first else f"/seed{r['seed']}"
         run.log(f"{key}/invariance_median", r["median"])
         run.log(f"{key}/invariance_q25_q75", [r["q25"], r["q75"]])
         run.log(f"{key}/test_acc", r["acc"])
         if r["method"] == "AugNet":
             run.log(f"{key}/shift_hz", r["shift_hz"], paper=TRUE_HZ)
-    by = res.groupby("method", sort=False)
-    aug, orc = by.get_group("AugNet"), by.get_group("oracle augmentation").sort_values("params")
+    seeds = list(dict.fromkeys(res["seed"]))
+    mean = res.groupby(["method", "depth", "width", "params"], sort=False).mean(numeric_only=True).reset_index()
+    by, by_seed = mean.groupby("method", sort=False), res.groupby("method", sort=False)
+    aug, orc = by.get_group("AugNet"), by.get_group("oracle augmentation").sort_values("params", kind="stable")
     aug_min, flat = aug["median"].min(), aug["median"].max() - aug["median"].min()
     run.log("augnet_min_invariance", aug_min, note="paper: close to 1 for every trunk")
     run.log("oracle_min_invariance", orc["median"].min(), note="paper: lower for the smallest trunks")
     run.log("augnet_spread", flat)
     any_c, grow_c = PROTOCOL["fig6/augnet_invariance_any_capacity"], PROTOCOL["fig6/oracle_invariance_grows"]
-    per_trunk = {f"depth {d}, width {w}": [m] for d, w, m in zip(aug["depth"], aug["width"], aug["median"])}
+    per_trunk = {f"depth {d}, width {w}": g.set_index("seed")["median"].reindex(seeds).tolist()
+                 for (d, w), g in by_seed.get_group("AugNet").groupby(["depth", "width"], sort=False)}
     ev_any = decide(any_c, per_trunk)
+    each = "one model each" if len(seeds) == 1 else f"{len(seeds)} seeds each, their mean"
     run.claim(any_c, effects=per_trunk,
-              ours=f"median invariance {aug_min:.3f}–{aug_min + flat:.3f} over {len(aug)} trunks (one model each)")
-    grow = ([orc["median"].iloc[-1] - orc["median"].iloc[0]] if orc["params"].nunique() > 1 else
-            not_measurable("the run has one trunk size"))
+              ours=f"median invariance {aug_min:.3f}–{aug_min + flat:.3f} over {len(aug)} trunks ({each})")
+    smallest, largest = orc.iloc[0], orc.iloc[-1]
+    per_seed = by_seed.get_group("oracle augmentation").set_index(["seed", "params"])["median"]
+    big, small = int(largest["params"]), int(smallest["params"])
+    grow = ([float(per_seed[s, big] - per_seed[s, small]) for s in seeds]
+            if orc["params"].nunique() > 1 else not_measurable("the run has one trunk size"))
     ev_grow = decide(grow_c, grow)
     run.claim(grow_c, effects=grow,
-              ours=f"{orc['median'].iloc[0]:.3f} (smallest) vs {orc['median'].iloc[-1]:.3f} (largest)")
-    shifts = aug["shift_hz"]
+              ours=f"{smallest['median']:.3f} (smallest) vs {largest['median']:.3f} (largest)"
+              + ("" if len(seeds) == 1 else f", means over {len(seeds)} seeds"))
+    if "seconds" in res:
+        run.replicates("seeds", [float(res.loc[res["seed"] == s, "seconds"].sum()) for s in seeds],
+                       [any_c.id, grow_c.id], note="a seed: every trunk of the grid trained three ways (the trunk "
+                       "alone, with the oracle augmentation, with AugNet; their epochs' training seconds)")
+    shifts = by_seed.get_group("AugNet")["shift_hz"]
     n_zero, near = int((shifts < 0.05).sum()), any_c.parts[""].boundary
-    run.log("augnet_trunks_with_collapsed_range", n_zero, note=f"of {len(shifts)}: learned shift below 0.05 Hz")
+    run.log("augnet_trunks_with_collapsed_range", n_zero, note=f"of {len(shifts)} (trunks x seeds): learned shift "
+                                                               "below 0.05 Hz")
     facts = {
         "e3_aug": f"{aug_min:.2f}–{aug_min + flat:.2f}",
         "e3_orc": f"{orc['median'].iloc[0]:.2f} for the smallest trunk and {orc['median'].iloc[-1]:.2f} for the "
@@ -622,8 +690,8 @@ def report_capacity(run, S: Capacity, res: pd.DataFrame) -> tuple[pd.DataFrame, 
         side.append({"trunk": f"depth {d}, width {w}", "seeds": ", ".join(map(str, sorted(g["seed"]))),
                      "authors: shift range (Hz)": ", ".join(f"{v:.2f}" for v in g.sort_values("seed")["shift_hz"]),
                      "authors: invariance": ", ".join(f"{v:.2f}" for v in g.sort_values("seed")["invariance_median"]),
-                     "ours: shift range (Hz)": round(float(mine["shift_hz"].iloc[0]), 2) if len(mine) else None,
-                     "ours: invariance": round(float(mine["median"].iloc[0]), 2) if len(mine) else None})
+                     "ours: shift range (Hz)": ", ".join(f"{v:.2f}" for v in mine["shift_hz"]) or None,
+                     "ours: invariance": ", ".join(f"{v:.2f}" for v in mine["median"]) or None})
         collapsed = int((g["shift_hz"] < 0.05).sum())
         run.log(f"authors/d{d}_w{w}/collapsed_seeds", collapsed, note=f"of {len(g)}: their AugNet's shift < 0.05 Hz")
     authors = pd.DataFrame(side)
@@ -633,7 +701,8 @@ def report_capacity(run, S: Capacity, res: pd.DataFrame) -> tuple[pd.DataFrame, 
 
 
 def plot_capacity(res: pd.DataFrame):
-    """Figure 6: median invariance (with quartiles) and test accuracy against the trunk's parameter count.
+    """Figure 6: median invariance (with quartiles) and test accuracy against the trunk's parameter count (the mean
+    over the seeds where ``res`` has several).
 
     Example
     -------
@@ -645,7 +714,7 @@ def plot_capacity(res: pd.DataFrame):
 
     axes = plt.subplots(1, 2, figsize=(12, 4))[1]
     for i, (method, g) in enumerate(res.groupby("method", sort=False)):
-        g = g.sort_values("params")
+        g = g.groupby("params")[["median", "q25", "q75", "acc"]].mean().reset_index()
         axes[0].errorbar(g["params"], g["median"], yerr=[g["median"] - g["q25"], g["q75"] - g["median"]],
                          fmt="o-", capsize=3, label=method, color=f"C{i}")
         axes[1].plot(g["params"], g["acc"], "o-", label=method, color=f"C{i}")

@@ -8,7 +8,8 @@ functions (no measure is implemented a second time), to one set of models:
   RandomResizedCrop, with one transformation each (translation: B1's fixed-size random crop; scale: B1's random-size
   central crop; rotation and brightness: :func:`invlib.zoo.random_op`, trained here), ``seeds`` seeds each,
   untrained; with a learned translation and zoom (chapter B6's Augerino); at variation 0 of the scenes (chapter B7's
-  models); and chapter B3's ResNet and ViT (trained without augmentation), for the architecture. The recipe is B1's
+  models); and chapter B3's ResNet and ViT (trained without augmentation, ``seeds`` seeds each: B3's own zoo
+  entries), for the architecture. The recipe is B1's
   settings (:func:`invlib.papers.b.rrc.settings`), read, not copied; :func:`s1_zoo_specs` lists the zoo models.
 - **the measures** (:func:`measure`), for each transformation of :data:`TRANSFORMS` the measure has:
   accuracy under the transformation (paper B's grids, mean over the levels, read from the forward passes of B's
@@ -86,9 +87,9 @@ class Settings:
     ----------
     profile:      the profile's name (filled in by :func:`settings`); the models' recipes are chapter B1's,
                   B7's and B3's at this profile
-    seeds:        seeds per training variant (none, standard, each single transformation, untrained) and of B7's
-                  models at variation 0; the claims about what training does need 3 (``N_MIN`` of
-                  :mod:`invlib.papers.s.agreement_reports`). A seed B1 or B7 does not train is trained here
+    seeds:        seeds per training variant (none, standard, each single transformation, untrained), of B7's
+                  models at variation 0 and of B3's ResNet and ViT; the claims about what training does need 3
+                  (``N_MIN`` of :mod:`invlib.papers.s.protocol`). A seed B1, B7 or B3 does not train is trained here
     rotation:     the rotation models' training range, +- degrees
     brightness:   the brightness models' factor range
     transforms:   the transformations measured (:data:`TRANSFORMS`)
@@ -203,13 +204,14 @@ SWEEP_ONLY = ("untrained",)
 def models(S: Settings) -> list[Model]:
     """Every model of the chapter: each of :data:`VARIANTS` with ``S.seeds`` seeds (chapter B1's recipe and
     models; rotation and brightness are trained here), B6's Augerino model, B7's models without augmentation at
-    variation 0 (``S.seeds`` seeds), B3's ResNet and ViT trained without augmentation.
+    variation 0 (``S.seeds`` seeds), B3's ResNet and ViT trained without augmentation (``S.seeds`` seeds each, B3's
+    zoo entries of those seeds, :func:`invlib.papers.b.grounding.load_model`).
 
     Example
     -------
     >>> fam = models(settings("cpu"))
-    >>> len(fam), fam[0].spec.name, fam[-1].name
-    (27, 'small_resnet18_s4/fixed_size_center_crop', 'ViT none 0')
+    >>> len(fam), fam[0].spec.name, [m.name for m in fam[-3:]]
+    (31, 'small_resnet18_s4/fixed_size_center_crop', ['ViT none 1', 'ResNet none 2', 'ViT none 2'])
     """
     B = _b1(S)
     out = [Model(v, k, spec=_b1_spec(B, v, k, S.rotation, S.brightness)) for v in VARIANTS for k in range(S.seeds)]
@@ -222,27 +224,29 @@ def models(S: Settings) -> list[Model]:
         # B3's untrained ViT is read by no claim (the architecture factor compares the trained ones), and B3's
         # untrained ResNet is the untrained models above: neither is measured
         G = grounding.settings(S.profile)
-        out += [Model("none", 0, arch=arch, recipe="B3", spec=G.models[arch]["none"]) for arch in ("ResNet", "ViT")]
+        out += [Model("none", k, arch=arch, recipe="B3", spec=G.models[arch]["none"]) for k in range(S.seeds)
+                for arch in ("ResNet", "ViT")]
     return out
 
 
 def s1_zoo_specs(profile: str = "cpu", **params) -> list[zoo.Spec]:
     """The zoo models chapter S1's run loads, for its papermill parameters ``params`` (None = default): the B1-recipe
     models of :func:`models` (B1's, and the rotation, brightness and untrained ones trained here), B7's at
-    variation 0 and B3's ``zoo:`` entries under B3's profile (:func:`invlib.zoo.chapter_profile`). B6's
-    Augerino run is not a zoo model (chapter B6's cache, :func:`invlib.papers.b.rrc.augerino_model`).
+    variation 0 and B3's ``zoo:`` entries of each seed under B3's profile (:func:`invlib.zoo.chapter_profile`: the
+    specs chapter B3 lists, :func:`invlib.papers.b.grounding.b3_zoo_specs`). B6's Augerino run is not a zoo model
+    (chapter B6's cache, :func:`invlib.papers.b.rrc.augerino_model`).
 
     Example
     -------
     >>> specs = s1_zoo_specs("cpu")
     >>> len(specs), sorted({s.arch for s in specs})
-    (26, ['small_resnet18_s4', 'small_vit_p14_cls'])
+    (30, ['small_resnet18_s4', 'small_vit_p14_cls'])
     >>> len(s1_zoo_specs("cpu", seeds=1, architectures=False, variation=False))
     7
     """
     S = settings(profile, **params)
     zp = zoo.chapter_profile(grounding.settings(S.profile))
-    return [zoo.spec(m.spec[len("zoo:"):], zp) if m.recipe == "B3" else m.spec
+    return [zoo.spec(m.spec[len("zoo:"):], zp, seed=m.seed) if m.recipe == "B3" else m.spec
             for m in models(S) if m.recipe != "B6"]
 
 
@@ -286,12 +290,35 @@ def train(S: Settings, fam: list[Model] | None = None) -> dict[Model, torch.nn.M
 
     def get(m: Model):
         if m.recipe == "B3":
-            return at_side(grounding.load_model(m.spec, G), G.zoo_data["img_size"])
+            return at_side(grounding.load_model(m.spec, G, m.seed), G.zoo_data["img_size"])
         if m.recipe == "B6":
             return rrc.augerino_model(_b1(S), *m.spec, seed=m.seed)[0].trunk
         return trained[m.spec]
 
     return {m: get(m).eval() for m in fam}
+
+
+SEEDED = ("B1", "B7", "B3")  # the recipes whose models come in S.seeds seeds (B6's Augerino: one run)
+
+
+def seed_seconds(nets: dict) -> list[float]:
+    """Per seed, in seed order, what training that seed's models took: the zoo checkpoints' training seconds
+    (``model.zoo_info["seconds"]``, measured when each was trained; 0 for an untrained one) of its B1, B7 and B3
+    models (:data:`SEEDED`), summed: what one replicate of ``seeds`` costs (:meth:`invlib.results.Run.replicates`).
+
+    Example
+    -------
+    >>> from torch import nn
+    >>> net = lambda s: setattr(m := nn.Linear(1, 1), "zoo_info", {"seconds": s}) or m
+    >>> seed_seconds({Model("none", 0): net(10.0), Model("none", 1): net(11.0), Model("standard", 0): net(12.0),
+    ...               Model("augerino", 0, recipe="B6"): net(99.0), Model("untrained", 1): nn.Linear(1, 1)})
+    [22.0, 11.0]
+    """
+    out: dict[int, float] = {}
+    for m, net in nets.items():
+        if m.recipe in SEEDED:
+            out[m.seed] = out.get(m.seed, 0.0) + float(getattr(net, "zoo_info", {}).get("seconds", 0.0))
+    return [out[k] for k in sorted(out)]
 
 
 def at_side(model: torch.nn.Module, side: int) -> torch.nn.Module:
