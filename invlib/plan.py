@@ -105,7 +105,7 @@ class Plan:
     @property
     def seconds(self) -> float:
         """Seconds of replicates at the planned n, over every family."""
-        return sum(f.planned * f.seconds for f in self.families)
+        return plan_seconds(self.families)
 
 
 def read_build(results: str | Path) -> list[dict]:

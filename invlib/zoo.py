@@ -412,6 +412,20 @@ class ZooPhaseWarning(UserWarning):
 
 
 # ----------------------------------------------------------------------------- train or load one spec
+def train_seconds(model) -> float:
+    """The seconds the zoo's training of ``model`` took, as its checkpoint recorded them (``model.zoo_info["seconds"]``,
+    measured when it was trained; a warm load reads the cold run's); 0 for a model the zoo did not train. What one
+    replicate of a zoo family costs (:meth:`invlib.results.Run.replicates`).
+
+    Example
+    -------
+    >>> m = torch.nn.Linear(1, 1); m.zoo_info = {"seconds": 12.5}
+    >>> train_seconds(m), train_seconds(torch.nn.Linear(1, 1))
+    (12.5, 0.0)
+    """
+    return float(getattr(model, "zoo_info", {}).get("seconds", 0.0))
+
+
 def get(entry: Spec | str, profile: str | Profile | None = None, progress: bool | None = None,
         retrain: bool = False, root: str | os.PathLike | None = None) -> nn.Module:
     """A zoo model in eval mode on its spec's device, trained on first use and loaded from the cache afterwards.

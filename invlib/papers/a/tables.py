@@ -348,7 +348,7 @@ def training_seconds(feats: dict) -> float:
     >>> training_seconds({"a": Backbone(m), "b": Passthrough()})
     12.5
     """
-    return float(sum(getattr(getattr(f, "model", None), "zoo_info", {}).get("seconds", 0.0) for f in feats.values()))
+    return float(sum(zoo.train_seconds(getattr(f, "model", None)) for f in feats.values()))
 
 
 @dataclass

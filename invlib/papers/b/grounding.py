@@ -14,19 +14,15 @@ Example
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
 
 import numpy as np
 import torch
 
-from ... import metrics
+from ... import metrics, zoo
 from ...models import weights_key
 from ...profiles import settings as _settings
 from ...utils import cached, cached_many, check_choice, digest
 from . import similarity
-
-if TYPE_CHECKING:
-    from ... import zoo
 
 VARIANTS = ("untrained", "none", "standard")  # untrained / trained without augmentation / with RRC + flip
 
@@ -278,8 +274,6 @@ def zoo_specs(S: Settings, models: dict | None = None, seeds: int | None = None)
     >>> [(s.name, s.seed) for s in zoo_specs(settings("smoke"), one, seeds=2)]
     [('small_resnet18_s4/none', 0), ('small_resnet18_s4/none', 1)]
     """
-    from ... import zoo
-
     prof = zoo.chapter_profile(S)
     models = S.models if models is None else models
     return [zoo.spec(m[4:], prof, seed=k) for k in range(S.seeds if seeds is None else seeds)
@@ -390,7 +384,7 @@ def invariance_table(S: Settings, x: torch.Tensor | None = None, grids=None, mod
     nets = {(arch, variant, spec, k): load_model(spec, S, k) for k in range(S.seeds if seeds is None else seeds)
             for arch, variants in models.items() for variant, spec in variants.items()}
     parts = _model_sweeps(S, nets, x, grids, data_key, progress)
-    seconds = {key: float(getattr(net, "zoo_info", {}).get("seconds", 0.0)) for key, net in nets.items()}
+    seconds = {key: zoo.train_seconds(net) for key, net in nets.items()}
     rows = [dict(r, arch=arch, variant=variant, seed=k, spec=spec, seconds=seconds[arch, variant, spec, k])
             for (arch, variant, spec, k), part in parts.items() for r in part]
     table = pd.DataFrame(rows).drop(columns="model")
@@ -557,7 +551,7 @@ def seed_searches(S: Settings, x, labels, classes, progress=None) -> dict:
         model = load_model(S.models[arch][v], S, k)
         seed = out.setdefault(k, {"seconds": 0.0})
         seed[v] = found[(key, S.search_embedding, S.search_ops, "single")]
-        seed["seconds"] += float(getattr(model, "zoo_info", {}).get("seconds", 0.0))
+        seed["seconds"] += zoo.train_seconds(model)
     return out
 
 
@@ -855,5 +849,5 @@ def variation_study(S: Settings, trained: dict | None = None):
             pred = rrc.cached_predictions(model, ds, V["size"])
             rows.append(dict(level=level, method=method, seed=k, train_acc=rrc.last_train_acc(model),
                              test_acc=float((pred == ds.labels).float().mean() * 100), **inv,
-                             seconds=rrc.train_seconds(model)))
+                             seconds=zoo.train_seconds(model)))
     return pd.DataFrame(rows)

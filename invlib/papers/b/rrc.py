@@ -383,7 +383,7 @@ class Evaluation:
     """Predictions of a family on the evaluation images: ``preds[method]`` is ``(seeds, N)``; ``train[method]``
     is ``(seeds,)``, each model's training accuracy in % over its last epoch (on its augmented training images:
     for no augmentation, the central crops it is evaluated on); ``seconds[method]`` is ``(seeds,)``, each model's
-    training seconds as the zoo recorded them (:func:`train_seconds`)."""
+    training seconds as the zoo recorded them (:func:`invlib.zoo.train_seconds`)."""
 
     labels: np.ndarray
     classes: list
@@ -455,21 +455,8 @@ def evaluate(trained: dict, S: Settings, ds: data.Dataset | None = None) -> Eval
     ds = ds or eval_images(S)
     preds = {k: np.stack([cached_predictions(m, ds, S.size).numpy() for m in group]) for k, group in trained.items()}
     train = {k: np.array([last_train_acc(m) for m in group]) for k, group in trained.items()}
-    seconds = {k: np.array([train_seconds(m) for m in group]) for k, group in trained.items()}
+    seconds = {k: np.array([zoo.train_seconds(m) for m in group]) for k, group in trained.items()}
     return Evaluation(ds.labels.numpy(), list(ds.classes), ds.synsets, preds, train, seconds)
-
-
-def train_seconds(model) -> float:
-    """The seconds the zoo's training of ``model`` took (``model.zoo_info["seconds"]``, measured when it was trained,
-    stored with its checkpoint); 0 for a model the zoo did not train.
-
-    Example
-    -------
-    >>> m = torch.nn.Linear(1, 1); m.zoo_info = {"seconds": 12.5}
-    >>> train_seconds(m), train_seconds(torch.nn.Linear(1, 1))
-    (12.5, 0.0)
-    """
-    return float(getattr(model, "zoo_info", {}).get("seconds", 0.0))
 
 
 def last_train_acc(model) -> float:

@@ -268,7 +268,7 @@ def network_seconds(nets: dict) -> dict[Member, float]:
     >>> network_seconds({Member(None, None): net, Member("noise", 20.0): models.create("small_resnet18")})
     {Member(kind=None, magnitude=None, seed=0): 21.5, Member(kind='noise', magnitude=20.0, seed=0): 0.0}
     """
-    return {m: float(getattr(net, "zoo_info", {}).get("seconds", 0.0)) for m, net in nets.items()}
+    return {m: zoo.train_seconds(net) for m, net in nets.items()}
 
 
 def c_zoo_specs(profile: str = "cpu", **params) -> list[zoo.Spec]:

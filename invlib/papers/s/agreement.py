@@ -317,7 +317,7 @@ def seed_seconds(nets: dict) -> list[float]:
     out: dict[int, float] = {}
     for m, net in nets.items():
         if m.recipe in SEEDED:
-            out[m.seed] = out.get(m.seed, 0.0) + float(getattr(net, "zoo_info", {}).get("seconds", 0.0))
+            out[m.seed] = out.get(m.seed, 0.0) + zoo.train_seconds(net)
     return [out[k] for k in sorted(out)]
 
 
