@@ -151,7 +151,8 @@ def _plan(args) -> int:
     commit = subprocess.run(["git", "-C", str(REPO), "rev-parse", "--short", "HEAD"], capture_output=True,
                             text=True).stdout.strip() or "unknown"
     text = plan.markdown(p, source=f"From the build in `{folder}` (commit {commit} when planned); power "
-                                   f"{args.power:.0%}; `python -m invlib plan` wrote it.")
+                                   f"{args.power:.0%}; `python -m invlib plan` wrote it.",
+                         reach=plan.reach(runs, args.power))
     if args.out:
         Path(args.out).write_text(text)
         print(f"plan: {args.out}")

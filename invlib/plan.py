@@ -28,6 +28,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from .profiles import BOOK_LIMIT_S
 from .verdicts import Interval, n_needed
 
 POWER = 0.8  # a plan's n decides its claim in this share of reruns if the true effect is the one measured
@@ -289,9 +290,36 @@ def plan_seconds(fams: Iterable[Family]) -> float:
     return sum(f.planned * f.seconds for f in fams)
 
 
-def markdown(plan: Plan, title: str = "Sample-size plan", source: str = "") -> str:
+REACH = (3, 5, 10, 20, 50, 200, 1000)
+
+
+def reach(runs: list[Mapping], power: float = POWER, n_maxes: Iterable[int] = REACH) -> list[dict]:
+    """What replicates alone can decide, whatever they cost: for each cap ``n_max`` on a family's replicates, the
+    claims decided (now, or with probability ``power`` at the n the plan finds, every family at up to ``n_max``) and
+    the seconds of replicates that takes. Claims whose replicates are images or models, not a family's seeds, count
+    only as decided now. Rows ``n_max, decided, measurable, seconds``.
+
+    Example
+    -------
+    >>> ev = lambda est: dict(verdict="inconclusive at this budget", estimate=est, lo=est - 2.48, hi=est + 2.48,
+    ...                       n=3, n_min=3, level=0.95, method="t", boundary=0.0, direction="greater", unit="seed")
+    >>> run = dict(notebook="c", claims=[dict(id=f"c/{i}", verdict="i", evidence=ev(e)) for i, e in
+    ...            enumerate([2.0, 0.3])], replicates={"seeds": dict(seconds=[10.0] * 3, claims=["c/0", "c/1"])})
+    >>> [(r["n_max"], r["decided"]) for r in reach([run], n_maxes=(3, 10, 1000))]
+    [(3, 0), (10, 1), (1000, 2)]
+    """
+    rows = []
+    for n_max in n_maxes:
+        p = make_plan(runs, math.inf, power, n_max)
+        measurable = sum(1 for c in p.claims if not c.verdict.startswith("not measurable"))
+        rows.append(dict(n_max=n_max, decided=len(p.decided), measurable=measurable, seconds=p.seconds))
+    return rows
+
+
+def markdown(plan: Plan, title: str = "Sample-size plan", source: str = "", reach: list[dict] | None = None) -> str:
     """The plan as a Markdown page: the families (n run, seconds per replicate, n planned, seconds, claims decided
-    there) and every undecided or planned claim (n now, the n that decides it at the plan's power, its cost).
+    there), every undecided or planned claim (n now, the n that decides it at the plan's power, its cost) and,
+    given :func:`reach`'s rows, what replicates alone can decide at any cost.
 
     Example
     -------
@@ -329,10 +357,18 @@ def markdown(plan: Plan, title: str = "Sample-size plan", source: str = "") -> s
                 if c.need is not None and c.families else "—")
         lines.append(f"| {c.chapter} | {c.claim} | {c.verdict} | {c.n} | {c.n_min} | {need} | "
                      f"{', '.join(k.split(':')[1] for k in c.families) or '—'} | {cost} |")
+    if reach:
+        lines += ["", "## What replicates alone can decide, at any cost", "",
+                  f"Every family at up to n_max replicates, no budget: the claims decided (now, or at {plan.power:.0%} "
+                  "power at the n found), and the seconds of replicates on 2 cores' worth of CPU that takes. "
+                  "Claims whose replicates are images or models count only as decided now.", "",
+                  "| n_max | decided | share of measurable | seconds of replicates | hours on 2 cores |",
+                  "|---:|---:|---:|---:|---:|"]
+        lines += [f"| {r['n_max']:,} | {r['decided']} | {r['decided'] / max(r['measurable'], 1):.0%} | "
+                  f"{r['seconds']:,.0f} | {r['seconds'] / 2 / 3600:.1f} |" for r in reach]
     return "\n".join(lines) + "\n"
 
 
-BOOK_LIMIT_S = 2400  # a cold cpu build's wall time may be 40 minutes with set-up (at about 900 img/s, 2 cores)
 
 
 def default_budget(results: str | Path, runs: list[Mapping], cores: int = 2) -> float | None:

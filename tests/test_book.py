@@ -222,7 +222,7 @@ def test_bench_book_compares_the_last_runs_seconds_with_the_budgets(book_copy, t
     nb.metadata["invlib"] = dict(profile="smoke", seconds=42.0)
     (book_copy / book.GENERATED).mkdir(parents=True)
     nbformat.write(nb, book_copy / book.GENERATED / "a2_which_layers.ipynb")
-    (res / "build-cpu.json").write_text(json.dumps(dict(wall=1200.0, zoo_phase=400.0, jobs=2,
+    (res / "build-cpu.json").write_text(json.dumps(dict(wall=3000.0, zoo_phase=400.0, jobs=2,
                                                         finished="2026-01-02 03:04:05")))
     bench = _bench_book()
     argv = ["--results", str(res), "--book-dir", str(book_copy), "--img-s", "500"]  # the reference speed
@@ -234,14 +234,14 @@ def test_bench_book_compares_the_last_runs_seconds_with_the_budgets(book_copy, t
     assert next(line for line in out if "a2_which_layers" in line).split() == \
         ["smoke", "a2_which_layers", "42.0", "60", "60", "0.70", "notebook"]
     assert next(line for line in out if "whole build" in line).split()[-5:] == \
-        ["1200.0", "1500", "1500", "0.80", "2026-01-02"]
+        ["3000.0", "4320", "4320", "0.69", "2026-01-02"]
     assert next(line for line in out if book.ZOO_PHASE in line).split()[-3:] == ["400.0", "—", "2026-01-02"]
     assert "1 over budget" in out[-1] and "bare loop here: 500 img/s" in out[-1]
     # a machine twice as fast gets half the seconds: the build is then over, e3 exactly at its budget
     assert bench.main([*argv[:-1], "1000", "--profile", "cpu"]) == 0
     out = capsys.readouterr().out.splitlines()
     build = next(line for line in out if "whole build" in line).split()
-    assert build[-6:] == ["1200.0", "1500", "750", "1.60", "2026-01-02", "over"]
+    assert build[-6:] == ["3000.0", "4320", "2160", "1.39", "2026-01-02", "over"]
     assert next(line for line in out if "e3_capacity" in line).split()[2:6] == ["150.0", "300", "150", "1.00"]
     assert "2 over budget" in out[-1]
     assert bench.main([*argv, "--profile", "cpu", "--strict"]) == 1

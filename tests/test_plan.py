@@ -91,3 +91,14 @@ def test_the_command_writes_the_table(tmp_path, capsys):
     assert "--budget" in capsys.readouterr().err
     (tmp_path / "build-cpu.json").write_text(json.dumps(dict(wall=2300.0)))
     assert plan.default_budget(folder, plan.read_build(folder)) == pytest.approx(3 * 10 + 3 * 100 + 2 * 100)
+
+
+def test_reach_counts_what_replicates_alone_decide_at_each_cap():
+    # effects 2.0, 1.0 and 0.3 sd above the boundary: about 5, 10 and 90 seeds decide them at 80 % power
+    runs = [_run("c", 10.0, [2.0, 1.0, 0.3])]
+    rows = plan.reach(runs, n_maxes=(3, 20, 200))
+    decided = [r["decided"] for r in rows]
+    assert decided == sorted(decided) and decided[0] == 0 and decided[1] == 2 and decided[2] == 3
+    assert rows[2]["seconds"] > rows[1]["seconds"] > 0 and all(r["measurable"] == 3 for r in rows)
+    text = plan.markdown(plan.make_plan(runs, 100.0), reach=rows)
+    assert "## What replicates alone can decide" in text and "| 200 | 3 | 100% |" in text
