@@ -360,8 +360,9 @@ def markdown(plan: Plan, title: str = "Sample-size plan", source: str = "", reac
     if reach:
         lines += ["", "## What replicates alone can decide, at any cost", "",
                   f"Every family at up to n_max replicates, no budget: the claims decided (now, or at {plan.power:.0%} "
-                  "power at the n found), and the seconds of replicates on 2 cores' worth of CPU that takes. "
-                  "Claims whose replicates are images or models count only as decided now.", "",
+                  "power at the n found), and the seconds of replicates that takes (each replicate on one thread, "
+                  "two at once on 2 cores). Claims whose replicates are images or models count only as decided "
+                  "now.", "",
                   "| n_max | decided | share of measurable | seconds of replicates | hours on 2 cores |",
                   "|---:|---:|---:|---:|---:|"]
         lines += [f"| {r['n_max']:,} | {r['decided']} | {r['decided'] / max(r['measurable'], 1):.0%} | "
