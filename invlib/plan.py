@@ -290,6 +290,44 @@ def plan_seconds(fams: Iterable[Family]) -> float:
     return sum(f.planned * f.seconds for f in fams)
 
 
+def to_decide(runs: list[Mapping], power: float = POWER, cores: int = 2) -> dict[tuple[str, str], str]:
+    """For each undecided claim of ``runs`` (:func:`read_build`) that rests on a recorded family of replicates
+    (:meth:`invlib.results.Run.replicates`), in words: the n at which a rerun decides it with probability
+    ``power`` if the true effect is the one measured, and what the replicates beyond those run cost (their
+    families' seconds per replicate, on ``cores`` cores); or why no n can be said. Keyed by ``(chapter, claim id)``;
+    the scoreboard prints it beside the verdict.
+
+    Example
+    -------
+    >>> ev = dict(verdict="inconclusive at this budget", estimate=1.0, lo=-1.48, hi=3.48, n=3, n_min=3, level=0.95,
+    ...           method="t", boundary=0.0, direction="greater", unit="seed")
+    >>> run = dict(notebook="c", claims=[dict(id="c/0", verdict="inconclusive at this budget", evidence=ev)],
+    ...            replicates={"seeds": dict(seconds=[60.0] * 3, claims=["c/0"])})
+    >>> to_decide([run])[("c", "c/0")]
+    '80 % power at n = 10 (7 more replicates of seeds: about 4 min on 2 cores)'
+    """
+    p = make_plan(runs, 0.0, power)
+    by_key = {f.key: f for f in p.families}
+    out = {}
+    for c in p.claims:
+        if c.verdict in DECIDED or c.verdict.startswith("not measurable") or not c.families:
+            continue
+        if c.need is None:
+            out[c.chapter, c.claim] = c.why
+            continue
+        text = f"{power:.0%} power at n = {c.need:,}".replace("%", " %")
+        more = {k: max(0, c.need - by_key[k].n) for k in c.families}
+        if c.need > N_MAX:
+            text += f" (out of reach: more than {N_MAX} replicates)"
+        elif any(more.values()):
+            seconds = sum(m * by_key[k].seconds for k, m in more.items())
+            what = ", ".join(f"{m} more replicate{'s' * (m != 1)} of {k.split(':')[1]}" for k, m in more.items() if m)
+            wall = seconds / cores
+            text += f" ({what}: about {f'{wall / 60:,.0f} min' if wall >= 90 else f'{wall:.0f} s'} on {cores} cores)"
+        out[c.chapter, c.claim] = text
+    return out
+
+
 REACH = (3, 5, 10, 20, 50, 200, 1000)
 
 

@@ -227,13 +227,19 @@ def _label(key: str) -> str:
 def _chapter_runs(chapters: list[Chapter], root: Path) -> list[dict]:
     """Per chapter: ``{name, state, profile, date, claims}``; state is "claims", "no claims", "no results"
     or "not run"."""
-    from . import results
+    from . import plan, results
 
     folder = results_root(root)
     rows: dict[str, list[dict]] = {}
     with mock.patch.dict(os.environ, INVLIB_RESULTS=str(folder)):
         for profile in sorted({c.profile for c in chapters if c.status != "stub" and c.profile in PROFILES}):
             rows[profile] = results.scoreboard(profile)
+            try:
+                need = plan.to_decide(plan.read_build(folder / profile))
+            except FileNotFoundError:  # no chapter of this profile has claims yet
+                need = {}
+            for r in rows[profile]:
+                r["to_decide"] = need.get((r["chapter"], r["id"]), "")
     runs, names = [], toc_notebooks(root)
     for ch in chapters:
         if ch.name not in names:
@@ -288,7 +294,9 @@ def _paper_claims(key: str, runs: list[dict], toc: set[str], link_scoreboard: bo
             lines += [f"**{chapter}** ({run}):", "", "| Claim | Paper | Ours | Interval | Verdict | Criterion |",
                       "|---|---|---|---|---|---|"]
             lines += [f"| {_md(c['claim'])} | {_cell(c['paper_value'])} | {_cell(c['ours'])} | "
-                      f"{_md(c.get('interval', '—'))} | {c['verdict']} | {_md(c['criterion'])} |" for c in r["claims"]]
+                      f"{_md(c.get('interval', '—'))} | {c['verdict']}"
+                      + (f" (to decide: {_md(c['to_decide'])})" if c.get("to_decide") else "")
+                      + f" | {_md(c['criterion'])} |" for c in r["claims"]]
     return "\n".join(lines) + "\n"
 
 
@@ -317,7 +325,9 @@ def _scoreboard_page(titles: dict[str, str], by_paper: dict[str, list[dict]], to
              "\"unchanged\" and \"the same\": when it lies inside the margin), *not reproduced* when it lies "
              "wholly on the other side (an effect smaller than the claim means, none, or the reverse), "
              "*inconclusive at this budget* otherwise or with fewer replicates than the claim needs (the Interval "
-             "column then says how many would decide it, or why no number can be said). The book's runner "
+             "column then says how many would decide it, or why no number can be said; beside the verdict, the n at "
+             "which a rerun decides it with 80 % probability if the true effect is the one measured, and what the "
+             "replicates beyond those run would cost: `python -m invlib plan`). The book's runner "
              "(`python -m invlib book`) writes this page from the runs' results, `results/<profile>/<chapter>.json`, "
              "each time it builds the book; nothing here is kept by hand. A verdict holds for the profile it was "
              "measured at: the `smoke` and `cpu` profiles are small stand-ins for the papers' settings.", "",

@@ -102,3 +102,16 @@ def test_reach_counts_what_replicates_alone_decide_at_each_cap():
     assert rows[2]["seconds"] > rows[1]["seconds"] > 0 and all(r["measurable"] == 3 for r in rows)
     text = plan.markdown(plan.make_plan(runs, 100.0), reach=rows)
     assert "## What replicates alone can decide" in text and "| 200 | 3 | 100% |" in text
+
+
+def test_to_decide_says_the_n_and_the_minutes_of_each_undecided_claim_on_a_family():
+    runs = [_run("c", 60.0, [1.0, 0.001])]
+    runs[0]["claims"].append(dict(id="c/done", verdict="reproduced", evidence=_evidence([3.0, 3.1, 3.2])))
+    runs[0]["claims"].append(dict(id="c/images", verdict="inconclusive at this budget", evidence=_evidence(
+        [1.0, 0.0, 2.0], unit="image")))  # rests on no family: nothing to buy
+    text = plan.to_decide(runs)
+    assert set(text) == {("c", "c/c0"), ("c", "c/c1")}
+    n = plan.claim_need([p for p in plan.part_plans(runs) if p.claim == "c/c0"])[0]
+    assert text["c", "c/c0"] == (f"80 % power at n = {n} ({n - 3} more replicates of seeds: about "
+                                 f"{(n - 3) * 60 / 2 / 60:,.0f} min on 2 cores)")
+    assert text["c", "c/c1"].endswith("(out of reach: more than 50 replicates)")  # an effect on its boundary

@@ -244,3 +244,15 @@ def test_the_scoreboard_shows_each_papers_figure_above_its_tables(book_copy, tmp
     t1 = parts[0]  # 1.0, 1.1, 0.9 > 0.5: a t-interval of half-width t(0.975, 2) * 0.1 / sqrt(3)
     z, _ = plots.standard_position(t1["estimate"], t1["lo"], t1["hi"], t1["boundary"], t1["direction"])
     assert z == pytest.approx(0.5 / (4.302653 * 0.1 / math.sqrt(3)), rel=1e-5) and z > 1
+
+
+def test_an_inconclusive_claims_row_says_what_would_decide_it():
+    claim = dict(claim="Gain.", paper_value=1.0, ours=0.2, interval="+0.2 [-1, +1.4], 3 seeds",
+                 verdict="inconclusive at this budget", criterion="> 0",
+                 to_decide="80 % power at n = 10 (7 more replicates of seeds: about 4 min on 2 cores)")
+    run = dict(name="a1_ranking_tasks", state="claims", profile="cpu", date="2026-11-28", claims=[claim])
+    page = scoreboard._paper_claims("A", [run], set(), False)
+    assert ("| inconclusive at this budget (to decide: 80 % power at n = 10 (7 more replicates of seeds: about 4 "
+            "min on 2 cores)) | \\> 0 |") in page
+    assert "to decide" not in scoreboard._paper_claims("A", [dict(run, claims=[dict(claim, to_decide="")])], set(),
+                                                       False)
