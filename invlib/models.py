@@ -27,6 +27,7 @@ from __future__ import annotations
 import copy
 import difflib
 import itertools
+import math
 import os
 import weakref
 from pathlib import Path
@@ -348,13 +349,29 @@ def _source(name: str) -> tuple[str, str]:
         return "timm", name
     if name in torchvision.models.list_models():
         return "torchvision", name
-    pool = available() + timm.list_models() + ["tv/" + n for n in torchvision.models.list_models()]
+    pool = list(dict.fromkeys(available() + timm.list_models() + ["tv/" + n for n in torchvision.models.list_models()]))
     close = difflib.get_close_matches(name, pool, n=5, cutoff=0.6)
     raise ValueError(
         f"Unknown model {name!r}. Our small nets: {', '.join(available())}; or any timm model name "
         f"(timm.list_models()) or 'tv/<name>' for torchvision (torchvision.models.list_models())."
         + (f" Close matches: {', '.join(close)}." if close else "")
     )
+
+
+def check_name(name: str) -> str:
+    """``name`` when :func:`create` knows it (our small nets, a timm name, ``tv/<name>``); else ``ValueError`` listing
+    our nets and the closest timm, torchvision and book names.
+
+    Example
+    -------
+    >>> check_name("tv/resnet18")
+    'tv/resnet18'
+    >>> check_name("resnet81")  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ValueError: Unknown model 'resnet81'. Our small nets: ... Close matches: ...
+    """
+    _source(name)
+    return name
 
 
 def _check_tv(name: str) -> str:
@@ -478,27 +495,146 @@ def read_checkpoint(path: str | os.PathLike):
                               "Delete it and retrain or download it again.") from err
 
 
-def load_weights(model: nn.Module, path: str | os.PathLike) -> nn.Module:
-    """Load a local weights file into ``model`` (``torch.load(..., weights_only=True)``, strict).
+def read_weights(path: str | os.PathLike) -> dict:
+    """The state dict a weights file holds: :func:`read_checkpoint`, then the ``"model"`` or ``"state_dict"`` entry
+    of a training checkpoint when there is one, with the ``"module."`` prefix of ``nn.DataParallel`` removed.
 
-    Raises :class:`CheckpointError` naming the file when it is missing, corrupt or does not fit.
+    Raises :class:`CheckpointError` naming the file when it is missing, unreadable or holds no state dict.
+
+    Example
+    -------
+    >>> torch.save({"model": {"module.w": torch.zeros(2)}, "epoch": 3}, "/tmp/ckpt.pt")
+    >>> read_weights("/tmp/ckpt.pt")
+    {'w': tensor([0., 0.])}
+    """
+    state = read_checkpoint(path)
+    if isinstance(state, dict):
+        state = state.get("model", state.get("state_dict", state))
+    if not isinstance(state, dict) or not all(isinstance(k, str) for k in state):
+        raise CheckpointError(f"Weights file {str(path)!r} holds a {type(state).__name__}, not a state dict "
+                              "(save one with torch.save(model.state_dict(), path)).")
+    return {k.removeprefix("module."): v for k, v in state.items()}
+
+
+def _listed(names: list[str], first: int = 4) -> str:
+    """``"a, b, c"``: the first ``first`` names, and how many more."""
+    return ", ".join(names[:first]) + (f" and {len(names) - first} more" if len(names) > first else "")
+
+
+def _misfits(model: nn.Module, state: dict) -> tuple[list[str], list[str], list[str]]:
+    """``(missing, unexpected, mismatched)`` keys of ``state`` against ``model.state_dict()``."""
+    own = model.state_dict()
+    missing = [k for k in own if k not in state]
+    unexpected = [k for k in state if k not in own]
+    shapes = [k for k in own if k in state and tuple(getattr(state[k], "shape", ())) != tuple(own[k].shape)]
+    return missing, unexpected, shapes
+
+
+def misfit(model: nn.Module, state: dict) -> str:
+    """What keeps ``state`` from loading into ``model`` (strictly): its missing and unexpected keys (counts and the
+    first few) and its shape mismatches, as one line; ``""`` when every tensor fits.
+
+    Example
+    -------
+    >>> net = create("small_resnet18", num_classes=10)
+    >>> misfit(net, net.state_dict())
+    ''
+    >>> misfit(net, create("small_resnet18", num_classes=5).state_dict())
+    '2 shape mismatches: fc.weight file (5, 128) vs model (10, 128), fc.bias file (5,) vs model (10,)'
+    >>> misfit(net, {"fc.bias": torch.zeros(10), "extra": torch.zeros(1)})  # doctest: +ELLIPSIS
+    '121 missing keys (in the model, not in the file): stem.0.weight, ... and 117 more; 1 unexpected key (in the ...'
+    """
+    own = model.state_dict()
+    missing, unexpected, shapes = _misfits(model, state)
+    s = lambda n, one, many: f"{n} {one if n == 1 else many}"  # noqa: E731
+    parts = []
+    if missing:
+        parts.append(f"{s(len(missing), 'missing key', 'missing keys')} (in the model, not in the file): "
+                     f"{_listed(missing)}")
+    if unexpected:
+        parts.append(f"{s(len(unexpected), 'unexpected key', 'unexpected keys')} (in the file, not in the model): "
+                     f"{_listed(unexpected)}")
+    if shapes:
+        sizes = [f"{k} file {tuple(state[k].shape)} vs model {tuple(own[k].shape)}" for k in shapes]
+        parts.append(f"{s(len(shapes), 'shape mismatch', 'shape mismatches')}: {_listed(sizes, 3)}")
+    return "; ".join(parts)
+
+
+def load_weights(model: nn.Module, path: str | os.PathLike, state: dict | None = None) -> nn.Module:
+    """Load a local weights file into ``model`` (:func:`read_weights`, then ``load_state_dict``, strict);
+    ``state``: the file's state dict when the caller has read it already.
+
+    Raises :class:`CheckpointError` naming the file when it is missing, corrupt or does not fit: then the message
+    lists the missing and unexpected keys (counts and the first few) and the shape mismatches (:func:`misfit`), and
+    says when only the classifier differs (another ``num_classes``) or most tensors do (another architecture).
 
     Example
     -------
     >>> m = create("small_resnet18"); torch.save(m.state_dict(), "/tmp/w.pt")
     >>> _ = load_weights(create("small_resnet18"), "/tmp/w.pt")
+    >>> load_weights(create("small_resnet18", num_classes=3), "/tmp/w.pt")  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    invlib.models.CheckpointError: Weights in '/tmp/w.pt' do not fit this SmallResNet: 2 shape mismatches: ...
     """
-    state = read_checkpoint(path)
-    if isinstance(state, dict):
-        state = state.get("model", state.get("state_dict", state))
-    if not isinstance(state, dict):
-        raise CheckpointError(f"Weights file {str(path)!r} holds a {type(state).__name__}, not a state dict.")
-    state = {k.removeprefix("module."): v for k, v in state.items()}
+    state = read_weights(path) if state is None else state
+    problem = misfit(model, state)
+    if not problem:
+        try:
+            model.load_state_dict(state)
+            return model
+        except RuntimeError as err:  # what misfit() does not see (a custom load_state_dict, ...)
+            problem = str(err)
+    bad = set().union(*_misfits(model, state))
+    head, hint = _head_key(model), ""
+    if head in state and bad and all(k.startswith(head.rsplit(".", 1)[0] + ".") for k in bad):
+        hint = (f" Only the classifier differs: the file's has {state[head].shape[0]} outputs "
+                f"(num_classes={state[head].shape[0]}).")
+    elif len(bad) > len(model.state_dict()) // 2:
+        hint = " Most tensors differ: was the file saved from another architecture?"
+    raise CheckpointError(f"Weights in {str(path)!r} do not fit this {type(model).__name__}: {problem}.{hint}")
+
+
+def _head_key(model: nn.Module) -> str:
+    """The state-dict key of the weight of the classifier's (last) linear layer; ``""`` when it has none."""
     try:
-        model.load_state_dict(state)
-    except RuntimeError as err:
-        raise CheckpointError(f"Weights in {str(path)!r} do not fit this model: {err}") from err
-    return model
+        name = _classifier_name(model)
+        head = model.get_submodule(name)
+    except (AttributeError, StopIteration):
+        return ""
+    linears = [(n, m) for n, m in head.named_modules() if isinstance(m, nn.Linear)]
+    if not linears:
+        return ""
+    sub = linears[-1][0]
+    return f"{name}.{sub}.weight" if sub else f"{name}.weight"
+
+
+def head_outputs(name: str, state: dict, default: int = 1000) -> int:
+    """The number of classes the classifier of architecture ``name`` has in the weights ``state``: the rows of
+    its head's weight; ``0`` when the file holds every tensor but the head's (a feature extractor saved with
+    ``num_classes=0``); ``default`` when it cannot tell. Counted on a model built on the meta device (no memory,
+    no computation).
+
+    Example
+    -------
+    >>> head_outputs("small_resnet18", create("small_resnet18", num_classes=7).state_dict())
+    7
+    >>> head_outputs("small_resnet18", create("small_resnet18", num_classes=0).state_dict())
+    0
+    """
+    try:
+        with torch.device("meta"):
+            skeleton = create(name, num_classes=default)
+    except Exception:  # an architecture the meta device cannot build: the default
+        return default
+    key = _head_key(skeleton)
+    if key in state and getattr(state[key], "ndim", 0) == 2:
+        return int(state[key].shape[0])
+    own = skeleton.state_dict()
+    missing = [k for k in own if k not in state]
+    prefix = key.rsplit(".", 1)[0] + "." if key else None
+    if prefix and missing and all(k.startswith(prefix) for k in missing) and all(k in own for k in state):
+        return 0
+    return default
 
 
 def _add_normalization(model: nn.Module, mean, std) -> None:
@@ -553,6 +689,178 @@ def probe_layers(model: nn.Module) -> list[str]:
         head = _classifier_name(model)
         names = [n for n, m in model.named_children() if n != head and len(list(m.children())) > 0]
     return names + ["pre_logits"]
+
+
+STAGES = 4  # stages a long stack of blocks is thinned to (a ViT's blocks at quarter depths)
+
+
+def _spread(names: list[str], k: int = STAGES) -> list[str]:
+    """``k`` of ``names`` at even depths ending with the last (quarter depths for ``k=4``): blocks 2, 5, 8, 11 of
+    12; all of them when there are at most ``k``."""
+    n = len(names)
+    return list(names) if n <= k else [names[math.ceil(i * n / k) - 1] for i in range(1, k + 1)]
+
+
+def stages(model: nn.Module) -> list[str]:
+    """The model's stages, shallow to deep, then ``"pre_logits"`` (the classifier's input, the embedding every
+    paper's S1 measure reads): the default layers at which "your model" is measured. Every name is a module name
+    (``model.get_submodule(name)``) or ``"pre_logits"``, which :func:`features` (so paper A's probe backbone and
+    paper C's layer features) takes.
+
+    - A model with timm's ``feature_info`` (timm's models, the book's small nets): its module names, without a
+      stem that is a single layer (timm's ResNet lists ``act1``) when two or more blocks remain. When every entry
+      has the same reduction (a ViT's blocks, all at stride 16), the blocks at quarter depths (``blocks.2,
+      blocks.5, blocks.8, blocks.11`` of 12): four points along the depth cost a quarter of twelve and show
+      the same trend, and a CNN's four stages are four too.
+    - Otherwise (torchvision's models, a model of your own): the top-level blocks of the graph that torchvision's
+      feature extraction traces (:func:`torchvision.models.feature_extraction.get_graph_node_names`; registration
+      order when the model cannot be traced): the modules below the root that hold layers of their own, the head
+      left out (``layer1..layer4`` of ``tv/resnet18``). One such block alone is entered (``encoder`` then
+      ``encoder.layers`` of ``tv/vit_b_16``); a level of single layers (``conv4``'s ``features``) is cut after
+      each convolution's group (conv, norm, activation, pool). More than four blocks: four at quarter depths.
+
+    Example
+    -------
+    >>> stages(create("small_resnet18_s4"))
+    ['layer1', 'layer2', 'layer3', 'layer4', 'pre_logits']
+    >>> stages(create("small_vit_p14_cls"))
+    ['blocks.0', 'blocks.1', 'blocks.2', 'blocks.3', 'pre_logits']
+    >>> stages(create("conv4"))
+    ['features.2', 'features.6', 'features.10', 'features.14', 'pre_logits']
+    """
+    modules = dict(model.named_modules())
+    info = getattr(model, "feature_info", None)
+    entries = [d for d in ((info.get_dicts() if hasattr(info, "get_dicts") else info) or []) if d["module"] in modules]
+    if entries:
+        blocks = [d for d in entries if next(modules[d["module"]].children(), None) is not None]
+        entries = blocks if len(blocks) >= 2 else entries
+        names = [d["module"] for d in entries]
+        if len({d.get("reduction") for d in entries}) == 1:
+            names = _spread(names)
+    else:
+        names = _graph_blocks(model, modules)
+    return names + ["pre_logits"]
+
+
+_NOT_A_STAGE = (nn.Flatten, nn.Dropout, nn.Identity, nn.AdaptiveAvgPool1d, nn.AdaptiveAvgPool2d, nn.AdaptiveMaxPool1d,
+                nn.AdaptiveMaxPool2d)
+
+
+def _graph_blocks(model: nn.Module, modules: dict) -> list[str]:
+    """:func:`stages` of a model without ``feature_info``: its top-level blocks, in the order the graph runs them."""
+    from torchvision.models.feature_extraction import get_graph_node_names
+
+    try:
+        nodes = get_graph_node_names(model, suppress_diff_warning=True)[1]
+    except Exception:  # a forward that cannot be traced (data-dependent control flow): the registration order
+        nodes = list(modules)
+    try:
+        head = _classifier_name(model)
+    except (AttributeError, StopIteration, IndexError):
+        head = None
+    order = {}  # every module on the path of every node, first seen first
+    for node in nodes:
+        parts = node.split(".")
+        for i in range(1, len(parts) + 1):
+            name = ".".join(parts[:i])
+            if name in modules and name:
+                order.setdefault(name, None)
+    order = [n for n in order if head is None or not (n == head or n.startswith(head + "."))]
+    prefix = ""
+    while True:
+        children = [n for n in order if n.startswith(prefix) and "." not in n[len(prefix):]]
+        blocks = [n for n in children if any(m.startswith(n + ".") for m in order)]
+        if len(blocks) != 1:
+            break
+        prefix = blocks[0] + "."
+    if len(blocks) >= 2:
+        return _spread(blocks)
+    ends = []  # a level of single layers: the last layer of each group that a convolution (or linear layer) opens
+    for n in children:
+        if isinstance(modules[n], _NOT_A_STAGE):  # what only reshapes the classifier's input (pre_logits itself)
+            continue
+        if isinstance(modules[n], (nn.modules.conv._ConvNd, nn.Linear)) and ends:
+            ends.append(n)
+        elif ends:
+            ends[-1] = n
+        else:
+            ends.append(n)
+    return _spread(ends)
+
+
+def check_layers(model: nn.Module, layers) -> list[str]:
+    """``layers`` as a list when every one is a layer of ``model`` (``"pre_logits"`` or a name of
+    ``model.named_modules()``); else ``ValueError`` naming the unknown one and listing the model's
+    :func:`stages` (and close module names). A single name may be given as a string.
+
+    Example
+    -------
+    >>> net = create("small_resnet18")
+    >>> check_layers(net, ["layer2", "layer2.0.body.0", "pre_logits"])
+    ['layer2', 'layer2.0.body.0', 'pre_logits']
+    >>> check_layers(net, ["layer5"])  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ValueError: SmallResNet has no layer 'layer5'. Did you mean ...? Its stages: layer1, layer2, layer3, layer4, ...
+    """
+    layers = [layers] if isinstance(layers, str) else list(layers)
+    modules = {n for n, _ in model.named_modules() if n}
+    for layer in layers:
+        if layer != "pre_logits" and layer not in modules:
+            close = difflib.get_close_matches(str(layer), sorted(modules | {"pre_logits"}), n=3, cutoff=0.6)
+            hint = f" Did you mean {', '.join(map(repr, close))}?" if close else ""
+            raise ValueError(f"{type(model).__name__} has no layer {layer!r}.{hint} Its stages: "
+                             f"{', '.join(stages(model))}; or any name of model.named_modules().")
+    return layers
+
+
+def _expects(model: nn.Module) -> list[str]:
+    """What ``model`` says about its input, as phrases: timm's ``pretrained_cfg`` input size, a ViT's patch-embedding
+    image size, the first convolution's input channels."""
+    said = []
+    size = (getattr(model, "pretrained_cfg", None) or {}).get("input_size")
+    if size:
+        said.append(f"input_size {tuple(size)} (C, H, W) in its pretrained_cfg")
+    embed = getattr(model, "patch_embed", None)
+    if getattr(embed, "img_size", None) is not None and getattr(embed, "strict_img_size", False):
+        said.append(f"a fixed image size {tuple(embed.img_size)} (its patch embedding)")
+    first = next((m for m in model.modules() if isinstance(m, nn.modules.conv._ConvNd)), None)
+    if first is not None:
+        kind = "1-D signals (B, C, T)" if isinstance(first, nn.Conv1d) else f"{first.in_channels}-channel images"
+        said.append(f"{first.in_channels} input channels ({kind}: its first convolution)")
+    return said
+
+
+def check_input(model: nn.Module, side: int, channels: int = 3) -> int:
+    """One forward pass of ``model`` on a ``(1, channels, side, side)`` zero image under ``torch.inference_mode``
+    (on the model's device): the number of outputs ``K`` of its ``(1, K)`` output. A model that rejects the input,
+    or gives no ``(1, K)`` tensor, is a ``ValueError`` that says what the model expects where it can tell
+    (its ``pretrained_cfg`` input size, a ViT's fixed image size, its first convolution's input channels), with
+    the original error's text.
+
+    Example
+    -------
+    >>> check_input(create("small_resnet18", num_classes=10).eval(), 28)
+    10
+    >>> check_input(create("small_resnet18", in_chans=1).eval(), 28)  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ValueError: SmallResNet rejects a (1, 3, 28, 28) input. It expects 1 input channels (1-channel images: ...
+    """
+    param = next(itertools.chain(model.parameters(), model.buffers()), None)
+    x = torch.zeros(1, channels, side, side, device=param.device if param is not None else "cpu")
+    shape = f"(1, {channels}, {side}, {side})"
+    expects = _expects(model)
+    said = f" It expects {'; '.join(expects)}." if expects else ""
+    try:
+        with torch.inference_mode():
+            y = model(x)
+    except Exception as err:
+        raise ValueError(f"{type(model).__name__} rejects a {shape} input.{said} The error: "
+                         f"{type(err).__name__}: {err}") from err
+    if not isinstance(y, torch.Tensor) or y.ndim != 2 or y.shape[0] != 1:
+        got = tuple(y.shape) if isinstance(y, torch.Tensor) else type(y).__name__
+        raise ValueError(f"{type(model).__name__} gives {got} for a {shape} input; the book's measures need a "
+                         "(1, K) tensor (logits, or an embedding).")
+    return int(y.shape[1])
 
 
 _INFERENCE = weakref.WeakKeyDictionary()  # model -> (stamp, its inference copy)

@@ -34,6 +34,7 @@ import inspect
 import json
 import math
 import os
+import re
 import time
 import typing
 import warnings
@@ -49,7 +50,7 @@ from . import data as datasets
 from .models import CheckpointError
 from .profiles import Profile, get_profile, replace_checked
 from .train import OPTIMIZERS, SCHEDULES, TrainConfig, evaluate, fit, world_rank
-from .utils import atomic_save, cache_dir, check_choice, check_type, resolve_device
+from .utils import atomic_save, cache_dir, check_choice, check_type, resolve_device, seeded
 from .utils import progress as progress_bar
 
 ZOO_VERSION = 3  # 3: n_test left the key (it never changed the weights)
@@ -888,19 +889,133 @@ def train_all(profile: str | Profile = "cpu", names: list[str] | None = None, pr
     return rows
 
 
-def load(spec: str, profile="cpu") -> tuple[nn.Module, int]:
-    """Any model by spec string, in eval mode, and its input side: a zoo entry, hub weights, a local file or
-    a random initialisation. Every paper loads its models here.
+# The forms of a model spec (load): what each names, with an example; an unknown form lists them.
+FORMS = {
+    "zoo:<entry>": "a model of the book's zoo, trained on first use (zoo:small_resnet18/standard; zoo.available())",
+    "<model>": "hub weights of a timm or tv/<torchvision> model, online only (resnet18, tv/resnet50)",
+    "<model>@<weights-file>": "that architecture with a local weights file, a state dict (resnet18@resnet18.pt)",
+    "random:<model>": "the architecture's random initialisation, seed 0 (random:small_resnet18)",
+    "<file.py>:<function>": "a function of your Python file that returns a torch.nn.Module (my_net.py:build)",
+}
 
-    | spec                    | what                                                             |
-    |-------------------------|------------------------------------------------------------------|
-    | ``zoo:<entry>``         | :func:`invlib.zoo.get` (trained on first use), input = profile's |
-    | ``<model>``             | hub weights of a timm / ``tv/`` model (online only), input 224    |
-    | ``<model>@<path>``      | local weights file for that model, input 224                     |
-    | ``random:<model>``      | the model's random initialisation (seed 0), input 224           |
+
+def _forms() -> str:
+    return "; ".join(f"{form} = {what}" for form, what in FORMS.items())
+
+
+def _parse(spec: str) -> tuple[str, ...]:
+    """``(form, *parts)`` of a model spec: ``("zoo", entry)``, ``("random", name)``, ``("weights", name, file)``,
+    ``("file", file, function)``, ``("hub", name)``. ``@`` decides first, so a weights file whose path holds
+    ``:`` is still ``name@path``; ``X:Y`` is the file form when ``X`` ends with ``.py`` (or ``X.py`` alone, which
+    then lacks its function); a whole spec that names an existing ``.py`` file and a function is the file form even
+    when its path holds ``@``."""
+    if not isinstance(spec, str) or not spec.strip():
+        raise ValueError(f"A model spec is a non-empty string, got {spec!r}. The forms: {_forms()}.")
+    for prefix, form in (("zoo:", "zoo"), ("random:", "random")):
+        if spec.startswith(prefix):
+            return form, spec[len(prefix):]
+    file = re.fullmatch(r"(.+\.py):(.*)", spec)
+    if "@" in spec and not (file and Path(file[1]).expanduser().is_file()):
+        name, _, weights = spec.partition("@")
+        return "weights", name, weights
+    if file:
+        return "file", file[1], file[2]
+    if spec.endswith(".py"):
+        return "file", spec, ""
+    if ":" in spec:
+        raise ValueError(f"Unknown model spec form {spec!r}. The forms: {_forms()}.")
+    return "hub", spec
+
+
+def _architecture(name: str) -> str:
+    """``name`` when :func:`invlib.models.create` knows it; else its ``ValueError`` (close names) with the forms."""
+    try:
+        return models.check_name(name)
+    except ValueError as err:
+        raise ValueError(f"{err} A model spec takes one of the forms: {_forms()}.") from None
+
+
+def _import_file(file: Path):
+    """The Python file ``file`` imported as a fresh module (its folder on ``sys.path`` meanwhile, so that it may
+    import its neighbours), registered in ``sys.modules`` under a name keyed by its path."""
+    import importlib.util
+    import sys
+
+    name = f"invlib_user_model_{hashlib.sha256(str(file.resolve()).encode()).hexdigest()[:12]}"
+    found = importlib.util.spec_from_file_location(name, file)
+    module = importlib.util.module_from_spec(found)
+    sys.modules[name] = module
+    try:
+        found.loader.exec_module(module)
+    except BaseException:
+        sys.modules.pop(name, None)
+        raise
+    return module
+
+
+def _from_file(file: str, function: str) -> tuple[nn.Module, int]:
+    """The model that ``function()`` of the Python file ``file`` returns (built under seed 0, so that a factory of
+    random weights gives the same model every time) and its side: the file's ``INPUT_SIDE``, else 224."""
+    import sys
+
+    where = Path(file).expanduser()
+    if not where.is_file():
+        raise FileNotFoundError(f"Model file {file!r} does not exist (looked in {Path.cwd()} for a relative path). "
+                                "The form: <file.py>:<function>, a function of that file that returns a "
+                                "torch.nn.Module.")
+    folder = str(where.resolve().parent)
+    sys.path.insert(0, folder)
+    try:
+        module = _import_file(where)
+        defined = [n for n, v in vars(module).items() if not n.startswith("_") and callable(v)
+                   and getattr(v, "__module__", None) == module.__name__]
+        build = getattr(module, function, None) if function.isidentifier() else None
+        if not callable(build):
+            wanted = f"no function {function!r}" if function else "a file without its function"
+            raise ValueError(f"{file}: {wanted}. Name the function that returns your model, '{file}:<function>'; "
+                             f"{where.name} defines: {', '.join(defined) or 'no functions'}.")
+        with seeded(0):
+            model = build()
+    finally:
+        if folder in sys.path:
+            sys.path.remove(folder)
+    if not isinstance(model, nn.Module):
+        raise TypeError(f"{file}:{function}() returned {type(model).__name__} {model!r:.60}, not a "
+                        "torch.nn.Module.")
+    side = getattr(module, "INPUT_SIDE", 224)
+    if isinstance(side, bool) or not isinstance(side, int) or side < 1:
+        raise TypeError(f"{file}: INPUT_SIDE must be a positive int (the side of the square images the model "
+                        f"takes), got {side!r}.")
+    return model, side
+
+
+def load(spec: str, profile="cpu") -> tuple[nn.Module, int]:
+    """Any model by spec string, in eval mode on the profile's device, and its input side: a zoo entry, hub
+    weights, a local file, a random initialisation or a model of your own. Every paper loads its models here.
+
+    | spec                     | what                                                              |
+    |--------------------------|-------------------------------------------------------------------|
+    | ``zoo:<entry>``          | :func:`invlib.zoo.get` (trained on first use), input = profile's  |
+    | ``<model>``              | hub weights of a timm / ``tv/`` model (online only), input 224     |
+    | ``<model>@<path>``       | local weights file for that model, input 224 (timm: its cfg's)    |
+    | ``random:<model>``       | the model's random initialisation (seed 0), input 224            |
+    | ``<file.py>:<function>`` | ``function()`` of your file, a ``torch.nn.Module``; input: the    |
+    |                          | file's ``INPUT_SIDE``, else 224                                   |
+
+    ``<model>`` is any name of :func:`invlib.models.create`. A weights file is a state dict (or a checkpoint with a
+    ``"model"`` / ``"state_dict"`` entry); the classifier takes the number of classes the file's head has (none:
+    a feature extractor, ``num_classes=0``); the model then takes [0, 1] images (the weights' normalisation is
+    added). A model of your own is built under seed 0, takes what it is given (put any normalisation inside it)
+    and must accept a ``(1, 3, side, side)`` image (:func:`invlib.models.check_input`, run once here).
 
     Zoo backbones are trained on the profile's dataset (not the chapter's): a chapter on your own images
     probes the same networks, and trains nothing on your folder.
+
+    Raises: ``ValueError`` for an unknown form or architecture (listing the forms; close names);
+    :class:`invlib.models.PretrainedUnavailableError` for a hub name offline (at once, naming the
+    ``<model>@<weights-file>`` form); :class:`invlib.models.CheckpointError` for a weights file that is missing or
+    does not fit (its missing and unexpected keys, shape mismatches); ``FileNotFoundError`` / ``ValueError`` for a
+    missing file or function of the file form (listing what the file defines).
 
     Example
     -------
@@ -909,16 +1024,38 @@ def load(spec: str, profile="cpu") -> tuple[nn.Module, int]:
     (224, False)
     >>> load("zoo:small_resnet18/standard", "smoke")[1]  # doctest: +SKIP
     28
+    >>> load("timm:resnet18")  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ValueError: Unknown model spec form 'timm:resnet18'. The forms: zoo:<entry> = a model of the book's zoo, ...
     """
     prof = get_profile(profile)
-    if spec.startswith("zoo:"):
-        return get(spec[4:], prof), prof.img_size
-    if spec.startswith("random:"):
-        model = models.create(spec[7:], num_classes=1000, seed=0)  # the same untrained weights every time
-    elif "@" in spec:
-        name, path = spec.split("@", 1)
-        model = models.create(name, num_classes=1000, pretrained=path, normalize=True)
+    form, *parts = _parse(spec)
+    if form == "zoo":
+        return get(parts[0], prof), prof.img_size
+    device = resolve_device(prof.device)
+    if form == "file":
+        model, side = _from_file(*parts)
+        model = model.to(device).eval()
+        models.check_input(model, side)
+        return model, side
+    name = _architecture(parts[0])
+    if form == "random":
+        model = models.create(name, num_classes=1000, seed=0)  # the same untrained weights every time
+    elif form == "weights":
+        file = parts[1]
+        if not file:
+            raise ValueError(f"{spec!r}: name the weights file after '@', '{name}@path/to/weights.pt'.")
+        state = models.read_weights(file)
+        model = models.create(name, num_classes=models.head_outputs(name, state), normalize=True)
+        models.load_weights(model, file, state)
     else:
-        model = models.create(spec, num_classes=1000, pretrained=True)
+        try:
+            model = models.create(name, num_classes=1000, pretrained=True)
+        except models.PretrainedUnavailableError as err:
+            ours = (f", or a model of the book's zoo, 'zoo:{name}/standard'" if name in models.available() else "")
+            raise models.PretrainedUnavailableError(
+                f"{spec!r} asks for hub weights, which cannot be had here. Load a local weights file for it "
+                f"instead, '{name}@path/to/weights.pt' (a state dict, torch.save(model.state_dict(), path)), or its "
+                f"random initialisation, 'random:{name}'{ours}. ({err})") from None
     size = getattr(model, "pretrained_cfg", {}).get("input_size", (3, 224, 224))[-1]
-    return model.to(resolve_device(prof.device)).eval(), size
+    return model.to(device).eval(), size

@@ -1,3 +1,4 @@
+import re
 
 import pytest
 import timm
@@ -340,3 +341,131 @@ def test_for_inference_keeps_hooked_convs_training_models_and_follows_new_weight
     assert after is not before
     with torch.inference_mode():
         assert torch.allclose(after(x), net(x), atol=1e-5)
+
+
+# ----------------------------------------------------------------------------- stages, layers, input, weights
+def _meta(name: str, **kwargs):
+    """A model built on the meta device: its modules and names, no weights to initialise (a ViT in ~0.1 s)."""
+    with torch.device("meta"):
+        return models.create(name, **kwargs)
+
+
+def test_stages_of_a_timm_resnet_and_the_books_nets_are_their_feature_info_blocks():
+    r18 = models.create("resnet18", num_classes=10).eval()
+    assert models.stages(r18) == ["layer1", "layer2", "layer3", "layer4", "pre_logits"]  # timm's act1 stem left out
+    assert [r18.get_submodule(n).__class__.__name__ for n in models.stages(r18)[:-1]] == ["Sequential"] * 4
+    s4 = models.create("small_resnet18_s4").eval()
+    assert models.stages(s4) == ["layer1", "layer2", "layer3", "layer4", "pre_logits"]
+    f = models.features(s4, torch.rand(2, 3, 56, 56), models.stages(s4))
+    assert f["layer1"].shape == (2, 16, 14, 14) and f["layer4"].shape == (2, 128, 2, 2)
+    assert models.stages(models.create("small_vit_p14_cls")) == ["blocks.0", "blocks.1", "blocks.2", "blocks.3",
+                                                                  "pre_logits"]
+
+
+def test_stages_of_a_vit_are_its_blocks_at_quarter_depths():
+    vit = _meta("vit_tiny_patch16_224", num_classes=10)
+    assert len(vit.blocks) == 12
+    assert models.stages(vit) == ["blocks.2", "blocks.5", "blocks.8", "blocks.11", "pre_logits"]
+    assert models.check_layers(vit, models.stages(vit)) == models.stages(vit)
+    assert models._spread(list("abcdefgh")) == ["b", "d", "f", "h"] and models._spread(list("abc")) == list("abc")
+
+
+class _Untraceable(nn.Module):
+    """A model of one's own whose forward branches on the data (torch.fx cannot trace it) and has no head names."""
+
+    def __init__(self):
+        super().__init__()
+        self.a = nn.Sequential(nn.Conv2d(3, 4, 3), nn.ReLU())
+        self.b = nn.Sequential(nn.Conv2d(4, 4, 3), nn.ReLU())
+        self.out = nn.Linear(4, 2)
+
+    def forward(self, x):
+        x = self.a(x) if x.sum() >= 0 else -self.a(x)
+        return self.out(self.b(x).mean((2, 3)))
+
+
+def test_stages_without_feature_info_come_from_the_traced_graph():
+    tv = models.create("tv/resnet18", num_classes=10)
+    assert not hasattr(tv, "feature_info")
+    assert models.stages(tv) == ["layer1", "layer2", "layer3", "layer4", "pre_logits"]
+    assert models.stages(models.create("conv4")) == ["features.2", "features.6", "features.10", "features.14",
+                                                     "pre_logits"]  # a flat level: one stage per conv group
+    vit = _meta("tv/vit_b_16")  # one block entered twice: encoder, then encoder.layers; quarter depths of 12
+    assert models.stages(vit)[0] == "encoder.layers.encoder_layer_2" and len(models.stages(vit)) == 5
+    seq = nn.Sequential(nn.Conv2d(3, 8, 3), nn.ReLU(), nn.MaxPool2d(2), nn.Conv2d(8, 8, 3), nn.ReLU(),
+                        nn.AdaptiveAvgPool2d(1), nn.Flatten(), nn.Linear(8, 3))
+    assert models.stages(seq) == ["2", "4", "pre_logits"]  # the pooling and flattening are pre_logits' own input
+    own = _Untraceable().eval()
+    assert models.stages(own) == ["a", "b", "pre_logits"]  # untraceable: registration order
+    f = models.features(own, torch.rand(2, 3, 16, 16), models.stages(own))
+    assert f["b"].shape == (2, 4, 12, 12) and f["pre_logits"].shape == (2, 4)
+
+
+def test_check_layers_names_the_unknown_layer_and_lists_the_stages():
+    net = models.create("resnet18", num_classes=10)
+    assert models.check_layers(net, "layer3") == ["layer3"]
+    assert models.check_layers(net, ["layer1.0.conv1", "pre_logits"]) == ["layer1.0.conv1", "pre_logits"]
+    with pytest.raises(ValueError, match=r"ResNet has no layer 'layer5'\. Did you mean 'layer4'.*Its stages: "
+                                         r"layer1, layer2, layer3, layer4, pre_logits"):
+        models.check_layers(net, ["layer1", "layer5"])
+    with pytest.raises(ValueError, match="no layer 'penultimate'"):
+        models.check_layers(net, ["penultimate"])
+
+
+def test_check_input_says_what_a_model_expects():
+    assert models.check_input(models.create("small_resnet18", num_classes=7).eval(), 28) == 7
+    grey = models.create("small_resnet18", in_chans=1).eval()
+    assert models.check_input(grey, 28, channels=1) == 10
+    with pytest.raises(ValueError, match=r"rejects a \(1, 3, 28, 28\) input\. It expects 1 input channels .*"
+                                         r"expected input\[1, 3, 28, 28\] to have 1 channels"):
+        models.check_input(grey, 28)
+    vit = models.create("small_vit", num_classes=3, img_size=28).eval()
+    assert models.check_input(vit, 30) == 3  # the book's ViTs take any side
+    vit.patch_embed.strict_img_size, vit.dynamic_img_size = True, False  # as timm's ImageNet ViTs are
+    with pytest.raises(ValueError, match=r"a fixed image size \(28, 28\).*doesn't match model"):
+        models.check_input(vit, 56)
+
+    class Pair(nn.Module):
+        def forward(self, x):
+            return {"logits": x.mean((2, 3))}
+
+    with pytest.raises(ValueError, match=r"gives dict for a \(1, 3, 8, 8\) input.*\(1, K\) tensor"):
+        models.check_input(Pair(), 8)
+
+
+def test_weights_that_do_not_fit_name_missing_unexpected_keys_and_shapes(tmp_path):
+    torch.save(models.create("resnet18", num_classes=1000).state_dict(), tmp_path / "r18.pt")
+    with pytest.raises(CheckpointError) as err:  # another architecture: resnet34 has more blocks
+        models.create("resnet34", num_classes=1000, pretrained=tmp_path / "r18.pt")
+    assert re.search(r"do not fit this ResNet: 96 missing keys \(in the model, not in the file\): layer1\.2\.conv1"
+                     r"\.weight, .* and 92 more\.", str(err.value)), err.value
+    with pytest.raises(CheckpointError) as err:  # another family: every name differs
+        models.create("small_resnet18", num_classes=1000, pretrained=tmp_path / "r18.pt")
+    msg = str(err.value)
+    assert "120 missing keys" in msg and "120 unexpected keys (in the file, not in the model): conv1.weight" in msg
+    assert "1 shape mismatch: fc.weight file (1000, 512) vs model (1000, 128)" in msg and "another architecture" in msg
+    torch.save({"state_dict": models.create("resnet18", num_classes=5).state_dict()}, tmp_path / "r18_5.pt")
+    with pytest.raises(CheckpointError, match=r"2 shape mismatches: fc\.weight file \(5, 512\) vs model \(1000, 512\)"
+                                              r".*Only the classifier differs.*num_classes=5"):
+        models.create("resnet18", num_classes=1000, pretrained=tmp_path / "r18_5.pt")
+    state = models.read_weights(tmp_path / "r18_5.pt")  # the checkpoint's entry, unwrapped
+    assert models.head_outputs("resnet18", state) == 5
+    assert models.head_outputs("resnet18", {k: v for k, v in state.items() if not k.startswith("fc.")}) == 0
+    assert models.head_outputs("resnet18", {"x": torch.zeros(1)}) == 1000  # cannot tell: the default
+    assert models.head_outputs("tv/resnet18", models.create("tv/resnet18", num_classes=7).state_dict()) == 7
+    torch.save([1, 2], tmp_path / "list.pt")
+    with pytest.raises(CheckpointError, match="holds a list, not a state dict"):
+        models.read_weights(tmp_path / "list.pt")
+
+
+def test_check_name_lists_close_names_from_timm_torchvision_and_the_book():
+    assert models.check_name("resnet18.a1_in1k") == "resnet18.a1_in1k"  # a timm name with its weights tag
+    with pytest.raises(ValueError, match="Close matches: resnet18,") as err:
+        models.check_name("resnet81")
+    assert "small_resnet18" in str(err.value)  # our nets are listed
+    with pytest.raises(ValueError) as err:
+        models.check_name("small_resnt18")
+    close = str(err.value).split("Close matches: ")[1]
+    assert close.startswith("small_resnet18") and close.count("small_resnet18,") == 1  # each name once
+    with pytest.raises(ValueError, match=r"Unknown torchvision model 'resnext50'\. Valid: .*resnext50_32x4d"):
+        models.check_name("tv/resnext50")

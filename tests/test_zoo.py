@@ -8,7 +8,7 @@ import pytest
 import torch
 
 from invlib import __main__ as cli
-from invlib import crops, train, zoo
+from invlib import crops, models, train, zoo
 from invlib.papers.a import tables
 from invlib.papers.b import grounding
 from invlib.profiles import PROFILES, Profile
@@ -29,7 +29,7 @@ def _same(a, b) -> bool:
 def write_folder(root, classes=("dot", "bar", "block"), per_class=20, size=24):
     """A user's image folder: greyscale PNGs, one shape per class (a dot, a bar, a block: different areas) at
     random positions; every image is unique (its brightness is its index)."""
-    from torchvision.io import write_png
+    from PIL import Image
 
     gen = torch.Generator().manual_seed(0)
     for c, name in enumerate(classes):
@@ -39,7 +39,7 @@ def write_folder(root, classes=("dot", "bar", "block"), per_class=20, size=24):
             x, y = torch.randint(1, size - 14, (2,), generator=gen).tolist()
             h, w = ((3, 3), (4, size - 2), (14, 14))[c]
             img[0, y:y + h, x:x + w] = 155 + i
-            write_png(img, str(root / name / f"{i:03d}.png"))
+            Image.fromarray(img[0].numpy(), mode="L").save(root / name / f"{i:03d}.png")
     return root
 
 
@@ -477,3 +477,133 @@ def test_test_accuracy_is_scored_once_and_kept():
     acc = zoo.test_accuracy(spec, n_test=64)
     assert 0 <= acc < 0.3 and zoo.path(spec).with_suffix(".scores.json").exists()
     assert zoo.test_accuracy(spec, n_test=64, model=torch.nn.Identity()) == acc  # read back, not recomputed
+
+
+# ----------------------------------------------------------------------------- load: every model form
+FACTORY = """
+import torch
+from blocks import stem  # a neighbour of this file
+
+INPUT_SIDE = 40
+
+
+def build():
+    return torch.nn.Sequential(stem(), torch.nn.AdaptiveAvgPool2d(1), torch.nn.Flatten(), torch.nn.Linear(8, 4))
+
+
+def helper():
+    return 3
+"""
+
+
+def _factory(folder: Path, text: str = FACTORY) -> Path:
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / "blocks.py").write_text("import torch\n\ndef stem():\n    return torch.nn.Conv2d(3, 8, 3, 2)\n")
+    (folder / "net.py").write_text(text)
+    return folder / "net.py"
+
+
+def test_load_a_timm_model_from_a_weights_file(tmp_path):
+    saved = models.create("resnet18", num_classes=1000, seed=3).eval()  # a random-init timm ResNet-18
+    torch.save(saved.state_dict(), tmp_path / "r18.pt")
+    model, side = zoo.load(f"resnet18@{tmp_path / 'r18.pt'}", "smoke")
+    assert side == 224 and not model.training and _same(_weights(model), _weights(saved))
+    x = torch.rand(2, 3, 16, 16)
+    mean, std = torch.tensor(models.IMAGENET_MEAN).view(1, 3, 1, 1), torch.tensor(models.IMAGENET_STD).view(1, 3, 1, 1)
+    with torch.inference_mode():
+        assert torch.allclose(model(x), saved((x - mean) / std), atol=1e-4)  # takes [0, 1] images
+
+
+def test_load_a_weights_file_gives_the_model_the_files_number_of_classes(tmp_path):
+    torch.save({"model": models.create("resnet18", num_classes=5).state_dict()}, tmp_path / "r18_5.pt")
+    five, _ = zoo.load(f"resnet18@{tmp_path / 'r18_5.pt'}", "smoke")  # fine-tuned on 5 classes: a 5-way head
+    assert five.fc.out_features == 5 and models.check_input(five, 32) == 5
+
+
+def test_load_a_factory_in_a_python_file(tmp_path):
+    net = _factory(tmp_path / "mine")
+    model, side = zoo.load(f"{net}:build", "smoke")
+    assert side == 40 and not model.training and model(torch.rand(1, 3, 40, 40)).shape == (1, 4)
+    again, _ = zoo.load(f"{net}:build", "smoke")
+    assert _same(_weights(model), _weights(again)), "built under seed 0: the same model every time"
+    assert models.stages(model) == ["0", "pre_logits"]
+    (tmp_path / "plain.py").write_text("import torch\n\ndef make():\n    return torch.nn.Sequential(torch.nn.Conv2d("
+                                       "3, 2, 3), torch.nn.AdaptiveAvgPool2d(1), torch.nn.Flatten())\n")
+    assert zoo.load(f"{tmp_path / 'plain.py'}:make")[1] == 224  # no INPUT_SIDE: 224
+    at = _factory(tmp_path / "me@host")  # an existing file in a folder with '@' is still the file form
+    assert zoo.load(f"{at}:build", "smoke")[1] == 40
+
+
+def test_load_random_and_zoo_entries_and_a_weights_path_with_a_colon(tmp_path):
+    a, side = zoo.load("random:small_resnet18", "smoke")
+    assert side == 224 and _same(_weights(a), _weights(zoo.load("random:small_resnet18", "smoke")[0]))
+    folder = tmp_path / "run:3"  # '@' decides first: a ':' in the weights' path is no file form
+    folder.mkdir()
+    torch.save(a.state_dict(), folder / "w.pt")
+    b, _ = zoo.load(f"small_resnet18@{folder / 'w.pt'}", "smoke")
+    assert _same(_weights(a), _weights(b)) and b.fc.out_features == 1000
+    entry, side = zoo.load("zoo:small_resnet18/untrained", "smoke")
+    assert side == PROFILES["smoke"].img_size and entry.zoo_info["name"] == "small_resnet18/untrained"
+
+
+def test_load_an_unknown_form_or_name_lists_the_forms_and_close_names():
+    forms = r"zoo:<entry> = .*<model> = .*<model>@<weights-file> = .*random:<model> = .*<file.py>:<function> = "
+    for spec in ("timm:resnet18", "", "hf:org/net"):
+        with pytest.raises(ValueError, match="The forms: " + forms):
+            zoo.load(spec, "smoke")
+    with pytest.raises(ValueError, match=r"Unknown model 'resnet81'.*Close matches: resnet18, .*forms: " + forms):
+        zoo.load("resnet81", "smoke")
+    with pytest.raises(ValueError, match=r"Unknown model 'small_resnt18'.*Close matches: small_resnet18"):
+        zoo.load("random:small_resnt18", "smoke")
+    with pytest.raises(ValueError, match=r"Unknown model 'resnet81'.*Close matches: resnet18"):
+        zoo.load("resnet81@w.pt", "smoke")
+    with pytest.raises(ValueError, match=r"name the weights file after '@', 'resnet18@path/to/weights\.pt'"):
+        zoo.load("resnet18@", "smoke")
+
+
+@pytest.mark.parametrize("name", ["resnet18", "tv/resnet18", "small_resnet18"])
+def test_load_a_hub_name_offline_fails_at_once_naming_the_weights_file_form(monkeypatch, name):
+    monkeypatch.setenv("HF_HUB_OFFLINE", "1")
+    probes, real = [], models.is_online
+    monkeypatch.setattr(models, "is_online", lambda *a, **k: probes.append((a, k)) or real(*a, **k))
+
+    def download(*args, **kwargs):
+        raise AssertionError("tried to download weights while offline")
+
+    monkeypatch.setattr(torch.hub, "load_state_dict_from_url", download)
+    monkeypatch.setattr("timm.models._builder.load_pretrained", download)  # what timm's pretrained=True calls
+    with pytest.raises(models.PretrainedUnavailableError, match=f"'{name}@path/to/weights.pt'.*'random:{name}'"):
+        zoo.load(name, "smoke")
+    assert len(probes) == 1  # one reachability check, answered by HF_HUB_OFFLINE without touching the network
+
+
+def test_load_a_weights_file_that_does_not_fit_names_the_keys(tmp_path):
+    torch.save(models.create("resnet18", num_classes=1000).state_dict(), tmp_path / "r18.pt")
+    with pytest.raises(models.CheckpointError, match=r"do not fit this ResNet: 96 missing keys .*: layer1\.2\.conv1"):
+        zoo.load(f"resnet34@{tmp_path / 'r18.pt'}", "smoke")
+    with pytest.raises(models.CheckpointError, match=r"120 missing keys .*stem\.0\.weight.*120 unexpected keys .*"
+                                                     r"conv1\.weight.*1 shape mismatch: fc\.weight file"):
+        zoo.load(f"small_resnet18@{tmp_path / 'r18.pt'}", "smoke")
+    with pytest.raises(models.CheckpointError, match="does not exist"):
+        zoo.load(f"resnet18@{tmp_path / 'nothing.pt'}", "smoke")
+
+
+def test_load_a_python_file_that_lacks_its_function_or_builds_no_fitting_model(tmp_path):
+    net = _factory(tmp_path)
+    for spec in (f"{net}:nope", str(net), f"{net}:"):
+        with pytest.raises(ValueError, match=r"Name the function that returns your model.*net\.py defines: build, "
+                                             r"helper\."):
+            zoo.load(spec, "smoke")
+    with pytest.raises(FileNotFoundError, match=r"Model file '.*missing\.py' does not exist"):
+        zoo.load(f"{tmp_path / 'missing.py'}:build", "smoke")
+    with pytest.raises(TypeError, match=r"net\.py:helper\(\) returned int 3, not a torch\.nn\.Module"):
+        zoo.load(f"{net}:helper", "smoke")
+    grey = _factory(tmp_path / "grey", FACTORY.replace("import torch\n", "import torch\nimport blocks\n")
+                    .replace("stem()", "torch.nn.Conv2d(1, 8, 3)"))
+    with pytest.raises(ValueError, match=r"Sequential rejects a \(1, 3, 40, 40\) input\. It expects 1 input channels"
+                                         r".*The error: RuntimeError: .*expected input\[1, 3, 40, 40\] to have 1 "
+                                         r"channels"):
+        zoo.load(f"{grey}:build", "smoke")
+    bad_side = _factory(tmp_path / "side", FACTORY.replace("INPUT_SIDE = 40", "INPUT_SIDE = '40px'"))
+    with pytest.raises(TypeError, match="INPUT_SIDE must be a positive int"):
+        zoo.load(f"{bad_side}:build", "smoke")
