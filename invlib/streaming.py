@@ -23,6 +23,8 @@ Example
 
 from __future__ import annotations
 
+import functools
+import io
 import os
 import re
 import tempfile  # noqa: F401 - used by the docstring examples
@@ -33,7 +35,8 @@ from pathlib import Path
 import torch
 from torch import Tensor
 
-DECODERS = ("torchvision", "pil")
+DECODERS = ("torchcodec", "pil", "torchvision")
+DEFAULT_DECODER = "torchcodec"  # as fast as torchvision's deprecated decoder, the same pixels (bench_decode.py)
 DEFAULT_MEMORY_CAP = 4 * 2**30  # bytes of uint8 images a folder may take in memory before it streams
 
 
@@ -88,14 +91,105 @@ def resize(x: Tensor, size: int) -> Tensor:
     return torch.nn.functional.interpolate(x, size=(size, size), mode="bilinear", antialias=True)
 
 
-def decode(path: str | os.PathLike, size: int, decoder: str = "torchvision") -> tuple[Tensor, int, int]:
-    """One image file -> ``(3, size, size)`` uint8 RGB (square, the aspect ratio not kept) and its original
-    ``(width, height)``. The book's one decoder, for in-memory loads and streamed batches alike.
+class UnreadableImageError(ValueError):
+    """Image files that cannot be decoded (not an image, truncated, a format no decoder reads); ``paths`` names
+    them (empty when the error crossed a process boundary: the message still names them).
 
-    ``decoder="torchvision"`` (the default) decodes with ``torchvision.io.decode_image`` and resizes with torch's
-    antialiased bilinear interpolation. ``"pil"`` (Pillow, letting libjpeg decode a large JPEG at a reduced scale
-    no smaller than twice ``size``, then an antialiased bilinear resize) is slower (``benchmarks/bench_streaming.py``;
-    ``benchmarks/measurements/foundation.md``), and the fallback when ``torchvision.io`` cannot decode.
+    Example
+    -------
+    >>> bad = Path(tempfile.mkdtemp()) / "broken.jpg"; _ = bad.write_bytes(b"not a JPEG")
+    >>> try:
+    ...     decode(bad, 8)
+    ... except UnreadableImageError as err:
+    ...     print(Path(err.paths[0]).name, str(err).startswith("Cannot decode the image"))
+    broken.jpg True
+    """
+
+    def __init__(self, message: str, paths: Sequence[str | os.PathLike] = ()):
+        super().__init__(message)
+        self.paths = [str(p) for p in paths]
+
+
+@functools.cache
+def _torchcodec_decoder():
+    """TorchCodec's ``decode_image``, tried once per process on a tiny PNG; None (with a warning saying why) when
+    it is not installed or its libraries do not load with this torch."""
+    try:
+        from PIL import Image
+        from torchcodec.decoders import decode_image
+
+        png = io.BytesIO()
+        Image.new("RGB", (2, 1)).save(png, format="PNG")
+        decode_image(png.getvalue(), mode="RGB")
+        return decode_image
+    except Exception as err:  # noqa: BLE001 - any failure to load means: decode with Pillow instead
+        warnings.warn(f"TorchCodec cannot decode images here ({type(err).__name__}: {err}); decoding with Pillow "
+                      "instead (the same pixels, slower). `pip install torchcodec` in the version that matches torch "
+                      "brings it back.", RuntimeWarning, stacklevel=4)
+        return None
+
+
+def _pil_rgb(path) -> Tensor:
+    """Pillow: ``(3, h, w)`` uint8 RGB (channels-last in memory). Grey, palette, RGBA (alpha dropped) and CMYK
+    images are converted as TorchCodec converts them; 16-bit grey is scaled to 8 bits as TorchCodec rounds it."""
+    import numpy as np
+    from PIL import Image
+
+    with Image.open(path) as im:
+        if im.mode.startswith("I"):  # 16- or 32-bit grey
+            grey = (np.asarray(im, dtype=np.float32) / 257).round().clip(0, 255).astype(np.uint8)
+            return torch.from_numpy(grey).expand(3, *grey.shape)
+        rgb = im if im.mode == "RGB" else im.convert("RGB")
+        return torch.from_numpy(np.array(rgb)).permute(2, 0, 1)
+
+
+def _torchcodec_rgb(path) -> Tensor:
+    decode_image = _torchcodec_decoder()
+    if decode_image is None:
+        return _pil_rgb(path)
+    img = decode_image(str(path), mode="RGB")
+    return img[0] if img.ndim == 4 else img  # an animated GIF: its first frame
+
+
+def _torchvision_rgb(path) -> Tensor:
+    from torchvision.io import ImageReadMode, decode_image  # deprecated since torchvision 0.29: it says so
+
+    img = decode_image(str(path), mode=ImageReadMode.RGB)
+    if img.dtype == torch.uint16:  # a 16-bit PNG: to 8 bits, rounded as TorchCodec rounds
+        img = ((img.to(torch.int32) * 255 + 32767) // 65535).to(torch.uint8)
+    return img[0] if img.ndim == 4 else img
+
+
+_DECODE = {"torchcodec": _torchcodec_rgb, "pil": _pil_rgb, "torchvision": _torchvision_rgb}
+
+
+def check_decoder(decoder: str) -> str:
+    """``decoder`` if it is one of :data:`DECODERS`, else a ``ValueError`` listing them.
+
+    Example
+    -------
+    >>> check_decoder("pil")
+    'pil'
+    >>> check_decoder("cv2")
+    Traceback (most recent call last):
+    ValueError: Unknown decoder 'cv2'. Valid decoders: torchcodec, pil, torchvision.
+    """
+    if decoder not in DECODERS:
+        raise ValueError(f"Unknown decoder {decoder!r}. Valid decoders: {', '.join(DECODERS)}.")
+    return decoder
+
+
+def decode(path: str | os.PathLike, size: int, decoder: str = DEFAULT_DECODER) -> tuple[Tensor, int, int]:
+    """One image file -> ``(3, size, size)`` uint8 RGB (square, the aspect ratio not kept; grey repeated to three
+    channels, alpha dropped, an animated GIF's first frame) and its original ``(width, height)``. The book's one
+    decoder, for in-memory loads and streamed batches alike; :func:`resize` makes it square.
+
+    ``decoder``: ``"torchcodec"`` (the default: TorchCodec's ``decode_image``, the decoder torchvision 0.29 names
+    as the successor of its own; Pillow takes over, with a warning, where TorchCodec does not load), ``"pil"``
+    (Pillow: the same pixels, slower on JPEGs) or ``"torchvision"`` (``torchvision.io.decode_image``, deprecated
+    since torchvision 0.29, which warns on every call; the same pixels). ``benchmarks/bench_decode.py`` measures
+    them (``benchmarks/measurements/foundation.md``). A file that cannot be decoded raises
+    :class:`UnreadableImageError` naming it.
 
     Example
     -------
@@ -104,28 +198,14 @@ def decode(path: str | os.PathLike, size: int, decoder: str = "torchvision") -> 
     >>> tuple(img.shape), img.dtype, w > 0 and h > 0
     ((3, 32, 32), torch.uint8, True)
     """
-    if decoder == "pil":
-        import numpy as np
-        from PIL import Image
-
-        with Image.open(path) as im:
-            w, h = im.size
-            if im.format == "JPEG":
-                im.draft("RGB", (2 * size, 2 * size))  # DCT-domain downscale, still >= 2 x size
-            im = im.convert("RGB").resize((size, size), Image.Resampling.BILINEAR, reducing_gap=None)
-            return torch.from_numpy(np.asarray(im).copy()).permute(2, 0, 1).contiguous(), w, h
-    if decoder == "torchvision":
-        try:
-            from torchvision.io import ImageReadMode, decode_image
-        except ImportError:  # a torchvision without its image decoders
-            return decode(path, size, "pil")
-
-        with warnings.catch_warnings():  # torchvision 0.29 announces TorchCodec on every call
-            warnings.filterwarnings("ignore", "The image decoding and encoding", DeprecationWarning)
-            img = decode_image(str(path), mode=ImageReadMode.RGB)
-        h, w = img.shape[-2:]
-        return resize(img[None], size)[0], w, h
-    raise ValueError(f"Unknown decoder {decoder!r}. Valid decoders: {', '.join(DECODERS)}.")
+    fn = _DECODE[check_decoder(decoder)]
+    try:
+        img = fn(path)
+    except Exception as err:  # noqa: BLE001 - whatever the library raises, the reader needs the file's name
+        reason = f"{type(err).__name__}: {err}" if str(err) else type(err).__name__
+        raise UnreadableImageError(f"Cannot decode the image {path}: {reason}", [path]) from err
+    h, w = img.shape[-2:]
+    return resize(img[None], size)[0].contiguous(), w, h
 
 
 class ImageFiles:
@@ -149,10 +229,9 @@ class ImageFiles:
     ndim = 4
     device = torch.device("cpu")
 
-    def __init__(self, paths: Sequence[str | os.PathLike], size: int, decoder: str = "torchvision",
+    def __init__(self, paths: Sequence[str | os.PathLike], size: int, decoder: str = DEFAULT_DECODER,
                  margin: float = 1.0):
-        if decoder not in DECODERS:
-            raise ValueError(f"Unknown decoder {decoder!r}. Valid decoders: {', '.join(DECODERS)}.")
+        check_decoder(decoder)
         if margin < 1:
             raise ValueError(f"margin is the side of the black canvas over the image's, >= 1; got {margin!r}.")
         self.paths = [str(p) for p in paths]

@@ -88,9 +88,8 @@ results.glue(R.report_layers(run, depths, table))
 depths.round(3)
 
 # %% [markdown]
-# {glue:md}`depth_verdict` On the probes trained on all pairs, the mean depth is
-# {glue:text}`depth_colour:.2f` for the colour tasks against {glue:text}`depth_geo:.2f` for the geometric
-# ones (backbones averaged).
+# {glue:md}`depth_verdict` On the probes trained on all pairs, the mean depth (backbones averaged) is
+# {glue:md}`depth_colour` for the colour tasks against {glue:md}`depth_geo` for the geometric ones.
 
 # %% [markdown]
 # ## Table 2: half the layers

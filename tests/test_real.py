@@ -4,15 +4,15 @@ import gzip
 import math
 import pickle
 import shutil
+from pathlib import Path
 
 import numpy as np
 import pytest
 import torch
 
-from invlib import data
+from invlib import data, streaming
 from invlib.data import DataMissingError, load, real
 
-pytestmark = pytest.mark.filterwarnings("ignore:The image decoding and encoding:DeprecationWarning")
 FM_FILES = [f + ".gz" for s in ("train", "test") for f in data.FASHION_MNIST_FILES[s]]
 DEBIAN = data.DEBIAN_FASHION_MNIST
 needs_debian = pytest.mark.skipif(not (DEBIAN / FM_FILES[2]).is_file(), reason="dataset-fashion-mnist not installed")
@@ -207,10 +207,10 @@ DOG, CAT = "n02084071", "n02121620"
 
 
 def _jpeg(path, h, w, rgb):
-    from torchvision.io import write_jpeg
+    from PIL import Image
 
     path.parent.mkdir(parents=True, exist_ok=True)
-    write_jpeg(torch.tensor(rgb, dtype=torch.uint8)[:, None, None].expand(3, h, w).contiguous(), str(path), 95)
+    Image.new("RGB", (w, h), tuple(rgb)).save(path, format="JPEG", quality=95)
 
 
 def _xml(path, w, h, boxes, wnid):
@@ -286,17 +286,14 @@ def test_imagenet_streams_over_the_memory_cap_and_needs_wnid_folders(imagenet, m
 
 
 def test_user_folder(tmp_path):
-    from torchvision.io import write_png
+    from PIL import Image
 
     for split in ("train", "test"):
         for cls, colour in (("tabby", (120, 120, 0)), ("beagle", (0, 200, 0))):
             for i in range(2 if split == "train" else 1):
                 p = tmp_path / "split" / split / cls / f"{i}.png"
                 p.parent.mkdir(parents=True, exist_ok=True)
-                write_png(
-                    torch.tensor(colour, dtype=torch.uint8)[:, None, None].expand(3, 20, 10).contiguous(),
-                    str(p),
-                )
+                Image.new("RGB", (10, 20), colour).save(p)
     shutil.copytree(tmp_path / "split" / "train", tmp_path / "flat")
     (tmp_path / "flat" / "notes.txt").write_text("not an image")
     ds = load("folder", root=tmp_path / "flat")
@@ -320,6 +317,68 @@ def test_user_folder(tmp_path):
         load("folder", root=tmp_path / "flat", synsets={"beagle": "beagle.n.01", "tabby": "tabbby.n.01"})
     with pytest.raises(ValueError, match="needs root="):
         load("folder")
+
+
+def _greys(folder, n, side=(30, 20)):
+    from PIL import Image
+
+    folder.mkdir(parents=True, exist_ok=True)
+    for i in range(n):
+        Image.new("L", side, 40 * i).save(folder / f"{i}.{'png' if i % 2 else 'jpg'}")
+
+
+def test_a_folder_without_images_says_what_it_holds_and_what_is_read(tmp_path):
+    (tmp_path / "empty").mkdir()
+    with pytest.raises(DataMissingError, match=r"No images in .*empty: it holds no files\. Images are read with "
+                       r"the extensions \.jpg, \.jpeg, \.png, \.gif, \.webp \(any case\), from "
+                       r"<folder>/<class>/<image> \(or <folder>/<image>, as one class\)"):
+        load("folder", root=tmp_path / "empty")
+    for name in ("a.tif", "b.bmp", "notes.txt"):  # other kinds of files, in class folders: named
+        (tmp_path / "others" / "cats").mkdir(parents=True, exist_ok=True)
+        (tmp_path / "others" / "cats" / name).write_text("x")
+    with pytest.raises(DataMissingError, match=r"it holds 3 file\(s\) of other kinds \(cats/a.tif, cats/b.bmp, "
+                       r"cats/notes.txt\) and the folder\(s\) cats\. Images are read with the extensions"):
+        data.train_test("folder", root=tmp_path / "others")
+    (tmp_path / "split" / "train" / "dogs").mkdir(parents=True)
+    (tmp_path / "split" / "test").mkdir()
+    with pytest.raises(DataMissingError, match="No images in .*train: it holds no files and the folder"):
+        data.train_test("folder", root=tmp_path / "split")
+
+
+def test_a_folder_of_one_class_loads_and_says_why_class_measures_skip(tmp_path):
+    _greys(tmp_path / "one" / "cats", 10)
+    ds = load("folder", root=tmp_path / "one", size=8)
+    assert ds.classes == ["cats"] and ds.labels.tolist() == [0] * 10 and ds.images.shape == (10, 3, 8, 8)
+    assert torch.equal(ds.images[:, 0], ds.images[:, 2]), "greyscale images are repeated to RGB"
+    train, test = data.train_test("folder", root=tmp_path / "one", n_train=6, n_test=4, size=8)
+    assert (len(train), len(test), train.classes, test.classes) == (6, 4, ["cats"], ["cats"])
+    assert data.too_few_classes(ds) == ("not measured: the images have 1 class ('cats'), and this measure "
+                                        "compares at least 2.")
+    assert data.too_few_classes(ds, need=1) == ""
+    _greys(tmp_path / "flat", 5)  # images without class folders: one class, named after the folder
+    flat = load("folder", root=tmp_path / "flat", size=8)
+    assert flat.classes == ["flat"] and len(flat) == 5 and data.too_few_classes(flat).startswith("not measured")
+    assert len(load("folder", root=tmp_path / "flat", size=8, stream=True).images[:]) == 5
+    two = tmp_path / "two"
+    _greys(two / "a", 3)
+    _greys(two / "b", 3)
+    assert data.too_few_classes(load("folder", root=two)) == ""
+
+
+def test_images_that_cannot_be_decoded_are_named(tmp_path):
+    _greys(tmp_path / "f" / "a", 6)
+    _greys(tmp_path / "f" / "b", 6)
+    (tmp_path / "f" / "a" / "broken.jpg").write_bytes(b"garbage, not a JPEG")
+    (tmp_path / "f" / "b" / "cut.png").write_bytes((tmp_path / "f" / "b" / "1.png").read_bytes()[:40])
+    with pytest.raises(streaming.UnreadableImageError, match=r"2 of 14 image files cannot be decoded: "
+                       r".*a/broken.jpg \(.*\); .*b/cut.png \(.*\)\. Remove or replace them") as err:
+        load("folder", root=tmp_path / "f", size=8)
+    assert sorted(Path(p).name for p in err.value.paths) == ["broken.jpg", "cut.png"]
+    with pytest.raises(streaming.UnreadableImageError, match="broken.jpg"):
+        data.train_test("folder", root=tmp_path / "f", n_train=12, n_test=2, size=8)
+    disk = load("folder", root=tmp_path / "f", size=8, stream=True)  # on disk: named when its batch is read
+    with pytest.raises(streaming.UnreadableImageError, match="Cannot decode the image .*broken.jpg"):
+        disk.images[:]
 
 
 def test_fashion_mnist_items_are_the_split_uncopied_with_boxes(fm_test):

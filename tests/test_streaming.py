@@ -4,6 +4,7 @@ dataset reading a folder larger than the memory cap exactly as it reads the same
 import os
 import subprocess
 import sys
+import warnings
 
 import pytest
 import torch
@@ -63,7 +64,7 @@ def test_image_files_index_like_a_tensor_and_cut_without_decoding(folder):
     assert bigger.streams and bigger.images[:2].shape == (2, 3, 32, 32)
     with pytest.raises(TypeError, match="indexed by rows only"):
         files[0:2, :, :4]
-    with pytest.raises(ValueError, match="Valid decoders: torchvision, pil"):
+    with pytest.raises(ValueError, match="Valid decoders: torchcodec, pil, torchvision"):
         ImageFiles(files.paths, 24, decoder="cv2")
     with pytest.raises(ValueError, match="margin is the side of the black canvas"):
         files.with_margin(0.5)
@@ -132,6 +133,76 @@ def test_digest_keys_files_by_name_size_and_decoder(folder):
     assert utils.digest(files) == utils.digest(ImageFiles(files.paths, 24)) != utils.digest(ImageFiles(files.paths, 32))
     assert utils.digest(files) != utils.digest(files.take(slice(0, 47)))
     assert utils.digest(files) != utils.digest(ImageFiles(files.paths, 24, decoder="pil"))
+
+
+# ------------------------------------------------------------------------------ decoding
+def _kinds(root):
+    """One file of each kind a reader's folder may hold, non-square: (path, its (width, height))."""
+    import numpy as np
+    from PIL import Image
+
+    gen = np.random.default_rng(0)
+    rgb = Image.fromarray(gen.integers(0, 256, (30, 50, 3), dtype=np.uint8))
+    grey = rgb.convert("L")
+    images = {"rgb.jpg": rgb, "rgb.png": rgb, "grey.jpg": grey, "grey.png": grey, "cmyk.jpg": rgb.convert("CMYK"),
+              "palette.png": rgb.quantize(16), "rgba.png": rgb.convert("RGBA"), "grey_alpha.png": grey.convert("LA"),
+              "grey16.png": Image.fromarray(gen.integers(0, 65536, (30, 50), dtype=np.uint16)),
+              "UPPER.JPEG": rgb, "rgb.webp": rgb}
+    for name, img in images.items():
+        img.save(root / name, **({"quality": 90} if name.lower().endswith(("jpg", "jpeg")) else {}))
+    frames = [Image.new("P", (50, 30), i) for i in (3, 9)]
+    frames[0].save(root / "animated.gif", save_all=True, append_images=frames[1:])
+    return [(root / name, (50, 30)) for name in [*images, "animated.gif"]]
+
+
+def test_every_decoder_gives_the_same_rgb_pixels_of_every_kind_of_image(tmp_path):
+    for path, size in _kinds(tmp_path):
+        img, w, h = streaming.decode(path, 24)
+        assert img.shape == (3, 24, 24) and img.dtype == torch.uint8 and img.is_contiguous(), path.name
+        assert (w, h) == size, path.name
+        if "grey" in path.name:
+            assert torch.equal(img[0], img[1]) and torch.equal(img[1], img[2]), "grey repeated to three channels"
+        pil = streaming.decode(path, 24, "pil")[0]
+        assert (pil.int() - img.int()).abs().max() <= (1 if "16" in path.name else 0), path.name
+        with pytest.warns(DeprecationWarning, match="TorchCodec"):  # torchvision's, not hidden: opt-in only
+            assert torch.equal(streaming.decode(path, 24, "torchvision")[0], img), path.name
+    with pytest.raises(ValueError, match="Valid decoders: torchcodec, pil, torchvision"):
+        streaming.decode(path, 24, "cv2")
+
+
+def test_the_default_decoder_calls_no_deprecated_api(folder):
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # any warning, torchvision's deprecation included, fails the test
+        assert len(data.load("folder", root=folder, size=24, stream=False)) == 48
+        disk = data.load("folder", root=folder, size=24, stream=True).images
+        assert streaming.DEFAULT_DECODER == disk.decoder == "torchcodec"
+        assert len(list(streaming.batches(disk, 16, workers=0))) == 3
+
+
+def test_without_torchcodec_pillow_decodes_the_same_pixels_and_says_so(folder, monkeypatch):
+    path = data.load("folder", root=folder, size=8, stream=True).images.paths[0]
+    expected = streaming.decode(path, 24)[0]
+    monkeypatch.setitem(sys.modules, "torchcodec.decoders", None)  # `import torchcodec.decoders` fails
+    streaming._torchcodec_decoder.cache_clear()
+    try:
+        with pytest.warns(RuntimeWarning, match="TorchCodec cannot decode images here .*decoding with Pillow"):
+            assert torch.equal(streaming.decode(path, 24)[0], expected)
+    finally:
+        streaming._torchcodec_decoder.cache_clear()
+
+
+@pytest.mark.parametrize("workers", [0, 1])
+def test_a_file_that_is_no_image_is_named_when_it_is_decoded(folder, tmp_path, workers):
+    bad = tmp_path / "c0" / "broken.jpg"
+    bad.parent.mkdir()
+    bad.write_bytes(b"not a JPEG at all")
+    for decoder in ("torchcodec", "pil"):
+        with pytest.raises(streaming.UnreadableImageError, match="Cannot decode the image .*broken.jpg") as err:
+            streaming.decode(bad, 16, decoder)
+        assert err.value.paths == [str(bad)] and isinstance(err.value, ValueError)
+    files = ImageFiles([*data.load("folder", root=folder, size=16, stream=True).images.paths[:3], bad], 16)
+    with pytest.raises(streaming.UnreadableImageError, match="broken.jpg"):  # in a worker process too
+        list(streaming.batches(files, 2, workers=workers))
 
 
 # ------------------------------------------------------------------------------ every consumer, the same numbers

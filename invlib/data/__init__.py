@@ -95,7 +95,8 @@ __all__ = [
     "image_size", "wnid_to_synset", "write_imagenet_folder",
     "SCENE_BACKGROUND", "SCENE_CENTER_STD", "SCENE_DISTRACTOR", "SCENE_LOG_SIDE_STD", "SCENE_MEDIAN_SIDE",
     "SCENE_SIDE_RANGE", "SCENE_SIZE",
-    "available", "option_defaults", "check_options", "load", "one_split_folder", "train_test", "inventory",
+    "available", "option_defaults", "check_options", "load", "one_split_folder", "train_test", "too_few_classes",
+    "inventory",
     "dataset", "generated", "lighting", "real", "scenes",
 ]
 
@@ -273,6 +274,27 @@ def train_test(name: str, root=None, n_train: int = 1000, n_test: int = 1000, se
         n_test = n_test if len(drawn) == n_train + n_test else max(1, len(drawn) // 5)
         return (drawn.rows(slice(n_test, len(drawn))) if train else None), drawn.rows(slice(0, n_test))
     return (get("train", n_train) if train else None), get("test", n_test)
+
+
+def too_few_classes(ds: Dataset, need: int = 2) -> str:
+    """Why a measure that needs ``need`` classes cannot run on ``ds`` (a sentence naming its classes), or ``""``
+    when it has enough: what a chapter prints, or glues, when it skips such a measure on a folder of one class.
+
+    Example
+    -------
+    >>> import torch
+    >>> one = Dataset("folder", "train", torch.zeros(3, 3, 8, 8, dtype=torch.uint8), torch.zeros(3).long(), ["cats"])
+    >>> too_few_classes(one)
+    "not measured: the images have 1 class ('cats'), and this measure compares at least 2."
+    >>> too_few_classes(one, need=1)
+    ''
+    """
+    k = len(ds.classes)
+    if k >= need:
+        return ""
+    named = ", ".join(repr(c) for c in ds.classes[:5]) + (", ..." if k > 5 else "")
+    return (f"not measured: the images have {k} class{'es' if k != 1 else ''} ({named}), and this measure compares "
+            f"at least {need}.")
 
 
 def inventory():

@@ -17,6 +17,7 @@ Example
 from __future__ import annotations
 
 import gzip
+import itertools
 import pickle
 import re
 import warnings
@@ -285,15 +286,55 @@ def wnid_to_synset(wnid: str) -> str:
     return found.name()
 
 
-def _list_images(folder: Path) -> tuple[list[str], list[Path], list[int]]:
-    """Sorted class subfolders of ``folder`` and their images, sorted by (class, file name)."""
+def _list_images(folder: Path, flat_class: str | None = None) -> tuple[list[str], list[Path], list[int]]:
+    """Sorted class subfolders of ``folder`` and their images, sorted by (class, file name). With ``flat_class``,
+    a folder without class subfolders of images but with images of its own is one class of that name."""
     classes = sorted(d.name for d in folder.iterdir() if d.is_dir())
     files, labels = [], []
     for i, c in enumerate(classes):
         imgs = sorted(p for p in (folder / c).iterdir() if p.suffix.lower() in IMAGE_EXTENSIONS)
         files += imgs
         labels += [i] * len(imgs)
+    if not files and flat_class is not None:
+        files = sorted(p for p in folder.iterdir() if p.is_file() and p.suffix.lower() in IMAGE_EXTENSIONS)
+        classes, labels = [flat_class], [0] * len(files)
     return classes, files, labels
+
+
+def _few(names: list[str], k: int = 5) -> str:
+    return ", ".join(names[:k]) + (", ..." if len(names) > k else "")
+
+
+def _no_images(folder: Path, flat: bool) -> DataMissingError:
+    """The error of an image folder without images, saying what it holds instead and what is read."""
+    others = sorted(p.relative_to(folder).as_posix() for p in itertools.islice(folder.rglob("*"), 10_000)
+                    if p.is_file())
+    dirs = sorted(d.name for d in folder.iterdir() if d.is_dir())
+    held = f"{len(others)} file(s) of other kinds ({_few(others)})" if others else "no files"
+    read = f"<folder>/<class>/<image>{' (or <folder>/<image>, as one class)' if flat else ''}"
+    return DataMissingError(
+        f"No images in {folder}: it holds {held}" + (f" and the folder(s) {_few(dirs)}" if dirs else "")
+        + f". Images are read with the extensions {', '.join(IMAGE_EXTENSIONS)} (any case), from {read}.")
+
+
+def _decode_all(paths: list[Path], size: int) -> tuple[Tensor, list[tuple[int, int]]]:
+    """Every image decoded into ``(N, 3, size, size)`` uint8 and its (width, height); one
+    :class:`~invlib.streaming.UnreadableImageError` naming every file that cannot be decoded."""
+    images = torch.empty((len(paths), 3, size, size), dtype=torch.uint8)
+    sizes, bad = [], []
+    for k, path in enumerate(paths):
+        try:
+            images[k], w, h = streaming.decode(path, size)
+            sizes.append((w, h))
+        except streaming.UnreadableImageError as err:
+            bad.append((path, str(err.__cause__ or err)))
+            sizes.append(None)
+    if bad:
+        listed = "; ".join(f"{p} ({why})" for p, why in bad[:10]) + ("; ..." if len(bad) > 10 else "")
+        raise streaming.UnreadableImageError(
+            f"{len(bad)} of {len(paths)} image files cannot be decoded: {listed}. Remove or replace them (the "
+            f"decoders read {', '.join(IMAGE_EXTENSIONS)}).", [p for p, _ in bad])
+    return images, sizes
 
 
 def image_size(path: Path) -> tuple[int, int]:
@@ -324,10 +365,10 @@ def _xml_boxes(paths: list[Path]) -> tuple[list[list[float]], int, int] | None:
 
 
 def _image_folder(name, folder: Path, split, n, seed, size, cap, stream, max_per_class, boxes_from=None,
-                  box_filter=None) -> Dataset:
-    classes, files, labels = _list_images(folder)
+                  box_filter=None, flat_class: str | None = None) -> Dataset:
+    classes, files, labels = _list_images(folder, flat_class)
     if not files:
-        raise DataMissingError(f"No images ({', '.join(IMAGE_EXTENSIONS)}) in class subfolders of {folder}.")
+        raise _no_images(folder, flat_class is not None)
     idx = torch.arange(len(files))
     if box_filter is not None:  # before subsetting: read every XML, keep the images the filter accepts
         found = [_xml_boxes(boxes_from(f, classes[c])) for f, c in zip(files, labels)]
@@ -349,13 +390,10 @@ def _image_folder(name, folder: Path, split, n, seed, size, cap, stream, max_per
         print(f"note: {folder}: {len(paths)} images take {nbytes / 2**30:.1f} GiB at {size}x{size}, more than the "
               f"memory cap ({streaming.memory_cap() / 2**30:.1f} GiB, $INVLIB_MEMORY_CAP): they stream from disk.")
     sizes: list[tuple[int, int] | None] = [None] * len(paths)
-    if stream:
+    if stream:  # a file that cannot be decoded raises UnreadableImageError naming it when its batch is read
         images = ImageFiles(paths, size)
     else:
-        images = torch.empty((len(paths), 3, size, size), dtype=torch.uint8)
-        for k, path in enumerate(paths):
-            images[k], w, h = streaming.decode(path, size)
-            sizes[k] = (w, h)
+        images, sizes = _decode_all(paths, size)
     boxes = None
     if boxes_from:
         boxes = torch.empty((len(paths), 4))
@@ -426,7 +464,14 @@ def folder(split, root, n, seed, size, cap: bool = False, stream: bool | None = 
            synsets: dict[str, str] | None = None, max_per_class: int | None = None) -> Dataset:
     """A user's image folder: ``root/<class>/<image>``, or ``root/<train|test>/<class>/<image>`` when those
     split folders exist (``val`` is accepted for test). Images resized to ``size`` (default 64) square;
-    classes sorted; synsets from the option ``synsets={class: 'name.n.01'}`` (all classes), else None."""
+    classes sorted; synsets from the option ``synsets={class: 'name.n.01'}`` (all classes), else None.
+
+    Images are the files with the extensions of :data:`IMAGE_EXTENSIONS`. A folder (or split folder) with images
+    but no class sub-folders is one class named after ``root``; a folder with one class loads as any other (its
+    ``classes`` say so; :func:`invlib.data.too_few_classes` gives the reason a measure that compares classes
+    skips it). A folder without images raises :class:`DataMissingError` saying what it holds and what is read; files
+    that cannot be decoded raise :class:`invlib.streaming.UnreadableImageError` naming them: all of them when the
+    folder is decoded into memory, the first one read when it streams from disk."""
     if root is None:
         raise ValueError("load('folder') needs root= pointing to a folder of class subfolders of images.")
     root = Path(root)
@@ -441,7 +486,8 @@ def folder(split, root, n, seed, size, cap: bool = False, stream: bool | None = 
         folder = root
     else:
         raise ValueError(f"{root} has no train/ and test/ subfolders: its only split is 'train' (all images).")
-    ds = _image_folder("folder", folder, split, n, seed, size or 64, cap, stream, max_per_class)
+    ds = _image_folder("folder", folder, split, n, seed, size or 64, cap, stream, max_per_class,
+                       flat_class=root.resolve().name or "images")
     if synsets is not None:
         missing = [c for c in ds.classes if c not in synsets]
         if missing:

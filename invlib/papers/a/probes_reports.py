@@ -301,7 +301,7 @@ def report_layers(run, depths, table) -> dict:
     """Record section 6.1's claims (Figures 5, 6 and Table 2, declared in :mod:`invlib.papers.a.protocol`) about
     these backbones, and return the sentences chapter A2's prose glues: ``depth_verdict`` (colour against geometric
     tasks), ``halves_verdict`` (Table 2's first against second half), and ``depth_colour``, ``depth_geo`` (mean
-    depths, backbones averaged).
+    depths, backbones averaged, as text: two decimals, or why they are not measured, e.g. on greyscale images).
 
     ``depths``: importance-weighted depth per task (rows) and backbone (columns) of the probes on all training
     pairs, from :func:`layer_depths` (shown as this run's numbers); ``table``: :func:`run_table`'s with
@@ -356,7 +356,26 @@ def report_layers(run, depths, table) -> dict:
         f"of the geometric tasks by {b} of the depth scale: for some backbone the interval over the fold probes "
         f"includes {b} ({earlier.text()}).",
         not_measurable="On these images a task the comparison needs is undefined."),
-        halves_verdict=halves, depth_colour=float(colour.mean()), depth_geo=float(geo.mean()))
+        halves_verdict=halves, depth_colour=_mean_depth(d, COLOUR), depth_geo=_mean_depth(d, GEOMETRIC))
+
+
+def _mean_depth(depths, tasks) -> str:
+    """The mean depth of ``tasks`` (each task's mean over its backbones, then over the tasks) as the prose quotes
+    it, two decimals; or, where a task has no depth (the images cannot pose it), the text that says so.
+
+    Example
+    -------
+    >>> import pandas as pd
+    >>> d = pd.DataFrame({"R": [0.1, 0.3, float("nan")]}, index=["contrast", "brightness", "hue"])
+    >>> _mean_depth(d, ["contrast", "brightness"]), _mean_depth(d, ["contrast", "hue"])
+    ('0.20', 'not measured (hue is undefined on these images)')
+    """
+    rows = depths.reindex(list(tasks))
+    missing = [t for t in tasks if rows.loc[t].isna().any()]
+    if missing:
+        named = " and ".join([", ".join(missing[:-1]), missing[-1]] if len(missing) > 1 else missing)
+        return f"not measured ({named} {'are' if len(missing) > 1 else 'is'} undefined on these images)"
+    return f"{float(rows.to_numpy().mean()):.2f}"
 
 
 def _report_halves(run, table, row: str) -> str:
