@@ -5,6 +5,7 @@
 ``python -m invlib family b.rrc --profile paper [-p key=value ...]``          train a paper's family (torchrun)
 ``python -m invlib data check``                                              offline datasets and WordNet
 ``python -m invlib plan --profile cpu [--budget SECONDS] [--out FILE]``      the replicates that decide the claims
+``python -m invlib measure MODEL --data FOLDER [-p key=value ...]``           every paper's measure of your model
 """
 
 from __future__ import annotations
@@ -161,6 +162,69 @@ def _plan(args) -> int:
     return 0
 
 
+MEASURE_HELP = """Every paper's measure of invariance of your model on your images, layer by layer, with 95 % intervals
+over the images and the book's models beside it: runs chapter y1_your_model through the book's runner (as
+`python -m invlib book --only y1_your_model -p model=... -p data=...` does) and writes a page a browser opens, the
+CSV tables and the JSON. MODEL: zoo:<entry>, a timm or tv/ hub name (online only), <name>@<weights file>,
+random:<name>, <file.py>:<function> (a function returning a torch.nn.Module) or book:<name> (the book's models:
+book:B1/none, book:B1/rrc, book:B1/translation, book:B1/scale, book:B3/resnet, book:B3/vit). Examples:
+  python -m invlib measure resnet18@my_weights.pt --data my_images
+  python -m invlib measure my_nets.py:build --data my_images -p side=64 -p layers=layer2,pre_logits
+  python -m invlib measure zoo:small_resnet18/standard --data scenes --profile smoke"""
+MEASURE_CHAPTER = "y1_your_model"
+
+
+def _local(text: str) -> str:
+    """A file or folder in a model spec or a data name, made absolute where it exists here (the chapter runs in the
+    repository's folder, not this one)."""
+    if Path(text).exists():
+        return str(Path(text).resolve())
+    name, at, path = text.partition("@")
+    if at and Path(path).exists():
+        return f"{name}@{Path(path).resolve()}"
+    path, colon, function = text.rpartition(":")
+    if colon and path.endswith(".py") and Path(path).exists():
+        return f"{Path(path).resolve()}:{function}"
+    return text
+
+
+def _measure(args) -> int:
+    import importlib
+
+    from . import book
+    from .chapters import GENERATED, results_root
+
+    yours = importlib.import_module("invlib.papers.s.yours")  # by name: the foundation imports no paper
+    reports = importlib.import_module("invlib.papers.s.yours_reports")
+    params = dict(book.parse_overrides(args.param), model=_local(args.model), data=_local(args.data))
+    root = Path(args.book_dir)
+    declared = book.notebook_parameters(book.read_notebook(MEASURE_CHAPTER, root))
+    unknown = sorted(set(params) - set(declared))
+    if unknown:
+        raise ValueError(f"{MEASURE_CHAPTER} has no parameter {', '.join(unknown)}; its parameters: "
+                         f"{', '.join(k for k in declared if k != 'profile')}")
+    try:  # every input checked here, so a fault reads as one line, not a notebook's traceback
+        found = yours.check(yours.settings(args.profile, **params))
+    except RuntimeError as err:  # a hub name offline, weights that do not fit (invlib.models' errors)
+        print(f"error: {err}", file=sys.stderr)
+        return 2
+    print(f"{found['model']}: {found['images']} images, {found['classes']} classes, {found['side']} px, layers "
+          f"{', '.join(found['layers'])}; accuracies {found['accuracy'] or 'measured'}")
+    try:
+        chapter = book.execute(MEASURE_CHAPTER, args.profile, params, root=root)
+    except book.NotebookError as err:
+        print(f"\nerror: {err}", file=sys.stderr)
+        return 1
+    folder, notebook = results_root(root) / args.profile, root / GENERATED / f"{MEASURE_CHAPTER}.ipynb"
+    page = reports.write_page(notebook, folder / f"{MEASURE_CHAPTER}.html")
+    print(f"measured in {chapter.seconds:.1f} s")
+    print(f"page: {page}")
+    print(f"json: {folder / MEASURE_CHAPTER}.json")
+    print(f"csv:  {folder / MEASURE_CHAPTER}.csv (every number) and {MEASURE_CHAPTER}_<measure>.csv (the tables)")
+    print(f"notebook: {notebook}")
+    return 0
+
+
 def main(argv: list[str] | None = None) -> int:
     """Entry point of ``python -m invlib`` (and the ``invlib`` console script)."""
     parser = argparse.ArgumentParser(prog="python -m invlib", description=__doc__)
@@ -229,6 +293,19 @@ def main(argv: list[str] | None = None) -> int:
     p_plan.add_argument("--power", type=float, default=0.8, help="the share of reruns a plan's n decides (0.8)")
     p_plan.add_argument("--out", metavar="FILE", help="write the Markdown table here (default: print it)")
     p_plan.set_defaults(func=_plan)
+    p_measure = sub.add_parser("measure", help="every paper's measure of your model on your images (chapter Y1)",
+                               description=MEASURE_HELP, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p_measure.add_argument("model", help="the model: zoo:<entry>, <name>@<weights>, random:<name>, <file.py>:<fn>, "
+                                         "a hub name or book:<name>")
+    p_measure.add_argument("--data", default="scenes", help="a folder of images <root>/<class>/<image>, or scenes "
+                                                            "(the default) or another dataset's name")
+    p_measure.add_argument("--profile", default="cpu", choices=sorted(PROFILES))
+    p_measure.add_argument("-p", "--param", action="append", metavar="KEY=VALUE",
+                           help="a parameter of the chapter, e.g. -p side=64 -p layers=layer2,pre_logits -p "
+                                "n_images=512 (repeatable)")
+    p_measure.add_argument("--book-dir", default=str(REPO), metavar="DIR",
+                           help="the book's folder, whose notebooks/ holds the chapter (default: this repository)")
+    p_measure.set_defaults(func=_measure)
     args = parser.parse_args(argv)
     try:
         return args.func(args)

@@ -302,6 +302,34 @@ def test_measure_network_of_a_resnet_rows_cache_and_reference(tiny, tmp_path):
     assert len(list((tmp_path / "cache" / "equivariance").glob("measure-*.pt"))) == 2  # keyed by the weights
 
 
+def test_measure_network_per_image_values_behind_each_row(tiny):
+    """per_image: the same table, and per value the evaluation images' correctness and distances, whose means are
+    the row's numbers (the unit of an interval over images)."""
+    S, fit_ds, eval_ds = tiny
+    net = models.create("small_resnet18", seed=0).eval()
+    t, per = E.measure_network(net, "rotation", [-30.0, 5.0], S, fit_ds, eval_ds, per_image=True)
+    pd.testing.assert_frame_equal(t, E.measure_network(net, "rotation", [-30.0, 5.0], S, fit_ds, eval_ds))
+    for row in t.itertuples():
+        images = per[row.value]
+        assert images["inv_correct"].shape == images["eq_l2"].shape == (len(eval_ds),)
+        assert float(images["inv_correct"].float().mean() * 100) == pytest.approx(row.inv_acc)
+        assert float(images["eq_correct"].float().mean() * 100) == pytest.approx(row.eq_acc)
+        assert float(images["inv_l2"].mean()) == pytest.approx(row.inv_l2)
+        assert float(images["eq_l2"].mean()) == pytest.approx(row.eq_l2)
+
+
+def test_measure_network_distances_only_without_the_networks_accuracy(tiny):
+    """accuracy=False (a model whose classes are not the images'): the same distances, no accuracy, no per-image
+    correctness, cached apart from the full measure."""
+    S, fit_ds, eval_ds = tiny
+    net = models.create("small_resnet18", seed=0).eval()
+    full, _ = E.measure_network(net, "rotation", [-30.0, 5.0], S, fit_ds, eval_ds, per_image=True)
+    t, per = E.measure_network(net, "rotation", [-30.0, 5.0], S, fit_ds, eval_ds, per_image=True, accuracy=False)
+    assert t[["clean", "inv_acc", "eq_acc"]].isna().all().all() and not full[["inv_acc"]].isna().any().any()
+    np.testing.assert_allclose(t[["inv_l2", "eq_l2"]].values, full[["inv_l2", "eq_l2"]].values, rtol=1e-6)
+    assert set(per[5.0]) == {"inv_l2", "eq_l2"}
+
+
 def test_measure_network_bad_inputs(tiny):
     S, fit_ds, eval_ds = tiny
     net = models.create("small_resnet18", seed=0).eval()

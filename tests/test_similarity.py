@@ -663,3 +663,20 @@ def test_search_pools_share_the_pairs_and_the_entries_that_act_the_same_in_two_s
     for name, (entries, style) in pools.items():
         own = S.search_many({"lin": lin}, x, labels, entries, seed=7, batch_size=64, style=style)["lin"]
         assert torch.equal(out[name]["lin"].changes, own.changes) and out[name]["lin"].meta == own.meta
+
+
+def test_sweep_of_several_outputs_of_one_call_and_its_per_image_values():
+    """A tuple key (several outputs of one call, e.g. layers of one forward pass) gives each label the rows of its
+    own sweep; per_image leaves the rows as they are and returns each row's per-image relative invariance (whose
+    median is the row's) and the alignment's pair terms (whose mean off the diagonal is the row's alignment)."""
+    x, lin, calls = images(16), linear_embedding(), []
+    both = lambda b: calls.append(1) or (lin(b), mean_colour(b))  # noqa: E731
+    joint = S.sweep({("lin", "mean"): both}, x, ["rotate", "gaussian_noise"], levels=[0, 3], seed=1)
+    assert joint == S.sweep({"lin": lin, "mean": mean_colour}, x, ["rotate", "gaussian_noise"], levels=[0, 3], seed=1)
+    assert len(calls) == 1 + 2  # the untransformed images, then one pass per grid at level 3
+    rows, per = S.sweep({"lin": lin}, x, ["rotate", "gaussian_noise"], levels=[0, 3], seed=1, per_image=True)
+    assert rows == S.sweep({"lin": lin}, x, ["rotate", "gaussian_noise"], levels=[0, 3], seed=1)
+    for row, p in zip(rows, per):
+        assert p["invariance"].shape == (16,) and p["pairs"].shape == (16, 16)
+        assert float(torch.quantile(p["invariance"], 0.5)) == pytest.approx(row["median"])
+        assert float(p["pairs"].sum() / (16 * 15)) == pytest.approx(row["alignment"], abs=1e-5)

@@ -117,6 +117,7 @@ CHAPTERS = {
     # own), and trains four of its own; its issue allows 3 minutes
     "s1_measures_agree": F(zoo="invlib.papers.s.agreement:s1_zoo_specs", budgets={"cpu": 180},
                            writes=("equivariance", "synthesis"), reads=("rrc",)),
+    "y1_your_model": F(zoo="invlib.papers.s.yours:y1_zoo_specs", writes=("yours", "equivariance")),
 }
 del F
 

@@ -177,11 +177,13 @@ def _chunk_generator(seed: int, k: int) -> torch.Generator:
 @torch.inference_mode()
 def sweep(embeddings: dict[str, Callable], x: torch.Tensor, names: Sequence[str] | None = None,
           levels: Sequence[int] = range(10), seed: int = 0, batch_size: int = 256,
-          device: str | torch.device = "cpu", progress: bool = False) -> list[dict]:
+          device: str | torch.device = "cpu", progress: bool = False, per_image: bool = False):
     """Invariance and equivariance of several embeddings to every grid of ``names`` at every level.
 
     Args:
-        embeddings: label -> ``f(images (B, C, H, W)) -> (B, D)`` (e.g. :func:`embedding` of a model).
+        embeddings: label -> ``f(images (B, C, H, W)) -> (B, D)`` (e.g. :func:`embedding` of a model). A key may
+            be a tuple of labels whose callable returns as many outputs, e.g. several layers of one forward pass
+            (:func:`_joint`); each label gets its own rows.
         x: probe images ``(N, C, H, W)`` in [0, 1], ``N >= 2``, or images on disk
             (:class:`invlib.streaming.ImageFiles`: decoded, transformed and embedded :data:`STREAM_CHUNK` at a time,
             each chunk with draws of its own).
@@ -192,7 +194,10 @@ def sweep(embeddings: dict[str, Callable], x: torch.Tensor, names: Sequence[str]
     embedding's rows are those a sweep of it alone gives.
 
     Returns one row per (embedding, grid, level): ``model, transform, group, level, magnitude, median, q25,
-    q75, mean`` (of the per-image relative invariance) and ``alignment``.
+    q75, mean`` (of the per-image relative invariance) and ``alignment``. With ``per_image=True``, ``(rows,
+    images)``: ``images[i]`` holds row ``i``'s per-image values, ``invariance`` ``(N,)`` (the relative invariance
+    of each image) and ``pairs`` ``(N, N)`` (:func:`alignment_pairs`: the alignment's terms per pair of images, whose
+    mean off the diagonal is the row's ``alignment``), for intervals over images; the rows are the same.
 
     Example
     -------
@@ -204,9 +209,14 @@ def sweep(embeddings: dict[str, Callable], x: torch.Tensor, names: Sequence[str]
     levels = [_check_level(lv) for lv in levels]
     if len(x) < 2:
         raise ValueError(f"the sweep needs at least 2 probe images, got {len(x)}.")
+    joint = any(isinstance(k, tuple) for k in embeddings)
+    if joint:  # several outputs of one call: embedded side by side, split per label
+        f, split = _joint(embeddings)
+        embeddings = {"": f}
     z = {label: torch.cat([_batched(f, xc, batch_size, device) for _, xc in _chunks(x)])
          for label, f in embeddings.items()}
-    rows = []
+    z = split(z[""]) if joint else z
+    rows, images = [], []
     todo = [(n, lv) for n in names for lv in levels]
     bar = bar_of(todo, progress, "sweep")
     for name, level in bar:
@@ -217,17 +227,50 @@ def sweep(embeddings: dict[str, Callable], x: torch.Tensor, names: Sequence[str]
             xt = T.apply(op, xc, GRID_SIGN.get(name, 1.0) * mags[level], generator=gen)
             for label, f in embeddings.items():
                 z_ts[label].append(_batched(f, xt, batch_size, device))
+        z_ts = split(torch.cat(z_ts[""])) if joint and level else z_ts
         if not level:
             gen = torch.Generator().manual_seed(_seed(seed, name, level))
         state = gen.get_state()  # every embedding draws the pairings a sweep of its own would draw
-        for label in embeddings:
+        for label in z:
             gen.set_state(state)
-            z_t = torch.cat(z_ts[label]) if level else z[label]
+            z_t = (z_ts[label] if joint else torch.cat(z_ts[label])) if level else z[label]
             inv = metrics.relative_invariance(z[label], z_t, generator=gen)
+            if per_image:
+                drawn = gen.get_state()
+                images.append(dict(invariance=inv.cpu(), pairs=alignment_pairs(z[label], z_t, gen).cpu()))
+                gen.set_state(drawn)  # the alignment below draws what it would draw without per_image
             rows.append(dict(model=label, transform=name, group=T.get(op).group, level=level,
                              magnitude=float(mags[level]), **metrics.summary(inv),
                              alignment=metrics.equivariance_alignment(z[label], z_t, gen)))
-    return rows
+    return (rows, images) if per_image else rows
+
+
+def alignment_pairs(z: torch.Tensor, z_t: torch.Tensor, generator: torch.Generator | None = None) -> torch.Tensor:
+    """The terms of paper B's equivariance alignment (:func:`invlib.metrics.equivariance_alignment`) per pair of
+    images: ``(N, D), (N, D) -> (N, N)``, entry ``(i, j)`` the cosine distance of rows ``i, j`` of the shuffled
+    baseline minus that of the responses ``z - z_t`` (0 on the diagonal). Drawn from ``generator`` as the metric
+    draws its baseline, so the mean off the diagonal is the metric's value for the same generator state; a mean
+    over a resample of the images (pairs of two different images, weighted by how often each was drawn) gives the
+    alignment's bootstrap interval over images.
+
+    Example
+    -------
+    >>> g, z = torch.Generator(), torch.randn(6, 4, generator=torch.Generator().manual_seed(0))
+    >>> m = alignment_pairs(z, z.flip(1), g.manual_seed(1))
+    >>> value = metrics.equivariance_alignment(z, z.flip(1), g.manual_seed(1))
+    >>> m.shape, abs(float(m.sum() / (6 * 5)) - value) < 1e-6, float(m.diagonal().abs().max())
+    (torch.Size([6, 6]), True, 0.0)
+    """
+    d = (z - z_t).flatten(1).float()
+    order = torch.rand(d.shape, generator=generator).argsort(0).to(d.device)  # the metric's draw of the baseline
+    out = _cosines(d) - _cosines(d.gather(0, order))  # (1 - cos_B) - (1 - cos_D)
+    return out.fill_diagonal_(0.0)
+
+
+def _cosines(rows: torch.Tensor) -> torch.Tensor:
+    """``(N, D) -> (N, N)`` cosine of every two rows (0 with a row of zeros)."""
+    u = torch.nn.functional.normalize(rows, dim=1, eps=1e-12)
+    return u @ u.T
 
 
 def _seed(seed: int, *parts) -> int:

@@ -25,6 +25,7 @@ Example
 from __future__ import annotations
 
 import copy
+import math
 import time
 from dataclasses import dataclass
 
@@ -415,7 +416,8 @@ def _predict(model, layer, feats, x, transform) -> torch.Tensor:
 
 
 def measure_network(model: nn.Module, kind: str, values, S: Settings, fit_ds: data.Dataset, eval_ds: data.Dataset,
-                    resize: float = 320 / 227, magnitude=None, name: str = "") -> pd.DataFrame:
+                    resize: float = 320 / 227, magnitude=None, name: str = "", per_image: bool = False,
+                    accuracy: bool = True):
     """Invariance and equivariance of ``S.layer`` of ``model`` to the fixed transforms ``values`` of ``kind``.
 
     For every value ``g``: ``M_g`` is fitted (all values at once) on ``fit_ds`` to map the features of ``g x`` to
@@ -426,6 +428,14 @@ def measure_network(model: nn.Module, kind: str, values, S: Settings, fit_ds: da
     ``clean`` (accuracy on the reference, %), ``inv_acc`` / ``eq_acc`` (accuracy through the rest of the network
     of ``r'`` / ``M_g(r')``, %), ``inv_l2`` / ``eq_l2`` (mean normalised L2 distance to ``r``, RMS-scaled
     dimensions), with ``network``, ``kind`` and ``resize``.
+
+    With ``per_image=True``, ``(table, images)``: ``images[value]`` holds the per-image values of ``eval_ds`` behind
+    the row of that value, ``inv_correct`` / ``eq_correct`` ``(n,)`` bool and ``inv_l2`` / ``eq_l2`` ``(n,)``
+    (whose means are the row's numbers), for intervals over images; the table is the same (cached apart).
+
+    ``accuracy=False``: the distances only (``clean``, ``inv_acc``, ``eq_acc`` NaN, no per-image correctness), for a
+    model whose classes are not the images' labels: the rest of the network is then not run on the features, which
+    is most of the measure's time at an inner layer.
 
     Raises ``ValueError`` for an unknown type, a value off App. A's grid (the message says the grid) or a layer the
     model lacks (the message lists its layers).
@@ -448,7 +458,7 @@ def measure_network(model: nn.Module, kind: str, values, S: Settings, fit_ds: da
     models.features(model, fit_ds.rows(slice(0, 1)).float().to(_device(model)), [S.layer])  # unknown layer: fails
     weights = model_key(model)
     key = digest(weights, kind, values, resize, S.layer, S.map_epochs, S.map_batch, S.map_lr, S.map_loss, S.seed,
-                 fit_ds.images, eval_ds.images)
+                 fit_ds.images, eval_ds.images, *(() if accuracy else ("distances only",)))
 
     def compute():
         ref = lambda x, k: tt.reference(kind, x, resize)
@@ -467,24 +477,31 @@ def measure_network(model: nn.Module, kind: str, values, S: Settings, fit_ds: da
         n, labels = len(eval_ds), eval_ds.labels
         with torch.inference_mode():
             mapped = maps(torch.stack([_rows(g) for g in g_eval]) / scale) * scale
-            clean = _acc(_predict(model, S.layer, r_eval, eval_ds.images, ref), labels)
-            l2 = lambda f: float(metrics.normalized_l2((_rows(r_eval) / scale).reshape(n, -1),
-                                                      (_rows(f) / scale).reshape(n, -1)).mean())
-            rows = []
+            clean = _acc(_predict(model, S.layer, r_eval, eval_ds.images, ref), labels) if accuracy else math.nan
+            l2s = lambda f: metrics.normalized_l2((_rows(r_eval) / scale).reshape(n, -1),  # noqa: E731
+                                                  (_rows(f) / scale).reshape(n, -1))
+            rows, images = [], {}
             for v, g, m in zip(values, g_eval, mapped):
                 m = _unrows(m, g)
-                rows.append(dict(value=v, label=tt.value_label(kind, v), clean=clean,
-                                 inv_acc=_acc(_predict(model, S.layer, g, eval_ds.images, tf(v, 10**6)), labels),
-                                 eq_acc=_acc(_predict(model, S.layer, m, eval_ds.images, tf(v, 10**6)), labels),
-                                 inv_l2=l2(g), eq_l2=l2(m)))
-        return pd.DataFrame(rows)
+                inv_l2, eq_l2 = l2s(g), l2s(m)
+                images[v] = dict(inv_l2=inv_l2.cpu(), eq_l2=eq_l2.cpu())
+                acc = dict(inv_acc=math.nan, eq_acc=math.nan)
+                if accuracy:
+                    inv = _predict(model, S.layer, g, eval_ds.images, tf(v, 10**6)) == labels
+                    eq = _predict(model, S.layer, m, eval_ds.images, tf(v, 10**6)) == labels
+                    acc = dict(inv_acc=float(inv.float().mean() * 100), eq_acc=float(eq.float().mean() * 100))
+                    images[v].update(inv_correct=inv.cpu(), eq_correct=eq.cpu())
+                rows.append(dict(value=v, label=tt.value_label(kind, v), clean=clean, **acc,
+                                 inv_l2=float(inv_l2.mean()), eq_l2=float(eq_l2.mean())))
+        return dict(table=pd.DataFrame(rows), images=images) if per_image else pd.DataFrame(rows)
 
-    table = cached("equivariance", f"measure-{key}", compute).copy()
+    made = cached("equivariance", f"measure{'_images' * per_image}-{key}", compute)
+    table = (made["table"] if per_image else made).copy()
     table["in_range"] = [tt.in_training_range(kind, v, magnitude, resize) for v in table.value]
     table.insert(0, "network", name)
     table.insert(1, "kind", kind)
     table["resize"] = resize
-    return table
+    return (table, made["images"]) if per_image else table
 
 
 def _acc(pred: torch.Tensor, labels: torch.Tensor) -> float:
