@@ -53,8 +53,11 @@ def test_the_folder_chapters_are_found_by_their_parameters():
 
 
 @pytest.mark.slow
-def test_every_folder_chapter_runs_on_greyscale_images_and_the_site_builds(tmp_path, copy_book):
+def test_every_folder_chapter_runs_on_greyscale_images_and_the_site_builds(tmp_path, copy_book, monkeypatch):
     from PIL import Image
+
+    # results of its own: the session's results folder holds the smoke book's, which other tests read
+    monkeypatch.setenv("INVLIB_RESULTS", str(tmp_path / "results"))
 
     folder = write_grey_folder(tmp_path / "grey")
     assert {Image.open(p).mode for p in folder.rglob("*.*")} == {"L"}

@@ -192,7 +192,8 @@ def test_reports_draw_tables_and_numbers_from_a_table(tmp_path):
 
 # ------------------------------------------------------------------------------ the chapter and the command
 @pytest.mark.slow
-def test_the_chapter_at_smoke_through_the_runner(book_copy, folder):
+def test_the_chapter_at_smoke_through_the_runner(book_copy, folder, tmp_path, monkeypatch):
+    monkeypatch.setenv("INVLIB_RESULTS", str(tmp_path / "results"))  # not the smoke book's, which others read
     ch = book.execute("y1_your_model", "smoke", {"model": "zoo:small_resnet18/untrained", "data": str(folder)},
                       root=book_copy)
     assert ch.status == "ok"
@@ -205,8 +206,10 @@ def test_the_chapter_at_smoke_through_the_runner(book_copy, folder):
 
 
 @pytest.mark.slow
-def test_the_measure_command_writes_a_page_csv_and_json(book_copy, folder, tmp_path, capsys):
+def test_the_measure_command_writes_a_page_csv_and_json(book_copy, folder, tmp_path, capsys, monkeypatch):
     import timm
+
+    monkeypatch.setenv("INVLIB_RESULTS", str(tmp_path / "results"))
 
     weights = tmp_path / "r18.pt"
     torch.save(timm.create_model("resnet18", num_classes=3).state_dict(), weights)
