@@ -989,7 +989,8 @@ def batched(fn, x: torch.Tensor, batch_size: int | None = None, device: str | to
         out_device: where the outputs are gathered (``None``: stay on ``device``).
 
     Returns:
-        ``fn``'s outputs of all batches concatenated, ``(N, ...)`` (a normal tensor, not an inference tensor).
+        ``fn``'s outputs of all batches concatenated, ``(N, ...)`` (a normal tensor, not an inference tensor);
+        ``{key: (N, ...)}`` when ``fn`` returns a dict of tensors (several layers of one forward pass).
 
     Example
     -------
@@ -1000,6 +1001,8 @@ def batched(fn, x: torch.Tensor, batch_size: int | None = None, device: str | to
     (torch.Size([5, 10]), torch.float32, True)
     >>> batched(lambda b: m(b).argmax(1), x, transform=lambda b, k: b.flip(-1)).dtype
     torch.int64
+    >>> {k: v.shape for k, v in batched(lambda b: {"z": m(b), "top": m(b).argmax(1)}, x, batch_size=2).items()}
+    {'z': torch.Size([5, 10]), 'top': torch.Size([5])}
     """
     if len(x) == 0:
         raise ValueError(f"batched() needs at least one input, got x of shape {tuple(x.shape)}.")
@@ -1021,9 +1024,16 @@ def batched(fn, x: torch.Tensor, batch_size: int | None = None, device: str | to
             if channels_last:
                 xb = xb.contiguous(memory_format=torch.channels_last if xb.ndim == 4 else torch.contiguous_format)
             y = fn(xb)
-            y = y.float() if y.is_floating_point() else y
-            out.append(y if out_device is None else y.to(out_device))
+            out.append({k: _gathered(v, out_device) for k, v in y.items()} if isinstance(y, dict)
+                       else _gathered(y, out_device))
+    if isinstance(out[0], dict):  # several outputs a pass (layers of one forward): concatenated each
+        return {k: torch.cat([o[k] for o in out]) for k in out[0]}
     return torch.cat(out)  # outside inference_mode: a normal tensor, which callers may modify in place
+
+
+def _gathered(y: torch.Tensor, out_device) -> torch.Tensor:
+    y = y.float() if y.is_floating_point() else y
+    return y if out_device is None else y.to(out_device)
 
 
 def _pool(y: torch.Tensor) -> torch.Tensor:

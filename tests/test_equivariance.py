@@ -330,6 +330,30 @@ def test_measure_network_distances_only_without_the_networks_accuracy(tiny):
     assert set(per[5.0]) == {"inv_l2", "eq_l2"}
 
 
+def test_measure_layers_equal_one_layer_at_a_time_from_one_forward_pass(tiny, tmp_path, monkeypatch):
+    """Several layers at once: each layer's result (and cache file) is measure_network's at that layer, and the
+    images go through the network once per image set and transform, not once per layer."""
+    S, fit_ds, eval_ds = tiny
+    net = models.create("small_resnet18", seed=0).eval()
+    passes = []
+    features = E.models.features
+    monkeypatch.setattr(E.models, "features", lambda m, x, layers, **k: passes.append(list(layers))
+                        or features(m, x, layers, **k))
+    both = E.measure_layers(net, "rotation", [-30.0, 5.0], S, fit_ds, eval_ds, ["layer2", "pre_logits"],
+                            per_image=True)
+    assert all(p == ["layer2", "pre_logits"] for p in passes)
+    # one pass checks the layers; then the reference and two values, each on 2 fit batches and 1 eval batch of 64
+    assert len(passes) == 1 + 3 * (2 + 1)
+    monkeypatch.setenv("INVLIB_CACHE", str(tmp_path / "other"))
+    for layer in ("layer2", "pre_logits"):
+        one, per = E.measure_network(net, "rotation", [-30.0, 5.0], E.settings("smoke", n_fit=128, n_eval=64,
+                                     map_epochs=10, layer=layer), fit_ds, eval_ds, per_image=True)
+        pd.testing.assert_frame_equal(one, both[layer][0])
+        assert torch.equal(per[5.0]["eq_l2"], both[layer][1][5.0]["eq_l2"])
+    names = lambda d: sorted(p.name for p in (d / "equivariance").glob("measure_images-*.pt"))  # noqa: E731
+    assert names(tmp_path / "cache") == names(tmp_path / "other") and len(names(tmp_path / "cache")) == 2
+
+
 def test_measure_network_bad_inputs(tiny):
     S, fit_ds, eval_ds = tiny
     net = models.create("small_resnet18", seed=0).eval()

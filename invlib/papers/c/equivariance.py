@@ -40,7 +40,7 @@ from ... import transform_types as tt
 from ...models import weights_key
 from ...profiles import settings as _settings
 from ...train import TrainConfig, fit
-from ...utils import atomic_save, cache_path, cached, check_choice, digest, load_cached
+from ...utils import atomic_save, cache_path, cached, cached_many, check_choice, digest, load_cached
 
 # The fixed transforms each network is fine-tuned on (Tables 2 and 4: two of the paper's 4-6 per type, inside the
 # training range of the most augmented network). Shear is horizontal here, as the measurement grid of App. A.9.
@@ -331,18 +331,25 @@ def _device(model) -> torch.device:
     return next(model.parameters()).device
 
 
-def layer_features(model: nn.Module, x: torch.Tensor, layer: str, transform=None) -> torch.Tensor:
+def layer_features(model: nn.Module, x: torch.Tensor, layer: str | list[str], transform=None):
     """``(N, ...)`` features of ``layer`` for images ``x`` ``(N, C, H, W)`` (uint8 or float), each batch first
-    passed through ``transform(x, batch_index) -> x`` when given; ``(N, D)`` for ``pre_logits``.
+    passed through ``transform(x, batch_index) -> x`` when given; ``(N, D)`` for ``pre_logits``. A list of layers
+    gives ``{layer: (N, ...)}`` from one forward pass of each batch (the same values as one layer at a time).
 
     Example
     -------
     >>> net = models.create("small_resnet18").eval()
-    >>> layer_features(net, torch.rand(5, 3, 28, 28), "pre_logits").shape
+    >>> x = torch.rand(5, 3, 28, 28)
+    >>> layer_features(net, x, "pre_logits").shape
     torch.Size([5, 128])
+    >>> both = layer_features(net, x, ["layer2", "pre_logits"])
+    >>> both["layer2"].shape, torch.equal(both["pre_logits"], layer_features(net, x, "pre_logits"))
+    (torch.Size([5, 32, 14, 14]), True)
     """
-    return models.batched(lambda xb: models.features(model, xb, [layer])[layer], x, _BATCH, _device(model),
-                          transform, out_device=None)
+    names = [layer] if isinstance(layer, str) else list(layer)
+    out = models.batched(lambda xb: models.features(model, xb, names), x, _BATCH, _device(model), transform,
+                         out_device=None)
+    return out[layer] if isinstance(layer, str) else out
 
 
 def model_key(model: nn.Module) -> str:
@@ -363,14 +370,15 @@ REFERENCE_VERSION = 1  # bump when the features of a reference change (transform
 REFERENCE_DISK_MAX = 256 * 2**20  # bytes: larger features (paper scale: 50,000 fc7 rows per network) stay in memory
 
 
-def reference_features(model: nn.Module, ds: data.Dataset, layer: str, resize: float = 1.0,
-                       weights: str | None = None) -> torch.Tensor:
+def reference_features(model: nn.Module, ds: data.Dataset, layer: str | list[str], resize: float = 1.0,
+                       weights: str | None = None):
     """``layer``'s features of the untransformed images of ``ds`` (the centre window of the image resized by
     ``resize`` when it is not 1: a crop network's input), cached per (network, images, layer, resize, device
     type): in memory, so that a network measured on several types, or in Table 3 first, computes them once, and on
     disk (``reference-<key>-v<REFERENCE_VERSION>.pt``, written atomically) when they take at most
     :data:`REFERENCE_DISK_MAX` bytes, so that chapters C2 and C3 load chapter C1's. ``weights``: the network's
-    :func:`model_key` when the caller has it.
+    :func:`model_key` when the caller has it. A list of layers gives ``{layer: features}``, those not cached taken
+    from one forward pass.
 
     Example
     -------
@@ -378,22 +386,30 @@ def reference_features(model: nn.Module, ds: data.Dataset, layer: str, resize: f
     >>> f = reference_features(net, ds, "pre_logits")
     >>> f.shape, torch.equal(f, layer_features(net, ds.images, "pre_logits"))
     (torch.Size([4, 128]), True)
+    >>> torch.equal(reference_features(net, ds, ["layer3", "pre_logits"])["pre_logits"], f)
+    True
     """
     device = _device(model)
-    key = digest(weights or model_key(model), ds.images, layer, float(resize), device.type)
-    path = cache_path("equivariance", f"reference-{key}", REFERENCE_VERSION)
+    names = [layer] if isinstance(layer, str) else list(layer)
+    weights = weights or model_key(model)
+    keys = {n: f"reference-{digest(weights, ds.images, n, float(resize), device.type)}" for n in names}
+    paths = {n: cache_path("equivariance", keys[n], REFERENCE_VERSION) for n in names}  # on disk; in memory: keys
 
-    def make():
-        stored = load_cached(path, weights_only=True)
-        if stored is not None:
-            return stored.to(device)
-        with torch.inference_mode():
-            f = layer_features(model, ds.images, layer, lambda x, k: tt.reference("crop", x, resize))
-        if f.numel() * f.element_size() <= REFERENCE_DISK_MAX:
-            atomic_save(f.cpu(), path)
-        return f
+    def make(missing):
+        out = {n: load_cached(paths[n], weights_only=True) for n in missing}
+        out = {n: f.to(device) for n, f in out.items() if f is not None}
+        todo = [n for n in missing if n not in out]
+        if todo:
+            with torch.inference_mode():
+                made = layer_features(model, ds.images, todo, lambda x, k: tt.reference("crop", x, resize))
+            for n, f in made.items():
+                if f.numel() * f.element_size() <= REFERENCE_DISK_MAX:
+                    atomic_save(f.cpu(), paths[n])
+            out.update(made)
+        return out
 
-    return cached("equivariance", f"reference-{key}", make, memory=True, disk=False)
+    found = cached_many("equivariance", keys, make, memory=True, disk=False)
+    return found[layer] if isinstance(layer, str) else found
 
 
 def _rows(f: torch.Tensor) -> torch.Tensor:
@@ -452,56 +468,91 @@ def measure_network(model: nn.Module, kind: str, values, S: Settings, fit_ds: da
     Traceback (most recent call last):
     ValueError: 7.0 is not on the rotation grid: -45.0, -30.0, ...
     """
+    return measure_layers(model, kind, values, S, fit_ds, eval_ds, [S.layer], resize, magnitude, name, per_image,
+                          accuracy)[S.layer]
+
+
+def measure_layers(model: nn.Module, kind: str, values, S: Settings, fit_ds: data.Dataset, eval_ds: data.Dataset,
+                   layers: list[str], resize: float = 320 / 227, magnitude=None, name: str = "",
+                   per_image: bool = False, accuracy: bool = True) -> dict:
+    """:func:`measure_network` at each of ``layers`` (``S.layer`` unused): ``{layer: its result}``, the features
+    of all the layers not cached yet taken from one forward pass of each image set and transform, so that a model
+    measured at k layers runs its forward passes once, not k times. Each layer's result, and its cache, is the one
+    :func:`measure_network` gives with ``S.layer`` that layer.
+
+    Example
+    -------
+    >>> S = settings("smoke", n_fit=64, n_eval=64, map_epochs=1)
+    >>> net = models.create("small_resnet18").eval()
+    >>> fit_ds, eval_ds = images(S)
+    >>> out = measure_layers(net, "rotation", [-30.0], S, fit_ds, eval_ds, ["layer3", "pre_logits"])
+    >>> sorted(out), out["layer3"].columns[:3].tolist()
+    (['layer3', 'pre_logits'], ['network', 'kind', 'value'])
+    """
     kind = tt.check_kind(kind)
     allowed = tuple(dict.fromkeys(tt.grid(kind, "paper") + tt.SMALL_GRIDS[kind] + FT_VALUES[kind]))
     values = [tt.check_value(kind, v, allowed) for v in values]
-    models.features(model, fit_ds.rows(slice(0, 1)).float().to(_device(model)), [S.layer])  # unknown layer: fails
+    layers = list(dict.fromkeys(layers))
+    models.features(model, fit_ds.rows(slice(0, 1)).float().to(_device(model)), layers)  # unknown layer: fails
     weights = model_key(model)
-    key = digest(weights, kind, values, resize, S.layer, S.map_epochs, S.map_batch, S.map_lr, S.map_loss, S.seed,
-                 fit_ds.images, eval_ds.images, *(() if accuracy else ("distances only",)))
+    names = {layer: f"measure{'_images' * per_image}-" + digest(
+        weights, kind, values, resize, layer, S.map_epochs, S.map_batch, S.map_lr, S.map_loss, S.seed, fit_ds.images,
+        eval_ds.images, *(() if accuracy else ("distances only",))) for layer in layers}
 
-    def compute():
-        ref = lambda x, k: tt.reference(kind, x, resize)
-        tf = lambda v, offset: lambda x, k: tt.measure(kind, x, v, resize, S.seed, offset + k)
-        r_fit, r_eval = (reference_features(model, ds, S.layer, resize if kind == "crop" else 1.0, weights)
+    def compute(missing):
+        ref = lambda x, k: tt.reference(kind, x, resize)  # noqa: E731
+        tf = lambda v, offset: lambda x, k: tt.measure(kind, x, v, resize, S.seed, offset + k)  # noqa: E731
+        r_fit, r_eval = (reference_features(model, ds, missing, resize if kind == "crop" else 1.0, weights)
                          for ds in (fit_ds, eval_ds))
         with torch.inference_mode():
-            g_fit = [layer_features(model, fit_ds.images, S.layer, tf(v, 0)) for v in values]
-            g_eval = [layer_features(model, eval_ds.images, S.layer, tf(v, 10**6)) for v in values]
-        scale = metrics.rms_scale(_rows(r_fit))
-        head = (lambda f: models.logits_from(model, "pre_logits", f)) if S.layer == "pre_logits" else None
-        positions = len(_rows(r_fit)) // len(fit_ds)
-        maps = metrics.fit_maps(torch.stack([_rows(g) for g in g_fit]) / scale, _rows(r_fit) / scale,
-                                epochs=S.map_epochs, batch_size=S.map_batch * positions, lr=S.map_lr, seed=S.seed,
-                                loss=S.map_loss, head=head, labels=fit_ds.labels if S.map_loss == "ce" else None)
-        n, labels = len(eval_ds), eval_ds.labels
-        with torch.inference_mode():
-            mapped = maps(torch.stack([_rows(g) for g in g_eval]) / scale) * scale
-            clean = _acc(_predict(model, S.layer, r_eval, eval_ds.images, ref), labels) if accuracy else math.nan
-            l2s = lambda f: metrics.normalized_l2((_rows(r_eval) / scale).reshape(n, -1),  # noqa: E731
-                                                  (_rows(f) / scale).reshape(n, -1))
-            rows, images = [], {}
-            for v, g, m in zip(values, g_eval, mapped):
-                m = _unrows(m, g)
-                inv_l2, eq_l2 = l2s(g), l2s(m)
-                images[v] = dict(inv_l2=inv_l2.cpu(), eq_l2=eq_l2.cpu())
-                acc = dict(inv_acc=math.nan, eq_acc=math.nan)
-                if accuracy:
-                    inv = _predict(model, S.layer, g, eval_ds.images, tf(v, 10**6)) == labels
-                    eq = _predict(model, S.layer, m, eval_ds.images, tf(v, 10**6)) == labels
-                    acc = dict(inv_acc=float(inv.float().mean() * 100), eq_acc=float(eq.float().mean() * 100))
-                    images[v].update(inv_correct=inv.cpu(), eq_correct=eq.cpu())
-                rows.append(dict(value=v, label=tt.value_label(kind, v), clean=clean, **acc,
-                                 inv_l2=float(inv_l2.mean()), eq_l2=float(eq_l2.mean())))
-        return dict(table=pd.DataFrame(rows), images=images) if per_image else pd.DataFrame(rows)
+            g_fit = [layer_features(model, fit_ds.images, missing, tf(v, 0)) for v in values]
+            g_eval = [layer_features(model, eval_ds.images, missing, tf(v, 10**6)) for v in values]
+        return {layer: _measure_layer(model, kind, values, S, fit_ds, eval_ds, layer, r_fit[layer], r_eval[layer],
+                                      [g[layer] for g in g_fit], [g[layer] for g in g_eval], ref, tf, per_image,
+                                      accuracy)
+                for layer in missing}
 
-    made = cached("equivariance", f"measure{'_images' * per_image}-{key}", compute)
-    table = (made["table"] if per_image else made).copy()
-    table["in_range"] = [tt.in_training_range(kind, v, magnitude, resize) for v in table.value]
-    table.insert(0, "network", name)
-    table.insert(1, "kind", kind)
-    table["resize"] = resize
-    return (table, made["images"]) if per_image else table
+    made = cached_many("equivariance", names, compute)
+    out = {}
+    for layer in layers:
+        table = (made[layer]["table"] if per_image else made[layer]).copy()
+        table["in_range"] = [tt.in_training_range(kind, v, magnitude, resize) for v in table.value]
+        table.insert(0, "network", name)
+        table.insert(1, "kind", kind)
+        table["resize"] = resize
+        out[layer] = (table, made[layer]["images"]) if per_image else table
+    return out
+
+
+def _measure_layer(model, kind, values, S, fit_ds, eval_ds, layer, r_fit, r_eval, g_fit, g_eval, ref, tf,
+                   per_image: bool, accuracy: bool):
+    """One layer of :func:`measure_layers` from its features: the maps fitted, the rows (and per-image values)."""
+    scale = metrics.rms_scale(_rows(r_fit))
+    head = (lambda f: models.logits_from(model, "pre_logits", f)) if layer == "pre_logits" else None
+    positions = len(_rows(r_fit)) // len(fit_ds)
+    maps = metrics.fit_maps(torch.stack([_rows(g) for g in g_fit]) / scale, _rows(r_fit) / scale,
+                            epochs=S.map_epochs, batch_size=S.map_batch * positions, lr=S.map_lr, seed=S.seed,
+                            loss=S.map_loss, head=head, labels=fit_ds.labels if S.map_loss == "ce" else None)
+    n, labels = len(eval_ds), eval_ds.labels
+    with torch.inference_mode():
+        mapped = maps(torch.stack([_rows(g) for g in g_eval]) / scale) * scale
+        clean = _acc(_predict(model, layer, r_eval, eval_ds.images, ref), labels) if accuracy else math.nan
+        l2s = lambda f: metrics.normalized_l2((_rows(r_eval) / scale).reshape(n, -1),  # noqa: E731
+                                              (_rows(f) / scale).reshape(n, -1))
+        rows, images = [], {}
+        for v, g, m in zip(values, g_eval, mapped):
+            m = _unrows(m, g)
+            inv_l2, eq_l2 = l2s(g), l2s(m)
+            images[v] = dict(inv_l2=inv_l2.cpu(), eq_l2=eq_l2.cpu())
+            acc = dict(inv_acc=math.nan, eq_acc=math.nan)
+            if accuracy:
+                inv = _predict(model, layer, g, eval_ds.images, tf(v, 10**6)) == labels
+                eq = _predict(model, layer, m, eval_ds.images, tf(v, 10**6)) == labels
+                acc = dict(inv_acc=float(inv.float().mean() * 100), eq_acc=float(eq.float().mean() * 100))
+                images[v].update(inv_correct=inv.cpu(), eq_correct=eq.cpu())
+            rows.append(dict(value=v, label=tt.value_label(kind, v), clean=clean, **acc,
+                             inv_l2=float(inv_l2.mean()), eq_l2=float(eq_l2.mean())))
+    return dict(table=pd.DataFrame(rows), images=images) if per_image else pd.DataFrame(rows)
 
 
 def _acc(pred: torch.Tensor, labels: torch.Tensor) -> float:

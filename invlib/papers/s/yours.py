@@ -448,29 +448,31 @@ def _probe_rows(S, model, train, test, layers) -> tuple[dict, float]:
     return out, time.perf_counter() - t0
 
 
-def _c_rows(S, model, fit, score, layer, accuracy: bool) -> tuple[list, float]:
-    """C's invariance and equivariance of ``layer`` to each transformation C has: maps fitted on ``fit``, scored on
-    ``score`` (C's settings at the profile, as S1 takes them, at this layer)."""
+def _c_rows(S, model, fit, score, layers, accuracy: bool) -> tuple[dict, float]:
+    """C's invariance and equivariance of each of ``layers`` to each transformation C has: maps fitted on ``fit``,
+    scored on ``score`` (C's settings at the profile, as S1 takes them; every layer's features from one forward
+    pass, :func:`~invlib.papers.c.equivariance.measure_layers`): ``({layer: rows}, seconds)``."""
     t0 = time.perf_counter()
-    C = equivariance.settings(S.profile, layer=layer, map_epochs=S.map_epochs, seed=S.seed, device=S.device,
-                              progress=False)
-    rows = []
+    C = equivariance.settings(S.profile, map_epochs=S.map_epochs, seed=S.seed, device=S.device, progress=False)
+    out = {layer: [] for layer in layers}
     for t in S.transforms:
         if TRANSFORMS[t]["c"] is None:
             continue
         kind, values = TRANSFORMS[t]["c"]
-        table, per = equivariance.measure_network(model, kind, values, C, fit, score,
-                                                  resize=equivariance.crop_resize([]), per_image=True,
-                                                  accuracy=accuracy)
-        for what in ("inv", "eq"):
-            if accuracy:
-                right = np.stack([per[v][f"{what}_correct"].numpy() for v in table.value], 1)
-                _, lo, hi, how = _share(right, S.seed, S.resamples)
-                rows.append(_row(layer, t, f"c_{what}_acc", table[f"{what}_acc"].mean(), 100 * lo, 100 * hi,
-                                 len(score), how))
-            iv = t_interval(np.stack([per[v][f"{what}_l2"].numpy() for v in table.value], 1).mean(1))
-            rows.append(_row(layer, t, f"c_{what}_l2", table[f"{what}_l2"].mean(), iv.lo, iv.hi, len(score), "t"))
-    return rows, time.perf_counter() - t0
+        measured = equivariance.measure_layers(model, kind, values, C, fit, score, layers,
+                                               resize=equivariance.crop_resize([]), per_image=True,
+                                               accuracy=accuracy)
+        for layer, (table, per) in measured.items():
+            for what in ("inv", "eq"):
+                if accuracy:
+                    right = np.stack([per[v][f"{what}_correct"].numpy() for v in table.value], 1)
+                    _, lo, hi, how = _share(right, S.seed, S.resamples)
+                    out[layer].append(_row(layer, t, f"c_{what}_acc", table[f"{what}_acc"].mean(), 100 * lo,
+                                           100 * hi, len(score), how))
+                iv = t_interval(np.stack([per[v][f"{what}_l2"].numpy() for v in table.value], 1).mean(1))
+                out[layer].append(_row(layer, t, f"c_{what}_l2", table[f"{what}_l2"].mean(), iv.lo, iv.hi,
+                                       len(score), "t"))
+    return out, time.perf_counter() - t0
 
 
 def measure_model(S: Settings, model: torch.nn.Module, ds: data.Dataset, layers: list[str],
@@ -497,10 +499,9 @@ def measure_model(S: Settings, model: torch.nn.Module, ds: data.Dataset, layers:
         inner = [layer for layer in missing if layer != OUTPUT] or [layers[-1]]
         out, seconds["B"] = _sweep_rows(S, model, ds, inner, accuracy)
         made_a, seconds["A"] = _probe_rows(S, model, first, second, inner)
+        made_c, seconds["C"] = _c_rows(S, model, first, second, inner, accuracy)
         for layer in inner:
-            rows, s = _c_rows(S, model, first, second, layer, accuracy)
-            out[layer] += made_a[layer] + rows
-            seconds["C"] += s
+            out[layer] += made_a[layer] + made_c[layer]
         return {layer: out[layer] for layer in missing}
 
     made = cached_many("yours", names, make, version=CACHE_VERSION)
