@@ -144,11 +144,27 @@ def equivariance_alignment(z: torch.Tensor, z_t: torch.Tensor, generator: torch.
     >>> equivariance_alignment(z, z - torch.rand(200, 1, generator=g).mul(3).exp() * step, g) > 0.3
     True
     """
+    d, b = alignment_responses(z, z_t, generator)
+    return float(_mean_pair_cosine_distance(b) - _mean_pair_cosine_distance(d))
+
+
+def alignment_responses(z: torch.Tensor, z_t: torch.Tensor,
+                        generator: torch.Generator | None = None) -> tuple[torch.Tensor, torch.Tensor]:
+    """The two sets of rows :func:`equivariance_alignment` compares: the responses ``D = z - z_t`` flattened to
+    ``(N, D)`` float and their baseline ``B``, each column of ``D`` shuffled over the rows by one draw from
+    ``generator`` (the one draw of the metric, so a per-pair form of it gets the same baseline).
+
+    Example
+    -------
+    >>> z = torch.arange(12.0).reshape(4, 3)
+    >>> d, b = alignment_responses(z, torch.zeros(4, 3), torch.Generator().manual_seed(0))
+    >>> torch.equal(d, z), torch.equal(b.sort(0).values, z)  # every column keeps its values
+    (True, True)
+    """
     _check_pair(z, z_t)
     d = (z - z_t).flatten(1).float()
     order = torch.rand(d.shape, generator=generator).argsort(0).to(d.device)
-    b = d.gather(0, order)
-    return float(_mean_pair_cosine_distance(b) - _mean_pair_cosine_distance(d))
+    return d, d.gather(0, order)
 
 
 def _mean_pair_cosine_distance(rows: torch.Tensor) -> torch.Tensor:

@@ -261,9 +261,8 @@ def alignment_pairs(z: torch.Tensor, z_t: torch.Tensor, generator: torch.Generat
     >>> m.shape, abs(float(m.sum() / (6 * 5)) - value) < 1e-6, float(m.diagonal().abs().max())
     (torch.Size([6, 6]), True, 0.0)
     """
-    d = (z - z_t).flatten(1).float()
-    order = torch.rand(d.shape, generator=generator).argsort(0).to(d.device)  # the metric's draw of the baseline
-    out = _cosines(d) - _cosines(d.gather(0, order))  # (1 - cos_B) - (1 - cos_D)
+    d, b = metrics.alignment_responses(z, z_t, generator)  # the metric's draw of the baseline
+    out = _cosines(d) - _cosines(b)  # (1 - cos_B) - (1 - cos_D)
     return out.fill_diagonal_(0.0)
 
 
