@@ -32,6 +32,7 @@ import warnings
 from collections.abc import Iterator, Sequence
 from pathlib import Path
 
+import numpy as np
 import torch
 from torch import Tensor
 
@@ -393,21 +394,40 @@ def batches(images, batch_size: int, order: Tensor | Sequence[int] | None = None
     yield from loader
 
 
-def demo_folder(root: str | os.PathLike, n: int = 8, classes: int = 2, seed: int = 0) -> str:
-    """Write ``n`` small random JPEGs (24-48 px, varied shapes) into ``root/<class>/``: data for examples.
+def demo_folder(root: str | os.PathLike, n: int = 8, classes: int = 2, seed: int = 0, sizes: tuple = (24, 48),
+                shapes: bool = False) -> str:
+    """Write ``n`` images of varied, non-square shapes (each side drawn from ``sizes``, inclusive) into
+    ``root/c<k>/`` (image ``i`` in class ``i % classes``): data for examples, tests and benchmarks.
+
+    ``shapes=False``: random pixels, JPEG. ``shapes=True``: images that carry their class, a shape of the class's
+    own kind and colour (a rectangle or an ellipse, a third of the image's sides) at a drawn place on a dark
+    background, as PNG and JPEG in turn.
 
     Example
     -------
     >>> sorted(p.name for p in Path(demo_folder(tempfile.mkdtemp(), n=4)).iterdir())
     ['c0', 'c1']
+    >>> root = Path(demo_folder(tempfile.mkdtemp(), n=6, classes=3, sizes=(40, 90), shapes=True))
+    >>> sorted(p.name for p in root.glob("c1/*"))
+    ['img0001.png', 'img0004.jpg']
     """
-    from PIL import Image
+    from PIL import Image, ImageDraw
 
+    rng = np.random.default_rng(seed) if shapes else None
     gen = torch.Generator().manual_seed(seed)
     for i in range(n):
-        w, h = (int(v) for v in torch.randint(24, 49, (2,), generator=gen))
-        pixels = torch.randint(0, 256, (h, w, 3), generator=gen, dtype=torch.uint8).numpy()
-        folder = Path(root) / f"c{i % classes}"
+        c, folder = i % classes, Path(root) / f"c{i % classes}"
         folder.mkdir(parents=True, exist_ok=True)
-        Image.fromarray(pixels).save(folder / f"img{i:04d}.jpg", quality=90)
+        if not shapes:
+            w, h = (int(v) for v in torch.randint(sizes[0], sizes[1] + 1, (2,), generator=gen))
+            pixels = torch.randint(0, 256, (h, w, 3), generator=gen, dtype=torch.uint8).numpy()
+            Image.fromarray(pixels).save(folder / f"img{i:04d}.jpg", quality=90)
+            continue
+        w, h = (int(v) for v in rng.integers(sizes[0], sizes[1] + 1, 2))
+        img = Image.new("RGB", (w, h), tuple(int(v) for v in rng.integers(0, 60, 3)))
+        x0, y0 = int(rng.integers(0, w // 2)), int(rng.integers(0, h // 2))
+        draw = ImageDraw.Draw(img)
+        (draw.ellipse if c % 2 else draw.rectangle)([x0, y0, x0 + w // 3, y0 + h // 3],
+                                                    fill=(80 * c % 256, 200, (255 - 60 * c) % 256))
+        img.save(folder / f"img{i:04d}.{'png' if i % 2 else 'jpg'}")
     return str(root)

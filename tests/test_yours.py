@@ -4,33 +4,23 @@ inputs, the chapter through the book's runner and ``python -m invlib measure``."
 
 import json
 import textwrap
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
 import pytest
 import torch
-from PIL import Image, ImageDraw
 
-from invlib import book, models, results
+from invlib import book, models, results, streaming
 from invlib.__main__ import main
 from invlib.papers.s import agreement, yours
 from invlib.papers.s import yours_reports as R
 
 
 def write_folder(root, classes: int = 3, per_class: int = 6, seed: int = 0):
-    """``root/<class>/<k>.png|jpg``: images of mixed, non-square sizes (24-90 px a side), a shape per class (a
-    rectangle or an ellipse of a colour of its own) at a drawn place on a dark background."""
-    rng = np.random.default_rng(seed)
-    for c in range(classes):
-        (root / f"class_{c}").mkdir(parents=True, exist_ok=True)
-        for k in range(per_class):
-            w, h = (int(v) for v in rng.integers(24, 90, 2))
-            img = Image.new("RGB", (w, h), tuple(int(v) for v in rng.integers(0, 60, 3)))
-            x0, y0 = int(rng.integers(0, w // 2)), int(rng.integers(0, h // 2))
-            shape = ImageDraw.Draw(img).ellipse if c % 2 else ImageDraw.Draw(img).rectangle
-            shape([x0, y0, x0 + w // 3, y0 + h // 3], fill=(80 * c % 256, 200, 255 - 60 * c))
-            img.save(root / f"class_{c}" / f"{k}.{'png' if k % 2 else 'jpg'}")
-    return root
+    """``root/c<k>/``: images of mixed, non-square sizes (24-90 px a side), a shape per class (a rectangle or an
+    ellipse of a colour of its own) at a drawn place on a dark background, PNG and JPEG."""
+    return Path(streaming.demo_folder(root, classes * per_class, classes, seed, sizes=(24, 89), shapes=True))
 
 
 @pytest.fixture(scope="module")
