@@ -87,6 +87,7 @@ def test_the_criterion_on_the_page_is_written_from_the_declaration():
     assert some.startswith("at least one of 3 must hold: zoom_in:") and "98.33 % interval" in some
 
 
+@pytest.mark.slow
 def test_the_reports_record_exactly_each_chapters_declared_claims():
     run = results.Run("demo", "smoke")
     probes_reports.report_table1(run, _table1(), ["ResNet-18", "ResNet-50"])

@@ -330,6 +330,7 @@ def test_measure_network_distances_only_without_the_networks_accuracy(tiny):
     assert set(per[5.0]) == {"inv_l2", "eq_l2"}
 
 
+@pytest.mark.slow
 def test_measure_layers_equal_one_layer_at_a_time_from_one_forward_pass(tiny, tmp_path, monkeypatch):
     """Several layers at once: each layer's result (and cache file) is measure_network's at that layer, and the
     images go through the network once per image set and transform, not once per layer."""

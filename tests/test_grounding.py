@@ -394,6 +394,7 @@ def test_invariance_gap_is_standard_minus_untrained_over_levels_3_to_7():
     assert G.invariance_gap(t[t.variant != "standard"], "ResNet") == {}
 
 
+@pytest.mark.slow
 def test_search_configurations_cover_the_authors_choices(monkeypatch):
     monkeypatch.setattr(similarity, "POOL", [("rotate", 9), ("posterize", 5), ("translateX", 3), ("color", 4)])
     models = {"ResNet": {"none": "random:small_resnet18_s4", "standard": "random:small_resnet18_s2"}}

@@ -217,6 +217,7 @@ def test_accuracy_and_gain_intervals_decide_on_either_side_of_their_declared_bou
     assert probes_reports.gain_interval(a, b).lo > 0 > probes_reports.gain_interval(a, b[:255]).lo
 
 
+@pytest.mark.slow
 def test_table1_claims_get_verdicts_from_intervals_over_the_validation_pairs():
     names = ["ResNet-18", "ResNet-50"]
     run = results.Run("demo", "smoke")
@@ -255,6 +256,7 @@ def test_table1_claims_get_verdicts_from_intervals_over_the_validation_pairs():
     assert verdicts["table1/resnets_beat_pixels"] == "reproduced"
 
 
+@pytest.mark.slow
 def test_table1_readings_and_the_magnitude_sentence_follow_the_intervals():
     names = ["ResNet-18", "ResNet-50"]
     near = {("DCT (magnitude)", "zoom_in"): 0.7, ("DCT (magnitude)", "zoom_out"): 0.9,
@@ -298,6 +300,7 @@ EARLY = dict(zip(tables.ORDER, [0.1, 0.2, 0.2, 0.5, 0.6, 0.6, 0.7]))  # brightne
 LATE = dict(zip(tables.ORDER, [0.8, 0.8, 0.8, 0.5, 0.6, 0.6, 0.7]))
 
 
+@pytest.mark.slow
 def test_layer_claims_are_decided_by_fold_probes_and_validation_pairs():
     run = results.Run("demo", "smoke")
     # the paper's Table 2 on 4,000 pairs: hue's 4.5-point lead clears the declared point (on 1,000 it straddles it)

@@ -257,6 +257,7 @@ def test_imagenet_folder_labels_boxes_synsets(imagenet):
     assert torch.equal(sub.images, ds.subset(4, seed=2).images) and torch.equal(sub.boxes, ds.subset(4, 2).boxes)
 
 
+@pytest.mark.slow
 def test_imagenet_streams_over_the_memory_cap_and_needs_wnid_folders(imagenet, monkeypatch, tmp_path, capsys):
     from invlib.streaming import ImageFiles
 
