@@ -11,6 +11,7 @@
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 import time
 from pathlib import Path
@@ -165,9 +166,11 @@ def _plan(args) -> int:
 MEASURE_HELP = """Every paper's measure of invariance of your model on your images, layer by layer, with 95 % intervals
 over the images and the book's models beside it: runs chapter y1_your_model through the book's runner (as
 `python -m invlib book --only y1_your_model -p model=... -p data=...` does) and writes a page a browser opens, the
-CSV tables and the JSON. MODEL: zoo:<entry>, a timm or tv/ hub name (online only), <name>@<weights file>,
-random:<name>, <file.py>:<function> (a function returning a torch.nn.Module) or book:<name> (the book's models:
-book:B1/none, book:B1/rrc, book:B1/translation, book:B1/scale, book:B3/resnet, book:B3/vit). Examples:
+CSV tables and the JSON. The book's models it needs are trained first, as the book trains them; the chapter then
+runs on every core ($INVLIB_THREADS to choose). MODEL: zoo:<entry>, a timm or tv/ hub name (online only),
+<name>@<weights file>, random:<name>, <file.py>:<function> (a function returning a torch.nn.Module) or book:<name>
+(the book's models: book:B1/none, book:B1/rrc, book:B1/translation, book:B1/scale, book:B3/resnet, book:B3/vit).
+Examples:
   python -m invlib measure resnet18@my_weights.pt --data my_images
   python -m invlib measure my_nets.py:build --data my_images -p side=64 -p layers=layer2,pre_logits
   python -m invlib measure zoo:small_resnet18/standard --data scenes --profile smoke"""
@@ -210,14 +213,19 @@ def _measure(args) -> int:
         return 2
     print(f"{found['model']}: {found['images']} images, {found['classes']} classes, {found['side']} px, layers "
           f"{', '.join(found['layers'])}; accuracies {found['accuracy'] or 'measured'}")
+    # the book's models it is compared with, trained as the book trains them (one-thread processes), then the
+    # chapter alone on every core (a measure, no training of models: it is not run beside another chapter here)
+    book._train_phase([MEASURE_CHAPTER], args.profile, params, {MEASURE_CHAPTER: declared},
+                      book.default_jobs(args.profile), print)
+    threads = book.chapter_threads() if book.THREADS_ENV in os.environ else os.cpu_count() or 1
     try:
-        chapter = book.execute(MEASURE_CHAPTER, args.profile, params, root=root)
+        chapter = book.execute(MEASURE_CHAPTER, args.profile, params, root=root, threads=threads)
     except book.NotebookError as err:
         print(f"\nerror: {err}", file=sys.stderr)
         return 1
     folder, notebook = results_root(root) / args.profile, root / GENERATED / f"{MEASURE_CHAPTER}.ipynb"
     page = reports.write_page(notebook, folder / f"{MEASURE_CHAPTER}.html")
-    print(f"measured in {chapter.seconds:.1f} s")
+    print(f"measured in {chapter.seconds:.1f} s on {threads} CPU thread{'s' * (threads > 1)}")
     print(f"page: {page}")
     print(f"json: {folder / MEASURE_CHAPTER}.json")
     print(f"csv:  {folder / MEASURE_CHAPTER}.csv (every number) and {MEASURE_CHAPTER}_<measure>.csv (the tables)")

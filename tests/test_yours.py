@@ -3,6 +3,7 @@ non-square images of mixed sizes, S1's numbers for the same model and images, ea
 inputs, the chapter through the book's runner and ``python -m invlib measure``."""
 
 import json
+import os
 import textwrap
 from pathlib import Path
 
@@ -204,9 +205,12 @@ def test_the_measure_command_writes_a_page_csv_and_json(book_copy, folder, tmp_p
     weights = tmp_path / "r18.pt"
     torch.save(timm.create_model("resnet18", num_classes=3).state_dict(), weights)
     code = main(["measure", f"resnet18@{weights}", "--data", str(folder), "--profile", "smoke", "-p", "side=32",
-                 "-p", "references=[]", "--book-dir", str(book_copy)])
+                 "-p", "references=book:B1/none", "--book-dir", str(book_copy)])
     out = capsys.readouterr().out
     assert code == 0, out
+    # the reference's zoo models trained first, by the book's training phase; then the chapter on every core
+    assert out.index("(zoo training phase): ") < out.index("measured in")
+    assert f"on {os.cpu_count()} CPU thread" in out
     where = {line.split(":", 1)[0]: line.split(":", 1)[1].strip().split(" ")[0] for line in out.splitlines()
              if line.startswith(("page:", "json:", "csv:"))}
     page = open(where["page"]).read()

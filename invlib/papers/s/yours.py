@@ -483,12 +483,15 @@ def measure_model(S: Settings, model: torch.nn.Module, ds: data.Dataset, layers:
     measures took (``{"A": s, "B": s, "C": s}``, of this call's computing; 0 where read from the cache).
 
     ``reason``: why the accuracies are left out (:func:`classes_reason`; None: measured). Cached on disk per layer
-    (by the model's weights and modules, the images and the settings), so a second call, or one with one more layer,
-    computes only what is missing.
+    (by the model's weights and modules, the images, the settings and the CPU threads), so a second call, or one with
+    one more layer, computes only what is missing.
     """
     accuracy = reason is None
+    # the threads too: C's maps and A's probes are trained, and a sum split over more threads differs in its last
+    # bits, so the chapter in the book (one thread) and `python -m invlib measure` (every core) keep their own values
     base = digest(equivariance.model_key(model), getattr(model, "input_side", None), ds.images, ds.boxes, ds.labels,
-                  S.profile, S.transforms, S.levels, S.map_epochs, S.resamples, S.seed, accuracy)
+                  S.profile, S.transforms, S.levels, S.map_epochs, S.resamples, S.seed, accuracy,
+                  torch.get_num_threads())
     keys = [*layers, OUTPUT] if accuracy else list(layers)
     names = {layer: f"measures-{digest(base, layer)}" for layer in keys}
     seconds = {"A": 0.0, "B": 0.0, "C": 0.0}
