@@ -5,9 +5,10 @@ non-square sizes, at the model's stages, with the default transformations and no
 
 It writes the weights file and the folder (``invlib.streaming.demo_folder``, shapes of 4 classes, 40-320 px a side)
 to a temporary directory and uses a fresh cache there, so "cold" means nothing cached. Printed: the seconds of the
-check that reads the images, of the cold and of the warm call, the cold call's seconds per paper (A's probe, B's sweep, C's maps) and where they go (the
-cumulative seconds of the functions that do the work, from a profile of the cold call), and the bare training loop's
-images/s in the same run (``benchmarks/bench_book.py``), to scale the seconds to another machine.
+check that reads the images, of the cold and of the warm call, the cold call's seconds per paper (A's probe, B's
+sweep, C's maps) and where they go (the cumulative seconds of the functions that do the work, from a profile of the
+cold call), and the bare training loop's images/s in the same run (``benchmarks/bench_book.py``), to scale the
+seconds to another machine.
 
 Run: python benchmarks/bench_yours.py [--model resnet18] [--n 256] [--side 224] [--layers layer1 ... pre_logits]
 """
