@@ -629,10 +629,9 @@ def head_outputs(name: str, state: dict, default: int = 1000) -> int:
     key = _head_key(skeleton)
     if key in state and getattr(state[key], "ndim", 0) == 2:
         return int(state[key].shape[0])
-    own = skeleton.state_dict()
-    missing = [k for k in own if k not in state]
+    missing, unexpected, _ = _misfits(skeleton, state)
     prefix = key.rsplit(".", 1)[0] + "." if key else None
-    if prefix and missing and all(k.startswith(prefix) for k in missing) and all(k in own for k in state):
+    if prefix and missing and all(k.startswith(prefix) for k in missing) and not unexpected:
         return 0
     return default
 

@@ -32,7 +32,6 @@ import warnings
 from collections.abc import Iterator, Sequence
 from pathlib import Path
 
-import numpy as np
 import torch
 from torch import Tensor
 
@@ -413,21 +412,19 @@ def demo_folder(root: str | os.PathLike, n: int = 8, classes: int = 2, seed: int
     """
     from PIL import Image, ImageDraw
 
-    rng = np.random.default_rng(seed) if shapes else None
     gen = torch.Generator().manual_seed(seed)
+    draw = lambda lo, hi, n=2: [int(v) for v in torch.randint(lo, hi, (n,), generator=gen)]  # noqa: E731
     for i in range(n):
         c, folder = i % classes, Path(root) / f"c{i % classes}"
         folder.mkdir(parents=True, exist_ok=True)
+        w, h = draw(sizes[0], sizes[1] + 1)
         if not shapes:
-            w, h = (int(v) for v in torch.randint(sizes[0], sizes[1] + 1, (2,), generator=gen))
             pixels = torch.randint(0, 256, (h, w, 3), generator=gen, dtype=torch.uint8).numpy()
             Image.fromarray(pixels).save(folder / f"img{i:04d}.jpg", quality=90)
             continue
-        w, h = (int(v) for v in rng.integers(sizes[0], sizes[1] + 1, 2))
-        img = Image.new("RGB", (w, h), tuple(int(v) for v in rng.integers(0, 60, 3)))
-        x0, y0 = int(rng.integers(0, w // 2)), int(rng.integers(0, h // 2))
-        draw = ImageDraw.Draw(img)
-        (draw.ellipse if c % 2 else draw.rectangle)([x0, y0, x0 + w // 3, y0 + h // 3],
-                                                    fill=(80 * c % 256, 200, (255 - 60 * c) % 256))
+        img = Image.new("RGB", (w, h), tuple(draw(0, 60, 3)))
+        (x0,), (y0,) = draw(0, w // 2, 1), draw(0, h // 2, 1)
+        shape = ImageDraw.Draw(img).ellipse if c % 2 else ImageDraw.Draw(img).rectangle
+        shape([x0, y0, x0 + w // 3, y0 + h // 3], fill=(80 * c % 256, 200, (255 - 60 * c) % 256))
         img.save(folder / f"img{i:04d}.{'png' if i % 2 else 'jpg'}")
     return str(root)

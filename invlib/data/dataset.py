@@ -151,6 +151,21 @@ class Dataset:
                              "grey (1-channel) images are repeated")
         return dataclasses.replace(self, images=self.images.expand(-1, channels, *self.images.shape[2:]).contiguous())
 
+    def with_whole_boxes(self) -> Dataset:
+        """The same dataset with boxes: its own, or the whole image ``[0, 0, W, H]`` as every image's box when it
+        has none (a zoom then zooms into the whole image).
+
+        Example
+        -------
+        >>> ds = Dataset("folder", "test", torch.zeros(2, 3, 8, 6, dtype=torch.uint8), torch.zeros(2).long(), ["a"])
+        >>> ds.with_whole_boxes().boxes.tolist()
+        [[0.0, 0.0, 6.0, 8.0], [0.0, 0.0, 6.0, 8.0]]
+        """
+        if self.boxes is not None:
+            return self
+        h, w = self.images.shape[-2:]
+        return dataclasses.replace(self, boxes=torch.tensor([[0.0, 0.0, w, h]]).expand(len(self), 4).contiguous())
+
     def resize(self, size: int) -> Dataset:
         """Every image resized to ``size x size`` (bilinear, antialiased, on uint8, in chunks of ~64 MB) and the
         boxes scaled with them; images on disk are decoded at the new side when they are read. The library's one

@@ -22,7 +22,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, field
 
-import torch
+import torch  # noqa: F401 - used by the docstring examples
 
 from ... import streaming, zoo
 from ...profiles import Profile, get_profile
@@ -242,7 +242,7 @@ def load_images(dataset: str, n_train: int, n_val: int, seed: int = 0, root=None
 
     opts = {"box_filter": ilsvrc_filter(**filters)} if dataset == "imagenet" else {}
     ds = data.load(dataset, "train", root=root, n=n_train + n_val, seed=seed, size=source_size, cap=cap,
-                   channels=3, **opts)
+                   channels=3, **opts).with_whole_boxes()
     images, boxes = ds.images, ds.boxes
     if len(images) < n_train + n_val:
         if len(images) < 2:
@@ -251,9 +251,6 @@ def load_images(dataset: str, n_train: int, n_val: int, seed: int = 0, root=None
         n_val = max(1, round(len(images) * n_val / (n_train + n_val)))
         n_train = len(images) - n_val
         print(f"note: {n_train} training and {n_val} validation images (the ratio asked for).")
-    if boxes is None:
-        h, w = images.shape[-2:]
-        boxes = torch.tensor([[0.0, 0.0, w, h]]).expand(len(images), 4)
     if canvas != 1.0:
         images, boxes = add_margin(images, boxes, canvas)
     return ((streaming.rows(images, slice(0, n_train)), boxes[:n_train]),

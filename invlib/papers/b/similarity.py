@@ -227,13 +227,15 @@ def sweep(embeddings: dict[str, Callable], x: torch.Tensor, names: Sequence[str]
             xt = T.apply(op, xc, GRID_SIGN.get(name, 1.0) * mags[level], generator=gen)
             for label, f in embeddings.items():
                 z_ts[label].append(_batched(f, xt, batch_size, device))
-        z_ts = split(torch.cat(z_ts[""])) if joint and level else z_ts
-        if not level:
+        if level:
+            z_ts = {label: torch.cat(parts) for label, parts in z_ts.items()}
+            z_ts = split(z_ts[""]) if joint else z_ts
+        else:
             gen = torch.Generator().manual_seed(_seed(seed, name, level))
         state = gen.get_state()  # every embedding draws the pairings a sweep of its own would draw
         for label in z:
             gen.set_state(state)
-            z_t = (z_ts[label] if joint else torch.cat(z_ts[label])) if level else z[label]
+            z_t = z_ts[label] if level else z[label]
             inv = metrics.relative_invariance(z[label], z_t, generator=gen)
             if per_image:
                 drawn = gen.get_state()

@@ -266,10 +266,7 @@ def images(S: Settings, side: int) -> data.Dataset:
         split = "train" if data.one_split_folder("folder", root) else "test"
         ds = data.load("folder", split, root=str(root), n=S.n_images, seed=S.seed, size=side, cap=True,
                        channels=3, stream=False)
-    if ds.boxes is None:
-        n, _, h, w = ds.images.shape
-        ds = data.Dataset(ds.name, ds.split, ds.images, ds.labels, ds.classes, ds.synsets,
-                          torch.tensor([[0.0, 0.0, w, h]]).expand(n, 4).contiguous(), ds.factors)
+    ds = ds.with_whole_boxes()
     if len(ds) < 8:
         raise ValueError(f"data={S.data!r} holds {len(ds)} images; the measures need at least 8 (half fit A's probe "
                          "and C's maps, half score them).")
