@@ -51,6 +51,8 @@ from . import verdicts
 from .verdicts import LEVEL, NOT_MEASURABLE, UNITS, Evidence, Interval
 
 COMBINE = ("all", "any")
+# Whose claim it is: a paper's; agreement of our implementation with the authors' code; the book's own hypothesis.
+KINDS = ("paper", "authors", "hypothesis")
 # The directions a part may state: the paper's side of the boundary. "not below" / "not above" are non-inferiority
 # tests ("kept", "does not rise by more than"), decided as "greater" / "less" against null -/+ smallest.
 DIRECTIONS = ("greater", "less", "equivalent", "not below", "not above")
@@ -163,6 +165,9 @@ class Claim:
     ``""``) and how they ``combine`` (``"all"`` must hold, or ``"any"`` one of them). ``gate`` names parts that are
     preconditions (e.g. "every encoder reads above its untrained one"): unless every gate part is reproduced, the
     claim is inconclusive and its other parts are not tested; when they are, the other parts alone decide.
+    ``kind`` says whose claim it is (:data:`KINDS`): a paper's (``"paper"``), "our code gives what the authors'
+    code gives" (``"authors"``), or the book's own hypothesis, which no paper makes (``"hypothesis"``); the
+    scoreboard counts each kind apart. It is not part of the declaration that :meth:`to_dict` stores.
 
     Example
     -------
@@ -180,11 +185,13 @@ class Claim:
     parts: Mapping[str, Part]
     combine: str = "all"
     gate: tuple[str, ...] = ()
+    kind: str = "paper"
 
     def __post_init__(self):
         from .utils import check_choice
 
         check_choice(self.combine, COMBINE, "combine")
+        check_choice(self.kind, KINDS, "kind")
         for name in ("id", "chapter", "statement", "paper", "where"):
             if not isinstance(getattr(self, name), str) or not getattr(self, name).strip():
                 raise ValueError(f"claim {self.id!r}: {name} must be a non-empty string")

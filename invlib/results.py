@@ -265,13 +265,18 @@ class Run:
         self.claims[cid] = dict(id=cid, claim=declared.statement, paper=_plain(declared.paper if paper is None
                                                                               else paper),
                                 ours=_plain(ours), criterion=declared.criterion(), verdict=evidence.verdict,
+                                kind=declared.kind,
                                 interval=evidence.text(), evidence=evidence.to_dict(),
                                 declaration=declared.to_dict())
         return evidence.verdict
 
     def claims_table(self):
-        """A pandas DataFrame of the recorded claims: ``claim | paper | this run | interval | criterion | verdict``."""
-        return _claims_frame(list(self.claims.values()))
+        """The recorded claims as the book shows them (:class:`invlib.pages.ClaimsTable`: the one claims table of
+        :func:`invlib.pages.claims_html` in a notebook, ``.frame`` a pandas DataFrame ``claim | paper | this run |
+        interval | criterion | verdict``)."""
+        from .pages import ClaimsTable
+
+        return ClaimsTable(list(self.claims.values()))
 
     def table(self, only_paper: bool = True):
         """A pandas DataFrame, one row per metric: ``metric | paper | this run | note``.
@@ -305,6 +310,8 @@ class Run:
         results: ...demo.json
         """
         path = self.save()
+        if os.environ.get(CHAPTER_ENV):  # the book runner links the results from the page itself
+            return
         try:
             shown = path.relative_to(REPO)
         except ValueError:
@@ -335,9 +342,11 @@ def open_chapter(settings, namespace: dict, *, name: str | None = None, **fixed)
     >>> S.seeds, run.profile.name, run.params["seeds"]
     (2, 'smoke', 2)
     """
+    from .pages import install_display
     from .profiles import cell
 
     S = settings(**fixed, **cell(namespace))
+    install_display()
     return S, Run(S, name=name)
 
 
@@ -384,7 +393,8 @@ def scoreboard(profile: str | None = None) -> list[dict]:
                                  date=str(record.get("finished", ""))[:10], id=c["id"], claim=c["claim"],
                                  paper_value=c["paper"], ours=c["ours"], criterion=c["criterion"],
                                  verdict=c["verdict"], interval=c.get("interval", "—"),
-                                 evidence=c.get("evidence")))
+                                 evidence=c.get("evidence"), kind=c.get("kind", "paper"),
+                                 where=(c.get("declaration") or {}).get("where", "")))
     return rows
 
 
@@ -508,15 +518,6 @@ def _profile_names() -> list[str]:
     from .profiles import PROFILES
 
     return list(PROFILES)
-
-
-def _claims_frame(claims: list[dict]):
-    import pandas as pd
-
-    columns = ["claim", "paper", "this run", "interval", "criterion", "verdict"]
-    rows = [{"claim": c["claim"], "paper": _short(c["paper"]), "this run": _short(c["ours"]),
-             "interval": c.get("interval", "—"), "criterion": c["criterion"], "verdict": c["verdict"]} for c in claims]
-    return pd.DataFrame(rows, columns=columns, dtype=object)
 
 
 def _short(value):

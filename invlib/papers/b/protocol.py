@@ -250,7 +250,7 @@ def _same_as_authors(experiment: str, chapter: str) -> Claim:
     return Claim(f"authors/{experiment}_same", chapter, f"Paper B's {experiment.replace('_', ' ')}: our "
                  "implementation gives the numbers of the authors' code on the same inputs.",
                  "the authors' code's numbers on the same inputs (benchmarks/authors/grounding_runs.py)",
-                 "github.com/facebookresearch/grounding-inductive-biases", part)
+                 "github.com/facebookresearch/grounding-inductive-biases", part, kind="authors")
 
 
 # Tolerance of a key of an experiment of invlib.papers.b.authors_code: abs (one number, or one per key prefix) +
@@ -461,7 +461,7 @@ GROUNDING_CLAIMS = [
             "tested with no augmentation).", "predicted (no such experiment in the paper)",
             "the paper's title and Sec. 6 (no such experiment in the paper)",
             _invariance(f"to {grid} of the model without augmentation, at the step's higher level minus its lower "
-                        "(the same seed at both)", each="step"))
+                        "(the same seed at both)", each="step"), kind="hypothesis")
       for grid, what in (("translate", "position"), ("zoom_in", "scale"))],
     Claim("thesis/crop_gain_grows_with_variation", CH7,
           "RandomResizedCrop's gain over the central crop grows with the data's variation in position and scale.",
@@ -476,7 +476,7 @@ GROUNDING_CLAIMS = [
                unit="seed", smallest=OVERFIT_GAP, n_min=SEED_MIN, reason=(
                    f"chapter B1's threshold: a model without augmentation whose training accuracy exceeds its test "
                    f"accuracy by less than {OVERFIT_GAP:g} points has little overfitting for a crop to correct, so "
-                   "the thesis predicts no growing gain there"))}),
+                   "the thesis predicts no growing gain there"))}, kind="hypothesis"),
     # -------------------------------------------------------------------------- B1: crops against the authors' code
     _same_as_authors("crops", "b1_rrc_decomposition"),
 ]

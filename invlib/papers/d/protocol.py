@@ -122,7 +122,7 @@ D1 = [
           parts={"bounds follow angle": same_verdict_part("the verdict of fig5/bounds_follow_angle"),
                  "reaches boundary": same_verdict_part(
                      "the verdict of fig5/reaches_boundary's share near the boundary (their code has no input-free "
-                     "run)")}),
+                     "run)")}, kind="authors"),
 ]
 
 # ----------------------------------------------------------------------------------- D2 (d2_instance_crops)
@@ -231,7 +231,7 @@ D2 = [
                              "input-free at variation 1) - (InstaAug - input-free at variation 0), points")),
     *[Claim(f"authors/{part}_same", "d2_instance_crops", statement, paper="their code's numbers on the same inputs",
             where="github.com/NingMiao/InstaAug, run by benchmarks/authors/instaaug_runs.py (authors_instaaug.json)",
-            parts=same_values_part()) for part, statement in (
+            parts=same_values_part(), kind="authors") for part, statement in (
         ("scheduler", "Our entropy-band rule gives the authors' lambda after every check of their scripted "
                       "entropies."),
         ("crops", "Our location-related parameterisation has the authors' candidate crops (the same set; their cell "
@@ -254,7 +254,8 @@ D2 = [
           where="github.com/NingMiao/InstaAug, run by benchmarks/authors/instaaug_runs.py crop_cpu",
           parts={f"{hi} > {lo}": same_verdict_part(f"the verdict of '{hi} beats {lo}' (ORDER_TEST: paired gain in "
                                                    "points above 1)")
-                 for hi, lo in (("instaaug", "random_crop"), ("random_crop", "none"), ("instaaug", "none"))}),
+                 for hi, lo in (("instaaug", "random_crop"), ("random_crop", "none"), ("instaaug", "none"))},
+          kind="authors"),
 ]
 
 # ----------------------------------------------------------------------------------- D3 (d3_colour_jitter)

@@ -20,7 +20,7 @@ Example
 >>> hist = {name: [dict(epoch=0, test_at_best_val=0.5, train_acc=0.6)] for name in image_models(S)}
 >>> run = results.Run("demo", "cpu")
 >>> _ = report_images(run, S, hist)
->>> run.claims_table()["verdict"].unique().tolist()  # the paper's CIFAR-10 claims, on Fashion-MNIST
+>>> run.claims_table().frame["verdict"].unique().tolist()  # the paper's CIFAR-10 claims, on Fashion-MNIST
 ['not measurable at this profile']
 """
 

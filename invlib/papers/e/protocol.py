@@ -47,7 +47,8 @@ def _share(what: str, within: str, **kw) -> Part:
 
 def _same_as_authors(cid: str, chapter: str, op: str, where: str) -> Claim:
     return Claim(cid, chapter, f"Our AugNet selects {op} as often as the authors' code on the same setting and seeds.",
-                 "the authors' code, run here on the same setting and seeds", where, same_rate_part())
+                 "the authors' code, run here on the same setting and seeds", where, same_rate_part(),
+                 kind="authors")
 
 
 # ----------------------------------------------------------------------------- E1 (e1_learning_the_right_invariance)

@@ -37,7 +37,7 @@ def _agree(cid: str, statement: str, a: str, b: str) -> Claim:
     return Claim(cid, CHAPTER, statement, NOT_A_PAPER, WHERE, Part(
         f"Spearman's rho of {a} and {b} across the trained models, oriented (positive: both call the same models "
         "invariant); a bootstrap interval resampling whole variants (its n: the variants)", unit="model",
-        smallest=0.5, reason=_STRONG, n_min=CLUSTERS, of="transformations", each="transformation"))
+        smallest=0.5, reason=_STRONG, n_min=CLUSTERS, of="transformations", each="transformation"), kind="hypothesis")
 
 
 def _gain(measure: str, smallest: float, reason: str, lower: bool = False) -> Part:
@@ -59,7 +59,7 @@ CLAIMS = [
               "C inv. acc.": _gain("C's invariance accuracy (%)", 1.0, _POINT),
               "C inv. L2": _gain("C's normalised L2 distance to the untransformed features", 0.05,
                                  "a twentieth of L_L2's scale (0: the features unmoved; 1: moved by as much as their "
-                                 "own norm), as B's relative invariance is read", lower=True)}),
+                                 "own norm), as B's relative invariance is read", lower=True)}, kind="hypothesis"),
     _agree("s1/b_and_c_rank_alike", "B's relative invariance and C's invariance accuracy rank the models alike.",
            "B's relative invariance", "C's invariance accuracy"),
     _agree("s1/probe_finds_what_is_not_invariant", "A layer whose features a probe can rank by a transformation (A) "
@@ -73,7 +73,7 @@ CLAIMS = [
           Part("the absolute change augmentation makes in B's relative invariance minus the absolute change the other "
                "factor makes, paired by seed number", unit="seed", n_min=N_MIN, each="transformation and factor",
                smallest=0.05, reason=f"'the most': ahead of each other factor by more than {_B_SCALE}; a smaller "
-                                     "lead is a tie")),
+                                     "lead is a tie"), kind="hypothesis"),
 ]
 
 PROTOCOL = Protocol("S", CLAIMS)

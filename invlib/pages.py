@@ -1,0 +1,636 @@
+"""What a reader meets: numbers for people, verdict badges, the one table of claims, each chapter's findings,
+figures with captions and tables that fit the page.
+
+Every page of the book that shows a claim shows it through :func:`claims_html` (a chapter's "Paper vs this run",
+each paper's overview page, the scoreboard); every chapter opens with :func:`findings_html` (written into the
+executed notebook by the book runner, :func:`invlib.book.dress`); every number a page prints goes through
+:func:`number` (significant figures, never e-notation). In a notebook, :func:`show` puts a matplotlib figure on the
+page with its caption and alt text, and :func:`install_display` makes every pandas table the chapter displays
+readable: numbers for people, nothing cut, a long table folded.
+
+The page styles (badges, the claims table) are ``book/_static/invlib.css``.
+"""
+
+from __future__ import annotations
+
+import base64
+import html
+import io
+import math
+import re
+from collections.abc import Iterable, Mapping
+
+from .verdicts import INCONCLUSIVE, NOT_MEASURABLE, NOT_REPRODUCED, PARTLY, REPRODUCED, VERDICTS
+
+# A verdict's badge: its CSS class and the word on it.
+BADGE = {REPRODUCED: ("reproduced", "reproduced"), PARTLY: ("partly", "partly"),
+         NOT_REPRODUCED: ("not-reproduced", "not reproduced"), INCONCLUSIVE: ("inconclusive", "inconclusive"),
+         NOT_MEASURABLE: ("not-measurable", "not measurable")}
+DECIDED = (REPRODUCED, NOT_REPRODUCED, PARTLY)
+# Whose claim (invlib.protocol.KINDS), as the pages head them.
+KIND_TITLES = {"paper": "The papers' claims", "authors": "Our code against the authors' code",
+               "hypothesis": "The book's own hypotheses"}
+KIND_SHORT = {"paper": "paper's claim", "authors": "same as the authors' code", "hypothesis": "the book's hypothesis"}
+GLOSSARY = "verdicts"  # book/verdicts.md: "How to read a verdict"
+LONG_TABLE = 15  # rows a table shows before it is folded
+
+
+# --- numbers ----------------------------------------------------------------------------------------------------
+
+def number(x, digits: int = 3, sign: bool = False) -> str:
+    """``x`` for a reader: ``digits`` significant figures, thousands separated, never e-notation; ``"n/a"`` for
+    None or NaN. A value that rounds to zero at three decimals reads ``"< 0.001"`` (``"> -0.001"`` below zero).
+
+    Args:
+        x: a number (int, float, numpy scalar, bool) or anything else (returned as ``str``).
+        digits: significant figures of a float (integers are printed whole).
+        sign: a leading ``+`` on positive values (effects, differences).
+
+    Example
+    -------
+    >>> [number(v) for v in (9.200642e-18, 0.04567, 1.5, 63.456, 1234.5, 12345678.0, 3, None, float("nan"))]
+    ['< 0.001', '0.0457', '1.5', '63.5', '1,234', '12,345,678', '3', 'n/a', 'n/a']
+    >>> number(5.153, sign=True), number(-0.431, sign=True), number(-2e-9), number(0.0)
+    ('+5.15', '-0.431', '> -0.001', '0')
+    """
+    if x is None:
+        return "n/a"
+    if isinstance(x, bool):
+        return "yes" if x else "no"
+    if hasattr(x, "item") and not isinstance(x, (str, bytes)):
+        try:
+            x = x.item()
+        except (ValueError, TypeError):
+            return str(x)
+    if isinstance(x, int):
+        return f"{x:+,}" if sign and x else f"{x:,}"
+    if not isinstance(x, float):
+        return str(x)
+    if not math.isfinite(x):
+        return "n/a" if math.isnan(x) else ("+" if x > 0 and sign else "") + ("∞" if x > 0 else "-∞")
+    plus = "+" if sign and x > 0 else ""
+    if x == 0:
+        return "0"
+    a = abs(x)
+    if a < 0.0005:
+        return "< 0.001" if x > 0 else "> -0.001"
+    if a >= 10 ** digits:
+        return f"{plus}{x:,.0f}"
+    decimals = max(0, digits - 1 - math.floor(math.log10(a)))
+    text = f"{x:,.{decimals}f}"
+    if "." in text:
+        text = text.rstrip("0").rstrip(".")
+    return plus + text
+
+
+def value_text(value) -> str:
+    """A claim's paper value or this run's value as text: numbers by :func:`number`, lists and dicts inline.
+
+    Example
+    -------
+    >>> value_text({"rotate": 0.9234, "shear": None}), value_text([1.0, 2.5]), value_text(None)
+    ('rotate: 0.923; shear: n/a', '1, 2.5', '—')
+    """
+    if value is None:
+        return "—"
+    if isinstance(value, dict):
+        return "; ".join(f"{k}: {value_text(v) if v is not None else 'n/a'}" for k, v in value.items())
+    if isinstance(value, (list, tuple)):
+        shown = [value_text(v) for v in value[:8]]
+        return ", ".join(shown + ["…"] * (len(value) > 8))
+    return number(value) if isinstance(value, (int, float)) else str(value)
+
+
+def _units(ev: Mapping) -> str:
+    from .verdicts import _plural
+
+    unit = ev.get("unit") or "replicate"
+    return unit if ev.get("n") == 1 else _plural(unit)
+
+
+def _finite(x) -> bool:
+    return isinstance(x, (int, float)) and not isinstance(x, bool) and math.isfinite(x)
+
+
+def interval_words(ev: Mapping | None) -> str:
+    """A claim's evidence in a sentence: ``"+5.15, 95 % interval -0.431 to +10.7, over 3 seeds"``; for a claim of
+    several parts, how many parts got each verdict.
+
+    Example
+    -------
+    >>> interval_words(dict(estimate=5.153, lo=-0.431, hi=10.7, n=3, unit="seed", level=0.95))
+    '+5.15, 95 % interval -0.431 to +10.7, over 3 seeds'
+    >>> interval_words(dict(estimate=0.5, lo=None, hi=None, n=1, unit="deterministic"))
+    '+0.5 (a deterministic check)'
+    """
+    if not ev:
+        return "not measured"
+    if ev.get("parts"):
+        return parts_summary(ev["parts"])
+    if ev.get("verdict") == NOT_MEASURABLE:
+        return "not measurable at this profile"
+    est = number(ev.get("estimate"), sign=True)
+    if ev.get("unit") == "deterministic":
+        return f"{est} (a deterministic check)"
+    if not (_finite(ev.get("lo")) and _finite(ev.get("hi"))):
+        return f"{est}, over {ev.get('n', '?')} {_units(ev)} (no interval)"
+    level = number(100 * float(ev.get("level") or 0.95))
+    return (f"{est}, {level} % interval {number(ev['lo'], sign=True)} to {number(ev['hi'], sign=True)}, over "
+            f"{ev.get('n')} {_units(ev)}")
+
+
+def interval_compact(ev: Mapping | None) -> str:
+    """The same, short, for a table cell: ``"+5.15 [-0.431, +10.7], 3 seeds"``.
+
+    Example
+    -------
+    >>> interval_compact(dict(estimate=5.153, lo=-0.431, hi=10.7, n=3, unit="seed"))
+    '+5.15 [-0.431, +10.7], 3 seeds'
+    """
+    if not ev:
+        return ""
+    if ev.get("parts"):
+        return parts_summary(ev["parts"])
+    if ev.get("verdict") == NOT_MEASURABLE:
+        return ""
+    est = number(ev.get("estimate"), sign=True)
+    if ev.get("unit") == "deterministic":
+        return f"{est} (deterministic)"
+    if not (_finite(ev.get("lo")) and _finite(ev.get("hi"))):
+        return f"{est}, {ev.get('n', '?')} {_units(ev)}"
+    return f"{est} [{number(ev['lo'], sign=True)}, {number(ev['hi'], sign=True)}], {ev.get('n')} {_units(ev)}"
+
+
+def parts_summary(parts: Mapping[str, Mapping]) -> str:
+    """``"3 parts: 2 reproduced, 1 inconclusive"``.
+
+    Example
+    -------
+    >>> parts_summary({"a": {"verdict": "reproduced"}, "b": {"verdict": "inconclusive at this budget"}})
+    '2 parts: 1 reproduced, 1 inconclusive'
+    """
+    counts = {BADGE[v][1]: sum(p.get("verdict") == v for p in parts.values()) for v in VERDICTS}
+    return f"{len(parts)} parts: " + ", ".join(f"{k} {w}" for w, k in counts.items() if k)
+
+
+def boundary_words(ev: Mapping) -> str:
+    """What the interval had to clear, in words: ``"above 0.5"``, ``"below 1"``, ``"within 0 ± 2"``."""
+    b = ev.get("boundary")
+    if not _finite(b):
+        return ""
+    direction = ev.get("direction")
+    if direction == "equivalent":
+        return f"within {number(b)} ± {number(ev.get('margin'))}"
+    return f"{'above' if direction in ('greater', 'not below') else 'below'} {number(b)}"
+
+
+def why(ev: Mapping | None) -> str:
+    """Why a claim got its verdict, in one clause (for a claim of several parts: the parts that decided it).
+
+    Example
+    -------
+    >>> why(dict(verdict="not reproduced", estimate=0.1, lo=-0.2, hi=0.3, n=3, unit="seed", direction="greater",
+    ...          boundary=0.5, level=0.95))
+    'the interval, -0.2 to +0.3, lies wholly short of the smallest effect that matters (above 0.5)'
+    """
+    if not ev:
+        return ""
+    verdict = ev.get("verdict")
+    if ev.get("parts"):
+        named = [name for name, p in ev["parts"].items() if p.get("verdict") == verdict] or list(ev["parts"])
+        if verdict == PARTLY:
+            held = [n for n, p in ev["parts"].items() if p.get("verdict") == REPRODUCED]
+            failed = [n for n, p in ev["parts"].items() if p.get("verdict") == NOT_REPRODUCED]
+            return f"{_names(held)} {'holds' if len(held) == 1 else 'hold'}; {_names(failed)} " \
+                   f"{'does' if len(failed) == 1 else 'do'} not"
+        if verdict == NOT_REPRODUCED:
+            failed = [n for n, p in ev["parts"].items() if p.get("verdict") == NOT_REPRODUCED]
+            return f"{_names(failed)} {'fails' if len(failed) == 1 else 'fail'}"
+        if verdict == REPRODUCED:
+            return "every part holds" if len(named) > 1 else ""
+        if verdict == INCONCLUSIVE:
+            open_ = [n for n, p in ev["parts"].items() if p.get("verdict") == INCONCLUSIVE]
+            return f"{_names(open_)} {'is' if len(open_) == 1 else 'are'} not yet decided"
+        return ""
+    if verdict == NOT_MEASURABLE:
+        return ev.get("reason") or "this profile cannot test it"
+    if ev.get("unit") == "deterministic" or not (_finite(ev.get("lo")) and _finite(ev.get("hi"))):
+        return f"the value is {number(ev.get('estimate'))}; the claim asks {boundary_words(ev)}"
+    span = f"{number(ev['lo'], sign=True)} to {number(ev['hi'], sign=True)}"
+    if verdict == REPRODUCED:
+        return f"the interval, {span}, lies wholly {boundary_words(ev)}"
+    if verdict == NOT_REPRODUCED:
+        if ev.get("direction") == "equivalent":
+            return f"the interval, {span}, lies outside the margin ({boundary_words(ev)})"
+        return f"the interval, {span}, lies wholly short of the smallest effect that matters ({boundary_words(ev)})"
+    if verdict == INCONCLUSIVE:
+        if ev.get("n", 0) < ev.get("n_min", 0):
+            return f"it needs at least {ev['n_min']} {_units(dict(ev, n=2))}, and this run has {ev.get('n')}"
+        return f"the interval, {span}, straddles the boundary ({boundary_words(ev)})"
+    return ""
+
+
+def _names(names: list[str]) -> str:
+    quoted = [f"'{n}'" for n in names]
+    if len(quoted) > 4:
+        return ", ".join(quoted[:3]) + f" and {len(quoted) - 3} more"
+    return " and ".join([", ".join(quoted[:-1]), quoted[-1]]) if len(quoted) > 1 else (quoted[0] if quoted else "")
+
+
+# --- inline text to HTML ------------------------------------------------------------------------------------------
+
+_CODE = re.compile(r"`([^`\n]+)`")
+_MATH = re.compile(r"\$([^\s$][^$\n]*?)\$")
+_EMPH = re.compile(r"(?<![\w*])\*([^*\n]+)\*(?![\w*])")
+_TEX = {r"\pi": "π", r"\times": "×", r"\le": "≤", r"\ge": "≥", r"\pm": "±", r"\lambda": "λ", r"\theta": "θ",
+        r"\phi": "φ", r"\sigma": "σ", r"\mu": "μ", r"\alpha": "α", r"\beta": "β", r"\rho": "ρ", r"\cdot": "·",
+        r"\sqrt": "√", r"\infty": "∞", r"\%": "%", r"\,": " ", "{": "", "}": ""}
+
+
+def inline(text) -> str:
+    """Markdown of one line (code spans, ``*emphasis*``, ``$math$``) as safe HTML, for raw-HTML tables.
+
+    Example
+    -------
+    >>> inline("`crops.rrc` at $\\\\pi/4$ is *small* < 1")
+    '<code>crops.rrc</code> at <i>π/4</i> is <em>small</em> &lt; 1'
+    """
+    out, last = [], 0
+    text = " ".join(str(text).split())
+    for m in re.finditer(f"{_CODE.pattern}|{_MATH.pattern}", text):
+        out.append(_EMPH.sub(r"<em>\1</em>", html.escape(text[last:m.start()], quote=False)))
+        if m.group(1) is not None:
+            out.append(f"<code>{html.escape(m.group(1), quote=False)}</code>")
+        else:
+            tex = m.group(2)
+            for k, v in _TEX.items():
+                tex = tex.replace(k, v)
+            out.append(f"<i>{html.escape(tex, quote=False)}</i>")
+        last = m.end()
+    out.append(_EMPH.sub(r"<em>\1</em>", html.escape(text[last:], quote=False)))
+    return "".join(out)
+
+
+def badge(verdict: str) -> str:
+    """A verdict as a coloured badge (``<span class="verdict reproduced">reproduced</span>``)."""
+    css, word = BADGE.get(verdict, ("other", verdict))
+    return f'<span class="verdict {css}">{html.escape(word)}</span>'
+
+
+def kind_label(kind: str) -> str:
+    return "" if kind == "paper" else f'<span class="claim-kind">{html.escape(KIND_SHORT.get(kind, kind))}</span> '
+
+
+# --- the one table of claims --------------------------------------------------------------------------------------
+
+def claims_html(claims: Iterable[Mapping], link=None, chapter_column: bool = False, to_decide=None) -> str:
+    """The claims table every page uses: claim (its full statement, where it stands in the paper), the paper's value,
+    ours with its interval, the verdict as a badge; under each row, folded, the criterion and each part's evidence.
+    Everything wraps inside the page's text column (``book/_static/invlib.css``); nothing is cut.
+
+    Args:
+        claims: dicts as :meth:`invlib.results.Run.claim` records them (``id``, ``claim``, ``paper``, ``ours``,
+            ``verdict``, ``criterion``, ``evidence``, ``kind``; a :func:`invlib.results.scoreboard` row's
+            ``paper_value`` and ``chapter`` are read too).
+        link: ``link(chapter) -> href`` to link each claim to its chapter (with ``chapter_column``).
+        chapter_column: name the chapter in the claim cell (overview pages, the scoreboard).
+        to_decide: ``{(chapter, id): text}`` of :func:`invlib.plan.to_decide`, shown in an undecided claim's fold.
+
+    Returns:
+        an HTML ``<table class="claims">``.
+
+    Example
+    -------
+    >>> row = dict(id="t1", claim="RRC helps.", paper="+4.4", ours=1.03, verdict="reproduced", criterion="gain > 0.5",
+    ...            evidence=dict(estimate=1.03, lo=0.52, hi=1.55, n=3, unit="seed", verdict="reproduced"))
+    >>> page = claims_html([row])
+    >>> "RRC helps." in page and 'class="verdict reproduced"' in page and "+1.03 [+0.52, +1.55], 3 seeds" in page
+    True
+    """
+    rows = []
+    for c in claims:
+        ev = c.get("evidence") or {}
+        paper = c.get("paper_value", c.get("paper"))
+        where = (c.get("declaration") or {}).get("where") or c.get("where") or ""
+        chapter = ""
+        if chapter_column and c.get("chapter"):
+            name = html.escape(c["chapter"])
+            chapter = (f'<a class="claim-chapter" href="{html.escape(link(c["chapter"]))}">{name}</a> ' if link
+                       else f'<span class="claim-chapter">{name}</span> ')
+        statement = (f'{chapter}{kind_label(c.get("kind", "paper"))}{inline(c["claim"])}'
+                     + (f' <span class="claim-where">({inline(where)})</span>' if where else ""))
+        ours = inline(value_text(c.get("ours")))
+        compact = interval_compact(ev)
+        if compact and compact != ours:
+            ours += f'<br><span class="claim-interval">{html.escape(compact)}</span>'
+        rows.append(f'<tr class="claim-row" id="claim-{_anchor(c.get("chapter", ""), c["id"])}">'
+                    f'<td>{statement}</td><td>{inline(value_text(paper))}</td><td>{ours}</td>'
+                    f'<td>{badge(c["verdict"])}</td></tr>')
+        rows.append(f'<tr class="claim-detail"><td colspan="4">{_fold(c, ev, to_decide)}</td></tr>')
+    return ('<table class="claims"><colgroup><col class="c-claim"><col class="c-paper"><col class="c-ours">'
+            '<col class="c-verdict"></colgroup><thead><tr><th>Claim</th><th>Paper</th><th>This run</th>'
+            f'<th>Verdict</th></tr></thead><tbody>{"".join(rows)}</tbody></table>')
+
+
+def _anchor(chapter: str, cid: str) -> str:
+    return re.sub(r"[^a-z0-9]+", "-", f"{chapter} {cid}".lower()).strip("-")
+
+
+def _fold(c: Mapping, ev: Mapping, to_decide=None) -> str:
+    lines = [f"<p><b>Why:</b> {inline(why(ev) or '—')}.</p>" if why(ev) else "",
+             f'<p><b>Criterion</b> (declared before the run): {inline(c.get("criterion", ""))}</p>']
+    need = (to_decide or {}).get((c.get("chapter", ""), c["id"])) or c.get("to_decide")
+    if need and c["verdict"] == INCONCLUSIVE:
+        lines.append(f"<p><b>What would decide it:</b> {inline(need)}.</p>")
+    if ev.get("parts"):
+        items = "".join(f"<li>{badge(p.get('verdict', ''))} <b>{inline(name or 'the claim')}</b>: "
+                        f"{html.escape(interval_words(p))}</li>" for name, p in ev["parts"].items())
+        lines.append(f'<ul class="claim-parts">{items}</ul>')
+    elif ev:
+        lines.append(f"<p><b>Evidence:</b> {html.escape(interval_words(ev))}.</p>")
+    lines.append(f'<p class="claim-id">id <code>{html.escape(c["id"])}</code></p>')
+    return f'<details><summary>How it was decided</summary>{"".join(lines)}</details>'
+
+
+class ClaimsTable:
+    """What :meth:`invlib.results.Run.claims_table` returns: the claims as the book shows them (HTML,
+    :func:`claims_html`), and as a pandas DataFrame (``.frame``) for code.
+
+    Example
+    -------
+    >>> t = ClaimsTable([dict(id="t1", claim="It helps.", paper="+3", ours=1.0, verdict="reproduced",
+    ...                       criterion="c", interval="+1 [+0.5, +1.5], 3 seeds; > 0.5", evidence={})])
+    >>> t.frame["verdict"].tolist(), "It helps." in t._repr_html_()
+    (['reproduced'], True)
+    """
+
+    def __init__(self, claims: list[Mapping]):
+        self.claims = list(claims)
+
+    @property
+    def frame(self):
+        import pandas as pd
+
+        columns = ["claim", "paper", "this run", "interval", "criterion", "verdict"]
+        rows = [{"claim": c["claim"], "paper": c["paper"], "this run": c["ours"], "interval": c.get("interval", "—"),
+                 "criterion": c["criterion"], "verdict": c["verdict"]} for c in self.claims]
+        return pd.DataFrame(rows, columns=columns, dtype=object)
+
+    def __len__(self) -> int:
+        return len(self.claims)
+
+    def _repr_html_(self) -> str:
+        return claims_html(self.claims)
+
+    def __repr__(self) -> str:
+        return "\n".join(f"{c['verdict']}: {c['claim']}" for c in self.claims) or "(no claims)"
+
+
+# --- findings -----------------------------------------------------------------------------------------------------
+
+def claim_sentence(c: Mapping) -> str:
+    """One plain sentence (HTML) for a claim: its statement, the paper's value beside ours, and why the verdict.
+
+    Example
+    -------
+    >>> c = dict(id="t1", claim="RRC helps.", paper="+4.4", ours=1.03, verdict="reproduced",
+    ...          evidence=dict(estimate=1.03, lo=0.52, hi=1.55, n=3, unit="seed", level=0.95, direction="greater",
+    ...                        boundary=0.5, verdict="reproduced"))
+    >>> claim_sentence(c)
+    'RRC helps. Paper: +4.4; this run: 1.03 (+1.03, 95 % interval +0.52 to +1.55, over 3 seeds).'
+    """
+    ev = c.get("evidence") or {}
+    paper = value_text(c.get("paper_value", c.get("paper")))
+    ours = value_text(c.get("ours"))
+    words = interval_words(ev) if ev else ""
+    numbers = f"Paper: {inline(paper)}; this run: {inline(ours)}"
+    if words and words != ours and not ev.get("parts"):
+        numbers += f" ({html.escape(words)})"
+    elif c["verdict"] in (NOT_REPRODUCED, PARTLY) and why(ev):
+        numbers += f": {inline(why(ev))}"
+    statement = inline(c["claim"]).rstrip()
+    return f"{statement}{'' if statement.endswith(('.', '?', '!')) else '.'} {numbers}."
+
+
+def undecided_sentence(claims: list[Mapping], to_decide=None) -> str:
+    """One sentence for the claims a run cannot decide: how many, and what would decide them (the plan's words).
+
+    Example
+    -------
+    >>> undecided_sentence([dict(id="x", chapter="b1", verdict="inconclusive at this budget", evidence={})])
+    'One claim is inconclusive at this budget.'
+    """
+    open_ = [c for c in claims if c["verdict"] == INCONCLUSIVE]
+    if not open_:
+        return ""
+    needs = {}
+    for c in open_:
+        text = (to_decide or {}).get((c.get("chapter", ""), c["id"])) or c.get("to_decide") or ""
+        needs[c["id"]] = text
+    reach = [t for t in needs.values() if t and "out of reach" not in t and "power at n" in t]
+    far = [t for t in needs.values() if t and "out of reach" in t]
+    k = len(open_)
+    head = f"{'One claim is' if k == 1 else f'{k} claims are'} inconclusive at this budget"
+    bits = []
+    if reach:
+        ns = sorted(int(re.search(r"n = ([\d,]+)", t).group(1).replace(",", "")) for t in reach)
+        span = f"{ns[0]:,}" if ns[0] == ns[-1] else f"{ns[0]:,} to {ns[-1]:,}"
+        bits.append(f"{len(reach)} would be decided in most reruns at {span} replicates (if the effects measured "
+                    "here are the true ones)")
+    if far:
+        bits.append(f"{len(far)} need more than the plan considers at this profile")
+    rest = k - len(reach) - len(far)
+    if rest and bits:
+        bits.append(f"for {rest} no number can be said from this run")
+    return head + (": " + "; ".join(bits) if bits else "") + "."
+
+
+def findings_html(claims: list[Mapping], to_decide=None, glossary: str = "") -> str:
+    """A chapter's "What this chapter found" box: per kind of claim, each decided claim with its badge and one
+    plain sentence, the undecided ones listed by their statements and one sentence on what would decide them.
+
+    Args:
+        claims: the chapter's recorded claims (:meth:`invlib.results.Run.claim`).
+        to_decide: :func:`invlib.plan.to_decide` of the build.
+        glossary: the href of "How to read a verdict" (nothing linked when empty).
+
+    Example
+    -------
+    >>> box = findings_html([dict(id="t", claim="It helps.", paper="+3", ours=1.0, verdict="reproduced",
+    ...                           evidence={})])
+    >>> box.startswith('<div class="admonition findings">') and "It helps." in box
+    True
+    """
+    title = '<p class="admonition-title">What this chapter found</p>'
+    if not claims:
+        return (f'<div class="admonition findings">{title}<p>This chapter tests no claim of a paper: it prepares '
+                "what the others measure (see its figures and tables below).</p></div>")
+    parts = []
+    kinds = [k for k in KIND_TITLES if any(c.get("kind", "paper") == k for c in claims)]
+    for kind in kinds:
+        mine = [c for c in claims if c.get("kind", "paper") == kind]
+        decided = [c for c in mine if c["verdict"] in DECIDED]
+        others = [c for c in mine if c["verdict"] not in DECIDED]
+        head = f"<p><b>{KIND_TITLES[kind]}</b> ({_count_line(mine)})</p>" if len(kinds) > 1 or kind != "paper" \
+            else f"<p>{_count_line(mine).capitalize()}.</p>"
+        items = [f"<li>{badge(c['verdict'])} {claim_sentence(c)}</li>" for c in decided]
+        items += [f"<li>{badge(c['verdict'])} {inline(c['claim'])}"
+                  + (f" <i>({inline(why(c.get('evidence')))})</i>" if c["verdict"] == NOT_MEASURABLE else "")
+                  + "</li>" for c in others]
+        parts.append(head + f'<ul class="findings-list">{"".join(items)}</ul>')
+        sentence = undecided_sentence(mine, to_decide)
+        if sentence:
+            parts.append(f"<p>{sentence}</p>")
+    more = (f' <a href="{html.escape(glossary)}">How to read a verdict</a>.' if glossary else "")
+    parts.append(f'<p class="findings-more">Each claim\'s interval, criterion and parts are in the table at the end '
+                 f"of the chapter.{more}</p>")
+    return f'<div class="admonition findings">{title}{"".join(parts)}</div>'
+
+
+def _count_line(claims: list[Mapping]) -> str:
+    n = len(claims)
+    counts = {BADGE[v][1]: sum(c["verdict"] == v for c in claims) for v in VERDICTS}
+    return f"{n} claim{'s' * (n != 1)}: " + ", ".join(f"{k} {w}" for w, k in counts.items() if k)
+
+
+def counts(claims: Iterable[Mapping]) -> dict[str, int]:
+    """``{verdict: claims}`` over every verdict of :data:`invlib.verdicts.VERDICTS` (zeros included)."""
+    claims = list(claims)
+    return {v: sum(c["verdict"] == v for c in claims) for v in VERDICTS}
+
+
+# --- figures and tables in a notebook -------------------------------------------------------------------------------
+
+def figure_html(fig, caption: str, alt: str | None = None, dpi: int = 110) -> str:
+    """A matplotlib figure as ``<figure>`` with its PNG inline, its alt text and its caption (Markdown of one
+    paragraph: code spans, emphasis, math).
+
+    Example
+    -------
+    >>> import matplotlib.pyplot as plt
+    >>> fig, ax = plt.subplots(); _ = ax.plot([0, 1])
+    >>> page = figure_html(fig, "A line from 0 to 1.")
+    >>> page.startswith('<figure class="invlib-figure">') and "<figcaption>A line from 0 to 1.</figcaption>" in page
+    True
+    """
+    if not isinstance(caption, str) or not caption.strip():
+        raise ValueError("a figure needs a caption: what is plotted, what to look for, over how many replicates")
+    buf = io.BytesIO()
+    fig.savefig(buf, format="png", dpi=dpi, bbox_inches="tight")
+    data = base64.b64encode(buf.getvalue()).decode()
+    alt = " ".join((alt or re.sub(r"[`*$]", "", caption)).split())
+    return (f'<figure class="invlib-figure"><img src="data:image/png;base64,{data}" alt="{html.escape(alt)}">'
+            f"<figcaption>{inline(caption)}</figcaption></figure>")
+
+
+def show(caption: str, fig=None, alt: str | None = None) -> None:
+    """Put a figure on the chapter's page with its caption (what is plotted, what to look for, over how many
+    replicates) and alt text, and close it; in place of ``plt.show()``. Outside a notebook, ``plt.show()``.
+
+    Args:
+        caption: one paragraph of Markdown; numbers from the run are formatted into it by the chapter.
+        fig: the figure (default: the current one).
+        alt: the image's alt text (default: the caption without markup).
+
+    Example
+    -------
+    >>> import matplotlib.pyplot as plt
+    >>> fig, ax = plt.subplots(); _ = ax.plot([0, 1])
+    >>> show("A line.", fig)   # doctest: +SKIP
+    """
+    import matplotlib.pyplot as plt
+
+    fig = fig if fig is not None else plt.gcf()
+    if not _in_notebook():
+        plt.show()
+        return
+    from IPython.display import HTML, display
+
+    display(HTML(figure_html(fig, caption, alt)))
+    plt.close(fig)
+
+
+def _in_notebook() -> bool:
+    try:
+        from IPython import get_ipython
+    except ImportError:  # pragma: no cover
+        return False
+    ip = get_ipython()
+    return ip is not None and getattr(ip, "kernel", None) is not None
+
+
+def frame_html(frame, caption: str = "", fold: int = LONG_TABLE) -> str:
+    """A pandas DataFrame (or Series) as a readable table: every number by :func:`number`, missing values as "—",
+    text wrapped (never cut), the index kept where it names the rows; over ``fold`` rows the table is folded
+    under a line that says how many rows it has.
+
+    Example
+    -------
+    >>> import pandas as pd
+    >>> page = frame_html(pd.DataFrame({"p": [9.2e-18, 0.5], "name": ["a", None]}))
+    >>> "&lt; 0.001" in page and "—" in page and "<details" not in page
+    True
+    >>> "<details" in frame_html(pd.DataFrame({"x": range(20)}))
+    True
+    """
+    import pandas as pd
+
+    if isinstance(frame, pd.Series):
+        frame = frame.to_frame()
+    shown = frame.copy()
+    keep_index = not isinstance(shown.index, pd.RangeIndex)
+
+    def cell(v):
+        if v is None or isinstance(v, float) and math.isnan(v):
+            return "—"
+        if isinstance(v, (bool, int, float)) or hasattr(v, "item") and not isinstance(v, str):
+            return number(v)
+        return value_text(v) if isinstance(v, (list, tuple, dict)) else str(v)
+
+    shown = shown.map(cell) if hasattr(shown, "map") else shown.applymap(cell)
+    if keep_index:
+        shown.index = [cell(i) if not isinstance(i, tuple) else " / ".join(cell(x) for x in i) for i in shown.index]
+    shown.columns = [" / ".join(str(x) for x in c) if isinstance(c, tuple) else str(c) for c in shown.columns]
+    table = shown.to_html(index=keep_index, escape=True, border=0, classes="invlib-table", na_rep="—")
+    cap = f"<p class=\"table-caption\">{inline(caption)}</p>" if caption else ""
+    if len(shown) > fold:
+        return (f'{cap}<details class="long-table"><summary>The whole table: {len(shown):,} rows, '
+                f"{len(shown.columns)} columns (click to show)</summary>{table}</details>")
+    return cap + table
+
+
+def install_display() -> None:
+    """In a notebook, show every pandas DataFrame and Series through :func:`frame_html` (numbers for people, nothing
+    cut, long tables folded). Called by :func:`invlib.results.open_chapter`; does nothing outside a kernel."""
+    if not _in_notebook():
+        return
+    import pandas as pd
+    from IPython import get_ipython
+
+    formatter = get_ipython().display_formatter.formatters["text/html"]
+    formatter.for_type(pd.DataFrame, frame_html)
+    formatter.for_type(pd.Series, frame_html)
+    pd.set_option("display.max_colwidth", None)
+
+
+def table(frame, caption: str = "", fold: int = LONG_TABLE):
+    """A DataFrame for the page, with a caption above it (an object a notebook cell displays as HTML).
+
+    Example
+    -------
+    >>> import pandas as pd
+    >>> "<p class=\\"table-caption\\">Two rows.</p>" in table(pd.DataFrame({"x": [1, 2]}), "Two rows.")._repr_html_()
+    True
+    """
+    return _Html(frame_html(frame, caption, fold))
+
+
+class _Html:
+    def __init__(self, text: str):
+        self.text = text
+
+    def _repr_html_(self) -> str:
+        return self.text
+
+    def __repr__(self) -> str:
+        return re.sub(r"<[^>]+>", " ", self.text)[:200]
