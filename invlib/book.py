@@ -515,6 +515,7 @@ def build(profile: str | Profile = "cpu", only: list[str] | None = None, params:
         done = _execute(names, selected, profile, params, root, jobs, progress, echo)
     chapters = phase + [done[n] if n in done else _reuse_or_stub(n, root) for n in names]
     wall = time.perf_counter() - t0
+    dress_chapters(chapters, root)
     write_scoreboard(chapters, root)
     if site:
         echo("jupyter-book build ...", end=" ", flush=True)
@@ -532,6 +533,39 @@ def build(profile: str | Profile = "cpu", only: list[str] | None = None, params:
                       jobs=jobs, threads=chapter_threads(), site=site, finished=time.strftime("%Y-%m-%d %H:%M:%S"))
         atomic_save(json.dumps(record, indent=2), build_record(profile, root))
     return chapters
+
+
+DOWNLOADS = "downloads"  # book/_generated/downloads/: each chapter's results as the page offers them
+
+
+def dress_chapters(chapters: list[Chapter], root: str | Path = REPO) -> None:
+    """Make every executed chapter of the build read as a page (:func:`invlib.pages.dress`): its findings box,
+    its code folded, its "Reproduce this chapter" section with its results to download
+    (``book/_generated/downloads/<name>.json`` and its CSVs, :func:`invlib.pages.write_downloads`). A chapter kept
+    from an earlier build (``--only``) is dressed anew from its results, so every page reads this build's plan."""
+    import nbformat
+
+    from . import pages, plan
+
+    root = Path(root).resolve()
+    folder = results_root(root)
+    repository = site_config(root)["repository"]["url"]
+    need = {}
+    for profile in sorted({c.profile for c in chapters if c.status != "stub" and c.profile in PROFILES}):
+        try:
+            need.update(plan.to_decide(plan.read_build(folder / profile)))
+        except FileNotFoundError:  # no chapter of this profile has claims yet
+            pass
+    for ch in chapters:
+        path = root / GENERATED / f"{ch.name}.ipynb"
+        if ch.status == "stub" or ch.profile not in PROFILES or not path.exists():
+            continue
+        file = folder / ch.profile / f"{ch.name}.json"
+        record = json.loads(file.read_text()) if file.exists() else None
+        files = pages.write_downloads(ch.name, record, root / GENERATED / DOWNLOADS) if record else []
+        nb = nbformat.read(path, as_version=4)
+        pages.dress(nb, ch.name, record, need, repository, [(label, f"{DOWNLOADS}/{f}") for label, f in files])
+        atomic_save(nbformat.writes(nb), path)
 
 
 def build_record(profile: str, root: str | Path = REPO) -> Path:

@@ -634,3 +634,158 @@ class _Html:
 
     def __repr__(self) -> str:
         return re.sub(r"<[^>]+>", " ", self.text)[:200]
+
+
+# --- a chapter's page: findings first, code one click away, how to reproduce it last -------------------------------
+
+DRESSED = "invlib-dressed"  # metadata flag of the cells the runner adds (removed and written anew on every build)
+_BOX = re.compile(r"\n*<!-- findings -->.*?<!-- /findings -->\n*", re.S)
+
+
+def dress(nb, name: str, record: Mapping | None, to_decide=None, repository: str = "", downloads=()) -> None:
+    """Make an executed chapter read as a page, in place (the book runner calls it on every chapter it keeps):
+    its "What this chapter found" box under the title (:func:`findings_html`), every code cell's source folded
+    (``hide-input``: the code is one click away), and a last section "Reproduce this chapter": the commands on
+    each profile, this run's profile, seconds and machine, its results to download, its settings and its source.
+    Running it again on a dressed notebook gives the same notebook.
+
+    Args:
+        nb: the executed notebook (``nbformat.NotebookNode``).
+        name: the chapter, e.g. ``"b1_rrc_decomposition"``.
+        record: its results (:meth:`invlib.results.Run.to_dict`), or None (no results: no box, no downloads).
+        to_decide: :func:`invlib.plan.to_decide` of the build.
+        repository: the repository's address (``_config.yml``), to link the sources; "" for none.
+        downloads: ``(label, path relative to the chapter's page)`` of the files the page offers.
+
+    Example
+    -------
+    >>> import nbformat
+    >>> nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_markdown_cell("# T\\n\\nIntro."),
+    ...                                      nbformat.v4.new_code_cell("x = 1")])
+    >>> dress(nb, "b9_demo", dict(profile="smoke", claims=[], params={"profile": "smoke"}, seconds=1.0))
+    >>> dress(nb, "b9_demo", dict(profile="smoke", claims=[], params={"profile": "smoke"}, seconds=1.0))
+    >>> nb.cells[0].source.count("What this chapter found"), nb.cells[1].metadata.tags, len(nb.cells)
+    (1, ['hide-input'], 3)
+    """
+    import nbformat
+
+    nb.cells = [c for c in nb.cells if not c.metadata.get(DRESSED)]
+    for cell in nb.cells:
+        if cell.cell_type == "markdown":
+            cell.source = _BOX.sub("\n\n", cell.source).strip("\n")
+        elif cell.cell_type == "code":
+            tags = cell.metadata.setdefault("tags", [])
+            if not {"remove-cell", "remove-input", "hide-input"} & set(tags):
+                tags.append("hide-input")
+    if record is None:
+        return
+    claims = [dict(c, chapter=name) for c in record.get("claims", [])]
+    glossary = f"../{GLOSSARY}.html"
+    box = f"<!-- findings -->\n{findings_html(claims, to_decide, glossary)}\n<!-- /findings -->"
+    title = next((c for c in nb.cells if c.cell_type == "markdown" and c.source.lstrip().startswith("# ")), None)
+    if title is not None:
+        head, _, rest = title.source.lstrip().partition("\n")
+        title.source = f"{head}\n\n{box}\n\n{rest.strip()}".rstrip() + "\n"
+    else:
+        cell = nbformat.v4.new_markdown_cell(box)
+        cell.metadata[DRESSED] = True
+        nb.cells.insert(0, cell)
+    cell = nbformat.v4.new_markdown_cell(reproduce_markdown(name, record, repository, downloads, nb))
+    cell.metadata[DRESSED] = True
+    nb.cells.append(cell)
+
+
+def reproduce_markdown(name: str, record: Mapping, repository: str = "", downloads=(), nb=None) -> str:
+    """The "Reproduce this chapter" section: the command on each profile, what this run was, its results to
+    download, its settings (folded) and its source (the Jupytext file and the ``invlib`` modules it imports).
+
+    Example
+    -------
+    >>> text = reproduce_markdown("b9_demo", dict(profile="cpu", params={"profile": "cpu", "seeds": 3}, seconds=61.2))
+    >>> "python -m invlib book --profile smoke --only b9_demo" in text and "| `seeds` | 3 |" in text
+    True
+    >>> "-p seed=1" in text  # only a chapter with a seed parameter shows one
+    False
+    """
+    env = record.get("env") or {}
+    seconds = record.get("book_seconds", record.get("seconds"))
+    lines = ["## Reproduce this chapter", "",
+             f"This page was executed on the `{record.get('profile', '?')}` profile"
+             + (f" in {number(float(seconds))} s" if isinstance(seconds, (int, float)) else "")
+             + (f" on {record['finished'][:10]}" if record.get("finished") else "")
+             + (f" (torch {env['torch']}, {env.get('device', 'cpu')}, {env.get('cpu_threads')} thread"
+                f"{'s' * (env.get('cpu_threads') != 1)})" if env.get("torch") else "") + ". "
+             "Every number on it comes from that run; rerun it on any profile with one command:", "",
+             "```bash",
+             f"make book ONLY={name}                                       # cpu, the book's default",
+             f"python -m invlib book --profile smoke --only {name}        # a check in under a minute",
+             f"python -m invlib book --profile gpu --only {name}          # one GPU",
+             *([f"python -m invlib book --profile cpu --only {name} -p seed=1   # a parameter of the chapter"]
+               if "seed" in (record.get("params") or {}) else []),
+             "```", "",
+             "or with papermill on the chapter's source:", "", "```bash",
+             f"jupytext --to ipynb notebooks/{name}.py -o {name}.ipynb",
+             f"papermill {name}.ipynb out.ipynb -p profile cpu", "```", ""]
+    if downloads:
+        links = ", ".join(f"{{download}}`{label} <{path}>`" for label, path in downloads)
+        lines += [f"**Results of this run**: {links}.", ""]
+    source = f"notebooks/{name}.py"
+    modules = sorted(set(re.findall(r"from (invlib(?:\.[\w.]+)?) import (\w+)", "\n".join(
+        c.source for c in (nb.cells if nb is not None else []) if c.cell_type == "code"))))
+    names = sorted({f"{m}.{x}" if m != "invlib" else f"invlib.{x}" for m, x in modules})
+    if repository:
+        base = repository.rstrip("/") + "/blob/main/"
+        lines.append(f"**Source**: [{source}]({base}{source})" + (", and the library code it calls: " + ", ".join(
+            f"[`{m}`]({base}{m.replace('.', '/')}.py)" for m in names) if names else "") + ".")
+    else:
+        lines.append(f"**Source**: `{source}` in the book's repository" + (
+            ", and the library code it calls: " + ", ".join(f"`{m}`" for m in names) if names else "")
+            + "; the code of every cell above is one click away (*Show code cell source*).")
+    params = {k: v for k, v in (record.get("params") or {}).items()}
+    if params:
+        rows = "\n".join(f"| `{k}` | {_md_cell(v)} |" for k, v in params.items())
+        lines += ["", ":::{dropdown} The settings of this run", "", "| setting | value |", "|---|---|", rows, ":::"]
+    return "\n".join(lines) + "\n"
+
+
+def _md_cell(v) -> str:
+    text = value_text(v) if not isinstance(v, str) else v
+    return re.sub(r"([|*_`<>\[\]\\])", r"\\\1", text) or "—"
+
+
+def write_downloads(name: str, record: Mapping, folder) -> list[tuple[str, str]]:
+    """Write a chapter's results for download into ``folder``: its JSON, its claims (CSV, one row per claim:
+    id, kind, claim, paper, this run, verdict, estimate, lo, hi, n, unit, criterion) and its metrics (CSV: metric,
+    this run, paper, note). Returns ``(label, file name)`` pairs.
+
+    Example
+    -------
+    >>> import tempfile, pathlib
+    >>> out = write_downloads("b9_demo", dict(claims=[], metrics={"top1": 0.5}, paper={}, notes={}),
+    ...                       pathlib.Path(tempfile.mkdtemp()))
+    >>> [label for label, _ in out]
+    ['JSON', 'claims (CSV)', 'metrics (CSV)']
+    """
+    import csv
+    import json
+    from pathlib import Path
+
+    folder = Path(folder)
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / f"{name}.json").write_text(json.dumps(record, indent=2))
+    with open(folder / f"{name}-claims.csv", "w", newline="") as f:
+        w = csv.writer(f)
+        w.writerow(["id", "kind", "claim", "paper", "this run", "verdict", "estimate", "lo", "hi", "n", "unit",
+                    "criterion"])
+        for c in record.get("claims", []):
+            ev = c.get("evidence") or {}
+            w.writerow([c["id"], c.get("kind", "paper"), c["claim"], value_text(c.get("paper")),
+                        value_text(c.get("ours")), c["verdict"], *(ev.get(k) for k in ("estimate", "lo", "hi", "n",
+                                                                                     "unit")), c.get("criterion")])
+    with open(folder / f"{name}-metrics.csv", "w", newline="") as f:
+        w = csv.writer(f)
+        w.writerow(["metric", "this run", "paper", "note"])
+        for k, v in (record.get("metrics") or {}).items():
+            w.writerow([k, json.dumps(v) if isinstance(v, (dict, list)) else v, (record.get("paper") or {}).get(k, ""),
+                        (record.get("notes") or {}).get(k, "")])
+    return [("JSON", f"{name}.json"), ("claims (CSV)", f"{name}-claims.csv"), ("metrics (CSV)", f"{name}-metrics.csv")]

@@ -32,7 +32,7 @@ def _hwc(img: torch.Tensor) -> np.ndarray:
 
 
 def image_grid(images: torch.Tensor, titles: list[str] | None = None, boxes: torch.Tensor | None = None,
-               ncols: int = 8, size: float = 1.3, suptitle: str | None = None) -> Figure:
+               ncols: int = 8, size: float = 1.3, suptitle: str | None = None, fontsize: float = 7) -> Figure:
     """Images in a grid, each with an optional title and box.
 
     Args:
@@ -41,6 +41,7 @@ def image_grid(images: torch.Tensor, titles: list[str] | None = None, boxes: tor
         boxes: ``(N, 4)`` ``x0, y0, x1, y1`` in pixels (x1, y1 exclusive), drawn in red.
         ncols: images per row.
         size: inches per image.
+        fontsize: of the image titles (the suptitle is 3 points larger).
 
     Example
     -------
@@ -66,12 +67,12 @@ def image_grid(images: torch.Tensor, titles: list[str] | None = None, boxes: tor
             continue
         ax.imshow(_hwc(x[i]), cmap="gray", vmin=0, vmax=1, interpolation="nearest")
         if titles is not None:
-            ax.set_title(titles[i], fontsize=7)
+            ax.set_title(titles[i], fontsize=fontsize)
         if boxes is not None:
             x0, y0, x1, y1 = boxes[i].tolist()
             ax.add_patch(Rectangle((x0 - 0.5, y0 - 0.5), x1 - x0, y1 - y0, fill=False, color="red", lw=1))
     if suptitle:
-        fig.suptitle(suptitle, fontsize=10)
+        fig.suptitle(suptitle, fontsize=fontsize + 3)
     fig.tight_layout()
     return fig
 
@@ -169,7 +170,9 @@ def magnitude_grid(image: torch.Tensor, names: list[str] | None = None, n_levels
 
 
 def heatmap(matrix, labels: list[str], title: str | None = None, fmt: str = ".2f", cmap: str = "viridis",
-            ax=None, col_labels: list[str] | None = None, annotate: bool | None = None) -> Figure:
+            ax=None, col_labels: list[str] | None = None, annotate: bool | None = None,
+            fontsize: float | None = None, figsize: tuple[float, float] | None = None,
+            colorbar_label: str | None = None, xlabel: str | None = None, ylabel: str | None = None) -> Figure:
     """A labelled heatmap, square (``labels`` on both axes) or rectangular (``col_labels`` for the columns).
 
     Args:
@@ -177,6 +180,10 @@ def heatmap(matrix, labels: list[str], title: str | None = None, fmt: str = ".2f
         labels: K row (and column) names.
         col_labels: M column names.
         annotate: write the values in the cells (default: when there are at most 24 columns).
+        fontsize: of the tick labels and the values in the cells (default: 8 for the rows, 8 or 6 for the
+            columns, 6 in the cells).
+        figsize: the figure's size in inches (default: from the number of rows and columns).
+        colorbar_label, xlabel, ylabel: labels of the colour bar and the axes (default: none).
 
     Example
     -------
@@ -194,20 +201,26 @@ def heatmap(matrix, labels: list[str], title: str | None = None, fmt: str = ".2f
     annotate = m.shape[1] <= 24 if annotate is None else annotate
     if ax is None:
         width = 0.55 * len(cols) + 2 if annotate else min(0.22 * len(cols) + 3, 16)
-        fig, ax = plt.subplots(figsize=(width, 0.5 * len(labels) + 1.2 + 0.06 * max(map(len, cols))))
+        fig, ax = plt.subplots(figsize=figsize or (width, 0.5 * len(labels) + 1.2 + 0.06 * max(map(len, cols))))
     else:
         fig = ax.figure
     im = ax.imshow(m, cmap=cmap, aspect="auto" if col_labels is not None else "equal")
     ax.set_xticks(range(len(cols)), cols, rotation=60 if annotate else 90, ha="right" if annotate else "center",
-                  fontsize=8 if annotate else 6)
-    ax.set_yticks(range(len(labels)), labels, fontsize=8)
+                  fontsize=fontsize or (8 if annotate else 6))
+    ax.set_yticks(range(len(labels)), labels, fontsize=fontsize or 8)
     lo, hi = np.nanmin(m), np.nanmax(m)
     for i, j in np.ndindex(m.shape) if annotate else ():
         if np.isfinite(m[i, j]):
             light = (m[i, j] - lo) < 0.6 * (hi - lo)
-            ax.text(j, i, format(m[i, j], fmt), ha="center", va="center", fontsize=6,
+            ax.text(j, i, format(m[i, j], fmt), ha="center", va="center", fontsize=fontsize or 6,
                     color="white" if light else "black")
-    fig.colorbar(im, ax=ax, fraction=0.046, pad=0.04)
+    bar = fig.colorbar(im, ax=ax, fraction=0.046, pad=0.04)
+    if colorbar_label:
+        bar.set_label(colorbar_label, fontsize=fontsize or 10)
+    if xlabel:
+        ax.set_xlabel(xlabel, fontsize=fontsize or 10)
+    if ylabel:
+        ax.set_ylabel(ylabel, fontsize=fontsize or 10)
     if title:
         ax.set_title(title, fontsize=10)
     fig.tight_layout()
@@ -312,12 +325,12 @@ def scoreboard_figure(parts: Sequence[Mapping], title: str | None = None, n_with
     if not parts:
         raise ValueError("scoreboard_figure() needs at least one part with an interval")
     n = len(parts)
-    fig, ax = plt.subplots(figsize=(8, 0.24 * n + 1.6), layout="constrained")
+    fig, ax = plt.subplots(figsize=(8, 0.26 * n + 1.6), layout="constrained")
     ax.axvspan(-1, 1, color="#eeeeee", zorder=0)
     ax.axvline(0, color="black", lw=1, zorder=1)
     for i, p in enumerate(parts):
         _draw_part(ax, i, p)
-    ax.set_yticks(range(n), [_short(str(p["label"])) for p in parts], fontsize=7)
+    ax.set_yticks(range(n), [_short(str(p["label"])) for p in parts], fontsize=8)
     ax.set_ylim(n - 0.5, -0.5)  # the first part on top
     ticks = [-CLIP, -4, -1, 0, 1, 4, CLIP]
     ax.set_xticks(ticks, [f"≤ {-CLIP:g}", "-4", "-1", "0", "1", "4", f"≥ {CLIP:g}"], fontsize=8)
@@ -330,7 +343,7 @@ def scoreboard_figure(parts: Sequence[Mapping], title: str | None = None, n_with
     drawn = {verdict_colour(p["verdict"]) for p in parts}
     shown = {c: v for v, c in [*VERDICT_COLOURS.items(), ("other", "#000000")] if c in drawn}  # in verdict order
     ax.legend([Line2D([], [], color=c, lw=3) for c in shown], list(shown.values()),
-              loc="lower center", bbox_to_anchor=(0.5, 1.0), ncols=len(shown), fontsize=7, frameon=False)
+              loc="lower center", bbox_to_anchor=(0.5, 1.0), ncols=len(shown), fontsize=8, frameon=False)
     if title:
         fig.suptitle(title, fontsize=10)
     return fig

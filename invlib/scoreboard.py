@@ -9,6 +9,9 @@ reads the claims the runs recorded (:meth:`invlib.results.Run.claim`, gathered b
   s>.png``, :func:`paper_figure`) and per chapter a table of its claims (claim, paper's value, ours, verdict,
   criterion);
 - ``claims_<a..e>.md``: one paper's part of that, included by the paper's overview page ``book/paper_<a..e>.md``;
+- ``findings.md``: what the book found, included at the top of the landing page ``book/intro.md``
+  (:func:`findings_page`);
+- ``downloads/results-<profile>.zip``: every chapter's results of the build, linked from the scoreboard;
 - ``protocol.md``: every paper's declared claims (:func:`invlib.papers.protocols`), one table per paper, one row per
   part: what is measured, the unit of replication, the direction, no effect, the smallest effect that matters and
   why, ``n_min`` and the multiplicity (:func:`protocol_page`).
@@ -19,6 +22,7 @@ hand: the text of a claim is escaped for a MyST table cell (:func:`_md`), except
 
 from __future__ import annotations
 
+import html
 import io
 import json
 import math
@@ -47,8 +51,9 @@ def write_scoreboard(chapters: list[Chapter], root: str | Path = REPO) -> list[P
 
     Returns:
         the paths written: the seven pages ``claims_a.md`` .. ``claims_e.md``, ``scoreboard.md`` (the synthesis's
-        claims, under their own heading, are on the scoreboard only) and ``protocol.md``, then the figure
-        ``scoreboard-<key>.png`` of each paper (and the synthesis) with a claim part that has an interval, shown on
+        claims, under their own heading, are on the scoreboard only), ``protocol.md`` and ``findings.md``, then
+        the
+        figure ``scoreboard-<key>.png`` of each paper (and the synthesis) with a claim part that has an interval, shown on
         the scoreboard above that paper's tables (:func:`paper_figure`). Figures of earlier builds that this one
         does not draw are removed.
 
@@ -66,16 +71,42 @@ def write_scoreboard(chapters: list[Chapter], root: str | Path = REPO) -> list[P
     by_paper = {key: [r for r in runs if r["name"][:1].upper() == key] for key in titles}
     figures = {key: paper_figure(key, [c for r in by_paper[key] for c in r["claims"]], titles[key])
                for key in titles}
-    pages = {f"claims_{key.lower()}.md": _paper_claims(key, by_paper[key], toc, link_scoreboard=True)
+    need = {(c["chapter"], c["id"]): c["to_decide"] for r in runs for c in r["claims"] if c.get("to_decide")}
+    pages = {f"claims_{key.lower()}.md": _paper_claims(key, by_paper[key], toc, link_scoreboard=True, here="book")
              for key in titles if key != "S"}
-    pages[f"{SCOREBOARD}.md"] = _scoreboard_page(titles, by_paper, toc, figures)
-    pages[f"{PROTOCOL}.md"] = protocol_page(titles, toc)
-    pages.update({_figure_name(key): png for key, (png, _, _) in figures.items() if png is not None})
     out = root / GENERATED
+    download = _zip_results(runs, root, out / DOWNLOADS)
+    pages[f"{SCOREBOARD}.md"] = _scoreboard_page(titles, by_paper, toc, figures,
+                                                 download=f"{DOWNLOADS}/{download.name}" if download else "")
+    pages[f"{PROTOCOL}.md"] = protocol_page(titles, toc)
+    pages[FINDINGS] = findings_page(titles, by_paper, toc, need)
+    pages.update({_figure_name(key): png for key, (png, _, _) in figures.items() if png is not None})
     for stale in out.glob(f"{SCOREBOARD}-*.png"):
         if stale.name not in pages:
             stale.unlink()
     return [atomic_save(data, out / name) for name, data in pages.items()]
+
+
+FINDINGS = "findings.md"  # book/_generated/findings.md, included by book/intro.md
+DOWNLOADS = "downloads"  # = invlib.book.DOWNLOADS: each chapter's results as its page offers them
+
+
+def _zip_results(runs: list[dict], root: Path, folder: Path) -> Path | None:
+    """Every chapter's results of this build (its JSON and, where the runner wrote them, its CSVs) in one zip for
+    the scoreboard's download link; None when no chapter has results."""
+    import zipfile
+
+    folder.mkdir(parents=True, exist_ok=True)
+    files = [f for r in runs if r["state"] in ("claims", "no claims")
+             for f in sorted(folder.glob(f"{r['name']}*")) if f.suffix in (".json", ".csv")]
+    if not files:
+        return None
+    profiles = "-".join(sorted({r["profile"] for r in runs if r["state"] in ("claims", "no claims")}))
+    path = folder / f"results-{profiles}.zip"
+    with zipfile.ZipFile(path, "w", zipfile.ZIP_DEFLATED) as z:
+        for f in files:
+            z.write(f, f"results-{profiles}/{f.name}")
+    return path
 
 
 def claim_parts(claims: list[dict]) -> tuple[list[dict], int]:
@@ -86,7 +117,8 @@ def claim_parts(claims: list[dict]) -> tuple[list[dict], int]:
     :func:`invlib.results.scoreboard`) gives one part per leaf of its evidence: the evidence itself, or, for a claim
     of several parts (``method: "parts"``, or any evidence with ``parts``), each of ``evidence["parts"]``, nested
     parts followed in turn. A part is ``{label, estimate, lo, hi, boundary, direction, margin, verdict}``, its label
-    ``"<claim id>: <part name>"`` (the claim id alone for a one-part claim), its estimate None where the evidence has
+    ``"<claim's short statement>: <part name>"`` (the statement alone for a one-part claim,
+    :func:`_short_statement`), its estimate None where the evidence has
     none (the figure then uses the interval's centre). A leaf without a finite ``lo``, ``hi`` and ``boundary`` (one
     replicate, a claim not measurable at this profile) or with a direction the figure cannot place is counted, not
     returned.
@@ -95,18 +127,27 @@ def claim_parts(claims: list[dict]) -> tuple[list[dict], int]:
     -------
     >>> one = dict(verdict="reproduced", estimate=1.0, lo=0.8, hi=1.2, boundary=0.5, direction="greater", margin=0.0)
     >>> lone = dict(one, verdict="inconclusive at this budget", lo=None, hi=None)
-    >>> parts, missing = claim_parts([dict(id="t1", verdict="reproduced", evidence=one),
+    >>> parts, missing = claim_parts([dict(id="t1", claim="RRC helps.", verdict="reproduced", evidence=one),
     ...                               dict(id="t2", verdict="inconclusive at this budget",
     ...                                    evidence=dict(method="parts", parts={"a": one, "b": lone}))])
     >>> [p["label"] for p in parts], missing
-    (['t1', 't2: a'], 1)
+    (['RRC helps', 't2: a'], 1)
     """
     parts, missing = [], 0
     for claim in claims:
-        found, lost = _leaves(str(claim["id"]), claim.get("evidence"))
+        found, lost = _leaves(_short_statement(claim), claim.get("evidence"))
         parts += found
         missing += lost
     return parts, missing
+
+
+def _short_statement(claim: dict, width: int = 48) -> str:
+    """A claim's statement cut at a word boundary to ``width`` characters, for a figure's label (its id where it
+    has no statement)."""
+    text = " ".join(str(claim.get("claim") or claim["id"]).replace("`", "").replace("$", "").split())
+    if len(text) <= width:
+        return text.rstrip(".")
+    return text[:width].rsplit(" ", 1)[0].rstrip(",;:") + "…"
 
 
 def _leaves(label: str, evidence) -> tuple[list[dict], int]:
@@ -180,17 +221,20 @@ CAPTION = ("Each bar is a claim part's interval (the one its verdict is decided 
 
 
 def _figure_lines(key: str, figure: tuple[bytes | None, int, int]) -> list[str]:
-    """The scoreboard's lines for paper ``key``'s figure (:func:`paper_figure`): the image and its caption, with the
-    count of parts without an interval; a sentence alone when no part has one; nothing for a paper without claims."""
+    """The scoreboard's lines for paper ``key``'s figure (:func:`paper_figure`): a MyST figure at the text column's
+    width with its alt text and caption (what is drawn, how to read it, and the parts left out); a sentence alone
+    when no part has an interval; nothing for a paper without claims."""
     png, drawn, missing = figure
     none = (f"{missing} claim part{'s' * (missing != 1)} of {_label(key)} {'have' if missing != 1 else 'has'} no "
             "interval (one replicate, or not measurable at this profile)")
     if png is None:
         return [f"{none}: nothing to draw.", ""] if missing else []
-    alt = f"The {drawn} claim parts of {_label(key)} with an interval, each against its boundary, by verdict"
-    return [f"![{alt}]({_figure_name(key)})", "",
-            f"*{CAPTION}* " + (f"{none} and {'are' if missing != 1 else 'is'} not drawn." if missing else
-                               f"Every claim part of {_label(key)} has an interval."), ""]
+    alt = (f"The {drawn} claim parts of {_label(key)} with an interval, one row each, labelled by the claim's "
+           "statement, each bar placed against its boundary and coloured by verdict")
+    return [f"```{{figure}} {_figure_name(key)}", f":alt: {alt}", ":width: 100%", "",
+            f"The {drawn} claim parts of {_label(key)} that have an interval. {CAPTION} "
+            + (f"{none} and {'are' if missing != 1 else 'is'} not drawn." if missing else
+               f"Every claim part of {_label(key)} has an interval."), "```", ""]
 
 
 def _toc_files(root: Path) -> set[str]:
@@ -264,21 +308,25 @@ def _verdict_counts(runs: list[dict]) -> dict[str, int]:
     return {v: sum(c["verdict"] == v for r in runs for c in r["claims"]) for v in VERDICTS}
 
 
-def _paper_claims(key: str, runs: list[dict], toc: set[str], link_scoreboard: bool) -> str:
-    """The status of one paper's claims: a count of verdicts, then per chapter a table of its claims."""
+def _paper_claims(key: str, runs: list[dict], toc: set[str], link_scoreboard: bool, here: str = "") -> str:
+    """The status of one paper's claims: a count of verdicts per kind of claim, then per chapter the claims table
+    (:func:`invlib.pages.claims_html`). ``here`` is the page's folder relative to the book's root (``"book"`` for an
+    overview page, ``"book/_generated"`` for the scoreboard): the chapters are linked from there."""
+    from . import pages
+
     lines = []
-    n = sum(len(r["claims"]) for r in runs)
+    claims = [c for r in runs for c in r["claims"]]
     if not runs:
         lines.append(f"No claims of {_label(key)} are recorded yet: no chapter of it is in the book yet.")
     elif all(r["state"] == "not run" for r in runs):
         lines.append(f"No claims of {_label(key)} are recorded yet: none of its chapters was run in this build.")
-    elif n == 0:
+    elif not claims:
         lines.append(f"No claims of {_label(key)} are recorded yet.")
     else:
-        counts = ", ".join(f"{v} {k}" for k, v in _verdict_counts(runs).items() if v)
-        lines.append(f"{n} claim{'s' * (n != 1)} tested: {counts}.")
+        lines.append(" ".join(_kind_count(kind, mine) for kind, mine in _by_kind(claims).items()))
     if link_scoreboard and f"{GENERATED}/{SCOREBOARD}" in toc:
         lines[-1] += f" All five papers: {{doc}}`/{GENERATED}/{SCOREBOARD}`."
+    prefix = "" if here == str(GENERATED) else f"{GENERATED.relative_to(here) if here else GENERATED}/"
     for r in runs:
         chapter = f"{{doc}}`/{GENERATED}/{r['name']}`" if f"{GENERATED}/{r['name']}" in toc else f"`{r['name']}`"
         lines.append("")
@@ -291,69 +339,242 @@ def _paper_claims(key: str, runs: list[dict], toc: set[str], link_scoreboard: bo
         elif r["state"] == "no claims":
             lines.append(f"**{chapter}** ({run}): this chapter records no claims.")
         else:
-            lines += [f"**{chapter}** ({run}):", "", "| Claim | Paper | Ours | Interval | Verdict | Criterion |",
-                      "|---|---|---|---|---|---|"]
-            lines += [f"| {_md(c['claim'])} | {_cell(c['paper_value'])} | {_cell(c['ours'])} | "
-                      f"{_md(c.get('interval', '—'))} | {c['verdict']}"
-                      + (f" (to decide: {_md(c['to_decide'])})" if c.get("to_decide") else "")
-                      + f" | {_md(c['criterion'])} |" for c in r["claims"]]
+            lines += [f"**{chapter}** ({run}):", "",
+                      pages.claims_html(r["claims"], link=lambda name: f"{prefix}{name}.html"), ""]
     return "\n".join(lines) + "\n"
 
 
-# Column headers of the verdicts in the summary table, short so that the table fits the page's text column
-# (at 1,280 px, Chromium cannot wrap "reproduced" or "measurable" and cut the last column); the legend under the
-# table spells them out.
-SHORT = {"reproduced": "Repr.", "partly": "Partly", "not reproduced": "Not repr.",
-         "inconclusive at this budget": "Inconcl.", "not measurable at this profile": "Not meas."}
+def _by_kind(claims: list[dict]) -> dict[str, list[dict]]:
+    """The claims by kind (:data:`invlib.protocol.KINDS`, in that order; kinds without a claim left out)."""
+    from .protocol import KINDS
+
+    return {k: [c for c in claims if c.get("kind", "paper") == k] for k in KINDS
+            if any(c.get("kind", "paper") == k for c in claims)}
+
+
+def _kind_count(kind: str, claims: list[dict]) -> str:
+    """``"The papers' claims: 11 tested, 5 reproduced, 6 inconclusive."``"""
+    from . import pages
+
+    counts = ", ".join(f"{n} {pages.BADGE[v][1]}" for v, n in pages.counts(claims).items() if n)
+    return f"{pages.KIND_TITLES[kind]}: {len(claims)} tested, {counts}."
+
+
+def _decided_share(claims: list[dict]) -> tuple[int, int]:
+    """(decided, measurable) among ``claims``: decided is reproduced, not reproduced or partly; measurable is every
+    verdict but "not measurable at this profile"."""
+    from . import pages
+
+    measurable = [c for c in claims if c["verdict"] != pages.NOT_MEASURABLE]
+    return sum(c["verdict"] in pages.DECIDED for c in measurable), len(measurable)
+
+
+def _summary_table(titles: dict[str, str], by_paper: dict[str, list[dict]], toc: set[str], kind: str,
+                   here: str) -> list[str]:
+    """One row per paper (that has claims of ``kind``): chapters run, claims, a count per verdict, the share of its
+    measurable claims decided; an HTML table that fits the text column."""
+    from . import pages
+
+    head = ["Paper", "Chapters run", "Claims", *(pages.BADGE[v][1] for v in pages.VERDICTS), "Decided"]
+    rows = []
+    for key, title in titles.items():
+        runs = by_paper[key]
+        claims = [c for r in runs for c in r["claims"] if c.get("kind", "paper") == kind]
+        if not claims:
+            continue
+        name = title if key == "S" else f"{key}: {title}" if title else f"Paper {key}"
+        page = f"book/paper_{key.lower()}"
+        href = (f"../paper_{key.lower()}.html" if here == str(GENERATED) else f"paper_{key.lower()}.html")
+        cell = f'<a href="{href}">{pages.inline(name)}</a>' if page in toc else pages.inline(name)
+        ran = sum(r["state"] != "not run" for r in runs)
+        decided, measurable = _decided_share(claims)
+        share = f"{decided} of {measurable}" + (f" ({100 * decided / measurable:.0f} %)" if measurable else "")
+        rows.append([cell, f"{ran} of {len(runs)}", str(len(claims)),
+                     *(str(n) for n in pages.counts(claims).values()), share])
+    if not rows:
+        return []
+    html_rows = "".join("<tr>" + "".join(f"<td>{c}</td>" for c in row) + "</tr>" for row in rows)
+    return ['<table class="summary-table"><thead><tr>' + "".join(f"<th>{h}</th>" for h in head)
+            + f"</tr></thead><tbody>{html_rows}</tbody></table>", ""]
+
+
+def headline(claims: list[dict]) -> str:
+    """The book's headline in one sentence, of the papers' claims only (:data:`invlib.protocol.KINDS`).
+
+    Example
+    -------
+    >>> headline([dict(verdict="reproduced", kind="paper"), dict(verdict="inconclusive at this budget", kind="paper"),
+    ...           dict(verdict="not reproduced", kind="authors")])  # doctest: +NORMALIZE_WHITESPACE
+    'Of the 2 claims of the papers that this build tests, 1 is decided (50 %): 1 reproduced;
+     1 is inconclusive at this budget.'
+    """
+    from . import pages
+
+    mine = [c for c in claims if c.get("kind", "paper") == "paper"]
+    decided, measurable = _decided_share(mine)
+    c = pages.counts(mine)
+    split = ", ".join(f"{c[v]} {pages.BADGE[v][1]}" for v in pages.DECIDED if c[v])
+    rest = [f"{c[pages.INCONCLUSIVE]} {'is' if c[pages.INCONCLUSIVE] == 1 else 'are'} inconclusive at this budget"
+            if c[pages.INCONCLUSIVE] else "",
+            f"{c[pages.NOT_MEASURABLE]} cannot be measured at this profile" if c[pages.NOT_MEASURABLE] else ""]
+    share = f" ({100 * decided / measurable:.0f} %)" if measurable else ""
+    return (f"Of the {len(mine)} claims of the papers that this build tests, {decided} "
+            f"{'is' if decided == 1 else 'are'} decided{share}" + (f": {split}" if split else "")
+            + "".join(f"; {r}" for r in rest if r) + ".")
 
 
 def _scoreboard_page(titles: dict[str, str], by_paper: dict[str, list[dict]], toc: set[str],
-                     figures: dict[str, tuple[bytes | None, int, int]] | None = None) -> str:
-    """The page: the summary table (one row per paper; a count per verdict), its legend, then each paper's
-    figure (``figures``: :func:`paper_figure` by paper; :func:`_figure_lines`) and claims (:func:`_paper_claims`)."""
-    from .results import VERDICTS
+                     figures: dict[str, tuple[bytes | None, int, int]] | None = None,
+                     download: str = "") -> str:
+    """The page: the headline of the papers' claims, a summary table per kind of claim, then each paper's figure
+    (``figures``: :func:`paper_figure` by paper; :func:`_figure_lines`) and claims (:func:`_paper_claims`)."""
+    from . import pages
 
-    short = {v: SHORT.get(v, v) for v in VERDICTS}
-    lines = ["# Reproduction scoreboard", "",
-             "Every claim of the five papers that a chapter of this book tests (and those of the synthesis, which "
-             "no paper makes), with the verdict that the "
-             "chapter's run computed from its own numbers by the criterion shown. Each verdict is decided by an "
-             "interval over the replicates the claim is about (seeds, for what training does) against the "
-             "smallest effect that matters, declared with its reason in the paper's protocol before the run"
-             + (f" ({{doc}}`/{GENERATED}/{PROTOCOL}`)" if f"{GENERATED}/{PROTOCOL}" in toc else "") + ": "
-             "*reproduced* when the interval lies wholly beyond that boundary on the paper's side (for "
-             "\"unchanged\" and \"the same\": when it lies inside the margin), *not reproduced* when it lies "
-             "wholly on the other side (an effect smaller than the claim means, none, or the reverse), "
-             "*inconclusive at this budget* otherwise or with fewer replicates than the claim needs (the Interval "
-             "column then says how many would decide it, or why no number can be said; beside the verdict, the n at "
-             "which a rerun decides it with 80 % probability if the true effect is the one measured, and what the "
-             "replicates beyond those run would cost: `python -m invlib plan`). The book's runner "
-             "(`python -m invlib book`) writes this page from the runs' results, `results/<profile>/<chapter>.json`, "
-             "each time it builds the book; nothing here is kept by hand. A verdict holds for the profile it was "
-             "measured at: the `smoke` and `cpu` profiles are small stand-ins for the papers' settings.", "",
-             "| Paper | Chapters run | Claims | " + " | ".join(short.values()) + " |",
-             "|---" * (3 + len(VERDICTS)) + "|"]
-    for key, title in titles.items():
-        runs = by_paper[key]
-        name = title if key == "S" else f"{key}: {title}" if title else f"Paper {key}"
-        page = f"book/paper_{key.lower()}"
-        paper = f"{{doc}}`{name} </{page}>`" if page in toc else _md(name)
-        ran = sum(r["state"] != "not run" for r in runs)
-        counts = _verdict_counts(runs)
-        lines.append(f"| {paper} | {f'{ran} of {len(runs)}' if runs else 'none yet'} | {sum(counts.values())} | "
-                     + " | ".join(str(v) for v in counts.values()) + " |")
-    lines += ["", "Verdict columns: " + "; ".join(f"*{s}*: {v}" for v, s in short.items() if s.lower() != v) + "."]
+    here = str(GENERATED)
+    claims = [c for runs in by_paper.values() for r in runs for c in r["claims"]]
+    glossary = f"/book/{pages.GLOSSARY}" if f"book/{pages.GLOSSARY}" in toc else ""
+    lines = ["# Reproduction scoreboard", "", f"**{headline(claims)}**", "",
+             "Every claim that a chapter of this book tests, with the verdict its run computed from its own numbers. "
+             "Three kinds are counted apart: the papers' claims; whether our code gives what the authors' code gives "
+             "on the same inputs; and the book's own hypotheses, which no paper makes (chapter B7's test of paper "
+             "B's thesis and the synthesis). A verdict is decided by an interval over the replicates the claim is "
+             "about (seeds, for what training does) against the smallest effect that matters, declared with its "
+             "reason before the run"
+             + (f" ({{doc}}`/{GENERATED}/{PROTOCOL}`)" if f"{GENERATED}/{PROTOCOL}" in toc else "") + "."
+             + (f" {{doc}}`How to read a verdict <{glossary}>` defines each term." if glossary else "")
+             + " A verdict holds for the profile it was measured at: `smoke` and `cpu` are small stand-ins for the "
+             "papers' settings. The runner writes this page from the runs' results each time it builds the book; "
+             "nothing here is kept by hand.", ""]
+    if download:
+        lines += [f"All results of this build: {{download}}`every chapter's JSON and CSVs (zip) <{download}>`.", ""]
+    for kind, title in pages.KIND_TITLES.items():
+        table = _summary_table(titles, by_paper, toc, kind, here)
+        if table:
+            lines += [f"## {title}", "", *table]
     for key, title in titles.items():
         heading = SYNTHESIS if key == "S" else f"Paper {key}" + (f": {_md(title)}" if title else "")
         lines += ["", f"## {heading}", "", *_figure_lines(key, (figures or {}).get(key, (None, 0, 0))),
-                  _paper_claims(key, by_paper[key], toc, link_scoreboard=False).rstrip()]
+                  _paper_claims(key, by_paper[key], toc, link_scoreboard=False, here=here).rstrip()]
     return "\n".join(lines) + "\n"
+
+
+def findings_page(titles: dict[str, str], by_paper: dict[str, list[dict]], toc: set[str], to_decide=None) -> str:
+    """What the book found, for the landing page (``book/_generated/findings.md``, included by ``book/intro.md``):
+    the headline of the papers' claims, then per paper one sentence a reader can quote, the claims that hold, those
+    that do not (one line each on why) and, folded, those this profile cannot decide and what would; then the
+    agreement with the authors' code and the book's own hypotheses, each under its own heading. Written from the
+    build's results; nothing kept by hand.
+
+    Example
+    -------
+    >>> run = dict(name="a1_x", state="claims", profile="cpu", date="", claims=[dict(id="t", chapter="a1_x",
+    ...            claim="It helps.", paper="+3", ours=1.0, verdict="reproduced", kind="paper", evidence={})])
+    >>> page = findings_page({"A": "Yan & Huang"}, {"A": [run]}, set())
+    >>> page.startswith("## What the book found") and "It helps." in page
+    True
+    """
+    from . import pages
+
+    claims = [c for runs in by_paper.values() for r in runs for c in r["claims"]]
+    if not claims:
+        return ("## What the book found\n\nNo chapter of this build recorded a claim yet: run `make book` to build "
+                "the book with its findings.\n")
+    lines = ["## What the book found", "", f"**{headline(claims)}** The chapters ran on the `"
+             + "`, `".join(sorted({r["profile"] for runs in by_paper.values() for r in runs if r["claims"]}))
+             + "` profile, small stand-ins for the papers' settings: a claim that holds here holds for the stand-in, "
+             "and one that cannot be decided here may need more replicates than this profile buys.", ""]
+
+    def link(c):
+        name = c.get("chapter", "")
+        return f"{GENERATED}/{name}.html".replace("book/", "", 1)
+
+    for key, title in titles.items():
+        mine = [dict(c, chapter=r["name"]) for r in by_paper[key] for c in r["claims"]
+                if c.get("kind", "paper") == "paper"]
+        if not mine:
+            continue
+        name = f"Paper {key}" + (f" ({title})" if title else "")
+        page = f"book/paper_{key.lower()}"
+        c = pages.counts(mine)
+        decided, measurable = _decided_share(mine)
+        quote = (f"Of {len(mine)} claims of {name} tested here, {c[pages.REPRODUCED]} reproduced, "
+                 f"{c[pages.NOT_REPRODUCED]} did not" + (f", {c[pages.PARTLY]} partly" if c[pages.PARTLY] else "")
+                 + f", and {measurable - decided} cannot be decided at this budget"
+                 + (f" ({c[pages.NOT_MEASURABLE]} more cannot be measured at this profile)" if c[pages.NOT_MEASURABLE]
+                    else "") + ".")
+        heading = f"{{doc}}`{name} </{page}>`" if page in toc else name
+        lines += [f"### {heading}", "", quote, ""]
+        held = [x for x in mine if x["verdict"] == pages.REPRODUCED]
+        failed = [x for x in mine if x["verdict"] in (pages.NOT_REPRODUCED, pages.PARTLY)]
+        waiting = [x for x in mine if x["verdict"] not in pages.DECIDED]
+        items = []
+        if held:
+            items.append("<p><b>Holds here:</b></p><ul>" + "".join(
+                f'<li>{pages.badge(x["verdict"])} <a href="{link(x)}">{pages.inline(x["claim"])}</a></li>'
+                for x in held) + "</ul>")
+        if failed:
+            items.append("<p><b>Does not hold here:</b></p><ul>" + "".join(
+                f'<li>{pages.badge(x["verdict"])} <a href="{link(x)}">{pages.inline(x["claim"])}</a> '
+                f'<i>{pages.inline(pages.why(x.get("evidence")))}.</i></li>' for x in failed) + "</ul>")
+        if waiting:
+            sentence = pages.undecided_sentence(waiting, to_decide)
+            items.append(f"<details><summary>Not decided at this budget: {len(waiting)} (show)</summary><p>"
+                         f"{sentence}</p><ul>" + "".join(
+                             f'<li>{pages.badge(x["verdict"])} <a href="{link(x)}">{pages.inline(x["claim"])}</a>'
+                             "</li>" for x in waiting) + "</ul></details>")
+        lines += ["".join(items), ""]
+    for kind in ("authors", "hypothesis"):
+        mine = [dict(c, chapter=r["name"]) for runs in by_paper.values() for r in runs for c in r["claims"]
+                if c.get("kind", "paper") == kind]
+        if mine:
+            lines += [f"### {pages.KIND_TITLES[kind]}", "", _kind_sentence(kind, mine), "",
+                      "<ul>" + "".join(f'<li>{pages.badge(x["verdict"])} <a href="{link(x)}">'
+                                       f'{pages.inline(x["claim"])}</a></li>' for x in mine) + "</ul>", ""]
+    return "\n".join(lines) + "\n"
+
+
+def _kind_sentence(kind: str, claims: list[dict]) -> str:
+    from . import pages
+
+    c = pages.counts(claims)
+    counts = ", ".join(f"{n} {pages.BADGE[v][1]}" for v, n in c.items() if n)
+    if kind == "authors":
+        return (f"Where the authors published code, it decides what their method does: the book runs it on the "
+                f"same inputs and checks that ours gives the same numbers ({len(claims)} checks: {counts}). These "
+                "are not claims of the papers and are not counted with them.")
+    return (f"Questions the book asks that no paper states ({len(claims)}: {counts}): chapter B7 tests paper B's "
+            "thesis directly, and the synthesis compares the papers' measures on the same models.")
+
+
+def _part_html(name: str, p) -> str:
+    """One declared part for the protocol page: its name, the quantity, the test in symbols, the replicates, and,
+    folded, the reason for its smallest effect."""
+    from . import pages
+
+    direction = {"greater": ">", "less": "<", "not below": ">", "not above": "<"}.get(p.direction)
+    if p.direction == "equivalent":
+        test = f"within {pages.number(p.null)} ± {pages.number(p.smallest)}"
+    else:
+        test = f"{direction} {pages.number(p.boundary)} (no effect: {pages.number(p.null)})"
+    units = "deterministic" if p.unit == "deterministic" else f"over at least {p.n_min} {verdicts_plural(p.unit)}"
+    of = f"; one of {p.of} (Bonferroni)" if p.of != 1 else ""
+    each = f"; for each {p.each}" if p.each else ""
+    label = f"<b>{pages.inline(name)}</b>: " if name else ""
+    return (f"{label}{pages.inline(p.quantity)} <b>{html.escape(test)}</b>, {units}{of}{each}. "
+            f"<details><summary>why this boundary</summary>{pages.inline(p.reason)}</details>")
+
+
+def verdicts_plural(unit: str) -> str:
+    from .verdicts import _plural
+
+    return _plural(unit)
 
 
 def protocol_page(titles: dict[str, str], toc: set[str]) -> str:
     """The "Protocol" page: what the book committed to test, from every paper's declared claims
     (:func:`invlib.papers.protocols`), written before any run and independent of the results. Per paper a table
-    with one row per part of each claim.
+    with one row per claim: its statement, whose claim it is and where it stands in the paper; each part's quantity
+    and test, the reason for its boundary folded under it.
 
     Example
     -------
@@ -361,7 +582,7 @@ def protocol_page(titles: dict[str, str], toc: set[str]) -> str:
     >>> page.startswith("# Protocol") and "## Paper A: Yan" in page
     True
     """
-    from . import papers
+    from . import pages, papers
 
     declared = papers.protocols()
     n = sum(len(P) for P in declared.values())
@@ -384,24 +605,23 @@ def protocol_page(titles: dict[str, str], toc: set[str]) -> str:
     for key, P in declared.items():
         title = titles.get(key, "")
         heading = SYNTHESIS if key == "S" else f"Paper {key}" + (f": {_md(title)}" if title else "")
-        lines += ["", f"## {heading}", "",
-                  "| Claim | Paper | Part | Quantity | Unit | Direction | No effect | Smallest effect (why) | "
-                  "Boundary | n min | Of |", "|---" * 11 + "|"]
+        rows = []
         for c in P:
-            for i, (name, p) in enumerate(c.parts.items()):
-                chapter = f"{{doc}}`{c.id} </{GENERATED}/{c.chapter}>`" if f"{GENERATED}/{c.chapter}" in toc \
-                    else f"`{c.id}`"
-                head = f"{chapter}: {_md(c.statement)}" + (" *(one of its parts)*" if c.combine == "any" else "") \
-                    if i == 0 else ""
-                paper = f"{_md(c.paper)} ({_md(c.where)})" if i == 0 else ""
-                direction = {"greater": ">", "less": "<", "equivalent": "within ±", "not below": "not below",
-                             "not above": "not above"}[p.direction]
-                boundary = f"{p.null:g} ± {p.smallest:g}" if p.direction == "equivalent" else f"{p.boundary:g}"
-                of = p.of if p.of != 1 else ""
-                label = " ".join(x for x in (name, f"(each {p.each})" if p.each else "") if x)
-                lines.append(f"| {head} | {paper} | {_md(label) or '—'} | {_md(p.quantity)} | {p.unit} | "
-                             f"{direction} | {p.null:g} | {p.smallest:g} ({_md(p.reason)}) | {boundary} | {p.n_min} | "
-                             f"{_md(of)} |")
+            link = f"{c.chapter}.html" if f"{GENERATED}/{c.chapter}" in toc else ""
+            code = f"<code>{html.escape(c.id)}</code>"
+            name = f'<a href="{link}">{code}</a>' if link else code
+            kind = pages.kind_label(c.kind)
+            combine = (" <i>(one of its parts must hold)</i>" if c.combine == "any" and len(c.parts) > 1 else
+                       " <i>(every part must hold)</i>" if len(c.parts) > 1 else "")
+            gate = f" <i>Gate: {pages.inline(', '.join(c.gate))} must hold first.</i>" if c.gate else ""
+            claim = (f"{kind}{pages.inline(c.statement)}{combine}{gate}<br><span class=\"claim-where\">{name} · "
+                     f"paper: {pages.inline(c.paper)} ({pages.inline(c.where)})</span>")
+            items = "".join(f"<li>{_part_html(part_name, part)}</li>" for part_name, part in c.parts.items())
+            rows.append(f'<tr class="claim-row"><td>{claim}</td><td><ul class="claim-parts">{items}</ul></td></tr>')
+        lines += ["", f"## {heading}", "",
+                  '<table class="claims protocol"><colgroup><col style="width:42%"><col style="width:58%"></colgroup>'
+                  "<thead><tr><th>Claim</th><th>What is measured, and the test</th></tr></thead><tbody>"
+                  + "".join(rows) + "</tbody></table>"]
     return "\n".join(lines) + "\n"
 
 
