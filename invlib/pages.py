@@ -96,8 +96,8 @@ def value_text(value) -> str:
     if isinstance(value, dict):
         return "; ".join(f"{k}: {value_text(v) if v is not None else 'n/a'}" for k, v in value.items())
     if isinstance(value, (list, tuple)):
-        shown = [value_text(v) for v in value[:8]]
-        return ", ".join(shown + ["…"] * (len(value) > 8))
+        shown = [value_text(v) for v in value[:20]]
+        return ", ".join(shown) + (f" and {len(value) - 20} more" if len(value) > 20 else "")
     return number(value) if isinstance(value, (int, float)) else str(value)
 
 

@@ -52,10 +52,9 @@ def write_scoreboard(chapters: list[Chapter], root: str | Path = REPO) -> list[P
     Returns:
         the paths written: the seven pages ``claims_a.md`` .. ``claims_e.md``, ``scoreboard.md`` (the synthesis's
         claims, under their own heading, are on the scoreboard only), ``protocol.md`` and ``findings.md``, then
-        the
-        figure ``scoreboard-<key>.png`` of each paper (and the synthesis) with a claim part that has an interval, shown on
-        the scoreboard above that paper's tables (:func:`paper_figure`). Figures of earlier builds that this one
-        does not draw are removed.
+        the figure ``scoreboard-<key>.png`` of each paper (and the synthesis) with a claim part that has an
+        interval, shown on the scoreboard above that paper's tables (:func:`paper_figure`). Figures of earlier
+        builds that this one does not draw are removed.
 
     Example
     -------
@@ -640,19 +639,3 @@ def _md(text) -> str:
         else:
             out.append(re.sub(r"([\\`*_\[\]<>|${}#~&])", r"\\\1", part))
     return "".join(out)
-
-
-def _cell(value) -> str:
-    """A claim's paper value or ours, short: floats to 4 significant digits, lists and dicts inline."""
-    if value is None:
-        return "—"
-    if isinstance(value, bool):
-        return "yes" if value else "no"
-    if isinstance(value, float):
-        return f"{value:.4g}"
-    if isinstance(value, (list, tuple)):
-        shown = [_cell(v) for v in value[:6]]
-        return "[" + ", ".join(shown + ["…"] * (len(value) > 6)) + "]"
-    if isinstance(value, dict):
-        return "; ".join(f"{_md(k)}: {_cell(v)}" for k, v in value.items())
-    return _md(value)

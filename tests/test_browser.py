@@ -5,7 +5,12 @@ of the first chapter are real, non-blank images; the reproduction scoreboard sho
 their verdicts, linked to their chapters, and its summary table fits the text column of a 1,280 px wide window;
 search finds a chapter; a screenshot of the first chapter
 is a rendered page, not a blank one (saved as ``_build/screenshots/00_data_and_transforms.png`` of the copy,
-and to ``$INVLIB_SCREENSHOTS`` when set).
+and to ``$INVLIB_SCREENSHOTS`` when set); every page reads whole at 1,280 px: no table wider than the text column,
+no cell cut to "...", no repr, bare None or e-notation, a caption on every figure, a findings box on every chapter
+and the findings on the landing page.
+
+``INVLIB_SITE=<folder>/_build/html`` runs the same checks on a site built elsewhere (e.g. the cpu build of
+``make book``) instead of building the smoke site: ``INVLIB_SITE=_build/html pytest tests/test_browser.py``.
 """
 
 import functools
@@ -27,13 +32,14 @@ pytestmark = pytest.mark.slow
 
 
 @pytest.fixture(scope="module")
-def site(smoke_book):
-    """``(base_url, html_dir)`` of the smoke build served on 127.0.0.1."""
+def site(request):
+    """``(base_url, html_dir)`` of the smoke build (or of ``$INVLIB_SITE``) served on 127.0.0.1."""
     if not CHROMIUM.exists():
         if os.environ.get("INVLIB_REQUIRE_BROWSER") == "1":
             pytest.fail("/usr/bin/chromium is missing: `apt-get install chromium` (make test does it as root)")
         pytest.skip("/usr/bin/chromium is missing (apt-get install chromium)")
-    html = smoke_book[0] / "_build" / "html"
+    html = Path(os.environ["INVLIB_SITE"]) if os.environ.get("INVLIB_SITE") else \
+        request.getfixturevalue("smoke_book")[0] / "_build" / "html"
     handler = functools.partial(_QuietHandler, directory=str(html))
     server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
     threading.Thread(target=server.serve_forever, daemon=True).start()
@@ -194,4 +200,70 @@ def test_screenshot_shows_a_rendered_page(site, browser, smoke_book):
     assert 0.02 < ink < 0.6, f"{ink:.1%} of the first screen is ink: blank or unstyled page"
     colours = len(np.unique(shot[::4, ::4].reshape(-1, 3), axis=0))
     assert colours > 500, f"only {colours} colours: the figures did not render"
+    assert not page.problems, "\n".join(page.problems)
+
+
+# What a reader must not meet on a page, measured after every fold (<details>) but the code cells' is opened: tables
+# past the text column or scrolled sideways, cells cut to "...", reprs, bare None cells, e-notation, figures without
+# a caption, a chapter without its findings box.
+READS_WHOLE = r"""() => {
+    document.querySelectorAll('article details:not(.above-input):not(.hide)').forEach(d => d.open = true);
+    const article = document.querySelector('article'), style = getComputedStyle(article);
+    const column = article.getBoundingClientRect().right - parseFloat(style.paddingRight)
+                   - parseFloat(style.borderRightWidth);
+    const visible = el => el.getClientRects().length > 0;
+    const tables = [...article.querySelectorAll('table')].filter(visible);
+    const wide = tables.filter(t => t.getBoundingClientRect().right > column + 1
+                                    || t.parentElement.scrollWidth > t.parentElement.clientWidth + 1)
+                       .map(t => t.innerText.slice(0, 80));
+    const cells = [...article.querySelectorAll('td, th')].filter(visible);
+    const cut = cells.filter(c => /\.\.\.\s*$/.test(c.innerText)).map(c => c.innerText.slice(-80));
+    const none = cells.filter(c => c.innerText.trim() === 'None').length;
+    const bare = [...article.querySelectorAll('img')].filter(visible)
+                 .filter(i => !(i.closest('figure') && i.closest('figure').querySelector('figcaption')
+                                && i.closest('figure').querySelector('figcaption').innerText.trim()))
+                 .map(i => (i.getAttribute('alt') || i.getAttribute('src') || '').slice(0, 80));
+    const noalt = [...article.querySelectorAll('img')].filter(i => !(i.getAttribute('alt') || '').trim()
+                                                                  || /^[0-9a-f]{20,}/.test(i.getAttribute('alt')));
+    const code = [...article.querySelectorAll('pre, code, .highlight')];
+    const clone = article.cloneNode(true);
+    clone.querySelectorAll('pre, code, .highlight, .cell_input, details.above-input, details.hide')
+         .forEach(e => e.remove());
+    return {wide, cut, none, bare, noalt: noalt.length, text: clone.textContent,
+            findings: !!article.querySelector('.admonition.findings'),
+            landing: !!document.querySelector('#what-the-book-found')};
+}"""
+PROBLEMS = {"a repr": r"object at 0x[0-9a-f]+|<IPython\.core|Name: [\w ]+, dtype:|\bdtype: (object|float64|int64)\b",
+            "a dict repr": r"\{'[^']+': ", "e-notation": r"\b\d(?:\.\d+)?e[-+]\d{2}\b",
+            "Settings(...)": r"\bSettings\(profile="}
+
+
+def test_every_page_reads_whole(site, browser):
+    """Every page in the navigation, as a reader meets it at 1,280 px (issue 57's checks)."""
+    import re
+
+    base, _ = site
+    page = Page(browser)
+    p = page.open(f"{base}/book/intro.html")
+    links = p.eval_on_selector_all("nav.bd-docs-nav a.reference.internal", "els => els.map(e => e.href)")
+    links = sorted({link.split("#")[0] for link in links} | {p.url})
+    problems = []
+    for link in links:
+        p = page.open(link)
+        seen = p.evaluate(READS_WHOLE)
+        name = link.rsplit("/", 1)[-1]
+        for what in ("wide", "cut", "bare"):
+            problems += [f"{name}: {what}: {x!r}" for x in seen[what]]
+        if seen["none"]:
+            problems.append(f"{name}: {seen['none']} table cells read 'None'")
+        if seen["noalt"]:
+            problems.append(f"{name}: {seen['noalt']} images without alt text (or a file hash as alt text)")
+        for what, pattern in PROBLEMS.items():
+            problems += [f"{name}: {what}: {m.group(0)!r}" for m in re.finditer(pattern, seen["text"])][:3]
+        chapter = "/_generated/" in link and not link.endswith(("/scoreboard.html", "/protocol.html"))
+        if chapter and not seen["findings"]:
+            problems.append(f"{name}: no 'What this chapter found' box")
+        if link.endswith("/intro.html") and not seen["landing"]:
+            problems.append(f"{name}: the landing page does not open with what the book found")
+    assert not problems, "\n".join(problems[:60])
     assert not page.problems, "\n".join(page.problems)

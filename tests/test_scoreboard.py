@@ -2,6 +2,7 @@
 chapters' runs recorded. Every test writes into a temporary copy of the book (the ``book_copy`` fixture)."""
 
 import math
+from html.parser import HTMLParser
 from pathlib import Path
 
 import pytest
@@ -35,6 +36,39 @@ def _claims(name: str, profile: str, claims: list[tuple]) -> None:
     run.save()
 
 
+class _Cells(HTMLParser):
+    """The rows of every HTML table in a text, each a list of its cells' text (tags dropped, white space folded)."""
+
+    def __init__(self):
+        super().__init__()
+        self.tables, self.cell = [], None
+
+    def handle_starttag(self, tag, attrs):
+        if tag == "table":
+            self.tables.append([])
+        elif tag == "tr" and self.tables:
+            self.tables[-1].append([])
+        elif tag in ("td", "th"):
+            self.cell = []
+        elif tag == "br" and self.cell is not None:
+            self.cell.append(" ")
+
+    def handle_endtag(self, tag):
+        if tag in ("td", "th") and self.cell is not None:
+            self.tables[-1][-1].append(" ".join("".join(self.cell).split()))
+            self.cell = None
+
+    def handle_data(self, data):
+        if self.cell is not None:
+            self.cell.append(data)
+
+
+def _tables(text: str) -> list[list[list[str]]]:
+    parser = _Cells()
+    parser.feed(text)
+    return parser.tables
+
+
 def test_scoreboard_lists_each_chapters_claims_by_paper_at_the_profile_it_ran(book_copy, tmp_path, monkeypatch):
     monkeypatch.setenv("INVLIB_RESULTS", str(tmp_path / "results"))
     _claims("a1_ranking_tasks", "cpu", [("t1", "Zoom-in | ranks *well*, `a|b`.", 0.901, 0.88, "reproduced"),
@@ -47,36 +81,35 @@ def test_scoreboard_lists_each_chapters_claims_by_paper_at_the_profile_it_ran(bo
     ran = {"a1_ranking_tasks": "ok", "a2_which_layers": "reused", "e1_learning_the_right_invariance": "ok"}
     chapters = [Chapter(n, ran.get(n, "stub"), 1.0, "cpu" if n in ran else "") for n in toc_notebooks()]
     written = scoreboard.write_scoreboard(chapters, book_copy)
-    assert sorted(p.name for p in written) == [f"claims_{k}.md" for k in "abcde"] + ["protocol.md",
-                                                                                     "scoreboard-a.png",
-                                                                                     "scoreboard.md"]
+    assert sorted(p.name for p in written) == [f"claims_{k}.md" for k in "abcde"] + [
+        "findings.md", "protocol.md", "scoreboard-a.png", "scoreboard.md"]
     page = (book_copy / GENERATED / "scoreboard.md").read_text()
     assert page.startswith("# Reproduction scoreboard\n")
-    header = next(line for line in page.splitlines() if line.startswith("| Paper |"))
-    assert header == "| Paper | Chapters run | Claims | Repr. | Partly | Not repr. | Inconcl. | Not meas. |"
-    assert ("Verdict columns: *Repr.*: reproduced; *Not repr.*: not reproduced; *Inconcl.*: inconclusive at this "
-            "budget; *Not meas.*: not measurable at this profile.") in page, "the short headers are spelled out"
-    summary = [line for line in page.splitlines() if line.startswith("| {doc}")]
-    assert summary[0] == "| {doc}`A: Yan & Huang </book/paper_a>` | 2 of 2 | 4 | 1 | 1 | 0 | 1 | 1 |"
-    assert summary[1].endswith("| 0 of 7 | 0 | 0 | 0 | 0 | 0 | 0 |") and len(summary) == 5  # B: chapters not run
-    assert summary[2].endswith("| 0 of 3 | 0 | 0 | 0 | 0 | 0 | 0 |")  # C: chapters not run
-    assert summary[3].endswith("| 0 of 5 | 0 | 0 | 0 | 0 | 0 | 0 |")  # D: chapters not run
-    assert summary[4].startswith("| {doc}`E: AugNet and Augerino </book/paper_e>` | 1 of 4 | 0 |")
+    assert ("**Of the 4 claims of the papers that this build tests, 2 are decided (67 %): 1 reproduced, 1 partly; 1 is "
+            "inconclusive at this budget; 1 cannot be measured at this profile.**") in page, "the headline first"
+    summary = _tables(page.split("## The papers' claims")[1])[0]
+    assert summary[0] == ["Paper", "Chapters run", "Claims", "reproduced", "partly", "not reproduced", "inconclusive",
+                          "not measurable", "Decided"]
+    assert summary[1] == ["A: Yan & Huang", "2 of 2", "4", "1", "1", "0", "1", "1", "2 of 3 (67 %)"]
+    assert len(summary) == 2, "papers without claims have no row"
+    assert '<a href="../paper_a.html">A: Yan &amp; Huang</a>' in page
     claims_a = (book_copy / GENERATED / "claims_a.md").read_text()
-    assert claims_a.replace(" All five papers: {doc}`/book/_generated/scoreboard`.", "") in page
-    assert ("4 claims tested: 1 reproduced, 1 partly, 1 inconclusive at this budget, 1 not measurable at this "
-            "profile.") in claims_a
+    assert ("The papers' claims: 4 tested, 1 reproduced, 1 partly, 1 inconclusive, 1 not measurable.") in claims_a
     assert "{doc}`/book/_generated/scoreboard`" in claims_a, "the overview links to the scoreboard"
     date = results.load("a1_ranking_tasks", "cpu")["finished"][:10]
     assert f"**{{doc}}`/book/_generated/a1_ranking_tasks`** (profile `cpu`, run on {date}):" in claims_a
-    criterion = scoreboard._md(GAIN.criterion())
-    assert ("| Zoom-in \\| ranks \\*well\\*, `a\\|b`. | 0.901 | 0.88 | +1 \\[+0.752, +1.25\\], 3 seeds; \\> 0.5 | "
-            f"reproduced | {criterion} |") in claims_a, "the interval beside the verdict, the declared criterion"
-    assert "| Hue gains least. | \\[0.716, 0.66\\] | — | — | not measurable at this profile |" in claims_a
-    assert "| Contrast $\\vert{}w\\vert{}$ costs \\$5. | 1.0 | 0.7 | a: reproduced; b: not reproduced | partly |" \
-        in claims_a  # math kept, a table cell
-    assert "| Saturation is easy. | 0.9 | 0.5 | +0.05 \\[-5.67, +5.77\\], 2 seeds; \\> 0.5; needs \\>= 3 seeds, " \
-        "11 would decide | inconclusive at this budget |" in claims_a, "an inconclusive claim says what would decide it"
+    rows = [r for r in _tables(claims_a)[0] if len(r) == 4]
+    assert rows[0] == ["Claim", "Paper", "This run", "Verdict"]
+    assert rows[1] == ["Zoom-in | ranks well, a|b. (Table 1)", "0.901", "0.88 +1 [+0.752, +1.25], 3 seeds",
+                       "reproduced"], "the whole statement, the interval under ours, the verdict"
+    assert "<em>well</em>" in claims_a and "<code>a|b</code>" in claims_a, "markup rendered, not escaped"
+    assert rows[2][1:] == ["[0.716, 0.66]", "—", "not measurable"]
+    assert rows[3][0] == "Contrast |w| costs $5. (Table 1)" and rows[3][2:] == ["0.7 2 parts: 1 reproduced, 1 not "
+                                                                                 "reproduced", "partly"]
+    folds = [r[0] for r in _tables(claims_a)[0] if len(r) == 1]
+    assert len(folds) == 4 and all("Criterion (declared before the run)" in f for f in folds)
+    assert GAIN.criterion().split(" (")[0] in folds[0], "the declared criterion is under its claim"
+    assert "Why: it needs at least 3 seeds, and this run has 2." in folds[3]
     assert "smoke-only" not in page and "Not a chapter" not in page
     assert "a2_which_layers`** (profile `cpu`, run on" in claims_a and "this chapter records no claims" in claims_a
     claims_e = (book_copy / GENERATED / "claims_e.md").read_text()
@@ -86,13 +119,44 @@ def test_scoreboard_lists_each_chapters_claims_by_paper_at_the_profile_it_ran(bo
     claims_b = (book_copy / GENERATED / "claims_b.md").read_text()
     assert claims_b.startswith("No claims of paper B are recorded yet: none of its chapters was run in this build.")
     assert "b3_invariance_vs_magnitude`**: not run in this build" in claims_b
-    claims_c = (book_copy / GENERATED / "claims_c.md").read_text()
-    assert claims_c.startswith("No claims of paper C are recorded yet: none of its chapters was run in this build.")
-    text = (book_copy / GENERATED / "claims_d.md").read_text()
-    assert text.startswith("No claims of paper D are recorded yet: none of its chapters was run in this build.")
-    assert "| Synthesis | 0 of 1 | 0 | 0 | 0 | 0 | 0 | 0 |" in page, "the synthesis has its own row, no paper page"
     assert ("## Synthesis\n\nNo claims of the synthesis are recorded yet: none of its chapters was run in this "
             "build.") in page
+    findings = (book_copy / GENERATED / "findings.md").read_text()
+    assert findings.startswith("## What the book found") and "Of 4 claims of Paper A (Yan & Huang) tested here, 1 " \
+        "reproduced, 0 did not, 1 partly, and 1 cannot be decided at this budget" in findings
+    assert "Zoom-in | ranks <em>well</em>" in findings.split("Holds here")[1].split("Does not hold")[0]
+    assert "Contrast" in findings.split("Does not hold here")[1] and "Saturation" in findings.split("Not decided")[1]
+
+
+def test_claims_of_each_kind_are_counted_apart(book_copy, tmp_path, monkeypatch):
+    monkeypatch.setenv("INVLIB_RESULTS", str(tmp_path / "results"))
+    run = results.Run("cpu", name="b1_rrc_decomposition")
+    for cid, kind, outcome in (("p", "paper", "reproduced"), ("q", "paper", "inconclusive"),
+                               ("authors/x", "authors", "not reproduced"), ("thesis/y", "hypothesis", "reproduced")):
+        parts, effects = EFFECTS[outcome]
+        run.claim(Claim(cid, "b1_rrc_decomposition", f"Claim {cid}.", "1", "Table 1", parts, kind=kind), ours=1.0,
+                  effects=effects)
+    run.save()
+    chapters = [Chapter(n, "ok" if n == "b1_rrc_decomposition" else "stub", 1.0,
+                        "cpu" if n == "b1_rrc_decomposition" else "") for n in toc_notebooks()]
+    scoreboard.write_scoreboard(chapters, book_copy)
+    page = (book_copy / GENERATED / "scoreboard.md").read_text()
+    assert "**Of the 2 claims of the papers that this build tests, 1 is decided (50 %): 1 reproduced;" in page, \
+        "the headline share is of the papers' claims only"
+    heads = [line for line in page.splitlines() if line.startswith("## ")]
+    assert heads[:3] == ["## The papers' claims", "## Our code against the authors' code",
+                         "## The book's own hypotheses"]
+    for title, row in (("## The papers' claims", ["2", "1", "0", "0", "1", "0", "1 of 2 (50 %)"]),
+                       ("## Our code against the authors' code", ["1", "0", "0", "1", "0", "0", "1 of 1 (100 %)"]),
+                       ("## The book's own hypotheses", ["1", "1", "0", "0", "0", "0", "1 of 1 (100 %)"])):
+        assert _tables(page.split(title)[1])[0][1][2:] == row, title
+    claims_b = (book_copy / GENERATED / "claims_b.md").read_text()
+    assert claims_b.startswith("The papers' claims: 2 tested, 1 reproduced, 1 inconclusive. Our code against the "
+                               "authors' code: 1 tested, 1 not reproduced. The book's own hypotheses: 1 tested, 1 "
+                               "reproduced.")
+    findings = (book_copy / GENERATED / "findings.md").read_text()
+    assert "### Our code against the authors' code" in findings and "### The book's own hypotheses" in findings
+    assert "Claim authors/x." not in findings.split("### Our code")[0], "not among the papers' claims"
 
 
 def test_the_synthesis_claims_go_under_their_own_heading(book_copy, tmp_path, monkeypatch):
@@ -103,9 +167,10 @@ def test_the_synthesis_claims_go_under_their_own_heading(book_copy, tmp_path, mo
                              "cpu" if n == "s1_measures_agree" else "") for n in toc_notebooks()]
     scoreboard.write_scoreboard(chapters, book_copy)
     page = (book_copy / GENERATED / "scoreboard.md").read_text()
-    assert "| Synthesis | 1 of 1 | 1 | 1 | 0 | 0 | 0 | 0 |" in page
+    assert _tables(page.split("## The papers' claims")[1])[0][1] == ["Synthesis", "1 of 1", "1", "1", "0", "0", "0",
+                                                                      "0", "1 of 1 (100 %)"]
     section = page.split("## Synthesis")[1]
-    assert "1 claim tested: 1 reproduced." in section and "| Two measures agree. |" in section
+    assert "The papers' claims: 1 tested, 1 reproduced." in section and "Two measures agree." in section
     assert "Two measures agree" not in page.split("## Synthesis")[0].split("## Paper E")[1]
 
 
@@ -122,6 +187,7 @@ def test_overview_pages_take_their_verdicts_from_the_generated_claims():
 
 
 def test_the_protocol_page_lists_every_declared_claim_with_its_smallest_effect(book_copy):
+    from invlib import pages
     from invlib.papers import protocols
 
     chapters = [Chapter(n, "stub", 0.0, "") for n in toc_notebooks()]
@@ -132,11 +198,12 @@ def test_the_protocol_page_lists_every_declared_claim_with_its_smallest_effect(b
         heading = "## Synthesis" if key == "S" else f"## Paper {key}: "
         assert heading in page
         for c in P:
-            assert f"{c.id} </book/_generated/{c.chapter}>" in page, c.id
+            assert f'<a href="{c.chapter}.html"><code>{c.id}</code></a>' in page, c.id
             for p in c.parts.values():
-                assert scoreboard._md(p.reason) in page and scoreboard._md(p.quantity) in page
-    rows = [line for line in page.splitlines() if line.startswith("| ") and not line.startswith("| Claim")]
-    assert len(rows) == sum(len(c.parts) for P in protocols().values() for c in P), "one row per part"
+                assert pages.inline(p.reason) in page and pages.inline(p.quantity) in page
+    rows = [r for t in _tables(page) for r in t[1:]]
+    assert len(rows) == sum(len(P) for P in protocols().values()), "one row per claim, its parts inside it"
+    assert all(len(r) == 2 for r in rows), "two columns: the claim, and what is measured with its test"
     scoreboard_page = (book_copy / GENERATED / "scoreboard.md").read_text()
     assert "{doc}`/book/_generated/protocol`" in scoreboard_page, "the scoreboard links to the protocol"
 
@@ -144,10 +211,6 @@ def test_the_protocol_page_lists_every_declared_claim_with_its_smallest_effect(b
 def test_table_cells_escape_markup_but_keep_code_and_math():
     assert scoreboard._md("a | *b* <c> `x|y` $|w|$ $5") == "a \\| \\*b\\* \\<c\\> `x\\|y` $\\vert{}w\\vert{}$ \\$5"
     assert scoreboard._md("two\nlines") == "two lines"
-    assert [scoreboard._cell(v) for v in (None, True, 0.123456, 3, "x_y")] == ["—", "yes", "0.1235", "3", "x\\_y"]
-    assert scoreboard._cell(list(range(8))) == "[0, 1, 2, 3, 4, 5, …]"
-    assert scoreboard._cell({"a|b": 0.5, "c": [1.0]}) == "a\\|b: 0.5; c: [1]"
-    assert set(scoreboard.SHORT) == set(results.VERDICTS)
 
 
 def _evidence(verdict, lo, hi, boundary=0.5, direction="greater", estimate=None, margin=0.0):
@@ -228,31 +291,34 @@ def test_the_scoreboard_shows_each_papers_figure_above_its_tables(book_copy, tmp
     assert pngs[0].read_bytes().startswith(b"\x89PNG") and not stale.exists(), "an earlier figure is removed"
     page = (book_copy / GENERATED / "scoreboard.md").read_text()
     section = page.split("## Paper A")[1].split("## Paper B")[0]
-    image = "![The 4 claim parts of paper A with an interval, each against its boundary, by verdict](scoreboard-a.png)"
-    assert image in section and section.index(image) < section.index("| Claim |"), "above the paper's tables"
-    caption = next(line for line in section.splitlines() if line.startswith("*Each bar"))
+    image = "```{figure} scoreboard-a.png"
+    assert image in section and section.index(image) < section.index('<table class="claims">'), "above the tables"
+    assert ":alt: The 4 claim parts of paper A with an interval, one row each, labelled by the claim's statement" \
+        in section and ":width: 100%" in section
+    caption = next(line for line in section.splitlines() if line.startswith("The 4 claim parts of paper A"))
     assert "divided by its half-width" in caption and "right of the line is the paper's side" in caption
     assert caption.endswith("1 claim part of paper A has no interval (one replicate, or not measurable at this "
                             "profile) and is not drawn.")
-    assert page.count("](scoreboard-") == 1, "no figure for a paper without intervals"
+    assert page.count("{figure} scoreboard-") == 1, "no figure for a paper without intervals"
     assert ("1 claim part of paper D has no interval (one replicate, or not measurable at this profile): nothing to "
             "draw.") in page.split("## Paper D")[1]
     claims_a = (book_copy / GENERATED / "claims_a.md").read_text()
     assert "scoreboard-a.png" not in claims_a, "the figure is on the scoreboard only"
     parts, missing = scoreboard.claim_parts(results.scoreboard("cpu"))  # a run's claims as the page reads them
-    assert [p["label"] for p in parts] == ["t1", "t3: a", "t3: b", "t4"] and missing == 2  # d1's claim too
+    assert [p["label"] for p in parts] == ["Zoom-in ranks well", "Contrast costs: a", "Contrast costs: b",
+                                           "Saturation is easy"] and missing == 2  # d1's claim too
     t1 = parts[0]  # 1.0, 1.1, 0.9 > 0.5: a t-interval of half-width t(0.975, 2) * 0.1 / sqrt(3)
     z, _ = plots.standard_position(t1["estimate"], t1["lo"], t1["hi"], t1["boundary"], t1["direction"])
     assert z == pytest.approx(0.5 / (4.302653 * 0.1 / math.sqrt(3)), rel=1e-5) and z > 1
 
 
 def test_an_inconclusive_claims_row_says_what_would_decide_it():
-    claim = dict(claim="Gain.", paper_value=1.0, ours=0.2, interval="+0.2 [-1, +1.4], 3 seeds",
+    claim = dict(id="g", claim="Gain.", paper_value=1.0, ours=0.2, interval="+0.2 [-1, +1.4], 3 seeds",
                  verdict="inconclusive at this budget", criterion="> 0",
                  to_decide="80 % power at n = 10 (7 more replicates of seeds: about 4 min on 2 cores)")
     run = dict(name="a1_ranking_tasks", state="claims", profile="cpu", date="2026-11-28", claims=[claim])
     page = scoreboard._paper_claims("A", [run], set(), False)
-    assert ("| inconclusive at this budget (to decide: 80 % power at n = 10 (7 more replicates of seeds: about 4 "
-            "min on 2 cores)) | \\> 0 |") in page
-    assert "to decide" not in scoreboard._paper_claims("A", [dict(run, claims=[dict(claim, to_decide="")])], set(),
-                                                       False)
+    assert ("<b>What would decide it:</b> 80 % power at n = 10 (7 more replicates of seeds: about 4 min on 2 "
+            "cores).") in page
+    assert "What would decide" not in scoreboard._paper_claims("A", [dict(run, claims=[dict(claim, to_decide="")])],
+                                                               set(), False)
