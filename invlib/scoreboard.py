@@ -370,11 +370,11 @@ def _decided_share(claims: list[dict]) -> tuple[int, int]:
 
 def _summary_table(titles: dict[str, str], by_paper: dict[str, list[dict]], toc: set[str], kind: str,
                    here: str) -> list[str]:
-    """One row per paper (that has claims of ``kind``): chapters run, claims, a count per verdict, the share of its
-    measurable claims decided; an HTML table that fits the text column."""
+    """One row per paper (that has claims of ``kind``): chapters run, claims, each verdict's badge with its count,
+    the share of its measurable claims decided; an HTML table that fits the text column."""
     from . import pages
 
-    head = ["Paper", "Chapters run", "Claims", *(pages.BADGE[v][1] for v in pages.VERDICTS), "Decided"]
+    head = ["Paper", "Chapters run", "Claims", "Verdicts", "Decided"]
     rows = []
     for key, title in titles.items():
         runs = by_paper[key]
@@ -388,13 +388,15 @@ def _summary_table(titles: dict[str, str], by_paper: dict[str, list[dict]], toc:
         ran = sum(r["state"] != "not run" for r in runs)
         decided, measurable = _decided_share(claims)
         share = f"{decided} of {measurable}" + (f" ({100 * decided / measurable:.0f} %)" if measurable else "")
-        rows.append([cell, f"{ran} of {len(runs)}", str(len(claims)),
-                     *(str(n) for n in pages.counts(claims).values()), share])
+        verdicts = " ".join(f'<span class="count">{pages.badge(v)}&nbsp;{n}</span>'
+                            for v, n in pages.counts(claims).items() if n)
+        rows.append([cell, f"{ran} of {len(runs)}", str(len(claims)), verdicts, share])
     if not rows:
         return []
+    cols = "".join(f'<col style="width:{w}%">' for w in (24, 11, 8, 42, 15))
     html_rows = "".join("<tr>" + "".join(f"<td>{c}</td>" for c in row) + "</tr>" for row in rows)
-    return ['<table class="summary-table"><thead><tr>' + "".join(f"<th>{h}</th>" for h in head)
-            + f"</tr></thead><tbody>{html_rows}</tbody></table>", ""]
+    return [f'<table class="summary-table"><colgroup>{cols}</colgroup><thead><tr>'
+            + "".join(f"<th>{h}</th>" for h in head) + f"</tr></thead><tbody>{html_rows}</tbody></table>", ""]
 
 
 def headline(claims: list[dict]) -> str:

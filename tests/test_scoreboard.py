@@ -88,9 +88,9 @@ def test_scoreboard_lists_each_chapters_claims_by_paper_at_the_profile_it_ran(bo
     assert ("**Of the 4 claims of the papers that this build tests, 2 are decided (67 %): 1 reproduced, 1 partly; 1 is "
             "inconclusive at this budget; 1 cannot be measured at this profile.**") in page, "the headline first"
     summary = _tables(page.split("## The papers' claims")[1])[0]
-    assert summary[0] == ["Paper", "Chapters run", "Claims", "reproduced", "partly", "not reproduced", "inconclusive",
-                          "not measurable", "Decided"]
-    assert summary[1] == ["A: Yan & Huang", "2 of 2", "4", "1", "1", "0", "1", "1", "2 of 3 (67 %)"]
+    assert summary[0] == ["Paper", "Chapters run", "Claims", "Verdicts", "Decided"]
+    assert summary[1] == ["A: Yan & Huang", "2 of 2", "4", "reproduced 1 partly 1 inconclusive 1 not "
+                          "measurable 1", "2 of 3 (67 %)"]
     assert len(summary) == 2, "papers without claims have no row"
     assert '<a href="../paper_a.html">A: Yan &amp; Huang</a>' in page
     claims_a = (book_copy / GENERATED / "claims_a.md").read_text()
@@ -146,9 +146,9 @@ def test_claims_of_each_kind_are_counted_apart(book_copy, tmp_path, monkeypatch)
     heads = [line for line in page.splitlines() if line.startswith("## ")]
     assert heads[:3] == ["## The papers' claims", "## Our code against the authors' code",
                          "## The book's own hypotheses"]
-    for title, row in (("## The papers' claims", ["2", "1", "0", "0", "1", "0", "1 of 2 (50 %)"]),
-                       ("## Our code against the authors' code", ["1", "0", "0", "1", "0", "0", "1 of 1 (100 %)"]),
-                       ("## The book's own hypotheses", ["1", "1", "0", "0", "0", "0", "1 of 1 (100 %)"])):
+    for title, row in (("## The papers' claims", ["2", "reproduced 1 inconclusive 1", "1 of 2 (50 %)"]),
+                       ("## Our code against the authors' code", ["1", "not reproduced 1", "1 of 1 (100 %)"]),
+                       ("## The book's own hypotheses", ["1", "reproduced 1", "1 of 1 (100 %)"])):
         assert _tables(page.split(title)[1])[0][1][2:] == row, title
     claims_b = (book_copy / GENERATED / "claims_b.md").read_text()
     assert claims_b.startswith("The papers' claims: 2 tested, 1 reproduced, 1 inconclusive. Our code against the "
@@ -167,8 +167,8 @@ def test_the_synthesis_claims_go_under_their_own_heading(book_copy, tmp_path, mo
                              "cpu" if n == "s1_measures_agree" else "") for n in toc_notebooks()]
     scoreboard.write_scoreboard(chapters, book_copy)
     page = (book_copy / GENERATED / "scoreboard.md").read_text()
-    assert _tables(page.split("## The papers' claims")[1])[0][1] == ["Synthesis", "1 of 1", "1", "1", "0", "0", "0",
-                                                                      "0", "1 of 1 (100 %)"]
+    assert _tables(page.split("## The papers' claims")[1])[0][1] == ["Synthesis", "1 of 1", "1", "reproduced 1",
+                                                                      "1 of 1 (100 %)"]
     section = page.split("## Synthesis")[1]
     assert "The papers' claims: 1 tested, 1 reproduced." in section and "Two measures agree." in section
     assert "Two measures agree" not in page.split("## Synthesis")[0].split("## Paper E")[1]
