@@ -22,10 +22,10 @@
 # evaluation pre-processing of every model). All seven are `invlib.crops.Crop` methods: one box per image and one
 # `grid_sample` call per batch.
 #
-# Images are stored at 8/7 of the side the model sees (the paper's "resize to 256, crop 224"; the settings below
-# give both sides). On the `cpu` profile they are `scenes`, whose objects move and change size over a textured
-# background, with a dimmer object of another class behind half of them (chapter 00): a crop can miss the object
-# or show the wrong one, as on ImageNet. `-p dataset=fashion_mnist_color` runs the 28 px garments the book used before.
+# Images are stored at 8/7 of the side the model sees (the paper's "resize to 256, crop 224"). On the `cpu`
+# profile they are `scenes`, whose objects move and change size over a textured background, with a dimmer object
+# of another class behind half of them (chapter 00): a crop can miss the object or show the wrong one, as on
+# ImageNet. `-p dataset=fashion_mnist_color` runs the 28 px garments the book used before.
 
 # %% tags=["parameters"]
 profile = "cpu"  # smoke | cpu | gpu | paper
@@ -44,45 +44,60 @@ device = None  # None: the profile's device; a torch device name (e.g. "cuda:1")
 seed = 0
 
 # %%
-import matplotlib.pyplot as plt
-
-from invlib import results
+from invlib import pages, results
 from invlib.papers.b import authors_code as AC
 from invlib.papers.b import rrc as B
 from invlib.papers.b import rrc_reports as R
 
 S, run = results.open_chapter(B.settings, globals())
-S
 
 # %% [markdown]
 # ## The seven methods on one image
 #
-# Each column is one draw; the first row of each method shows where its boxes fall on the stored image.
+# Each row is one method: first the stored image with the boxes it drew, then the crops the model sees.
 
 # %%
 ds = B.eval_images(S)
 R.plot_methods(ds, S)
-plt.show()
+pages.show(f"Five draws of each of the {len(S.methods)} crop methods on one `{S.dataset}` test image, stored at "
+           f"{ds.images.shape[-1]} px and cropped to {S.size} px. Left: the boxes on the stored image (one colour a "
+           "draw); right: the crops, resized to what the model sees. RandomResizedCrop varies both size and place; "
+           "the centred crops vary only size, the translations only place.")
 
 # %% [markdown]
-# ### The samplers against the authors' code
+# ### Our crop samplers against the authors' code
 #
-# `benchmarks/authors/grounding_runs.py` drew boxes with the authors' own crop transforms
-# (facebookresearch/grounding-inductive-biases) on a 64 px image, cropped to 56 px (the sides this chapter ran at
-# then; the samplers work in fractions of the side), and kept their statistics in
-# `invlib/papers/b/authors_grounding.json`; `invlib.crops` draws as many boxes now. The seeds differ, so the
-# tolerance is statistical.
+# Where the authors published code, the book checks that its own implementation computes what theirs does on the
+# same inputs. `benchmarks/authors/grounding_runs.py` drew {glue:text}`crops_draws:,` boxes with each of the
+# authors' crop transforms (facebookresearch/grounding-inductive-biases) on a {glue:text}`crops_side` px image
+# cropped to {glue:text}`crops_size` px, and stored the mean and spread of four statistics per method (area,
+# aspect ratio, and the x and y offsets of the box's centre) in `invlib/papers/b/authors_grounding.json`;
+# `invlib.crops` draws as many boxes here. The two sides use different random numbers, so a statistic counts as
+# different only when the gap exceeds {glue:text}`crops_se` standard errors of the difference.
 
 # %%
-AC.report(run, "crops", top=None)
+AC.report(run, "crops")  # records the check "same as the authors' code"
+sampler = AC.compare("crops")
+results.glue(AC.crops_numbers(sampler))
+pages.table(AC.crops_table(sampler), "Per crop method, the statistics of our boxes that differ from the authors' "
+            "beyond their tolerance, and the largest differences in area and in the position of the box's centre.")
 
 # %% [markdown]
-# Where the statistics differ, it is whole pixels. Their crops are torchvision's, which round a box's sides and
-# offsets to whole pixels of the stored image. Rounding the sides up raises the mean area a little. A fixed-size
-# crop can take only a handful of whole-pixel offsets, which spreads it a little more than our continuous range.
-# Their centred crop sits at `(64 - w) // 2`, half a pixel off centre when the margin is odd. Our boxes are
-# continuous and resampled (`invlib.crops`), so none of these appear. The differences are fractions of a pixel
-# on a 64 px image: they do not change what each method does.
+# {glue:md}`crops_verdict` This verdict is about our code against the authors' code: it tests no claim of the
+# paper. The differences are small and systematic, at most {glue:text}`crops_area_pct:.2f` % of the image in area
+# and {glue:text}`crops_centre_px:.2f` px in position, and all of them come from whole pixels. Their crops are
+# torchvision's, which rounds a box's sides to whole pixels before it checks that the box fits the image, so a box
+# up to half a pixel larger than the image is kept: their RandomResizedCrop's mean area is
+# {glue:text}`rrc_area_theirs:.2f` % of the image, ours {glue:text}`rrc_area_ours:.2f` %. Their fixed-size random
+# crop can take only {glue:text}`crops_offsets` whole-pixel offsets along each axis, which spreads its centre a
+# little more than our continuous range (a standard deviation of {glue:text}`fsrc_sd_theirs:.2f` px against
+# {glue:text}`fsrc_sd_ours:.2f` px). Their centred crops sit at `(side - w) // 2`, half a pixel off centre when
+# the margin is odd; ours sit at the centre. Whether differences of this size change what a trained model learns
+# is not tested here; every claim below rests on our samplers.
+
+# %%
+pages.table(AC.crops_full(sampler), "The whole comparison: every statistic of our boxes and of the authors', in "
+            "percent of the image (area), pixels of the stored image (centre) or log ratio (aspect ratio).")
 
 # %% [markdown]
 # ## Training the family
@@ -98,15 +113,18 @@ ev = B.evaluate(trained, S, ds)
 # %% [markdown]
 # ## Table 1a: top-1 per method
 #
-# Mean and standard error over seeds, evaluated on the central crop; `gain` is over no augmentation. The
-# paper's table lost its numbers in extraction; its text gives 63.5 % without augmentation and 67.9 % for both
-# RandomSizeCenterCrop and FixedSizeRandomCrop.
+# Mean and standard error over seeds, evaluated on the central crop; the gain is over no augmentation. The paper
+# gives top-1 for three methods in its text, and these are what the black ticks mark: {glue:text}`paper_none` %
+# without augmentation and {glue:text}`paper_parts` % for both RandomSizeCenterCrop and FixedSizeRandomCrop.
 
 # %%
 t1a = R.table_1a(ev)
 R.plot_table_1a(t1a)
-plt.show()
-t1a
+pages.show(f"Top-1 on the central crop of each crop method: mean (bar) and standard error over {S.seeds} seeds, "
+           f"{S.dataset} at {S.size} px. Black ticks: the paper's ImageNet top-1 where its text states it; compare "
+           "the order of the methods, not the levels.")
+pages.table(R.table_1a_page(t1a), f"Table 1a: top-1 per method over {S.seeds} seeds; the training top-1 is on "
+            "each model's own augmented crops in its last epoch.")
 
 # %% [markdown]
 # ## Which images does translation fix? (App. B)
@@ -121,34 +139,41 @@ t1a
 helped = B.evaluate(B.train_helped(S), S, ds)
 iou = B.helped_iou(helped)
 R.plot_iou(iou)
-plt.show()
+pages.show(f"Mean IoU of the lists of test images a method's model gets right and the model without augmentation "
+           f"gets wrong, over {len(helped.preds[B.NONE])} seeds of each: within a method (diagonal) and across two "
+           "methods (off the diagonal). A pattern would show as a diagonal well above the rest; the paper finds "
+           "none. RSCC: RandomSizeCenterCrop.")
 
 # %% [markdown]
 # ## Classes that RRC hurts (App. D.1, Table A2)
 #
 # Every RRC seed against every no-augmentation seed, per class: the share of comparisons in which RRC is
 # below, and the mean loss in points when it is. A class is *consistently hurt* above the settings'
-# `hurt_share` (70 %; the paper lists classes hurt in at least 72 % of 25 comparisons). Chapter B5 asks
-# WordNet whether these classes are related. With ten classes, one of them reaches that share by chance alone
-# in most runs where RRC changes nothing, so the claim is tested otherwise: per class, RRC's accuracy minus
-# that of the model without augmentation of the same seed, with an interval over seeds widened for ten
-# simultaneous tests (Bonferroni).
+# `hurt_share` ({glue:text}`hurt_share:.0f` %; the paper lists classes hurt in at least 72 % of 25 comparisons).
+# Chapter B5 asks WordNet whether these classes are related. With {glue:text}`n_classes` classes, one of them
+# reaches that share by chance alone in most runs where RRC changes nothing, so the claim is tested otherwise:
+# per class, RRC's accuracy minus that of the model without augmentation of the same seed, with an interval over
+# seeds widened for {glue:text}`n_classes` simultaneous tests (Bonferroni).
 
 # %%
 hurt = B.hurt_classes(ev, S)
-hurt
+pages.table(hurt, "Per class: the share (%) of RRC-against-no-augmentation comparisons in which RRC is below "
+            "(hurt) or above (helped), and the mean loss in points when it is below; most hurt first.")
 
 # %% [markdown]
 # ## Is RRC's model invariant to zoom? (App. F, Fig. A7)
 #
 # The validation crops are zoomed by a random-size centred crop without aspect-ratio change (area fraction
-# drawn in `(1/zoom², 1)`), averaged over `test_seeds` draws; the largest zoom, 3.54, is RRC's own limit
-# `1/√0.08`.
+# drawn in `(1/zoom², 1)`), averaged over `test_seeds` draws; the largest zoom, {glue:text}`zoom_max:.2f`, is
+# RRC's own limit `1/√0.08`.
 
 # %%
 curve = B.zoom_curve(trained, S, ds)
 R.plot_zoom(curve)
-plt.show()
+pages.show(f"Top-1 of RRC's models and of the models without augmentation (FixedSizeCenterCrop) as the validation "
+           f"crops are zoomed in further: mean and standard error over {S.seeds} seeds, each averaged over "
+           f"{S.test_seeds} draw{'s' * (S.test_seeds > 1)} of the zoom. Look at how far each curve falls from zoom 1 "
+           "(the central crop) to the largest zoom.")
 
 # %% [markdown]
 # ## Paper vs this run
@@ -161,18 +186,16 @@ run.claims_table()
 results.glue(R.b1_numbers(S, ev, evidence))
 
 # %% [markdown]
-# ## Reading the results
+# ## What the results say
 #
-# The paper's models see ImageNet photographs, where objects sit anywhere and at any size, for 150 epochs. This
-# run's see {glue:md}`dataset` at {glue:text}`size` px: {glue:text}`n_train:,` images for {glue:text}`epochs`
-# epochs, {glue:text}`seeds` seeds a method. A crop can only pay where the model without it overfits: it reaches
-# {glue:text}`none_train:.1f` % on its training images and {glue:text}`none_test:.1f` % on the test images, a gap
-# of {glue:text}`gap:.1f` points (the `train` column of Table 1a shows how far each augmented model has fitted its
-# own crops). The crop claims declare that regime as their first part, a gap above {glue:text}`overfit_gap:g`
-# points per seed (the gap per seed, in points: {glue:md}`gap_text`). {glue:md}`regime_sentence` RRC's gain over
-# no augmentation in points, paired by seed: {glue:md}`rrc_gain_text`. {glue:md}`rrc_sentence` Every claim about
-# training needs three seeds before its interval can decide it (App. B's, three runs: six seeds of its methods);
-# this run's verdicts: {glue:md}`claims_sentence`.
+# The paper's models see ImageNet photographs for 150 epochs. This run's see {glue:md}`dataset` at
+# {glue:text}`size` px: {glue:text}`n_train:,` images for {glue:text}`epochs` epochs, {glue:text}`seeds` seeds a
+# method. A crop can only help a model that overfits without it, so every crop claim carries that regime as its
+# first part: the model without augmentation must score more than {glue:text}`overfit_gap:g` points higher on its
+# training images than on the test images. Here it reaches {glue:text}`none_train:.1f` % on its training images
+# and {glue:text}`none_test:.1f` % on the test images, a gap of {glue:text}`gap:.1f` points
+# ({glue:md}`gap_span`). {glue:md}`regime_sentence` RRC's gain over no augmentation, seed by seed, is
+# {glue:text}`rrc_gain:+.1f` points ({glue:md}`rrc_span`). {glue:md}`rrc_sentence` {glue:md}`open_sentence`
 #
 # The data decide what a crop can teach. On the 28 px Fashion-MNIST garments (`-p dataset=fashion_mnist_color`),
 # centred and filling the frame, a random crop only shows positions and sizes that no test image has, and every

@@ -35,28 +35,28 @@ executor = None  # None, "local" or "slurm"
 seed = 0
 
 # %%
-import matplotlib.pyplot as plt
-
-from invlib import results
+from invlib import pages, results
 from invlib.papers.b import rrc as B
 from invlib.papers.b import rrc_reports as R
 
 S, run = results.open_chapter(B.settings, globals())
-S
 
 # %% [markdown]
 # ## The shapes (Fig. A1) and the variance of the zoom (Table A1)
 #
-# `var_inv_s` is Var(1/s), exact (by quadrature, `invlib.papers.b.rrc.beta_moments`), for the paper's six shapes
-# whichever shapes this profile trains (`trained`), beside the paper's own Monte-Carlo estimate. `size_ratio` is
-# how much larger objects appear, on average, in training crops than in the central evaluation crop:
-# `(224/256) E[1/√s]`.
+# Var(1/s) is exact here (by quadrature, `invlib.papers.b.rrc.beta_moments`), for the paper's six shapes
+# whichever shapes this profile trains, beside the paper's own Monte-Carlo estimate. The size ratio is how much
+# larger objects appear, on average, in training crops than in the central evaluation crop: `(224/256) E[1/√s]`.
 
 # %%
 R.plot_beta_shapes(S)
-plt.show()
+pages.show("The density of the crop's area fraction s under each Beta shape of Table A1 (histograms of 200,000 "
+           "draws), all on RRC's range [0.08, 1]. Shape 1 is RandomResizedCrop's uniform; smaller shapes pile s "
+           "up near 1 (little zoom), larger ones near 0.08 (strong zoom).")
 beta = B.beta_table(S)
-beta.round(4)
+pages.table(R.table_a1_page(beta), f"Table A1: the variance of the zoom 1/s per shape, exact and the paper's "
+            f"estimate, the mean area fraction and the train/test size ratio; this profile trains shapes "
+            f"{', '.join(f'{a:g}' for a in S.beta_shapes)}.")
 
 # %% [markdown]
 # ## Table 1b: top-1 per shape
@@ -69,28 +69,34 @@ trained = B.train_beta(S)
 ev = B.evaluate(trained, S)
 t1b = R.table_1b(ev).join(beta[["var_inv_s", "size_ratio"]])
 R.plot_table_1b(t1b)
-plt.show()
-t1b
+pages.show(f"Top-1 on the central crop against the Beta shape (log axis): mean and standard error over "
+           f"{S.beta_seeds} seeds, {S.dataset} at {S.size} px. Grey squares: Var(1/s) of each shape (right axis). "
+           "The paper finds an inverted U on ImageNet, with shape 1 on top.")
+pages.table(t1b.rename(columns={"top1": "top-1 (%)", "sem": "SEM", "var_inv_s": "Var(1/s)",
+                                "size_ratio": "train/test size ratio"}), "Table 1b: top-1 per trained shape.")
 
 # %% [markdown]
 # ## Paper vs this run
 
 # %%
 evidence = R.report_b2(run, beta, ev)
-results.glue(R.b2_sentences(evidence))
+results.glue(R.b2_numbers(beta, evidence))
 run.claims_table()
 
 # %% [markdown]
-# ## Reading the results
+# ## What the results say
 #
-# Table A1 is arithmetic and does not depend on the profile: here {glue:md}`a1_sentence`. The paper's own
-# numbers are Monte-Carlo estimates: its 0.823 for shape 0.1 is 0.005 below the exact value (0.828 by
-# quadrature), as expected of a heavy-tailed quantity. Of the train/test size ratio, {glue:md}`ratio_sentence`.
+# Table A1 is arithmetic and does not depend on the profile: {glue:md}`a1_sentence`. The paper's values are
+# Monte-Carlo estimates, and the farthest from the exact one is shape {glue:text}`a1_shape:g`'s,
+# {glue:text}`a1_paper:.3f` against {glue:text}`a1_exact:.3f`. Of the train/test size ratio,
+# {glue:md}`ratio_sentence`.
+#
 # Table 1b's claims are about ImageNet after 150 epochs: there, shape 1 wins and both ends lose. At the `cpu`
-# profile the models see `scenes` (the settings above), whose objects vary in size as ImageNet's do, so a strong
-# zoom can show an object at a size the test scenes also have; the train/test mismatch that large shapes create
-# still competes with that. Each ordering is tested per seed, paired by seed, with an interval over seeds.
-# {glue:md}`t1b_sentence` `-p dataset=fashion_mnist_color` reruns them on centred garments.
+# profile the models see `scenes`, whose objects vary in size as ImageNet's do, so a strong zoom can show an
+# object at a size the test scenes also have; the train/test mismatch that large shapes create still competes
+# with that. Each ordering is tested per seed, paired by seed, with an interval over seeds.
+# {glue:md}`t1b_sentence` {glue:md}`open_sentence` `-p dataset=fashion_mnist_color` reruns the shapes on centred
+# garments.
 
 # %%
 run.close()

@@ -503,3 +503,112 @@ def report(run, *experiments: str, top: int | None = 8, path: str | Path = PATH)
     columns = ["experiment", *COLUMNS]
     return pd.concat(frames, ignore_index=True)[columns] if frames else pd.DataFrame(columns=columns)
 
+
+
+# ------------------------------------------------------------------------------ the crop samplers on the page (B1)
+_CROP_WORDS = {"area": "area", "log_aspect": "aspect ratio", "cx": "centre", "cy": "centre"}
+_CROP_UNITS = {"area": ("% of the image", 100.0), "log_aspect": ("log ratio", 1.0), "cx": ("px", CROP_SIDE),
+               "cy": ("px", CROP_SIDE)}
+
+
+def _crop_keys(frame: pd.DataFrame) -> pd.DataFrame:
+    """The crops rows of ``frame`` (:func:`compare` or :func:`report`) with their key split: ``method``, ``stat``
+    (area, log_aspect, cx, cy) and ``what`` (mean, std)."""
+    if "experiment" in frame:
+        frame = frame[frame.experiment == "crops"]
+    frame = frame[frame.key.str.count("/") == 2]
+    parts = frame.key.str.split("/", expand=True) if len(frame) else pd.DataFrame(columns=[0, 1, 2])
+    return frame.assign(method=parts[0], stat=parts[1], what=parts[2])
+
+
+def crops_table(frame: pd.DataFrame) -> pd.DataFrame:
+    """Chapter B1's short table of the crop samplers against the authors' code: per crop method, how many of its
+    statistics differ beyond their tolerance and which, and the largest differences in area (percent of the image)
+    and in the box's centre (pixels of the :data:`CROP_SIDE` px image). ``frame``: :func:`compare` ("crops").
+
+    Example
+    -------
+    >>> f = pd.DataFrame(dict(key=["rrc/area/mean", "rrc/cx/std", "rrc/cy/std"], ours=[0.478, 0.110, 0.110],
+    ...                       theirs=[0.484, 0.113, 0.110], difference=[0.006, 0.003, 0.0], tolerance=[0.004] * 3,
+    ...                       same=[False, True, True]))
+    >>> [v if isinstance(v, str) else round(float(v), 3) for v in crops_table(f).iloc[0]]
+    ['1 of 3: area mean', 0.6, 0.192]
+    """
+    rows = {}
+    for method, g in _crop_keys(frame).groupby("method", sort=False):
+        differ = g[~g.same.astype(bool)]
+        named = list(dict.fromkeys(f"{_CROP_WORDS[s]} {'sd' if w == 'std' else w}" for s, w in zip(differ.stat,
+                                                                                                   differ.what)))
+        largest = {s: float(g.difference[g.stat.isin(stats)].max() * _CROP_UNITS[stats[0]][1])
+                   if g.stat.isin(stats).any() else math.nan
+                   for s, stats in (("area", ["area"]), ("centre", ["cx", "cy"]))}
+        rows[crops.METHODS.get(method, method)] = {
+            "statistics that differ": f"{len(differ)} of {len(g)}" + (f": {', '.join(named)}" if named else ""),
+            "largest difference in area (% of the image)": largest["area"],
+            "largest difference in the centre (px)": largest["centre"]}
+    table = pd.DataFrame.from_dict(rows, orient="index")
+    table.index.name = "method"
+    return table
+
+
+def crops_full(frame: pd.DataFrame) -> pd.DataFrame:
+    """Every statistic of the crops comparison in a reader's units (area in percent of the image, the centre in
+    pixels of the :data:`CROP_SIDE` px image, the aspect ratio as a log ratio): method, statistic, unit, ours,
+    theirs, difference, tolerance, same.
+
+    Example
+    -------
+    >>> f = pd.DataFrame(dict(key=["rrc/cx/std"], ours=[0.11], theirs=[0.113], difference=[0.003],
+    ...                       tolerance=[0.0015], same=[False]))
+    >>> row = crops_full(f).iloc[0]
+    >>> row["statistic"], row["unit"], round(float(row["theirs"]), 3), row["same"]
+    ('centre x sd', 'px', 7.232, 'no')
+    """
+    f = _crop_keys(frame)
+    scale = f.stat.map(lambda s: _CROP_UNITS[s][1])
+    return pd.DataFrame({"method": f.method.map(lambda m: crops.METHODS.get(m, m)),
+                         "statistic": [f"{ {'cx': 'centre x', 'cy': 'centre y'}.get(s, _CROP_WORDS[s])} "
+                                       f"{'sd' if w == 'std' else w}" for s, w in zip(f.stat, f.what)],
+                         "unit": f.stat.map(lambda s: _CROP_UNITS[s][0]),
+                         **{c: f[c].astype(float) * scale for c in ("ours", "theirs", "difference", "tolerance")},
+                         "same": np.where(f.same.astype(bool), "yes", "no")}).reset_index(drop=True)
+
+
+def crops_numbers(frame: pd.DataFrame) -> dict:
+    """The numbers chapter B1's prose quotes about the crop samplers against the authors' code
+    (:func:`invlib.results.glue`): the setting (``crops_draws``, ``crops_side``, ``crops_size``, ``crops_se``,
+    ``crops_offsets``: the whole-pixel offsets of a fixed-size crop per axis), the count of statistics
+    (``crops_keys``) and of those that differ (``crops_differ``), the largest differences (``crops_area_pct``,
+    ``crops_centre_px``), RRC's mean area on each side (``rrc_area_ours``, ``rrc_area_theirs``, percent of the
+    image), the spread of FixedSizeRandomCrop's centre on each side (``fsrc_sd_ours``, ``fsrc_sd_theirs``, px) and
+    ``crops_verdict``, one sentence.
+
+    Example
+    -------
+    >>> crops_numbers(pd.DataFrame(columns=COLUMNS))["crops_verdict"]
+    "The authors' code has no stored run on these inputs, so this check is not measurable."
+    """
+    f = _crop_keys(frame)
+    at = f.set_index("key")
+
+    def value(key, column, unit):
+        return float(at.loc[key, column]) * unit if key in at.index else math.nan
+
+    differ, keys = int((~f.same.astype(bool)).sum()), len(f)
+    if not keys:
+        verdict = "The authors' code has no stored run on these inputs, so this check is not measurable."
+    elif differ:
+        verdict = (f"Our samplers do not draw the same boxes as theirs: {differ} of the {keys} statistics differ "
+                   "by more than sampling allows, so the check reads *not reproduced*.")
+    else:
+        verdict = (f"Our samplers draw the same boxes as theirs: all {keys} statistics agree within sampling, so "
+                   "the check reads *reproduced*.")
+    fsrc = "fixed_size_random_crop/cx/std"
+    return dict(crops_draws=CROP_DRAWS, crops_side=CROP_SIDE, crops_size=CROP_SIZE, crops_se=TOLERANCE["crops"]["se"],
+                crops_offsets=CROP_SIDE - CROP_SIZE + 1, crops_keys=keys, crops_differ=differ,
+                crops_area_pct=float(f.difference[f.stat == "area"].max() * 100) if keys else math.nan,
+                crops_centre_px=float(f.difference[f.stat.isin(["cx", "cy"])].max() * CROP_SIDE) if keys else math.nan,
+                rrc_area_ours=value("rrc/area/mean", "ours", 100),
+                rrc_area_theirs=value("rrc/area/mean", "theirs", 100),
+                fsrc_sd_ours=value(fsrc, "ours", CROP_SIDE), fsrc_sd_theirs=value(fsrc, "theirs", CROP_SIDE),
+                crops_verdict=verdict)

@@ -28,8 +28,10 @@ import pandas as pd
 import torch
 
 from ... import crops, data, metrics
+from ...pages import number
 from ...protocol import decide
 from ...results import LEVEL, Evidence, Interval, exact, not_measurable, paired, phrase, t_interval
+from ...verdicts import INCONCLUSIVE, NOT_MEASURABLE, _plural
 from .protocol import OVERFIT_GAP, PROTOCOL
 from .rrc import IOU_METHODS, NAMES, NONE, PAPER_TOP1, RRC, Evaluation, Settings, augerino_seconds, table_a1_shapes
 
@@ -55,7 +57,8 @@ def plot_methods(ds: data.Dataset, S: Settings, n: int = 5, index: int = 0):
         for k, (x0, y0, x1, y1) in enumerate(boxes[label].tolist() if column == 0 else []):
             ax.add_patch(Rectangle((x0 - 0.5, y0 - 0.5), x1 - x0, y1 - y0, fill=False, lw=0.8, color=plt.cm.tab10(k)))
 
-    return plots.mosaic(rows, overlay=draw_boxes, size=(1.3, 1.35))
+    titles = ["boxes on the image", *(f"crop {k + 1}" for k in range(n))]
+    return plots.mosaic(rows, col_titles=titles, overlay=draw_boxes, size=(1.3, 1.35), fontsize=8)
 
 
 # ------------------------------------------------------------------------------ B1: Table 1a, App. B, D.1, F
@@ -72,6 +75,21 @@ def table_1a(ev: Evaluation) -> pd.DataFrame:
     return pd.DataFrame(rows).set_index("method").round(2)
 
 
+def table_1a_page(table: pd.DataFrame) -> pd.DataFrame:
+    """:func:`table_1a` for the page: its columns named for a reader, the paper's top-1 a number where its text
+    states one and empty elsewhere.
+
+    Example
+    -------
+    >>> t = pd.DataFrame(dict(top1=[70.0], sem=[0.5], gain=[2.0], train=[90.0], seeds=[3], paper=["not in the text"]))
+    >>> table_1a_page(t).columns[-1], bool(table_1a_page(t).iloc[0].isna().iloc[-1])
+    ("paper's top-1 (%)", True)
+    """
+    return table.assign(paper=pd.to_numeric(table.paper, errors="coerce")).rename(columns={
+        "top1": "top-1 (%)", "sem": "SEM", "gain": "gain over none (points)", "train": "training top-1 (%)",
+        "seeds": "seeds", "paper": "paper's top-1 (%)"})
+
+
 def plot_table_1a(table: pd.DataFrame, ax=None):
     """Bar chart of Table 1a with SEM error bars; the paper's values, where its text states them, as black ticks
     (the paper's ImageNet top-1 beside this run's: compare orderings, not levels)."""
@@ -86,7 +104,7 @@ def plot_table_1a(table: pd.DataFrame, ax=None):
     ax.invert_yaxis()
     lo = min(table.top1.min(), paper.min()) - 3 * max(table["sem"].fillna(0).max(), 0.5)
     ax.set_xlim(lo, max(table.top1.max(), paper.max()) + 2)
-    ax.legend(fontsize=8, loc="lower right")
+    ax.legend(fontsize=8, loc="upper left", bbox_to_anchor=(1.01, 1.0))
     ax.set_xlabel("top-1 on the central crop (%)")
     ax.set_title("Table 1a: the crop family (mean and SEM over seeds)")
     return ax
@@ -103,8 +121,9 @@ def plot_iou(iou: pd.DataFrame, ax=None):
     ax.set_yticks(range(len(iou)), short)
     for i in range(len(iou)):
         for j in range(len(iou)):
-            ax.text(j, i, f"{iou.values[i, j]:.2f}", ha="center", va="center", color="w")
-    ax.figure.colorbar(im, ax=ax, label="mean IoU of helped samples")
+            v = float(iou.values[i, j])
+            ax.text(j, i, f"{v:.2f}", ha="center", va="center", fontsize=9, color="black" if v > 0.6 else "white")
+    ax.figure.colorbar(im, ax=ax, label="mean IoU of the helped test images")
     return ax
 
 
@@ -353,26 +372,88 @@ def report_b1(run, S: Settings, ev: Evaluation, iou: pd.DataFrame, hurt: pd.Data
     return out
 
 
+def _span(ev: Evidence, unit: str = "points") -> str:
+    """An interval in words for the prose, e.g. ``"95 % interval -0.4 to +10.7 points, over 3 seeds"``."""
+    if ev.verdict == NOT_MEASURABLE:
+        return "not measured at this profile"
+    units = ev.unit if ev.n == 1 else _plural(ev.unit)
+    if not (math.isfinite(ev.lo) and math.isfinite(ev.hi)):
+        return f"{ev.n} {units}, too few for an interval"
+    return (f"{number(100 * ev.level)} % interval {number(ev.lo, sign=True)} to {number(ev.hi, sign=True)} {unit}, "
+            f"over {ev.n} {units}")
+
+
 def b1_numbers(S: Settings, ev: Evaluation, evidence: dict[str, Evidence]) -> dict:
-    """The numbers and sentences chapter B1's prose quotes (:func:`invlib.results.glue`): the data and regime of
-    the run, how much the model without augmentation overfits, RRC's gain paired by seed with its interval, and
-    what the verdicts say about them."""
+    """The numbers and short phrases chapter B1's prose quotes (:func:`invlib.results.glue`): the run's data and
+    budget, the paper's stated top-1 (``paper_none``, ``paper_parts``), the regime (how much the model without
+    augmentation overfits, ``gap`` with its interval in words, ``gap_span``), RRC's gain paired by seed
+    (``rrc_gain``, ``rrc_span``), a sentence on each, the settings the sections quote (``hurt_share`` in percent,
+    ``zoom_max``, ``n_classes``) and one sentence on the claims left undecided (:func:`undecided`)."""
     none = ev.accuracy(NONE)
     gain = _part("tableA2/classes_consistently_hurt", "RRC helps overall", paired(ev.accuracy(RRC), none))
     regime = regime_evidence(ev)
     return dict(dataset=S.dataset, n_train=S.n_train, epochs=S.epochs, seeds=S.seeds, size=S.size,
+                paper_none=PAPER_TOP1[NONE], paper_parts=PAPER_TOP1["random_size_center_crop"],
                 none_train=float(np.mean(ev.train.get(NONE, np.nan))), none_test=float(none.mean()),
-                gap=ev.overfit_gap(), overfit_gap=OVERFIT_GAP, rrc_gain=gain.estimate,
-                gap_text=regime.text(), rrc_gain_text=gain.text(),
-                regime_sentence=phrase(regime, reproduced="The crop claims are tested where a crop can pay.",
-                                       not_reproduced="No crop can pay here: the crop claims are tested outside "
-                                                      "their regime.",
-                                       inconclusive="Too few seeds to say whether the run is in the regime where "
-                                                    "a crop can pay; the crop claims wait for it."),
-                rrc_sentence=phrase(gain, reproduced="RRC helps at this budget.", not_reproduced="RRC hurts here.",
-                                    inconclusive=f"{S.seeds} seeds cannot say whether RRC helps (each claim's "
-                                                 f"interval column gives the seeds that would)."),
-                claims_sentence=tally(evidence))
+                gap=ev.overfit_gap(), overfit_gap=OVERFIT_GAP, gap_span=_span(regime), rrc_gain=gain.estimate,
+                rrc_span=_span(gain), hurt_share=100 * S.hurt_share, zoom_max=max(S.zooms),
+                n_classes=len(ev.classes),
+                regime_sentence=phrase(regime, reproduced="So the run is in the regime where a crop can pay.",
+                                       not_reproduced="So the run is outside the regime where a crop can pay, and "
+                                                      "the crop claims are tested where they cannot hold.",
+                                       inconclusive=f"{S.seeds} seeds cannot yet say whether the run is in that "
+                                                    "regime, and every crop claim waits on it."),
+                rrc_sentence=phrase(gain, reproduced="RRC helps at this budget.",
+                                    not_reproduced="RRC does not help by the point that matters here.",
+                                    inconclusive=f"{S.seeds} seeds cannot yet say whether RRC helps."),
+                open_sentence=undecided(evidence))
+
+
+def undecided(evidence: dict[str, Evidence]) -> str:
+    """One sentence for the claims of ``evidence`` that this run leaves undecided: how many, and how many
+    replicates would decide them if the effects and spreads measured here are the true ones (each claim's
+    ``n_needed``), or why no number can be said.
+
+    Example
+    -------
+    >>> from invlib.verdicts import decide
+    >>> held = decide([1.0, 1.1, 1.2], reason="gain", unit="seed")
+    >>> ev = {"a": decide([1.0, 2.0], reason="gain", unit="seed", n_min=3), "b": held, "c": not_measurable("no boxes")}
+    >>> undecided(ev)  # doctest: +NORMALIZE_WHITESPACE
+    '1 of the 2 claims measured is undecided at this budget; at the effect and spread measured here, 4 seeds would
+    decide it.'
+    >>> undecided({"b": held})
+    'Every claim this run measures is decided.'
+    """
+    measured = [e for e in evidence.values() if e.verdict != NOT_MEASURABLE]
+    open_ = [e for e in measured if e.verdict == INCONCLUSIVE]
+    if not measured:
+        return ""
+    if not open_:
+        return "Every claim this run measures is decided."
+    k, m = len(open_), len(measured)
+    head = (f"{'The' if k == 1 else 'All'} {'' if k == 1 else f'{k} '}claim{'s' * (k > 1)} measured "
+            f"{'is' if k == 1 else 'are'}" if k == m else f"{k} of the {m} claims measured {'is' if k == 1 else 'are'}")
+    needs: dict[str, list[int]] = {}
+    why = []
+    for e in open_:
+        if e.n_needed:
+            needs.setdefault(e.unit, []).append(int(e.n_needed))
+        else:
+            why.append(e.n_needed_why or next((p.n_needed_why for _, p in e.parts if p.n_needed_why), ""))
+    bits = []
+    if needs:
+        counted = sum(len(v) for v in needs.values())
+        spans = [f"{min(v)} {_plural(u)}" if min(v) == max(v) else f"{min(v)} to {max(v)} {_plural(u)}"
+                 for u, v in needs.items()]
+        whom = ("it" if k == 1 else "them") if counted == k else f"{counted} of them"
+        bits.append(f"at the effect{'s' * (k > 1)} and spread{'s' * (k > 1)} measured here, {' and '.join(spans)} "
+                    f"would decide {whom}")
+    if why:
+        reasons = "; ".join(dict.fromkeys(w for w in why if w))
+        bits.append(f"for {'it' if k == 1 else len(why) if needs else 'them'}, no number can be said"
+                    + (f" ({reasons})" if reasons else ""))
+    return f"{head} undecided at this budget; {'; '.join(bits)}."
 
 
 def tally(evidence: dict[str, Evidence]) -> str:
@@ -437,6 +518,8 @@ def plot_table_1b(t1b: pd.DataFrame, ax=None):
     ax = ax or plt.subplots(figsize=(5.5, 3.2))[1]
     ax.errorbar(t1b.index, t1b.top1, yerr=t1b["sem"].fillna(0), marker="o", capsize=3, color="tab:blue")
     ax.set_xscale("log")
+    ax.set_xticks(list(t1b.index), [f"{a:g}" for a in t1b.index])
+    ax.minorticks_off()
     ax.set_xlabel("Beta shape (1 = uniform, RRC)")
     ax.set_ylabel("top-1 (%)", color="tab:blue")
     if "var_inv_s" in t1b:
@@ -507,10 +590,45 @@ def b2_sentences(evidence: dict[str, Evidence]) -> dict:
                               reproduced="it rises with the shape at every step",
                               not_reproduced="it does not rise with the shape at every step"),
         t1b_sentence=phrase(evidence["table1b/uniform_best"], reproduced="Here too shape 1 beats every other shape.",
-                            not_reproduced="Here every other shape beats shape 1.",
-                            partly="Here shape 1 beats some shapes and loses to others.",
-                            inconclusive="At this budget the seeds cannot order the shapes (the claims' interval "
-                                         "column says how many seeds would)."))
+                            not_reproduced="Here shape 1 does not beat the other shapes by the point that matters.",
+                            partly="Here shape 1 beats some shapes and not others.",
+                            inconclusive="The seeds cannot yet order the shapes."))
+
+
+def table_a1_page(beta: pd.DataFrame) -> pd.DataFrame:
+    """:func:`~invlib.papers.b.rrc.beta_table` for the page, its columns named for a reader.
+
+    Example
+    -------
+    >>> from invlib.papers.b.rrc import beta_table, settings
+    >>> list(table_a1_page(beta_table(settings("smoke"))).columns)[:2]
+    ['Var(1/s), exact', 'Var(1/s), paper']
+    """
+    return beta.assign(paper=pd.to_numeric(beta.paper, errors="coerce")).rename(columns={
+        "var_inv_s": "Var(1/s), exact", "paper": "Var(1/s), paper", "mean_s": "mean area fraction s",
+        "size_ratio": "train/test size ratio", "trained": "trained here"})
+
+
+def b2_numbers(beta: pd.DataFrame, evidence: dict[str, Evidence]) -> dict:
+    """The numbers and short phrases chapter B2's prose quotes (:func:`invlib.results.glue`): :func:`b2_sentences`,
+    the shape whose Table A1 value is farthest from the paper's (``a1_shape``, ``a1_paper``, ``a1_exact``,
+    ``a1_diff``) and one sentence on the claims left undecided (:func:`undecided`).
+
+    Example
+    -------
+    >>> from invlib.papers.b.rrc import beta_table, settings
+    >>> n = b2_numbers(beta_table(settings("smoke")), {})
+    >>> n["a1_shape"], n["a1_paper"], round(n["a1_exact"], 3)
+    (3.0, 7.626, 7.633)
+    """
+    paper = pd.to_numeric(beta.paper, errors="coerce")
+    diff = (beta.var_inv_s - paper).abs()
+    far = diff.idxmax() if diff.notna().any() else math.nan
+    known = isinstance(far, float) and not math.isnan(far)
+    return dict(b2_sentences(evidence) if evidence else {}, a1_shape=float(far),
+                a1_paper=float(paper[far]) if known else math.nan,
+                a1_exact=float(beta.var_inv_s[far]) if known else math.nan,
+                a1_diff=float(diff[far]) if known else math.nan, open_sentence=undecided(evidence))
 
 
 def augerino_tables(runs: pd.DataFrame) -> pd.DataFrame:
@@ -527,6 +645,44 @@ def augerino_tables(runs: pd.DataFrame) -> pd.DataFrame:
                                "scale bound": "zoom (x)"}).round(2)
 
 
+def augerino_page(tables: pd.DataFrame) -> pd.DataFrame:
+    """:func:`augerino_tables` for the page, its columns named for a reader.
+
+    Example
+    -------
+    >>> t = pd.DataFrame({"top1_on": [70.0], "tx (% size)": [12.0]},
+    ...                  index=pd.MultiIndex.from_tuples([("translation", 0.1)], names=["group", "reg"]))
+    >>> list(augerino_page(t).columns), list(augerino_page(t).index.names)
+    (['top-1, Augerino on (%)', 'largest x-translation (% of side)'], ['group', 'weight'])
+    """
+    out = tables.rename(columns={
+        "top1_on": "top-1, Augerino on (%)", "sem_on": "SEM on", "top1_off": "top-1, Augerino off (%)",
+        "sem_off": "SEM off", "tx (% size)": "largest x-translation (% of side)",
+        "ty (% size)": "largest y-translation (% of side)", "zoom (x)": "largest zoom (x)"})
+    return out.rename_axis(["group", "weight"])
+
+
+def b6_numbers(S: Settings, runs: pd.DataFrame, base: Evaluation, evidence: dict[str, Evidence]) -> dict:
+    """The numbers and short phrases chapter B6's prose quotes (:func:`invlib.results.glue`): seeds per weight,
+    translation alone at the smallest and largest weights (``reg_lo``, ``reg_hi``, the mean of the learned x and
+    y bounds ``bound_lo``, ``bound_hi``, percent of the side), its best weight (``best``, ``best_on``: top-1 with
+    Augerino at evaluation) against no augmentation on the same seeds (``none_top1``), translation then scale at
+    its best weight (``best_ts``, ``ts_tx``, ``ts_ty``, ``ts_zoom``) and one sentence on the claims left
+    undecided (:func:`undecided`)."""
+    tables = augerino_tables(runs)
+    tr, ts = tables.loc["translation"], tables.loc["translation then scale"]
+    bounds = tr[["tx (% size)", "ty (% size)"]].mean(axis=1)
+    best, best_ts = _best(runs, "translation"), _best(runs, "translation then scale")
+    seeds = sorted(set(runs.seed) & set(range(len(base.preds[NONE]))))
+    return dict(augerino_seeds=S.augerino_seeds, reg_lo=float(bounds.index.min()), reg_hi=float(bounds.index.max()),
+                bound_lo=float(bounds[bounds.index.min()]), bound_hi=float(bounds[bounds.index.max()]),
+                best=best, best_on=float(tr.top1_on[best]),
+                none_top1=float(np.mean(base.accuracy(NONE)[seeds])) if seeds else math.nan,
+                best_ts=best_ts, ts_tx=float(ts.loc[best_ts, "tx (% size)"]),
+                ts_ty=float(ts.loc[best_ts, "ty (% size)"]), ts_zoom=float(ts.loc[best_ts, "zoom (x)"]),
+                translate_cap=100 * S.translate_cap, zoom_cap=S.zoom_cap, open_sentence=undecided(evidence))
+
+
 def plot_bounds(tables: pd.DataFrame, S: Settings):
     """Fig. A8-A9: the learned bounds against the regulariser weight, one panel per group; dashed: the caps."""
     import matplotlib.pyplot as plt
@@ -535,19 +691,25 @@ def plot_bounds(tables: pd.DataFrame, S: Settings):
     fig, axes = plt.subplots(1, len(groups), figsize=(5 * len(groups), 3.2), squeeze=False)
     for ax, g in zip(axes[0], groups):
         t = tables.loc[g]
-        for col, color in (("tx (% size)", "tab:red"), ("ty (% size)", "tab:green")):
-            ax.plot(t.index, t[col], "o-", color=color, label=col)
-        ax.axhline(S.translate_cap * 100, ls="--", color="gray")
+        for col, color, label in (("tx (% size)", "tab:red", "x-translation"), ("ty (% size)", "tab:green",
+                                                                               "y-translation")):
+            ax.plot(t.index, t[col], "o-", color=color, label=label)
+        ax.axhline(S.translate_cap * 100, ls="--", color="gray", label=f"translation cap ({S.translate_cap:.0%})")
         ax.set_xscale("log")
+        ax.set_xticks(list(t.index), [f"{r:g}" for r in t.index])
+        ax.minorticks_off()
         ax.set_xlabel("regulariser weight")
-        ax.set_ylabel("largest translation (% of size)")
+        ax.set_ylabel("largest translation (% of side)")
         ax.set_title(g)
+        handles, labels = ax.get_legend_handles_labels()
         if t["zoom (x)"].notna().any():
             twin = ax.twinx()
-            twin.plot(t.index, t["zoom (x)"], "s-", color="tab:blue", label="zoom (x)")
-            twin.axhline(S.zoom_cap, ls=":", color="tab:blue")
+            twin.plot(t.index, t["zoom (x)"], "s-", color="tab:blue", label="zoom")
+            twin.axhline(S.zoom_cap, ls=":", color="tab:blue", label=f"zoom cap ({S.zoom_cap:.2f}x)")
             twin.set_ylabel("largest zoom (x)", color="tab:blue")
-        ax.legend(fontsize=8, loc="lower right")
+            more = twin.get_legend_handles_labels()
+            handles, labels = handles + more[0], labels + more[1]
+        ax.legend(handles, labels, fontsize=8, loc="best")
     fig.tight_layout()
     return fig
 
