@@ -247,18 +247,30 @@ _TEX = {r"\pi": "π", r"\times": "×", r"\le": "≤", r"\ge": "≥", r"\pm": "±
         r"\sqrt": "√", r"\infty": "∞", r"\%": "%", r"\,": " ", "{": "", "}": ""}
 
 
+_SCI = re.compile(r"\b(\d+(?:\.\d+)?)e([-+])0*(\d+)\b")
+
+
+def _prose(text: str) -> str:
+    """Escaped text with ``*emphasis*`` and numbers in e-notation written as powers of ten."""
+    out = _EMPH.sub(r"<em>\1</em>", html.escape(text, quote=False))
+    return _SCI.sub(lambda m: f"{m.group(1)} × 10<sup>{'-' if m.group(2) == '-' else ''}{m.group(3)}</sup>", out)
+
+
 def inline(text) -> str:
-    """Markdown of one line (code spans, ``*emphasis*``, ``$math$``) as safe HTML, for raw-HTML tables.
+    """Markdown of one line (code spans, ``*emphasis*``, ``$math$``) as safe HTML, for raw-HTML tables; a number in
+    e-notation reads as a power of ten.
 
     Example
     -------
     >>> inline("`crops.rrc` at $\\\\pi/4$ is *small* < 1")
     '<code>crops.rrc</code> at <i>π/4</i> is <em>small</em> &lt; 1'
+    >>> inline("within 5.62e-08 or 1e+09")
+    'within 5.62 × 10<sup>-8</sup> or 1 × 10<sup>9</sup>'
     """
     out, last = [], 0
     text = " ".join(str(text).split())
     for m in re.finditer(f"{_CODE.pattern}|{_MATH.pattern}", text):
-        out.append(_EMPH.sub(r"<em>\1</em>", html.escape(text[last:m.start()], quote=False)))
+        out.append(_prose(text[last:m.start()]))
         if m.group(1) is not None:
             out.append(f"<code>{html.escape(m.group(1), quote=False)}</code>")
         else:
@@ -267,7 +279,7 @@ def inline(text) -> str:
                 tex = tex.replace(k, v)
             out.append(f"<i>{html.escape(tex, quote=False)}</i>")
         last = m.end()
-    out.append(_EMPH.sub(r"<em>\1</em>", html.escape(text[last:], quote=False)))
+    out.append(_prose(text[last:]))
     return "".join(out)
 
 
@@ -344,7 +356,7 @@ def _fold(c: Mapping, ev: Mapping, to_decide=None) -> str:
         lines.append(f"<p><b>What would decide it:</b> {inline(need)}.</p>")
     if ev.get("parts"):
         items = "".join(f"<li>{badge(p.get('verdict', ''))} <b>{inline(name or 'the claim')}</b>: "
-                        f"{html.escape(interval_words(p))}</li>" for name, p in ev["parts"].items())
+                        f"{inline(interval_words(p))}</li>" for name, p in ev["parts"].items())
         lines.append(f'<ul class="claim-parts">{items}</ul>')
     elif ev:
         lines.append(f"<p><b>Evidence:</b> {html.escape(interval_words(ev))}.</p>")
@@ -592,6 +604,7 @@ def frame_html(frame, caption: str = "", fold: int = LONG_TABLE) -> str:
         shown.index = [cell(i) if not isinstance(i, tuple) else " / ".join(cell(x) for x in i) for i in shown.index]
     shown.columns = [" / ".join(str(x) for x in c) if isinstance(c, tuple) else str(c) for c in shown.columns]
     table = shown.to_html(index=keep_index, escape=True, border=0, classes="invlib-table", na_rep="—")
+    table = _SCI.sub(lambda m: f"{m.group(1)} × 10<sup>{'-' if m.group(2) == '-' else ''}{m.group(3)}</sup>", table)
     cap = f"<p class=\"table-caption\">{inline(caption)}</p>" if caption else ""
     if len(shown) > fold:
         return (f'{cap}<details class="long-table"><summary>The whole table: {len(shown):,} rows, '
@@ -717,10 +730,13 @@ def reproduce_markdown(name: str, record: Mapping, repository: str = "", downloa
                 f"{'s' * (env.get('cpu_threads') != 1)})" if env.get("torch") else "") + ". "
              "Every number on it comes from that run; rerun it on any profile with one command:", "",
              "```bash",
-             f"make book ONLY={name}                                       # cpu, the book's default",
-             f"python -m invlib book --profile smoke --only {name}        # a check in under a minute",
-             f"python -m invlib book --profile gpu --only {name}          # one GPU",
-             *([f"python -m invlib book --profile cpu --only {name} -p seed=1   # a parameter of the chapter"]
+             "# the cpu profile, the book's default",
+             f"make book ONLY={name}",
+             "# a check in under a minute, and one GPU",
+             f"python -m invlib book --profile smoke --only {name}",
+             f"python -m invlib book --profile gpu --only {name}",
+             *(["# any parameter of the chapter (the settings below)",
+                f"python -m invlib book --profile cpu --only {name} -p seed=1"]
                if "seed" in (record.get("params") or {}) else []),
              "```", "",
              "or with papermill on the chapter's source:", "", "```bash",
