@@ -700,10 +700,11 @@ def dress(nb, name: str, record: Mapping | None, to_decide=None, repository: str
         head, _, rest = title.source.lstrip().partition("\n")
         title.source = f"{head}\n\n{box}\n\n{rest.strip()}".rstrip() + "\n"
     else:
-        cell = nbformat.v4.new_markdown_cell(box)
+        cell = nbformat.v4.new_markdown_cell(box, id="invlib-findings")
         cell.metadata[DRESSED] = True
         nb.cells.insert(0, cell)
-    cell = nbformat.v4.new_markdown_cell(reproduce_markdown(name, record, repository, downloads, nb))
+    cell = nbformat.v4.new_markdown_cell(reproduce_markdown(name, record, repository, downloads, nb),
+                                         id="invlib-reproduce")
     cell.metadata[DRESSED] = True
     nb.cells.append(cell)
 
