@@ -112,53 +112,42 @@ def _finite(x) -> bool:
     return isinstance(x, (int, float)) and not isinstance(x, bool) and math.isfinite(x)
 
 
-def interval_words(ev: Mapping | None) -> str:
-    """A claim's evidence in a sentence: ``"+5.15, 95 % interval -0.431 to +10.7, over 3 seeds"``; for a claim of
-    several parts, how many parts got each verdict.
+def interval_words(ev: Mapping | None, compact: bool = False) -> str:
+    """A claim's evidence in a sentence, ``"+5.15, 95 % interval -0.431 to +10.7, over 3 seeds"``, or, ``compact``,
+    for a table cell, ``"+5.15 [-0.431, +10.7], 3 seeds"``; for a claim of several parts, how many parts got each
+    verdict.
 
     Example
     -------
     >>> interval_words(dict(estimate=5.153, lo=-0.431, hi=10.7, n=3, unit="seed", level=0.95))
     '+5.15, 95 % interval -0.431 to +10.7, over 3 seeds'
+    >>> interval_words(dict(estimate=5.153, lo=-0.431, hi=10.7, n=3, unit="seed"), compact=True)
+    '+5.15 [-0.431, +10.7], 3 seeds'
     >>> interval_words(dict(estimate=0.5, lo=None, hi=None, n=1, unit="deterministic"))
     '+0.5 (a deterministic check)'
     """
     if not ev:
-        return "not measured"
+        return "" if compact else "not measured"
     if ev.get("parts"):
         return parts_summary(ev["parts"])
     if ev.get("verdict") == NOT_MEASURABLE:
-        return "not measurable at this profile"
+        return "" if compact else "not measurable at this profile"
     est = number(ev.get("estimate"), sign=True)
     if ev.get("unit") == "deterministic":
-        return f"{est} (a deterministic check)"
-    if not (_finite(ev.get("lo")) and _finite(ev.get("hi"))):
-        return f"{est}, over {ev.get('n', '?')} {_units(ev)} (no interval)"
-    level = number(100 * float(ev.get("level") or 0.95))
-    return (f"{est}, {level} % interval {number(ev['lo'], sign=True)} to {number(ev['hi'], sign=True)}, over "
-            f"{ev.get('n')} {_units(ev)}")
+        return f"{est} ({'deterministic' if compact else 'a deterministic check'})"
+    n = f"{ev.get('n', '?')} {_units(ev)}"
+    lo, hi = ev.get("lo"), ev.get("hi")
+    if not (_finite(lo) and _finite(hi)):
+        return f"{est}, {n}" if compact else f"{est}, over {n} (no interval)"
+    lo, hi = number(lo, sign=True), number(hi, sign=True)
+    if compact:
+        return f"{est} [{lo}, {hi}], {n}"
+    return f"{est}, {number(100 * float(ev.get('level') or 0.95))} % interval {lo} to {hi}, over {n}"
 
 
 def interval_compact(ev: Mapping | None) -> str:
-    """The same, short, for a table cell: ``"+5.15 [-0.431, +10.7], 3 seeds"``.
-
-    Example
-    -------
-    >>> interval_compact(dict(estimate=5.153, lo=-0.431, hi=10.7, n=3, unit="seed"))
-    '+5.15 [-0.431, +10.7], 3 seeds'
-    """
-    if not ev:
-        return ""
-    if ev.get("parts"):
-        return parts_summary(ev["parts"])
-    if ev.get("verdict") == NOT_MEASURABLE:
-        return ""
-    est = number(ev.get("estimate"), sign=True)
-    if ev.get("unit") == "deterministic":
-        return f"{est} (deterministic)"
-    if not (_finite(ev.get("lo")) and _finite(ev.get("hi"))):
-        return f"{est}, {ev.get('n', '?')} {_units(ev)}"
-    return f"{est} [{number(ev['lo'], sign=True)}, {number(ev['hi'], sign=True)}], {ev.get('n')} {_units(ev)}"
+    """:func:`interval_words` for a table cell (``compact=True``)."""
+    return interval_words(ev, compact=True)
 
 
 def parts_summary(parts: Mapping[str, Mapping]) -> str:
