@@ -11,16 +11,16 @@
 # ---
 
 # %% [markdown]
-# # E3. Invariance and model capacity
+# # E3. Does AugNet make a small trunk as invariant as a large one?
 #
-# Section 4.3 of {cite}`rommel2022augnet`. The paper claims that data augmentation makes a model only as
-# invariant as its capacity allows, while AugNet builds the invariance in whatever the trunk. The test uses
-# the sinusoids of chapter E2, whose true symmetry is a frequency shift of up to ±0.5 Hz, and small MLP trunks
-# of several widths and depths. Three models are trained per trunk: the trunk alone, the trunk with the oracle
-# augmentation (random shifts of ±0.5 Hz), and AugNet around the trunk. Invariance is the paper's Eq. 4
-# (`invlib.metrics.invariance`) on the pre-softmax outputs under a random shift of ±0.5 Hz. The score is
-# 1 minus the cosine distance between the outputs for `x` and `T(x)`, divided by the distance to another
-# signal's output. The median over the test set is reported, with the quartiles.
+# Section 4.3 of {cite}`rommel2022augnet`. The paper claims that data augmentation makes a model only as invariant
+# as its capacity allows, while AugNet builds the invariance in whatever the trunk. The test uses the sinusoids of
+# chapter E2, whose true symmetry is a frequency shift of up to ±{glue:text}`e3_true:g` Hz, and small MLP trunks of
+# several widths and depths. Three models are trained per trunk: the trunk alone, the trunk with the oracle
+# augmentation (random shifts of ±{glue:text}`e3_true:g` Hz), and AugNet around the trunk. Invariance is the paper's
+# Eq. 4 (`invlib.metrics.invariance`) on the pre-softmax outputs under a random shift of ±{glue:text}`e3_true:g` Hz:
+# 1 minus the cosine distance between the outputs for `x` and `T(x)`, divided by the distance to another signal's
+# output. The median over the {glue:text}`e3_n_test:d` test signals is reported, with the quartiles.
 
 # %% tags=["parameters"]
 profile = "cpu"  # smoke | cpu | gpu | paper
@@ -32,36 +32,43 @@ seeds = None  # training seeds of every trunk, each its own initialisation and d
 seed = 0  # data seed
 
 # %%
-import matplotlib.pyplot as plt
-
-from invlib import results
+from invlib import pages, results
 from invlib.papers.e import experiments as E
 from invlib.papers.e import experiments_reports as R
 
 S, run = results.open_chapter(E.settings, globals(), experiment="capacity")
 train, test = E.sinusoid_data(S)
-S
+results.glue(R.capacity_numbers(S))
 
 # %% [markdown]
 # ## Training the grid
 #
-# Adam at 1e-2 with weight decay 1e-4 on every parameter (as the authors' optimiser), batch 32. AugNet has
-# one layer with `λ = 0.8` and starting magnitude 0.05, and averages 10 copies at evaluation, as in the
-# paper. The layer offers frequency shift alone, as
-# in the authors' capacity runs (the paper's text does not say): the question here is whether a learned
-# augmentation makes any trunk invariant, not which operation a layer selects (chapter E2). The oracle
-# augmentation is `invlib.papers.e.experiments.true_shift`, a random shift of ±0.5 Hz per signal; the three
-# models of a trunk start from the same weights.
+# The grid crosses widths of {glue:md}`e3_widths` hidden units per layer with depths (hidden layers) of
+# {glue:md}`e3_depths`: {glue:text}`e3_trunks:d` trunks, each trained from {glue:md}`e3_seeds_n` for
+# {glue:text}`e3_epochs:d` epochs on {glue:text}`e3_n_train:d` signals. Training uses Adam at a learning rate of
+# {glue:text}`e3_lr:g` with a weight decay of {glue:text}`e3_wd:g` on every parameter (as the authors' optimiser),
+# in batches of {glue:text}`e3_batch:d`. AugNet has one layer with `λ` = {glue:text}`e3_reg:g` and a starting
+# magnitude of {glue:text}`e3_mu0:g`, and averages {glue:text}`e3_copies:d` copies at evaluation, as in the paper.
+# The layer offers frequency shift alone, as in the authors' capacity runs (the paper's text does not say): the
+# question here is whether a learned augmentation makes any trunk invariant, not which operation a layer selects
+# (chapter E2). The oracle augmentation is `invlib.papers.e.experiments.true_shift`; the three models of a trunk
+# start from the same weights.
 
 # %%
-res = E.train_capacity_grid(S, train, test)
+with R.quietly():
+    res = E.train_capacity_grid(S, train, test)
 
 # %% [markdown]
 # ## Invariance and accuracy against trunk size (Figure 6)
 
 # %%
+seeds = f"{len(S.seeds)} seed" + "s" * (len(S.seeds) > 1)
 R.plot_capacity(res)
-plt.show()
+pages.show(f"Left: the median invariance (Eq. 4, with its quartiles over the {S.n_test} test signals) to a random "
+           f"shift of up to ±{E.TRUE_HZ:g} Hz, against the trunk's number of parameters; right: the test accuracy. "
+           f"One colour per model; each point is a trunk, the mean over {seeds}. 1 means the shift "
+           "leaves the output unmoved, 0 that it moves it as far as another signal does. Look for AugNet near 1 "
+           "for every trunk, and the oracle-augmented trunk rising with size, as in the paper.")
 
 # %% [markdown]
 # ## Paper vs this run
@@ -69,17 +76,21 @@ plt.show()
 # %%
 table, authors, facts = R.report_capacity(run, S, res)
 results.glue(facts)
-table
+shown = table[["median", "acc"]].rename(columns={"median": "invariance", "acc": "test accuracy",
+                                                  "baseline": "trunk alone"})
+shown.index = [f"depth {d}, width {w}, {p:,} parameters" for d, w, p in shown.index]
+pages.table(shown, f"Each trunk: the median invariance and the test accuracy of each model, the mean over {seeds}.")
 
 # %% [markdown]
 # ### The authors' code on the same trunks
 #
-# Their `experiments/sinusoids/train_augnet.py` (MLP trunk, frequency shift alone, C = 10, starting magnitude
-# 0.05, `λ = 0.8`), run on this machine for trunks where our AugNet's range collapsed, one row per trunk and
-# the seeds run there. Does their range collapse too?
+# Their `experiments/sinusoids/train_augnet.py` (MLP trunk, frequency shift alone, {glue:text}`e3_paper_copies:d`
+# copies, a starting magnitude of {glue:text}`e3_paper_mu0:g`, `λ` = {glue:text}`e3_paper_reg:g`) was run on this
+# machine for trunks where our AugNet's range collapsed. Does their range collapse too? {glue:md}`e3_authors`.
 
 # %%
-authors
+pages.table(authors, "The authors' code and ours on the same trunks, one row per trunk, with the seeds run there: "
+            "the learned shift range and the median invariance of each seed.") if len(authors) else None
 
 # %%
 run.claims_table()
@@ -87,19 +98,18 @@ run.claims_table()
 # %% [markdown]
 # ## What this run shows
 #
-# - AugNet's median invariance spans {glue:md}`e3_aug` across the trunks. {glue:md}`e3_any` The shift ranges
-#   it learned span {glue:md}`e3_shift` (the true range is 0.5 Hz).
-# - The oracle-augmented trunk scores {glue:md}`e3_orc`. {glue:md}`e3_grow`
-# - Each trunk is trained once per seed of `seeds` (three on `cpu`, the fewest that can decide a claim about
-#   what training does; one on `smoke`, which cannot). The numbers above are the seeds' means; the claims read
-#   each seed's. AugNet's score is that of the averaged model (10 copies), so it depends on the learned range
-#   more than on the trunk.
-# - On {glue:md}`e3_zero` runs (trunks x seeds) the learned range fell below 0.05 Hz: the magnitude reached 0
-#   in the first epochs, where the regulariser `‖w ⊙ μ‖₂` gives it no pull back. Those AugNets then train
-#   without augmentation, as the baseline does.
-# - The authors' code on such trunks learned shift ranges of {glue:md}`e3_authors`.
+# - AugNet's median invariance spans {glue:md}`e3_aug` across the trunks (the means over the seeds). The paper's
+#   claim, as declared, asks each trunk's median to clear {glue:text}`e3_boundary:g` on its seeds. The shift ranges
+#   AugNet learned span {glue:md}`e3_shift` (the true range is {glue:text}`e3_true:g` Hz).
+# - The oracle-augmented trunk scores {glue:md}`e3_orc`; the paper's claim that it grows with capacity asks the
+#   largest trunk to beat the smallest by at least {glue:text}`e3_grow_smallest:g` on each seed.
+# - Each claim is about what training does, so it is read over the seeds of each trunk: {glue:md}`e3_seeds_n` here,
+#   where a verdict needs at least {glue:text}`e3_n_min:d`. AugNet's score is that of the averaged model
+#   ({glue:text}`e3_copies:d` copies), so it depends on the learned range more than on the trunk.
+# - On {glue:md}`e3_zero` runs (trunks × seeds) the learned range fell below {glue:text}`e3_collapsed:g` Hz: the
+#   magnitude reached 0 in the first epochs, where the regulariser `‖w ⊙ μ‖₂` gives it no pull back. Those AugNets
+#   then train without augmentation, as the trunk alone does.
 #
-# The grid is the settings' `widths` x `depths` (printed at the top; `smoke` runs two trunks with fewer epochs).
 # The paper's text does not give its grid; the authors' script uses 1 or 2 units per layer, with 1 to 3 layers.
 
 # %%

@@ -26,6 +26,9 @@ Example
 
 from __future__ import annotations
 
+import contextlib
+import inspect
+import io
 import math
 from pathlib import Path
 
@@ -49,11 +52,49 @@ from .experiments import (
 )
 from .protocol import ANGLE_TOL, HZ_TOL, N_MIN, PROTOCOL, SELECTED
 
+COLLAPSED_HZ = 0.05  # E3: a learned shift range below it has collapsed (AugNet then trains without augmentation)
+
 
 # ----------------------------------------------------------------------------- helpers
 def _key(name: str) -> str:
     """A model's name as a metric key: ``"AugNet, no regulariser"`` -> ``"augnet/no_regulariser"``."""
     return name.lower().replace(", ", "/").replace(" ", "_").replace("'", "")
+
+
+def quietly():
+    """A context in which the training loops' progress lines are not printed: on a chapter's page, the figures and
+    tables that follow show what those lines said.
+
+    Example
+    -------
+    >>> with quietly():
+    ...     print("epoch 1")
+    """
+    return contextlib.redirect_stdout(io.StringIO())
+
+
+def _count(n: int, what: str = "seed") -> str:
+    """``n`` things in words for the prose: ``"1 seed"``, ``"4 seeds"``.
+
+    Example
+    -------
+    >>> _count(1), _count(4)
+    ('1 seed', '4 seeds')
+    """
+    return f"{n} {what}" + ("s" if n != 1 else "")
+
+
+def _label(op: str) -> str:
+    """An operation's name for a figure's axis: ``"translate_x"`` -> ``"translate x"``."""
+    return op.replace("_", " ")
+
+
+def _epochs(*axes) -> None:
+    """Whole epochs on the x axis of each of ``axes``."""
+    from matplotlib.ticker import MaxNLocator
+
+    for ax in axes:
+        ax.xaxis.set_major_locator(MaxNLocator(integer=True))
 
 
 def _met(state: dict, op: str, target: float, tol: float) -> bool:
@@ -169,13 +210,21 @@ def report_same_as_authors(run, cid: str, true_op: str, ours: pd.DataFrame, thei
     return table.round(3)
 
 
-def _authors_fact(claim: dict, seeds: pd.DataFrame) -> str:
-    """One sentence for the prose: the authors' code's selections beside ours, and the verdict."""
+def _authors_fact(claim: dict, seeds: pd.DataFrame, true_op: str) -> str:
+    """A short phrase for the prose: how often the authors' code and ours selected ``true_op`` on the same seeds
+    (the verdict and its criterion are in the claims table).
+
+    Example
+    -------
+    >>> seeds = pd.DataFrame({"authors: selected": ["rotate", "shear_x"], "ours: selected": ["rotate", "rotate"]})
+    >>> _authors_fact({"verdict": "inconclusive at this budget"}, seeds, "rotate")
+    'their code selected `rotate` on 1 of 2 seeds (`rotate`, `shear_x`), ours on 2 of 2'
+    """
     if claim["verdict"] == "not measurable at this profile":
-        return "not measured: their code was not run at this profile's setting"
-    theirs = seeds["authors: selected"].dropna().tolist()
-    return (f"{claim['paper']} ({', '.join(f'`{t}`' for t in theirs)}); ours {claim['ours']}. "
-            f"Verdict: {claim['verdict']} ({claim['criterion']})")
+        return "their code was not run at this profile's setting, so there is nothing to compare"
+    theirs, ours = seeds["authors: selected"].dropna().tolist(), seeds["ours: selected"].dropna().tolist()
+    return (f"their code selected `{true_op}` on {theirs.count(true_op)} of {len(theirs)} seeds "
+            f"({', '.join(f'`{t}`' for t in theirs)}), ours on {ours.count(true_op)} of {len(ours)}")
 
 
 def authors_table(experiment: str, true_op: str) -> pd.DataFrame:
@@ -293,33 +342,39 @@ def report_sprites(run, S: Sprites, hist: dict) -> tuple[pd.DataFrame, pd.DataFr
                    ["fig3/augerino_rotation", "fig3/no_regulariser_collapses", "fig4/augerino_regulariser_misses"],
                    note="a seed: one run each of Augerino and of AugNet without a regulariser and with Augerino's "
                         "(their epochs' training seconds); ablation_seeds are the seeds besides seed")
-    free_gain, free_mu = best_gain(1.0, S.reg)  # an operation the trained trunk ignores at any magnitude
-    rot_gain, rot_mu = best_gain(true_angle / augnet.OPS["rotate"].scale, S.reg)  # rotate, held to the data's
     when = ", ".join(f"{r:.2f}" for r in rot_ranges)
     facts = {
         "e1_seeds": ", ".join(f"`{p}`" for p in picks), "e1_count": f"{sum(met)} of {len(met)}",
         "e1_rot_when": f"Where rotate was selected, its range ended at {when} rad." if rot_ranges
         else "No seed selected rotate.",
-        "e1_obj": f"an operation that costs the trunk nothing settles at μ = {free_mu:.2f} and lowers the loss by "
-                  f"{free_gain:.3f}; rotate, held to μ = {rot_mu:.2f} (π/4) by the labels, lowers it by {rot_gain:.3f}",
-        "e1_sel": f"`{sel_name}` (weight {sel_w:.2f})", "e1_rot": f"{rot_rad:.2f} rad (rotate's weight {rot_w:.2f})",
+        "e1_sel": f"`{sel_name}` (weight {sel_w:.2f})",
+        "e1_w0": rot_w, "e1_rad0": rot_rad, "e1_moved": rot_rad - start_rad,
+        "e1_where": (f"short of the {true_angle - ANGLE_TOL:.2f} rad the criterion needs"
+                     if rot_rad < true_angle - ANGLE_TOL else
+                     f"above the {true_angle + ANGLE_TOL:.2f} rad the criterion allows"
+                     if rot_rad > true_angle + ANGLE_TOL else
+                     f"within the criterion's {true_angle - ANGLE_TOL:.2f} to {true_angle + ANGLE_TOL:.2f} rad"),
+        "e1_verdict": ev.verdict.replace(" at this budget", ""),
         "e1_selects": phrase(ev, reproduced="The paper's result holds on most seeds: the share's interval lies above "
                              "one half.", not_reproduced="The paper's result fails on most seeds: the share's interval "
                              "lies below one half."),
-        "e1_authors": _authors_fact(run.claims["fig3/same_as_authors"], seeds_table),
+        "e1_authors": _authors_fact(run.claims["fig3/same_as_authors"], seeds_table, "rotate"),
         "e1_none": f"{_rads(none_rads, abl_seeds)}, starting from {start_rad:.2f}. " + phrase(
             ev_none, reproduced="This is the collapse toward the identity that both papers report.",
             not_reproduced="It stays above the identity: no collapse here."),
+        "e1_none_rads": _rads(none_rads, abl_seeds),
         "e1_ns": _no_shear_fact(final.get("AugNet, no shear ops"), true_angle),
         "e1_aug": f"{_rads(aug_rads, abl_seeds)}. " + phrase(ev_aug, reproduced="Within the tolerance of π/4, as "
                                                             "the paper "
                                                   "reports.", not_reproduced="Outside the tolerance of π/4, unlike "
                                                   "the paper."),
+        "e1_aug_rads": _rads(aug_rads, abl_seeds),
         "e1_miss": "selects " + ", ".join(f"`{_pick(st)[0]}`" for st in ar_states) + ", its rotation range "
                    f"{_rads([max_rotation(st) for st in ar_states], abl_seeds)}. " + phrase(
             ev_miss, reproduced="It misses the angle on most seeds, as the paper reports.",
             not_reproduced="It finds the angle on most seeds, unlike the paper."),
-        "e1_reach": _reach(S),
+        "e1_miss_sel": ", ".join(f"`{_pick(st)[0]}`" for st in ar_states),
+        "e1_miss_rads": _rads([max_rotation(st) for st in ar_states], abl_seeds),
     }
     return pd.DataFrame(rows).set_index("model"), seeds_table, facts
 
@@ -351,13 +406,66 @@ def _no_shear_fact(ns: dict | None, true_angle: float) -> str:
             f"{ns['layer0']['rotate']['weight']:.2f}, {near} {ANGLE_TOL:g} rad of the data's range")
 
 
-def _reach(S: Sprites) -> str:
+def _reach(S: Sprites) -> tuple[int, float, float]:
     """How far AugNet's rotation range can travel in this run: Adam moves a parameter by about its learning
-    rate per step at most, so ``steps * lr`` of magnitude, times rotate's scale of pi."""
+    rate per step at most, so ``steps * lr`` of magnitude, times rotate's scale of pi. Returns ``(steps, the range
+    at the start, the most it can reach)`` in radians.
+
+    Example
+    -------
+    >>> from invlib.papers.e.experiments import settings
+    >>> steps, start, top = _reach(settings("cpu", experiment="sprites"))
+    >>> steps, round(start, 3), round(top, 3)
+    (240, 0.393, 0.77)
+    """
     steps = S.epochs * math.ceil(S.n_train / S.batch_size)
-    top = (S.init_magnitude + steps * (S.aug_lr or S.lr)) * augnet.OPS["rotate"].scale
-    return (f"{steps} steps at a learning rate of {S.aug_lr or S.lr:g} take the range from "
-            f"{S.init_magnitude * augnet.OPS['rotate'].scale:.2f} rad to at most about {top:.2f} rad")
+    scale = augnet.OPS["rotate"].scale
+    return steps, S.init_magnitude * scale, (S.init_magnitude + steps * (S.aug_lr or S.lr)) * scale
+
+
+def sprites_numbers(S: Sprites) -> dict:
+    """The numbers chapter E1's prose quotes that the settings and the protocol know (glue names ``e1_*``): the run's
+    sizes and optimiser, the starting ranges, the criterion's thresholds, how far the rotation range can move in the
+    steps run (:func:`_reach`), and what the selective regulariser and the weight decay make of an operation
+    (:func:`best_gain`).
+
+    Example
+    -------
+    >>> from invlib.papers.e.experiments import settings
+    >>> n = sprites_numbers(settings("cpu", experiment="sprites"))
+    >>> n["e1_steps"], round(n["e1_floor"], 3), n["e1_seeds_n"], n["e1_paper_n_train"]
+    (240, 0.635, '4 seeds', 10000)
+    """
+    from torch import nn
+
+    from ...learned import augerino
+
+    paper = type(S)()
+    true_angle = math.radians(S.max_angle)
+    steps, start, top = _reach(S)
+    floor = true_angle - ANGLE_TOL  # the least range that meets the criterion
+    free_gain, free_mu = best_gain(1.0, S.reg)  # an operation the trained trunk ignores at any magnitude
+    rot_gain, rot_mu = best_gain(true_angle / augnet.OPS["rotate"].scale, S.reg)  # rotate, held to the data's
+    return {
+        "e1_n_train": S.n_train, "e1_n_test": S.n_test, "e1_size": S.size, "e1_epochs": S.epochs,
+        "e1_width": S.widths[0], "e1_lr": S.aug_lr or S.lr, "e1_wd": S.weight_decay,
+        "e1_logit": S.init_logit, "e1_translate": S.translate_scale, "e1_augerino_lr": S.augerino_lr,
+        "e1_reg": S.reg, "e1_temperature": augnet.AugLayer(["rotate"]).temperature,
+        "e1_mu0": S.init_magnitude, "e1_start": start,
+        "e1_augerino_start": max_rotation(augerino.augerino(nn.Identity()).state()),
+        "e1_copies": inspect.signature(augnet.augnet).parameters["copies"].default,
+        "e1_shear": augnet.OPS["shear_x"].scale, "e1_true": true_angle,
+        "e1_selected": SELECTED, "e1_tol": ANGLE_TOL, "e1_floor": floor,
+        "e1_steps": steps, "e1_top": top, "e1_room": top - start,
+        "e1_reachable": (f"Even at that speed the range could not reach {floor:.2f} rad in this run, so no seed could "
+                         "meet the criterion at this budget." if top < floor else
+                         f"At that speed the range could have reached {floor:.2f} rad within the run, so the number "
+                         "of steps alone does not explain a range that falls short."),
+        "e1_free_mu": free_mu, "e1_free_gain": free_gain, "e1_rot_mu": rot_mu, "e1_rot_gain": rot_gain,
+        "e1_seed": S.seed, "e1_seeds_n": _count(1 + len(S.extra_seeds)), "e1_abl_n": _count(1 + len(S.ablation_seeds)),
+        "e1_n_min": N_MIN,
+        "e1_paper_n_train": paper.n_train, "e1_paper_width": paper.widths[0], "e1_paper_epochs": paper.epochs,
+    }
 
 
 def report_angle_ranges(run, S: Sprites, ranges: dict) -> tuple[pd.DataFrame, dict]:
@@ -386,11 +494,28 @@ def report_angle_ranges(run, S: Sprites, ranges: dict) -> tuple[pd.DataFrame, di
                 note=f"data range {data_rad:.3f} rad, label-preserving {safe:.3f} rad")
         run.log(f"rotate_alone/data{angle:g}deg/rotation_by_epoch", [max_rotation(r["state"]) for r in h])
     table = pd.DataFrame(rows)
-    facts = {"e1_ranges": "; ".join(f"data within {r['data range (degrees)']:g}°: learned {r['learned (rad)']:.2f} "
-                                    f"rad (data {r['data range (rad)']:.2f}, label-preserving "
-                                    f"{r['label-preserving (rad)']:.2f}); nearer to: {r['nearer to']}"
-                                    for r in rows) or "not run at this profile"}
+    facts = {"e1_ranges": "; ".join(_range_words(r) for r in rows) or "not run at this profile"}
     return table, facts
+
+
+def _range_words(row: dict) -> str:
+    """One data range of :func:`report_angle_ranges` in words: the learned range and which reference it is nearer.
+
+    Example
+    -------
+    >>> _range_words({"data range (degrees)": 30.0, "data range (rad)": 0.524, "label-preserving (rad)": 1.047,
+    ...               "learned (rad)": 1.071, "nearer to": "label-preserving range"})
+    "within 30°, 1.07 rad, nearer to the label-preserving range (1.05 rad) than to the data's (0.52 rad)"
+    """
+    a, learned, data, safe = (row[k] for k in ("data range (degrees)", "learned (rad)", "data range (rad)",
+                                               "label-preserving (rad)"))
+    if a == 45:
+        return f"within {a:g}°, {learned:.2f} rad (both references are {data:.2f} rad)"
+    near, far = ((f"data's range ({data:.2f} rad)", f"label-preserving range ({safe:.2f} rad)")
+                 if row["nearer to"] == "data range" else
+                 (f"label-preserving range ({safe:.2f} rad)", f"data's ({data:.2f} rad)"))
+    far = far.replace("label-preserving range", "label-preserving one")
+    return f"within {a:g}°, {learned:.2f} rad, nearer to the {near} than to the {far}"
 
 
 def plot_rotation(hist: dict, lines: dict[str, float] | None = None):
@@ -419,7 +544,8 @@ def plot_rotation(hist: dict, lines: dict[str, float] | None = None):
     for i, (label, rad) in enumerate((lines or {"π/4 (true)": TRUE_ANGLE}).items()):
         ax.axhline(rad, color="k" if i == 0 else f"C{len(colours) + i}", ls="--", lw=1, label=label)
     ax.set(xlabel="epoch", ylabel="largest rotation (rad)", title="Learned rotation range")
-    ax.legend(fontsize=8)
+    ax.legend(fontsize=9)
+    _epochs(ax)
     return ax
 
 
@@ -434,15 +560,16 @@ def plot_layers(states: dict):
     """
     import matplotlib.pyplot as plt
 
-    fig, axes = plt.subplots(1, len(states), figsize=(4.2 * len(states), 3.4), sharey=True, squeeze=False)
+    fig, axes = plt.subplots(1, len(states), figsize=(min(3.3 * len(states), 10), 3.6), sharey=True, squeeze=False)
     for ax, (name, st) in zip(axes[0], states.items()):
         ops = st["layer0"]
         pos = np.arange(len(ops))
-        ax.bar(pos - 0.2, [o["weight"] for o in ops.values()], 0.4, label="weight")
-        ax.bar(pos + 0.2, [o["magnitude"] for o in ops.values()], 0.4, label="magnitude")
-        ax.set_xticks(pos, list(ops), rotation=45, ha="right")
-        ax.set_title(name, fontsize=9)
-    axes[0, 0].legend()
+        ax.bar(pos - 0.2, [o["weight"] for o in ops.values()], 0.4, label="weight", color="C0")
+        ax.bar(pos + 0.2, [o["magnitude"] for o in ops.values()], 0.4, label="magnitude", color="C1")
+        ax.set_xticks(pos, [_label(o) for o in ops], rotation=45, ha="right")
+        ax.set_title(name, fontsize=10)
+    axes[0, 0].set_ylabel("weight, magnitude (0 to 1)")
+    axes[0, 0].legend(fontsize=9)
     fig.tight_layout()
     return list(axes[0])
 
@@ -462,11 +589,12 @@ def plot_ops_over_training(h: list[dict], op: str | None = None, axes=None, labe
     ep = [r["epoch"] + 1 for r in h]
     for o in [op] if op else h[0]["state"]["layer0"]:
         for ax, what in zip(axes, ("weight", "magnitude")):
-            ax.plot(ep, [r["state"]["layer0"][o][what] for r in h], label=label or o, **style)
+            ax.plot(ep, [r["state"]["layer0"][o][what] for r in h], label=label or _label(o), **style)
     axes[0].set(xlabel="epoch", ylabel="weight")
     axes[1].set(xlabel="epoch", ylabel="magnitude")
+    _epochs(*axes)
     if op is None:
-        axes[1].legend(fontsize=8)
+        axes[1].legend(fontsize=9)
     return list(axes)
 
 
@@ -531,23 +659,53 @@ def report_sinusoids(run, S: Sinusoids, hist: dict, alone: dict) -> tuple[pd.Dat
                    ["fig5/frequency_shift_selected", "fig5/same_as_authors"],
                    note="a seed: one run of AugNet with the three signal ops and, beyond the paper, one with frequency "
                         "shift alone (their epochs' training seconds)")
-    free_gain = S.reg * 1.0 - S.weight_decay / 2  # an operation harmless at magnitude 1, at full weight
-    mu_true = TRUE_HZ / augnet.OPS["frequency_shift"].scale
-    shift_gain = S.reg * mu_true - S.weight_decay / 2 * mu_true**2  # frequency shift held to 0.5 Hz
     facts = {
-        "e2_alone": f"{alone_hz:.2f} Hz, within {HZ_TOL:g} Hz of the true 0.5 Hz on {alone_ok} of {len(alone)} "
-                    "seeds",
+        "e2_alone": f"{alone_hz:.2f} Hz, within {HZ_TOL:g} Hz of the true {TRUE_HZ:g} Hz on {alone_ok} of "
+                    f"{len(alone)} seeds",
         "e2_hz": f"{shift_hz:.2f} Hz (median weight {shift_w:.2f})",
         "e2_verdict": phrase(ev, reproduced="The paper's claim holds here: the share's interval lies above one "
                              "half.", not_reproduced="The paper's claim fails here: the share's interval lies below "
                              "one half."),
         "e2_nok": f"{n_ok} of {len(table)}",
         "e2_nsel": f"{n_sel} of {len(table)}",
-        "e2_authors": _authors_fact(run.claims["fig5/same_as_authors"], seeds_table),
-        "e2_obj": f"an operation that costs nothing at magnitude 1 lowers the loss by {free_gain:.3f}, frequency "
-                  f"shift held to 0.5 Hz (μ = {mu_true:.2f}) by {shift_gain:.3f}",
+        "e2_authors": _authors_fact(run.claims["fig5/same_as_authors"], seeds_table, "frequency_shift"),
     }
     return table.round(3), seeds_table, facts
+
+
+def sinusoids_numbers(S: Sinusoids) -> dict:
+    """The numbers chapter E2's prose quotes that the settings, the protocol and the code know (glue names
+    ``e2_*``): the data, the trunk, the optimiser, the operations' scales, the criterion's thresholds, and what the
+    selective regulariser and the weight decay make of an operation at full weight.
+
+    Example
+    -------
+    >>> from invlib.papers.e.experiments import settings
+    >>> n = sinusoids_numbers(settings("cpu", experiment="sinusoids"))
+    >>> n["e2_seeds_n"], n["e2_paper_seeds_n"], n["e2_kernel"], n["e2_freqs"]
+    ('4 seeds', '6 seeds', 100, '2, 4, 6 and 8 Hz')
+    """
+    from ... import models
+    from ...data import generated
+
+    paper, data = type(S)(), inspect.signature(generated.sinusoids).parameters
+    freqs = [f"{f:g}" for f in data["freqs"].default]
+    mu_true = TRUE_HZ / augnet.OPS["frequency_shift"].scale
+    return {
+        "e2_freqs": ", ".join(freqs[:-1]) + f" and {freqs[-1]} Hz", "e2_jitter": data["jitter"].default,
+        "e2_seconds": data["seconds"].default, "e2_fs": data["fs"].default, "e2_noise": data["noise"].default,
+        "e2_true": TRUE_HZ, "e2_n_train": S.n_train, "e2_n_test": S.n_test, "e2_epochs": S.epochs,
+        "e2_alone_epochs": S.alone_epochs or S.epochs, "e2_seeds_n": _count(len(S.seeds)), "e2_lr": S.lr,
+        "e2_wd": S.weight_decay, "e2_batch": S.batch_size, "e2_copies": S.copies, "e2_reg": S.reg,
+        "e2_mu0": S.init_magnitude, "e2_width": S.widths[0],
+        "e2_kernel": inspect.signature(models.signal_cnn).parameters["first_kernel"].default,
+        "e2_shift_scale": augnet.OPS["frequency_shift"].scale, "e2_ft_scale": augnet.OPS["ft_surrogate"].scale,
+        "e2_noise_scale": augnet.OPS["gaussian_noise"].scale, "e2_selected": SELECTED, "e2_tol": HZ_TOL,
+        "e2_free_gain": S.reg * 1.0 - S.weight_decay / 2,  # an operation harmless at magnitude 1, at full weight
+        "e2_shift_mu": mu_true,
+        "e2_shift_gain": S.reg * mu_true - S.weight_decay / 2 * mu_true**2,  # frequency shift held to the truth
+        "e2_n_min": N_MIN, "e2_paper_seeds_n": _count(len(paper.seeds)), "e2_paper_epochs": paper.epochs,
+    }
 
 
 def plot_shift(hist: dict, alone: dict):
@@ -563,21 +721,24 @@ def plot_shift(hist: dict, alone: dict):
     """
     import matplotlib.pyplot as plt
 
-    fig, axes = plt.subplots(1, 3, figsize=(13, 3.4))
+    fig = plt.figure(figsize=(10, 6.4))
+    grid = fig.add_gridspec(2, 2)
+    axes = [fig.add_subplot(grid[0, :]), fig.add_subplot(grid[1, 0]), fig.add_subplot(grid[1, 1])]
     for s, h in hist.items():
-        axes[0].plot([r["epoch"] + 1 for r in h], [_shift_hz(r) for r in h], label=f"seed {s}")
+        axes[0].plot([r["epoch"] + 1 for r in h], [_shift_hz(r) for r in h], color=f"C{s}", label=f"seed {s}")
         for op, ls in zip(h[0]["state"]["layer0"], ["-", "--", ":"]):
-            plot_ops_over_training(h, op, axes[1:], ls=ls, color=f"C{s}", label=f"{op}, seed {s}")
+            plot_ops_over_training(h, op, axes[1:], ls=ls, color=f"C{s}", label=f"{_label(op)}, seed {s}")
     for s, h in alone.items():
         axes[0].plot([r["epoch"] + 1 for r in h], [_shift_hz(r) for r in h], ls=":", color=f"C{s}",
                      label=f"shift alone, seed {s}")
-    axes[0].axhline(TRUE_HZ, color="k", ls="--", lw=1, label="0.5 Hz (true)")
+    axes[0].axhline(TRUE_HZ, color="k", ls="--", lw=1, label=f"{TRUE_HZ:g} Hz (true)")
     axes[0].set(xlabel="epoch", ylabel="largest shift (Hz)", title="frequency shift range")
-    axes[1].set_title("weights (solid: shift, dashed: FT surrogate, dotted: noise)", fontsize=9)
-    axes[2].set_title("magnitudes", fontsize=9)
-    axes[0].legend(fontsize=8)
+    axes[1].set_title("weights (solid: shift, dashed: FT surrogate, dotted: noise)", fontsize=10)
+    axes[2].set_title("magnitudes (same line styles)", fontsize=10)
+    axes[0].legend(fontsize=9, ncol=2)
+    _epochs(axes[0])
     fig.tight_layout()
-    return list(axes)
+    return axes
 
 
 def plot_curves(hist: dict, test_key: str = "test_acc"):
@@ -592,7 +753,7 @@ def plot_curves(hist: dict, test_key: str = "test_acc"):
     """
     import matplotlib.pyplot as plt
 
-    axes = plt.subplots(1, 2, figsize=(12, 3.6))[1]
+    axes = plt.subplots(1, 2, figsize=(10, 3.8))[1]
     for i, (name, h) in enumerate(hist.items()):
         ep = [r["epoch"] + 1 for r in h]
         axes[0].plot(ep, [r["loss"] for r in h], color=f"C{i}", label=name)
@@ -602,7 +763,8 @@ def plot_curves(hist: dict, test_key: str = "test_acc"):
                      marker="o" if len(tested) == 1 else None, label=f"test, {name}")
     axes[0].set(xlabel="epoch", ylabel="loss (cross-entropy + penalty)")
     axes[1].set(xlabel="epoch", ylabel="accuracy")
-    axes[1].legend(fontsize=7)
+    axes[1].legend(fontsize=8.5, ncol=2)
+    _epochs(*axes)
     return list(axes)
 
 
@@ -647,7 +809,6 @@ def report_capacity(run, S: Capacity, res: pd.DataFrame) -> tuple[pd.DataFrame, 
     any_c, grow_c = PROTOCOL["fig6/augnet_invariance_any_capacity"], PROTOCOL["fig6/oracle_invariance_grows"]
     per_trunk = {f"depth {d}, width {w}": g.set_index("seed")["median"].reindex(seeds).tolist()
                  for (d, w), g in by_seed.get_group("AugNet").groupby(["depth", "width"], sort=False)}
-    ev_any = decide(any_c, per_trunk)
     each = "one model each" if len(seeds) == 1 else f"{len(seeds)} seeds each, their mean"
     run.claim(any_c, effects=per_trunk,
               ours=f"median invariance {aug_min:.3f}–{aug_min + flat:.3f} over {len(aug)} trunks ({each})")
@@ -665,21 +826,15 @@ def report_capacity(run, S: Capacity, res: pd.DataFrame) -> tuple[pd.DataFrame, 
                        [any_c.id, grow_c.id], note="a seed: every trunk of the grid trained three ways (the trunk "
                        "alone, with the oracle augmentation, with AugNet; their epochs' training seconds)")
     shifts = by_seed.get_group("AugNet")["shift_hz"]
-    n_zero, near = int((shifts < 0.05).sum()), any_c.parts[""].boundary
+    n_zero = int((shifts < COLLAPSED_HZ).sum())
     run.log("augnet_trunks_with_collapsed_range", n_zero, note=f"of {len(shifts)} (trunks x seeds): learned shift "
-                                                               "below 0.05 Hz")
+                                                               f"below {COLLAPSED_HZ:g} Hz")
     facts = {
         "e3_aug": f"{aug_min:.2f}–{aug_min + flat:.2f}",
         "e3_orc": f"{orc['median'].iloc[0]:.2f} for the smallest trunk and {orc['median'].iloc[-1]:.2f} for the "
                   "largest",
         "e3_grow": phrase(ev_grow, reproduced="It grows with capacity, as the paper reports.",
                           not_reproduced="It does not grow with capacity here, unlike the paper."),
-        "e3_any": phrase(ev_any, reproduced="The paper's claim holds: every trunk's median invariance clears "
-                         f"{near:g}.", partly=f"Some trunks clear {near:g} and some do not.",
-                         not_reproduced=f"No trunk's median invariance clears {near:g}.",
-                         inconclusive=f"One model per trunk cannot decide it: a claim about what training does needs "
-                                      f"{N_MIN} seeds per trunk." if ev_any.n < N_MIN else
-                                      f"This run cannot decide it at its budget ({ev_any.text()})."),
         "e3_shift": f"{shifts.min():.2f}–{shifts.max():.2f} Hz", "e3_zero": f"{n_zero} of {len(shifts)}",
     }
     table = res.pivot_table(index=["depth", "width", "params"], columns="method", values=["median", "acc"])
@@ -692,12 +847,45 @@ def report_capacity(run, S: Capacity, res: pd.DataFrame) -> tuple[pd.DataFrame, 
                      "authors: invariance": ", ".join(f"{v:.2f}" for v in g.sort_values("seed")["invariance_median"]),
                      "ours: shift range (Hz)": ", ".join(f"{v:.2f}" for v in mine["shift_hz"]) or None,
                      "ours: invariance": ", ".join(f"{v:.2f}" for v in mine["median"]) or None})
-        collapsed = int((g["shift_hz"] < 0.05).sum())
-        run.log(f"authors/d{d}_w{w}/collapsed_seeds", collapsed, note=f"of {len(g)}: their AugNet's shift < 0.05 Hz")
+        collapsed = int((g["shift_hz"] < COLLAPSED_HZ).sum())
+        run.log(f"authors/d{d}_w{w}/collapsed_seeds", collapsed,
+                note=f"of {len(g)}: their AugNet's shift < {COLLAPSED_HZ:g} Hz")
     authors = pd.DataFrame(side)
-    facts["e3_authors"] = ("; ".join(f"{r['trunk']}: {r['authors: shift range (Hz)']} Hz" for r in side)
-                           if side else "not run at this profile's epochs")
+    facts["e3_authors"] = ("At this profile's number of epochs, their AugNet learned shift ranges of "
+                           + "; ".join(f"{r['authors: shift range (Hz)']} Hz on the trunk of {r['trunk']}"
+                                       for r in side)
+                           if side else "Their code was not run at this profile's number of epochs")
     return table.round(3), authors, facts
+
+
+def capacity_numbers(S: Capacity) -> dict:
+    """The numbers chapter E3's prose quotes that the settings and the protocol know (glue names ``e3_*``): the data,
+    the grid, the optimiser, AugNet's layer, the seeds, the claims' boundaries and the paper's (and the authors'
+    script's) AugNet settings.
+
+    Example
+    -------
+    >>> from invlib.papers.e.experiments import settings
+    >>> n = capacity_numbers(settings("cpu", experiment="capacity"))
+    >>> n["e3_trunks"], n["e3_widths"], n["e3_boundary"], n["e3_seeds_n"]
+    (6, '4, 16 and 64', 0.9, '3 seeds')
+    """
+    paper = type(S)()
+
+    def words(values):
+        values = [f"{v:g}" for v in values]
+        return values[0] if len(values) == 1 else ", ".join(values[:-1]) + f" and {values[-1]}"
+
+    return {
+        "e3_n_train": S.n_train, "e3_n_test": S.n_test, "e3_epochs": S.epochs, "e3_lr": S.lr,
+        "e3_wd": S.weight_decay, "e3_batch": S.batch_size, "e3_reg": S.reg, "e3_mu0": S.init_magnitude,
+        "e3_copies": S.copies, "e3_true": TRUE_HZ, "e3_widths": words(S.widths), "e3_depths": words(S.depths),
+        "e3_trunks": len(S.widths) * len(S.depths), "e3_seeds_n": _count(len(S.seeds)), "e3_n_min": N_MIN,
+        "e3_boundary": PROTOCOL["fig6/augnet_invariance_any_capacity"].parts[""].boundary,
+        "e3_grow_smallest": PROTOCOL["fig6/oracle_invariance_grows"].parts[""].smallest,
+        "e3_collapsed": COLLAPSED_HZ, "e3_paper_reg": paper.reg, "e3_paper_mu0": paper.init_magnitude,
+        "e3_paper_copies": paper.copies,
+    }
 
 
 def plot_capacity(res: pd.DataFrame):
@@ -711,16 +899,22 @@ def plot_capacity(res: pd.DataFrame):
     ['log', 'log']
     """
     import matplotlib.pyplot as plt
+    from matplotlib.ticker import FuncFormatter, LogLocator, NullFormatter
 
-    axes = plt.subplots(1, 2, figsize=(12, 4))[1]
+    axes = plt.subplots(1, 2, figsize=(10, 4))[1]
     for i, (method, g) in enumerate(res.groupby("method", sort=False)):
         g = g.groupby("params")[["median", "q25", "q75", "acc"]].mean().reset_index()
+        label = {"baseline": "trunk alone"}.get(method, method)
         axes[0].errorbar(g["params"], g["median"], yerr=[g["median"] - g["q25"], g["q75"] - g["median"]],
-                         fmt="o-", capsize=3, label=method, color=f"C{i}")
-        axes[1].plot(g["params"], g["acc"], "o-", label=method, color=f"C{i}")
-    axes[0].set(xscale="log", xlabel="trunk parameters", ylabel="invariance (Eq. 4), median and quartiles")
+                         fmt="o-", capsize=3, label=label, color=f"C{i}")
+        axes[1].plot(g["params"], g["acc"], "o-", label=label, color=f"C{i}")
+    axes[0].set(xscale="log", xlabel="trunk parameters", ylabel="invariance (Eq. 4), median, quartiles")
     axes[1].set(xscale="log", xlabel="trunk parameters", ylabel="test accuracy")
-    axes[0].legend()
+    for ax in axes:  # plain numbers at 1, 2 and 5 times a power of ten
+        ax.xaxis.set_major_locator(LogLocator(subs=(1, 2, 5)))
+        ax.xaxis.set_major_formatter(FuncFormatter(lambda v, _: f"{v:,.0f}"))
+        ax.xaxis.set_minor_formatter(NullFormatter())
+    axes[0].legend(fontsize=9)
     return list(axes)
 
 
@@ -792,6 +986,41 @@ def report_images(run, S: Images, hist: dict) -> tuple[pd.DataFrame, dict]:
     return pd.Series(final, name="early-stopped test accuracy").round(3).to_frame(), facts
 
 
+def images_numbers(S: Images, train=None, val=None, test=None) -> dict:
+    """The numbers chapter E4's prose quotes that the settings, the protocol and the models' recipes know (glue names
+    ``e4_*``): the data (with the sizes of ``train``, ``val`` and ``test`` where given), the optimisers, the layers,
+    the fixed augmentation's smallest crop, the paper's epochs, and one sentence on what this run's data let the
+    paper's claims say.
+
+    Example
+    -------
+    >>> from invlib.papers.e.experiments import settings
+    >>> n = images_numbers(settings("cpu", experiment="images"))
+    >>> n["e4_epochs"], n["e4_paper_epochs"], n["e4_crop"], n["e4_aug_wd"]
+    (3, 200, 0.64, 1.0)
+    >>> n["e4_scope"].startswith("This run trains on `fashion_mnist`")
+    True
+    """
+    from .experiments import image_models
+
+    paper, specs = type(S)(), image_models(S)
+    learned = specs["AugNet, 1 layer"][1]
+    scope = (f"This run trains on `{S.dataset}`, so their verdicts read \"not measurable at this profile\", whatever "
+             "the numbers; the `gpu` and `paper` profiles train on CIFAR-10." if S.dataset != "cifar10" else
+             "This run trains each model once, from one seed, so each claim reads \"inconclusive at this budget\": a "
+             f"claim about what training does needs {N_MIN} seeds.")
+    sizes = {f"e4_n_{k}": len(d) for k, d in (("train", train), ("val", val), ("test", test)) if d is not None}
+    return {
+        "e4_dataset": f"`{S.dataset}`", "e4_trunk": f"`{S.trunk}`", "e4_epochs": S.epochs, "e4_val": S.val_fraction,
+        "e4_lr": S.lr, "e4_augnet_lr": S.augnet_lr, "e4_wd": S.weight_decay, "e4_augerino_reg": S.augerino_reg,
+        "e4_aug_wd": learned.aug_weight_decay, "e4_mu0": S.init_magnitude, "e4_reg1": S.reg[0], "e4_reg2": S.reg[1],
+        "e4_reg3": S.reg[2],
+        "e4_copies": S.copies, "e4_crop": specs["fixed augmentation"][2].scale[0],
+        "e4_paper_epochs": paper.epochs, "e4_paper_augnet_lr": paper.augnet_lr, "e4_n_min": N_MIN, "e4_scope": scope,
+        **sizes,
+    }
+
+
 def plot_accuracy(hist: dict):
     """Figures 7 and B.4: early-stopped test accuracy and training accuracy per epoch, per model.
 
@@ -803,12 +1032,13 @@ def plot_accuracy(hist: dict):
     """
     import matplotlib.pyplot as plt
 
-    axes = plt.subplots(1, 2, figsize=(12, 4))[1]
+    axes = plt.subplots(1, 2, figsize=(10, 4))[1]
     for name, h in hist.items():
         ep = [r["epoch"] + 1 for r in h]
         axes[0].plot(ep, [r["test_at_best_val"] for r in h], "o-", ms=3, label=name)
         axes[1].plot(ep, [r["train_acc"] for r in h], "o-", ms=3, label=name)
     axes[0].set(xlabel="epoch", ylabel="test accuracy at best validation so far")
     axes[1].set(xlabel="epoch", ylabel="training accuracy (augmented inputs)")
-    axes[0].legend(fontsize=8)
+    axes[0].legend(fontsize=9)
+    _epochs(*axes)
     return list(axes)
