@@ -24,7 +24,7 @@
 # with every measure called through its paper's own functions (`invlib.papers.s.agreement`).
 #
 # **The claims, stated before the run** (none of them is a paper's; each verdict is computed from this run, by the
-# test stated in its criterion):
+# test stated in its criterion; the chapter ends with what this run answers):
 #
 # 1. Augmenting with a transformation raises the invariance to it under every measure.
 # 2. B's relative invariance and C's invariance accuracy rank the models alike (Spearman's rho above 0.5 for every
@@ -52,18 +52,21 @@ augerino_reg = None  # which of B6's regulariser weights
 seed = None
 
 # %%
-import matplotlib.pyplot as plt
-import pandas as pd
 from IPython.display import display
 
-from invlib import results
+from invlib import pages, results
 from invlib.papers.s import agreement
 from invlib.papers.s import agreement_reports as R
 
 S, run = results.open_chapter(agreement.settings, globals())
 members = agreement.models(S)
 nets = agreement.train(S, members)
-agreement.models_table(members)
+table = agreement.measure(S, nets)
+agree, src, facts = R.report(run, S, table, agreement.seed_seconds(nets))
+results.glue(facts)
+seeds = f"{S.seeds} seed{'s' * (S.seeds != 1)}"
+pages.table(agreement.models_table(members), f"The {facts['s1_models']} models: each variant with its seeds, the "
+            "chapter whose recipe trained it, and what it was trained with.")
 
 # %% [markdown]
 # ## The models
@@ -79,95 +82,131 @@ agreement.models_table(members)
 # of those seeds) and chapter B6's Augerino model (B1's recipe with a learned translation and zoom) complete the
 # set. Nothing is trained twice: a book build trains every zoo model before the chapters run, and B6 has run its
 # Augerino model.
-
-# %% [markdown]
-# ## Every measure on every model
+#
+# ## The measures
 #
 # For each transformation, each measure that has it, on the embedding the classifier reads (`pre_logits`):
 # accuracy under the transformation (paper B's grid, mean over levels {glue:md}`s1_levels` on
 # {glue:md}`s1_n_probe` test scenes); A's probe accuracy (trained on the view pairs of {glue:md}`s1_n_pairs`
-# training scenes, tested on as many test scenes: 0.5 is chance, 1 means the embedding encodes the transformation);
-# B's relative invariance and equivariance alignment (same scenes and levels as the accuracy); C's invariance
-# accuracy, invariance L2 and equivariance accuracy (maps fitted on {glue:md}`s1_n_fit` scenes, scored on
-# {glue:md}`s1_n_eval`). A does not rank translations or rotations; C has no zoom. C's invariance accuracy on the
-# embedding is the accuracy at C's own fixed transforms. The untrained models get the accuracy and B's measures only:
-# no claim reads their A or C measures. In the heat map a colour is the model's rank under the measure, bright for
-# the most invariant.
+# training scenes, tested on as many test scenes: 0.5 is chance, 1 means the embedding encodes the transformation,
+# so the lower, the more invariant); B's relative invariance and equivariance alignment (same scenes and levels as
+# the accuracy); C's invariance accuracy, invariance L2 (the lower, the more invariant) and equivariance accuracy
+# (maps fitted on {glue:md}`s1_n_fit` scenes, scored on {glue:md}`s1_n_eval`). A does not rank translations or
+# rotations; C has no zoom. C's invariance accuracy on the embedding is the accuracy at C's own fixed transforms.
+# The untrained models get the accuracy and B's measures only: no claim reads their A or C measures. Every figure
+# below answers one question, and draws every measure the same way round: towards more invariance.
+#
+# ## 1. Does augmenting with a transformation raise the invariance to it?
 
 # %%
-table = agreement.measure(S, nets)
-R.plot_measures(table, S)
-plt.show()
-for t in S.transforms:
-    print(t)
-    display(R.measure_table(table, t).round(3))
+pages.show(f"Question 1, per invariance measure (panel) and transformation (row): how much more invariant the model "
+           f"trained with the transformation is than the one trained without augmentation (B1's recipe, the same "
+           f"seed), each seed a small dot ({seeds}), their mean a diamond; right is more invariant (for A's probe and "
+           "C's L2 distance, a fall). Grey line: no change; dashed: the smallest gain the claim counts.",
+           R.plot_gains(table, S))
+
+# %% [markdown]
+# ## 2–4. Do two measures rank the models alike?
+#
+# Spearman's rho between two measures across the {glue:md}`s1_trained` trained models (the untrained ones score at
+# chance under every accuracy), oriented so that a positive value means the two measures call the same models
+# invariant. The claims rest on intervals that resample whole variants ({glue:md}`s1_variants` of them, a model's
+# seeds together), widened for the number of transformations a claim covers (Bonferroni); a claim asks for rho above
+# 0.5 for every transformation.
+
+# %%
+for k, (cid, (x, y)) in enumerate(R.PAIRS.items(), start=2):
+    pages.show(f"Question {k}: do {R.WORDS[x]} (x) and {R.WORDS[y]} (y) rank the models alike? Each of the "
+               f"{facts['s1_trained']} trained models ({facts['s1_variants']} variants, {seeds} each) is a point, "
+               "coloured by what it was trained with, one panel per transformation; right and up are more invariant "
+               "(a reversed axis says so). Each title gives the oriented Spearman's rho and its interval over "
+               "variants.", R.plot_pair(table, S, cid, run.claims))
+
+# %% [markdown]
+# ## Do all the measures agree?
+#
+# The same correlation for every two measures, with a two-sided permutation p-value. The p-values are per pair of
+# measures, with no correction for the many pairs, and they count the seeds of one variant as independent models:
+# read them as a description (the claims rest on the intervals above).
+
+# %%
+pages.show(f"Every two measures (a row; in bold the three pairs of questions 2 to 4): Spearman's rho across the "
+           f"{facts['s1_trained']} trained models for each transformation (a colour), oriented so that positive means "
+           "both call the same models invariant (A's probe accuracy and C's L2 reversed, the equivariance measures as "
+           "they are). Filled: permutation p-value below 0.05 (per pair, uncorrected). Dashed: 0.5, the claims' "
+           "boundary.", R.plot_agreement(agree, S))
+pages.table(R.agreement_table(agree), "The numbers of the figure: oriented Spearman's rho (permutation p-value) per "
+            "pair of measures and transformation.", fold=0)
+
+# %% [markdown]
+# ## 5. Where does invariance come from?
+#
+# What each factor changes in B's relative invariance to each transformation (mean over levels and seeds): the
+# data (no augmentation, scenes at variation 1 against variation 0), augmentation (the transformation's own
+# augmentation against none), the architecture (ViT against ResNet, both trained without augmentation on B3's
+# scenes) and training itself (trained without augmentation against untrained).
+
+# %%
+pages.show(f"Question 5: the change each factor (a row) makes in B's relative invariance to each transformation (a "
+           f"colour), mean over {seeds}; right of the grey line the factor makes the model more invariant. The claim "
+           "asks that augmentation move it the most.", R.plot_sources(src))
+pages.table(R.sources_table(src), "The numbers of the figure, and the factor that moved each the most.", fold=0)
 
 # %% [markdown]
 # ### The learned augmentation
 #
 # Chapter B6's Augerino model (B1's recipe, a learned translation then zoom-in, regulariser weight
 # {glue:md}`s1_augerino_reg`) is measured above without its warps, as `augerino 0`: the network it trained. Its
-# learned range, and its accuracy (%) with and without the warps on B6's evaluation scenes. B's relative invariance
-# of that network: {glue:md}`s1_augerino`.
+# learned range, and its accuracy with and without the warps on B6's evaluation scenes, are below. B's relative
+# invariance of that network: {glue:md}`s1_augerino`.
 
 # %%
-pd.Series(agreement.learned_range(S), dtype=float).round(3)
+learned = R.learned_table(agreement.learned_range(S))
+if len(learned):
+    display(pages.table(learned, "What chapter B6's Augerino model learned, and its accuracy with and without it."))
 
 # %% [markdown]
-# ## Do the measures agree?
+# ## The numbers behind the figures
 #
-# Spearman's rho between every two measures across the {glue:md}`s1_trained` trained models (the untrained ones
-# score at chance under every accuracy), with a two-sided permutation p-value. Each rho is oriented so that a
-# positive value means the two measures call the same models invariant (A's probe accuracy and C's L2 are
-# reversed; the equivariance measures are taken as they are). The p-values are per pair of measures, with no
-# correction for the many pairs, and they count the seeds of one variant as independent models: read them as a
-# description. The claims below rest instead on intervals that resample whole variants
-# ({glue:md}`s1_variants` of them, a model's seeds together) and widen with the number of transformations a claim
-# covers (Bonferroni).
+# Every measure for each transformation, a row per group of models (their seeds averaged; each model's own values
+# are in the chapter's JSON). Click a table to open it.
 
 # %%
-agree, src, facts = R.report(run, S, table, agreement.seed_seconds(nets))
-R.plot_agreement(agree, S)
-plt.show()
-agree.round(3)
-
-# %% [markdown]
-# ## Where does invariance come from?
-#
-# What each factor changes in B's relative invariance to each transformation (mean over levels and seeds): the
-# data (no augmentation, scenes at variation 1 against variation 0), augmentation (the transformation's own
-# augmentation against none), the architecture (ViT against ResNet, both trained without augmentation on B3's
-# scenes) and training itself (trained without augmentation against untrained). `largest` names the factor that
-# moved it most.
-
-# %%
-R.sources_table(src).round(3)
+for t in S.transforms:
+    display(pages.table(R.model_means(table, t), f"{t}: every measure, mean over {seeds} per group of models.",
+                        fold=0))
 
 # %% [markdown]
 # ## The claims
 
 # %%
-results.glue(facts)
 run.claims_table()
 
 # %% [markdown]
-# ## What this run shows
+# ## What the synthesis answers
 #
-# - **Augmentation and invariance** ({glue:md}`s1_augmentation_raises_invariance`): on average over the seeds, the
-#   model trained with a transformation is more invariant to it than the model trained without augmentation in
-#   {glue:md}`s1_raised` (transformation, measure) pairs. Where it is not: {glue:md}`s1_not_raised`.
-# - **B against C** ({glue:md}`s1_b_and_c_rank_alike`): {glue:md}`s1_b_and_c_rank_alike_ours`.
-# - **A against B** ({glue:md}`s1_probe_finds_what_is_not_invariant`):
-#   {glue:md}`s1_probe_finds_what_is_not_invariant_ours`.
-# - **Accuracy against B** ({glue:md}`s1_accuracy_tracks_invariance`):
-#   {glue:md}`s1_accuracy_tracks_invariance_ours`.
-# - **Where invariance comes from** ({glue:md}`s1_augmentation_moves_invariance_most`): the factor that moved B's
-#   relative invariance most, per transformation: {glue:md}`s1_augmentation_moves_invariance_most_ours`.
+# None of these questions is a paper's: they ask what the papers' measures say together. This run decides
+# {glue:md}`s1_decided`.
 #
-# **What to use for what, from this run.** {glue:md}`s1_advice` With {glue:md}`s1_trained` trained models in
-# {glue:md}`s1_variants` variants, a correlation's interval must clear 0.5 for every transformation to pass. Claims
-# 1 and 5 are about what training does and rest on seeds: {glue:md}`s1_seed_note` Claim 5's architecture part
-# pairs B3's ResNet and ViT of each seed with the augmented and plain models of the same seed number.
+# 1. **Does augmenting with a transformation raise the invariance to it, under every measure?**
+#    {glue:md}`s1_answer_augmentation_raises_invariance`. On average over the seeds, the model trained with a
+#    transformation was the more invariant one in {glue:md}`s1_raised` (transformation, measure) pairs; the
+#    exceptions: {glue:md}`s1_not_raised`.
+# 2. **Do B's relative invariance and C's invariance accuracy rank the models alike?**
+#    {glue:md}`s1_answer_b_and_c_rank_alike`. Spearman's rho: {glue:md}`s1_rhos_b_and_c_rank_alike`.
+# 3. **Is a layer a probe can rank by a transformation one whose embedding is not invariant to it?**
+#    {glue:md}`s1_answer_probe_finds_what_is_not_invariant`. Spearman's rho of A's probe accuracy (reversed) and B's
+#    relative invariance: {glue:md}`s1_rhos_probe_finds_what_is_not_invariant`.
+# 4. **Does accuracy under a transformation rank the models as B's relative invariance does?**
+#    {glue:md}`s1_answer_accuracy_tracks_invariance`. Spearman's rho: {glue:md}`s1_rhos_accuracy_tracks_invariance`.
+# 5. **Does augmentation move the invariance to its transformation more than the data, the architecture or training
+#    do?** {glue:md}`s1_answer_augmentation_moves_invariance_most`. The factor that moved B's relative invariance
+#    most: {glue:md}`s1_largest`.
+#
+# Questions 1 and 5 are about what training does: they compare models trained from the same seed, so they need
+# several seeds per variant (question 5's architecture part pairs B3's ResNet and ViT of a seed with B1's models of
+# the same seed number). Questions 2 to 4 rank models: they need many variants that differ in invariance, each
+# variant's seeds counting once.
 
 # %%
 run.close()

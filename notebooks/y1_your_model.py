@@ -41,18 +41,16 @@ references = None  # the book's models beside it, e.g. ["book:B1/none", "book:B1
 seed = None
 
 # %%
-import matplotlib.pyplot as plt
-import pandas as pd
 from IPython.display import display
 
-from invlib import results
+from invlib import pages, results
 from invlib.papers.s import yours
 from invlib.papers.s import yours_reports as R
 
 S, run = results.open_chapter(yours.settings, globals(), name="y1_your_model")  # named for papermill too
 table = yours.measure(S)
 results.glue(R.report(run, S, table))
-pd.Series(table.attrs["found"], name="what was measured")
+found, refs = table.attrs["found"], R.beside(table).query("role == 'reference'")["model"].nunique()
 
 # %% [markdown]
 # ## What is measured
@@ -65,59 +63,87 @@ pd.Series(table.attrs["found"], name="what was measured")
 #   levels {glue:md}`y1_levels`). Accuracies are {glue:md}`y1_accuracy`.
 # - **A: probe ranks T**: a linear probe on the layer (averaged over positions) tells which of two views of an image
 #   was transformed more; 0.5 is chance, 1 means the layer encodes the transformation (trained on the view pairs of
-#   half the images, scored on one pair of each of the other {glue:md}`y1_half`).
+#   half the images, scored on one pair of each of the other {glue:md}`y1_half`). The lower, the more invariant.
 # - **B: relative invariance**: how much less a transformation moves an image's representation than the distance to
 #   another image (median over images; 1 invariant, 0 no closer than another image). **B: equivariance alignment**:
 #   whether the moves of all images share a direction, beyond chance (0).
 # - **C: invariance / equivariance**: the transformed image's features, as they are (invariance) or mapped back by a
 #   linear map `M_g` fitted on the other half of the images (equivariance), passed through the rest of the network
-#   (accuracy, %) or compared with the untransformed features (normalised L2 distance: 0 is the same).
+#   (accuracy, %) or compared with the untransformed features (normalised L2 distance: 0 is the same, so the lower,
+#   the more invariant). C's invariance accuracy is the same at every layer by construction: the transformed image's
+#   features passed unchanged through the rest of the network give the network's own prediction on that image.
 #
 # A ranks only zoom and brightness among these transformations; C has no zoom. A and B read a layer averaged over its
 # positions (for a ResNet, `pre_logits` is its last stage averaged, so their numbers there repeat the last stage's);
 # C maps the whole layer, one map per position. The intervals are Wilson's for shares of images, a bootstrap over
 # images for B's median and alignment and for shares over several levels, and Student's t for C's mean distance.
+# Left out of this run: {glue:md}`y1_skipped`.
 
 # %% [markdown]
 # ## The invariance fingerprint
 #
-# Each panel is one measure, a transformation per row and a layer per column, the value in each cell (each panel on
-# its own colour scale). Read a row from left to right to see where in depth the model becomes invariant.
+# Each panel is one measure against depth, from the first layer measured (left) to the embedding (right), one line
+# per transformation. Every panel points the same way: up is more invariant (for the equivariance measures, more
+# equivariant); where a smaller number is the more invariant one (A's probe, C's distances) the axis is reversed,
+# and its label says so. Read a line from left to right to see where in depth the model becomes invariant, with the
+# caveat of the next section for A and B.
 
 # %%
-R.plot_fingerprint(table)
-plt.show()
+pages.show(f"The invariance fingerprint of `{found['model']}`: each measure (panel) at each layer (x, input side "
+           f"left), one line per transformation, with 95 % intervals over the {found['images']} images. Up is more "
+           "invariant in every panel (more equivariant for B's alignment and C's equivariance); the axes of A's probe "
+           "accuracy and of C's L2 distances are reversed. C's invariance accuracy is flat by construction.",
+           R.plot_fingerprint(table))
+
+# %% [markdown]
+# ## Why can an early layer look the most invariant?
+#
+# A and B read each layer averaged over its positions, and a feature map averaged over all its positions is unchanged
+# by any rearrangement of them. An early layer's features are local detectors of colour, edges and texture; their
+# average over the image is close to the image's colour and texture statistics, which a rotation, a translation or a
+# zoom largely keep. So a pooled early layer can score as invariant because the average has forgotten where things
+# are, not because its features ignore the transformation (C maps every position, and averages none away).
+# Measured on the same images with B's relative invariance: to {glue:md}`y1_pool_transform`, the transformation
+# {glue:md}`y1_pool_layer` averaged over positions is most invariant to, it scores {glue:md}`y1_pool_pooled` (the
+# fingerprint's number); with every position kept, {glue:md}`y1_pool_kept` ({glue:md}`y1_pool_change`); and the
+# images' mean colour alone, three numbers and no network, scores {glue:md}`y1_pool_colour`.
+
+# %%
+pooled, facts = R.report_pooling(run, S, table)
+results.glue(facts)
+if pooled is not None:
+    display(pages.table(pooled, f"B's relative invariance of `{pooled.attrs['layer']}` averaged over positions, "
+                        "with every position kept, and of the images' mean colour (no network), per transformation; "
+                        f"mean over levels {', '.join(map(str, S.levels[1:]))} of the median over {found['images']} "
+                        "images."))
 
 # %% [markdown]
 # ## Among the book's models
 #
-# The same measures at `pre_logits`, the model (black) beside {glue:md}`y1_references`: chapter B1's small ResNet on
-# scenes trained without augmentation, with RandomResizedCrop and with translation alone, and chapter B3's ViT, each
-# on the same images at its own side. The bars are 95 % intervals over the images. By B's relative invariance, the
-# embedding is most invariant to {glue:md}`y1_most_invariant` and least to {glue:md}`y1_least_invariant`; the book's
-# model closest to it under that measure is {glue:md}`y1_closest`.
+# The same measures at `pre_logits`, the model (black) beside {glue:md}`y1_references`, each on the same images at its
+# own side. The bars are 95 % intervals over the images, and up is again more invariant in every panel. By B's
+# relative invariance, the embedding is most invariant to {glue:md}`y1_most_invariant` and least to
+# {glue:md}`y1_least_invariant`; the book's model closest to it under that measure is {glue:md}`y1_closest`.
 
 # %%
-R.plot_references(table)
-plt.show()
+pages.show(f"`{found['model']}` (black) beside {refs} model{'s' * (refs != 1)} of the book at `pre_logits` (the "
+           f"accuracy: at the output), per measure and transformation, with 95 % intervals over the {found['images']} "
+           "images. Up is more invariant (more equivariant, more robust) in every panel; the axes of A's probe "
+           "accuracy and of C's L2 distances are reversed.", R.plot_references(table))
 
 # %% [markdown]
 # ## The tables
 #
-# Each measure as `value [95 % interval]`: a transformation per row, the model's layers and then the references per
-# column. The chapter's JSON and these tables as CSV files are beside each other in `results/<profile>/`
+# Each measure as `value [95 % interval]`: a transformation per row, the model's layers and then the book's models
+# per column. The chapter's JSON and these tables as CSV files are beside each other in `results/<profile>/`
 # (`y1_your_model.json`, `y1_your_model.csv` with every number, and one `y1_your_model_<measure>.csv` per table).
 
 # %%
 for m in R.measures_of(table):
-    print(yours.MEASURES[m])
-    display(R.wide(table, m))
-
-# %% [markdown]
-# What was left out, and why (empty when every measure was taken):
-
-# %%
-R.skipped(table)
+    display(pages.table(R.wide(table, m), f"{yours.MEASURES[m]}: value [95 % interval over the images]"))
+left = R.skipped(table)
+if len(left):
+    display(pages.table(left, "What was left out, and why"))
 
 # %%
 run.close()

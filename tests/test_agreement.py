@@ -368,16 +368,29 @@ def test_the_claims_fail_when_augmentation_lowers_invariance():
 
 @pytest.mark.parametrize("verdict, says", [
     ("reproduced", "the cheap measure can stand for the expensive one"),
-    ("partly", "for some transformations and not for others"),
-    ("not reproduced", "did not rank the models alike"),
-    ("inconclusive at this budget", "this run cannot say"),
+    ("partly", "For some transformations only"),
+    ("not reproduced", "No: report both"),
+    ("inconclusive at this budget", "Not decided: "),
 ])
-def test_the_advice_follows_each_verdict(verdict, says):
-    text = R.advice({"s1/b_and_c_rank_alike": verdict, "s1/accuracy_tracks_invariance": verdict,
-                     "s1/probe_finds_what_is_not_invariant": verdict})
-    assert says in text
+def test_each_answer_follows_its_verdict(verdict, says):
+    """The last section's answers follow the verdicts; an undecided one says why, never "no"."""
+    t = R.demo_table()
+    ev = dict(verdict=verdict, parts={"zoom": dict(verdict=verdict, estimate=0.3, lo=-0.2, hi=0.8, n=10, n_min=8,
+                                                   unit="model", direction="greater", boundary=0.5)})
+    claims = {cid: dict(id=cid, verdict=verdict, evidence=ev) for cid in R.PAIRS}
+    facts = R.answers(claims, t, G.sources(t, "b_invariance", ["zoom"]))
+    assert says in facts["s1_answer_b_and_c_rank_alike"]
     if verdict == "inconclusive at this budget":
-        assert "did not" not in text and "ran opposite" not in text, "undecided is not 'no'"
+        answer = facts["s1_answer_accuracy_tracks_invariance"]
+        assert "did not" not in answer and not answer.startswith("No:") and "-0.20 to +0.80" in answer, answer
+        assert facts["s1_decided"] == "none of the three questions"
+
+
+def test_an_undecided_seed_claim_says_it_needs_seeds():
+    run = results.Run("smoke", name="demo")
+    _, _, facts = R.report(run, G.settings("smoke", transforms=("zoom",)), R.demo_table(seeds=1))
+    assert "with 1 seed per variant there is no spread" in facts["s1_answer_augmentation_raises_invariance"]
+    assert "[" not in " ".join(facts.values()), "no bracketed interval in the prose"
 
 
 def test_random_op_models_are_zoo_specs_of_their_own():

@@ -173,12 +173,93 @@ def test_reports_draw_tables_and_numbers_from_a_table(tmp_path):
     assert R.fingerprint(t, "b_invariance").columns.tolist() == ["layer4", "pre_logits"]
     assert R.wide(t, "b_invariance").columns.tolist() == ["layer4", "pre_logits", "B1/none"]
     facts = R.numbers(t, yours.settings("smoke", transforms=("zoom", "rotation")))
-    assert facts["y1_least_invariant"] == "rotation (0.30 [0.20, 0.40])" and facts["y1_references"] == "`B1/none`"
+    assert facts["y1_least_invariant"] == "rotation (0.30, 95 % interval 0.20 to 0.40)"
+    assert facts["y1_references"].startswith("`B1/none` (chapter B1's small ResNet")
+    assert facts["y1_skipped"] == "nothing (every measure was taken)"
     assert all(isinstance(v, str) and v for v in facts.values())
     run = results.Run("smoke", name="y1_demo")
     written = R.write_csv(t, run)
     assert [p.name for p in written] == ["y1_demo.csv", "y1_demo_accuracy.csv", "y1_demo_b_invariance.csv"]
     assert len(pd.read_csv(written[0])) == len(t)
+
+
+def test_the_figures_point_up_for_more_invariance():
+    """Every panel of both figures: up = more invariant (or equivariant); the axes of the measures where lower is more
+    invariant (A's probe, C's distances) are reversed and say so."""
+    t = R.demo_table()
+    extra = t[t["measure"] == "b_invariance"].assign(measure="c_inv_l2", value=lambda d: 1 - d["value"])
+    t = pd.concat([t, extra], ignore_index=True)
+    t.attrs = R.demo_table().attrs
+    for fig in (R.plot_fingerprint(t), R.plot_references(t)):
+        axes = {ax.get_title().split("\n")[0]: ax for ax in fig.axes if ax.get_title()}
+        l2 = axes["C: invariance L2"]
+        assert l2.yaxis_inverted() and "reversed" in l2.get_ylabel() and "↑ more invariant" in l2.get_ylabel()
+        assert not axes["B: relative invariance"].yaxis_inverted()
+
+
+@pytest.mark.slow
+def test_a_pooled_layer_against_the_same_layer_with_its_positions(folder):
+    """R.pooling: the layer averaged over positions gives the table's B invariance (the same sweep); the flattened
+    layer and the mean colour are measured beside it; the prose's numbers name the most invariant transformation."""
+    S = small(model="random:small_resnet18", side=28, data=str(folder), transforms=("rotation", "zoom"),
+              layers=["layer1", "pre_logits"], levels=(0, 5))
+    net, _ = yours.load_model(S.model, "smoke")
+    ds = yours.images(S, 28)
+    rows, _ = yours._sweep_rows(S, net, ds, ["layer1"], accuracy=False)  # B's measures alone, as measure_model's
+    table = pd.DataFrame(rows["layer1"]).assign(model="m", role="yours")
+    table.attrs["found"] = yours.check(S)
+    pooled = R.pooling(S, table)
+    assert pooled.attrs["layer"] == "layer1" and list(pooled.index) == ["rotation", "zoom"]
+    mine = table[table["measure"] == "b_invariance"].set_index("transform")["value"]
+    assert np.allclose(pooled[R.POOLED], mine[pooled.index], atol=1e-5)
+    facts = R.pooling_numbers(pooled)
+    assert facts["y1_pool_transform"] == pooled[R.POOLED].idxmax() and facts["y1_pool_layer"] == "`layer1`"
+    table.attrs["found"] = dict(table.attrs["found"], layers=["pre_logits"])
+    assert R.pooling(S, table) is None and R.pooling_numbers(None)["y1_pool_change"].startswith("not measured")
+
+
+EMPTY_SLOTS = ("of  at", " ; ", "are .", "to  and", " is .", "beside :", "{glue")
+REPRS = ("dtype:", "Name:", "object at 0x", "None", "<IPython", "<Figure size")
+
+
+def assert_reads_whole(page: str) -> None:
+    """A page of the measure command reads whole: no glue slot left empty, no repr, in what a reader sees (the code
+    folded under each cell is left out: it may say None)."""
+    import re
+
+    shown = re.sub(r"<details><summary>code</summary>.*?</details>", "", page, flags=re.S)
+    shown = re.sub(r"data:image/png;base64,[^\"]+", "", shown)
+    text = re.sub(r"<[^>]+>", "", shown)
+    for bad in EMPTY_SLOTS + REPRS:
+        assert bad not in text and bad not in " ".join(text.split()), (bad, text[max(0, text.find(bad) - 200):][:400])
+    assert "<figcaption>" in shown and shown.count("<figure") == shown.count("<figcaption>")
+
+
+def test_the_page_fills_glue_that_myst_nb_keeps_under_a_prefix(tmp_path):
+    """myst-nb keeps a glued value that is not displayed under ``application/papermill.record/``: the page fills it;
+    the runner's book section and the findings box of a chapter without claims give way to the page's own ending."""
+    import nbformat
+
+    from invlib.pages import DRESSED
+
+    pre = "application/papermill.record/"
+    nb = nbformat.v4.new_notebook(cells=[
+        nbformat.v4.new_markdown_cell("# Y\n\n<!-- findings -->\n<div>no claim</div>\n<!-- /findings -->\n\nThe "
+                                      "model {glue:md}`m` at {glue:text}`side:.0f` px. See {download}`JSON <x.json>`."),
+        nbformat.v4.new_code_cell('model = "a@b.pt"\nprofile = "smoke"', metadata={"tags": ["injected-parameters"]}),
+        nbformat.v4.new_code_cell("glue()"), nbformat.v4.new_markdown_cell("## Reproduce this chapter\n\nmake book")])
+    nb.cells[-1].metadata[DRESSED] = True
+    nb.cells[2].outputs = [nbformat.v4.new_output("display_data", {pre + "text/markdown": "`mine`", pre + "text/plain":
+                                                  "<IPython.core.display.Markdown object>"},
+                                                  metadata={"scrapbook": {"name": "m", "mime_prefix": pre}}),
+                           nbformat.v4.new_output("display_data", {pre + "text/plain": "28.0"},
+                                                  metadata={"scrapbook": {"name": "side", "mime_prefix": pre}})]
+    nbformat.write(nb, tmp_path / "y.ipynb")
+    (tmp_path / "y.json").write_text("{}")
+    text = R.write_page(tmp_path / "y.ipynb", tmp_path / "y.html").read_text()
+    assert "The model <code>mine</code> at 28 px. See JSON." in text
+    assert "no claim" not in text and "make book" not in text and '<a href="y.json">y.json</a>' in text
+    assert "python -m invlib measure a@b.pt --data scenes --profile smoke" in text
 
 
 # ------------------------------------------------------------------------------ the chapter and the command
@@ -214,9 +295,34 @@ def test_the_measure_command_writes_a_page_csv_and_json(book_copy, folder, tmp_p
     where = {line.split(":", 1)[0]: line.split(":", 1)[1].strip().split(" ")[0] for line in out.splitlines()
              if line.startswith(("page:", "json:", "csv:"))}
     page = open(where["page"]).read()
-    assert "<img src=\"data:image/png;base64," in page and "{glue" not in page and "resnet18@r18.pt" in page
+    assert "data:image/png;base64," in page and "{glue" not in page and "resnet18@r18.pt" in page
+    assert_reads_whole(page)
     assert json.loads(open(where["json"]).read())["params"]["side"] == 32
     assert "b_invariance" in open(where["csv"]).read()
+
+
+@pytest.mark.slow
+def test_the_page_of_a_small_random_model_on_a_folder_reads_whole(book_copy, folder, tmp_path, capsys, monkeypatch):
+    """``python -m invlib measure`` on a random-init small ResNet saved to a file (10 outputs: the folder's 3 classes
+    are not its classes, so the accuracies are left out) and a generated folder: every glued slot of the page filled,
+    no repr; the notebook's every glue name has a value."""
+    import nbformat
+
+    monkeypatch.setenv("INVLIB_RESULTS", str(tmp_path / "results"))
+    weights = tmp_path / "small.pt"
+    torch.save(models.create("small_resnet18", num_classes=10, seed=0).state_dict(), weights)
+    code = main(["measure", f"small_resnet18@{weights}", "--data", str(folder), "--profile", "smoke", "-p", "side=28",
+                 "-p", "references=book:B1/none", "--book-dir", str(book_copy)])
+    out = capsys.readouterr().out
+    assert code == 0, out
+    page = next(line.split(":", 1)[1].strip() for line in out.splitlines() if line.startswith("page:"))
+    text = open(page).read()
+    assert_reads_whole(text)
+    assert "small_resnet18@small.pt" in text and "Accuracies are left out: the model has 10 outputs" in text
+    nb = nbformat.read(str(book_copy / "book" / "_generated" / "y1_your_model.ipynb"), as_version=4)
+    glued = R._glued(nb)
+    names = {m.group(1) for c in nb.cells if c.cell_type == "markdown" for m in R._GLUE.finditer(c.source)}
+    assert names and all(glued.get(n) for n in names), sorted(n for n in names if not glued.get(n))
 
 
 @pytest.mark.parametrize("argv, message", [
