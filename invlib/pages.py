@@ -464,8 +464,8 @@ def findings_html(claims: list[Mapping], to_decide=None, glossary: str = "") -> 
     """
     title = '<p class="admonition-title">What this chapter found</p>'
     if not claims:
-        return (f'<div class="admonition findings">{title}<p>This chapter tests no claim: what it measures is in its '
-                "figures and tables below, each number with the interval it was measured with.</p></div>")
+        return (f'<div class="admonition findings">{title}<p>This chapter tests no claim; what it measures is in its '
+                "figures and tables below.</p></div>")
     parts = []
     kinds = [k for k in KIND_TITLES if any(c.get("kind", "paper") == k for c in claims)]
     for kind in kinds:
