@@ -11,7 +11,7 @@
 # ---
 
 # %% [markdown]
-# # D3. Colour jitter learned per image, under lighting never seen
+# # D3. Does colour jitter learned per image help under lights never seen?
 #
 # Section 5.4 of {cite}`miao2023instaaug` (Tables 3 and 4, Fig. 7, App. D.2, E.1, Fig. D.1). RawFooT photographs
 # 68 food textures under 46 lighting conditions. A classifier is trained under one light (D45, 4500 K daylight)
@@ -62,26 +62,37 @@ n_conditions = None  # Table 4's numbers of training conditions ([1, 2, 4, 8])
 seeds = None  # runs per model (the paper: 10)
 
 # %%
-import matplotlib.pyplot as plt
+import contextlib
+import io
 
-from invlib import plots, results
+import matplotlib.pyplot as plt
+from IPython.display import display
+
+from invlib import pages, plots, results
 from invlib.papers.d import colour as D
 from invlib.papers.d import colour_reports as R
 
 S, run = results.open_chapter(D.settings, globals())
 test = D.general_test_set(S)
-S
+results.glue(dict(n_train=S.n_train, n_test=len(test), size=S.size, epochs=S.epochs, train_condition=S.train_condition,
+                  n_shown=len(D.SHOWN), n_conditions=len(D.CONDITIONS)))
 
 # %% [markdown]
+# This run trains on {glue:text}`n_train:,` images of {glue:text}`size` px under {glue:md}`train_condition` for
+# {glue:text}`epochs` epochs, and tests on {glue:text}`n_test:,` images under all the conditions.
+#
 # ## The data under different lights
 #
-# The same test images (rows: two hue-identified pairs, then two random-hue classes) under eight of the 23
-# conditions. Training sees only the first column.
+# The same test images under {glue:text}`n_shown` of the {glue:text}`n_conditions` conditions; training sees only
+# the first column.
 
 # %%
 images, titles = D.condition_grid(S)
-plots.image_grid(images, titles=titles, ncols=len(D.SHOWN), size=1.2)
-plt.show()
+plots.image_grid(images, titles=titles, ncols=len(D.SHOWN), size=1.1, fontsize=8)
+pages.show(f"Rows: a test image of each of {len(images) // len(D.SHOWN)} classes (a hue-identified pair, two "
+           f"random-hue classes, a second pair), named above its first column; columns: {len(D.SHOWN)} lighting "
+           f"conditions, the training light {S.train_condition} first. A coloured light moves every hue: that is "
+           "what the out-of-distribution test measures.")
 
 # %% [markdown]
 # ## Training the family
@@ -95,63 +106,64 @@ plt.show()
 # larger training sets.
 
 # %%
-res = D.train(S, test)
+with contextlib.redirect_stdout(io.StringIO()):  # one line per model trained: the tables below hold its numbers
+    res = D.train(S, test)
 
 # %% [markdown]
-# ## Table 3: trained under D45
+# ## Table 3: trained under one light
 #
-# General accuracy (%) beside the paper's, and ours in and out of distribution. Augerino and AdaAug are not run.
 # Our global range, InstaAug's own input-free version (the same module, objective and band, reading `0 · x`), is
-# a row of its own: the paper has no such model, and its Augerino is another one.
+# a row of its own: the paper has no such model, and its Augerino is another one. Augerino and AdaAug are not run.
 
 # %%
 t3, sweep, t4, facts = R.report(run, S, res)
-t3
+results.glue({**facts, "d3_departures": R.departures(S), "d3_sets": "; ".join(
+    f"{k}: {', '.join(v)}" for k, v in res.sets.items())})
+pages.table(t3, f"Table 3: general accuracy (%) beside the paper's, and ours in distribution (easy group) and out of "
+            f"distribution (hard group), without and with test-time augmentation; means over {facts['d3_seed_count']}.")
 
 # %% [markdown]
 # ## Fig. 7: in distribution against out of distribution
-#
-# Every model of the sweep (means over seeds), without and with test-time augmentation. Random jitter runs from
-# yellow to red as the hue jitter grows; larger dots jitter the brightness more, more opaque ones the
-# saturation.
 
 # %%
-fig, axes = plt.subplots(1, 2, figsize=(13, 5))
+fig, axes = plt.subplots(1, 2, figsize=(10, 4.4))
 R.plot_fig7(res, ax=axes[0])
 R.plot_fig7(res, tta=True, ax=axes[1])
-plt.show()
-sweep
-
-# %% [markdown]
-# Accuracy under each light (first seed): where the models part.
+pages.show(f"Every model of the sweep, means over {facts['d3_seed_count']}: accuracy under the easy group's lights "
+           "against the hard group's, without (left) and with (right) test-time augmentation. Random jitter runs "
+           "from yellow to red as the hue jitter grows; larger dots jitter the brightness more, more opaque ones the "
+           "saturation. The paper's claim: InstaAug sits above every random setting out of distribution.")
+display(pages.table(sweep, f"The points of Fig. 7: each model's accuracy (%), means over {facts['d3_seed_count']}."))
 
 # %%
 R.plot_conditions(res, tta=True)
-plt.show()
+pages.show("Accuracy under each light, with test-time augmentation (no augmentation has none), for the first "
+           "seed's no-augmentation model, best random jitter, global range and InstaAug. The shaded lights form "
+           "the hard group: that is where the models part.")
 
 # %% [markdown]
 # ## Fig. D.1: what InstaAug learned per image
-#
-# Every test image's learned range width for hue (turns), saturation and value (log-factors), split by class
-# type; the dashed line is the global range's one width. Below, examples: each image, then the image at both
-# ends of its hue range and at both ends of its value range.
 
 # %%
 R.plot_ranges(res)
-plt.show()
+pages.show("Each test image's learned range width under InstaAug (first seed) for hue (turns), saturation and value "
+           "(log-factors), split by class type; the dashed line is the global range's one width. A module that reads "
+           "the image gives hue-identified classes the narrower hue range.")
 R.plot_examples(res, test)
-plt.show()
+pages.show("Examples under easy-group lights (first seed): each test image, then the image at both ends of its "
+           "learned hue range and at both ends of its value range; the row label gives its class, light and hue "
+           "range in turns.")
 
 # %% [markdown]
 # ## Table 4: more training lights
 #
-# General accuracy (%) when the training set mixes 1, 2, 4 or 8 lights (nested sets: D45, then the others in a
-# seeded random order; the paper draws each set at random); random jitter is the best setting of Table 3, and it
-# and InstaAug use test-time augmentation, as in the paper. The sets this run used:
+# The training set mixes 1, 2, 4 or 8 lights, in nested sets (D45, then the others in a seeded random order; the
+# paper draws each set at random): {glue:md}`d3_sets`. Random jitter is the best setting of Table 3, and it and
+# InstaAug use test-time augmentation, as in the paper.
 
 # %%
-print({k: ", ".join(v) for k, v in res.sets.items()})
-t4
+pages.table(t4, f"Table 4: general accuracy (%) per number of training lights, the paper's beside ours (means over "
+            f"{facts['d3_seed_count']}); empty where this profile trained no such set.")
 
 # %% [markdown]
 # ## The data control: no hue-defined classes
@@ -163,60 +175,60 @@ t4
 # the chapter's share; the claim: InstaAug's gain over its input-free version shrinks (per seed, paired).
 
 # %%
-R.plot_control(res)
-plt.show()
-R.control_table(res)
-
-# %% [markdown]
-# ## The paper's claims
-
-# %%
-results.glue({**facts, "d3_departures": R.departures(S)})
-run.claims_table()
-
-# %%
-run.table()
+if S.control_share is not None:
+    R.plot_control(res)
+    pages.show("InstaAug's general accuracy minus its input-free version's at each hue share, one line per seed: "
+               "the gain should shrink where no class is defined by its hue.")
+    display(pages.table(R.control_table(res), "The data control, per hue share: accuracy (%, means over the "
+                        "control's seeds) and InstaAug's gain (points)."))
 
 # %% [markdown]
 # ## What this run shows
 #
 # - **Table 3.** InstaAug reaches {glue:md}`d3_instaaug_vs_random` in general accuracy without test-time
-#   augmentation, and {glue:md}`d3_instaaug_vs_random_tta` with it (the paper: 81.11 against 79.99 %, and 81.35
-#   against 80.55 %). Without test-time augmentation: {glue:md}`d3_instaaug_vs_random_verdict` With it:
-#   {glue:md}`d3_instaaug_vs_random_tta_verdict` The best random jitter here is {glue:md}`d3_best_random`; the
-#   paper's is `h=0, s=0.2, v=0.8`. On the stand-in a small hue jitter is safe for every class (a pair's hues are
-#   120° apart), which RawFooT's textures may not allow.
+#   augmentation, and {glue:md}`d3_instaaug_vs_random_tta` with it (the paper, without and with it:
+#   {glue:md}`d3_paper_instaaug` against {glue:md}`d3_paper_random`). The best random jitter here is
+#   {glue:md}`d3_best_random`; the paper's is {glue:md}`d3_paper_best`. On the stand-in a small hue jitter is safe for
+#   every class (a pair's hues are 120° apart), which RawFooT's textures may not allow.
 # - **Fig. 7, out of distribution.** Under the hard group's lights InstaAug reaches
 #   {glue:md}`d3_ood_above_every_random` without test-time augmentation, and
-#   {glue:md}`d3_ood_above_every_random_tta` with it. Without: {glue:md}`d3_ood_above_every_random_verdict` With:
-#   {glue:md}`d3_ood_above_every_random_tta_verdict` In distribution it is above {glue:md}`d3_easy_share` random
-#   settings. {glue:md}`d3_easy_share_verdict`
+#   {glue:md}`d3_ood_above_every_random_tta` with it. In distribution it is above {glue:md}`d3_easy_share` random
+#   settings.
 # - **Fig. D.1, per-image ranges.** InstaAug's hue range is {glue:md}`d3_hue_identified` turn wide on the
 #   hue-identified classes and {glue:md}`d3_random_hue` on the random-hue ones (difference {glue:md}`d3_hue_gap`);
-#   the global range has one width, {glue:md}`d3_global_hue`. {glue:md}`d3_hue_verdict` The saturation and value
-#   ranges are {glue:md}`d3_sv_widths` on average; whatever of the entropy band they leave goes to the hue. The
-#   ranges need not be symmetric (mean bounds in turns: {glue:md}`d3_hue_bounds`): a hue-identified item may move
-#   far from the hue of its twin class and little towards it.
-# - **Per-image against global.** {glue:md}`d3_global_vs_instaaug`. {glue:md}`d3_global_verdict` This compares
-#   InstaAug with its own input-free version, a control the paper does not run; the paper's nearest row, Augerino
-#   (78.97 % against InstaAug's 81.11 %), is another model.
-# - **The data control.** {glue:md}`d3_control` ({glue:md}`d3_control_seeds`). {glue:md}`d3_control_verdict`
-# - **Table 4.** InstaAug minus random jitter, both with test-time augmentation, in points per number of training
-#   lights, with each verdict: {glue:md}`d3_table4_gains` (the paper: +3.3, +2.8, +2.3, +2.3). Numbers of lights
-#   not trained at this profile: {glue:md}`d3_left_out`.
-# - **Seeds.** {glue:md}`d3_seeds`. Every claim of this chapter is about what training produces, so its verdict
-#   rests on the spread of the seeds (a 95 % interval over seeds, paired by seed); the test images of one trained
-#   model are not replicates of training.
+#   the global range has one width, {glue:md}`d3_global_hue`. The saturation and value ranges are, on average,
+#   {glue:md}`d3_sv_widths`; whatever of the entropy band they leave goes to the hue. The ranges need not
+#   be symmetric (mean bounds in turns: {glue:md}`d3_hue_bounds`): a hue-identified item may move far from the hue
+#   of its twin class and little towards it.
+# - **Per-image against global.** {glue:md}`d3_global_vs_instaaug`. This compares InstaAug with its own
+#   input-free version, a control the paper does not run; the paper's nearest row, Augerino
+#   ({glue:md}`d3_paper_augerino`), is another model. On these data the random-hue classes already show every hue
+#   in training, so a wider hue range for them adds little the classifier has not seen: the stand-in may leave
+#   per-image ranges less to gain over one learned range than RawFooT's textures.
+# - **The data control.** {glue:md}`d3_control`, over {glue:md}`d3_control_seeds`.
+# - **Table 4.** InstaAug minus random jitter, both with test-time augmentation, in points:
+#   {glue:md}`d3_table4_points` (the paper: {glue:md}`d3_paper_table4` with 1, 2, 4 and 8 lights). Numbers of
+#   lights not trained at this profile: {glue:md}`d3_left_out`.
 #
+# Every claim of this chapter is about what training produces, so its verdict rests on the spread of the seeds (a
+# 95 % interval over seeds, paired by seed; three seeds at least), here {glue:md}`d3_seed_count`; the test images
+# of one trained model are not replicates of training.
+#
+# ## The paper's claims
+
+# %%
+run.claims_table()
+
+# %% [markdown]
 # ## Where this run departs from the paper
 #
 # The paper trains a PreActResNet-18 on 200 px texture patches for 50 epochs, ten times per method, and sweeps 216
 # random-jitter settings. The `cpu` profile keeps the number of training images (200 per class) and the method,
-# and shrinks the rest to fit a few minutes on two cores: 16 px images (the experiment is about colour), the
-# 4-conv classifier, a cosine schedule at a larger step, a module step far above the paper's 1e-5 (at 1e-5 the
-# ranges would not move in a few hundred steps), a band check every few steps instead of once per epoch, fewer
-# test-time draws, a reduced sweep around the paper's best setting, and three seeds instead of ten (the fewest that
-# decide a claim about training). Setting by setting, the paper's value beside this run's:
+# and shrinks the rest to fit a few minutes on two cores: {glue:text}`size` px images (the experiment is about
+# colour), the 4-conv classifier, a cosine schedule at a larger step, a module step far above the paper's 10⁻⁵ (at
+# 10⁻⁵ the ranges would not move in a few hundred steps), a band check every few steps instead of once per epoch,
+# fewer test-time draws, a reduced sweep around the paper's best setting, and fewer seeds than ten. Setting by
+# setting, the paper's value beside this run's:
 #
 # {glue:md}`d3_departures`
 #

@@ -11,7 +11,7 @@
 # ---
 
 # %% [markdown]
-# # D5. A fixed classifier: learned test-time augmentation (Table 2)
+# # D5. Can a module learned beside a frozen classifier improve its test-time augmentation?
 #
 # Section 5.3 of {cite}`miao2023instaaug`. The classifier is **not** trained here: a pre-trained network is frozen
 # (parameters fixed, kept in eval mode) and only the invariance module learns beside it, with the objective of
@@ -65,17 +65,13 @@ models = None  # label -> model spec, the first the frozen classifier: {"ResNet"
 seed = None
 
 # %%
-import matplotlib.pyplot as plt
-
-from invlib import results
+from invlib import pages, results
 from invlib.papers.d import fixed as D
 from invlib.papers.d import fixed_reports as R
 
 S, run = results.open_chapter(D.settings, globals())
 nets = D.classifiers(S)
 train, test = D.scene_data(S)
-print(train, test, sep="\n")
-S
 
 # %% [markdown]
 # ## Where this run departs from the paper
@@ -86,7 +82,7 @@ S
 # steps rather than once per epoch: with SGD at the paper's rate the module barely moves in a run this short.
 
 # %%
-R.departures(S)
+pages.table(R.departures(S), "The settings of this run that differ from the paper's.")
 
 # %% [markdown]
 # ## Training the module beside the frozen classifier
@@ -101,47 +97,53 @@ R.departures(S)
 net, hist = D.train(S, nets[S.frozen], train)
 free, free_hist = D.train(S, nets[S.frozen], train, input_free=True)  # the control: one distribution for all images
 R.plot_trace(D.band_trace(hist), S)
-plt.show()
+pages.show(f"The module's training beside the frozen {S.frozen}, on {len(train):,} scenes: the mean entropy of its "
+           f"crop distribution at each band check (left axis; the band [{S.h_min:g}, {S.h_max:g}] shaded) and the "
+           "weight λ after the check (right axis).")
 
 # %% [markdown]
 # ## What the module learned: crops per image
 #
-# Crops drawn from the trained module (yellow) on test scenes it never saw, with the object's box (red). The
-# table measures the crop distributions on the whole test set: the trained module, the **same** module's
+# The table measures the crop distributions on the whole test set: the trained module, the **same** module's
 # distribution averaged over the test images (its crops, not matched to the image: the input-independent
-# counterpart), the untrained module, and the random crop of the TTA baseline. `covers_object` is the
-# probability that a crop contains the object's centre, `centre_in_box` that the crop's centre lies on the object,
-# `kl_to_mean` the mean KL divergence of each image's distribution to the average one (0 when it ignores the image).
+# counterpart), the untrained module, and the random crop of the TTA baseline.
 
 # %%
 R.plot_crops(test, D.sample_crops(S, net.augment, test))
-plt.show()
+pages.show("Crops drawn from the trained module (yellow) on test scenes it never saw, with the object's box (red) "
+           "and the class above each scene. Crops that follow the object cluster on the red box.")
 stats = D.crop_stats(S, net.augment, test)
 items = D.crop_per_image(S, net.augment, test)  # the same measures per test image, for the verdicts
-stats.round(3)
+pages.table(stats.rename(columns=R.COLUMNS), f"Crop distributions on the {len(test):,} test scenes: the expected "
+            "side, the chance that a crop contains the object's centre and that its centre lies on the object, the "
+            "entropy, and the mean KL divergence of each scene's distribution to the average one (0 when it "
+            "ignores the image).")
 
 # %% [markdown]
 # ## Test-time augmentation of the frozen classifier and of another one
 #
-# Every classifier sees the same views. For each repeat of the draws, the `n = 1` and `n = 4` views are the first
-# of that repeat's ten. The module was trained beside the first classifier only.
+# Every classifier sees the same views. For each repeat of the draws, the fewer-sample views are the first of that
+# repeat's views. The module was trained beside the first classifier only.
 
 # %%
 res = D.tta(S, net.augment, nets, test, free=free.augment)
 R.plot_tta(res)
-plt.show()
+pages.show(f"Test accuracy against the number of TTA samples, one panel per classifier, one line per method (mean "
+           f"± standard error over {S.tta_seeds} repeats of the draws on the {len(test):,} test scenes); the "
+           "classifier alone dashed. The module was trained beside the first classifier only.")
 
 # %% [markdown]
 # ## Table 2, this run beside the paper
 #
-# Test accuracy (%) with each TTA, mean ± standard error over the repeats of the draws. The paper's columns are
-# the ImageNet models ours stand for; Fast AutoAugment is not re-run (its searched policy is not available here),
-# and the single-sample rows are ours only.
+# Fast AutoAugment is not re-run (its searched policy is not available here), and the single-sample rows are
+# ours only.
 
 # %%
 still = D.control(S, nets[S.frozen])  # both modules trained and tested again on the same scenes, held still
 table, facts = R.report(run, S, res, stats, hist, items, still, free_hist)
-table
+results.glue(facts)
+pages.table(table, f"Table 2: test accuracy (%) with each TTA, mean ± standard error over {S.tta_seeds} repeats of "
+            "the draws, beside the paper's ImageNet columns for the models ours stand for.")
 
 # %% [markdown]
 # ## The controls: input-free crops, and scenes without per-instance variation
@@ -151,58 +153,54 @@ table
 # colours and distractor). Both modules at each variation were trained the same way, beside the same classifier.
 
 # %%
-R.control_table(S, res, still)
-
-# %% [markdown]
-# The claims of section 5.3, each with the criterion its verdict is computed by, and the metrics that have a paper
-# value.
-
-# %%
-results.glue(facts)
-run.claims_table()
-
-# %%
-run.table()
+pages.table(R.control_table(S, res, still), f"The frozen {S.frozen}'s accuracy (%, mean over the repeats of the "
+            "draws) alone and with each module's TTA, on the varied and on the still scenes (the first training "
+            "seed's modules).")
 
 # %% [markdown]
 # ## What this run shows
 #
+# Every interval below is a 95 % bootstrap interval over the test images, for this one module: it says how sure
+# these test scenes make the difference, not whether training such modules does the same in general (the controls
+# say that, over training seeds).
+#
 # - **The frozen classifier**, {glue:md}`d5_frozen`, scores {glue:md}`d5_alone` alone on the
 #   {glue:md}`d5_n_test` test scenes, and {glue:md}`d5_ia` with this module's TTA of {glue:md}`d5_n` samples,
-#   averaged over {glue:md}`d5_repeats` repeats of the draws: {glue:md}`d5_gain` (95 % interval over the test
-#   images; the paper: 80.43 → 81.18 % on ResNet-50). {glue:md}`d5_gain_verdict`
-# - **Against random crops** of the same number, this module's TTA differs by {glue:md}`d5_vs_rc` (random crop:
-#   {glue:md}`d5_rc`). {glue:md}`d5_vs_rc_verdict` Random crops alone change the classifier's accuracy by
-#   {glue:md}`d5_rc_vs_alone` and AutoAugment's ImageNet policy by {glue:md}`d5_aa_vs_alone` (the paper: both
-#   lower ResNet-50's). {glue:md}`d5_drops_verdict` Our classifier was trained with RandomResizedCrop on objects
-#   that move and change size, so random crops at test time are views of the kind it was trained on;
-#   AutoAugment's colour and geometry operations are not.
-# - **The same module on other classifiers**, without retraining: {glue:md}`d5_transfer` over the classifier
-#   alone, and {glue:md}`d5_transfer_rc` against random crops of the same number. {glue:md}`d5_transfer_verdict`
-# - **Against the input-free module** (the same module trained the same way on `0·x`), this module's TTA
-#   differs by {glue:md}`d5_vs_free` over the test images (input-free: {glue:md}`d5_free`): that describes this
-#   pair of modules. {glue:md}`d5_vs_free_verdict`
+#   averaged over {glue:md}`d5_repeats` repeats of the draws: a change of {glue:md}`d5_gain`. The paper: 80.43 →
+#   81.18 % on ResNet-50.
+# - **Against random crops** of the same number, at {glue:md}`d5_rc`, this module's TTA differs by
+#   {glue:md}`d5_vs_rc`. Random crops alone change the classifier's accuracy by {glue:md}`d5_rc_vs_alone`, and
+#   AutoAugment's ImageNet policy by {glue:md}`d5_aa_vs_alone`; in the paper both lower ResNet-50's. Our classifier
+#   was trained with RandomResizedCrop on objects that move and change size, so random crops at test time are
+#   views of the kind it was trained on; AutoAugment's colour and geometry operations are not.
+# - **The same module on other classifiers**, without retraining, over the classifier alone:
+#   {glue:md}`d5_transfer`; against random crops of the same number: {glue:md}`d5_transfer_rc`.
+# - **Against the input-free module** (the same module trained the same way on `0·x`), at {glue:md}`d5_free`, this
+#   module's TTA differs by {glue:md}`d5_vs_free`: that describes this pair of modules.
 # - **Without per-instance variation** (the same scenes at variation {glue:md}`d5_control_variation`, both
-#   modules trained again): {glue:md}`d5_still`, InstaAug over the input-free module {glue:md}`d5_still_gain`.
-#   For the modules of this run's seed the gain is smaller there than on the varied scenes by
-#   {glue:md}`d5_control` (per scene, paired). {glue:md}`d5_control_verdict`
+#   modules trained again): {glue:md}`d5_still`; InstaAug over the input-free module, {glue:md}`d5_still_gain`.
+#   For the modules of this run's seed, per scene and paired, the gain is smaller there than on the varied scenes
+#   by {glue:md}`d5_control`.
 # - **From {glue:md}`d5_n_lo` to {glue:md}`d5_n` samples**, this module's TTA changes by {glue:md}`d5_grow`.
-#   {glue:md}`d5_grow_verdict`
 # - **The crops and the image**: the mean KL divergence of each image's crop distribution to the average one is
-#   {glue:md}`d5_kl`. {glue:md}`d5_kl_verdict` A crop holds the object's centre with probability
-#   {glue:md}`d5_cover`. {glue:md}`d5_cover_verdict` The expected crop side is {glue:md}`d5_side`.
+#   {glue:md}`d5_kl`. A crop holds the object's centre with probability {glue:md}`d5_cover`. The expected crop
+#   side is {glue:md}`d5_side`.
 # - **How far to trust the differences**: one accuracy on these {glue:md}`d5_n_test` test scenes has a sampling
 #   error of about {glue:md}`d5_test_se` on its own; the intervals above include it (they resample the test
 #   images), the ± of Table 2 (the repeats of the draws) do not. The paired intervals of Table 2's comparisons
 #   are {glue:md}`d5_ci_width` wide: a difference of a few images cannot decide a claim. More test images would
 #   narrow them as one over the square root of their number.
-# - **The entropy band**: the module's mean entropy went {glue:md}`d5_band` (band
-#   {glue:md}`d5_band_range`).
+# - **The entropy band**: the module's mean entropy went {glue:md}`d5_band` (band {glue:md}`d5_band_range`).
 #
 # The scale is far from the paper's: 56 px scenes and small networks instead of ImageNet at 224 px, a few
 # thousand training images for the module instead of 1.28 million, a few hundred test images instead of 50,000
-# (the table above lists every departure). The mechanism runs at this scale (a module trained beside a fixed
+# (the table of departures lists every setting). The mechanism runs at this scale (a module trained beside a fixed
 # network, crops drawn per image, TTA without retraining); the paper's accuracies cannot be compared with ours.
+#
+# ## The paper's claims
+
+# %%
+run.claims_table()
 
 # %%
 run.close()

@@ -372,7 +372,7 @@ def test_hue_gap_per_seed_decides_fig_d1():
 
 def test_departures_list_what_the_profile_changes():
     text = R.departures(C.settings("cpu"))
-    assert "| `module_lr` | 1e-05 | 0.2 |" in text and "| `jitter` | 216 settings | 6 settings |" in text
+    assert "| `module_lr` | 0.00001 | 0.2 |" in text and "| `jitter` | 216 settings | 6 settings |" in text
     assert "train_condition" not in text and "control_share" not in text  # the control is ours, not a departure
 
 

@@ -361,7 +361,7 @@ def test_report_verdicts_follow_the_numbers():
     assert table.loc[("InstaAug", 10), "ResNet: ours"].startswith(f"{ia:.2f} ± ") and 55 < ia < 65
     assert run.paper["resnet/instaaug_n10"] == 81.18 and run.paper["vit/none_n1"] == 86.34  # the ViT is XCiT
     assert facts["d5_band"].startswith("from 1.20 to 2.70") and facts["d5_n"] == "10"
-    assert facts["d5_gain"].startswith("+") and "[" in facts["d5_gain"]
+    assert facts["d5_gain"].startswith("+") and "interval" in facts["d5_gain"]
     assert facts["d5_gain_verdict"].startswith("This module's TTA raises")
     assert facts["d5_vs_free_verdict"].startswith("Over the training seeds: Per-input crops beat")
     assert "InstaAug" in facts["d5_still"]

@@ -611,6 +611,14 @@ CROP_METHODS = {"none": "none", "random_crop": "random crop", "instaaug": "Insta
 CROP_SETTING = ("n_train", "n_test", "epochs", "pretrain_epochs", "batch_size", "lr", "weight_decay", "module_lr",
                 "warmup_epochs")
 CROP_MEASURES = ("side", "centre_in_box", "kl_to_mean", "entropy", "side_rho")
+# How D2's page names the rows of :func:`crop_comparison` (the keys stay as they are recorded).
+CROP_ROWS = {**{f"accuracy: {m} (%)": f"test accuracy, {name if m != 'none' else 'no augmentation'} (%)"
+                for m, name in CROP_METHODS.items()},
+             "InstaAug crops: side": "InstaAug: expected crop side",
+             "InstaAug crops: centre_in_box": "InstaAug: crop mass centred in the object's box",
+             "InstaAug crops: kl_to_mean": "InstaAug: KL of a scene's crops to their mean (nats)",
+             "InstaAug crops: entropy": "InstaAug: entropy (nats)",
+             "InstaAug crops: side_rho": "InstaAug: Spearman ρ, crop side vs object side"}
 
 
 def crop_run(path: str | Path = PATH) -> dict | None:
@@ -732,3 +740,142 @@ def crop_facts(table: pd.DataFrame, order: results.Evidence | None = None) -> di
                    f"their code was run from one ({order.text()}).", not_measurable="Their code was not run at this "
                    "chapter's setting, so the orders are not compared."))
     return out
+
+
+# ----------------------------------------------------------------------------- their crop run, for D2's page
+def _number(text) -> float:
+    """A number from their logs' text (``"0.7473"``, ``"[5.28]"``, ``"20.80%"``); NaN when missing."""
+    if text is None:
+        return math.nan
+    m = re.search(r"-?\d+(\.\d+)?(e-?\d+)?", str(text))
+    return float(m.group(0)) if m else math.nan
+
+
+def crop_curves(path: str | Path = PATH) -> pd.DataFrame:
+    """Their crop training at D2's cpu setting, epoch by epoch (their logs, stored in ``crop_cpu``): ``method``
+    (our ids: none, random_crop, instaaug), ``epoch`` counted from the start of training (InstaAug's run starts
+    from their no-augmentation network after its ``pretrain_epochs``, so its first epoch is the one after those),
+    ``test_acc`` (%), ``train_ce`` (the classifier's training loss on the views it was trained on), and for
+    InstaAug the module's mean ``entropy`` (nats, on their test pass) and the entropy weight ``lam``. Empty when
+    their run is missing.
+
+    Example
+    -------
+    >>> c = crop_curves()
+    >>> c.groupby("method").epoch.max().to_dict()
+    {'instaaug': 10, 'none': 10, 'random_crop': 10}
+    """
+    their = crop_run(path)
+    columns = ["method", "epoch", "test_acc", "train_ce", "entropy", "lam"]
+    if their is None:
+        return pd.DataFrame(columns=columns)
+    ours = {v: k for k, v in CROP_METHODS.items()}
+    rows = []
+    for r in their["runs"]:
+        start = their["settings"]["pretrain_epochs"] if r["method"] == "InstaAug" else 0
+        rows += [dict(method=ours[r["method"]], epoch=start + e["epoch"], test_acc=_percent(e["test_accuracy"]),
+                      train_ce=_number(e["train_ce"]), entropy=_number(e["entropy"]),
+                      lam=_number(e["entropy_weight"])) for e in r["per_epoch"]]
+    return pd.DataFrame(rows, columns=columns)
+
+
+def crop_gap_facts(path: str | Path = PATH, n_classes: int = 10) -> dict:
+    """The numbers D2's page quotes on why their InstaAug ends far below ours, all from their stored run (NaN when
+    missing): the accuracy of the network it starts from (``their_start_acc``, %: their no-augmentation run after
+    its ``pretrain_epochs``), its best test accuracy over its epochs (``their_best_acc``, %), each method's last
+    training loss (``their_ce_<method>``) against chance, the module's entropy at the first and last check
+    (``their_h_first``, ``their_h_last``) against the most 321 crops allow (``their_h_max``) and at the start
+    (``their_h_start``, its heads giving 0: ``their_whole_start`` of the mass on the whole image), the weight at
+    the first and last check (``their_lam_first``, ``their_lam_last``), the epochs it trained (``their_epochs``), the
+    trained module's expected crop side (``their_side``) against the side of their 16 x 16 layer's crops
+    (``their_small_side``; ``their_small_count`` of them), the share of its crops that contain the object's centre
+    (``their_covers``, %) and their sampler's over-sampling of the likeliest crop at the start (``their_top_p``,
+    ``their_top_freq``); their setting's ``their_pretrain`` epochs, ``their_test_copies``, ``their_num_crops``,
+    their band (``their_band_lo``, ``their_band_hi``) and the factor ``their_alpha`` of a band check; and the
+    range of their no-augmentation run's test accuracy over its last five epochs
+    (``their_none_lo``, ``their_none_hi``, %: how much one epoch moves it); ``chance``, the cross-entropy of a
+    uniform guess over ``n_classes`` (the scenes': 10).
+
+    Example
+    -------
+    >>> f = crop_gap_facts()
+    >>> f["their_h_last"] > f["their_h_first"] > 3.5 > f["their_h_start"], f["their_small_count"]
+    (True, 256)
+    """
+    nan = math.nan
+    rec, their, curves = stored(path), crop_run(path), crop_curves(path)
+    names = ("pretrain", "test_copies", "num_crops", "band_lo", "band_hi", "alpha", "start_acc", "best_acc",
+             "h_first", "h_last", "lam_first", "lam_last", "epochs", "side", "covers",
+             "h_max", "h_start", "whole_start", "small_side", "small_count", "top_p", "top_freq", "none_lo", "none_hi",
+             *(f"ce_{m}" for m in CROP_METHODS))
+    out = dict(chance=math.log(n_classes), **{f"their_{k}": nan for k in names})
+    if their is None or not len(curves):
+        return out
+    ia = curves[curves.method == "instaaug"].sort_values("epoch")
+    setting, scheduler = their["settings"], rec.get("scheduler", {}).get("settings", {})
+    out.update(their_pretrain=setting["pretrain_epochs"], their_test_copies=setting["test_copies"],
+               their_band_lo=scheduler.get("band", [nan])[0], their_band_hi=scheduler.get("band", [nan, nan])[1],
+               their_alpha=scheduler.get("alpha", nan))
+    pre = curves[(curves.method == "none") & (curves.epoch == their["settings"]["pretrain_epochs"])]
+    out.update(their_start_acc=float(pre.test_acc.iloc[0]) if len(pre) else nan,
+               their_best_acc=float(ia.test_acc.max()), their_h_first=float(ia.entropy.iloc[0]),
+               their_h_last=float(ia.entropy.iloc[-1]),
+               their_lam_first=float(ia.lam.iloc[0]), their_lam_last=float(ia.lam.iloc[-1]), their_epochs=len(ia),
+               **{f"their_ce_{m}": float(rows.sort_values("epoch").train_ce.iloc[-1])
+                  for m, rows in curves.groupby("method")})
+    late = curves[curves.method == "none"].sort_values("epoch").test_acc.iloc[-5:]
+    out.update(their_none_lo=float(late.min()), their_none_hi=float(late.max()))
+    measures = their.get("crop_measures") or {}
+    out.update(their_side=measures.get("side", nan), their_covers=100 * measures.get("covers_object", nan))
+    crops = rec.get("crops", {})
+    if crops:
+        small, initial = crops["layers"][0], crops["initial"]["bias_only"]
+        out.update(their_num_crops=crops["num_crops"], their_h_max=math.log(crops["num_crops"]),
+                   their_h_start=initial["entropy"],
+                   their_whole_start=100 * initial["mass_per_layer"][-1], their_small_side=small["side"],
+                   their_small_count=small["count"])
+    top = (rec.get("sampler", {}).get("crops_321") or {}).get("most_likely")
+    if top:
+        out.update(their_top_p=top["p"], their_top_freq=top["freq_theirs"])
+    return out
+
+
+def plot_crop_run(curves: pd.DataFrame, path: str | Path = PATH):
+    """Their crop training (:func:`crop_curves`): left, each method's test accuracy per epoch; right, their
+    InstaAug module's mean entropy per epoch (and at its start, its heads giving 0) against their config's band
+    (shaded) and the most their 321 crops allow (dotted), with the entropy weight on a second axis. Nothing drawn
+    without their run."""
+    import matplotlib.pyplot as plt
+
+    rec = stored(path)
+    if not len(curves) or rec is None:
+        return None
+    band = rec["scheduler"]["settings"]["band"]
+    max_entropy = math.log(rec["crops"]["num_crops"]) if "crops" in rec else None
+    fig, ax = plt.subplots(1, 2, figsize=(8.5, 3.2))
+    names = {"none": "no augmentation", "random_crop": "random crop", "instaaug": "InstaAug"}
+    for (m, rows), style in zip(curves.groupby("method", sort=False), ("o-", "s--", "^-")):
+        ax[0].plot(rows.epoch, rows.test_acc, style, label=names.get(m, m))
+    ax[0].set_xlabel("epoch")
+    ax[0].set_ylabel("test accuracy (%)")
+    ax[0].legend(fontsize=9)
+    ia = curves[curves.method == "instaaug"]
+    ax[1].axhspan(*band, color="tab:green", alpha=0.2, label="band")
+    start = rec.get("crops", {}).get("initial", {}).get("bias_only", {}).get("entropy")
+    if start is not None:
+        ax[1].plot([rec["crop_cpu"]["settings"]["pretrain_epochs"]], [start], "o", mfc="none", color="tab:green",
+                   label="at the start")
+    if max_entropy is not None:
+        ax[1].axhline(max_entropy, ls=":", color="0.3", label="most possible")
+    ax[1].plot(ia.epoch, ia.entropy, "^-", color="tab:green", label="entropy")
+    ax[1].set_ylim(0, None)
+    ax[1].set_xlabel("epoch")
+    ax[1].set_ylabel("InstaAug's entropy (nats)")
+    lam = ax[1].twinx()
+    lam.plot(ia.epoch, ia.lam, "k.--", label="λ (right)")
+    lam.set_ylim(0, None)
+    lam.set_ylabel("λ")
+    handles = ax[1].get_legend_handles_labels()[0] + lam.get_legend_handles_labels()[0]
+    ax[1].legend(handles, [h.get_label() for h in handles], fontsize=9, loc="lower right")
+    fig.tight_layout()
+    return ax

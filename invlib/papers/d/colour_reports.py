@@ -272,7 +272,9 @@ def report(run, S: Colour, res: ColourRun) -> tuple[pd.DataFrame, pd.DataFrame, 
     facts |= _figd1_claim(run, res)
     facts |= _table4_claims(run, res)
     facts |= _control_claim(run, S, res)
-    facts |= {"d3_best_random": res.best_random, "d3_seeds": _seeds_note(res)}
+    n = res.accuracy["seed"].nunique()
+    facts |= {"d3_best_random": res.best_random, "d3_seeds": _seeds_note(res),
+              "d3_seed_count": f"{n} seed{'s' * (n != 1)}", **paper_facts()}
     control = "control/gain_shrinks_without_hue_classes"
     record_replicates(run, "seeds", seed_seconds(res, ("table3", "table4")),
                       [c.id for c in PROTOCOL.of_chapter(CHAPTER) if c.id != control],
@@ -282,6 +284,26 @@ def report(run, S: Colour, res: ColourRun) -> tuple[pd.DataFrame, pd.DataFrame, 
                       note="a seed: the global range and InstaAug at both hue shares (those at the chapter's share are "
                            "Table 3's models of the seed when it is one of seeds)")
     return t3, sweep, t4, facts
+
+
+def paper_facts() -> dict:
+    """The paper's numbers D3's prose quotes (Tables 3 and 4), as text: ``d3_paper_instaaug``,
+    ``d3_paper_random`` (general accuracy, %, without and with test-time augmentation), its best random jitter
+    ``d3_paper_best``, ``d3_paper_augerino``
+    and ``d3_paper_table4`` (InstaAug minus random jitter, points, per number of lights).
+
+    Example
+    -------
+    >>> paper_facts()["d3_paper_table4"]
+    '+3.3, +2.8, +2.3, +2.3'
+    """
+    ia, rnd = PAPER_TABLE3["InstaAug"], PAPER_TABLE3["random jitter (best of the sweep)"]
+    gains = [a[0] - b[0] for a, b in zip(PAPER_TABLE4["InstaAug"], PAPER_TABLE4["random jitter"])]
+    h, sat, v = PAPER_BEST
+    return {"d3_paper_instaaug": f"{ia[0]:.2f} and {ia[2]:.2f} %",
+            "d3_paper_random": f"{rnd[0]:.2f} and {rnd[2]:.2f} %", "d3_paper_best": f"h={h:g} s={sat:g} v={v:g}",
+            "d3_paper_augerino": f"{PAPER_TABLE3['Augerino'][0]:.2f} %",
+            "d3_paper_table4": ", ".join(f"{g:+.1f}" for g in gains)}
 
 
 def seed_seconds(res: ColourRun, experiments: tuple[str, ...]) -> list[float]:
@@ -412,7 +434,7 @@ def _figd1_claim(run, res: ColourRun) -> dict:
 def _table4_claims(run, res: ColourRun) -> dict:
     """Table 4: the gain of InstaAug over the best random jitter (both with TTA) at each number of conditions."""
     a = res.accuracy[res.accuracy["experiment"] == "table4"]
-    texts = []
+    texts, points_ = [], []
     for k in TABLE4_K:
         ins = a[(a["k"] == k) & (a["kind"] == "instaaug") & a["tta"]].set_index("seed")["general"]
         rnd = a[(a["k"] == k) & (a["kind"] == "random") & a["tta"]].set_index("seed")["general"]
@@ -425,7 +447,9 @@ def _table4_claims(run, res: ColourRun) -> dict:
                   if measurable else "not run at this profile")
         if measurable:
             texts.append(f"{k}: {ev.estimate:+.1f} ({ev.verdict})")
+            points_.append(f"{ev.estimate:+.1f} with {k} light{'s' * (k > 1)}")
     return {"d3_table4_gains": ", ".join(texts) if texts else "not run",
+            "d3_table4_points": ", ".join(points_) if points_ else "not run",
             "d3_left_out": ", ".join(str(k) for k in TABLE4_K if k not in res.sets) or "none"}
 
 
@@ -511,15 +535,23 @@ def departures(S: Colour) -> str:
     >>> from .colour import settings
     >>> print(departures(settings("paper")))
     This run uses the paper's settings.
-    >>> departures(settings("cpu")).splitlines()[2].startswith("| `n_test` | 6000 | 2300 |")
+    >>> departures(settings("cpu")).splitlines()[2].startswith("| `n_test` | 6,000 | 2,300 |")
     True
     """
     import dataclasses
 
     paper = Colour()
 
+    from ...pages import number
+
     def short(v):
-        return f"{len(v)} settings" if isinstance(v, tuple) and v and isinstance(v[0], tuple) else str(v)
+        if isinstance(v, tuple) and v and isinstance(v[0], tuple):
+            return f"{len(v)} settings"
+        if isinstance(v, tuple):
+            return ", ".join(short(x) for x in v) if len(v) <= 6 else f"{len(v)} ({short(v[0])} to {short(v[-1])})"
+        if isinstance(v, float) and 0 < abs(v) < 0.001:  # the paper's module step: 0.00001, not "< 0.001"
+            return f"{v:.12f}".rstrip("0")
+        return "—" if v is None else number(v) if isinstance(v, (int, float)) and not isinstance(v, bool) else str(v)
 
     ours = ("profile", "device", "progress", "control_share", "control_seeds")  # not the paper's: its control is ours
     rows = [(f.name, short(getattr(paper, f.name)), short(getattr(S, f.name))) for f in dataclasses.fields(S)
@@ -575,7 +607,7 @@ def plot_fig7(res: ColourRun, tta: bool = False, ax=None):
     for _, r in rnd.iterrows():
         ax.scatter(r["easy" + sfx], r["hard" + sfx], s=40 + 200 * r["v"], color=cmap(r["h"] / 0.5),
                    alpha=0.35 + 0.65 * r["s"], edgecolor="k", linewidth=0.5)
-        ax.annotate(f"h={r['h']:g} s={r['s']:g} v={r['v']:g}", (r["easy" + sfx], r["hard" + sfx]), fontsize=7,
+        ax.annotate(f"h={r['h']:g} s={r['s']:g} v={r['v']:g}", (r["easy" + sfx], r["hard" + sfx]), fontsize=8,
                     xytext=(4, 4), textcoords="offset points")
     marks = {NO_AUG: ("s", "grey"), GLOBAL: ("D", "tab:blue"), INSTAAUG: ("*", "tab:green")}
     for name, (marker, colour) in marks.items():
@@ -587,7 +619,7 @@ def plot_fig7(res: ColourRun, tta: bool = False, ax=None):
                    edgecolor="k", label=label, zorder=3)
     ax.set(xlabel="in-distribution accuracy (easy group, %)", ylabel="out-of-distribution accuracy (hard group, %)",
            title="Fig. 7" + (" with test-time augmentation" if tta else ""))
-    ax.legend(fontsize=8, loc="lower right")
+    ax.legend(fontsize=8, loc="best")
     return ax
 
 
@@ -602,7 +634,7 @@ def plot_conditions(res: ColourRun, tta: bool = False, ax=None):
     """
     import matplotlib.pyplot as plt
 
-    ax = ax or plt.subplots(figsize=(12, 3.6))[1]
+    ax = ax or plt.subplots(figsize=(9, 3.4))[1]
     p = res.per_condition
     seed = p["seed"].min()
     order = [c for g in ("easy", "neither", "hard") for c in CONDITIONS if GROUP_OF[c] == g and c in p.columns]
@@ -631,7 +663,7 @@ def plot_ranges(res: ColourRun):
     """
     import matplotlib.pyplot as plt
 
-    axes = plt.subplots(1, 3, figsize=(13, 3.4))[1]
+    axes = plt.subplots(1, 3, figsize=(9.5, 3.1))[1]
     r = res.ranges
     seed = r["seed"].min()
     ins, glob = r[(r["model"] == INSTAAUG) & (r["seed"] == seed)], r[(r["model"] == GLOBAL) & (r["seed"] == seed)]
@@ -672,7 +704,7 @@ def plot_examples(res: ColourRun, test, n: int = 3):
     picks = [i for kind in (HUE_IDENTIFIED, RANDOM_HUE)
              for i in ins.index[(ins["class_type"] == kind) & (ins["group"] == "easy")][:n]]
     cols = ["image", "hue: low end", "hue: high end", "value: low end", "value: high end"]
-    fig, axes = plt.subplots(len(picks), len(cols), figsize=(1.9 * len(cols), 2.0 * len(picks)), squeeze=False)
+    fig, axes = plt.subplots(len(picks), len(cols), figsize=(1.6 * len(cols), 1.75 * len(picks)), squeeze=False)
     for row, i in zip(axes, picks):
         x = test.images[i:i + 1].float() / 255
         e = ins.loc[i]
@@ -682,9 +714,9 @@ def plot_examples(res: ColourRun, test, n: int = 3):
             ax.imshow(img[0].permute(1, 2, 0).clamp(0, 1).numpy(), interpolation="nearest")
             ax.set_xticks([])
             ax.set_yticks([])
-            ax.set_title(title if theta is None else f"{title}\n{theta[0] or theta[2]:+.2f}", fontsize=7)
+            ax.set_title(title if theta is None else f"{title}\n{theta[0] or theta[2]:+.2f}", fontsize=8)
         row[0].set_ylabel(f"{test.classes[int(e['label'])]}\n{e['condition']}, hue [{e['hue_low']:.2f}, "
-                          f"{e['hue_high']:.2f}]", fontsize=7)
+                          f"{e['hue_high']:.2f}]", fontsize=8)
     fig.tight_layout()
     return [row[0] for row in axes]
 

@@ -441,7 +441,7 @@ def plot_control(control: pd.DataFrame, axes=None):
     axes[0].axhline(0, color="0.5", lw=0.8)
     axes[0].set(xlabel="scenes' variation", ylabel="InstaAug − without input (TTA points)", xticks=vs)
     axes[1].set(xlabel="scenes' variation", ylabel="InstaAug: KL to the average (nats)", xticks=vs)
-    axes[0].legend(fontsize=7)
+    axes[0].legend(fontsize=8)
     return axes
 
 
@@ -553,15 +553,37 @@ def _control_facts(S: Contrastive, eff: pd.DataFrame, ev: dict) -> dict:
     """The data control's sentences for the prose."""
     n, v, c = len(eff), S.variation, S.control_variation
     m = {k: float(eff[k].mean()) if n else math.nan for k in ("gain_v", "gain_c", "kl_v", "kl_c")}
-    return {"d4_control_seeds": f"{n} seed{'s' * (n != 1)}",
-            "d4_control_acc": f"{m['gain_v']:+.1f} points at variation {v:g} and {m['gain_c']:+.1f} at {c:g}. "
+    acc = f"{m['gain_v']:+.1f} points at variation {v:g} and {m['gain_c']:+.1f} at {c:g}"
+    kl = f"{m['kl_v']:.3f} nats at variation {v:g} and {m['kl_c']:.3f} at {c:g}"
+    return {"d4_control_seeds": f"{n} seed{'s' * (n != 1)}", "d4_control_acc_value": acc, "d4_control_kl_value": kl,
+            "d4_control_acc": f"{acc}. "
             + _says(ev["shrink_acc"], "The per-input gain shrinks without per-instance variation",
                     "The per-input gain does not shrink by the smallest change that matters without per-instance "
                     "variation"),
-            "d4_control_kl": f"{m['kl_v']:.3f} nats at variation {v:g} and {m['kl_c']:.3f} at {c:g}. "
+            "d4_control_kl": f"{kl}. "
             + _says(ev["shrink_kl"], "The module depends less on the image without per-instance variation",
                     "The module does not depend less on the image, by the smallest drop that matters, without "
                     "per-instance variation")}
+
+
+def training_table(trained: dict) -> pd.DataFrame:
+    """What training did, one row per model and seed (:func:`~invlib.papers.d.contrastive.train`'s results): the
+    contrastive loss at the first and last epoch, the share of images whose second view is the nearest to their
+    first (last epoch), the learned module's entropy and λ at its last band check, and the seconds.
+
+    Example
+    -------
+    >>> tr = {(INSTA, 0): dict(history=[dict(train_acc=0.4)], nt_xent=[4.0, 3.5], band=[(4, 2.5, 0.24)],
+    ...                         seconds=2.0)}
+    >>> training_table(tr).iloc[0].tolist()
+    [4.0, 3.5, 0.4, 2.5, 0.24, 2.0]
+    """
+    rows = [dict(method=m, seed=s, **{"NT-Xent, first epoch": r["nt_xent"][0], "NT-Xent, last epoch": r["nt_xent"][-1],
+                                      "views matched": r["history"][-1]["train_acc"],
+                                      "entropy (nats)": r["band"][-1][1] if r.get("band") else None,
+                                      "λ": r["band"][-1][2] if r.get("band") else None, "seconds": r["seconds"]})
+            for (m, s), r in trained.items()]
+    return pd.DataFrame(rows).set_index(["method", "seed"])
 
 
 def _detail(ev: results.Evidence) -> str:
@@ -579,7 +601,8 @@ def _says(ev: results.Evidence, reproduced: str, not_reproduced: str) -> str:
 
 def _facts(S: Contrastive, trained: dict, probes: pd.DataFrame, crop: dict, band: dict, initial: dict,
            untrained: pd.DataFrame | None, ev: dict) -> dict:
-    """The facts the prose quotes: the run's numbers, and its sentences about results made from the verdicts."""
+    """The facts the prose quotes: the run's numbers (the ``*_value`` and ``*_points`` keys: numbers alone), and its
+    sentences about results made from the verdicts."""
     acc = {m: probes.loc[probes["method"] == m, "acc_tta"].mean() * 100 for m in METHODS}
     whole = {m: probes.loc[probes["method"] == m, "acc"].mean() * 100 for m in METHODS}
     nt = {m: (np.mean([r["nt_xent"][0] for (mm, _), r in trained.items() if mm == m]),
@@ -589,7 +612,19 @@ def _facts(S: Contrastive, trained: dict, probes: pd.DataFrame, crop: dict, band
     seeds = len({s for _, s in trained})
     ripple, kl0 = (np.mean([v.get(k, math.nan) for v in initial.values()]) if initial else math.nan
                    for k in ("side_std", "kl_to_mean"))
-    return {
+    value = {
+        "d4_gain_points": f"{(acc[INSTA] - acc[RANDOM]):+.2f} points",
+        "d4_kl_value": f"{crop['kl']:.2f} nats (the untrained module's: {kl0:.4f}; the input-free model's is 0 by "
+                       "construction)",
+        "d4_rho_value": f"ρ = {crop['rho']:.2f}; the expected side is {crop['size_gap']:+.3f} image sides larger on "
+                        f"the largest third of the objects than on the smallest, and varies with a standard deviation "
+                        f"of {crop['spread']:.3f} (the untrained module's: {ripple:.4f})",
+        "d4_focus_value": f"{crop['focus']:.2f} for InstaAug against {crop['focus_free']:.2f} without input and "
+                          f"{crop['focus_initial']:.2f} for the untrained module",
+        "d4_band_value": f"{band['share']:.0%} of the checks in the last {LAST:.0%} of training lie in [{lo:g}, "
+                         f"{hi:g}], their mean is {band['mean']:.2f}",
+        "d4_seed_count": f"{seeds} seed{'s' * (seeds != 1)}"}
+    return value | {
         "d4_scale": f"{S.n_train:,} training scenes of {S.size} px, {S.epochs} epochs at batch {S.batch_size} "
                     f"({int(rs[0]['steps'])} steps per model), an encoder of widths {'-'.join(map(str, S.widths))}, "
                     f"{seeds} seed{'s' * (seeds != 1)}",
@@ -609,22 +644,18 @@ def _facts(S: Contrastive, trained: dict, probes: pd.DataFrame, crop: dict, band
         "d4_rank": _says(ev["rank"], "The order of Table 5 holds beyond the spread of the seeds",
                          "The order of Table 5 does not hold by the smallest gains that matter, beyond the spread of "
                          "the seeds"),
-        "d4_gain": f"{(acc[INSTA] - acc[RANDOM]):+.2f} points (paper +3.42). " + _says(
+        "d4_gain": f"{value['d4_gain_points']} (paper +3.42). " + _says(
             ev["gain"], "InstaAug is ahead of random crops",
             "InstaAug is not ahead of random crops by the smallest gain that matters"),
-        "d4_kl": f"{crop['kl']:.2f} nats (the untrained module's: {kl0:.4f}; the input-free model's is 0 by "
-                 "construction). " + _says(ev["kl"], "The learned distribution depends on the image",
-                                           "The learned distribution depends on the image less than the boundary"),
-        "d4_rho": f"ρ = {crop['rho']:.2f}; the expected side is {crop['size_gap']:+.3f} image sides larger on the "
-                  f"largest third of the objects than on the smallest, and varies with a standard deviation of "
-                  f"{crop['spread']:.3f} (the untrained module's: {ripple:.4f}). " + _says(
+        "d4_kl": f"{value['d4_kl_value']}. " + _says(ev["kl"], "The learned distribution depends on the image",
+                                                     "The learned distribution depends on the image less than the "
+                                                     "boundary"),
+        "d4_rho": f"{value['d4_rho_value']}. " + _says(
             ev["size"], "The crop size follows the object's size", "The crop size does not follow the object's size"),
-        "d4_focus": f"{crop['focus']:.2f} for InstaAug against {crop['focus_free']:.2f} without input and "
-                    f"{crop['focus_initial']:.2f} for the untrained module. " + _says(
+        "d4_focus": f"{value['d4_focus_value']}. " + _says(
             ev["focus"], "The crops sit on the object more than both references",
             "The crops sit on the object no more than the references, by the smallest share that matters"),
-        "d4_band": f"{band['share']:.0%} of the checks in the last {LAST:.0%} of training lie in [{lo:g}, {hi:g}], "
-                   f"their mean is {band['mean']:.2f}. " + _says(
+        "d4_band": f"{value['d4_band_value']}. " + _says(
             ev["band"], "The dynamic weight holds the entropy in its band",
             "The dynamic weight does not hold the entropy in its band"),
         "d4_hmax": f"{entropy_bound(S):.2f}",
@@ -679,7 +710,7 @@ def plot_crops(trained: dict, test, n_scenes: int = 8, n_crops: int = 6, seed: i
                 ax.add_patch(Rectangle((cx - s / 2 - 0.5, cy - s / 2 - 0.5), s, s, fill=False, ec=colours[k], lw=1))
             ax.set(xticks=[], yticks=[], xlim=(-0.5, h - 0.5), ylim=(h - 0.5, -0.5))
             if c == 0:
-                ax.set_ylabel(m, fontsize=8)
+                ax.set_ylabel(m.replace(" (", "\n("), fontsize=8)
             if r == 0:
                 ax.set_title(f"object {size[pick[c]]:.2f}", fontsize=8)
     return axes
@@ -734,5 +765,5 @@ def plot_band(S: Contrastive, trained: dict, ax=None):
     ax.axvline(1 - LAST, color="0.4", ls="--", lw=0.8)
     ax.set(xlabel="share of training", ylabel="entropy (nats)", xlim=(0, 1))
     lam_ax.set(ylabel="λ (dotted)", yscale="log")
-    ax.legend(fontsize=7, loc="lower right")
+    ax.legend(fontsize=8, loc="lower right")
     return ax

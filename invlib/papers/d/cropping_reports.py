@@ -43,6 +43,40 @@ LABELS = {"none": "No augmentation", "random_crop": "Random crop (tuned)", "auge
 
 
 CHAPTER = "d2_instance_crops"
+# How the page names the crop measures and the control's columns (the JSON keeps the ids).
+COLUMNS = {"side": "expected crop side", "centre_in_box": "mass centred in the box", "covers_object":
+           "crops holding the object's centre", "entropy": "entropy (nats)", "kl_to_mean": "KL to the mean (nats)",
+           "side_rho": "Spearman ρ, crop side vs object side", "spread": "spread of 64 crops",
+           "gain_0": "gain at variation 0 (points)", "gain_1": "gain at variation 1 (points)",
+           "drop": "gain lost without variation (points)", "variance": "gradient variance",
+           "mean_sq_norm": "mean gradient, squared norm", "draws": "draws"}
+
+
+def readable(frame: pd.DataFrame) -> pd.DataFrame:
+    """``frame`` with the page's names for D2's models (index) and measures (columns).
+
+    Example
+    -------
+    >>> readable(pd.DataFrame(dict(side=[0.9]), index=["no_input"])).to_dict("index")
+    {'InstaAug without input': {'expected crop side': 0.9}}
+    """
+    return frame.rename(index=LABELS, columns=COLUMNS)
+
+
+def label(variant: str) -> str:
+    """A model's name on the page: ``"instaaug"`` -> ``"InstaAug"``, ``"band 2-2.5"`` -> ``"InstaAug, band
+    [2, 2.5]"``, ``"fixed 0.02"`` -> ``"InstaAug, fixed λ 0.02"``.
+
+    Example
+    -------
+    >>> label("band 2-2.5"), label("fixed 0.02"), label("no_input")
+    ('InstaAug, band [2, 2.5]', 'InstaAug, fixed λ 0.02', 'InstaAug without input')
+    """
+    if variant.startswith("band "):
+        return "InstaAug, band [" + ", ".join(variant.split()[1].split("-")) + "]"
+    if variant.startswith("fixed "):
+        return f"InstaAug, fixed λ {variant.split()[1]}"
+    return LABELS.get(variant, variant)
 
 
 def _record(run, cid: str, ours: str, effects, evidence: dict) -> None:
@@ -229,6 +263,7 @@ def prose(facts: dict, evidence: dict[str, results.Evidence] | None = None) -> d
     return dict(
         kl_text=fmt("kl", ".3f"), side_rho_text=fmt("side_rho", ".2f"), in_box_text=fmt("in_box", ".1f"),
         in_box_free_text=fmt("in_box_free", ".1f"), in_band_text=fmt("in_band", ".0f"), fixed_text=fixed,
+        seeds_text=seeds, **{f"acc_{m}_text": fmt(f"acc_{m}", ".1f") for m in LABELS},
         no_lrp_text=no_lrp, spread_text=(f"{fmt('spread_instaaug', '.3f')} for InstaAug, "
                                          f"{fmt('spread_no_lrp', '.3f')} without LRP, {fmt('spread_augerino', '.3f')} "
                                          "for Augerino"),
@@ -478,7 +513,7 @@ def _cost_claim(run, main: pd.DataFrame, facts: dict, evidence: dict) -> None:
 # ----------------------------------------------------------------------------- figures
 def plot_accuracy(table: pd.DataFrame):
     """Table 1 as bars: this run (with test-time augmentation) beside the paper's accuracy."""
-    fig, ax = plt.subplots(1, 2, figsize=(11, 3.2), sharey=True)
+    fig, ax = plt.subplots(1, 2, figsize=(8.5, 3.2), sharey=True)
     y = np.arange(len(table))
     se = pd.to_numeric(table["± s.e."], errors="coerce").fillna(0)  # "—" where one seed has no s.e.
     ax[0].barh(y, table["this run (%)"], xerr=se, color="tab:blue")
@@ -501,7 +536,7 @@ def plot_crops(family: list[Trained], test_set, variants=("no_input", "instaaug"
     models = {t.variant: t.model for t in family if t.variant in variants}
     x, boxes = test_set.float()[:n_images], test_set.boxes[:n_images]
     size = x.shape[-1]
-    fig, axes = plt.subplots(len(models), 2 * n_images, figsize=(2.1 * n_images * 2, 2.3 * len(models)),
+    fig, axes = plt.subplots(len(models), 2 * n_images, figsize=(1.05 * n_images * 2, 1.3 * len(models)),
                              squeeze=False)
     for r, (name, net) in enumerate(models.items()):
         with torch.inference_mode():
@@ -524,7 +559,7 @@ def plot_crops(family: list[Trained], test_set, variants=("no_input", "instaaug"
             for ax in (a, d):
                 ax.set_xticks([])
                 ax.set_yticks([])
-            a.set_title(f"{name}" if i == 0 else "", fontsize=9, loc="left")
+            a.set_title(label(name) if i == 0 else "", fontsize=9, loc="left")
     fig.tight_layout()
     return axes
 
@@ -532,7 +567,7 @@ def plot_crops(family: list[Trained], test_set, variants=("no_input", "instaaug"
 def plot_sizes(family: list[Trained], test_set, variants=("no_input", "instaaug")):
     """Fig. 6 (c, f): the share of crop mass above each crop side, and the expected crop side against the
     object's side (one dot per test scene)."""
-    fig, ax = plt.subplots(1, 2, figsize=(10, 3.4))
+    fig, ax = plt.subplots(1, 2, figsize=(8.5, 3.2))
     obj = ((test_set.boxes[:, 2:] - test_set.boxes[:, :2]).mean(1) / test_set.images.shape[-1]).numpy()
     for t in family:
         if t.variant not in variants:
@@ -541,14 +576,14 @@ def plot_sizes(family: list[Trained], test_set, variants=("no_input", "instaaug"
             p = t.model.augment.distribution(test_set.float()).exp()
         sides = t.model.augment.params.boxes[:, 2]
         grid = np.linspace(0.2, 1.0, 41)
-        ax[0].plot(grid, [float(p[:, sides >= g].sum(1).mean()) for g in grid], label=t.variant)
-        ax[1].scatter(obj, (p * sides).sum(1).numpy(), s=4, alpha=0.5, label=t.variant)
+        ax[0].plot(grid, [float(p[:, sides >= g].sum(1).mean()) for g in grid], label=label(t.variant))
+        ax[1].scatter(obj, (p * sides).sum(1).numpy(), s=6, alpha=0.5, label=label(t.variant))
     ax[0].set_xlabel("crop side (fraction of the image)")
     ax[0].set_ylabel("share of crops at least this large")
     ax[1].set_xlabel("object's side (fraction of the image)")
     ax[1].set_ylabel("expected crop side")
     for a in ax:
-        a.legend()
+        a.legend(fontsize=9)
     fig.tight_layout()
     return ax
 
@@ -573,22 +608,22 @@ def plot_control(ctrl: pd.DataFrame):
 def plot_entropy(family: list[Trained], S: Cropping):
     """Fig. E.1's mechanism: the mean entropy and lambda at every band check, for InstaAug at each band and each
     fixed lambda."""
-    fig, ax = plt.subplots(1, 2, figsize=(11, 3.2))
+    fig, ax = plt.subplots(1, 2, figsize=(8.5, 3.2))
     for t in family:
         if t.method != "instaaug" or t.seed != S.seed:
             continue
         tr = entropy_trace(t)
         if tr.empty:
             continue
-        ax[0].plot(tr.step, tr.entropy, label=t.variant)
-        ax[1].plot(tr.step, tr.lam, label=t.variant)
+        ax[0].plot(tr.step, tr.entropy, label=label(t.variant))
+        ax[1].plot(tr.step, tr.lam, label=label(t.variant))
     ax[0].axhspan(*S.band, color="tab:green", alpha=0.15, label="band")
     ax[0].set_ylabel("mean entropy (nats)")
-    ax[1].set_ylabel("lambda")
+    ax[1].set_ylabel("λ")
     ax[1].set_yscale("log")
     for a in ax:
         a.set_xlabel("training step")
-        a.legend(fontsize=8)
+        a.legend(fontsize=9)
     fig.tight_layout()
     return ax
 
@@ -603,7 +638,8 @@ def band_table(acc: pd.DataFrame, S: Cropping) -> pd.DataFrame:
         band = S.band if r.variant == "instaaug" else None
         if r.variant.startswith("band"):
             band = tuple(float(v) for v in r.variant.split()[1].split("-"))
-        out.append({"variant": r.variant if r.variant != "instaaug" else f"band {S.band[0]:g}-{S.band[1]:g} (main)",
+        out.append({"variant": label(r.variant) if r.variant != "instaaug" else
+                    f"InstaAug, band [{S.band[0]:g}, {S.band[1]:g}] (the chapter's)",
                     "this run (%)": round(100 * r.acc_tta, 2),
                     "paper (%)": PAPER_BANDS.get(band) if band else "64-65 (0.15-0.5); collapse at <= 0.1"})
     return pd.DataFrame(out)

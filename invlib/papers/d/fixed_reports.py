@@ -63,6 +63,10 @@ PAPER = {
 STATS_ROWS = ("InstaAug", "InstaAug, averaged over images", "untrained module", "random crop")  # fixed.crop_stats
 
 CHAPTER = "d5_fixed_classifier_tta"  # its claims' declarations: PROTOCOL.of_chapter(CHAPTER)
+# How the page names the crop measures of :func:`invlib.papers.d.fixed.crop_stats` (the JSON keeps the ids).
+COLUMNS = {"side": "expected crop side", "covers_object": "crop holds the object's centre",
+           "centre_in_box": "crop centred on the object", "entropy": "entropy (nats)",
+           "kl_to_mean": "KL to the average (nats)"}
 
 
 def _declared(cid: str):
@@ -118,6 +122,21 @@ def _gain(ev: results.Evidence | results.Interval) -> str:
         return "not measured"
     text = f"{ev.estimate:+.2f}".replace("-0.00", "+0.00") + " points"
     return text + ("" if np.isnan(ev.lo) else f" [{ev.lo:+.2f}, {ev.hi:+.2f}]")
+
+
+def _gain_words(ev: results.Evidence | results.Interval) -> str:
+    """The same difference for the prose, its interval in words: ``"+1.20 points (95 % interval -0.40 to +2.80)"``.
+
+    Example
+    -------
+    >>> _gain_words(results.Interval(1.2, -0.4, 2.8, 200, 0.95, "bootstrap"))
+    '+1.20 points (95 % interval -0.40 to +2.80)'
+    """
+    if getattr(ev, "verdict", None) == results.NOT_MEASURABLE or not np.isfinite(ev.estimate):
+        return "not measured"
+    text = f"{ev.estimate:+.2f}".replace("-0.00", "+0.00") + " points"
+    level = f"{100 * (getattr(ev, 'level', None) or 0.95):g} % interval"
+    return text + ("" if np.isnan(ev.lo) else f" ({level} {ev.lo:+.2f} to {ev.hi:+.2f})")
 
 
 def accuracy(res: pd.DataFrame, model: str, method: str, n: int) -> np.ndarray:
@@ -247,6 +266,27 @@ def control_table(S: Fixed, res: pd.DataFrame, control: pd.DataFrame | None) -> 
     return pd.DataFrame.from_dict(rows, orient="index").round(2)
 
 
+def _setting(v) -> str:
+    """A setting's value for the table of departures: numbers for people, lists and dicts inline, None as "—".
+
+    Example
+    -------
+    >>> _setting({"ResNet": "zoo:small"}), _setting(("a", "b")), _setting(1281167), _setting(None), _setting(0.001)
+    ('ResNet: zoo:small', 'a, b', '1,281,167', '—', '0.001')
+    """
+    from ...pages import number
+
+    if isinstance(v, dict):
+        return "; ".join(f"{k}: {_setting(x)}" for k, x in v.items())
+    if isinstance(v, (list, tuple)):
+        return ", ".join(_setting(x) for x in v)
+    if v is None:
+        return "—"
+    if isinstance(v, bool):
+        return "yes" if v else "no"
+    return number(v, digits=4) if isinstance(v, (int, float)) else str(v)
+
+
 def departures(S: Fixed) -> pd.DataFrame:
     """Every setting where ``S`` departs from the paper's (:func:`invlib.papers.d.fixed.settings` ``("paper")``):
     ``setting | paper | this run``.
@@ -263,7 +303,7 @@ def departures(S: Fixed) -> pd.DataFrame:
     P = settings("paper")
     paper["size"], ours["size"] = zoo.image_side(P, P.size), zoo.image_side(S, S.size)  # None: the zoo's side
     skip = {"profile", "device", "progress", "chunk", "n_show", "stands_for", "zoo_data"}
-    rows = [dict(setting=k, paper=str(paper[k]), **{"this run": str(v)}) for k, v in ours.items()
+    rows = [dict(setting=k, paper=_setting(paper[k]), **{"this run": _setting(v)}) for k, v in ours.items()
             if k not in skip and v != paper[k]]
     return pd.DataFrame(rows, columns=["setting", "paper", "this run"]).set_index("setting")
 
@@ -528,7 +568,7 @@ def _facts(S: Fixed, res: pd.DataFrame, stats: pd.DataFrame, trace: pd.DataFrame
     others = [m for m in S.models if m != frozen]
     transfer_rc = {m: interval(per_image(res, m, ("InstaAug", n_hi), ("random crop", n_hi))) for m in others
                    if {"InstaAug", "random crop"} <= set(S.methods)}
-    vs_alone = {m: _gain(interval(per_image(res, frozen, (m, n_hi), (NONE, 1))))
+    vs_alone = {m: _gain_words(interval(per_image(res, frozen, (m, n_hi), (NONE, 1))))
                 if m in S.methods else "not measured" for m in ("random crop", "AutoAugment")}
     free = accuracy(res, frozen, "input-free", n_hi)
     still = {m: accuracy(still_scenes(control), frozen, m, n) for m, n in ((NONE, 1), *_pair(n_hi))} \
@@ -536,21 +576,22 @@ def _facts(S: Fixed, res: pd.DataFrame, stats: pd.DataFrame, trace: pd.DataFrame
     widths = [e.hi - e.lo for e in (ev["alone"], ev["rc"], ev["free"]) if np.isfinite(e.hi - e.lo)]
     return {
         "d5_frozen": f"{frozen} (`{S.models[frozen]}`)",
-        "d5_free": _pp(free.mean()) if len(free) else "—", "d5_vs_free": _gain(ev["free"]),
+        "d5_free": _pp(free.mean()) if len(free) else "—", "d5_vs_free": _gain_words(ev["free"]),
         "d5_vs_free_verdict": _says_seeds(ev["free_seeds"], "Per-input crops beat input-free crops",
                                           "Per-input crops do not beat input-free crops by the smallest gain that "
                                           "matters"),
         "d5_control_variation": f"{S.control_variation:g}",
         "d5_still": ", ".join(f"{'alone' if k == NONE else k} {_pp(v.mean())}" for k, v in still.items() if len(v))
                     or "not run",
-        "d5_control": _gain(ev["shrink0"]), "d5_still_gain": _gain(ev["still0"]),
+        "d5_control": _gain_words(ev["shrink0"]), "d5_still_gain": _gain_words(ev["still0"]),
         "d5_control_verdict": _says_seeds(ev["control"], "The per-input gain shrinks without per-instance variation",
                                           "The per-input gain does not shrink by the smallest change that matters "
                                           "without per-instance variation"),
         "d5_ci_width": f"{min(widths):.1f} to {max(widths):.1f} points" if widths else "not measured",
         "d5_alone": _pp(alone), "d5_ia": _pp(ia.mean()) if len(ia) else "—", "d5_n": str(n_hi),
         "d5_n_lo": str(sorted(S.samples)[-2] if len(S.samples) > 1 else n_hi),
-        "d5_gain": _gain(ev["alone"]), "d5_vs_rc": _gain(ev["rc"]), "d5_rc": _pp(rc.mean()) if len(rc) else "—",
+        "d5_gain": _gain_words(ev["alone"]), "d5_vs_rc": _gain_words(ev["rc"]),
+        "d5_rc": _pp(rc.mean()) if len(rc) else "—",
         "d5_repeats": str(S.tta_seeds), "d5_n_test": f"{S.n_test:,}",
         "d5_gain_verdict": _says(ev["alone"], "This module's TTA raises the frozen classifier's accuracy",
                                  "This module's TTA does not raise the frozen classifier's accuracy by the smallest "
@@ -560,14 +601,14 @@ def _facts(S: Fixed, res: pd.DataFrame, stats: pd.DataFrame, trace: pd.DataFrame
         "d5_drops_verdict": _says(ev["drops"], "Both global TTAs lower the classifier's accuracy",
                                   "The global TTAs do not lower the classifier's accuracy by the smallest drop that "
                                   "matters"),
-        "d5_transfer": "; ".join(f"{m}: {_gain(p)}" for m, p in ev["transfer_by_model"].items())
+        "d5_transfer": "; ".join(f"{m}: {_gain_words(p)}" for m, p in ev["transfer_by_model"].items())
                        or "no other classifier",
         "d5_transfer_verdict": _says(ev["transfer"], "The module raises the other classifiers' accuracy too",
                                      "The module does not raise the other classifiers' accuracy by the smallest "
                                      "gain that matters"),
-        "d5_transfer_rc": "; ".join(f"{m}: {_gain(e)}" for m, e in transfer_rc.items()) or "not measured",
+        "d5_transfer_rc": "; ".join(f"{m}: {_gain_words(e)}" for m, e in transfer_rc.items()) or "not measured",
         "d5_rc_vs_alone": vs_alone["random crop"], "d5_aa_vs_alone": vs_alone["AutoAugment"],
-        "d5_grow": _gain(ev["grow"]),
+        "d5_grow": _gain_words(ev["grow"]),
         "d5_grow_verdict": _says(ev["grow"], "More samples help",
                                  "More samples do not help by the smallest gain that matters"),
         "d5_kl": f"{ev['kl'].estimate:.3f} nats (untrained module: "
@@ -664,7 +705,7 @@ def plot_tta(res: pd.DataFrame):
 
     s = summary(res)
     models_ = list(dict.fromkeys(s["model"]))
-    fig, axes = plt.subplots(1, len(models_), figsize=(4.2 * len(models_), 3.2), squeeze=False)
+    fig, axes = plt.subplots(1, len(models_), figsize=(4.1 * len(models_), 3.2), squeeze=False)
     for ax, m in zip(axes[0], models_):
         g = s[s["model"] == m]
         for i, (method, h) in enumerate(g[g["method"] != NONE].groupby("method", sort=False)):
@@ -677,7 +718,7 @@ def plot_tta(res: pd.DataFrame):
         ticks = sorted(set(g["n"]))
         ax.set_xticks(ticks, [str(t) for t in ticks])
         ax.minorticks_off()
-        ax.legend(fontsize=7)
+        ax.legend(fontsize=8)
     fig.tight_layout()
     return list(axes[0])
 

@@ -38,6 +38,14 @@ from .protocol import PROTOCOL
 from .rotations import BOUNDARY, Rotations, slopes
 
 CHAPTER = "d1_rotated_sprites"
+# How the page names the methods and the measures (the JSON keeps the ids).
+NAMES = {"instaaug": "InstaAug", "input_free": "input-free", "augerino": "Augerino"}
+COLUMNS = {"upper_slope": "slope of a on φ", "lower_slope": "slope of b on φ",
+           "near_boundary": "share near the boundary", "mean_gap": "gap to the boundary (rad)",
+           "width": "mean width a + b (rad)", "centre_error": "centre's distance from -φ (rad)",
+           "test_acc": "test accuracy", "seconds": "training (s)", "val_acc": "held-out accuracy (TTA)",
+           "val_draw_acc": "held-out accuracy (one draw)", "module_lr": "module lr",
+           "entropy_weight": "entropy weight", "who": "run"}
 
 
 def declared(cid: str) -> Claim:
@@ -163,6 +171,70 @@ def report(run, S: Rotations, per_image: dict[str, pd.DataFrame], acc: dict[str,
     return table, facts
 
 
+def readable(frame: pd.DataFrame) -> pd.DataFrame:
+    """``frame`` with the page's names for D1's methods (index and a ``method`` level) and measures (columns).
+
+    Example
+    -------
+    >>> readable(pd.DataFrame(dict(upper_slope=[-0.9]), index=pd.Index(["instaaug"], name="method"))).columns[0]
+    'slope of a on φ'
+    """
+    out = frame.rename(columns=COLUMNS)
+    if out.index.nlevels > 1:
+        return out.rename(index=NAMES, level=0)
+    return out.rename(index=NAMES)
+
+
+def sweep_table(sweep: pd.DataFrame, chosen: tuple[float, float]) -> pd.DataFrame:
+    """The band sweep (:func:`~invlib.papers.d.rotations.band_sweep`) for the page: one row per band tried (the
+    chosen one marked), its held-out accuracies and what the module learned in it, with the page's names.
+
+    Example
+    -------
+    >>> t = pd.DataFrame(dict(h_min=[0.5, 1.0], h_max=[1.0, 1.5], val_acc=[0.9, 0.91]))
+    >>> sweep_table(t, (1.0, 1.5)).index.tolist()
+    ['[0.5, 1]', '[1, 1.5] (chosen)']
+    """
+    bands = [f"[{r.h_min:g}, {r.h_max:g}]" + (" (chosen)" if (r.h_min, r.h_max) == tuple(chosen) else "")
+             for _, r in sweep.iterrows()]
+    return readable(sweep.drop(columns=["h_min", "h_max"]).set_axis(pd.Index(bands, name="band on log(a + b)")))
+
+
+def seed_table(per_seed: dict[str, pd.DataFrame]) -> pd.DataFrame:
+    """Every model's measures per seed (:func:`~invlib.papers.d.rotations.seed_slopes`), one row per method and
+    seed, with the page's names (:func:`readable`).
+
+    Example
+    -------
+    >>> seed_table({"instaaug": pd.DataFrame(dict(seed=[0, 1], upper_slope=[-0.9, -0.8]))}).index.tolist()
+    [('InstaAug', 0), ('InstaAug', 1)]
+    """
+    frame = pd.concat({m: f.set_index("seed") for m, f in per_seed.items()}, names=["method", "seed"])
+    return readable(frame)
+
+
+def seed_facts(per_seed: dict[str, pd.DataFrame]) -> dict:
+    """The means over seeds the prose quotes: InstaAug's slopes (``mean_upper_slope``, ``mean_lower_slope``), each
+    method's share of test images with both bounds within 0.2 rad of the boundary, in % (``near_<method>``), and
+    its mean gap to the boundary in radians (``gap_<method>``); ``seeds_text``, how many seeds ("3 seeds").
+
+    Example
+    -------
+    >>> f = seed_facts({"instaaug": pd.DataFrame(dict(upper_slope=[-0.9, -0.7], lower_slope=[0.8, 0.6],
+    ...                                                near_boundary=[0.5, 0.3], mean_gap=[0.2, 0.4]))})
+    >>> round(f["mean_upper_slope"], 2), round(f["near_instaaug"], 1), round(f["gap_instaaug"], 2)
+    (-0.8, 40.0, 0.3)
+    """
+    ia = per_seed["instaaug"]
+    out = dict(mean_upper_slope=float(ia.upper_slope.mean()), mean_lower_slope=float(ia.lower_slope.mean()),
+               seeds_text=f"{len(ia)} seed{'s' * (len(ia) != 1)}")
+    for m, f in per_seed.items():
+        if len(f):
+            out[f"near_{m}"] = 100 * float(f.near_boundary.mean())
+            out[f"gap_{m}"] = float(f.mean_gap.mean())
+    return out
+
+
 def seed_seconds(seeds: dict[str, pd.DataFrame]) -> list[float]:
     """Per seed, in seed order, what its training took: the ``seconds`` of every method's model of that seed
     (:func:`~invlib.papers.d.rotations.seed_slopes`' column) summed; empty where the frames have no seconds.
@@ -251,17 +323,17 @@ def prose(evidence: dict[str, results.Evidence], per_seed: pd.DataFrame) -> dict
 def plot_bounds(per_image: dict[str, pd.DataFrame], max_angle: float):
     """Fig. 5 as a scatter: each test image's upper bound (rotate further the positive way) and lower bound
     against its angle within its class, with the class boundary (the largest label-preserving bounds, dashed)."""
-    fig, axes = plt.subplots(1, len(per_image), figsize=(5.2 * len(per_image), 3.6), sharey=True, squeeze=False)
+    fig, axes = plt.subplots(1, len(per_image), figsize=(2.9 * len(per_image), 3.2), sharey=True, squeeze=False)
     phi = np.linspace(-max_angle, max_angle, 50)
     for ax, (method, df) in zip(axes[0], per_image.items()):
         ax.scatter(df.phi, df.upper, s=6, color="tab:green", label="upper bound a")
         ax.scatter(df.phi, df.lower, s=6, color="tab:purple", label="lower bound b")
-        ax.plot(phi, BOUNDARY - phi, "--", color="tab:green", lw=1, label="boundary: pi/2 - phi")
-        ax.plot(phi, BOUNDARY + phi, "--", color="tab:purple", lw=1, label="boundary: pi/2 + phi")
-        ax.set_title(method)
-        ax.set_xlabel("image's angle within its class, phi (rad)")
+        ax.plot(phi, BOUNDARY - phi, "--", color="tab:green", lw=1, label="boundary: π/2 - φ")
+        ax.plot(phi, BOUNDARY + phi, "--", color="tab:purple", lw=1, label="boundary: π/2 + φ")
+        ax.set_title(NAMES.get(method, method))
+        ax.set_xlabel("image's angle in its class, φ (rad)")
     axes[0, 0].set_ylabel("learned bound (rad)")
-    axes[0, -1].legend(fontsize=8, loc="upper center")
+    axes[0, -1].legend(fontsize=8, loc="upper center", markerscale=2)
     fig.tight_layout()
     return axes
 
@@ -271,7 +343,7 @@ def plot_arcs(per_image: dict[str, pd.DataFrame], n: int = 5):
     range (blue, the class's upright range) and the learned rotation range (green) on the unit circle, with the
     class boundary (red)."""
     fig, axes = plt.subplots(1, len(per_image), subplot_kw=dict(projection="polar"),
-                             figsize=(4 * len(per_image), 4), squeeze=False)
+                             figsize=(2.8 * len(per_image), 3.0), squeeze=False)
     for ax, (method, df) in zip(axes[0], per_image.items()):
         picks = df.iloc[np.argsort(df.phi.values)[np.linspace(0, len(df) - 1, n).astype(int)]]
         ax.plot(np.linspace(-math.pi / 4, math.pi / 4, 50), np.ones(50), color="tab:blue", lw=3)
@@ -284,7 +356,7 @@ def plot_arcs(per_image: dict[str, pd.DataFrame], n: int = 5):
             ax.plot([b, b], [0, 1.9], color="tab:red", lw=1)
         ax.set_ylim(0, 1.9)
         ax.set_yticks([])
-        ax.set_title(method)
+        ax.set_title(NAMES.get(method, method))
     fig.tight_layout()
     return axes
 
@@ -296,7 +368,7 @@ def plot_sweep(sweep: pd.DataFrame, chosen: tuple[float, float]):
     Nothing to draw when the band was given."""
     if not len(sweep):
         return None
-    fig, axes = plt.subplots(1, 2, figsize=(10, 3.4))
+    fig, axes = plt.subplots(1, 2, figsize=(8.5, 3.2))
     labels = [f"[{r.h_min:g}, {r.h_max:g}]" + (" *" if (r.h_min, r.h_max) == tuple(chosen) else "")
               for _, r in sweep.iterrows()]
     x = np.arange(len(sweep))
@@ -308,9 +380,9 @@ def plot_sweep(sweep: pd.DataFrame, chosen: tuple[float, float]):
                 label="widths the band allows")
     axes[1].plot(x, sweep.width, "o", color="tab:green", label="learned mean width a + b")
     for i, r in sweep.reset_index().iterrows():
-        axes[1].annotate(f"{r.upper_slope:+.2f} / {r.lower_slope:+.2f}", (i, r.width), fontsize=7,
+        axes[1].annotate(f"{r.upper_slope:+.2f} / {r.lower_slope:+.2f}", (i, r.width), fontsize=8,
                          textcoords="offset points", xytext=(4, 4))
-    axes[1].set_ylabel("rad (slopes: upper / lower)")
+    axes[1].set_ylabel("width a + b (rad)")
     axes[1].legend(fontsize=8, loc="upper left")
     for ax in axes:
         ax.set_xticks(x, labels)
