@@ -99,7 +99,7 @@ LAYERS = (
     ("verdicts", "profiles", "wordnet", "transforms", "crops", "data.dataset", "data.real", "data.scenes",
      "data.lighting"),
     ("data.generated", "data", "transform_types", "models", "metrics", "linear", "plots", "learned",
-     "learned.augerino", "learned.augnet", "learned.instaaug", "protocol", "results", "authors", "plan"),
+     "learned.augerino", "learned.augnet", "learned.instaaug", "protocol", "pages", "results", "authors", "plan"),
     ("train",),
     ("zoo",),
     ("papers",),  # every paper package (invlib.papers.<x>.*)
