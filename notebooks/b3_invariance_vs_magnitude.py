@@ -35,18 +35,17 @@ n_probe = None  # probe images (the paper: 300 batches of 32)
 seed = 0
 
 # %%
-import matplotlib.pyplot as plt
 import pandas as pd
 
-from invlib import results
+from invlib import pages, results
 from invlib.papers.b import authors_code as AC
 from invlib.papers.b import grounding as B
 from invlib.papers.b import grounding_reports as R
 
 S, run = results.open_chapter(B.settings, globals())
 x = B.probe_images(S)
-print(f"{len(x)} probe images of {tuple(x.shape[1:])} from {S.dataset}")
-S
+results.glue(dict(b3_n_probe=len(x), b3_side=int(x.shape[-1]), b3_dataset=S.dataset))
+over = f"{S.seeds} seed{'s' * (S.seeds > 1)}"  # what a caption's means run over
 
 # %% [markdown]
 # ## The transformations (Fig. A2)
@@ -62,23 +61,26 @@ S
 # level 0.
 
 # %%
-R.figure_a2(x, S.grids)
-plt.show()
+pages.show(f"The first probe image of `{S.dataset}` under each of the {len(S.grids)} grids this run sweeps (rows), at "
+           "levels 0 (the image itself) to 9 (the largest change, columns).", R.figure_a2(x, S.grids))
 
 # %% [markdown]
 # ## Invariance against magnitude (Fig. 2, A3)
 #
-# One batched pass per (transform, level) over all probe images, fed to every model. Lines are the median
-# over images, the band the quartiles. Solid: ResNet; dashed: ViT. Orange: untrained; blue: trained without
-# augmentation; navy: with standard augmentation. The ViT's embedding is its LayerNorm'd class token, as in the
-# authors' code (their ViT-B/16's `forward_features`); the ResNet's is the pooled penultimate layer.
+# One batched pass per (transform, level) over all {glue:text}`b3_n_probe` probe images ({glue:text}`b3_side` px
+# images of the {glue:text}`b3_dataset` data), fed to every model. The ViT's embedding is its LayerNorm'd class
+# token, as in the authors' code (their ViT-B/16's `forward_features`); the ResNet's is the pooled penultimate layer.
 # The ResNets are the zoo's models that papers A and B share (chapter 00 trains them); the ViTs are used by
 # this chapter alone, so on a cold cache the next cell trains them first (cached in the zoo afterwards).
 
 # %%
 table = B.invariance_table(S, x)
-R.plot_sweep(table, S.grids)
-plt.show()
+lines = (f"Solid lines: ResNet, dashed: ViT; orange: untrained, blue: trained without augmentation, purple: trained "
+         f"with standard augmentation. Each line is the mean over {over} of the median over the "
+         f"{len(x)} probe images")
+pages.show(f"Relative invariance of each model's embedding to each grid, against the level of the transformation. "
+           f"{lines}; the band spans the quartiles. 1: the transformation does not move the embedding; 0: it moves "
+           "it as far as swapping the image for another.", R.plot_sweep(table, S.grids))
 
 # %% [markdown]
 # ## Equivariance alignment (App. D, Fig. A10)
@@ -87,8 +89,9 @@ plt.show()
 # matrix's columns are shuffled independently; 0 means no alignment beyond chance.
 
 # %%
-R.plot_sweep(table, S.grids, column="alignment")
-plt.show()
+pages.show(f"Equivariance alignment of each model's responses to each grid, against the level. "
+           f"{lines.replace('median', 'alignment')}. Above 0: the images' embeddings move in aligned directions.",
+           R.plot_sweep(table, S.grids, column="alignment"))
 
 # %% [markdown]
 # ## What training changed
@@ -101,7 +104,41 @@ plt.show()
 change = {arch: B.training_change(table, arch) for arch in sorted(set(table.arch))}
 change_table = pd.DataFrame(change).round(3)
 run.log("training_change", change)
-change_table
+pages.table(change_table, f"Trained without augmentation minus untrained: the change of the mean over levels 1-9 of "
+            f"the median relative invariance, per grid (rows) and architecture, mean over {over}.")
+
+# %% [markdown]
+# ## Why the untrained ResNet ignores darkening
+#
+# Darkening (the `brightness_down` grid) multiplies every pixel by a factor from 1 down to 0, and no pixel clips.
+# At initialisation the ResNet's BatchNorm layers shift nothing (running means and shifts 0, running variances 1)
+# and its convolutions have no bias, so every layer, the ReLUs included, maps $a x$ to $a f(x)$ for any $a > 0$:
+# the network is positively homogeneous, and a cosine distance does not see $a$. Its relative invariance to
+# darkening is then 1 at every level but the last, a black image, whatever the weights. To check that this, and not
+# something the architecture prefers, is what the sweep reads, we took the same weights twice on the same probe
+# images: as initialised, and with every BatchNorm layer centred on the probe images (its running mean set to the
+# mean of its input over them, layer by layer; nothing else changed), which makes the network no longer
+# homogeneous.
+
+# %%
+check = B.homogeneity_check(S, x, table)
+run.log("homogeneity_check", check.to_dict(orient="records"))
+results.glue(R.homogeneity_numbers(check, table))
+pages.table(R.homogeneity_table(check), f"The ResNet on the {len(x)} probe images, mean over {over}: how far "
+            "halving every pixel turns the embedding (the largest 1 − cos over images and seeds; 0 for a positively "
+            "homogeneous network) and the relative invariance to darkening (mean over levels 1-9 of the median).")
+
+# %% [markdown]
+# Halving the image turns the embedding of the network as initialised by {glue:md}`b3h_turn` (float rounding), and
+# that of the centred network by up to {glue:text}`b3h_turn_centred:.2f`. Invariance to darkening falls from
+# {glue:text}`b3h_untrained:.3f` to {glue:text}`b3h_centred:.3f`. The model {glue:md}`b3h_trained_label` reads
+# {glue:text}`b3h_trained:.3f`: a change of {glue:text}`b3h_change:+.3f` against the network as initialised, but
+# {glue:text}`b3h_change_centred:+.3f` against the centred one. So the fall in invariance to darkening that training
+# seems to cause is the loss of an exact symmetry of the initialisation, which any network whose BatchNorm layers
+# shift loses, a trained one among them; it is not evidence that training lowers an invariance the architecture
+# has. The value a shifted untrained network takes depends on its shifts; centring is the shift a BatchNorm layer
+# takes from data, and the one measured here. It matters for the claim that training raises invariance to
+# appearance changes. {glue:md}`b3h_claim`
 
 # %% [markdown]
 # ## Our transformations and measures against the authors' code
@@ -141,21 +178,12 @@ run.claims_table()
 # invariances a network learns: training raises invariance to translation and appearance and lowers it to
 # rotation and shear, whatever the architecture, while standard augmentation adds only a little translation
 # invariance. Each of these statements is about what training (or, for the untrained models, a random
-# initialisation) does, so its replicate is a seed: a difference between two models of one seed says what that
-# seed did, not what training does, and the table gives each claim's interval over seeds and the seeds it needs.
-# On this run:
-#
-# - {glue:md}`b3_raises`
-# - {glue:md}`b3_lowers`
-# - {glue:md}`b3_zoom`
-# - {glue:md}`b3_standard`
-# - {glue:md}`b3_augmentation`
-# - {glue:md}`b3_vit`
-#
-# The differences themselves, means over the seeds (one model per architecture, variant and seed), are in the
-# "this run" column and in the table of what training changed above. Seed k's models are the zoo's of seed k: each
-# trained network starts from its seed's initialisation, which is that seed's untrained model, and trains on its
-# seed's draw of the training scenes.
+# initialisation) does, so its replicate is a seed: seed k's trained networks start from seed k's untrained one and
+# train on seed k's draw of the training scenes, and a difference between two models of one seed says what that
+# seed did, not what training does. Over this run's {glue:md}`b3_seeds`, training without augmentation
+# changed the mean invariance to translation by {glue:md}`b3_translate`, to rotation by {glue:md}`b3_rotate`, to
+# shear by {glue:md}`b3_shear`, and to the appearance changes by {glue:md}`b3_appearance` on average.
+# {glue:md}`b3_reading`
 #
 # At the `cpu` profile the models are the zoo's small ResNet (torchvision's stem) and ViT (14 px patches), trained
 # for a few epochs on `scenes` at 56 px: Fashion-MNIST objects that move and change size over a textured

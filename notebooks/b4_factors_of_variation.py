@@ -39,9 +39,7 @@ search_embedding = None  # "penultimate" (the paper, the default) | "logits" (th
 seed = 0
 
 # %%
-import matplotlib.pyplot as plt
-
-from invlib import results
+from invlib import pages, results
 from invlib.papers.b import authors_code as AC
 from invlib.papers.b import grounding as B
 from invlib.papers.b import grounding_reports as R
@@ -52,32 +50,39 @@ x, labels, classes, synsets, boxes = B.search_images(S)
 # operation transforms the images once for every model
 configurations = B.search_configurations(S, x, labels, classes)
 searches = next(iter(configurations.values()))
-print(R.search_summary(searches))
+n = R.search_numbers(searches)
+results.glue(n)
+over = f"{n['b4_classes']} classes ({n['b4_pairs']} same-class pairs)"
 
 # %% [markdown]
 # ## One transformation for all classes? (Fig. 3A, A3, A5)
 #
-# Each box is the distribution over classes of an entry's mean percent change. A transformation that explains
-# variation across the whole dataset would sit above the red line for every class. Top: the ResNet trained
-# without augmentation (the paper's embedding); bottom: with standard augmentation.
+# The search takes {glue:text}`b4_pairs` pairs of same-class training images over {glue:text}`b4_classes` classes
+# (the embeddings of a pair have a mean cosine similarity of {glue:text}`b4_similarity:.3f`) and applies each of the
+# {glue:text}`b4_entries` pool entries ({glue:text}`b4_distinct` distinct) and {glue:text}`b4_subpolicies`
+# sub-policies to the second image of each pair. Each box is the distribution over classes of an entry's mean
+# percent change. A transformation that explains variation across the whole dataset would sit right of the red
+# line for every class. Left: the ResNet trained without augmentation (the paper's embedding); right: with standard
+# augmentation.
 
 # %%
-R.plot_search(searches)
-plt.show()
+pages.show(f"Each pool entry's mean percent change of pair similarity, one box per entry over {over}; the red line "
+           "is no change. An entry whose whole box lies right of it raises every class's similarity.",
+           R.plot_search(searches))
 
 # %% [markdown]
 # Fig. A5: the same without translations and rescales, the operations standard augmentation trains on.
 
 # %%
-R.plot_search(searches, drop=("translateX", "translateY", "rescale"))
-plt.show()
+pages.show(f"As above, without translations and rescales: each entry's mean percent change over {over}.",
+           R.plot_search(searches, drop=("translateX", "translateY", "rescale")))
 
 # %% [markdown]
 # ## Two operations at once (Fig. A4)
 
 # %%
-R.plot_search(searches, kind="sub")
-plt.show()
+pages.show(f"Each two-operation sub-policy's mean percent change of pair similarity, one box per sub-policy over "
+           f"{over}; the red line is no change.", R.plot_search(searches, kind="sub"))
 
 # %% [markdown]
 # ## The best transformation per class (Fig. 3B)
@@ -86,9 +91,11 @@ plt.show()
 # class's pairs.
 
 # %%
-R.plot_top_per_class(searches)
-plt.show()
-R.global_ranking_table(searches, k=10)
+pages.show("Per class, the mean percent change of its pairs' similarity under the class's own best entry (blue; "
+           "named under the class) and under the best entry across classes (orange), ± the standard error over the "
+           "class's pairs, for the ResNet trained without augmentation.", R.plot_top_per_class(searches))
+pages.table(R.global_ranking_table(searches, k=10), f"The 10 best entries across classes: mean percent change over "
+            f"the {n['b4_classes']} classes' means, and its standard error over classes.")
 
 # %% [markdown]
 # ## Invariance learned in training and factors of variation (Fig. 3C)
@@ -105,7 +112,9 @@ R.global_ranking_table(searches, k=10)
 gap = B.search_gap(S)
 numbers = R.report_search(run, searches, gap, boxes, tuple(x.shape[-2:]), generated=S.dataset == "scenes",
                           seeds=B.seed_searches(S, x, labels, classes))
-R.fig3c_table(numbers, gap)
+pages.table(R.fig3c_table(numbers, gap), f"Per sweep grid, the invariance gap (trained with standard augmentation "
+            f"minus untrained, levels 3-7) and the slots its pool entries take among the {n['b4_classes']} classes' "
+            "top 5 (— for none).")
 
 # %% [markdown]
 # ## Where the objects are (App. E.1)
@@ -119,7 +128,9 @@ R.fig3c_table(numbers, gap)
 # then empty and the claim is not tested.
 
 # %%
-R.foreground_table(numbers)
+pages.table(R.foreground_table(numbers), f"The foreground boxes of the {len(x)} search images, as fractions of the "
+            "frame: their centre (cx, cy), area and side (the square root of the area); mean, its standard error, "
+            "standard deviation, and the 5th and 95th percentiles.")
 
 # %% [markdown]
 # ## The operations and the embedding: does the verdict depend on them?
@@ -130,7 +141,8 @@ R.foreground_table(numbers)
 # verdict changes.
 
 # %%
-R.log_sensitivity(run, configurations, gap)
+pages.table(R.sensitivity_table(R.log_sensitivity(run, configurations, gap)), "Each claim's verdict under the "
+            "authors' operations, ours, and the authors' embedding; `differs`: the verdict changes.")
 
 # %% [markdown]
 # ## Our operations and search against the authors' code
@@ -160,21 +172,17 @@ run.claims_table()
 # model*: their intervals run over its same-class image pairs or over its classes, and a maximum over many entries
 # or classes is decided on simultaneous (Bonferroni) intervals. Whether augmentation dampens the changes is a claim
 # about what training with augmentation does, and rests on seeds: the search is repeated, single operations only,
-# with the models of every seed (chapter B3's), each pair compared within its seed. On this run:
+# with the models of every seed (chapter B3's), each pair compared within its seed.
 #
-# - {glue:md}`b4_global`
-# - {glue:md}`b4_top`
-# - {glue:md}`b4_appearance`
-# - {glue:md}`b4_dampens`
-# - {glue:md}`b4_fig3c`
+# Of the claims that carry this argument, in short: {glue:md}`b4_reading` The findings box at the top of the
+# chapter lists every claim.
 #
 # At the `cpu` profile the classes are ten Fashion-MNIST objects in `scenes`: each in a random tint, at a random
 # place and size over a textured background, with a dimmer object of another class behind half of them. The
 # colour changes within a class are synthetic, so appearance operations that touch colour have an easy job;
 # position and scale vary as the foreground boxes above show, so translations and rescales can match real
 # within-class variation, which they could not on the centred garments of `-p dataset=fashion_mnist_color`.
-# The paper's 1,000 ImageNet classes also vary in pose and background. The numbers the paper's text lost in
-# extraction are marked "not in the text".
+# The paper's 1,000 ImageNet classes also vary in pose and background.
 #
 # How the operations fill matters on these scenes. The authors' operations bring in flat grey where a translation,
 # shear or rotation uncovers the frame, and a textured scene never contains flat grey. Our first reading brought

@@ -30,10 +30,9 @@ pairs_per_class = None
 seed = 0
 
 # %%
-import matplotlib.pyplot as plt
 import pandas as pd
 
-from invlib import results
+from invlib import pages, results
 from invlib.papers.b import authors_code as AC
 from invlib.papers.b import grounding as G
 from invlib.papers.b import grounding_reports as GR
@@ -43,7 +42,8 @@ from invlib.papers.b import rrc_reports as RR
 S, run = results.open_chapter(G.settings, globals())
 x, labels, classes, synsets, boxes = G.search_images(S)
 searches = G.run_searches(S, x, labels, classes)  # chapter B4's search, from the cache when B4 has run
-pd.DataFrame({"class": classes, "synset": synsets})
+pages.table(pd.DataFrame({"class": classes, "WordNet synset": synsets if synsets else "—"}),
+            f"The {len(classes)} classes of `{S.dataset}` and the WordNet synset each is compared by.")
 
 # %% [markdown]
 # ## WordNet similarity against transformation similarity (Fig. 4, App. E.3)
@@ -59,13 +59,23 @@ pd.DataFrame({"class": classes, "synset": synsets})
 
 # %%
 reports = G.wordnet_correlations(searches, synsets, seed=S.seed)
-GR.plot_wordnet(reports)
-plt.show()
-pd.DataFrame({m: dict(rho=r["rho"], p=r["p"], rho_top5_iou=r["rho_top5"], rho_top25_iou=r["rho_top25"])
-              for m, r in reports.items()}).T.round(3)
+pairs = len(next(iter(reports.values()))["pairs"]) if reports else 0
+results.glue(dict(b5_classes=len(classes), b5_pairs=pairs))
+if reports:
+    pages.show(f"Each of the {pairs} pairs of classes: the Spearman correlation of the two classes' rankings of "
+               "operation types (the search of the model without augmentation) against their WordNet similarity, "
+               "one panel per WordNet measure; red: the mean in each quartile of WordNet similarity ± its standard "
+               "error. Above each panel, Spearman's ρ over the pairs and its Mantel p-value.",
+               GR.plot_wordnet(reports))
 
 # %%
-reports["wup"]["pairs"].sort_values("wordnet", ascending=False).head(10).round(3) if reports else None
+pages.table(GR.wordnet_table(reports), f"Per WordNet measure, over the {pairs} class pairs: Spearman's ρ of WordNet "
+            "similarity with the ranking correlation and its Mantel p-value, and ρ with the overlap (IoU) of the two "
+            "classes' top 5 and top 25 entries.")
+
+# %%
+pages.table(GR.closest_pairs(reports), "The 10 class pairs closest in WordNet (Wu-Palmer): their ranking "
+            "correlation, the overlap (IoU) of their top 5 and top 25 entries, and their quartile bin.")
 
 # %% [markdown]
 # The WordNet similarities and the ranking correlations against the authors' own functions
@@ -87,7 +97,11 @@ AC.report(run, "wordnet")
 
 # %%
 rot = {v: G.rotation_classes(searches, v) for v in searches}
-pd.DataFrame(rot["standard" if "standard" in rot else "none"]["top10"], columns=["class", "entry", "weighted boost"])
+variant = "standard" if "standard" in rot else "none"
+pages.table(pd.DataFrame(rot[variant]["top10"], columns=["class", "entry", "weighted boost"]),
+            f"The 10 (class, entry) combinations with the largest weighted boost, for the ResNet trained with"
+            f"{' standard' if variant == 'standard' else 'out'} augmentation: the sum of the percent gains over a "
+            "class's pairs divided by their number.")
 
 # %% [markdown]
 # ## Are the classes that RandomResizedCrop hurts related? (App. D.1)
@@ -98,7 +112,11 @@ pd.DataFrame(rot["standard" if "standard" in rot else "none"]["top10"], columns=
 
 # %%
 hurt, d1 = rrc.hurt_relatedness(S)
-pd.DataFrame({k: d1[k] for k in ("among", "among_with_self", "with_helped", "with_rest")}, index=["wup"]).round(3)
+pages.table(pd.DataFrame({"among the hurt classes": d1["among"], "among them, self-pairs included":
+                          d1["among_with_self"], "hurt with helped classes": d1["with_helped"],
+                          "hurt with the other classes": d1["with_rest"]}, index=["Wu-Palmer similarity"]),
+            "The mean WordNet similarity (Wu-Palmer) of the classes RRC hurts in chapter B1: to each other, and to "
+            "the classes it helps and to the rest.")
 
 # %%
 evidence = GR.report_wordnet(run, reports, searches)
@@ -110,8 +128,8 @@ run.claims_table()
 # %% [markdown]
 # ## Reading the results
 #
-# With the ten Fashion-MNIST classes (of `scenes` at the `cpu` profile) there are only 45 class pairs, and
-# their WordNet similarities take few distinct values (all ten are garments, footwear or a bag), so this test
+# With the {glue:text}`b5_classes` Fashion-MNIST classes of `scenes` there are only {glue:text}`b5_pairs` class
+# pairs, and their WordNet similarities take few distinct values (all are garments, footwear or a bag), so this test
 # has far less power than the paper's 10,000 pairs of ImageNet classes. {glue:md}`fig4_sentence`
 # {glue:md}`e2_sentence` App. D.1 compares the few classes RRC hurts, and needs RRC to help overall over at least
 # three seeds of chapter B1 and three hurt classes. {glue:md}`d1_sentence`

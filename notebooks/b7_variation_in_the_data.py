@@ -35,34 +35,37 @@ variation = None  # dict of changes to the study, e.g. {"levels": [0, 0.5, 1, 2]
 seed = 0
 
 # %%
-import matplotlib.pyplot as plt
 import torch
 
-from invlib import data, plots, results
+from invlib import data, pages, plots, results
 from invlib.papers.b import grounding as B
 from invlib.papers.b import grounding_reports as R
 
 S, run = results.open_chapter(B.settings, globals())
 V = B.variation_settings(S)
-V
+results.glue(R.variation_numbers(V))
+over = f"{V['seeds']} seed{'s' * (V['seeds'] > 1)}"
 
 # %% [markdown]
 # ## The training scenes at each level
 #
-# One row per level of `variation`; the red box is the main item (the label). The probe scenes on which every
-# model's invariance is measured are the test scenes at the level given by `probe_level` in the settings above.
+# This run trains at variation {glue:md}`b7_levels`, {glue:md}`b7_seeds` each, on {glue:md}`b7_n_train`
+# training scenes for {glue:md}`b7_epochs`, and tests each model on
+# {glue:md}`b7_n_test` test scenes of its level. Every model's invariance is measured on the same
+# {glue:md}`b7_n_probe` probe scenes, test scenes at variation {glue:md}`b7_probe_level`.
 
 # %%
 rows = [data.load("scenes", "test", n=8, seed=S.seed, size=V["size"], variation=v) for v in V["levels"]]
-plots.image_grid(torch.cat([d.images for d in rows]), [f"v={v:g}" for v in V["levels"] for _ in range(8)],
-                 torch.cat([d.boxes for d in rows]), suptitle=f"scenes at variation {V['levels']} (rows)")
-plt.show()
+pages.show(f"Eight test scenes at each level of variation ({', '.join(f'{v:g}' for v in V['levels'])}, one row "
+           "each, labelled v=); the red box is the main item, whose class is the scene's label.",
+           plots.image_grid(torch.cat([d.images for d in rows]), [f"v={v:g}" for v in V["levels"] for _ in range(8)],
+                            torch.cat([d.boxes for d in rows]), fontsize=9))
 
 # %% [markdown]
 # ## Train and measure
 #
-# On a cold cache the next cell trains every model of the study (levels x methods x seeds, listed in the
-# settings); afterwards it loads them from the zoo. The recipe is chapter B1's, so at variation 1 (the `scenes`
+# On a cold cache the next cell trains every model of the study (each level, method and seed); afterwards it
+# loads them from the zoo. The recipe is chapter B1's, so at variation 1 (the `scenes`
 # default) the models are B1's own, trained once for both chapters. Then one sweep per model over the probe
 # scenes, and the central-crop accuracy on each level's test scenes.
 
@@ -71,11 +74,15 @@ trained = B.train_variation(S)
 table = B.variation_study(S, trained)
 summary = R.variation_summary(table)
 run.log("study", table.round(4).to_dict(orient="records"))
-summary.round(3)
+pages.table(R.variation_table(summary), f"Per level of variation and training method, the mean ± standard error "
+            f"over {over}: training accuracy (last epoch, on the augmented images the model trained on), central-crop "
+            "test accuracy on the level's own test scenes, the relative invariance (mean over levels 1-9 of the "
+            "median over the probe scenes) and RRC's gain over the model without augmentation of the same seed.")
 
 # %%
-R.plot_variation(summary, V["grids"])
-plt.show()
+pages.show(f"Against the variation of the training scenes, mean ± standard error over {over}: the invariance of the "
+           "models trained without augmentation and with RRC (left panels), and RRC's gain in central-crop test "
+           "accuracy over the model without augmentation (right).", R.plot_variation(summary, V["grids"]))
 
 # %% [markdown]
 # ## The thesis vs this run
@@ -95,22 +102,16 @@ run.claims_table()
 # %% [markdown]
 # ## Reading the results
 #
-# The table above gives, per level and method, the mean over seeds with its standard error: training
-# accuracy (last epoch, on the augmented images the model trained on), central-crop test accuracy, and the
-# mean relative invariance over magnitudes 1 to 9 of each grid. On this run:
+# The table above gives, per level and method, the mean over seeds with its standard error. {glue:md}`b7_reading`
 #
-# - {glue:md}`b7_translate`
-# - {glue:md}`b7_zoom`
-# - {glue:md}`b7_crop`
-#
-# At the `cpu` profile each model sees a small set of scenes for a few epochs (the settings above say how
-# many: chapter B1's regime, read from its settings, chosen so that the model without augmentation overfits,
-# which the crop claim's premise part tests), far from the paper's ImageNet models. Three seeds are the fewest that
-# decide a step; raise `seeds`, `epochs` and `n_train` through the `variation` parameter to tighten the intervals.
-# The `cpu` profile trains the two ends of the range only (the levels in the settings above): a run with a middle
-# level (variation 0.5, noted beside `invlib.papers.b.grounding.SETTINGS`) decided every rise from 0 to 0.5 but
-# none from 0.5 to 1 with three seeds, so these claims ask whether the data's variation raises invariance and
-# the crop's gain at all, not how the rise is shaped; `-p variation='{"levels": [0, 0.5, 1]}'` asks that too.
+# At the `cpu` profile each model sees a small set of scenes for a few epochs (chapter B1's regime, read from its
+# settings, chosen so that the model without augmentation overfits, which the crop claim's premise part tests), far
+# from the paper's ImageNet models. Three seeds are the fewest that decide a step; raise `seeds`, `epochs` and
+# `n_train` through the `variation` parameter to tighten the intervals. The `cpu` profile trains the two ends of
+# the range only: a run with a middle level (variation 0.5, noted beside `invlib.papers.b.grounding.SETTINGS`)
+# decided every rise from 0 to 0.5 but none from 0.5 to 1 with three seeds, so these claims ask whether the data's
+# variation raises invariance and the crop's gain at all, not how the rise is shaped;
+# `-p variation='{"levels": [0, 0.5, 1]}'` asks that too.
 
 # %%
 run.close()

@@ -1,6 +1,8 @@
 """invlib.papers.b.grounding: paper B part 1's settings, the claims computed from sweep and search numbers, Fig. 3C's
 rates, and the caches that let chapter B4 reuse chapter B3's sweep."""
 
+import re
+
 import numpy as np
 import pandas as pd
 import pytest
@@ -81,7 +83,9 @@ def test_sweep_claims_at_one_model_per_variant_are_inconclusive_whatever_the_dif
     for c in run.claims.values():
         assert c["evidence"]["n"] == 1 and c["evidence"]["n_min"] == 3 and c["evidence"]["unit"] == "seed"
     assert "needs >= 3 seeds" in run.claims["fig2/untrained_vit_translation"]["interval"]
-    assert readings["b3_vit"].endswith("it has 1 seed where the claim needs 3.")
+    # one sentence for all of them, not one per claim
+    assert readings["b3_reading"] == "None of the 8 claims can be decided on this run: each rests on 1 seed where it " \
+                                     "needs 3."
     # the numbers are still the run's: ViT 0.5 against ResNet 0.4
     assert run.claims["fig2/untrained_vit_translation"]["evidence"]["estimate"] == pytest.approx(0.1)
 
@@ -91,7 +95,10 @@ def test_sweep_claims_follow_the_numbers_over_seeds():
     readings = GR.report_sweep(run, _table(0.2, -0.1, aug_translate=0.075, seeds=3, noise=0.003))
     v = _verdicts(run)
     assert set(v.values()) == {"reproduced"}, v
-    assert readings["b3_raises"].startswith("Training without augmentation raised")
+    assert readings["b3_reading"].startswith("This run reproduces that training without augmentation raises")
+    assert readings["b3_reading"].count("This run") == 1 and "cannot" not in readings["b3_reading"]
+    assert re.fullmatch(r"\+0\.[12]\d* for the ResNet and \+0\.[12]\d* for the ViT", readings["b3_translate"])
+    assert readings["b3_seeds"] == "3 seeds"
     # each opposite: training lowers translation and appearance... (appearance always +0.1 here, so: partly)
     run = results.Run("t", "smoke")
     GR.report_sweep(run, _table(-0.2, 0.1, aug_translate=-0.05, align=(-0.05, 0.2), vit_untrained=0.3,
@@ -204,7 +211,10 @@ def test_search_claims_per_class_beats_global():
     assert "rescale/0" not in [e for e, *_ in single.global_ranking()]  # the identity is not "a transformation"
     # geometric entries (rotate, shearX) lower classes a and c; class b is helped by rotate
     assert out["identity_best_geometric"] == pytest.approx(2 / 3)
-    assert out["readings"]["b4_top"].startswith("For this model a per-class choice works")
+    # the reading names the decided claims once and counts the undecided ones: no sentence per claim
+    reading = out["readings"]["b4_reading"]
+    assert reading.startswith("This run reproduces that every class has a transformation that raises its similarity.")
+    assert "The other 2 claims cannot be decided on this run" in reading and reading.count("cannot") == 1
 
 
 @pytest.mark.parametrize("raise_all, verdict", [(3.0, "not reproduced"), (1.0, "inconclusive at this budget"),
@@ -312,7 +322,7 @@ def test_figure_a2_one_row_per_grid_levels_as_columns():
     x = torch.rand(1, 3, 16, 16)
     fig = GR.figure_a2(x, ["rotate", "hflip"])
     assert len(fig.axes) == 20 and [ax.get_title() for ax in fig.axes[:10]] == [str(lv) for lv in range(10)]
-    assert [fig.axes[0].get_ylabel(), fig.axes[10].get_ylabel()] == ["rotate", "hflip"]
+    assert [fig.axes[0].get_ylabel(), fig.axes[10].get_ylabel()] == ["rotation", "horizontal flip"]
     np.testing.assert_allclose(fig.axes[0].images[0].get_array(), x[0].permute(1, 2, 0).numpy(), atol=1e-6)
     far = similarity.transform_level("hflip", x, 9, torch.Generator().manual_seed(9))[0]
     np.testing.assert_allclose(fig.axes[19].images[0].get_array(), far.permute(1, 2, 0).numpy(), atol=1e-6)
@@ -463,6 +473,47 @@ def test_sweep_cache_is_reused(tmp_path, monkeypatch):
     assert len(list((tmp_path / "grounding").glob("sweep-*.pt"))) == 2
 
 
+@pytest.mark.usefixtures("one_thread")
+def test_an_untrained_resnet_ignores_darkening_because_it_is_homogeneous_and_a_centred_one_does_not(tmp_path,
+                                                                                                   monkeypatch):
+    """Chapter B3's anomaly measured: at initialisation a ResNet's BatchNorm layers shift nothing and its
+    convolutions have no bias, so f(a x) = a f(x) and a cosine distance cannot see darkening (invariance 1 at levels
+    1-8, 0 at the black level 9); the same weights with BatchNorm layers centred on the images are not homogeneous."""
+    monkeypatch.setenv("INVLIB_CACHE", str(tmp_path))
+    S = G.settings("smoke")
+    x = torch.rand(6, 3, 16, 16, generator=torch.Generator().manual_seed(0))  # small: the check is what is tested
+    one = {"ResNet": {"untrained": "random:small_resnet18_s4"}}
+    net = G.load_model(one["ResNet"]["untrained"], S)
+    c = G.centred_batchnorm(net, x)
+    norms = [m for m in net.modules() if isinstance(m, torch.nn.BatchNorm2d)]
+    assert all(float(m.running_mean.abs().max()) == 0 for m in norms), "the model itself is left as it was"
+    # every centred BatchNorm layer subtracts the mean its input takes over the images, given the layers before it
+    seen = []
+    hooks = [m.register_forward_pre_hook(lambda m, i: seen.append(float(i[0].mean((0, 2, 3)).sub(m.running_mean)
+                                                                              .abs().max())))
+             for m in c.modules() if isinstance(m, torch.nn.BatchNorm2d)]
+    with torch.no_grad():
+        similarity.embedding(c)(x)
+    for h in hooks:
+        h.remove()
+    assert len(seen) == len(norms) and max(seen) < 1e-4
+    check = G.homogeneity_check(G.settings("smoke", models=one), x)
+    assert check.network.tolist() == ["untrained", "untrained, centred"] and check.seed.tolist() == [0, 0]
+    plain, centred = check.itertuples()
+    assert plain.direction < 1e-6 and plain.invariance == pytest.approx(8 / 9)
+    assert centred.direction > 0.01 and centred.invariance < 0.8
+    # where the chapter's sweep holds the grid, the untrained network's number is the sweep's own
+    table = G.invariance_table(G.settings("smoke", models=one), x, grids=["brightness_down"])
+    again = G.homogeneity_check(G.settings("smoke", models=one), x, table)
+    assert again.invariance.tolist() == pytest.approx(check.invariance.tolist(), abs=1e-9)
+    assert G.level_mean(table, "ResNet", "untrained", "brightness_down") == pytest.approx(8 / 9)
+    numbers = GR.homogeneity_numbers(check)
+    assert numbers["b3h_turn"] == "less than 0.001" and numbers["b3h_untrained"] == pytest.approx(8 / 9)
+    assert np.isnan(numbers["b3h_trained"])  # no trained model in these settings
+    with pytest.raises(ValueError, match="needs an untrained ResNet"):
+        G.homogeneity_check(G.settings("smoke", models={"ResNet": {"none": "random:small_resnet18_s4"}}), x)
+
+
 def _digits_folder(root, classes=3, per_class=12, side=32, seed=0):
     """A folder like the issue's: greyscale ``side`` px images, one folder per class, no train/ or test/ inside."""
     from PIL import Image
@@ -558,7 +609,10 @@ def test_variation_claims_are_decided_step_by_step_over_seeds():
     assert v["thesis/crop_gain_grows_with_variation"] == "reproduced"
     parts = run.claims["thesis/crop_gain_grows_with_variation"]["evidence"]["parts"]
     assert list(parts) == ["gain rises: 0 → 1", "gain rises: 1 → 2", "premise: no augmentation overfits"]
-    assert readings["b7_translate"] == "Invariance to translation rose with every step of the variation."
+    assert readings["b7_reading"] == ("This run bears out that invariance to translation rises with the data's "
+                                      "variation and that RRC's gain over the central crop rises with it, where the "
+                                      "model without augmentation overfits. It does not bear out that invariance to "
+                                      "zooming in rises with it.")
     # up overall, but down at the first step: partly, not "reproduced" on the first-to-last rise
     run = results.Run("smoke", name="t")
     GR.report_variation(run, _study([0.3, 0.25, 0.33], [4.0, 1.0, -2.0], train_gap=1))

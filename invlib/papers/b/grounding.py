@@ -460,6 +460,119 @@ def training_change(table, arch: str = "ResNet", before: str = "untrained", afte
 APPEARANCE_B3 = ("brightness_up", "brightness_down", "contrast_up", "contrast_down", "posterize", "solarize")
 
 
+# ------------------------------------------------------------------------------ section 3: why an untrained ResNet
+# ignores darkening. A ReLU network whose BatchNorm layers shift nothing (an initialisation: running means and shifts
+# 0, running variances 1) and whose convolutions have no bias maps a * x to a * f(x) for every a > 0 (it is positively
+# homogeneous), and a cosine distance does not see a: darkening (brightness_down multiplies every pixel by a factor
+# in [0, 1], which no pixel clips) cannot move its embedding. homogeneity_check measures that, and what the same
+# weights read once their BatchNorm layers shift.
+CENTRE_IMAGES = 256  # probe images whose channel means centre the BatchNorm layers (all of them at smoke and cpu)
+
+
+def centred_batchnorm(model: torch.nn.Module, x) -> torch.nn.Module:
+    """A copy of ``model`` in eval mode in which every BatchNorm layer subtracts the mean its input channel takes over
+    the images ``x`` (the first :data:`CENTRE_IMAGES` of them): its running mean is set from ``x`` during one forward
+    pass, in the order the layers run, so that each layer's mean is taken after the layers before it are centred.
+    The weights, the BatchNorm scales and shifts and the running variances stay as they are; ``model`` is not
+    changed. A network whose BatchNorm layers had running means 0 (an initialisation) is then no longer positively
+    homogeneous: ``f(a x) != a f(x)``.
+
+    Example
+    -------
+    >>> from invlib import models
+    >>> net = models.create("small_resnet18_s4", seed=0).eval()
+    >>> x = torch.rand(6, 3, 16, 16)
+    >>> c = centred_batchnorm(net, x)
+    >>> float(net.stem[1].running_mean.abs().max()), bool(c.stem[1].running_mean.abs().min() > 0)
+    (0.0, True)
+    >>> with torch.no_grad():  # the centred stem's outputs average 0 over the images in every channel
+    ...     float(c.stem[1](c.stem[0](x)).mean((0, 2, 3)).abs().max()) < 1e-5
+    True
+    """
+    import copy
+
+    net = copy.deepcopy(model).eval()
+    xs = x[:CENTRE_IMAGES]
+    xs = xs.float() / 255 if xs.dtype == torch.uint8 else xs  # images on disk are read as uint8
+
+    def centre(layer, inputs):
+        h = inputs[0]
+        layer.running_mean.copy_(h.mean([d for d in range(h.dim()) if d != 1]))
+
+    hooks = [m.register_forward_pre_hook(centre) for m in net.modules()
+             if isinstance(m, torch.nn.modules.batchnorm._BatchNorm)]
+    try:
+        with torch.no_grad():
+            similarity.embedding(net)(xs.to(next(net.parameters()).device))
+    finally:
+        for h in hooks:
+            h.remove()
+    return net
+
+
+def homogeneity_check(S: Settings, x, table=None, arch: str = "ResNet", grid: str = "brightness_down",
+                      seeds: int | None = None):
+    """Why an untrained network can be exactly invariant to darkening, measured on the probe images ``x``: for
+    each seed of ``range(seeds)`` (default ``S.seeds``), the ``arch`` models of ``S.models`` untrained as
+    initialised, untrained with every BatchNorm layer centred on ``x`` (:func:`centred_batchnorm`), and trained
+    without augmentation (where the settings have it).
+
+    Per network: ``direction`` is how far halving every pixel turns the embedding, the largest over the images of
+    ``1 - cos(f(x), f(x / 2))`` (0 for a positively homogeneous network, up to float rounding), and ``invariance``
+    its relative invariance to ``grid`` (the mean over levels 1-9 of the median over images, section 3's measure,
+    :func:`invlib.papers.b.similarity.sweep`, cached per model as the chapter's sweep is). The rows of the
+    untrained and the trained models come from the chapter's sweep ``table`` where it holds ``grid`` (the same
+    draws: the same numbers), else from a sweep of that grid alone.
+
+    Returns a DataFrame, one row per (network, seed): ``network`` (``"untrained"``, ``"untrained, centred"``,
+    ``"none"``), ``seed``, ``direction``, ``invariance``.
+
+    Example
+    -------
+    >>> S = settings("smoke", models={"ResNet": {"untrained": "random:small_resnet18_s4"}})
+    >>> check = homogeneity_check(S, torch.rand(6, 3, 16, 16))
+    >>> check[["network", "seed"]].values.tolist()
+    [['untrained', 0], ['untrained, centred', 0]]
+    >>> bool(check.direction[0] < 1e-5), round(float(check.invariance[0]), 3)  # 1 at levels 1-8, 0 at 9 (black)
+    (True, 0.889)
+    >>> bool(check.direction[1] > 1e-3), bool(check.invariance[1] < 0.8)
+    (True, True)
+    """
+    import pandas as pd
+
+    variants = {v: S.models[arch][v] for v in ("untrained", "none") if S.models[arch].get(v)}
+    if "untrained" not in variants:
+        raise ValueError(f"homogeneity_check needs an untrained {arch} model in the settings' models.")
+    have = table is not None and grid in set(table["transform"])
+    nets, found = {}, {}
+    for k in range(S.seeds if seeds is None else seeds):
+        for variant, spec in variants.items():
+            net = load_model(spec, S, k)
+            nets[(variant, k)] = net
+            if variant == "untrained":
+                nets[("untrained, centred", k)] = centred_batchnorm(net, x)
+            if have:  # the chapter's sweep of this model and grid, as the claims read it
+                found[(variant, k)] = level_mean(table[table.seed == k] if "seed" in table else table, arch, variant,
+                                                 grid)
+    missing = {key: net for key, net in nets.items() if key not in found}
+    swept = _model_sweeps(S, missing, x, [grid], digest(x, [grid], S.seed)) if missing else {}
+    for key, rows in swept.items():
+        found[key] = float(np.mean([r["median"] for r in rows if r["level"] > 0]))
+    xs = x[:CENTRE_IMAGES]
+    xs = xs.float() / 255 if xs.dtype == torch.uint8 else xs
+    out = []
+    for (network, k), net in nets.items():
+        with torch.no_grad():
+            f = similarity.embedding(net)
+            device = next(net.parameters()).device
+            z, z_half = f(xs.to(device)), f(xs.to(device) / 2)
+        turn = 1 - torch.nn.functional.cosine_similarity(z.double(), z_half.double(), dim=1)
+        out.append(dict(network=network, seed=k, direction=float(turn.max()), invariance=found[(network, k)]))
+    order = {"untrained": 0, "untrained, centred": 1, "none": 2}
+    return pd.DataFrame(out).sort_values(["network", "seed"], key=lambda c: c.map(order) if c.name == "network"
+                                         else c, kind="stable").reset_index(drop=True)
+
+
 # ------------------------------------------------------------------------------ section 4: the search
 def run_searches(S: Settings, x=None, labels=None, classes=None, variants=("none", "standard"), progress=None,
                  subpolicies: bool | None = None):

@@ -16,7 +16,9 @@ import numpy as np
 import torch
 
 from ... import metrics, results
+from ...pages import number
 from ...protocol import decide  # noqa: F401  (the examples decide their effects with it)
+from ...verdicts import _plural
 from . import similarity
 from .grounding import APPEARANCE_B3, VARIANT_LABELS, fig3c, level_mean, rotation_classes, seed_seconds, training_change
 from .protocol import FIG3C_RATIO, PROTOCOL
@@ -29,9 +31,30 @@ def _archs(table, *variants: str) -> list[str]:
     return [a for a in ARCHS if set(variants) <= set(table[table.arch == a].variant)]
 
 
+# A grid's name as a figure shows it (tables keep the names the settings take).
+GRID_TITLES = {"translate": "translation", "translate_y": "vertical translation", "zoom_in": "zoom in",
+               "zoom_out": "zoom out", "rotate": "rotation", "shear": "shear", "shear_y": "vertical shear",
+               "brightness_up": "brightening", "brightness_down": "darkening", "contrast_up": "more contrast",
+               "contrast_down": "less contrast", "hflip": "horizontal flip", "vflip": "vertical flip",
+               "gaussian_blur": "blur", "gaussian_noise": "noise"}
+# The sweep's variants, one colour each (Okabe and Ito's palette, told apart with any colour vision).
+VARIANT_COLOURS = {"untrained": "#E69F00", "none": "#0072B2", "standard": "#CC79A7"}
+
+
+def grid_title(grid: str) -> str:
+    """A sweep grid's name in words, for figures.
+
+    Example
+    -------
+    >>> grid_title("brightness_down"), grid_title("equalize")
+    ('darkening', 'equalize')
+    """
+    return GRID_TITLES.get(grid, grid.replace("_", " "))
+
+
 def figure_a2(x: torch.Tensor, grids=None):
     """Fig. A2: the first image of ``x`` (in [0, 1], or uint8 images, on disk too) under every grid at levels 0-9
-    (rows: grids, columns: levels; :func:`invlib.plots.mosaic`).
+    (rows: grids, by :func:`grid_title`; columns: levels; :func:`invlib.plots.mosaic`).
 
     Example
     -------
@@ -43,36 +66,41 @@ def figure_a2(x: torch.Tensor, grids=None):
     grids = list(similarity.GRIDS if grids is None else grids)
     first = x[:1] if x.dtype != torch.uint8 else x[:1].float() / 255  # images on disk are read as uint8
     draw = lambda g, lv: similarity.transform_level(g, first, lv, torch.Generator().manual_seed(lv))
-    rows = {g: torch.cat([draw(g, lv) for lv in range(10)]) for g in grids}
-    return plots.mosaic(rows, col_titles=[str(lv) for lv in range(10)], size=(1.0, 1.05), fontsize=8, pad=0.2)
+    rows = {grid_title(g): torch.cat([draw(g, lv) for lv in range(10)]) for g in grids}
+    return plots.mosaic(rows, col_titles=[str(lv) for lv in range(10)], size=(0.85, 0.9), fontsize=8, pad=0.2)
 
 
 def plot_sweep(table, grids=None, column: str = "median", ncols: int = 4):
     """Fig. 2 / A3 (``column="median"``, with the quartiles shaded) or Fig. A10 (``column="alignment"``):
-    one panel per grid, one line per architecture and variant, against the level (with several seeds, the mean over
-    seeds of each seed's median and quartiles)."""
+    one panel per grid, one line per architecture (solid ResNet, dashed ViT) and variant (a colour of
+    :data:`VARIANT_COLOURS`), against the level (with several seeds, the mean over seeds of each seed's median and
+    quartiles)."""
     import matplotlib.pyplot as plt
 
     grids = list(dict.fromkeys(table["transform"]) if grids is None else grids)
+    ncols = min(ncols, len(grids))
     nrows = -(-len(grids) // ncols)
-    fig, axes = plt.subplots(nrows, ncols, figsize=(3.2 * ncols, 2.5 * nrows), squeeze=False, sharey=True)
+    fig, axes = plt.subplots(nrows, ncols, figsize=(2.4 * ncols, 1.9 * nrows + 1.1), squeeze=False, sharey=True,
+                             sharex=True, layout="constrained")
     styles = {"ResNet": "-", "ViT": "--"}
-    colours = {"untrained": "tab:orange", "none": "tab:blue", "standard": "navy"}
     for ax, g in zip(axes.flat, grids):
         for (arch, variant), t in table[table["transform"] == g].groupby(["arch", "variant"], sort=False):
             t = t.groupby("level")[[c for c in dict.fromkeys((column, "q25", "q75")) if c in t]].mean().reset_index()
-            ax.plot(t.level, t[column], styles.get(arch, ":"), color=colours.get(variant), lw=1.5,
+            colour = VARIANT_COLOURS.get(variant)
+            ax.plot(t.level, t[column], styles.get(arch, ":"), color=colour, lw=1.6,
                     label=f"{arch}, {VARIANT_LABELS.get(variant, variant)}")
             if column == "median":
-                ax.fill_between(t.level, t.q25, t.q75, color=colours.get(variant), alpha=0.12)
-        ax.set_title(g, fontsize=9)
+                ax.fill_between(t.level, t.q25, t.q75, color=colour, alpha=0.12, lw=0)
+        ax.set_title(grid_title(g), fontsize=10)
         ax.axhline(0, color="grey", lw=0.5)
+        ax.set_xticks([0, 3, 6, 9])
+        ax.tick_params(labelsize=9, labelbottom=True)
     for ax in list(axes.flat)[len(grids):]:
         ax.axis("off")
-    axes[0, 0].set_ylabel("relative invariance" if column == "median" else "equivariance alignment")
+    fig.supxlabel("level of the transformation (0: none, 9: the largest)", fontsize=10)
+    fig.supylabel("relative invariance" if column == "median" else "equivariance alignment", fontsize=10)
     handles, labels = axes.flat[0].get_legend_handles_labels()
-    fig.legend(handles, labels, loc="lower center", ncol=3, fontsize=8, bbox_to_anchor=(0.5, -0.02))
-    fig.tight_layout(rect=(0, 0.06, 1, 1))
+    fig.legend(handles, labels, loc="outside upper center", ncol=2 if ncols < 3 else 3, fontsize=9)
     return fig
 
 
@@ -83,17 +111,92 @@ def _record(run, cid: str, ours, effects):
     return run.evidence[cid]
 
 
-def _say(ev, what: str, yes: str, no: str, partly: str | None = None) -> str:
-    """The prose sentence for ``ev``: ``yes`` / ``no`` / ``partly`` where the verdict is decisive, else why this run
-    cannot say whether ``what``."""
-    if ev.verdict == results.INCONCLUSIVE:
-        why = (f"it has {ev.n} {ev.unit if ev.n == 1 else ev.unit + 's'} where the claim needs {ev.n_min}"
-               if ev.n < ev.n_min else "the interval straddles the boundary")
-        return f"This run cannot decide whether {what}: {why}."
-    if ev.verdict == results.NOT_MEASURABLE:
-        return f"This profile cannot test whether {what} ({ev.reason})."
-    return {results.REPRODUCED: yes, results.NOT_REPRODUCED: no}.get(
-        ev.verdict, partly or "It holds in part only (see the parts in the table).")
+def _join(items: list[str], word: str = "and") -> str:
+    """``a``, ``a and b``, ``a, b and c``."""
+    return items[0] if len(items) == 1 else f"{', '.join(items[:-1])} {word} {items[-1]}"
+
+
+def _count(n: int, unit: str) -> str:
+    return f"{n} {unit if n == 1 else _plural(unit)}"
+
+
+# How a chapter's reading names each verdict: the papers' claims are reproduced or not; the book's own hypotheses
+# (chapter B7) are borne out or not.
+PAPER_WORDS = ("reproduces", "does not reproduce", "reproduces in part")
+HYPOTHESIS_WORDS = ("bears out", "does not bear out", "bears out in part")
+
+
+def reading(ev: dict, that: dict[str, str], words: tuple[str, str, str] = PAPER_WORDS) -> str:
+    """What a chapter's claims came to, in a few grouped sentences (the prose around a chapter's claims table; the
+    findings box lists them one by one): the claims of ``that`` (claim id -> a clause, "training lowers invariance to
+    rotation") that this run decided, named by verdict; then the undecided ones counted, with why and, where the
+    effects and spreads measured here say it, how many replicates would decide them (each claim's ``n_needed``);
+    then those this profile cannot test.
+
+    Example
+    -------
+    >>> one = decide(PROTOCOL["fig2/untrained_vit_translation"], [0.3])   # one seed, where the claim needs 3
+    >>> reading({"a": one, "b": one}, {"a": "A holds", "b": "B holds"})
+    'Neither claim can be decided on this run: each rests on 1 seed where it needs 3.'
+    >>> up = decide(PROTOCOL["fig2/untrained_vit_translation"], [0.3, 0.35, 0.4])
+    >>> down = decide(PROTOCOL["fig2/untrained_vit_translation"], [-0.3, -0.35, -0.4])
+    >>> reading({"a": up, "b": one, "c": down}, {"a": "A holds", "b": "B holds", "c": "C holds"})
+    ... # doctest: +NORMALIZE_WHITESPACE
+    'This run reproduces that A holds. It does not reproduce that C holds. The other claim cannot be decided on this
+     run: it rests on 1 seed where it needs 3.'
+    """
+    claims = {cid: ev[cid] for cid in that if cid in ev}
+    said = []
+    for verdict, verb in zip((results.REPRODUCED, results.NOT_REPRODUCED, results.PARTLY), words):
+        named = [f"that {that[cid]}" for cid, e in claims.items() if e.verdict == verdict]
+        if named:
+            said.append(f"{'It' if said else 'This run'} {verb} "
+                        f"{_join(named, 'or' if verdict == results.NOT_REPRODUCED else 'and')}.")
+    open_ = [e for e in claims.values() if e.verdict == results.INCONCLUSIVE]
+    if open_:
+        k = len(open_)
+        if k < len(claims):
+            head = f"The other {'claim' if k == 1 else f'{k} claims'} cannot"
+        else:
+            head = "The claim cannot" if k == 1 else ("Neither claim can" if k == 2 else f"None of the {k} claims can")
+        few = [e for e in open_ if e.n < e.n_min]
+        wide = [e for e in open_ if e.n >= e.n_min]
+        why = []
+        if few:
+            every = len(few) == k
+            subject = ("it rests" if k == 1 else "each rests") if every else \
+                ("one rests" if len(few) == 1 else f"{len(few)} rest")
+            one = every or len(few) == 1
+            why.append(f"{subject} on {_count(few[0].n, few[0].unit)} where {'it' if one else 'each'} needs "
+                       f"{few[0].n_min}" if len({(e.n, e.n_min, e.unit) for e in few}) == 1 else
+                       f"{subject} on fewer replicates than {'it needs' if one else 'they need'}")
+        if wide:
+            over = f"over {_count(wide[0].n, wide[0].unit)}, " if len({(e.n, e.unit) for e in wide}) == 1 else ""
+            if not few:
+                whose = "its interval still straddles its boundary" if k == 1 else \
+                    "each interval still straddles its boundary"
+            elif len(wide) == 1:
+                whose = "the interval of the other still straddles its boundary"
+            else:
+                whose = f"the intervals of the other {len(wide)} still straddle their boundaries"
+            why.append(over + whose)
+        needed = [e for e in open_ if e.n_needed]
+        if needed:
+            units = {e.unit for e in needed}
+            lo, hi = min(e.n_needed for e in needed), max(e.n_needed for e in needed)
+            unit = _plural(needed[0].unit) if len(units) == 1 else "replicates"
+            span = number(lo) if lo == hi else f"{number(lo)} to {number(hi)}"
+            whom = ("it" if k == 1 else "them") if len(needed) == k else \
+                ("one of them" if len(needed) == 1 else f"{len(needed)} of them")
+            why.append(f"at the effects and spreads measured here, {span} {unit} would decide {whom}")
+        said.append(f"{head} be decided on this run: {'; '.join(why)}.")
+    untestable = [cid for cid, e in claims.items() if e.verdict == results.NOT_MEASURABLE]
+    if untestable:
+        reasons = list(dict.fromkeys(claims[cid].reason for cid in untestable if claims[cid].reason))
+        n = len(untestable)
+        said.append(f"{'One claim' if n == 1 else f'{n} claims'} cannot be tested at this profile"
+                    + (f" ({'; '.join(reasons)})." if reasons else "."))
+    return " ".join(said)
 
 
 # ------------------------------------------------------------------------------ section 3 (chapter B3)
@@ -190,7 +293,7 @@ def sweep_effects(table) -> dict:
 
 def report_sweep(run, table) -> dict:
     """Section 3's claims (Fig. 2, A3, A10) as scoreboard rows, from the effects of :func:`sweep_effects`; returns
-    the sentences the chapter's prose quotes (``{glue:md}``).
+    what the chapter's prose quotes (:func:`sweep_readings`).
 
     Per model, a grid's score is the mean over levels 1-9 of the median relative invariance; "training" is the model
     trained without augmentation against the untrained one, and for translation and zoom also the model trained with
@@ -227,72 +330,180 @@ def report_sweep(run, table) -> dict:
     if {"seed", "seconds", "spec"} <= set(table) and table.spec.str.startswith(("zoo:", "random:")).all():
         run.replicates("seeds", seed_seconds(table), list(ours), note="a seed: every model of the sweep, each "
                        "architecture and variant (the zoo's training seconds; an untrained one costs its build)")
-    return sweep_readings({cid: _record(run, cid, text, fx[cid]) for cid, text in ours.items()})
+    return sweep_readings({cid: _record(run, cid, text, fx[cid]) for cid, text in ours.items()}, table)
 
 
-def sweep_readings(ev: dict) -> dict:
-    """The sentences chapter B3's prose quotes, from the evidence of its claims.
+# Chapter B3's claims as its reading names them (:func:`reading`).
+B3_THAT = {
+    "fig2/train_raises_translation_appearance": "training without augmentation raises invariance to translation and "
+                                                "to appearance changes",
+    "fig2/train_lowers_rotation_shear": "training lowers invariance to rotation and shear",
+    "fig2/zoom_in_unchanged": "training without augmentation leaves the mean invariance to zooming in unchanged",
+    "fig2/standard_raises_translation": "training with standard augmentation raises invariance to translation",
+    "fig2/standard_zoom_in_unchanged": "training with standard augmentation leaves the mean invariance to zooming in "
+                                       "unchanged",
+    "fig2/augmentation_slight_translation": "standard augmentation adds only a little translation invariance",
+    "fig2/untrained_vit_translation": "an untrained ViT is more translation-invariant than an untrained ResNet",
+    "figA10/untrained_resnet_equivariant": "an untrained ResNet responds to translation in an aligned way without "
+                                           "being invariant to it, and a ViT does not"}
+
+
+def sweep_readings(ev: dict, table=None) -> dict:
+    """What chapter B3's prose quotes (``{glue:md}``): ``b3_reading``, its claims grouped by verdict
+    (:func:`reading`), and, from the sweep ``table``, :func:`sweep_numbers`.
 
     Example
     -------
     >>> up = decide(PROTOCOL["fig2/untrained_vit_translation"], [0.3, 0.35, 0.4])
-    >>> sweep_readings({k: up for k in ("fig2/train_raises_translation_appearance",
-    ...     "fig2/train_lowers_rotation_shear", "fig2/zoom_in_unchanged", "fig2/standard_raises_translation",
-    ...     "fig2/augmentation_slight_translation", "fig2/untrained_vit_translation")})["b3_raises"]
-    'Training without augmentation raised invariance to translation and to appearance changes on every architecture.'
+    >>> sweep_readings({"fig2/untrained_vit_translation": up})["b3_reading"]
+    'This run reproduces that an untrained ViT is more translation-invariant than an untrained ResNet.'
     """
-    unchanged = PROTOCOL["fig2/zoom_in_unchanged"].parts[""].smallest
-    slight = PROTOCOL["fig2/augmentation_slight_translation"].parts["only slightly"].smallest
-    return dict(
-        b3_raises=_say(ev["fig2/train_raises_translation_appearance"],
-                       "training raises invariance to translation and to appearance changes",
-                       "Training without augmentation raised invariance to translation and to appearance changes on "
-                       "every architecture.", "Training without augmentation lowered invariance to translation and "
-                       "to appearance changes on every architecture.",
-                       "Training without augmentation raised invariance to some of translation and appearance "
-                       "changes and lowered it to others (see the parts in the table)."),
-        b3_lowers=_say(ev["fig2/train_lowers_rotation_shear"], "training lowers invariance to rotation and shear",
-                       "Training lowered invariance to rotation and shear on every architecture.",
-                       "Training raised invariance to rotation and shear on every architecture.",
-                       "Training lowered invariance to some of rotation and shear and raised it to others."),
-        b3_zoom=_say(ev["fig2/zoom_in_unchanged"], "training leaves the mean invariance to zooming in unchanged",
-                     f"Training left the mean invariance to zooming in unchanged (within ± {unchanged:g}).",
-                     f"Training moved the mean invariance to zooming in by more than {unchanged:g}.",
-                     "Training left the mean invariance to zooming in unchanged on some architectures only."),
-        b3_standard=_say(ev["fig2/standard_raises_translation"],
-                         "training with standard augmentation raises translation invariance",
-                         "Training with standard augmentation raised translation invariance on every architecture.",
-                         "Training with standard augmentation lowered translation invariance on every architecture.",
-                         "Training with standard augmentation raised translation invariance on some architectures "
-                         "only."),
-        b3_augmentation=_say(ev["fig2/augmentation_slight_translation"],
-                             "standard augmentation adds only a little translation invariance",
-                             f"Standard augmentation added translation invariance, less than {slight:g}.",
-                             "Standard augmentation did not add a little translation invariance: it lowered it, or "
-                             f"added more than {slight:g}.", "Standard augmentation's effect on translation "
-                             "invariance was slight on some architectures and not on others."),
-        b3_vit=_say(ev["fig2/untrained_vit_translation"],
-                    "an untrained ViT is more translation-invariant than an untrained ResNet",
-                    "An untrained ViT was more translation-invariant than an untrained ResNet.",
-                    "An untrained ViT was less translation-invariant than an untrained ResNet."))
+    return dict(b3_reading=reading(ev, B3_THAT), **({} if table is None else sweep_numbers(table)))
+
+
+def sweep_numbers(table) -> dict:
+    """What training without augmentation changed (:func:`~invlib.papers.b.grounding.training_change`, the mean
+    over seeds) as short phrases for chapter B3's prose: ``b3_translate``, ``b3_rotate``, ``b3_shear`` (e.g. "+0.063
+    for the ResNet and +0.378 for the ViT") and ``b3_appearance`` (the mean over the appearance grids the sweep
+    holds); ``b3_seeds``, the seeds ("3 seeds"). "not measured" where the sweep lacks the models or the grid.
+
+    Example
+    -------
+    >>> import pandas as pd
+    >>> t = pd.DataFrame(dict(arch="ResNet", variant=["untrained", "none"], transform="rotate", level=1, seed=0,
+    ...                       median=[0.6, 0.4]))
+    >>> n = sweep_numbers(t)
+    >>> n["b3_rotate"], n["b3_translate"], n["b3_seeds"]
+    ('-0.2 for the ResNet', 'not measured', '1 seed')
+    """
+    change = {a: training_change(table, a) for a in _archs(table, "untrained", "none")}
+    app = [g for g in APPEARANCE_B3 if g in set(table["transform"])]
+    for row in change.values():
+        row["appearance"] = float(np.mean([row[g] for g in app])) if app else math.nan
+
+    def phrase(grid):
+        said = [f"{number(row[grid], sign=True)} for the {a}" for a, row in change.items()
+                if not math.isnan(row.get(grid, math.nan))]
+        return _join(said) if said else "not measured"
+
+    seeds = int(table["seed"].nunique()) if "seed" in table else 1
+    grids = ("translate", "rotate", "shear", "appearance")
+    return dict(b3_seeds=_count(seeds, "seed"), **{f"b3_{g}": phrase(g) for g in grids})
+
+
+# ------------------------------------------------------------------------------ section 3: the untrained ResNet and
+# darkening (grounding.homogeneity_check)
+NETWORKS = {"untrained": "untrained, as initialised", "untrained, centred": "untrained, BatchNorm centred on the "
+            "probe images", "none": VARIANT_LABELS["none"], "standard": VARIANT_LABELS["standard"]}
+
+
+def homogeneity_table(check):
+    """:func:`invlib.papers.b.grounding.homogeneity_check` for the page: one row per network (named as
+    :data:`NETWORKS` names them), its seeds, the largest turn of the embedding when the image is halved (over images
+    and seeds) and the mean over seeds of its relative invariance to darkening.
+
+    Example
+    -------
+    >>> import pandas as pd
+    >>> c = pd.DataFrame(dict(network=["untrained", "untrained, centred"] * 2, seed=[0, 0, 1, 1],
+    ...                       direction=[0.0, 0.4, 1e-9, 0.5], invariance=[0.889, 0.2, 0.889, 0.3]))
+    >>> t = homogeneity_table(c)
+    >>> t.index.tolist()
+    ['untrained, as initialised', 'untrained, BatchNorm centred on the probe images']
+    >>> t.seeds.tolist(), t.iloc[:, 1].round(3).tolist(), t.iloc[:, 2].round(3).tolist()
+    ([2, 2], [0.0, 0.5], [0.889, 0.25])
+    """
+    import pandas as pd
+
+    rows = {NETWORKS.get(net, net): {"seeds": len(g), "halving the image: largest 1 − cos": g.direction.max(),
+                                     "invariance to darkening, levels 1-9": g.invariance.mean()}
+            for net, g in check.groupby("network", sort=False)}
+    return pd.DataFrame(rows).T.astype({"seeds": int})
+
+
+def homogeneity_numbers(check, table=None) -> dict:
+    """The numbers chapter B3's prose quotes from :func:`invlib.papers.b.grounding.homogeneity_check` (means over
+    seeds; the turns are the largest over images and seeds): ``b3h_seeds``; ``b3h_turn`` (in words: "less than
+    0.001" for a homogeneous network) and ``b3h_turn_centred``, how far halving the image turns the untrained
+    network's embedding as initialised and centred;
+    ``b3h_untrained``, ``b3h_centred`` and ``b3h_trained``, their invariance to darkening and the trained model's;
+    ``b3h_change`` and ``b3h_change_centred``, trained minus each untrained one; ``b3h_trained_label``, which
+    trained model. With the chapter's sweep ``table``, ``b3h_claim``: what darkening weighs in the appearance part
+    of the claim that training raises invariance to appearance changes.
+
+    Example
+    -------
+    >>> import pandas as pd
+    >>> c = pd.DataFrame(dict(network=["untrained", "untrained, centred", "none"], seed=0, direction=[0, 0.4, 0.3],
+    ...                       invariance=[0.889, 0.2, 0.4]))
+    >>> n = homogeneity_numbers(c)
+    >>> round(n["b3h_change"], 3), round(n["b3h_change_centred"], 3), n["b3h_trained_label"]
+    (-0.489, 0.2, 'trained without augmentation')
+    """
+    inv = check.groupby("network").invariance.mean()
+    turn = check.groupby("network").direction.max()
+    trained = next((v for v in ("none", "standard") if v in inv), None)
+    value = lambda key, s=inv: float(s[key]) if key in s else math.nan  # noqa: E731
+    small = lambda v: "less than 0.001" if v < 0.0005 else number(v)  # noqa: E731
+    out = dict(b3h_seeds=int(check.seed.nunique()), b3h_turn=small(value("untrained", turn)),
+               b3h_turn_centred=value("untrained, centred", turn), b3h_untrained=value("untrained"),
+               b3h_centred=value("untrained, centred"), b3h_trained=value(trained),
+               b3h_trained_label={"none": "trained without augmentation", "standard": "trained with standard "
+                                  "augmentation"}.get(trained, "trained"))
+    out.update(b3h_change=out["b3h_trained"] - out["b3h_untrained"],
+               b3h_change_centred=out["b3h_trained"] - out["b3h_centred"])
+    if table is not None:
+        out["b3h_claim"] = _darkening_in_claim(table)
+    return out
+
+
+def _darkening_in_claim(table, arch: str = "ResNet") -> str:
+    """One sentence: the ResNet's mean change over the appearance grids (the effect of the claim's appearance part)
+    with and without darkening, or why darkening is not in it on this run.
+
+    Example
+    -------
+    >>> import pandas as pd
+    >>> t = pd.DataFrame(dict(arch="ResNet", variant=["untrained", "none"] * 2, level=1, median=[0.9, 0.4, 0.5, 0.6],
+    ...                       transform=["brightness_down"] * 2 + ["posterize"] * 2))
+    >>> _darkening_in_claim(t)[-70:]
+    "the ResNet's mean change over them is -0.2, and +0.1 over the other 1."
+    """
+    app = [g for g in APPEARANCE_B3 if g in set(table["transform"])]
+    if "brightness_down" not in app:
+        return ("This run's sweep leaves darkening out (its `grids`), so the claim's appearance part does not read "
+                "it here; the `cpu` profile's sweep does.")
+    if arch not in _archs(table, "untrained", "none"):
+        return f"This run has no {arch} trained without augmentation, so the claim's appearance part is not measured."
+    change = training_change(table, arch)
+    others = [g for g in app if g != "brightness_down"]
+    mean = lambda grids: number(float(np.mean([change[g] for g in grids])), sign=True) if grids else "n/a"  # noqa: E731
+    return (f"The table of what training changed gives the first of these changes (darkening is its "
+            f"`brightness_down`). Darkening is one of the {len(app)} appearance grids whose changes the claim's "
+            f"appearance part averages: the {arch}'s mean change over them is {mean(app)}, and {mean(others)} over "
+            f"the other {len(others)}.")
 
 
 def plot_search(searches: dict, kind: str = "single", drop=()):
-    """Fig. 3A / A4 / A5: the distribution over classes of each entry's mean percent change, per embedding.
-    ``drop``: operation types to leave out (Fig. A5 drops translations and rescales)."""
+    """Fig. 3A / A4 / A5: the distribution over classes of each entry's mean percent change, one panel per model
+    (side by side), one box per entry (a row, named), the pool's order kept. ``drop``: operation types to leave out
+    (Fig. A5 drops translations and rescales)."""
     import matplotlib.pyplot as plt
 
-    fig, axes = plt.subplots(len(searches), 1, figsize=(14, 3.2 * len(searches)), squeeze=False, sharex=True)
-    for ax, (variant, s) in zip(axes[:, 0], searches.items()):
-        s = s[kind]
-        keep = [j for j, e in enumerate(s.entries) if similarity.op_type(e) not in drop]
-        m = s.class_means()[:, keep]
-        ax.boxplot(m, showfliers=True, widths=0.6, flierprops=dict(markersize=2))
-        ax.axhline(0, color="red", lw=0.8)
-        ax.set_ylabel("% similarity change")
-        ax.set_title(f"ResNet {VARIANT_LABELS.get(variant, variant)}: distribution over classes", fontsize=9)
-        ax.set_xticks(range(1, len(keep) + 1), [s.entries[j] for j in keep], rotation=90, fontsize=6)
-    fig.tight_layout()
+    first = next(iter(searches.values()))[kind]
+    keep = [j for j, e in enumerate(first.entries) if similarity.op_type(e) not in drop]
+    fig, axes = plt.subplots(1, len(searches), figsize=(3.4 * len(searches) + 1.6, 0.155 * len(keep) + 1.3),
+                             squeeze=False, sharey=True, sharex=True, layout="constrained")
+    for ax, (variant, found) in zip(axes[0], searches.items()):
+        s = found[kind]
+        m = s.class_means()[:, [s.entries.index(first.entries[j]) for j in keep]]
+        ax.boxplot(m, vert=False, showfliers=True, widths=0.6, flierprops=dict(markersize=2))
+        ax.axvline(0, color="red", lw=0.8)
+        ax.set_xlabel("% change of pair similarity", fontsize=9)
+        ax.set_title(f"ResNet, {VARIANT_LABELS.get(variant, variant)}", fontsize=9)
+        ax.tick_params(axis="x", labelsize=8)
+    axes[0, 0].set_yticks(range(1, len(keep) + 1), [first.entries[j] for j in keep], fontsize=8)
+    axes[0, 0].invert_yaxis()  # the pool's first entry on top
     return fig
 
 
@@ -307,17 +518,18 @@ def plot_top_per_class(searches: dict):
     tops = [row[0] for row in s.top(1)]
     sems = [metrics.sem(s.changes[s.entries.index(t), s.labels == c]) for c, t in enumerate(tops)]
     sems_g = [metrics.sem(s.changes[j_best, s.labels == c]) for c in range(len(s.classes))]
-    fig, ax = plt.subplots(figsize=(9, 3.2))
+    fig, ax = plt.subplots(figsize=(8, 3.8), layout="constrained")
     pos = np.arange(len(s.classes))
-    ax.bar(pos - 0.2, [m[c, s.entries.index(t)] for c, t in enumerate(tops)], 0.4, yerr=sems, label="top per class")
-    ax.bar(pos + 0.2, m[:, j_best], 0.4, yerr=sems_g, label=f"top across classes ({best})")
-    for c, t in enumerate(tops):
-        ax.annotate(t, (pos[c] - 0.2, 0), rotation=90, fontsize=7, ha="center", va="bottom")
+    bars = dict(ecolor="0.25", elinewidth=1, capsize=2)
+    ax.bar(pos - 0.2, [m[c, s.entries.index(t)] for c, t in enumerate(tops)], 0.4, yerr=sems, color="#56B4E9",
+           error_kw=bars, label="the class's best entry (named under the class)")
+    ax.bar(pos + 0.2, m[:, j_best], 0.4, yerr=sems_g, color="#E69F00", error_kw=bars,
+           label=f"the best across classes ({best})")
     ax.axhline(0, color="grey", lw=0.6)
-    ax.set_xticks(pos, s.classes, rotation=30, fontsize=8)
-    ax.set_ylabel("% similarity change")
+    ax.set_xticks(pos, [f"{c}\n{t}" for c, t in zip(s.classes, tops)], rotation=40, fontsize=8, ha="right",
+                  rotation_mode="anchor")
+    ax.set_ylabel("% change of pair similarity", fontsize=9)
     ax.legend(fontsize=8)
-    fig.tight_layout()
     return fig
 
 
@@ -473,11 +685,11 @@ def dampening(none, standard) -> dict:
 def report_search(run, searches: dict, gap: dict | None, boxes=None, size=None, generated: bool = False,
                   seeds: dict | None = None) -> dict:
     """Section 4.1-4.4's claims (Fig. 3, A4, A5) and App. E.1's as scoreboard rows; returns the numbers, and under
-    ``"readings"`` the sentences the chapter's prose quotes. ``gap``: Fig. 3C's invariance gap per sweep grid
-    (:func:`invlib.papers.b.grounding.invariance_gap`); ``generated``: the boxes are drawn by the data's generator
-    (``scenes``), so App. E.1's claim checks the data rather than measures it; ``seeds``: Fig. 3A's dampening over
-    seeds (:func:`invlib.papers.b.grounding.seed_searches`; without it, the seed-0 searches of ``searches``), whose
-    cost a seed is recorded (``seeds``). Also logs ``top_per_class``, ``appearance_share_top5`` and
+    ``"readings"`` what the chapter's prose quotes (:func:`search_readings`). ``gap``: Fig. 3C's invariance gap per
+    sweep grid (:func:`invlib.papers.b.grounding.invariance_gap`); ``generated``: the boxes are drawn by the data's
+    generator (``scenes``), so App. E.1's claim checks the data rather than measures it; ``seeds``: Fig. 3A's
+    dampening over seeds (:func:`invlib.papers.b.grounding.seed_searches`; without it, the seed-0 searches of
+    ``searches``), whose cost a seed is recorded (``seeds``). Also logs ``top_per_class``, ``appearance_share_top5`` and
     ``identity_best_geometric`` on ``run``."""
     s = searches["none"]["single"]
     m = s.class_means()
@@ -575,41 +787,43 @@ def report_search(run, searches: dict, gap: dict | None, boxes=None, size=None, 
     return out
 
 
+# Chapter B4's claims that carry the paper's argument, as its reading names them (:func:`reading`; the findings box
+# and the claims table give every claim).
+B4_THAT = {
+    "fig3a/no_single_transform": "no single transformation raises every class's similarity while the best one "
+                                 "across classes changes it by less than 1 %",
+    "fig3b/top_per_class": "every class has a transformation that raises its similarity",
+    "sec4.3/appearance_prevails": "appearance operations fill a class's top 5 more often than their share of the "
+                                  "pool",
+    "fig3a/augmentation_dampens": "standard augmentation dampens the similarity changes",
+    "fig3c/invariance_grew_top5": "the transformations whose invariance grew in training fill more of the classes' "
+                                  "top 5"}
+
+
 def search_readings(ev: dict) -> dict:
-    """The sentences chapter B4's prose quotes, from the evidence :func:`report_search` recorded (a claim it
-    did not record reads as not tested).
+    """What chapter B4's prose quotes (``{glue:md}``): ``b4_reading``, the claims of :data:`B4_THAT` that
+    :func:`report_search` recorded, grouped by verdict (:func:`reading`; a claim it did not record is left out).
 
     Example
     -------
     >>> iv = results.Interval(1.5, 1.2, 1.8, 10, 0.99, "bonferroni t")  # every class's best raises it by > 1 %
-    >>> search_readings({"fig3b/top_per_class": decide(PROTOCOL["fig3b/top_per_class"], iv)})["b4_top"]
-    'For this model a per-class choice works: every class has a transformation that raises its similarity.'
+    >>> search_readings({"fig3b/top_per_class": decide(PROTOCOL["fig3b/top_per_class"], iv)})["b4_reading"]
+    'This run reproduces that every class has a transformation that raises its similarity.'
     """
-    missing = results.not_measurable("not computed on this run")
-    get = lambda cid: ev.get(cid, missing)  # noqa: E731
-    return dict(
-        b4_global=_say(get("fig3a/no_single_transform"),
-                       "no single transformation raises every class's similarity while the best across classes "
-                       "changes nothing", "For this model no single transformation raises every class's similarity, "
-                       "and the best one across classes changes it by less than 1 %.",
-                       "For this model a single transformation raises every class's similarity, or the best one "
-                       "across classes changes it by more than 1 %.", "For this model only one half of that holds "
-                       "(see the parts in the table)."),
-        b4_top=_say(get("fig3b/top_per_class"), "every class has a transformation that raises its similarity",
-                    "For this model a per-class choice works: every class has a transformation that raises its "
-                    "similarity.", "For this model some class has no transformation that raises its similarity."),
-        b4_appearance=_say(get("sec4.3/appearance_prevails"), "appearance operations fill a class's top 5 more often "
-                           "than the pool holds them", "Appearance operations fill a class's top 5 more often than "
-                           "their share of the pool.", "Appearance operations fill a class's top 5 less often than "
-                           "their share of the pool."),
-        b4_dampens=_say(get("fig3a/augmentation_dampens"), "standard augmentation dampens the similarity changes",
-                        "Standard augmentation dampened the similarity changes.",
-                        "Standard augmentation did not dampen the similarity changes.",
-                        "Standard augmentation dampened the similarity changes in part."),
-        b4_fig3c=_say(get("fig3c/invariance_grew_top5"), "the transformations whose invariance grew in training fill "
-                      "more of the top 5", "The transformations whose invariance grew in training fill substantially "
-                      "more of the classes' top 5.", "The transformations whose invariance grew in training do not "
-                      "fill substantially more of the classes' top 5."))
+    return dict(b4_reading=reading(ev, B4_THAT))
+
+
+# A short name for each claim of the sensitivity table (search_sensitivity's rows).
+SEARCH_SHORT = {"fig3a/no_single_transform": "no transformation for every class (Fig. 3A)",
+                "fig3b/top_per_class": "a transformation per class (Fig. 3B)",
+                "e/top10_positive": "6.5 of a class's top 10 raise it (App. E)",
+                "figA4/no_subpolicy": "no sub-policy for every class (Fig. A4)",
+                "fig3a/augmentation_dampens": "augmentation dampens the changes (Fig. 3A)",
+                "sec4.3/appearance_prevails": "appearance prevails (sec. 4.3)",
+                "sec4.3/identity_best_geometric": "the identity, best geometric choice (sec. 4.3)",
+                "sec4.3/appearance_with_augmentation": "appearance on top with augmentation (sec. 4.3)",
+                "fig3c/invariance_grew_top5": "grown invariances in the top 5 (Fig. 3C)",
+                "e2/rotation_top_weighted_boost": "rotations fill the top 10 (App. E.2)"}
 
 
 def search_sensitivity(configurations: dict, gap: dict | None = None):
@@ -651,21 +865,37 @@ def log_sensitivity(run, configurations: dict, gap: dict | None = None):
     return table
 
 
-def search_summary(searches: dict) -> str:
-    """One line on the search of the model without augmentation: its pairs, classes, entries and mean pair
-    similarity.
+def search_numbers(searches: dict) -> dict:
+    """What chapter B4's prose says of the search of the model without augmentation: ``b4_pairs`` same-class pairs,
+    ``b4_classes``, ``b4_entries`` pool entries (``b4_distinct`` distinct operations), ``b4_similarity`` the mean
+    cosine similarity of a pair, ``b4_subpolicies`` the two-operation sub-policies searched (0: none).
 
     Example
     -------
     >>> from invlib.papers.b.similarity import Search
     >>> s = Search(["rotate/3"], torch.tensor([[1.0, -1.0]]), torch.tensor([0, 1]), ["a", "b"],
     ...            meta=dict(pairs=2, evaluated=1, mean_similarity=0.5))
-    >>> search_summary({"none": {"single": s}})
-    '2 same-class pairs over 2 classes; 1 entries (1 distinct), mean pair similarity 0.500'
+    >>> search_numbers({"none": {"single": s}})
+    {'b4_pairs': 2, 'b4_classes': 2, 'b4_entries': 1, 'b4_distinct': 1, 'b4_similarity': 0.5, 'b4_subpolicies': 0}
     """
     s = searches["none"]["single"]
-    return (f"{s.meta['pairs']} same-class pairs over {len(s.classes)} classes; {len(s.entries)} entries "
-            f"({s.meta['evaluated']} distinct), mean pair similarity {s.meta['mean_similarity']:.3f}")
+    sub = searches["none"].get("sub")
+    return dict(b4_pairs=int(s.meta["pairs"]), b4_classes=len(s.classes), b4_entries=len(s.entries),
+                b4_distinct=int(s.meta["evaluated"]), b4_similarity=float(s.meta["mean_similarity"]),
+                b4_subpolicies=len(sub.entries) if sub is not None else 0)
+
+
+def sensitivity_table(table):
+    """:func:`search_sensitivity`'s table for the page: each claim by its short name (:data:`SEARCH_SHORT`).
+
+    Example
+    -------
+    >>> import pandas as pd
+    >>> t = pd.DataFrame({"a": ["reproduced"], "differs": [False]}, index=["fig3b/top_per_class"])
+    >>> sensitivity_table(t).index.tolist()
+    ['a transformation per class (Fig. 3B)']
+    """
+    return table.rename(index=lambda cid: SEARCH_SHORT.get(cid, cid))
 
 
 def global_ranking_table(searches: dict, k: int = 10):
@@ -721,25 +951,70 @@ def foreground_table(numbers: dict):
 
 
 def plot_wordnet(reports: dict):
-    """Fig. 4: ranking correlation against WordNet similarity, per class pair, with binned means ± SE (None when
-    ``reports`` is empty: classes without synsets)."""
+    """Fig. 4: ranking correlation against WordNet similarity, per class pair, with binned means ± SE, one panel per
+    WordNet measure (None when ``reports`` is empty: classes without synsets)."""
     import matplotlib.pyplot as plt
 
     if not reports:
         return None
-    fig, axes = plt.subplots(1, len(reports), figsize=(4 * len(reports), 3.2), squeeze=False)
+    fig, axes = plt.subplots(1, len(reports), figsize=(3.1 * len(reports), 3.0), squeeze=False, sharey=True,
+                             layout="constrained")
     for ax, (metric, r) in zip(axes[0], reports.items()):
         f, b = r["pairs"], r["bins"]
-        ax.scatter(f.wordnet, f.ranking, s=10, alpha=0.5)
-        ax.errorbar(b.wordnet, b.ranking, yerr=b.se, color="red", marker="o", capsize=3)
-        ax.set_xlabel(f"WordNet similarity ({metric})")
-        ax.set_title(f"ρ = {r['rho']:.2f}, p = {r['p']:.3f}", fontsize=9)
-    axes[0, 0].set_ylabel("Spearman of op-type rankings")
-    fig.tight_layout()
+        ax.scatter(f.wordnet, f.ranking, s=10, alpha=0.5, color="#0072B2", label="a class pair")
+        ax.errorbar(b.wordnet, b.ranking, yerr=b.se, color="#D55E00", marker="o", capsize=3,
+                    label="mean in a quartile bin ± SE")
+        ax.set_xlabel(f"WordNet similarity ({WORDNET_NAMES.get(metric, metric)})", fontsize=9)
+        ax.set_title(f"ρ = {r['rho']:.2f}, Mantel p = {r['p']:.3f}", fontsize=9)
+        ax.tick_params(labelsize=8)
+    axes[0, 0].set_ylabel("Spearman ρ of the two classes'\nrankings of operation types", fontsize=9)
+    axes[0, 0].legend(fontsize=8, loc="lower left")
     return fig
 
 
 # ------------------------------------------------------------------------------ section 4.5 (chapter B5)
+WORDNET_NAMES = {"wup": "Wu-Palmer", "lch": "Leacock-Chodorow", "path": "path"}
+
+
+def wordnet_table(reports: dict):
+    """Fig. 4's correlations per WordNet measure (:func:`invlib.papers.b.grounding.wordnet_correlations`): Spearman's
+    ρ of WordNet similarity with the ranking correlation, its Mantel p-value, and ρ with the top-5 and top-25 IoU;
+    an empty table without synsets.
+
+    Example
+    -------
+    >>> wordnet_table({"wup": dict(rho=0.2, p=0.1, rho_top5=0.3, rho_top25=0.05)}).to_dict("index")
+    {'Wu-Palmer': {'Spearman ρ': 0.2, 'Mantel p': 0.1, 'ρ with top-5 IoU': 0.3, 'ρ with top-25 IoU': 0.05}}
+    >>> len(wordnet_table({}))
+    0
+    """
+    import pandas as pd
+
+    row = lambda r: {"Spearman ρ": r["rho"], "Mantel p": r["p"], "ρ with top-5 IoU": r["rho_top5"],  # noqa: E731
+                     "ρ with top-25 IoU": r["rho_top25"]}
+    return pd.DataFrame({WORDNET_NAMES.get(m, m): row(r) for m, r in reports.items()}).T
+
+
+def closest_pairs(reports: dict, k: int = 10, metric: str = "wup"):
+    """The ``k`` class pairs closest in WordNet (``metric``), with their ranking correlation, top-5 and top-25 IoU
+    and bin; empty without synsets.
+
+    Example
+    -------
+    >>> import pandas as pd
+    >>> pairs = pd.DataFrame(dict(a=["x", "y"], b=["y", "z"], wordnet=[0.5, 0.9], ranking=[0.1, 0.2]))
+    >>> closest_pairs({"wup": {"pairs": pairs}}, k=1).values.tolist()
+    [['y', 'z', 0.9, 0.2]]
+    """
+    import pandas as pd
+
+    if metric not in reports:
+        return pd.DataFrame()
+    pairs = reports[metric]["pairs"].sort_values("wordnet", ascending=False).head(k).reset_index(drop=True)
+    return pairs.rename(columns={"a": "class", "b": "other class", "wordnet": "WordNet similarity",
+                                 "ranking": "ranking correlation", "top5_iou": "top-5 IoU", "top25_iou": "top-25 IoU"})
+
+
 def rotation_interval(s, k: int = 10, level: float = 0.95) -> results.Interval:
     """App. E.2's effect for one model's search ``s`` (:class:`~invlib.papers.b.similarity.Search`): the weighted
     boost of the ``k``-th best rotation (class, entry) combination minus that of the best combination of any other
@@ -864,21 +1139,29 @@ def variation_summary(table):
 
 def plot_variation(summary, grids=("translate", "zoom_in")):
     """Invariance to each grid (models trained without augmentation and with RRC) and RRC's crop gain against the
-    data's variation, with standard-error bars."""
+    data's variation, mean over seeds with standard-error bars."""
     import matplotlib.pyplot as plt
 
-    fig, axes = plt.subplots(1, len(grids) + 1, figsize=(4 * (len(grids) + 1), 3.2))
+    fig, axes = plt.subplots(1, len(grids) + 1, figsize=(3.1 * (len(grids) + 1), 3.0), layout="constrained")
+    colours = {"fixed_size_center_crop": "#0072B2", "rrc": "#E69F00"}
     for ax, g in zip(axes, grids):
         for method, part in summary.groupby("method"):
-            ax.errorbar(part.level, part[g], part[f"{g}_se"], marker="o", capsize=3,
+            ax.errorbar(part.level, part[g], part[f"{g}_se"], marker="o", capsize=3, color=colours.get(method),
                         label="no augmentation" if method == "fixed_size_center_crop" else method.upper())
-        ax.set(xlabel="variation of the training scenes", ylabel="relative invariance (levels 1-9)", title=g)
+        ax.set(xlabel="variation of the training scenes", ylabel="relative invariance, levels 1-9",
+               title=f"invariance to {grid_title(g)}")
         ax.legend(fontsize=8)
     rrc_rows = summary[summary.method == "rrc"]
-    axes[-1].errorbar(rrc_rows.level, rrc_rows.crop_gain, rrc_rows.crop_gain_se, marker="o", capsize=3, color="C1")
+    axes[-1].errorbar(rrc_rows.level, rrc_rows.crop_gain, rrc_rows.crop_gain_se, marker="o", capsize=3,
+                      color=colours["rrc"])
     axes[-1].axhline(0, color="grey", lw=0.8)
-    axes[-1].set(xlabel="variation of the training scenes", ylabel="RRC − central crop (points)", title="crop gain")
-    fig.tight_layout()
+    axes[-1].set(xlabel="variation of the training scenes", ylabel="RRC − central crop (points)",
+                 title="RRC's gain in test accuracy")
+    for ax in axes:
+        ax.title.set_fontsize(10)
+        ax.xaxis.label.set_fontsize(9)
+        ax.yaxis.label.set_fontsize(9)
+        ax.tick_params(labelsize=8)
     return fig
 
 
@@ -942,7 +1225,7 @@ def report_variation(run, table) -> dict:
     :func:`variation_effects` of the study's ``table``: invariance to translation and to zoom of the models trained
     without augmentation rises with the data's variation; RRC's gain over the central crop rises with it. Records
     what a seed of the study costs to train (``variation.seeds``: its models' training seconds, the table's
-    ``seconds``, where it has them). Returns the sentences the chapter's prose quotes."""
+    ``seconds``, where it has them). Returns what the chapter's prose quotes (:func:`variation_readings`)."""
     fx = variation_effects(table)
     if "seconds" in table:
         run.replicates("variation.seeds", [float(v) for v in table.groupby("seed").seconds.sum().sort_index()],
@@ -968,22 +1251,70 @@ def report_variation(run, table) -> dict:
     return variation_readings(ev)
 
 
+# Chapter B7's claims (the book's hypotheses) as its reading names them (:func:`reading`).
+B7_THAT = {"thesis/translate_grows_with_variation": "invariance to translation rises with the data's variation",
+           "thesis/zoom_in_grows_with_variation": "invariance to zooming in rises with it",
+           "thesis/crop_gain_grows_with_variation": "RRC's gain over the central crop rises with it, where the model "
+                                                    "without augmentation overfits"}
+
+
 def variation_readings(ev: dict) -> dict:
-    """The sentences chapter B7's prose quotes, from the evidence of its claims.
+    """What chapter B7's prose quotes (``{glue:md}``): ``b7_reading``, its claims grouped by verdict
+    (:func:`reading`, in the words of a hypothesis: borne out or not).
 
     Example
     -------
     >>> one = decide(PROTOCOL["thesis/translate_grows_with_variation"], {"0 → 1": [0.1]})
-    >>> variation_readings({"thesis/translate_grows_with_variation": one})["b7_translate"][-38:]
-    'it has 1 seed where the claim needs 3.'
+    >>> variation_readings({"thesis/translate_grows_with_variation": one})["b7_reading"]
+    'The claim cannot be decided on this run: it rests on 1 seed where it needs 3.'
     """
-    missing = results.not_measurable("not computed on this run")
-    out = {}
-    for key, cid, what in (("b7_translate", "thesis/translate_grows_with_variation", "invariance to translation"),
-                           ("b7_zoom", "thesis/zoom_in_grows_with_variation", "invariance to zooming in"),
-                           ("b7_crop", "thesis/crop_gain_grows_with_variation", "RRC's gain over the central crop")):
-        out[key] = _say(ev.get(cid, missing), f"{what} rises with every step of the variation",
-                        f"{what[0].upper()}{what[1:]} rose with every step of the variation.",
-                        f"{what[0].upper()}{what[1:]} fell at every step of the variation.",
-                        f"The claim on {what} holds in part only (see its parts in the table).")
-    return out
+    return dict(b7_reading=reading(ev, B7_THAT, HYPOTHESIS_WORDS))
+
+
+def variation_numbers(V: dict) -> dict:
+    """The study's settings (:func:`invlib.papers.b.grounding.variation_settings`) as chapter B7's prose quotes
+    them: ``b7_levels`` ("0 and 1"), ``b7_seeds`` ("3 seeds"), ``b7_n_train`` training scenes, ``b7_epochs``
+    ("14 epochs"), ``b7_n_test`` test scenes a level, ``b7_n_probe`` probe scenes at variation ``b7_probe_level``.
+
+    Example
+    -------
+    >>> n = variation_numbers(dict(levels=(0.0, 0.5, 1.0), seeds=3, n_train=2000, epochs=14, n_test=1000,
+    ...                            n_probe=128, probe_level=0.0))
+    >>> n["b7_levels"], n["b7_n_train"], n["b7_probe_level"]
+    ('0, 0.5 and 1', '2,000', '0')
+    """
+    return dict(b7_levels=_join([number(v) for v in V["levels"]]), b7_seeds=_count(int(V["seeds"]), "seed"),
+                b7_n_train=number(int(V["n_train"])), b7_epochs=_count(int(V["epochs"]), "epoch"),
+                b7_n_test=number(int(V["n_test"])),
+                b7_n_probe=number(int(V["n_probe"])), b7_probe_level=number(float(V["probe_level"])))
+
+
+def variation_table(summary):
+    """:func:`variation_summary` for the page: per level and method, the seeds and each measure's mean ± its
+    standard error over seeds, as text (accuracies and the gain in points, invariances as relative invariance).
+
+    Example
+    -------
+    >>> import pandas as pd
+    >>> t = pd.DataFrame(dict(level=[0, 0], method=["fixed_size_center_crop", "rrc"], seed=0, train_acc=[90, 80],
+    ...                       test_acc=[60, 55], translate=[.1, .2]))
+    >>> v = variation_table(variation_summary(t))
+    >>> list(v.columns)  # doctest: +NORMALIZE_WHITESPACE
+    ['variation', 'method', 'seeds', 'train accuracy (%)', 'test accuracy (%)', 'invariance: translation',
+     'RRC − central crop (points)']
+    >>> v.iloc[1, 1:].astype(str).tolist()  # one seed: no standard error
+    ['RRC', '1', '80 ± n/a', '55 ± n/a', '0.2 ± n/a', '-5 ± n/a']
+    """
+    import pandas as pd
+
+    names = {"train_acc": "train accuracy (%)", "test_acc": "test accuracy (%)", "crop_gain": "RRC − central crop "
+             "(points)"}
+    cols = [c for c in summary.columns if f"{c}_se" in summary.columns]
+    out = pd.DataFrame({"variation": summary.level.astype(float),
+                        "method": ["no augmentation" if m == "fixed_size_center_crop" else m.upper()
+                                   for m in summary.method], "seeds": summary.seeds.astype(int)})
+    for c in cols:
+        out[names.get(c, f"invariance: {grid_title(c)}")] = [
+            "—" if math.isnan(m) else f"{number(m, sign=c == 'crop_gain')} ± {number(e)}"
+            for m, e in zip(summary[c], summary[f"{c}_se"])]
+    return out.reset_index(drop=True)
