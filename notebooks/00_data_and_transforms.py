@@ -33,16 +33,14 @@ seed = 0  # which images are shown
 n_show = 16  # images per grid
 
 # %%
-import matplotlib.pyplot as plt
 import pandas as pd
 import torch
 
-from invlib import data, plots, profiles, results, transforms, wordnet, zoo
+from invlib import data, pages, plots, profiles, results, transforms, wordnet, zoo
 
 S, run = results.open_chapter(profiles.foundations, globals())
 P = S.run_profile
-torch.manual_seed(S.seed)
-P
+_ = torch.manual_seed(S.seed)
 
 # %% [markdown]
 # ## The datasets
@@ -59,9 +57,10 @@ _, test = zoo.splits(zoo.BOOK[0], P.replace(n_test=min(P.n_test, zoo.SCORE_N)), 
 show = test.subset(min(S.n_show, len(test)), seed=S.seed)
 run.log("test_images", len(test))
 run.log("classes", len(test.classes))
-plots.image_grid(show.images, [show.classes[i] for i in show.labels], show.boxes,
-                 suptitle=f"{P.dataset}, test split: {len(test):,} images, {len(test.classes)} classes")
-plt.show()
+plots.image_grid(show.images, [show.classes[i] for i in show.labels], show.boxes, size=1.0, fontsize=8)
+pages.show(f"{len(show)} of the {len(test):,} test images of `{P.dataset}` ({len(test.classes)} classes, "
+           f"{P.img_size} px), each with its class and, in red, its object box. Every zoo model below is scored on "
+           "these test images.")
 
 # %% [markdown]
 # On Fashion-MNIST, the same images grey and colourised: only the tint differs, and it is drawn from a seed
@@ -71,8 +70,9 @@ plt.show()
 if P.dataset.startswith("fashion_mnist"):
     gray, color = (data.load(name, "test", n=8, seed=S.seed) for name in ("fashion_mnist", "fashion_mnist_color"))
     plots.image_grid(torch.cat([gray.images.expand(-1, 3, -1, -1), color.images]),
-                     [gray.classes[i] for i in gray.labels] * 2, suptitle="fashion_mnist (top), fashion_mnist_color")
-    plt.show()
+                     [gray.classes[i] for i in gray.labels] * 2, size=1.0, fontsize=8)
+    pages.show(f"The same {len(gray)} test images of Fashion-MNIST, grey (top row) and colourised (bottom row): "
+               "only the tint differs, drawn per image whatever its class.")
 
 # %% [markdown]
 # ### Scenes: objects that move and change size
@@ -90,9 +90,10 @@ if P.dataset.startswith("fashion_mnist"):
 levels = (0.0, 0.5, 1.0, 2.0)
 scenes = [data.load("scenes", "test", n=8, seed=S.seed, variation=v) for v in levels]
 plots.image_grid(torch.cat([d.images for d in scenes]), [f"v={v:g}: {d.classes[i]}" for v, d in zip(levels, scenes)
-                 for i in d.labels], torch.cat([d.boxes for d in scenes]),
-                 suptitle=f"scenes at variation {', '.join(map(str, levels))} (rows), {scenes[0].images.shape[-1]} px")
-plt.show()
+                 for i in d.labels], torch.cat([d.boxes for d in scenes]), size=1.0, fontsize=8)
+pages.show(f"`scenes` test images at {scenes[0].images.shape[-1]} px, {len(scenes[0])} per row, one row per variation "
+           f"({', '.join(f'{v:g}' for v in levels)}, top to bottom), titled by variation and class; the red box is the "
+           "main item's. At 0 every item is centred and of one size; position and size spread as the variation grows.")
 
 # %% [markdown]
 # The datasets `invlib` knows, and which of them are on this machine. CIFAR-10 and ImageNet need their files
@@ -100,7 +101,8 @@ plt.show()
 # sub-folders, i.e. your own data.
 
 # %%
-data.inventory()
+pages.table(data.inventory(), "The datasets `invlib` knows: whether each is on this machine, and where to put its "
+            "files if not.")
 
 # %% [markdown]
 # ## Transformations at magnitudes 0 to 9
@@ -113,37 +115,39 @@ data.inventory()
 # %%
 image = show.images[0]
 geometric, appearance = transforms.available("geometric"), transforms.available("appearance")
-plots.magnitude_grid(image, geometric, seed=S.seed)
-plt.show()
-
-# %%
-plots.magnitude_grid(image, appearance, seed=S.seed)
-plt.show()
+for group, names in (("geometric", geometric), ("appearance", appearance)):
+    plots.magnitude_grid(image, names, seed=S.seed)
+    pages.show(f"One test image under the {len(names)} {group} transformations (rows), at levels 0 (the identity) to "
+               "9 (the far end of each range) left to right; each row's label gives its range and unit.")
 
 # %%
 ops = pd.DataFrame([dict(name=n, group=op.group, low=op.low, high=op.high, identity=op.identity, unit=op.unit,
                          what=op.doc) for n in transforms.available() for op in [transforms.get(n)]]).set_index("name")
 run.log("transforms", len(ops))
-ops
+pages.table(ops, f"The {len(ops)} registered transformations: group, valid range, identity, unit and what each does.")
 
 # %% [markdown]
 # ## How close are the classes in WordNet?
 #
 # Paper B asks whether classes that WordNet puts close together also vary in the same ways. The book maps
 # each class to a WordNet 3.0 synset (read offline through NLTK) and measures their similarity; the
-# Wu-Palmer similarity below is 1 on the diagonal and higher for classes that share a closer ancestor
-# (the shoes, and the upper-body garments, form visible blocks).
+# Wu-Palmer similarity below is 1 on the diagonal and higher for classes that share a closer ancestor.
 
 # %%
 if test.synsets is None:
-    print(f"{P.dataset} has no class -> WordNet synset map; nothing to show.")
+    from IPython.display import Markdown
+
+    display(Markdown(f"`{P.dataset}` has no map from classes to WordNet synsets: nothing to show."))  # noqa: F821
 else:
     wup = wordnet.similarity_matrix(test.synsets, "wup")
     off = wup[~torch.eye(len(wup), dtype=torch.bool).numpy()]
     run.log("wup_offdiag_mean", float(off.mean()))
-    plots.heatmap(wup, test.classes, title=f"Wu-Palmer similarity of the {P.dataset} classes")
-    plt.show()
-    display(pd.DataFrame({"class": test.classes, "WordNet synset": test.synsets}).set_index("class"))  # noqa: F821
+    plots.heatmap(wup, test.classes, fontsize=8, colorbar_label="Wu-Palmer similarity")
+    pages.show(f"Wu-Palmer similarity of the {len(wup)} `{P.dataset}` classes in WordNet 3.0 (1 on the diagonal; "
+               f"{off.mean():.2f} on average off it): the lighter a cell, the closer the two classes' nearest "
+               "common ancestor.")
+    display(pages.table(pd.DataFrame({"class": test.classes, "WordNet synset": test.synsets}).set_index("class"),  # noqa: F821
+                        "The WordNet synset each class is mapped to."))
 
 # %% [markdown]
 # ## The model zoo
@@ -162,6 +166,8 @@ else:
 # %%
 rows = zoo.train_all(P, zoo.SHARED, root=S.root, progress=False)
 table = pd.DataFrame(rows).set_index("name")[["params", "n_train", "epochs", "test_acc", "train_seconds"]]
+table = table.assign(test_acc=100 * table.test_acc).rename(columns=dict(
+    params="parameters", n_train="training images", test_acc="test accuracy %", train_seconds="training seconds"))
 for r in rows:
     run.log(f"zoo/{r['name']}/test_acc", r["test_acc"])
 row = {r["name"]: r for r in rows}
@@ -169,16 +175,18 @@ effect = row["small_resnet18/standard"]["test_acc"] - row["small_resnet18/none"]
 results.glue({**{f"acc_{r['name'].replace('/', '_')}": r["test_acc"] for r in rows},
               "n_train": row["small_resnet18/none"]["n_train"], "n_scored": len(test), "chance": 1 / len(test.classes),
               "aug_verdict": "costs accuracy rather than buying it" if effect < 0 else "helps"})
-table.style.format({"params": "{:,}", "test_acc": "{:.1%}", "train_seconds": "{:.0f} s"})
+pages.table(table, f"The shared models of the zoo, one training seed each, scored on {len(test):,} test images of "
+            f"`{P.dataset}`; the seconds are those of their training, when the zoo trained them.")
 
 # %% [markdown]
-# On this run's {glue:text}`n_train:,` training images, the small ResNet-18 reaches
-# {glue:text}`acc_small_resnet18_none:.1%` accuracy on the {glue:text}`n_scored:,` test images without augmentation and
-# {glue:text}`acc_small_resnet18_standard:.1%` with RandomResizedCrop + flip. The untrained network sits near chance
-# ({glue:text}`chance:.0%`). Here the standard augmentation {glue:md}`aug_verdict`. On the `cpu` profile
-# (28-pixel images, a few epochs) it costs accuracy: random crops of a centred, fixed-size object remove
-# information that every test image contains. That is one of paper B's points in small: an augmentation helps
-# when it matches variation the data has.
+# Trained on {glue:text}`n_train:,` images, the small ResNet-18 reaches {glue:text}`acc_small_resnet18_none:.1%`
+# accuracy on the {glue:text}`n_scored:,` test images without augmentation and
+# {glue:text}`acc_small_resnet18_standard:.1%` with RandomResizedCrop + flip; the untrained network sits near chance
+# ({glue:text}`chance:.0%`). Here the standard augmentation {glue:md}`aug_verdict`. On centred garments of one size,
+# as in the small profiles' Fashion-MNIST, it is expected to cost accuracy: a random crop of such an object removes
+# information that every test image contains. That is one of paper B's points in small: an augmentation helps when
+# it matches variation the data have. Each model is one training seed, so this describes these three networks; it
+# is not a test.
 
 # %% [markdown]
 # ## This run
@@ -188,7 +196,7 @@ table.style.format({"params": "{:,}", "test_acc": "{:.1%}", "train_seconds": "{:
 # paper's value beside each of ours.
 
 # %%
-run.table(only_paper=False)
+pages.table(run.table(only_paper=False)[["this run"]], "What this chapter wrote to its results file.")
 
 # %%
 run.close()

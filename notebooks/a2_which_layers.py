@@ -37,20 +37,21 @@ weight_decay = None  # L2 penalty of the probe on standardised features (the pap
 seed = 0
 
 # %%
-import matplotlib.pyplot as plt
 import pandas as pd
 
-from invlib import plots, results
+from invlib import pages, results
 from invlib.papers.a import probes
 from invlib.papers.a import probes_reports as R
 from invlib.papers.a import tables as A
 
 S, run = results.open_chapter(A.settings, globals())
-train, val = A.chapter_images(S)
+train, val = A.chapter_images(S, quiet=True)
 features, sizes = A.featurizers(S.backbones, S.profile)
 table, trained = A.run_table(features, train, val, sizes=sizes, layers=probes.halves, folds=R.DEPTH_FOLDS,
                              **A.run_options(S))
-table[table.layers == "all"].pivot(index="featurizer", columns="task", values="val_acc")[list(probes.TASKS)].round(3)
+pages.table(100 * table[table.layers == "all"].pivot(index="featurizer", columns="task", values="val_acc")[
+    list(probes.TASKS)], f"Chapter A1's probes again (every layer, the same {len(train[0]):,} training and "
+    f"{len(val[0]):,} validation images): validation accuracy in %, chance 50.")
 
 # %% [markdown]
 # ## Layer importance (Figures 5 and 6)
@@ -63,10 +64,12 @@ table[table.layers == "all"].pivot(index="featurizer", columns="task", values="v
 
 # %%
 maps = A.layer_importance(trained, list(S.backbones))
-for (name, agg), m in maps.items():
-    plots.heatmap(m.values, list(m.index), col_labels=list(m.columns), cmap="viridis",
-                  title=f"{name}: layer importance, {agg} over channels (each row sums to 1)")
-    plt.show()
+for agg, number in (("mean", 5), ("max", 6)):
+    R.importance_figure(maps, list(S.backbones), agg)
+    pages.show(f"The paper's Figure {number} on this run: how much each convolution (columns, first to last) "
+               f"contributes to each task's probe (rows), the {agg} of `|weight| x std` over the layer's channels, "
+               "each row summing to 1; one probe per backbone and task. Bright cells on the left mean the task is read "
+               "from early layers, on the right from late ones.")
 
 # %% [markdown]
 # ### Where does the weight sit?
@@ -74,18 +77,20 @@ for (name, agg), m in maps.items():
 # One number per task: the importance-weighted mean position of the layers, 0 for the first convolution
 # and 1 for the last (mean over channels). The paper's reading is that colour tasks sit early and contrast,
 # aspect ratio and scale later. The validation pairs do not enter the probe's weights, so the depths get
-# their spread from the training pairs: for each backbone and task, `probes_reports.DEPTH_FOLDS` (five) more
-# probes are trained, each on a disjoint fifth of the training pairs, and a claim about depths is decided by a
-# 95 % t-interval over them.
+# their spread from the training pairs: for each backbone and task, {glue:text}`folds` more probes are trained,
+# each on a disjoint share of the training pairs, and a claim about depths is decided by a 95 % t-interval over
+# them.
 
 # %%
 depths, first_block = A.layer_depths(maps, list(S.backbones))
 R.log_layers(run, maps, depths, first_block)
-R.bar_panels({"importance-weighted depth (0 = first layer)": depths,
-                          "Figure 1b: share of the stem + first stage": first_block})
-plt.show()
+R.bar_panels({"importance-weighted depth (0 = first layer, 1 = last)": depths,
+              "share of the stem and first stage (the paper's Figure 1b)": first_block})
+pages.show("Left: the importance-weighted depth of each task's probe (0: all its weight on the first convolution, "
+           "1: all on the last); right: the share of its weight on the stem and the first stage. One probe per "
+           "backbone (colour) and task, trained on all the training pairs.")
 results.glue(R.report_layers(run, depths, table))
-depths.round(3)
+pages.table(depths, "Importance-weighted depth per task and backbone (0 = first convolution, 1 = last).")
 
 # %% [markdown]
 # {glue:md}`depth_verdict` On the probes trained on all pairs, the mean depth (backbones averaged) is
@@ -95,13 +100,13 @@ depths.round(3)
 # ## Table 2: half the layers
 #
 # The probe retrained on the first half of the convolutions (in the order above), on the second half, and
-# on all of them. The paper shows ResNet-18 on three tasks; all tasks and both backbones are here, with the
-# paper's validation accuracy in brackets where it has one.
+# on all of them. The paper shows ResNet-18 on three tasks; all tasks and both backbones are here.
 
 # %%
 R.log_table(run, table, "table2")
-print("Validation accuracy %, this run (paper)")
-R.side_by_side(table, "val_acc", "table2")
+pages.table(R.side_by_side(table, "val_acc", "table2"), "Table 2: validation accuracy in % of the probe on the first "
+            "half of the convolutions, the second half and all of them, with the paper's in brackets where it has "
+            "one (ResNet-18, three tasks). Chance is 50.")
 
 # %% [markdown]
 # {glue:md}`halves_verdict` The paper finds the first half better on all three tasks it shows, and on
@@ -109,15 +114,22 @@ R.side_by_side(table, "val_acc", "table2")
 #
 # ## Which of the paper's claims hold here?
 #
-# Section 6.1's claims about these backbones, each tested by the criterion in its row: where the weight sits
-# (Figures 5 and 6; intervals over the fold probes, for every backbone) and what the half-layer probes rank
-# (Table 2, ResNet-18 on the paper's three tasks; paired bootstrap intervals over the validation pairs, with a
-# Bonferroni correction for "on some tasks").
+# Section 6.1's claims about these backbones: where the weight sits (Figures 5 and 6), decided over the fold probes
+# for every backbone, and what the half-layer probes rank (Table 2, ResNet-18 on the paper's three tasks), decided
+# by paired bootstrap intervals over the validation pairs, with a Bonferroni correction for "on some tasks".
 
 # %%
+results.glue({"open_questions": R.open_questions(run), "folds": R.DEPTH_FOLDS})
 run.claims_table()
 
 # %% [markdown]
+# ## Reading the results
+#
+# The maps say where a linear probe finds each attribute, and the verdicts above say whether the paper's order of
+# the tasks in depth, and its Table 2, hold on these backbones. {glue:md}`open_questions` A depth is a weighted mean
+# over the whole network, so two tasks can share a depth while drawing on different layers; the maps above show
+# where the weight actually sits.
+#
 # ## Beyond the paper: does training, or augmentation, change what the layers encode?
 #
 # The same probes on the same backbone architecture in three states: its random initialisation, trained
@@ -130,14 +142,17 @@ features, sizes = A.featurizers(S.variants, S.profile)
 vtable, vtrained = A.run_table(features, train, val, sizes=sizes, **A.run_options(S))
 vmaps = A.layer_importance(vtrained, list(S.variants))
 vacc, vdepth, readings = R.log_variants(run, vtable, vmaps, list(S.variants))
-both = pd.concat({"validation accuracy %": 100 * vacc, "importance-weighted depth": vdepth}, axis=1)
-both.round(2)
+results.glue(readings)
+pages.table(pd.concat({"validation accuracy %": vacc, "importance-weighted depth": vdepth}, axis=1),
+            "The same probes on one architecture in each state (columns): validation accuracy in % and the "
+            "importance-weighted depth, per task.")
 
 # %%
-R.bar_panels({"validation accuracy %": 100 * vacc, "importance-weighted depth": vdepth},
-                          xlim={"validation accuracy %": (40, 101)})
-plt.show()
-results.glue(readings)
+R.bar_panels({"validation accuracy %": vacc, "importance-weighted depth (0 = first layer, 1 = last)": vdepth},
+             xlim={"validation accuracy %": (40, 101)})
+pages.show(f"Validation accuracy (left) and importance-weighted depth (right) of each task's probe on the "
+           f"{len(S.variants)} states of one architecture (colour), one probe each on the same pairs. The untrained "
+           "network is the floor: an accuracy no higher than its own is what any random convolution already gives.")
 
 # %% [markdown]
 # From the untrained network to the last variant, validation accuracy changes by {glue:md}`train_gain`
@@ -154,12 +169,6 @@ results.glue(readings)
 # and a high number there argues against "normalised away". Second, the comparison with the untrained
 # network matters: where random convolutions already rank an attribute as well as trained ones, early-layer
 # importance reflects what any convolution computes, not something the network learned to encode.
-
-# %% [markdown]
-# ## This run
-
-# %%
-run.table()
 
 # %%
 run.close()

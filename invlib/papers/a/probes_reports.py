@@ -243,14 +243,11 @@ def report_table1(run, table, backbones: list[str], seeds=None) -> dict:
     b = f"{declared.parts[''].boundary:g} points"
     return {"beat_magnitude": phrase(
         decide(declared, _effects(beat("DCT (magnitude)"))[0]),
-        reproduced=f"yes: every one of them beats it on every geometric task by more than {b} (95 % paired "
-        "bootstrap intervals over the validation pairs, all above it)",
-        not_reproduced=f"no: none of them beats it by {b} on any geometric task (95 % paired bootstrap intervals "
-        "over the validation pairs, all below it)",
-        partly=f"by more than {b} on some of the geometric tasks only (95 % paired bootstrap intervals over the "
-        "validation pairs, some above it and some below)",
-        inconclusive=f"this run cannot tell: some 95 % paired bootstrap interval over the validation pairs includes "
-        f"{b}", not_measurable="not on these images: a geometric task is undefined")}
+        reproduced=f"yes: each of them beats it by more than {b} on every geometric task",
+        not_reproduced=f"no: none of them beats it by {b} on any geometric task",
+        partly=f"partly: by more than {b} on some of the geometric tasks only",
+        inconclusive=f"undecided: for some backbone and task the 95 % interval of its lead includes {b}",
+        not_measurable="unknown: a geometric task is undefined on these images")}
 
 
 def _report_resnet18_vs_50(run, table, names: list[str], seeds=None) -> str:
@@ -344,17 +341,16 @@ def report_layers(run, depths, table) -> dict:
                 note="share of tasks (point estimates); paper: 3 of 3 ResNet-18 tasks")
     halves = _report_halves(run, table, "ResNet-18" if "ResNet-18" in names else names[0])
     b = f"{declared.parts[''].boundary:g}"
-    spread = "beyond the spread of probes trained on disjoint shares of the pairs"
     return dict(depth_verdict=phrase(
         earlier, reproduced=f"On these backbones the colour tasks' weight sits earlier than that of the geometric "
-        f"tasks, by more than {b} of the depth scale for every backbone, {spread}.",
+        f"tasks, by more than {b} of the depth scale for every backbone.",
         not_reproduced=f"On these backbones the colour tasks' weight does not sit earlier than that of the geometric "
-        f"tasks by {b} of the depth scale, for any backbone, {spread}.",
+        f"tasks by {b} of the depth scale, for any backbone.",
         partly=f"On these backbones the colour tasks' weight sits earlier than that of the geometric tasks by more "
-        f"than {b} of the depth scale for some backbones and not for others, each {spread}.",
+        f"than {b} of the depth scale for some backbones and not for others.",
         inconclusive="On these backbones this run cannot tell whether the colour tasks' weight sits earlier than that "
-        f"of the geometric tasks by {b} of the depth scale: for some backbone the interval over the fold probes "
-        f"includes {b} ({earlier.text()}).",
+        f"of the geometric tasks by {b} of the depth scale: for some backbone the probes trained on different shares "
+        "of the pairs disagree too much.",
         not_measurable="On these images a task the comparison needs is undefined."),
         halves_verdict=halves, depth_colour=_mean_depth(d, COLOUR), depth_geo=_mean_depth(d, GEOMETRIC))
 
@@ -392,13 +388,13 @@ def _report_halves(run, table, row: str) -> str:
     run.claim(every, ours=ours, effects=effects)
     b = f"{-second.parts[tasks[0]].boundary:g} point"
     return phrase(ahead, reproduced=f"In {row} the first half ranks at least as well as the second half on all three "
-                  f"of the paper's tasks: it trails by less than {b}, beyond the 95 % intervals.",
+                  f"of the paper's tasks: at worst it trails by less than {b}.",
                   not_reproduced=f"In {row} the first half trails the second half by more than {b} on every one of the "
-                  "paper's three tasks (every 95 % interval lies below it).",
+                  "paper's three tasks.",
                   partly=f"In {row} the first half ranks at least as well as the second half on some of the "
-                  f"paper's three tasks and trails it by more than {b} on others, each beyond its 95 % interval.",
+                  f"paper's three tasks and trails it by more than {b} on others.",
                   inconclusive=f"In {row} this run cannot tell, on some of the paper's three tasks, whether the "
-                  f"first half trails the second half by less than {b} ({ahead.text()}).",
+                  f"first half trails the second half by less than {b}: the validation pairs are too few to say.",
                   not_measurable="On these images a task the comparison needs is undefined.")
 
 
@@ -429,40 +425,53 @@ def log_variants(run, table, maps: dict, names: list[str]) -> tuple:
             run.log(f"variants/{name}/{task}/val", acc.loc[task, name])
             run.log(f"variants/{name}/{task}/depth", depth.loc[task, name])
     gain = (acc[names[-1]] - acc[names[0]]).dropna().round(1)
-    return acc, depth, dict(train_gain=", ".join(f"{t} {g:+.1f}" for t, g in gain.items()),
+    return acc, depth, dict(train_gain=", ".join(f"{t.replace('_', ' ')} {g:+.1f}" for t, g in gain.items()),
                             depth_shift=float((depth[names[-1]] - depth[names[0]]).mean()))
 
 
+def hue_level(table) -> float:
+    """The level of :func:`hue_reading`'s intervals: ``1 - 0.05 / k`` (Bonferroni) for the k featurizers with a hue
+    probe (NaN where none has one).
+
+    Example
+    -------
+    >>> import pandas as pd
+    >>> hue_level(pd.DataFrame([dict(featurizer=f, layers="all", task="hue", val_correct=np.ones(4)) for f in "PR"]))
+    0.975
+    """
+    k = sum(_items(table, f, "hue") is not None for f in table.featurizer.unique())
+    return 1 - 0.05 / k if k else math.nan
+
+
 def hue_reading(table) -> str:
-    """The prose's reading of hue: whether any featurizer ranks it above chance, each by a Wilson interval over its
-    validation pairs at a Bonferroni level (``1 - 0.05 / k`` for the k featurizers with a hue probe).
+    """The prose's reading of hue, a short phrase: which featurizers rank it above chance, each by a Wilson interval
+    over its validation pairs at the Bonferroni level of :func:`hue_level` that lies above 50 %.
 
     Example
     -------
     >>> import pandas as pd
     >>> rows = [dict(featurizer=f, layers="all", task="hue", val_correct=np.arange(500) < 255) for f in "PR"]
     >>> hue_reading(pd.DataFrame(rows))
-    "no better than chance by any featurizer here (no featurizer's 97.5% Wilson interval over the validation pairs, \
-Bonferroni for 2 featurizers, lies above 50%)"
+    'no better than chance by any featurizer here'
     """
     right = {f: _items(table, f, "hue") for f in table.featurizer.unique()}
     right = {f: x for f, x in right.items() if x is not None}
     if not right:
-        return "undefined on these images"
-    level = 1 - 0.05 / len(right)
+        return "by no featurizer: it is undefined on these images"
+    level = hue_level(table)
     above = {f: accuracy_interval(x, level) for f, x in right.items()}  # a reading, not a claim: lo above chance
     wins = [f for f, iv in above.items() if iv.n >= ITEMS_MIN and iv.lo > 50.0]
-    how = f"{level:.1%} Wilson interval over the validation pairs, Bonferroni for {len(right)} featurizers,"
     if wins:
-        return f"above chance by {', '.join(wins)} (each one's {how} lies above 50%)"
-    return f"no better than chance by any featurizer here (no featurizer's {how} lies above 50%)"
+        return f"above chance by {', '.join(wins)} alone"
+    return "no better than chance by any featurizer here"
 
 
-def table1_readings(table, backbones: list[str], dataset: str = "fashion_mnist_color") -> dict[str, str]:
+def table1_readings(table, backbones: list[str]) -> dict[str, str]:
     """The numbers the prose of chapter A1 quotes, as text (:func:`percent`; "undefined" for a task the
-    images cannot pose): the hue reading (:func:`hue_reading`) and the best hue accuracy, passthrough on zoom-out,
-    contrast and saturation, the first backbone on saturation; ``data_note``, the sentence that introduces them for
-    ``dataset``.
+    images cannot pose): the hue reading (:func:`hue_reading`, ``hue_verdict``), the level of its intervals in %
+    (``hue_level``) and the best hue accuracy, passthrough on zoom-out, contrast and saturation (and the
+    paper's, ``<name>_paper``, numbers in %), the first backbone on saturation; the first backbone's easiest and
+    hardest tasks, here (``best``, ``worst``) and in the paper (``paper_best``, ``paper_worst``).
 
     Example
     -------
@@ -475,15 +484,95 @@ def table1_readings(table, backbones: list[str], dataset: str = "fashion_mnist_c
     v = validation(table)
     hue = max((x for f in table.featurizer.unique() if not math.isnan(x := v.get((f, "hue"), math.nan))),
               default=math.nan)
-    note = ("This run's data are colourised Fashion-MNIST garments on black, not photographs, and three of the "
-            "differences from the paper follow from that rather than from the method:"
-            if dataset.startswith("fashion_mnist") else
-            f"This run's data are `{dataset}`. The notes below explain what happens on the `cpu` profile's "
-            "colourised Fashion-MNIST; compare them with the table above:")
-    return dict(data_note=note, hue_verdict=hue_reading(table), hue_best=percent(hue),
+    level = hue_level(table)
+    return dict(hue_verdict=hue_reading(table), hue_level="n/a" if math.isnan(level) else f"{100 * level:.1f}",
+                hue_best=percent(hue),
                 zo_pass=percent(v["Passthrough", "zoom_out"]), con_pass=percent(v["Passthrough", "contrast"]),
                 sat_pass=percent(v["Passthrough", "saturation"]),
-                sat_r18=percent(v[backbones[0], "saturation"]))
+                sat_r18=percent(v[backbones[0], "saturation"]),
+                **{f"{k}_paper": PAPER_TABLE1["Passthrough"][t][1]
+                   for k, t in (("zo_pass", "zoom_out"), ("con_pass", "contrast"), ("sat_pass", "saturation"))},
+                **_extremes({t: v[backbones[0], t] for t in TASKS if (backbones[0], t) in v}),
+                **_extremes({t: a[1] for t, a in PAPER_TABLE1.get(backbones[0], {}).items()}, "paper_"))
+
+
+def _extremes(accuracy: dict, prefix: str = "") -> dict[str, str]:
+    """``{prefix + "best": "contrast and brightness (100.0%)", prefix + "worst": ...}``: the tasks of the highest and
+    the lowest accuracy (ties named together; undefined tasks left out; "n/a" for none)."""
+    acc = {t: round(a, 1) for t, a in accuracy.items() if not math.isnan(a)}
+    if not acc:
+        return {prefix + "best": "n/a", prefix + "worst": "n/a"}
+
+    def named(value):
+        return _and([t.replace("_", " ") for t, a in acc.items() if a == value]) + f" ({percent(value)})"
+
+    return {prefix + "best": named(max(acc.values())), prefix + "worst": named(min(acc.values()))}
+
+
+# What each claim asks, in a few words for the prose, and what more of could settle it where this run cannot.
+QUESTIONS = {
+    "table1/resnets_beat_dct": ("whether the ResNets beat the DCT by the claimed margin on every geometric task",
+                                "pairs"),
+    "table1/resnets_beat_pixels": ("whether they beat the raw pixels by that margin", "pairs"),
+    "table1/colour_near_100": ("whether they rank saturation, contrast and brightness near 100 %", "pairs"),
+    "table1/contrast_far_above_pixels": ("whether they rank contrast far better than the pixels", "pairs"),
+    "table1/zoom_out_harder": ("whether zoom-out is harder than zoom-in", "pairs"),
+    "table1/hue_hardest_colour": ("whether hue is the hardest colour task", "pairs"),
+    "table1/resnet18_at_least_resnet50": ("whether ResNet-18 ranks at least as well as ResNet-50", "seeds"),
+    "fig5_6/colour_earlier": ("whether the colour tasks are read from earlier layers than the geometric ones",
+                              "folds"),
+    "fig5_6/contrast_later": ("whether contrast is read from later layers than the other colour tasks", "folds"),
+    "table2/first_half_at_least_second": ("whether the first half of the layers ranks at least as well as the second",
+                                          "pairs"),
+    "table2/first_half_beats_all": ("whether the first half alone beats all the layers on some task", "pairs"),
+}
+MORE = {"pairs": "more validation pairs (`n_val`)", "seeds": "more training seeds (`seeds`)",
+        "folds": "more training pairs for the probes (`n_train`)"}
+
+
+def open_questions(run) -> str:
+    """One sentence for a chapter's prose: the claims ``run`` recorded and could not decide, grouped by what more of
+    could settle them (:data:`QUESTIONS`); or that it decided every claim it could measure.
+
+    Example
+    -------
+    >>> from types import SimpleNamespace
+    >>> run = SimpleNamespace(claims={"table1/zoom_out_harder": dict(verdict="inconclusive at this budget"),
+    ...                               "table1/resnet18_at_least_resnet50": dict(verdict="inconclusive at this budget"),
+    ...                               "table1/hue_hardest_colour": dict(verdict="reproduced")})
+    >>> open_questions(run)
+    'It leaves open whether zoom-out is harder than zoom-in, which more validation pairs (`n_val`) could settle; and \
+whether ResNet-18 ranks at least as well as ResNet-50, which more training seeds (`seeds`) could settle.'
+    >>> open_questions(SimpleNamespace(claims={"table1/hue_hardest_colour": dict(verdict="reproduced")}))
+    'It decides every claim it can measure.'
+    """
+    groups = {}
+    for cid, c in run.claims.items():
+        if c["verdict"].startswith("inconclusive") and cid in QUESTIONS:
+            question, more = QUESTIONS[cid]
+            groups.setdefault(more, []).append(question)
+    if not groups:
+        return "It decides every claim it can measure."
+    said = [f"{_and(questions)}, which {MORE[more]} could settle" for more, questions in groups.items()]
+    return f"It leaves open {_and(said, '; and ', '; ')}."
+
+
+def _and(items: list[str], last: str = " and ", sep: str = ", ") -> str:
+    return items[0] if len(items) == 1 else sep.join(items[:-1]) + last + items[-1]
+
+
+def feature_seconds(table) -> str:
+    """What extracting each featurizer's features took in this run, summed over its tasks, as a phrase (0 s: read
+    from the cache).
+
+    Example
+    -------
+    >>> import pandas as pd
+    >>> feature_seconds(pd.DataFrame(dict(featurizer=["DCT", "DCT", "R"], seconds=[0.1, 0.2, 5.55])))
+    'DCT 0.3 s, R 5.5 s'
+    """
+    seconds = table.groupby("featurizer", sort=False).seconds.sum()
+    return ", ".join(f"{name} {value:.1f} s" for name, value in seconds.items())
 
 
 # ----------------------------------------------------------------------------------------- figures and layers
@@ -520,7 +609,7 @@ def figure2(images: torch.Tensor, boxes: torch.Tensor, size: int, seed: int = 0,
         views, values = ladder(images[example], boxes[example], task, size, k=k, seed=seed)
         rows.append(views)
         titles += [f"{task} {v:.2f}" for v in values.tolist()]
-    return plots.image_grid(torch.cat(rows), titles, ncols=k, suptitle="Figure 2: views ordered by the ranked value")
+    return plots.image_grid(torch.cat(rows), titles, ncols=k, size=1.25, fontsize=8)
 
 
 def figure3(images: torch.Tensor, boxes: torch.Tensor, size: int):
@@ -545,19 +634,21 @@ def figure3(images: torch.Tensor, boxes: torch.Tensor, size: int):
               "large (zoom-in, t = 0.5)": crops_for("zoom_in", boxes, hw, torch.full((len(boxes),), 0.5))[0]}
     dct = {name: block_dct(render(images, crops[:, None], size, "zoom_in")).mean((0, 1))
            for name, crops in scales.items()}
-    fig, axes = plt.subplots(1, 4, figsize=(15, 3.4), gridspec_kw=dict(width_ratios=[1, 1, 1, 1.8]),
-                             layout="constrained")
+    fig = plt.figure(figsize=(8, 6.2), layout="constrained")
+    top, bottom = fig.subfigures(2, 1, height_ratios=[1, 1.15])
+    axes = top.subplots(1, 3)
+    curve = bottom.subplots()
     inverse = torch.argsort(zigzag(8))  # zig-zag position -> 8x8 cell
     vmax = max(float(v.log10().max()) for v in dct.values())
     for ax, (name, coef) in zip(axes, dct.items()):
         im = ax.imshow(coef[inverse].view(8, 8).log10().numpy(), vmin=vmax - 3, vmax=vmax, cmap="magma")
         ax.set_title(name, fontsize=9)
         ax.set_xticks([]), ax.set_yticks([])
-        axes[-1].semilogy(coef.numpy(), label=name)
-    fig.colorbar(im, ax=axes[2], fraction=0.05, label="log10 mean |coefficient|")
-    axes[-1].set_xlabel("coefficient, zig-zag order")
-    axes[-1].legend(fontsize=8)
-    fig.suptitle("Figure 3: 8x8 block DCT magnitude at three object scales")
+        curve.semilogy(coef.numpy(), label=name)
+    top.colorbar(im, ax=axes, fraction=0.05, label="log10 mean |coefficient|")
+    curve.set_xlabel("coefficient, zig-zag order (0 = mean of the block)")
+    curve.set_ylabel("mean |coefficient|")
+    curve.legend(fontsize=8)
     return fig, {name: float(coef[32:].mean() / coef[1:].mean()) for name, coef in dct.items()}
 
 
@@ -577,7 +668,7 @@ def table1_bars(table):
     names = list(table.featurizer.unique())
     val = table.pivot_table(index="task", columns="featurizer", values="val_acc", dropna=False).reindex(
         index=list(TASKS), columns=names)
-    fig, ax = plt.subplots(figsize=(11, 3.6))
+    fig, ax = plt.subplots(figsize=(9, 3.8))
     width = 0.8 / len(names)
     for k, name in enumerate(names):
         x = np.arange(len(val)) + (k - len(names) / 2 + 0.5) * width
@@ -585,11 +676,12 @@ def table1_bars(table):
         paper = [PAPER_TABLE1.get(name, {}).get(t, (None, np.nan))[1] for t in val.index]
         ax.scatter(x, paper, marker="_", s=120, color="black", zorder=3, label="paper" if k == 0 else None)
     ax.axhline(50, color="grey", lw=0.8, ls=":")
-    ax.set_xticks(range(len(val)), val.index)
+    ax.set_xticks(range(len(val)), [t.replace("_", " ") for t in val.index], fontsize=9)
+    ax.set_xlabel("task")
     ax.set_ylabel("validation accuracy %")
-    ax.set_ylim(30, 102)
-    ax.legend(ncols=len(names) + 1, fontsize=8, loc="lower left")
-    ax.set_title("Table 1 as bars: this run (bars) and the paper (black ticks)")
+    ax.set_ylim(30, 112)
+    ax.legend(ncols=min(len(names) + 1, 6), fontsize=8, loc="upper center", frameon=False)
+    fig.tight_layout()
     return fig
 
 
@@ -617,9 +709,9 @@ def log_layers(run, maps: dict, depths, first_block) -> None:
             run.log(f"first_block/{name}/{t}", float(first_block.loc[t, name]))
 
 
-def bar_panels(frames: dict, xlim: dict | None = None, figsize=(11, 3.2)):
-    """One horizontal bar chart per ``{title: DataFrame}``, side by side (rows top-down, a bar per column);
-    ``xlim``: ``{title: (low, high)}``.
+def bar_panels(frames: dict, xlim: dict | None = None, figsize=(9, 3.8)):
+    """One horizontal bar chart per ``{title: DataFrame}``, side by side (rows top-down, a bar per column, the
+    title as the x-axis label); ``xlim``: ``{title: (low, high)}``.
 
     Example
     -------
@@ -629,10 +721,47 @@ def bar_panels(frames: dict, xlim: dict | None = None, figsize=(11, 3.2)):
     """
     import matplotlib.pyplot as plt
 
-    fig, axes = plt.subplots(1, len(frames), figsize=figsize)
+    fig, axes = plt.subplots(1, len(frames), figsize=figsize, sharey=True, layout="constrained")
     for ax, (title, frame) in zip(axes, frames.items()):
-        frame.plot.barh(ax=ax, title=title, xlim=(xlim or {}).get(title))
-        ax.invert_yaxis()
-        ax.legend(fontsize=7)
-    fig.tight_layout()
+        frame.plot.barh(ax=ax, xlim=(xlim or {}).get(title), fontsize=8, legend=False)
+        ax.set_xlabel(title, fontsize=9)
+        ax.set_ylabel("")
+        ax.set_yticks(range(len(frame)), [str(t).replace("_", " ") for t in frame.index])
+    axes[0].invert_yaxis()  # the panels share their rows: every one reads top-down
+    handles, labels = axes[0].get_legend_handles_labels()
+    fig.legend(handles, labels, loc="outside upper center", ncols=len(labels), fontsize=8, frameon=False)
+    return fig
+
+
+def importance_figure(maps: dict, names: list[str], agg: str = "mean"):
+    """The paper's Figure 5 (``agg="mean"``) or 6 (``"max"``): per backbone of ``names``, the layer importance of
+    :func:`invlib.papers.a.tables.layer_importance` as a map of tasks (rows) by convolutions (columns, in the order
+    the network defines them), one panel per backbone; each stage is named on the axis and its start marked by a
+    white line, so a map of fifty convolutions stays readable at page width.
+
+    Example
+    -------
+    >>> import pandas as pd
+    >>> m = pd.DataFrame({"stem.0": [0.5], "layer1.0.body.0": [0.25], "layer1.0.body.3": [0.25]}, index=["hue"])
+    >>> [t.get_text() for t in importance_figure({("R", "mean"): m}, ["R"]).axes[0].get_xticklabels()]
+    ['stem', 'layer1']
+    """
+    import matplotlib.pyplot as plt
+
+    fig, axes = plt.subplots(len(names), 1, figsize=(9, 2.3 * len(names) + 0.3), squeeze=False, layout="constrained")
+    for ax, name in zip(axes[:, 0], names):
+        m = maps[name, agg]
+        im = ax.imshow(m.to_numpy(dtype=float), aspect="auto", cmap="viridis", interpolation="nearest")
+        stages = [str(c).split(".")[0] for c in m.columns]
+        starts = [i for i, stage in enumerate(stages) if i == 0 or stage != stages[i - 1]]
+        centres = [(a + b - 1) / 2 for a, b in zip(starts, [*starts[1:], len(stages)])]
+        ax.set_xticks(centres, [stages[i] for i in starts], fontsize=8)
+        for i in starts[1:]:
+            ax.axvline(i - 0.5, color="white", lw=1.2)
+        ax.set_yticks(range(len(m)), [str(t).replace("_", " ") for t in m.index], fontsize=8)
+        ax.set_title(f"{name}: {len(m.columns)} convolutions, first to last", fontsize=9)
+        bar = fig.colorbar(im, ax=ax, fraction=0.04, pad=0.01)
+        bar.set_label("share of the row", fontsize=8)
+        bar.ax.tick_params(labelsize=8)
+    axes[-1, 0].set_xlabel("convolutions, stage by stage (white lines: where a stage starts)", fontsize=8)
     return fig

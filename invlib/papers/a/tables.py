@@ -257,9 +257,10 @@ def load_images(dataset: str, n_train: int, n_val: int, seed: int = 0, root=None
             (streaming.rows(images, slice(n_train, None)), boxes[n_train:]))
 
 
-def chapter_images(S: Settings):
+def chapter_images(S: Settings, quiet: bool = False):
     """:func:`load_images` for a chapter's :class:`Settings`, capped at what the dataset holds, with one line
-    printed: how many images of which shape, the zoom-out slack, and the tasks these images cannot pose.
+    printed (unless ``quiet``; :func:`image_facts` gives the same facts for a chapter's prose): how many images of
+    which shape, the zoom-out slack, and the tasks these images cannot pose.
 
     Returns ``((images (N, 3, H, W) uint8, boxes (N, 4)), (images, boxes))``: training, validation.
 
@@ -272,12 +273,34 @@ def chapter_images(S: Settings):
     """
     train, val = load_images(S.dataset, S.n_train, S.n_val, seed=S.seed, root=S.root, source_size=S.source_size,
                              canvas=S.canvas, cap=True)
+    if not quiet:
+        f = image_facts(S, train, val)
+        undefined = undefined_tasks(train[0])
+        print(f"{S.dataset}: {f['n_train_images']:,} training + {f['n_val_images']:,} validation images of "
+              f"{tuple(train[0].shape[1:])}; zoom-out slack s from {f['slack_lo']:.2f} to {f['slack_hi']:.2f}"
+              + "".join(f"; {t} undefined: {why}" for t, why in undefined.items()))
+    return train, val
+
+
+def image_facts(S: Settings, train, val) -> dict:
+    """What a chapter's prose says about its images (:func:`chapter_images`), for :func:`invlib.results.glue`:
+    ``dataset`` (text), ``n_train_images``, ``n_val_images``, ``side`` (pixels, the canvas included),
+    ``canvas`` (its factor), ``slack_lo``, ``slack_hi`` (the zoom-out slack s over the training images) and
+    ``undefined`` (text: the tasks these images cannot pose and why, or "none").
+
+    Example
+    -------
+    >>> S = settings("smoke", n_train=20, n_val=10)
+    >>> f = image_facts(S, *chapter_images(S, quiet=True))
+    >>> f["n_train_images"], f["side"], f["canvas"], f["undefined"]
+    (20, 42, 1.5, 'none')
+    """
     slack = zoom_out_slack(train[1], train[0].shape[-2:])
     undefined = undefined_tasks(train[0])
-    print(f"{S.dataset}: {len(train[0]):,} training + {len(val[0]):,} validation images of "
-          f"{tuple(train[0].shape[1:])}; zoom-out slack s from {slack.min():.2f} to {slack.max():.2f}"
-          + "".join(f"; {t} undefined: {why}" for t, why in undefined.items()))
-    return train, val
+    return dict(dataset=f"`{S.dataset}`", n_train_images=len(train[0]), n_val_images=len(val[0]),
+                side=int(train[0].shape[-1]), canvas=float(S.canvas), slack_lo=float(slack.min()),
+                slack_hi=float(slack.max()),
+                undefined="; ".join(f"{t} ({why})" for t, why in undefined.items()) or "none")
 
 
 def featurizers(specs: dict[str, str], profile="cpu") -> tuple[dict, dict]:

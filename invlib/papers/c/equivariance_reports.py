@@ -29,7 +29,7 @@ from ... import data, results, zoo
 from ... import transform_types as tt
 from ...utils import check_choice
 from .equivariance import Distances, Settings, spec, strongest
-from .protocol import PROTOCOL
+from .protocol import N_MIN, PROTOCOL
 
 GROUPS_C = {"rigid": ("rotation", "shear", "perspective"), "pixelwise": ("baseline", "color_jitter", "noise")}
 
@@ -106,7 +106,7 @@ def plot_training_draws(S: Settings, members, ds: data.Dataset, n: int = 6, inde
     for m in (strongest(members, k) for k in S.types):
         aug = zoo.augmentation(spec(S, m).augment, **dict(spec(S, m).augment_params))
         rows[m.name] = torch.cat([x[:1], aug(x, gen)])
-    return plots.mosaic(rows, col_titles=["original"], size=(1.1, 1.15))
+    return plots.mosaic(rows, col_titles=["original"], size=(1.0, 1.0), fontsize=8)
 
 
 def _mean(t: pd.DataFrame, col: str) -> float:
@@ -204,77 +204,232 @@ def _range_summary(table: pd.DataFrame) -> pd.DataFrame:
 
 def plot_curves(table: pd.DataFrame, kinds=None, what: str = "acc"):
     """Fig. 1/7: per type, the strongest augmented network's equivariance (blue) and invariance (green) against
-    the baseline's (red, black), over the measurement grid; values beyond the training range are shaded.
-    ``what="l2"`` plots ``1 - L_L2`` instead of accuracy (as Fig. 10)."""
+    the first baseline's (red, black), over the measurement grid; values beyond the training range are shaded.
+    ``what="l2"`` plots ``1 - L_L2`` instead of accuracy (as Fig. 10). One panel per type, titled by its augmented
+    network, three to a row, with one legend for all."""
     import matplotlib.pyplot as plt
+    from matplotlib.lines import Line2D
+    from matplotlib.patches import Patch
 
     kinds = [k for k in (kinds or table.kind.unique()) if (table[table.kind == k].group != "baseline").any()]
     cols = min(3, len(kinds))
-    fig, axes = plt.subplots(-(-len(kinds) // cols), cols, figsize=(4.2 * cols, 2.9 * -(-len(kinds) // cols)),
-                             squeeze=False)
+    rows = -(-len(kinds) // cols)
+    fig, axes = plt.subplots(rows, cols, figsize=(3.1 * cols + 0.3, 2.7 * rows + 0.6), squeeze=False,
+                             layout="constrained")
+    styles = {("aug", "eq"): ("tab:blue", "-"), ("aug", "inv"): ("tab:green", "--"),
+              ("base", "eq"): ("tab:red", "-"), ("base", "inv"): ("black", "--")}
     for ax, kind in zip(axes.flat, kinds):
         t = table[table.kind == kind]
         aug_m = [m for m in t.member.unique() if m.kind is not None][-1]
         base_m = [m for m in t.member.unique() if m.kind is None][0]
-        for m, (c_eq, c_inv) in ((aug_m, ("tab:blue", "tab:green")), (base_m, ("tab:red", "black"))):
+        for who, m in (("aug", aug_m), ("base", base_m)):
             r = t[t.member == m].reset_index(drop=True)
-            for col, c, ls in (("eq", c_eq, "-"), ("inv", c_inv, "--")):
+            for col in ("eq", "inv"):
+                c, ls = styles[who, col]
                 y = r[f"{col}_acc"] if what == "acc" else 1 - r[f"{col}_l2"]
-                ax.plot(range(len(r)), y, ls, marker="o", ms=3, color=c, label=f"{m.name}: {col}")
+                ax.plot(range(len(r)), y, ls, marker="o", ms=3, color=c)
             if m is aug_m:
                 for i, inside in enumerate(r.in_range):
                     if not inside:
-                        ax.axvspan(i - 0.5, i + 0.5, color="0.92", zorder=0)
-        ax.set_xticks(range(len(r)), r.label, rotation=60, fontsize=7)
-        ax.set_title(tt.TYPES[kind], fontsize=9)
+                        ax.axvspan(i - 0.5, i + 0.5, color="0.9", zorder=0)
+        ax.set_xticks(range(len(r)), r.label, rotation=60, fontsize=8)
+        ax.tick_params(axis="y", labelsize=8)
+        ax.set_title(aug_m.name, fontsize=9)
+    for ax in axes[:, 0]:
         ax.set_ylabel("accuracy (%)" if what == "acc" else "1 - L2", fontsize=8)
-        ax.legend(fontsize=6)
     for ax in axes.flat[len(kinds):]:
         ax.axis("off")
-    fig.tight_layout()
+    for ax in axes[-1]:
+        ax.set_xlabel("test transform", fontsize=8)
+    names = {("aug", "eq"): "augmented: equivariance", ("aug", "inv"): "augmented: invariance",
+             ("base", "eq"): "baseline: equivariance", ("base", "inv"): "baseline: invariance"}
+    handles = [Line2D([], [], color=c, ls=ls, marker="o", ms=3) for c, ls in styles.values()]
+    handles.append(Patch(color="0.9"))
+    fig.legend(handles, [*names.values(), "beyond the training range"], loc="outside upper center", ncols=3,
+               fontsize=8, frameon=False)
     return fig
 
 
 def plot_ranges(table: pd.DataFrame, kinds=None):
-    """Fig. 2: invariance accuracy of every magnitude of a type (darker = wider range) and of the baseline."""
+    """Fig. 2: invariance accuracy of every magnitude of a type (narrowest to widest: orange, blue, purple, green)
+    and of the first baseline (black), one panel per type with two ranges or more."""
     import matplotlib.pyplot as plt
 
     kinds = [k for k in (kinds or table.kind.unique()) if table[(table.kind == k) & (table.group == k)]
              .member.nunique() > 1]
-    fig, axes = plt.subplots(1, max(1, len(kinds)), figsize=(4.2 * max(1, len(kinds)), 3), squeeze=False)
+    n = max(1, len(kinds))
+    fig, axes = plt.subplots(1, n, figsize=(min(3.1 * n, 9.3) + 0.3, 3.2), squeeze=False, layout="constrained")
+    colours = ("tab:orange", "tab:blue", "tab:purple", "tab:green")
     for ax, kind in zip(axes.flat, kinds):
         t = table[table.kind == kind]
         ms = [m for m in t.member.unique() if m.kind is not None]
         base = [m for m in t.member.unique() if m.kind is None][0]
         for i, m in enumerate([base, *ms]):
             r = t[t.member == m].reset_index(drop=True)
-            color = "black" if m.kind is None else plt.cm.Blues(0.4 + 0.6 * (i / len(ms)))
+            color = "black" if m.kind is None else colours[(i - 1) % len(colours)]
             ax.plot(range(len(r)), r.inv_acc, marker="o", ms=3, color=color, label=m.name)
-        ax.set_xticks(range(len(r)), r.label, rotation=60, fontsize=7)
-        ax.set_title(f"{tt.TYPES[kind]}: invariance by training range", fontsize=9)
-        ax.set_ylabel("accuracy (%)")
-        ax.legend(fontsize=7)
-    fig.tight_layout()
+        ax.set_xticks(range(len(r)), r.label, rotation=60, fontsize=8)
+        ax.tick_params(axis="y", labelsize=8)
+        ax.set_title(tt.TYPES[kind], fontsize=9)
+        ax.set_xlabel("test transform", fontsize=8)
+        ax.legend(fontsize=8)
+    axes[0, 0].set_ylabel("invariance accuracy (%)", fontsize=8)
     return fig
 
 
 def scale_readings(S: Settings) -> dict:
-    """The sizes chapter C1's prose states about its run, taken from the settings (never typed in the prose):
-    ``arch``, ``n_train``, ``epochs``, ``n_fit`` (images the maps are fitted on), ``n_eval`` (images they are
-    scored on), ``dataset``.
+    """The sizes the prose of chapters C1-C3 states about their run, taken from the settings (never typed in the
+    prose): ``arch``, ``dataset`` (text, as code), ``n_train``, ``epochs`` (text), ``n_fit`` (images the maps are fitted
+    on), ``n_eval`` (images they are scored on), ``size`` and the paper's ``paper_size`` (pixels) with their ratio
+    ``size_ratio``, ``n_types`` (types in the family), ``baselines``, ``wide`` (text: the types with two training
+    ranges, or "none"), ``ranges`` (training ranges of the other types), ``family`` (text: the baselines, types
+    and ranges), ``persp_lo`` and ``persp_hi`` (the
+    perspective training sigmas, a fraction of the side), ``ft_steps``, ``ft_lr``, ``paper_ft_steps`` and
+    ``paper_ft_lr`` (the fine-tuning updates and learning rate, this run's and the paper's), ``ft_ratio`` (the
+    networks' training rate over the fine-tuning rate), ``ft_lambda1`` to ``ft_lambda3`` (Eq. 7's weights),
+    ``n_min`` (the replicates a claim needs before it can be decisive).
 
     Example
     -------
     >>> from invlib.papers.c.equivariance import settings
     >>> r = scale_readings(settings("cpu"))
-    >>> r["n_fit"] == settings("cpu").n_fit, r["arch"]
-    (True, 'small_resnet18')
+    >>> r["n_fit"] == settings("cpu").n_fit, r["arch"], r["wide"], r["paper_size"]
+    (True, '`small_resnet18`', 'crop, rotation and shear', 227)
     """
-    return dict(arch=S.arch, n_train=S.n_train, epochs=S.epochs, n_fit=S.n_fit, n_eval=S.n_eval, dataset=S.dataset)
+    wide = _and([k.replace("_", " ") for k in S.types if k in S.wide_types or S.magnitudes > 1] or ["none"])
+    family = f"{_n(S.baselines, 'baseline')} and {_n(len(S.types), 'type')}, {_n(S.magnitudes, 'training range')} " \
+             f"per type" + (f" ({wide} with two)" if wide != "none" and S.magnitudes == 1 else "")
+    persp = tt.PAPER_MAGNITUDES["perspective"]
+    paper = Settings()
+    return dict(arch=f"`{S.arch}`", dataset=f"`{S.dataset}`", n_train=S.n_train, epochs=_n(S.epochs, "epoch"),
+                n_fit=S.n_fit,
+                n_eval=S.n_eval, size=S.size, paper_size=paper.size, size_ratio=paper.size / S.size,
+                n_types=len(S.types), baselines=S.baselines, wide=wide, ranges=S.magnitudes, family=family,
+                persp_lo=min(persp), persp_hi=max(persp), ft_steps=S.ft_steps, ft_lr=S.ft_lr, ft_ratio=S.lr / S.ft_lr,
+                paper_ft_steps=paper.ft_steps, paper_ft_lr=paper.ft_lr, n_min=N_MIN, ft_lambda1=S.ft_lambda1,
+                ft_lambda2=S.ft_lambda2, ft_lambda3=S.ft_lambda3)
 
 
-def report_c1(run, table: pd.DataFrame, acc: pd.DataFrame, seconds: dict | None = None) -> None:
-    """The scoreboard rows of chapter C1, each decided from this run's numbers: ``table`` from
+# Readable column names of the chapters' tables (the frames keep their short names).
+LABELS = {"accuracy": "accuracy %", "paper_rvl_cdip": "paper, RVL-CDIP %", "paper_ilsvrc": "paper, ILSVRC %",
+          "baselines": "baselines", "aug_inv": "augmented: invariance",
+          "base_inv": "baselines: invariance", "aug_inv_beyond": "augmented: invariance beyond its range",
+          "base_inv_beyond": "baselines: invariance there", "base_gap": "baselines: map's gain",
+          "aug_gap_inside": "augmented: map's gain inside its range", "base_gap_inside": "baselines: map's gain there",
+          "aug_clean": "augmented: clean", "base_clean": "baselines: clean", "narrow": "narrow range",
+          "wide": "wide range", "values": "values beyond the narrow range", "narrow_inv": "narrow: invariance",
+          "wide_inv": "wide: invariance", "narrow_eq": "narrow: equivariance", "wide_eq": "wide: equivariance",
+          "aug_eq": "augmented: equivariance", "base_eq": "baselines: equivariance", "transform": "transform",
+          "original": "before", "finetuned": "after Eq. 7", "control": "after the control",
+          "rvl_cdip_original": "paper RVL-CDIP: before", "rvl_cdip_finetuned": "paper RVL-CDIP: after",
+          "ilsvrc_original": "paper ILSVRC: before", "ilsvrc_finetuned": "paper ILSVRC: after"}
+
+
+def readable(frame: pd.DataFrame) -> pd.DataFrame:
+    """``frame`` with the readable column (and index) names of :data:`LABELS`, for the page.
+
+    Example
+    -------
+    >>> list(readable(pd.DataFrame({"aug_inv": [1.0], "other": [2.0]})).columns)
+    ['augmented: invariance', 'other']
+    """
+    out = frame.rename(columns=LABELS)
+    return out.rename_axis(index=[LABELS.get(n, n) for n in out.index.names])
+
+
+_ANSWER = {"reproduced": "yes", "not reproduced": "no", "partly": "in part", "inconclusive": "undecided",
+           "not measurable": "not measurable here"}
+
+
+def _answer(ev: results.Evidence, numbers: str) -> str:
+    """A claim's verdict as a plain answer with this run's numbers: ``"yes: +5.2 points ..."``."""
+    word = next(w for k, w in _ANSWER.items() if ev.verdict.startswith(k))
+    if ev.verdict.startswith("not measurable"):
+        return f"{word} ({ev.reason})"
+    return f"{word}: {numbers}" if numbers else word
+
+
+def _n(k: int, what: str) -> str:
+    return f"{k} {what}{'s' if k != 1 else ''}"
+
+
+# What each claim asks, in a few words for the prose, and the replicates more of which could settle it.
+QUESTIONS = {
+    "sec6.1/augmentation_raises_invariance": ("whether augmentation makes a network more invariant than the "
+                                              "baselines, also beyond its training range", "types"),
+    "sec6.1/baseline_equivariance_gap": ("whether the map recovers much of what a baseline loses", "baselines"),
+    "sec6.1/augmentation_collapses_structure": ("whether the map adds little inside an augmented network's training "
+                                                "range", "types"),
+    "fig2/wider_range_more_robust": ("whether a wider training range is robust over a wider range", "wide_types"),
+    "sec6.2/same_type_nearest": ("whether networks of the same type are each other's nearest neighbours",
+                                 "partners"),
+    "sec6.2/transform_groups": ("whether the paper's two groups of types are nearer each other than the rest",
+                                "partners"),
+    "appB.3/asymmetric_distances": ("whether some pair's two one-way distances differ markedly", "images"),
+    "appB.2/invariance_transfers": ("whether invariance carries over to the unseen data set", "cross_types"),
+    "sec6.3/finetuning_raises_equivariance": ("whether fine-tuning with Eq. 7 raises equivariance", "ft_types"),
+    "sec6.3/clean_accuracy_kept": ("whether clean accuracy is kept", "ft_types"),
+    "sec6.3/gain_from_the_loss": ("whether the gain comes from Eq. 7's terms rather than from the extra updates",
+                                  "ft_types"),
+}
+MORE = {"types": "more transformation types (`types`)", "baselines": "more baselines (`baselines`)",
+        "wide_types": "more types with two training ranges (`magnitudes`)",
+        "partners": "more networks per type (`magnitudes`)", "images": "more evaluation images (`n_eval`)",
+        "cross_types": "more types measured on the second data set (`cross_types`)",
+        "ft_types": "more fine-tuned types (`ft_types`)"}
+
+
+def open_questions(run, S: Settings) -> str:
+    """One sentence for a chapter's prose: the claims ``run`` recorded and could not decide, grouped by the
+    replicates more of which could settle them (:data:`QUESTIONS`), or, where the family already has every type (or
+    every training range) those replicates could come from, that this family cannot; or that the run decided every
+    claim it could measure.
+
+    Example
+    -------
+    >>> from types import SimpleNamespace
+    >>> from invlib.papers.c.equivariance import settings
+    >>> run = SimpleNamespace(claims={"sec6.3/clean_accuracy_kept": dict(verdict="inconclusive at this budget"),
+    ...                               "appB.3/asymmetric_distances": dict(verdict="reproduced")})
+    >>> open_questions(run, settings("smoke"))
+    'It leaves open whether clean accuracy is kept, which more fine-tuned types (`ft_types`) could settle.'
+    >>> open_questions(run, settings("cpu"))
+    'It leaves open whether clean accuracy is kept, which more replicates cannot settle in this family: it already \
+has every type fine-tuned.'
+    """
+    groups = {}
+    for cid, c in run.claims.items():
+        if c["verdict"].startswith("inconclusive") and cid in QUESTIONS:
+            question, more = QUESTIONS[cid]
+            groups.setdefault(more, []).append(question)
+    if not groups:
+        return "It decides every claim it can measure."
+
+    every = set(tt.TYPES)
+    full = {"types": "every type", "wide_types": "two training ranges for every type",
+            "partners": "every training range of the paper", "cross_types": "every type on the second data set",
+            "ft_types": "every type fine-tuned"}
+    reached = {"types": set(S.types) >= every, "wide_types": set(S.types) >= every and (
+        S.magnitudes > 1 or set(S.wide_types) >= every), "partners": set(S.types) >= every and S.magnitudes >= 4,
+        "cross_types": set(S.cross_types) >= every, "ft_types": set(S.ft_types) >= every}
+
+    def settle(more: str) -> str:
+        if reached.get(more):
+            return f"more replicates cannot settle in this family: it already has {full[more]}"
+        return f"{MORE[more]} could settle"
+
+    said = [f"{_and(questions)}, which {settle(more)}" for more, questions in groups.items()]
+    return f"It leaves open {_and(said, '; and ', '; ')}."
+
+
+def _and(items: list[str], last: str = " and ", sep: str = ", ") -> str:
+    return items[0] if len(items) == 1 else sep.join(items[:-1]) + last + items[-1]
+
+
+def report_c1(run, table: pd.DataFrame, acc: pd.DataFrame, seconds: dict | None = None) -> dict:
+    """The scoreboard rows of chapter C1, each decided from this run's numbers, and the prose's answers to them
+    (``{glue name: text}``: ``c1_raises``, ``c1_gap``, ``c1_collapses``, ``c1_wider``, each the verdict as a plain
+    answer with this run's numbers): ``table`` from
     :func:`~invlib.papers.c.equivariance.curves` (every baseline measured on every grid), ``acc`` from
     :func:`~invlib.papers.c.equivariance.accuracy_table`.
 
@@ -293,7 +448,8 @@ def report_c1(run, table: pd.DataFrame, acc: pd.DataFrame, seconds: dict | None 
     overall = summary.aug_inv - summary.base_inv
     beyond = (summary.aug_inv_beyond - summary.base_inv_beyond).dropna()
     each = baseline_means(table, "inv_acc")
-    _record(run, "sec6.1/augmentation_raises_invariance",
+    ev = {}
+    ev["raises"] = _record(run, "sec6.1/augmentation_raises_invariance",
             ours=f"over the grid {overall.mean():+.1f} points on average over {len(overall)} types (against each "
                  "baseline: " + _values(each.rsub(summary.aug_inv, axis=0).mean()) + "), beyond the range "
                  f"{beyond.mean():+.1f} over {len(beyond)} types; per type " + _values(overall),
@@ -301,20 +457,20 @@ def report_c1(run, table: pd.DataFrame, acc: pd.DataFrame, seconds: dict | None 
             if len(summary) else results.not_measurable("the family has no augmented network"))
     not_colour = gaps.drop(index="color_jitter", errors="ignore")
     per_seed = not_colour.median(axis=0) if len(not_colour) else pd.Series(dtype=float)
-    _record(run, "sec6.1/baseline_equivariance_gap",
+    ev["gap"] = _record(run, "sec6.1/baseline_equivariance_gap",
             ours="median over the non-colour types: " + _values(per_seed) + " points (per baseline); per type "
                  "(mean of the baselines): " + _values(gaps.mean(axis=1)) + " points (eq - inv)",
             effects=per_seed.to_numpy() if len(not_colour)
             else results.not_measurable("the family has no type but colour jitter"))
     inside = summary.dropna(subset=["aug_gap_inside", "base_gap_inside"])
-    _record(run, "sec6.1/augmentation_collapses_structure",
+    ev["collapses"] = _record(run, "sec6.1/augmentation_collapses_structure",
             ours=", ".join(f"{k} {r.aug_gap_inside:+.1f} vs {r.base_gap_inside:+.1f}" for k, r in inside.iterrows())
                  + " points (augmented vs baseline, eq - inv inside the training range)",
             effects={"small": _per_type(inside.aug_gap_inside),
                      "below the baseline": _per_type(inside.aug_gap_inside - inside.base_gap_inside)}
             if len(inside) else results.not_measurable("no augmented network has grid values inside its range"))
     wider = ranges.wide_inv - ranges.narrow_inv if len(ranges) else pd.Series(dtype=float)
-    _record(run, "fig2/wider_range_more_robust",
+    ev["wider"] = _record(run, "fig2/wider_range_more_robust",
             ours=", ".join(f"{k}: {r.wide} {r.wide_inv:.1f} vs {r.narrow} {r.narrow_inv:.1f}"
                            for k, r in ranges.iterrows()) or "no type with two magnitudes",
             effects=_per_type(wider) if len(ranges)
@@ -330,6 +486,20 @@ def report_c1(run, table: pd.DataFrame, acc: pd.DataFrame, seconds: dict | None 
         _replicates(run, "wide_types", family_seconds(seconds, "wide_types", kinds), ["fig2/wider_range_more_robust"],
                     f"a type with two ranges: its narrower network (the wider one is a replicate of types); "
                     f"{TYPES_NOTE}")
+    return dict(
+        c1_raises=_answer(ev["raises"], f"the augmented networks' invariance accuracy stands {overall.mean():+.1f} "
+                          f"points against the baselines' over the grid and {beyond.mean():+.1f} beyond the training "
+                          f"range, on average over {_n(len(overall), 'type')}" if len(summary) else ""),
+        c1_gap=_answer(ev["gap"], f"the map recovers {per_seed.mean():+.1f} points for the baselines (the median over "
+                       f"the non-colour types, averaged over {_n(len(per_seed), 'baseline')})" if len(not_colour)
+                       else ""),
+        c1_collapses=_answer(ev["collapses"], f"inside its training range the map adds "
+                             f"{inside.aug_gap_inside.mean():+.1f} points to an augmented network against "
+                             f"{inside.base_gap_inside.mean():+.1f} to the baselines, on average over "
+                             f"{_n(len(inside), 'type')}" if len(inside) else ""),
+        c1_wider=_answer(ev["wider"], f"beyond the narrower range, the wider network's invariance accuracy stands "
+                         f"{wider.mean():+.1f} points against the narrower one's, on average over "
+                         f"{_n(len(wider), 'type')}" if len(ranges) else ""))
 
 
 # ------------------------------------------------------------------------------ C2: Fig. 3, 10-12
@@ -344,36 +514,39 @@ def tsne(dist: Distances, seed: int = 0) -> np.ndarray:
 
 
 def plot_distances(dist: Distances, knn: pd.DataFrame, groups: pd.DataFrame, seed: int = 0):
-    """Figs. 3, 11, 12 side by side: K-NN same-type rate vs chance, the type heatmap, the t-SNE embedding and the
-    asymmetry heatmap."""
+    """Figs. 3, 11, 12 in a 2 x 2 grid: K-NN same-type rate vs chance, the type heatmap, the t-SNE embedding and the
+    asymmetry heatmap, labelled with the networks' and types' full names."""
     import matplotlib.pyplot as plt
 
-    fig, axes = plt.subplots(1, 4, figsize=(19, 4.3))
-    ax = axes[0]
+    fig, axes = plt.subplots(2, 2, figsize=(9.5, 9), layout="constrained")
+    ax = axes[0, 0]
     ax.plot(knn.index, knn.rate, "o-", label="same-type pairs")
     ax.plot(knn.index, knn.chance, "--", color="gray", label="chance")
-    ax.set_xlabel("K nearest neighbours")
-    ax.set_ylabel("share of same-type pairs")
-    ax.set_title(f"Fig. 3a ({int(knn.pairs.iloc[0])} ordered pairs)")
-    ax.legend()
-    for ax, frame, title in ((axes[1], groups, "Fig. 3b: mean distance by type"),
-                             (axes[3], dist.frame("asymmetry"), "Fig. 12: |d(i,j) - d(j,i)|")):
+    ax.set_xlabel("K nearest neighbours", fontsize=8)
+    ax.set_ylabel("share of the same-type pairs within K", fontsize=8)
+    ax.set_title(f"Fig. 3a: same-type neighbours ({int(knn.pairs.iloc[0])} ordered pairs)", fontsize=9)
+    ax.tick_params(labelsize=8)
+    ax.legend(fontsize=8)
+    for ax, frame, title, label in ((axes[0, 1], groups, "Fig. 3b: mean distance between types", "Eq. 4 distance"),
+                                    (axes[1, 1], dist.frame("asymmetry"), "Fig. 12: |d(i, j) - d(j, i)|",
+                                     "difference of the one-way distances")):
         im = ax.imshow(frame.values.astype(float), cmap="viridis")
-        short = [str(n)[:14] for n in frame.index]
-        ax.set_xticks(range(len(frame)), short, rotation=90, fontsize=6)
-        ax.set_yticks(range(len(frame)), short, fontsize=6)
-        ax.set_title(title)
-        fig.colorbar(im, ax=ax, fraction=0.046)
+        names = [str(n).replace("_", " ") for n in frame.index]
+        ax.set_xticks(range(len(frame)), names, rotation=90, fontsize=8)
+        ax.set_yticks(range(len(frame)), names, fontsize=8)
+        ax.set_title(title, fontsize=9)
+        bar = fig.colorbar(im, ax=ax, fraction=0.046)
+        bar.set_label(label, fontsize=8)
+        bar.ax.tick_params(labelsize=8)
     xy = tsne(dist, seed)
-    ax = axes[2]
+    ax = axes[1, 0]
     kinds = list(dict.fromkeys(dist.groups))
     for i, (name, g) in enumerate(zip(dist.names, dist.groups)):
         ax.scatter(*xy[i], color=plt.cm.tab10(kinds.index(g) % 10), s=40)
-        ax.annotate(name, xy[i], fontsize=6)
-    ax.set_title("Fig. 11: t-SNE of the distances")
+        ax.annotate(name, xy[i], fontsize=8, xytext=(3, 3), textcoords="offset points")
+    ax.set_title("Fig. 11: t-SNE of the distances (colour: type)", fontsize=9)
     ax.set_xticks([])
     ax.set_yticks([])
-    fig.tight_layout()
     return fig
 
 
@@ -470,8 +643,11 @@ def cross_summary(cross: pd.DataFrame) -> pd.DataFrame:
 
 def report_c2(run, dist: Distances, knn: pd.DataFrame, cross: pd.DataFrame, seconds: dict | None = None) -> dict:
     """The scoreboard rows of chapter C2, each decided from this run's numbers; returns the prose's facts
-    ``{glue name: text}``: ``c2_partners`` (networks with a same-type partner), ``c2_typical`` (the median Eq. 4
-    distance) and ``c2_reading`` (what the verdicts say). ``seconds`` (``{member: seconds}``,
+    ``{glue name: number or text}``: ``c2_networks`` (networks in the family), ``c2_partners`` (networks with a
+    same-type partner), ``c2_k`` (the neighbours the nearest-neighbour claim counts, of ``c2_others``),
+    ``c2_typical`` (the median Eq. 4 distance) and the answers to the four claims (``c2_nearest``, ``c2_groups``,
+    ``c2_asymmetry``, ``c2_transfer``: the verdict as a plain answer with this run's numbers). ``seconds``
+    (``{member: seconds}``,
     :func:`~invlib.papers.c.equivariance.network_seconds`): recorded as the replicates of ``cross_types`` (App. B.2's
     claim, one value per type measured on the second data set). The nearest-neighbour and group claims rest on
     pairs and on networks of several families at once (baselines, types, wide types): no one parameter sets their
@@ -482,7 +658,7 @@ def report_c2(run, dist: Distances, knn: pd.DataFrame, cross: pd.DataFrame, seco
     shares = partner_shares(dist, k)
     run.log("distance_total", dist.frame("total").to_dict())
     run.log("knn_rate", knn.rate.to_dict())
-    pairs = int(knn.pairs.iloc[0])
+    pairs = pairs_same = int(knn.pairs.iloc[0])
     chance_declared = PROTOCOL["sec6.2/same_type_nearest"].parts[""].null
     ev = dict(nearest=_record(
         run, "sec6.2/same_type_nearest",
@@ -519,7 +695,8 @@ def report_c2(run, dist: Distances, knn: pd.DataFrame, cross: pd.DataFrame, seco
         _replicates(run, "cross_types", family_seconds(seconds, "types", kinds), ["appB.2/invariance_transfers"],
                     f"a type measured on the second data set: its widest network (its zoo checkpoint's training "
                     f"seconds); {TYPES_NOTE}")
-    return dict(c2_partners=str(len(shares)), c2_typical=f"{typical:.3f}", c2_reading=_c2_reading(ev))
+    return dict(c2_networks=m, c2_partners=len(shares), c2_k=k, c2_others=m - 1, c2_typical=typical,
+                **_c2_answers(ev, rate, pairs_same, chance, k, contrasts, asym, cross))
 
 
 def _report_transfer(run, cross: pd.DataFrame) -> results.Evidence:
@@ -537,31 +714,27 @@ def _report_transfer(run, cross: pd.DataFrame) -> results.Evidence:
                             "close to its own data": _per_type(b.aug_inv - a.aug_inv)})
 
 
-def _c2_reading(ev: dict) -> str:
-    """The prose's reading of chapter C2's verdicts (:func:`invlib.results.phrase`), one sentence per claim."""
-    return " ".join([
-        results.phrase(ev["nearest"], reproduced="Networks trained with the same type are among each other's "
-                       "nearest neighbours here too.", not_reproduced="Networks trained with the same type are not "
-                       "among each other's nearest neighbours as often as the paper found.",
-                       inconclusive="Whether networks of the same type are each other's nearest neighbours, this run "
-                       f"cannot decide ({ev['nearest'].text()})."),
-        results.phrase(ev["groups"], reproduced="Both groups of types the paper saw are nearer each other than the "
-                       "rest.", partly="Only one of the paper's two groups of types is nearer each other than the "
-                       "rest.", not_reproduced="Neither of the paper's groups of types is nearer each other than the "
-                       "rest by 5 % of the paper's typical distance.",
-                       inconclusive="Whether the paper's groups of types are nearer each other than the rest, this run "
-                       "cannot decide.", not_measurable="The family lacks some of the types of the paper's groups."),
-        results.phrase(ev["asymmetry"], reproduced="Some pairs' one-way distances differ by more than 5 % of a typical "
-                       "distance, beyond the noise of the evaluation images.", not_reproduced="No pair's one-way "
-                       "distances differ by as much as 5 % of a typical distance.", inconclusive="Whether some pair's "
-                       "one-way distances differ by 5 % of a typical distance, this run cannot decide."),
-        results.phrase(ev["transfer"], reproduced="On the unseen data set the augmented networks stay more invariant "
-                       "than the baselines, and close to their own data.", partly="On the unseen data set only one "
-                       "half of the transfer claim holds (the claims table says which).", not_reproduced="On the "
-                       "unseen data set the augmented networks neither stay more invariant than the baselines (by a "
-                       "tenth of the 1 - L2 scale) nor close to their own data.", inconclusive="Whether invariance "
-                       "carries over to the unseen data set, this run cannot decide at its number of types.",
-                       not_measurable="There is no second data set in this run.")])
+def _c2_answers(ev: dict, rate: float, pairs: int, chance: float, k: int, contrasts: dict, asym: pd.DataFrame,
+                cross: pd.DataFrame) -> dict:
+    """The prose's answers to chapter C2's claims: each verdict as a plain answer with this run's numbers."""
+    groups = "; ".join(f"{name} group {c.mean():+.3f}" for name, c in contrasts.items() if c is not None)
+    within = f"among the {k} nearest neighbours" if k > 1 else "the nearest neighbour"
+    out = dict(c2_nearest=_answer(ev["nearest"], f"in {rate:.0%} of the {pairs} same-type pairs the partner is "
+                                  f"{within}, against {chance:.0%} by chance" if pairs else ""),
+               c2_groups=_answer(ev["groups"], f"{groups} (a network's mean distance to its group's other types minus "
+                                 "to the rest; below 0 is nearer its group)" if groups else ""),
+               c2_asymmetry=_answer(ev["asymmetry"], f"the two one-way distances of a pair differ by up to "
+                                    f"{asym.estimate.max():.1%} of the median distance" if len(asym) else ""))
+    domains = list(cross.domain.unique())
+    if len(domains) > 1:
+        cs = _cross_summary(cross)
+        a, b = cs.xs(domains[0], level="domain"), cs.xs(domains[1], level="domain")
+        numbers = (f"the augmented networks' invariance (1 - L2) goes from {a.aug_inv.mean():.3f} on their own data to "
+                   f"{b.aug_inv.mean():.3f} on `{domains[1]}`, where the baselines' is {b.base_inv.mean():.3f} "
+                   f"(means over {_n(len(a), 'type')})")
+    else:
+        numbers = ""
+    return out | dict(c2_transfer=_answer(ev["transfer"], numbers))
 
 
 # ------------------------------------------------------------------------------ C3: Tables 2 and 4
@@ -592,7 +765,9 @@ def finetune_changes(table: pd.DataFrame) -> pd.DataFrame:
 def report_c3(run, table: pd.DataFrame) -> dict:
     """The scoreboard rows of chapter C3 (``table`` from :func:`~invlib.papers.c.equivariance.finetune_table`),
     each decided over the fine-tuned types (one network per type, compared with itself before fine-tuning or with
-    its control, so paired); returns the prose's facts ``{glue name: text}`` (``c3_reading``). Where ``table`` has
+    its control, so paired); returns the prose's facts ``{glue name: text}``: ``c3_raised``, ``c3_kept`` and, with
+    the control, ``c3_control`` (each verdict as a plain answer with this run's numbers; else "no control in this
+    run"), and ``c3_types`` (the fine-tuned types, a number). Where ``table`` has
     the ``seconds`` of each type, records them as the replicates of ``ft_types`` (:meth:`Run.replicates`)."""
     ch = finetune_changes(table)
     run.log("finetune", table.to_dict("records"))
@@ -614,30 +789,19 @@ def report_c3(run, table: pd.DataFrame) -> dict:
                                 ours=f"Eq. 7 minus the control (lambda3 = 0, same updates): mean {extra.mean():+.2f} "
                                      f"points, above 0 for {int((extra > 0).sum())} of {len(extra)} types: "
                                      + _values(extra, "{:+.2f}"), effects=_per_type(extra))
-    return dict(c3_reading=_c3_reading(ev, ch))
-
-
-def _c3_reading(ev: dict, ch: pd.DataFrame) -> str:
-    """The prose's reading of chapter C3's verdicts (:func:`invlib.results.phrase`)."""
-    n = f"{len(ch)} type{'s' if len(ch) != 1 else ''}"
-    mean = f"{ch.equivariance.mean():+.2f} points on average"
-    out = [results.phrase(
-        ev["raised"], reproduced=f"Here fine-tuning with Eq. 7 raised equivariance over the {n} ({mean}),",
-        not_reproduced=f"Here fine-tuning with Eq. 7 did not raise equivariance by half the paper's gain over the {n} "
-        f"({mean}),", inconclusive=f"Whether fine-tuning with Eq. 7 raised equivariance here, this run cannot decide "
-        f"over its {n} ({ev['raised'].text()}),")]
-    out.append(results.phrase(
-        ev["kept"], reproduced="and clean accuracy was kept within the paper's slight drop.",
-        not_reproduced="and clean accuracy fell by more than the paper's slight drop.",
-        inconclusive="and whether clean accuracy was kept within a slight drop is undecided."))
+    n = _n(len(ch), "type")
+    out = dict(c3_types=len(ch),
+               c3_raised=_answer(ev["raised"], f"{ch.equivariance.mean():+.2f} points of equivariance accuracy on "
+                                 f"average over {n}, up for {int((ch.equivariance > 0).sum())} of them"),
+               c3_kept=_answer(ev["kept"], f"{ch.clean.mean():+.2f} points of accuracy on untransformed images on "
+                               f"average over {n}"),
+               c3_control="no control in this run")
     if "control" in ev:
-        out.append(results.phrase(
-            ev["control"], reproduced="The control separates the two: Eq. 7's terms add equivariance beyond what the "
-            "same updates give without them.", not_reproduced="The control separates the two: Eq. 7's terms add less "
-            "than half the paper's gain beyond the same updates without them, so what moved is continued training.",
-            inconclusive="Whether Eq. 7's terms add anything beyond the same updates without them, the control "
-            f"cannot tell at this budget ({ev['control'].text()})."))
-    return " ".join(out)
+        extra = ch.beyond_control
+        out["c3_control"] = _answer(ev["control"], f"Eq. 7's equivariance accuracy stands {extra.mean():+.2f} "
+                                    f"points against the control's on average, ahead of it for "
+                                    f"{int((extra > 0).sum())} of {n}")
+    return out
 
 
 def plot_finetune(table: pd.DataFrame):
@@ -651,13 +815,16 @@ def plot_finetune(table: pd.DataFrame):
     if "control" in t:
         t = t.assign(ctl=t.control - t.original)
         bars.insert(1, ("ctl", "this run, control (lambda3 = 0)"))
-    fig, ax = plt.subplots(figsize=(max(6, 0.5 * len(t)), 3.4))
+    fig, ax = plt.subplots(figsize=(min(max(6, 0.4 * len(t)), 11), 3.8))
     x, w = np.arange(len(t)), 0.8 / len(bars)
     for i, (col, label) in enumerate(bars):
         ax.bar(x + (i - (len(bars) - 1) / 2) * w, t[col], w, label=label)
     ax.axhline(0, color="black", lw=0.6)
-    ax.set_xticks(x, [f"{k}: {tr}" for k, tr in zip(t["type"], t["transform"])], rotation=75, fontsize=7)
-    ax.set_ylabel("after - before (points)")
+    ax.set_xticks(x, [f"{k.replace('_', ' ')}: {tr}" for k, tr in zip(t["type"], t["transform"])], rotation=75,
+                  fontsize=8)
+    ax.set_xlabel("type: fine-tuning transform", fontsize=8)
+    ax.set_ylabel("after - before (points)", fontsize=8)
+    ax.tick_params(axis="y", labelsize=8)
     ax.legend(fontsize=8)
     fig.tight_layout()
     return fig
