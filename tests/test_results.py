@@ -202,8 +202,8 @@ def test_compare_names_every_claim_whose_declaration_differs(tmp_path, capsys):
 
 
 def test_a_chapter_opens_with_its_settings_and_run_and_closes_by_saving(tmp_path, monkeypatch, capsys):
-    """open_chapter reads the parameters cell (fixed arguments first), names the run from the runner; close saves
-    and prints where."""
+    """open_chapter reads the parameters cell (fixed arguments first), names the run from the runner; close saves,
+    and prints where only outside the runner (the runner's page links the results itself)."""
     import dataclasses as dc
 
     monkeypatch.setenv("INVLIB_RESULTS", str(tmp_path))
@@ -220,6 +220,9 @@ def test_a_chapter_opens_with_its_settings_and_run_and_closes_by_saving(tmp_path
     assert (S.profile, S.experiment, S.seeds) == ("smoke", "b", 2) and run.notebook == "zz_demo"
     run.log("x", 1.5)
     assert run.close() is None and results.load("zz_demo", "smoke")["metrics"] == {"x": 1.5}
+    assert capsys.readouterr().out == "", "inside the book runner the page shows nothing of close()"
+    monkeypatch.delenv(results.CHAPTER_ENV)
+    results.Run(S, name="zz_demo").close()
     path = tmp_path / "smoke" / "zz_demo.json"
     assert f"results: {path}" in capsys.readouterr().out
 
