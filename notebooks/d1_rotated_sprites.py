@@ -50,10 +50,10 @@ from invlib.papers.d import rotations_reports as R
 
 S, run = results.open_chapter(D.settings, globals())
 train, test = D.sprite_data(S)
-results.glue(dict(n_train=len(train), n_test=len(test), size=S.size, epochs=S.epochs))
+results.glue(dict(n_train=len(train), n_sprites_test=len(test), size=S.size, epochs=S.epochs))
 
 # %% [markdown]
-# This run has {glue:text}`n_train:,` training and {glue:text}`n_test:,` test sprites of {glue:text}`size` px,
+# This run has {glue:text}`n_train:,` training and {glue:text}`n_sprites_test:,` test sprites of {glue:text}`size` px,
 # and trains every model for {glue:text}`epochs` epochs.
 #
 # ## Choosing the band without the answer
