@@ -212,7 +212,8 @@ READS_WHOLE = r"""() => {
                    - parseFloat(style.borderRightWidth);
     const visible = el => el.getClientRects().length > 0;
     const tables = [...article.querySelectorAll('table')].filter(visible);
-    const wide = tables.filter(t => t.getBoundingClientRect().right > column + 1
+    const past = e => e.getBoundingClientRect().right > column + 1;
+    const wide = tables.filter(t => past(t) || [...t.querySelectorAll('td, th, td *, th *')].some(past)
                                     || t.parentElement.scrollWidth > t.parentElement.clientWidth + 1)
                        .map(t => t.innerText.slice(0, 80));
     const cells = [...article.querySelectorAll('td, th')].filter(visible);
