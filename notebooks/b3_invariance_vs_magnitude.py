@@ -68,7 +68,7 @@ pages.show(f"The first probe image of `{S.dataset}` under each of the {len(S.gri
 # ## Invariance against magnitude (Fig. 2, A3)
 #
 # One batched pass per (transform, level) over all {glue:text}`b3_n_probe` probe images ({glue:text}`b3_side` px
-# images of the {glue:text}`b3_dataset` data), fed to every model. The ViT's embedding is its LayerNorm'd class
+# images of the {glue:md}`b3_dataset` data), fed to every model. The ViT's embedding is its LayerNorm'd class
 # token, as in the authors' code (their ViT-B/16's `forward_features`); the ResNet's is the pooled penultimate layer.
 # The ResNets are the zoo's models that papers A and B share (chapter 00 trains them); the ViTs are used by
 # this chapter alone, so on a cold cache the next cell trains them first (cached in the zoo afterwards).
