@@ -143,9 +143,11 @@ def test_scoreboard_shows_the_claims_of_the_chapters(site, browser):
     assert p.inner_text("article h1").strip().startswith("Reproduction scoreboard")
     summary = p.eval_on_selector_all("article table.summary-table", "els => els.map(t => [...t.querySelectorAll('tr')]"
                                      ".map(r => [...r.querySelectorAll('th, td')].map(c => c.innerText.trim())))")
-    papers = summary[0]  # the papers' claims: one row per paper and the synthesis
+    papers, hypotheses = summary[0], summary[-1]  # the papers' claims; the book's own (B7's thesis, the synthesis)
+    assert len(summary) == 3, "papers' claims, the authors' code, the book's hypotheses: counted apart"
     assert papers[0] == ["Paper", "Chapters run", "Claims", "Verdicts", "Decided"], papers[0]
-    assert [row[0][:1] for row in papers[1:]] == list("ABCDES") and papers[-1][0] == "Synthesis", papers
+    assert [row[0][:1] for row in papers[1:]] == list("ABCDE"), papers
+    assert [row[0] for row in hypotheses[1:]] == ["B: Bouchacourt et al.", "Synthesis"], hypotheses
     assert all(int(row[2]) == sum(int(n) for n in re.findall(r"\s(\d+)(?:\s|$)", " " + row[3])) for t in summary
                for row in t[1:]), "each claim counted once"
     counted = sum(int(row[2]) for t in summary for row in t[1:])
