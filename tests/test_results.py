@@ -70,8 +70,9 @@ def test_claims_carry_computed_verdicts_into_json_and_the_scoreboard(tmp_path, m
     t2 = Claim("t2", "a7_demo", "Needs ImageNet.", "0.5", "Sec. 4", Part("share", "image", smallest=0.1, reason="r"))
     run.claim(t2, ours=None, effects=results.not_measurable("scenes have no synsets"))
     run.claim(t1, ours=0.1, effects=[0.5, -0.3, 0.1])
-    assert run.claims_table().frame["verdict"].tolist() == ["inconclusive at this budget", "not measurable at this profile"]
-    assert run.claims_table().frame.columns.tolist() == ["claim", "paper", "this run", "interval", "criterion", "verdict"]
+    frame = run.claims_table().frame
+    assert frame["verdict"].tolist() == ["inconclusive at this budget", "not measurable at this profile"]
+    assert frame.columns.tolist() == ["claim", "paper", "this run", "interval", "criterion", "verdict"]
     run.save()
     stored = results.load("a7_demo", "smoke")["claims"][0]
     assert stored["evidence"]["n"] == 3 and stored["evidence"]["unit"] == "seed" and stored["evidence"]["n_min"] == 3
