@@ -393,7 +393,7 @@ def _summary_table(titles: dict[str, str], by_paper: dict[str, list[dict]], toc:
         rows.append([cell, f"{ran} of {len(runs)}", str(len(claims)), verdicts, share])
     if not rows:
         return []
-    cols = "".join(f'<col style="width:{w}%">' for w in (24, 11, 8, 42, 15))
+    cols = "".join(f'<col style="width:{w}%">' for w in (22, 12, 9, 40, 17))
     html_rows = "".join("<tr>" + "".join(f"<td>{c}</td>" for c in row) + "</tr>" for row in rows)
     return [f'<table class="summary-table"><colgroup>{cols}</colgroup><thead><tr>'
             + "".join(f"<th>{h}</th>" for h in head) + f"</tr></thead><tbody>{html_rows}</tbody></table>", ""]
