@@ -549,7 +549,7 @@ def dress_chapters(chapters: list[Chapter], root: str | Path = REPO) -> None:
 
     root = Path(root).resolve()
     folder = results_root(root)
-    repository = site_config(root)["repository"]["url"]
+    repository = site_config(root)["repository"]["url"] if (root / "_config.yml").exists() else ""
     need = {}
     for profile in sorted({c.profile for c in chapters if c.status != "stub" and c.profile in PROFILES}):
         try:
