@@ -419,7 +419,7 @@ def headline(claims: list[dict]) -> str:
             if c[pages.INCONCLUSIVE] else "",
             f"{c[pages.NOT_MEASURABLE]} cannot be measured at this profile" if c[pages.NOT_MEASURABLE] else ""]
     share = f" ({100 * decided / measurable:.0f} %)" if measurable else ""
-    return (f"Of the {len(mine)} claims of the papers that this build tests, {decided} "
+    return (f"Of the {len(mine)} claim{'s' * (len(mine) != 1)} of the papers that this build tests, {decided} "
             f"{'is' if decided == 1 else 'are'} decided{share}" + (f": {split}" if split else "")
             + "".join(f"; {r}" for r in rest if r) + ".")
 
