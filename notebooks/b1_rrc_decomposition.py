@@ -139,8 +139,9 @@ pages.table(R.table_1a_page(t1a), f"Table 1a: top-1 per method over {S.seeds} se
 helped = B.evaluate(B.train_helped(S), S, ds)
 iou = B.helped_iou(helped)
 R.plot_iou(iou)
+runs = max((len(p) for p in helped.preds.values()), default=0)  # seeds of each method (none: 0)
 pages.show(f"Mean IoU of the lists of test images a method's model gets right and the model without augmentation "
-           f"gets wrong, over {len(helped.preds[B.NONE])} seeds of each: within a method (diagonal) and across two "
+           f"gets wrong, over {runs} seeds of each: within a method (diagonal) and across two "
            "methods (off the diagonal). A pattern would show as a diagonal well above the rest; the paper finds "
            "none. RSCC: RandomSizeCenterCrop.")
 
