@@ -413,6 +413,24 @@ def claim_sentence(c: Mapping) -> str:
     return f"{statement}{'' if statement.endswith(('.', '?', '!')) else '.'} {numbers}."
 
 
+def undecided_groups(claims: Mapping[str, Mapping], questions: Mapping[str, tuple[str, str]]) -> dict[str, list]:
+    """The inconclusive claims of a run (``{id: claim}``, as :attr:`invlib.results.Run.claims`) that ``questions``
+    names (``{id: (question, what more of could settle it)}``), grouped by what would settle them, in run order.
+
+    Example
+    -------
+    >>> undecided_groups({"a": dict(verdict="inconclusive at this budget"), "b": dict(verdict="reproduced")},
+    ...                  {"a": ("whether a", "seeds"), "b": ("whether b", "seeds")})
+    {'seeds': ['whether a']}
+    """
+    groups: dict[str, list] = {}
+    for cid, c in claims.items():
+        if c["verdict"] == INCONCLUSIVE and cid in questions:
+            question, more = questions[cid]
+            groups.setdefault(more, []).append(question)
+    return groups
+
+
 def undecided_sentence(claims: list[Mapping], to_decide=None) -> str:
     """One sentence for the claims a run cannot decide: how many, and what would decide them (the plan's words).
 

@@ -15,6 +15,7 @@ import math
 import numpy as np
 import torch
 
+from ... import pages
 from ...protocol import decide
 from ...results import (
     Interval,
@@ -546,11 +547,7 @@ whether ResNet-18 ranks at least as well as ResNet-50, which more training seeds
     >>> open_questions(SimpleNamespace(claims={"table1/hue_hardest_colour": dict(verdict="reproduced")}))
     'It decides every claim it can measure.'
     """
-    groups = {}
-    for cid, c in run.claims.items():
-        if c["verdict"].startswith("inconclusive") and cid in QUESTIONS:
-            question, more = QUESTIONS[cid]
-            groups.setdefault(more, []).append(question)
+    groups = pages.undecided_groups(run.claims, QUESTIONS)
     if not groups:
         return "It decides every claim it can measure."
     said = [f"{_and(questions)}, which {MORE[more]} could settle" for more, questions in groups.items()]

@@ -25,7 +25,7 @@ import numpy as np
 import pandas as pd
 import torch
 
-from ... import data, results, zoo
+from ... import data, pages, results, zoo
 from ... import transform_types as tt
 from ...utils import check_choice
 from .equivariance import Distances, Settings, spec, strongest
@@ -397,11 +397,7 @@ def open_questions(run, S: Settings) -> str:
     'It leaves open whether clean accuracy is kept, which more replicates cannot settle in this family: it already \
 has every type fine-tuned.'
     """
-    groups = {}
-    for cid, c in run.claims.items():
-        if c["verdict"].startswith("inconclusive") and cid in QUESTIONS:
-            question, more = QUESTIONS[cid]
-            groups.setdefault(more, []).append(question)
+    groups = pages.undecided_groups(run.claims, QUESTIONS)
     if not groups:
         return "It decides every claim it can measure."
 
