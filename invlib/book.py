@@ -50,7 +50,7 @@ from unittest import mock
 from . import papers
 from .chapters import GENERATED, SOURCES, Chapter, results_root, toc_notebooks
 from .profiles import BOOK_LIMIT_IMG_S, BOOK_LIMIT_S, PROFILES, Profile
-from .scoreboard import write_scoreboard
+from .scoreboard import DOWNLOADS, write_scoreboard
 from .utils import CACHE_LOG_ENV, REPO, atomic_save, check_choice, check_type
 
 # Seconds a chapter may take on 2 CPU cores: (any chapter, a chapter that trains a model family, see
@@ -533,9 +533,6 @@ def build(profile: str | Profile = "cpu", only: list[str] | None = None, params:
                       jobs=jobs, threads=chapter_threads(), site=site, finished=time.strftime("%Y-%m-%d %H:%M:%S"))
         atomic_save(json.dumps(record, indent=2), build_record(profile, root))
     return chapters
-
-
-DOWNLOADS = "downloads"  # book/_generated/downloads/: each chapter's results as the page offers them
 
 
 def dress_chapters(chapters: list[Chapter], root: str | Path = REPO) -> None:

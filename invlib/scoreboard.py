@@ -34,6 +34,7 @@ from unittest import mock
 from .chapters import GENERATED, PROTOCOL, SCOREBOARD, Chapter, results_root, toc_notebooks
 from .profiles import PROFILES
 from .utils import REPO, atomic_save
+from .verdicts import _plural
 
 
 def write_scoreboard(chapters: list[Chapter], root: str | Path = REPO) -> list[Path]:
@@ -87,7 +88,7 @@ def write_scoreboard(chapters: list[Chapter], root: str | Path = REPO) -> list[P
 
 
 FINDINGS = "findings.md"  # book/_generated/findings.md, included by book/intro.md
-DOWNLOADS = "downloads"  # = invlib.book.DOWNLOADS: each chapter's results as its page offers them
+DOWNLOADS = "downloads"  # book/_generated/downloads/: each chapter's results as its page offers them
 
 
 def _zip_results(runs: list[dict], root: Path, folder: Path) -> Path | None:
@@ -557,18 +558,12 @@ def _part_html(name: str, p) -> str:
         test = f"within {pages.number(p.null)} ± {pages.number(p.smallest)}"
     else:
         test = f"{direction} {pages.number(p.boundary)} (no effect: {pages.number(p.null)})"
-    units = "deterministic" if p.unit == "deterministic" else f"over at least {p.n_min} {verdicts_plural(p.unit)}"
+    units = "deterministic" if p.unit == "deterministic" else f"over at least {p.n_min} {_plural(p.unit)}"
     of = f"; one of {p.of} (Bonferroni)" if p.of != 1 else ""
     each = f"; for each {p.each}" if p.each else ""
     label = f"<b>{pages.inline(name)}</b>: " if name else ""
     return (f"{label}{pages.inline(p.quantity)} <b>{html.escape(test)}</b>, {units}{of}{each}. "
             f"<details><summary>why this boundary</summary>{pages.inline(p.reason)}</details>")
-
-
-def verdicts_plural(unit: str) -> str:
-    from .verdicts import _plural
-
-    return _plural(unit)
 
 
 def protocol_page(titles: dict[str, str], toc: set[str]) -> str:
