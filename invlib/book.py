@@ -217,9 +217,7 @@ def execute(name: str, profile: str, overrides: dict | None = None, root: str | 
     t0, started = time.perf_counter(), time.time()
     try:
         with _kernel_env(root, name, threads or chapter_threads(), cache_log):
-            nb = pm.execute_notebook(nb, str(running), parameters=params, kernel_name="python3", cwd=str(root),
-                                     progress_bar=False, language="python", kernel_manager_class=_kernel_manager(),
-                                     extra_arguments=["--IPKernelApp.log_level=ERROR", KERNEL_START])
+            nb = _papermill(nb, running, params, root)
     except pm.PapermillExecutionError as err:
         if running.exists():
             running.replace(failed)
@@ -271,6 +269,27 @@ def cache_use(log: Path) -> dict:
             files[kind].append(file)
     space = lambda kind: sorted({f.rpartition("/")[0] for f in files[kind]})
     return dict(wrote=space("wrote"), read=space("read"), files={k: sorted(v) for k, v in files.items()})
+
+
+KERNEL_START_TRIES = 3
+
+
+def _papermill(nb, running: Path, params: dict, root: Path):
+    """Run ``nb`` through papermill. A kernel that dies before it answers (``Kernel died before replying to
+    kernel_info``) is started again, up to :data:`KERNEL_START_TRIES` times: jupyter_client picks the kernel's free
+    ports before the kernel binds them, so two chapters starting at once can draw the same port (``ZMQError:
+    Address already in use``). No cell has run when that happens, so a second start changes nothing else."""
+    import papermill as pm
+
+    for attempt in range(1, KERNEL_START_TRIES + 1):
+        try:
+            return pm.execute_notebook(nb, str(running), parameters=params, kernel_name="python3", cwd=str(root),
+                                       progress_bar=False, language="python", kernel_manager_class=_kernel_manager(),
+                                       extra_arguments=["--IPKernelApp.log_level=ERROR", KERNEL_START])
+        except RuntimeError as err:
+            if "before replying to kernel_info" not in str(err) or attempt == KERNEL_START_TRIES:
+                raise
+            time.sleep(0.5 * attempt)
 
 
 def _kernel_manager():

@@ -332,6 +332,38 @@ def test_shutting_a_chapters_kernel_down_sends_it_no_interrupt():
         asyncio.run(manager._async_interrupt_kernel())
 
 
+def test_a_kernel_that_dies_before_it_answers_is_started_again_and_other_errors_are_not_retried(monkeypatch):
+    # two chapters starting at once can draw the same free port (CI: "ZMQError: Address already in use")
+    import papermill as pm
+
+    calls = []
+
+    def flaky(nb, *args, **kwargs):
+        calls.append(nb)
+        if len(calls) < book.KERNEL_START_TRIES:
+            raise RuntimeError("Kernel died before replying to kernel_info")
+        return "executed"
+
+    monkeypatch.setattr(book.time, "sleep", lambda s: None)
+    monkeypatch.setattr(pm, "execute_notebook", flaky)
+    assert book._papermill("nb", Path("x.ipynb"), {}, Path(".")) == "executed"
+    assert calls == ["nb"] * book.KERNEL_START_TRIES
+
+    calls.clear()
+    monkeypatch.setattr(pm, "execute_notebook", lambda *a, **k: calls.append(1) or (_ for _ in ()).throw(
+        RuntimeError("Kernel died before replying to kernel_info")))
+    with pytest.raises(RuntimeError, match="kernel_info"):
+        book._papermill("nb", Path("x.ipynb"), {}, Path("."))
+    assert len(calls) == book.KERNEL_START_TRIES
+
+    calls.clear()
+    monkeypatch.setattr(pm, "execute_notebook", lambda *a, **k: calls.append(1) or (_ for _ in ()).throw(
+        RuntimeError("something else")))
+    with pytest.raises(RuntimeError, match="something else"):
+        book._papermill("nb", Path("x.ipynb"), {}, Path("."))
+    assert len(calls) == 1
+
+
 @pytest.mark.slow
 def test_the_runner_names_the_chapters_results_file(tmp_path, monkeypatch, capfd):
     monkeypatch.setenv("INVLIB_RESULTS", str(tmp_path / "results"))
