@@ -20,7 +20,7 @@ import math
 import re
 from collections.abc import Iterable, Mapping
 
-from .verdicts import INCONCLUSIVE, NOT_MEASURABLE, NOT_REPRODUCED, PARTLY, REPRODUCED, VERDICTS
+from .verdicts import INCONCLUSIVE, NOT_MEASURABLE, NOT_REPRODUCED, PARTLY, REPRODUCED, VERDICTS, _names
 
 # A verdict's badge: its CSS class and the word on it.
 BADGE = {REPRODUCED: ("reproduced", "reproduced"), PARTLY: ("partly", "partly"),
@@ -187,6 +187,10 @@ def why(ev: Mapping | None) -> str:
     verdict = ev.get("verdict")
     if ev.get("parts"):
         named = [name for name, p in ev["parts"].items() if p.get("verdict") == verdict] or list(ev["parts"])
+        if ev.get("decided_by"):  # decided by a part that is against it beyond doubt, before the others are
+            return ev["decided_by"]
+        if verdict == INCONCLUSIVE and str(ev.get("n_needed_why", "")).startswith("premise"):
+            return ev["n_needed_why"]
         if verdict == PARTLY:
             held = [n for n, p in ev["parts"].items() if p.get("verdict") == REPRODUCED]
             failed = [n for n, p in ev["parts"].items() if p.get("verdict") == NOT_REPRODUCED]
@@ -217,13 +221,6 @@ def why(ev: Mapping | None) -> str:
             return f"it needs at least {ev['n_min']} {_units(dict(ev, n=2))}, and this run has {ev.get('n')}"
         return f"the interval, {span}, straddles the boundary ({boundary_words(ev)})"
     return ""
-
-
-def _names(names: list[str]) -> str:
-    quoted = [f"'{n}'" for n in names]
-    if len(quoted) > 4:
-        return ", ".join(quoted[:3]) + f" and {len(quoted) - 3} more"
-    return " and ".join([", ".join(quoted[:-1]), quoted[-1]]) if len(quoted) > 1 else (quoted[0] if quoted else "")
 
 
 # --- inline text to HTML ------------------------------------------------------------------------------------------

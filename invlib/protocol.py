@@ -346,6 +346,7 @@ def decide(claim: Claim, effects) -> Evidence:
                          f"{sorted(claim.parts)}" + (f" (missing: {', '.join(missing)})" if missing else "")
                          + (f" (not declared: {', '.join(extra)})" if extra else ""))
     leaves: dict[str, Evidence] = {}
+    sources: dict[str, tuple[Part, object]] = {}  # each leaf's declaration and effect, to decide it again strictly
     gates: list[str] = []
     for name, part in claim.parts.items():
         effect = effects[name]
@@ -359,10 +360,10 @@ def decide(claim: Claim, effects) -> Evidence:
             k = len(effect) * len(claim.parts) if claim.combine == "any" else None  # any: Bonferroni over all
             for key, value in effect.items():
                 leaf = f"{name}: {key}" if name else str(key)
-                leaves[leaf] = _decide_part(part, value, k)
+                leaves[leaf], sources[leaf] = _decide_part(part, value, k), (part, value)
                 gates += [leaf] if name in claim.gate else []
         else:
-            leaves[name] = _decide_part(part, effect)
+            leaves[name], sources[name] = _decide_part(part, effect), (part, effect)
             gates += [name] if name in claim.gate else []
     if list(leaves) == [""]:
         return leaves[""]
@@ -371,17 +372,44 @@ def decide(claim: Claim, effects) -> Evidence:
         closed = [n for n in gates if leaves[n].verdict != verdicts.REPRODUCED]
         if closed:
             held = verdicts.decide_parts(leaves, reason=reason)
-            why = f"{', '.join(closed)} not reproduced: the rest is not tested"
             missing = all(leaves[n].verdict == NOT_MEASURABLE for n in closed)
+            failed = [n for n in closed if leaves[n].verdict in (verdicts.NOT_REPRODUCED, verdicts.PARTLY)]
+            shown = "; ".join(f"{n}: {leaves[n].text()}" for n in (failed or closed))
+            why = (f"premise not met ({shown}): the claim is not tested" if failed else
+                   f"premise not yet shown ({shown}): the claim is not tested until it is")
             return dataclasses.replace(held, verdict=NOT_MEASURABLE if missing else verdicts.INCONCLUSIVE,
-                                       n_needed=None, n_needed_why=why, reason=f"{reason} ({why})")
+                                       n_needed=None, n_needed_why=why, reason=f"{reason} ({why})", decided_by="")
         rest = dataclasses.replace(claim, parts={n: p for n, p in claim.parts.items() if n not in claim.gate},
                                    gate=())
         combined = decide(rest, {n: effects[n] for n in rest.parts})
         return dataclasses.replace(combined, reason=reason, parts=tuple(leaves.items()))
     if claim.combine == "any":
         return verdicts.decide_any(leaves, reason=reason)
-    return verdicts.decide_parts(leaves, reason=reason)
+    against = _against(leaves, sources)
+    return verdicts.decide_parts(leaves, reason=reason, against=against)
+
+
+def _against(leaves: Mapping[str, Evidence], sources: Mapping[str, tuple[Part, object]]) -> list[str]:
+    """The parts of an all-must-hold claim that are decisively against it at the strict level (each part decided
+    again at ``1 - 0.05 / k`` for the claim's ``k`` measured parts, on top of its own multiplicity), while another
+    part is still inconclusive; empty otherwise. An effect given as an interval made at a lower level cannot be
+    widened, and does not count (a deterministic value is exact at every level)."""
+    measured = [n for n, ev in leaves.items() if ev.verdict != NOT_MEASURABLE]
+    if len(measured) < 2 or not any(leaves[n].verdict == verdicts.INCONCLUSIVE for n in measured):
+        return []
+    out = []
+    for name in measured:
+        if leaves[name].verdict != verdicts.NOT_REPRODUCED or name not in sources:
+            continue
+        part, effect = sources[name]
+        own = part.of if isinstance(part.of, int) else 1
+        try:
+            strict = _decide_part(part, effect, own * len(measured))
+        except ValueError:  # an interval made once at the part's own level: it says nothing stricter
+            continue
+        if strict.verdict == verdicts.NOT_REPRODUCED:
+            out.append(name)
+    return out
 
 
 def _decide_part(part: Part, effect, k: int | None = None) -> Evidence:

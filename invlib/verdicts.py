@@ -87,6 +87,7 @@ class Evidence:
     parts:       the parts of a claim of several parts (:func:`decide_parts`), by name
     null:        the value of no effect (the boundary is ``null`` moved by the smallest effect that matters)
     n_needed_why: why ``n_needed`` is None for an inconclusive claim ("" otherwise)
+    decided_by:  for a claim of several parts decided before every part is: the parts that decided it, in words
     """
 
     verdict: str
@@ -106,6 +107,7 @@ class Evidence:
     parts: tuple[tuple[str, Evidence], ...] = ()
     null: float = math.nan
     n_needed_why: str = ""
+    decided_by: str = ""
 
     @property
     def decisive(self) -> bool:
@@ -529,26 +531,51 @@ def decide(effect, *, direction: str = "greater", boundary: float = 0.0, margin:
                     null=float(boundary if null is None else null), n_needed_why=why)
 
 
-def decide_parts(parts: Mapping[str, Evidence], reason: str = "every part must hold") -> Evidence:
+def decide_parts(parts: Mapping[str, Evidence], reason: str = "every part must hold",
+                 against: Sequence[str] = ()) -> Evidence:
     """One verdict for a claim of several parts, each decided by :func:`decide`.
 
     Reproduced if every part is; not reproduced if every part is not; partly if every part is decisive and they
-    split; inconclusive if a part is; not measurable if every part is. A conjunction whose parts are each tested at
-    their own level is an intersection-union test: it needs no multiplicity correction to say "reproduced".
+    split; not measurable if every part is. A conjunction whose parts are each tested at their own level is an
+    intersection-union test: it needs no multiplicity correction to say "reproduced".
+
+    While some part is inconclusive, the claim waits, unless a part is in ``against``: decisively against the claim
+    at the level ``1 - 0.05 / k`` for its ``k`` parts (:func:`strict_level`; the caller decides each part again
+    there, :func:`invlib.protocol.decide` does). A claim that every part must hold is false once one part is shown
+    not to hold, so it is then not reproduced, or partly where another part is reproduced. The strict level keeps
+    a claim whose parts all hold from being called not reproduced by chance more often than a one-part claim is
+    (at most ``k * 0.025 / k``).
 
     Example
     -------
     >>> up = decide([1.0, 1.2, 1.1], reason="gain", unit="seed")
     >>> down = decide([-1.0, -1.2, -1.1], reason="gain", unit="seed")
+    >>> unsure = decide([1.0, -1.0, 0.5], reason="gain", unit="seed")
     >>> decide_parts({"rotate": up, "shear": up}).verdict, decide_parts({"rotate": up, "shear": down}).verdict
     ('reproduced', 'partly')
+    >>> decide_parts({"rotate": unsure, "shear": down}).verdict
+    'inconclusive at this budget'
+    >>> ev = decide_parts({"rotate": unsure, "shear": down}, against=["shear"])
+    >>> ev.verdict, ev.decided_by
+    ('not reproduced', "'shear' is against the claim at the 97.5 % level (2 parts), so 'rotate', not yet decided, cannot change it")
     """
     if not parts:
         raise ValueError("decide_parts needs at least one part")
+    unknown = set(against) - set(parts)
+    if unknown:
+        raise ValueError(f"against names parts the claim does not have: {sorted(unknown)}; its parts: {list(parts)}")
     verdicts = [ev.verdict for ev in parts.values()]
     measured = [v for v in verdicts if v != NOT_MEASURABLE]
+    decided_by = ""
     if not measured:
         verdict = NOT_MEASURABLE
+    elif INCONCLUSIVE in measured and against:
+        verdict = PARTLY if REPRODUCED in measured else NOT_REPRODUCED
+        k = len(measured)
+        open_ = [n for n, ev in parts.items() if ev.verdict == INCONCLUSIVE]
+        decided_by = (f"{_names(list(against))} {'is' if len(against) == 1 else 'are'} against the claim at the "
+                      f"{strict_level(k) * 100:.4g} % level ({k} parts), so {_names(open_)}, not yet decided, "
+                      f"cannot change it")
     elif INCONCLUSIVE in measured:
         verdict = INCONCLUSIVE
     elif all(v == REPRODUCED for v in measured):
@@ -562,7 +589,27 @@ def decide_parts(parts: Mapping[str, Evidence], reason: str = "every part must h
     counted = [ev.n for ev in parts.values() if ev.verdict != NOT_MEASURABLE] or [0]
     return Evidence(verdict, math.nan, math.nan, math.nan, min(counted), first.unit,
                     first.direction, math.nan, 0.0, reason, max(ev.n_min for ev in parts.values()), first.level,
-                    "parts", max(needed) if needed else None, tuple(parts.items()))
+                    "parts", max(needed) if needed and verdict == INCONCLUSIVE else None, tuple(parts.items()),
+                    decided_by=decided_by)
+
+
+def strict_level(k: int, direction: str = "greater") -> float:
+    """The level at which one of a claim's ``k`` parts must be against the claim to decide it before the others
+    are: ``1 - (1 - LEVEL[direction]) / k`` (Bonferroni over the parts).
+
+    Example
+    -------
+    >>> strict_level(1), strict_level(4), strict_level(2, "equivalent")
+    (0.95, 0.9875, 0.95)
+    """
+    return 1 - (1 - LEVEL[direction]) / max(int(k), 1)
+
+
+def _names(names: list[str]) -> str:
+    quoted = [f"'{n}'" for n in names]
+    if len(quoted) > 4:
+        return ", ".join(quoted[:3]) + f" and {len(quoted) - 3} more"
+    return " and ".join([", ".join(quoted[:-1]), quoted[-1]]) if len(quoted) > 1 else (quoted[0] if quoted else "")
 
 
 def decide_any(parts: Mapping[str, Evidence], reason: str) -> Evidence:
