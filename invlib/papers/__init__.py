@@ -113,8 +113,9 @@ CHAPTERS = {
     "e2_beyond_vision": F(trains=True, writes=("fit",)),
     "e3_capacity": F(trains=True, writes=("fit",)),
     "e4_image_recognition": F(trains=True, writes=("fit",)),
-    # S1 measures the models of B1, B3 and B7 (zoo models) and B6's Augerino networks (paper C's measures among its
-    # own), and trains four of its own; its issue allows 3 minutes
+    # S1 measures every model variant B1, B2, B3 and B7 train on scenes (zoo models; the training phase trains them)
+    # and B6's Augerino networks (B6's "rrc" cache), with paper C's measures among its own, and trains only its
+    # rotation and brightness models; its issue allows 3 minutes
     "s1_measures_agree": F(zoo="invlib.papers.s.agreement:s1_zoo_specs", budgets={"cpu": 180},
                            writes=("equivariance", "synthesis"), reads=("rrc",)),
     "y1_your_model": F(zoo="invlib.papers.s.yours:y1_zoo_specs", writes=("yours", "equivariance")),

@@ -3,14 +3,18 @@
 Each paper measures invariance its own way. This module applies all of them, through the papers' own public
 functions (no measure is implemented a second time), to one set of models:
 
-- **the models** (:func:`models`; trained or loaded by :func:`train`): paper B's small ResNet on ``scenes`` (56 px
-  views of 64 px scenes, chapter B1's recipe), trained without augmentation (B1's fixed central crop), with
-  RandomResizedCrop, with one transformation each (translation: B1's fixed-size random crop; scale: B1's random-size
-  central crop; rotation and brightness: :func:`invlib.zoo.random_op`, trained here), ``seeds`` seeds each,
-  untrained; with a learned translation and zoom (chapter B6's Augerino); at variation 0 of the scenes (chapter B7's
-  models); and chapter B3's ResNet and ViT (trained without augmentation, ``seeds`` seeds each: B3's own zoo
-  entries), for the architecture. The recipe is B1's
-  settings (:func:`invlib.papers.b.rrc.settings`), read, not copied; :func:`s1_zoo_specs` lists the zoo models.
+- **the models** (:func:`models`; trained or loaded by :func:`train`): every model variant the book trains on
+  ``scenes`` (56 px views of 64 px scenes) that another chapter has already trained, ``seeds`` seeds each. Paper B's
+  small ResNet in chapter B1's recipe, trained without augmentation (B1's fixed central crop), with
+  RandomResizedCrop, with B1's other crops (translation: B1's fixed-size random crop; scale: B1's random-size
+  central crop; a shift of the central crop, alone, then with a random-size crop, with and without its aspect
+  ratio), with chapter B2's RandomResizedCrop at its other Beta shapes of the crop's area, with rotation or
+  brightness (:func:`invlib.zoo.random_op`, the two this chapter trains) and untrained;
+  chapter B6's Augerino runs (every regulariser weight and group it runs; measured without the learned
+  augmentation); chapter B7's models at variation 0 of the scenes (without augmentation and with RandomResizedCrop);
+  chapter B3's ResNet and ViT, trained without augmentation and with its standard augmentation. The recipes are
+  those chapters' settings (:func:`invlib.papers.b.rrc.settings`, ...), read, not copied; :func:`s1_zoo_specs`
+  lists the zoo models.
 - **the measures** (:func:`measure`), for each transformation of :data:`TRANSFORMS` the measure has:
   accuracy under the transformation (paper B's grids, mean over the levels, read from the forward passes of B's
   sweep, :func:`sweep_predictions`); A's ranking-probe accuracy on the
@@ -19,9 +23,10 @@ functions (no measure is implemented a second time), to one set of models:
   ``M_g`` and the normalised L2 distance (:func:`invlib.papers.c.equivariance.measure_network`). Every measure is
   taken on the embedding the classifier reads (``pre_logits``); the untrained models get the accuracy and B's
   measures only (:data:`SWEEP_ONLY`).
-- **agreement** (:func:`agreement`): Spearman's rho between two measures across the models, per transformation,
-  with a permutation test (:func:`invlib.metrics.rank_correlation_test`); **sources** (:func:`sources`): what the
-  data's variation, augmentation, architecture and training each change in one measure.
+- **agreement** (:func:`agreement`, :func:`pooled_agreement`): Spearman's rho between two measures across the models
+  per transformation, and its average over the transformations with a bootstrap interval over whole variants;
+  **sources** (:func:`sources`): what the data's variation, augmentation, architecture and training each change in
+  one measure.
 
 This module is the one above the papers: it imports paper modules (A, B, C), which never import each other.
 The chapter's claims, tables and figures are :mod:`invlib.papers.s.agreement_reports`.
@@ -42,12 +47,13 @@ import pandas as pd
 import torch
 import torch.nn.functional as F
 
-from ... import data, metrics, zoo
+from ... import data, zoo
 from ...crops import stored_size
 from ...models import weights_key
 from ...profiles import settings as _settings
 from ...utils import cached, check_choice, digest
 from ...utils import progress as bar
+from ...verdicts import Interval, rank_correlation
 from ..a import probes
 from ..b import grounding, rrc, similarity
 from ..c import equivariance
@@ -65,8 +71,13 @@ TRANSFORMS = {
 # The models trained with one transformation, per transformation they are about: B1's crop methods, and the two
 # augmentations this chapter trains (rotation within +-``rotation`` degrees, brightness factor in ``brightness``).
 AUGMENTED = {"translation": "translation", "zoom": "scale", "rotation": "rotation", "brightness": "brightness"}
+# B1's crop methods by variant: the central crop (none), RRC (standard), the two that each vary one factor of it
+# (translation, scale: claim 1's augmented models) and the shifted central crop, alone and before a random-size crop
+# (with and without the aspect ratio), which B1 trains for its decomposition
 B1_METHODS = {"none": rrc.NONE, "standard": rrc.RRC, "translation": "fixed_size_random_crop",
-              "scale": "random_size_center_crop"}
+              "scale": "random_size_center_crop", "shift": "translate",
+              "shift_scale": "translate_random_size_center_crop",
+              "shift_scale_square": "translate_random_size_center_crop_no_ar"}
 # measure -> (column name, +1 if larger means more invariant, -1 if smaller does, 0: not an invariance score)
 MEASURES = {
     "accuracy": ("accuracy under T (%)", 1),
@@ -86,10 +97,11 @@ class Settings:
     Attributes
     ----------
     profile:      the profile's name (filled in by :func:`settings`); the models' recipes are chapter B1's,
-                  B7's and B3's at this profile
-    seeds:        seeds per training variant (none, standard, each single transformation, untrained), of B7's
-                  models at variation 0 and of B3's ResNet and ViT; the claims about what training does need 3
-                  (``N_MIN`` of :mod:`invlib.papers.s.protocol`). A seed B1, B7 or B3 does not train is trained here
+                  B2's, B6's, B7's and B3's at this profile
+    seeds:        seeds per model variant (B1's recipe: :data:`VARIANTS`; B2's Beta shapes; B7's models at
+                  variation 0; B3's ResNet and ViT; B6's Augerino runs: as many as B6 runs, up to this); the claims
+                  about what training does need 3 (``N_MIN`` of :mod:`invlib.papers.s.protocol`). A seed B1, B2,
+                  B7 or B3 does not train is trained here
     rotation:     the rotation models' training range, +- degrees
     brightness:   the brightness models' factor range
     transforms:   the transformations measured (:data:`TRANSFORMS`)
@@ -99,11 +111,13 @@ class Settings:
     n_probe:      scenes of B's sweep and of the accuracy under each transformation
     n_pairs:      scenes whose views train A's probe (as many again test it)
     n_fit, n_eval, map_epochs: C's maps: fitted on ``n_fit`` training scenes, scored on ``n_eval``
-    augerino, augerino_reg: with chapter B6's Augerino run (translation then scale, B1's recipe) with this
-                  regulariser weight, measured without its learned augmentation (its trunk)
-    variation:    with chapter B7's models trained on scenes at variation 0
-    architectures: with chapter B3's ResNet and ViT trained without augmentation (the architecture factor)
-    permutations: of the rank-correlation tests
+    augerino:     with chapter B6's Augerino runs (B1's recipe, each group and regulariser weight B6 runs),
+                  measured without their learned augmentation (their trunks)
+    augerino_reg: the regulariser weight of the run (translation then scale) whose learned range the chapter shows
+    variation:    with chapter B7's models trained on scenes at variation 0 (without augmentation and with RRC)
+    architectures: with chapter B3's ResNet and ViT trained without augmentation (the architecture factor) and
+                  with B3's standard augmentation
+    resamples:    of the bootstrap intervals over variants
     seed:         the draw of the scenes and of every random part of the measures
     """
 
@@ -124,7 +138,7 @@ class Settings:
     augerino_reg: float = 0.1
     variation: bool = True
     architectures: bool = True
-    permutations: int = 10_000
+    resamples: int = 2000
     seed: int = 0
     device: str = "auto"
     progress: bool = True
@@ -141,7 +155,7 @@ class Settings:
 
 SETTINGS = {
     "smoke": dict(seeds=1, levels=(0, 9), n_probe=64, n_pairs=64, n_fit=64, n_eval=64, map_epochs=2,
-                  transforms=("translation", "rotation", "brightness"), permutations=1000),
+                  transforms=("translation", "rotation", "brightness")),
     "gpu": dict(seeds=3, levels=tuple(range(10)), n_probe=1000, n_pairs=2000, n_fit=5000, n_eval=2000),
     "paper": dict(seeds=3, levels=tuple(range(10)), n_probe=1000, n_pairs=2000, n_fit=5000, n_eval=2000),
 }
@@ -164,9 +178,10 @@ def settings(profile: str = "cpu", **overrides) -> Settings:
 # ------------------------------------------------------------------------------ the family
 @dataclass(frozen=True)
 class Model:
-    """One model of the family: ``variant`` (none, standard, a single transformation, untrained), ``seed``,
-    ``arch`` (ResNet or ViT), ``variation`` of its training scenes, ``recipe`` (the chapter whose recipe trained
-    it: B1, B7 or B3), and where it comes from (``spec``: a zoo spec, or a ``zoo:`` name of B3's)."""
+    """One model of the family: ``variant`` (none, standard, one of B1's other crops, a single transformation,
+    untrained, an Augerino run), ``seed``, ``arch`` (ResNet or ViT), ``variation`` of its training scenes,
+    ``recipe`` (the chapter whose recipe trained it: B1, B6, B7 or B3), and where it comes from (``spec``: a zoo
+    spec, a ``zoo:`` name of B3's, or B6's ``(group, regulariser weight)``)."""
 
     variant: str
     seed: int
@@ -195,37 +210,71 @@ def _b1_spec(B, variant: str, seed: int, rotation: float, brightness) -> zoo.Spe
                   img_size=stored_size(B.size))
 
 
-VARIANTS = ("none", "standard", "translation", "scale", "rotation", "brightness", "untrained")
+VARIANTS = ("none", "standard", "translation", "scale", "shift", "shift_scale", "shift_scale_square", "rotation",
+            "brightness", "untrained")
 # Variants measured by the sweep only (the accuracy and B's measures): no claim reads an untrained model's A probe or
 # C maps (the agreement claims leave the untrained models out; claim 5's "training" factor reads B's invariance)
 SWEEP_ONLY = ("untrained",)
+AUGERINO_WORDS = {"translation": "shift", "translation then scale": "shift+zoom"}  # B6's groups, short
+
+
+def beta_variant(shape: float) -> str:
+    """The variant name of chapter B2's RandomResizedCrop whose area fraction is drawn from ``Beta(1, shape)``.
+
+    Example
+    -------
+    >>> beta_variant(0.1), beta_variant(10.0)
+    ('standard beta 0.1', 'standard beta 10')
+    """
+    return f"standard beta {shape:g}"
+
+
+def augerino_variant(group: str, reg: float) -> str:
+    """The variant name of chapter B6's Augerino run of ``group`` at regulariser weight ``reg``.
+
+    Example
+    -------
+    >>> augerino_variant("translation then scale", 0.1), augerino_variant("translation", 1.0)
+    ('augerino shift+zoom 0.1', 'augerino shift 1')
+    """
+    return f"augerino {AUGERINO_WORDS[check_choice(group, AUGERINO_WORDS, 'Augerino group')]} {reg:g}"
 
 
 def models(S: Settings) -> list[Model]:
-    """Every model of the chapter: each of :data:`VARIANTS` with ``S.seeds`` seeds (chapter B1's recipe and
-    models; rotation and brightness are trained here), B6's Augerino model, B7's models without augmentation at
-    variation 0 (``S.seeds`` seeds), B3's ResNet and ViT trained without augmentation (``S.seeds`` seeds each, B3's
-    zoo entries of those seeds, :func:`invlib.papers.b.grounding.load_model`).
+    """Every model of the chapter, ``S.seeds`` seeds of each variant: each of :data:`VARIANTS` (chapter B1's recipe
+    and models; rotation and brightness are trained here), B2's RandomResizedCrop at its other Beta shapes of the
+    crop's area, every Augerino run of chapter B6 (each group and
+    regulariser weight, as many of its seeds as B6 runs up to ``S.seeds``), B7's models without augmentation and
+    with RandomResizedCrop at variation 0, and B3's ResNet and ViT trained without augmentation and with B3's
+    standard augmentation (B3's zoo entries of those seeds, :func:`invlib.papers.b.grounding.load_model`).
 
     Example
     -------
     >>> fam = models(settings("cpu"))
-    >>> len(fam), fam[0].spec.name, [m.name for m in fam[-3:]]
-    (31, 'small_resnet18_s4/fixed_size_center_crop', ['ViT none 1', 'ResNet none 2', 'ViT none 2'])
+    >>> len(fam), fam[0].spec.name, [m.name for m in fam[-2:]]
+    (63, 'small_resnet18_s4/fixed_size_center_crop', ['ResNet standard 2', 'ViT standard 2'])
+    >>> sorted({m.variant for m in fam if m.recipe == "B6"})
+    ['augerino shift 0.01', 'augerino shift 1', 'augerino shift+zoom 0.1']
     """
     B = _b1(S)
     out = [Model(v, k, spec=_b1_spec(B, v, k, S.rotation, S.brightness)) for v in VARIANTS for k in range(S.seeds)]
-    if S.augerino:
-        out.append(Model("augerino", 0, recipe="B6", spec=(AUGERINO_GROUP, S.augerino_reg)))
+    # B2's RandomResizedCrop with its area fraction drawn from another Beta shape (shape 1 is B1's RRC, above)
+    out += [Model(beta_variant(a), k, recipe="B2", spec=rrc.spec(B, rrc.RRC, k, a)) for a in B.beta_shapes if a != 1
+            for k in range(S.seeds)]
+    if S.augerino:  # B6's runs: each group at each of its weights, the seeds B6 runs (chapter B6's cache)
+        out += [Model(augerino_variant(g, r), k, recipe="B6", spec=(g, r)) for g in rrc.AUGERINO_GROUPS
+                for r in rrc.group_regs(B, g) for k in range(min(S.seeds, B.augerino_seeds))]
     if S.variation:  # B7's recipe and seeds, as many as this chapter's (the same specs as B7's own)
         specs = grounding.variation_specs(grounding.settings(S.profile, variation={"seeds": S.seeds}))
-        out += [Model("none", k, variation=0.0, recipe="B7", spec=s) for k, s in enumerate(specs[(0.0, rrc.NONE)])]
+        out += [Model(v, k, variation=0.0, recipe="B7", spec=s) for v, method in (("none", rrc.NONE),
+                                                                                 ("standard", rrc.RRC))
+                for k, s in enumerate(specs[(0.0, method)])]
     if S.architectures:
         # B3's untrained ViT is read by no claim (the architecture factor compares the trained ones), and B3's
         # untrained ResNet is the untrained models above: neither is measured
         G = grounding.settings(S.profile)
-        out += [Model("none", k, arch=arch, recipe="B3", spec=G.models[arch]["none"]) for k in range(S.seeds)
-                for arch in ("ResNet", "ViT")]
+        out += [Model(v, k, arch=arch, recipe="B3", spec=G.models[arch][v]) for v in ("none", "standard")
+                for k in range(S.seeds) for arch in ("ResNet", "ViT")]
     return out
 
 
@@ -233,16 +282,16 @@ def s1_zoo_specs(profile: str = "cpu", **params) -> list[zoo.Spec]:
     """The zoo models chapter S1's run loads, for its papermill parameters ``params`` (None = default): the B1-recipe
     models of :func:`models` (B1's, and the rotation, brightness and untrained ones trained here), B7's at
     variation 0 and B3's ``zoo:`` entries of each seed under B3's profile (:func:`invlib.zoo.chapter_profile`: the
-    specs chapter B3 lists, :func:`invlib.papers.b.grounding.b3_zoo_specs`). B6's Augerino run is not a zoo model
+    specs chapter B3 lists, :func:`invlib.papers.b.grounding.b3_zoo_specs`). B6's Augerino runs are no zoo models
     (chapter B6's cache, :func:`invlib.papers.b.rrc.augerino_model`).
 
     Example
     -------
     >>> specs = s1_zoo_specs("cpu")
     >>> len(specs), sorted({s.arch for s in specs})
-    (30, ['small_resnet18_s4', 'small_vit_p14_cls'])
+    (54, ['small_resnet18_s4', 'small_vit_p14_cls'])
     >>> len(s1_zoo_specs("cpu", seeds=1, architectures=False, variation=False))
-    7
+    12
     """
     S = settings(profile, **params)
     zp = zoo.chapter_profile(grounding.settings(S.profile))
@@ -284,7 +333,7 @@ def train(S: Settings, fam: list[Model] | None = None) -> dict[Model, torch.nn.M
     (:func:`invlib.zoo.train_many`; a book build trains them before any chapter runs, :func:`s1_zoo_specs`). B6's
     Augerino model is its trunk, the network without the learned augmentation (chapter B6's run, cached)."""
     fam = models(S) if fam is None else fam
-    specs = [m.spec for m in fam if m.recipe in ("B1", "B7")]
+    specs = [m.spec for m in fam if m.recipe in ("B1", "B2", "B7")]
     trained = dict(zip(specs, zoo.train_many(specs, progress=S.progress)))
     G = grounding.settings(S.profile)
 
@@ -298,25 +347,43 @@ def train(S: Settings, fam: list[Model] | None = None) -> dict[Model, torch.nn.M
     return {m: get(m).eval() for m in fam}
 
 
-SEEDED = ("B1", "B7", "B3")  # the recipes whose models come in S.seeds seeds (B6's Augerino: one run)
+def seed_claims_read(m: Model) -> bool:
+    """Whether the claims about what training does (one value per seed: augmentation's gain, and its lead over the
+    data, the architecture and training) read model ``m``: B1's models without augmentation, with one
+    transformation (:data:`AUGMENTED`) and untrained, B7's and B3's without augmentation. The other variants serve
+    the agreement claims, which rest on variants, not seeds.
+
+    Example
+    -------
+    >>> [seed_claims_read(Model(v, 0)) for v in ("none", "scale", "standard", "shift", "untrained")]
+    [True, True, False, False, True]
+    >>> seed_claims_read(Model("none", 0, recipe="B7", variation=0.0)), seed_claims_read(Model("standard", 0,
+    ...                                                                                        recipe="B3"))
+    (True, False)
+    """
+    if m.recipe == "B1":
+        return m.variant in ("none", "untrained", *AUGMENTED.values())
+    return m.recipe in ("B7", "B3") and m.variant == "none"
 
 
 def seed_seconds(nets: dict) -> list[float]:
     """Per seed, in seed order, what training that seed's models took: the zoo checkpoints' training seconds
-    (``model.zoo_info["seconds"]``, measured when each was trained; 0 for an untrained one) of its B1, B7 and B3
-    models (:data:`SEEDED`), summed: what one replicate of ``seeds`` costs (:meth:`invlib.results.Run.replicates`).
+    (``model.zoo_info["seconds"]``, measured when each was trained; 0 for an untrained one) of the models the
+    claims about training read (:func:`seed_claims_read`), summed: what one replicate of ``seeds`` costs those
+    claims (:meth:`invlib.results.Run.replicates`).
 
     Example
     -------
     >>> from torch import nn
     >>> net = lambda s: setattr(m := nn.Linear(1, 1), "zoo_info", {"seconds": s}) or m
-    >>> seed_seconds({Model("none", 0): net(10.0), Model("none", 1): net(11.0), Model("standard", 0): net(12.0),
-    ...               Model("augerino", 0, recipe="B6"): net(99.0), Model("untrained", 1): nn.Linear(1, 1)})
+    >>> seed_seconds({Model("none", 0): net(10.0), Model("none", 1): net(11.0), Model("scale", 0): net(12.0),
+    ...               Model("shift", 0): net(50.0), Model("augerino shift 1", 0, recipe="B6"): net(99.0),
+    ...               Model("untrained", 1): nn.Linear(1, 1)})
     [22.0, 11.0]
     """
     out: dict[int, float] = {}
     for m, net in nets.items():
-        if m.recipe in SEEDED:
+        if seed_claims_read(m):
             out[m.seed] = out.get(m.seed, 0.0) + zoo.train_seconds(net)
     return [out[k] for k in sorted(out)]
 
@@ -546,31 +613,128 @@ def wide(table: pd.DataFrame, transform: str) -> pd.DataFrame:
 
 
 # ------------------------------------------------------------------------------ agreement and sources
-def agreement(S: Settings, table: pd.DataFrame, transform: str, models_: list[str] | None = None) -> pd.DataFrame:
-    """Spearman's rho between every two measures across the models (all, or ``models_``), for one
-    transformation, with its two-sided permutation p-value: one row per pair ``a, b, rho, p, n``. ``rho`` is
-    oriented (:data:`MEASURES`): positive when the two measures call the same models more invariant (raw for the
-    equivariance measures).
+def oriented(a: str, b: str) -> int:
+    """+1 or -1: the sign that turns the rank correlation of measures ``a`` and ``b`` (:data:`MEASURES` keys) into
+    "both call the same models invariant" (an equivariance measure counts as it is).
+
+    Example
+    -------
+    >>> oriented("accuracy", "a_probe"), oriented("a_probe", "c_inv_l2"), oriented("b_alignment", "accuracy")
+    (-1, 1, 1)
+    """
+    return (MEASURES[a][1] or 1) * (MEASURES[b][1] or 1)
+
+
+def variants(table: pd.DataFrame) -> pd.Series:
+    """Each model's variant: what it shares with its seed-mates (variant, recipe, architecture, data variation), the
+    cluster the agreement intervals resample whole.
+
+    Example
+    -------
+    >>> t = pd.DataFrame(dict(model=["none 0", "none 1", "none (variation 0) 0"], variant="none", arch="ResNet",
+    ...                       recipe=["B1", "B1", "B7"], variation=[1.0, 1.0, 0.0]))
+    >>> variants(t).tolist()
+    ['none | B1 | ResNet | 1.0', 'none | B1 | ResNet | 1.0', 'none | B7 | ResNet | 0.0']
+    """
+    first = table.drop_duplicates("model").set_index("model")
+    return first["variant"] + " | " + first["recipe"] + " | " + first["arch"] + " | " + first["variation"].astype(str)
+
+
+def _pair(table: pd.DataFrame, transform: str, a: str, b: str, models_) -> pd.DataFrame | None:
+    """Measures ``a`` and ``b`` of the models ``models_`` (all: None) for one transformation, a model per row; None
+    where the transformation lacks one of them."""
+    w = wide(table, transform)
+    if a not in w.columns or b not in w.columns:
+        return None
+    keep = w.index if models_ is None else [m for m in w.index if m in set(models_)]
+    return w.loc[keep, [a, b]].dropna()
+
+
+def agreement(table: pd.DataFrame, transform: str, models_: list[str] | None = None) -> pd.DataFrame:
+    """Spearman's rho between every two measures across the models (all, or ``models_``), for one transformation:
+    one row per pair ``transform, a, b, rho, n`` (``n``: the models). ``rho`` is oriented (:func:`oriented`):
+    positive when the two measures call the same models more invariant; NaN where a measure is the same for every
+    model.
 
     Example
     -------
     >>> t = pd.DataFrame(dict(model=list("abcd") * 2, transform="zoom", measure=["accuracy"] * 4 + ["a_probe"] * 4,
     ...                       value=[1.0, 2, 3, 4, 0.9, 0.8, 0.7, 0.6]))
-    >>> agreement(settings("smoke"), t, "zoom")[["a", "b", "rho"]].values.tolist()
-    [['accuracy', 'a_probe', 1.0]]
+    >>> agreement(t, "zoom")[["a", "b", "rho", "n"]].values.tolist()
+    [['accuracy', 'a_probe', 1.0, 4]]
     """
-    w = wide(table, transform)
-    if models_ is not None:
-        w = w.loc[[m for m in w.index if m in models_]]
-    cols, rows = list(w.columns), []
+    cols, rows = list(wide(table, transform).columns), []
     for i, a in enumerate(cols):
         for b in cols[i + 1:]:
-            sign = (MEASURES[a][1] or 1) * (MEASURES[b][1] or 1)
-            ok = w[[a, b]].dropna()
-            rho, p = metrics.rank_correlation_test(ok[a].values, ok[b].values, S.permutations, S.seed) \
-                if len(ok) >= 3 else (float("nan"), float("nan"))
-            rows.append(dict(transform=transform, a=a, b=b, rho=sign * rho, p=p, n=len(ok)))
-    return pd.DataFrame(rows, columns=["transform", "a", "b", "rho", "p", "n"])
+            ok = _pair(table, transform, a, b, models_)
+            rho = rank_correlation(ok[a].values, oriented(a, b) * ok[b].values)[0] if len(ok) >= 3 else np.nan
+            rows.append(dict(transform=transform, a=a, b=b, rho=float(rho), n=len(ok)))
+    return pd.DataFrame(rows, columns=["transform", "a", "b", "rho", "n"])
+
+
+def ranked_transforms(table: pd.DataFrame, a: str, b: str, models_: list[str] | None = None,
+                      transforms=None) -> list[str]:
+    """The transformations (of ``transforms``, default every one in ``table``) under which measures ``a`` and ``b``
+    both rank the models: both measured, and neither the same for every model of ``models_``.
+
+    Example
+    -------
+    >>> t = pd.DataFrame(dict(model=list("abc") * 2, transform=["zoom"] * 3 + ["rotation"] * 3,
+    ...                       measure="accuracy", value=[1.0, 2, 3, 5, 5, 5]))
+    >>> t = pd.concat([t, t.assign(measure="b_invariance")])
+    >>> ranked_transforms(t, "accuracy", "b_invariance")  # under rotation every model reads 5
+    ['zoom']
+    """
+    transforms = list(dict.fromkeys(table["transform"])) if transforms is None else list(transforms)
+    out = []
+    for t in transforms:
+        ok = _pair(table, t, a, b, models_) if t in set(table["transform"]) else None
+        if ok is not None and len(ok) >= 2 and ok[a].nunique() > 1 and ok[b].nunique() > 1:
+            out.append(t)
+    return out
+
+
+def pooled_agreement(table: pd.DataFrame, a: str, b: str, models_: list[str] | None = None, transforms=None,
+                     level: float = 0.95, resamples: int = 2000, seed: int = 0) -> Interval | None:
+    """Whether measures ``a`` and ``b`` rank the models alike, as one number: the oriented Spearman's rho across
+    ``models_`` (default all) within each transformation of :func:`ranked_transforms`, averaged over them, with a
+    percentile bootstrap interval at ``level`` that resamples whole variants (:func:`variants`; every
+    transformation's models in each resample, so one interval covers them all); ``n`` is the variants. None where
+    no transformation of ``transforms`` has both measures; a NaN estimate where none ranks the models.
+
+    Example
+    -------
+    >>> rng = np.random.default_rng(0)
+    >>> x = rng.normal(size=24)
+    >>> t = pd.DataFrame([dict(model=f"m{i}", variant=f"v{i // 2}", recipe="B1", arch="ResNet", variation=1.0,
+    ...                        transform=tr, measure=m, value=v) for tr in ("zoom", "rotation")
+    ...                   for i in range(24) for m, v in (("accuracy", x[i]), ("a_probe", -x[i] + 0.3 * (i % 3)))])
+    >>> iv = pooled_agreement(t, "accuracy", "a_probe")
+    >>> round(iv.estimate, 2), iv.n, iv.method, bool(0.5 < iv.lo < iv.estimate < iv.hi <= 1)  # 24 models, 12 variants
+    (0.95, 12, 'cluster bootstrap', True)
+    """
+    have = [t for t in (transforms if transforms is not None else dict.fromkeys(table["transform"]))
+            if {a, b} <= set(table.loc[table["transform"] == t, "measure"])]
+    if not have:
+        return None
+    used = ranked_transforms(table, a, b, models_, have)
+    pairs = [_pair(table, t, a, b, models_) for t in used]
+    labels = variants(table)
+    members = sorted({m for p in pairs for m in p.index} or
+                     {m for t in have for m in _pair(table, t, a, b, models_).index})
+    keys, group = np.unique(labels[members].values, return_inverse=True)
+    where = dict(zip(members, group))
+    if not pairs:
+        return Interval(np.nan, np.nan, np.nan, len(keys), level, "cluster bootstrap")
+    sign = oriented(a, b)
+    whole = np.mean([rank_correlation(p[a].values, sign * p[b].values)[0] for p in pairs])
+    pick = np.random.default_rng(seed).integers(0, len(keys), size=(resamples, len(keys)))
+    counts = np.zeros((resamples, len(keys)))
+    np.add.at(counts, (np.arange(resamples)[:, None], pick), 1)
+    boot = np.mean([rank_correlation(p[a].values, sign * p[b].values, counts[:, [where[m] for m in p.index]],
+                                     constant=0.0) for p in pairs], axis=0)
+    lo, hi = np.quantile(boot, [(1 - level) / 2, (1 + level) / 2])
+    return Interval(float(whole), float(lo), float(hi), len(keys), level, "cluster bootstrap")
 
 
 def group_mean(table: pd.DataFrame, transform: str, measure_: str, **where) -> float:
