@@ -63,6 +63,7 @@ class TrainConfig:
     device: str = "auto"
     channels_last: bool = True
     amp: bool = True  # bf16 autocast, CUDA only
+    cpu_bf16: bool = False  # bf16 autocast on the CPU too: a family's choice where it is faster (zoo.Spec.precision)
     eval_batch_size: int | None = None  # None: evaluate()'s default (128 on CPU, 1024 on CUDA)
     aug_lr: float | None = None  # learning rate of a model's augmentation parameters (None: lr)
     aug_weight_decay: float = 0.0  # L2 penalty on them (AugNet: 1.0)
@@ -154,14 +155,35 @@ def _memory_format(x: torch.Tensor, channels_last: bool = True):
 
 
 def autocast_dtype(cfg: TrainConfig, device: torch.device) -> torch.dtype | None:
-    """The dtype a training step autocasts to: bf16 on a CUDA device when ``cfg.amp``, else None (float32).
+    """The dtype a training step autocasts to: bf16 on a CUDA device when ``cfg.amp``, on the CPU when
+    ``cfg.cpu_bf16``, else None (float32).
 
     Example
     -------
     >>> autocast_dtype(TrainConfig(), torch.device("cuda")), autocast_dtype(TrainConfig(), torch.device("cpu"))
     (torch.bfloat16, None)
+    >>> autocast_dtype(TrainConfig(cpu_bf16=True), torch.device("cpu"))
+    torch.bfloat16
     """
-    return torch.bfloat16 if cfg.amp and device.type == "cuda" else None
+    if device.type == "cuda":
+        return torch.bfloat16 if cfg.amp else None
+    return torch.bfloat16 if cfg.cpu_bf16 else None
+
+
+def cpu_has_bf16() -> bool:
+    """Whether this CPU computes bf16 natively (AVX512-BF16 or AMX, as oneDNN sees it): there bf16 autocast trains
+    the book's convolutional networks 1.3-2.8x faster than float32; without those instructions it is emulated and
+    6-16x slower (``benchmarks/bench_precision.py``; ``ONEDNN_MAX_CPU_ISA=AVX2`` shows such a machine).
+
+    Example
+    -------
+    >>> isinstance(cpu_has_bf16(), bool)
+    True
+    """
+    try:
+        return bool(torch.ops.mkldnn._is_mkldnn_bf16_supported())
+    except (AttributeError, RuntimeError):
+        return False
 
 
 def make_optimizer(model: nn.Module, cfg: TrainConfig) -> torch.optim.Optimizer:

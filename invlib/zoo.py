@@ -196,6 +196,7 @@ class Spec:
     step_size: int = 30
     data_options: tuple | dict = ()  # the dataset's options (invlib.data.load), e.g. {"variation": 0.5} for scenes
     device: str = field(default="auto", compare=False)  # "auto": CUDA when there is one (on the job's node)
+    precision: str = "auto"  # "float32" | "bf16" (autocast on the CPU) | "auto": resolve_precision's choice
 
     def __post_init__(self):
         params = self.augment_params
@@ -218,6 +219,7 @@ class Spec:
         set_("data_options", tuple((k, v) for k, v in self.data_options if k not in defaults or v != defaults[k]))
         check_choice(self.optimizer, OPTIMIZERS, "optimizer")
         check_choice(self.schedule, SCHEDULES, "schedule")
+        set_("precision", resolve_precision(self.arch, self.device, self.precision))
         augmentation(self.augment, **dict(self.augment_params))  # a known name, parameters it takes, valid values
         small = [k for k in ("n_train", "n_test", "img_size", "batch_size") if getattr(self, k) < 1]
         if small or self.epochs < 0 or self.lr <= 0:
@@ -252,11 +254,13 @@ class Spec:
         for k in _LATER_FIELDS:  # added after ZOO_VERSION 2: at their defaults, keys are unchanged
             if fields[k] == Spec.__dataclass_fields__[k].default:
                 fields.pop(k)
+        if fields.get("precision") == "float32":  # float32, the precision of every key before it: no field
+            fields.pop("precision")
         if self.dataset != "folder":  # a folder without split sub-folders holds its test images out of training
             fields.pop("n_test")  # elsewhere it says where a model is scored, not what it learns (ZOO_VERSION 3)
         if self.epochs == 0:
             for k in ("augment", "augment_params", "n_train", "epochs", "batch_size", "optimizer", "lr",
-                      "weight_decay", "warmup_epochs", "schedule", "step_size"):
+                      "weight_decay", "warmup_epochs", "schedule", "step_size", "precision"):
                 fields.pop(k, None)
         else:
             fields["augment_params"] = augmentation_arguments(self.augment, **dict(self.augment_params))
@@ -266,10 +270,39 @@ class Spec:
         """The :class:`invlib.train.TrainConfig` that :func:`get` trains this spec with."""
         return TrainConfig(epochs=max(self.epochs, 1), batch_size=self.batch_size, optimizer=self.optimizer,
                            lr=self.lr, weight_decay=self.weight_decay, warmup_epochs=self.warmup_epochs,
-                           schedule=self.schedule, step_size=self.step_size, seed=self.seed, device=self.device)
+                           schedule=self.schedule, step_size=self.step_size, seed=self.seed, device=self.device,
+                           cpu_bf16=self.precision == "bf16")
 
 
-_LATER_FIELDS = ("schedule", "step_size", "data_options")
+_LATER_FIELDS = ("schedule", "step_size", "data_options", "precision")
+PRECISIONS = ("auto", "float32", "bf16")
+# The architectures whose CPU training step bf16 autocast speeds up (benchmarks/measurements/foundation.md: the
+# ResNets and conv4 1.6-2.8x on a CPU with AVX512-BF16); the ViTs run slower under it (0.6x) and stay float32.
+BF16_ARCHS = ("small_resnet18", "small_resnet50", "small_resnet18_s4", "small_resnet18_s2", "small_resnet50_s2")
+
+
+def resolve_precision(arch: str, device: str = "auto", precision: str = "auto") -> str:
+    """The precision a spec trains in, as its cache key records it: ``precision`` when it is not ``"auto"``
+    (``$INVLIB_PRECISION`` overrides ``"auto"``: ``float32`` to turn bf16 off); else ``"bf16"`` for an architecture
+    of :data:`BF16_ARCHS` trained on a CPU that computes bf16 natively (:func:`invlib.train.cpu_has_bf16`), and
+    ``"float32"`` otherwise (a GPU autocasts to bf16 anyway, :attr:`TrainConfig.amp`). A checkpoint trained in one
+    precision is never loaded for the other.
+
+    Example
+    -------
+    >>> resolve_precision("small_vit"), resolve_precision("small_resnet18", precision="float32")
+    ('float32', 'float32')
+    """
+    check_choice(precision, PRECISIONS, "precision")
+    if precision == "auto":
+        precision = os.environ.get("INVLIB_PRECISION", "auto") or "auto"
+        check_choice(precision, PRECISIONS, "$INVLIB_PRECISION")
+    if precision != "auto":
+        return precision
+    from .train import cpu_has_bf16
+
+    on_cpu = device == "cpu" or device == "auto" and not torch.cuda.is_available()
+    return "bf16" if arch in BF16_ARCHS and on_cpu and cpu_has_bf16() else "float32"
 
 
 # Per-architecture recipe of the named entries; the profile sets data, sizes, epochs, batch and device. The ViT

@@ -62,6 +62,16 @@ def test_same_seed_same_weights_deterministic_cpu():
     assert all(torch.equal(p, q) for p, q in zip(a.state_dict().values(), b.state_dict().values()))
 
 
+def test_bf16_autocast_on_the_cpu_is_deterministic_and_trains_other_weights():
+    nets = [_net() for _ in range(3)]
+    for net, bf16 in zip(nets, (True, True, False)):
+        fit(net, _toy(), TrainConfig(epochs=1, batch_size=32, cpu_bf16=bf16), progress=False)
+    a, b, c = (list(n.state_dict().values()) for n in nets)
+    assert all(torch.equal(p, q) for p, q in zip(a, b))
+    assert not all(torch.equal(p, q) for p, q in zip(a, c))
+    assert all(p.dtype == q.dtype for p, q in zip(a, c)), "autocast keeps the weights in float32"
+
+
 @pytest.mark.slow
 def test_interrupted_run_resumes_to_identical_weights(tmp_path):
     cfg = TrainConfig(epochs=3, batch_size=32)

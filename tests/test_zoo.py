@@ -51,7 +51,10 @@ def test_same_spec_same_path_and_every_field_that_changes_weights_a_new_one(tmp_
                    augment_params={"flip_p": 0.0}, seed=1, n_train=300, img_size=32, epochs=2,
                    batch_size=64, optimizer="adam", lr=0.01, weight_decay=0.0, warmup_epochs=0.5,
                    schedule="step", step_size=10, data_options={"color_seed": 1})
-    assert set(changes) == {f.name for f in dataclasses.fields(zoo.Spec)} - {"device", "n_test"}
+    assert set(changes) == {f.name for f in dataclasses.fields(zoo.Spec)} - {"device", "n_test", "precision"}
+    # the precision trains other weights: bf16 is keyed; float32 has no field, so every earlier key still holds
+    fp32, bf16 = SPEC.replace(precision="float32"), SPEC.replace(precision="bf16")
+    assert zoo.path(fp32) != zoo.path(bf16) and "precision" not in fp32.key() and bf16.key()["precision"] == "bf16"
     assert zoo.path(SPEC.replace(n_test=100)) == base  # where it is scored, not what it learns
     folder = SPEC.replace(dataset="folder", root=str(tmp_path))  # a folder's held-out test images leave training
     assert zoo.path(folder.replace(n_test=100)) != zoo.path(folder)
@@ -64,6 +67,23 @@ def test_same_spec_same_path_and_every_field_that_changes_weights_a_new_one(tmp_
     untrained = SPEC.replace(epochs=0)  # no training: the recipe does not matter
     assert zoo.path(untrained) == zoo.path(untrained.replace(lr=0.5, augment="standard", n_train=9))
     assert zoo.path(untrained) != zoo.path(untrained.replace(seed=1))
+
+
+def test_the_precision_is_bf16_only_for_the_resnets_on_a_cpu_with_bf16_and_can_be_forced(monkeypatch):
+    monkeypatch.delenv("INVLIB_PRECISION", raising=False)
+    monkeypatch.setattr("invlib.train.cpu_has_bf16", lambda: True)
+    assert zoo.resolve_precision("small_resnet18", "cpu") == "bf16"
+    assert zoo.resolve_precision("small_vit", "cpu") == "float32", "the ViT runs slower under bf16"
+    assert zoo.resolve_precision("small_resnet18", "cuda") == "float32", "a GPU autocasts anyway (TrainConfig.amp)"
+    assert zoo.Spec("small_resnet18", device="cpu").train_config().cpu_bf16
+    monkeypatch.setattr("invlib.train.cpu_has_bf16", lambda: False)  # emulated bf16 is 6-16x slower
+    assert zoo.resolve_precision("small_resnet18", "cpu") == "float32"
+    monkeypatch.setenv("INVLIB_PRECISION", "bf16")
+    assert zoo.Spec("small_resnet18", device="cpu").precision == "bf16"
+    assert zoo.Spec("small_resnet18", device="cpu", precision="float32").precision == "float32", "asked for"
+    monkeypatch.setenv("INVLIB_PRECISION", "half")
+    with pytest.raises(ValueError, match="Valid .*float32"):
+        zoo.Spec("small_resnet18", device="cpu")
 
 
 def test_augmentation_registry_names_and_parameters():
