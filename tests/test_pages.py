@@ -117,3 +117,16 @@ def test_tables_read_for_people_and_long_ones_fold():
     assert long.startswith('<p class="table-caption">Forty rows.</p><details class="long-table">')
     assert "The whole table: 40 rows, 1 columns" in long
     assert pages.frame_html(pd.Series([1.5, 2.5], index=["a", "b"], name="what")).count("<tr") == 3
+
+
+def test_why_names_the_part_that_decided_a_claim_early_and_a_premise_not_met():
+    from invlib.protocol import decide
+
+    part = Part("gain", "seed", smallest=1.0, reason="a point")
+    claim = Claim("t", "b1_demo", "Both help.", "+3", "Fig. 1", {"rotate": part, "shear": part})
+    early = decide(claim, {"rotate": [-3.0, -3.1, -2.9], "shear": [2.0, -1.0, 0.5]}).to_dict()
+    assert pages.why(early).startswith("'rotate' is against the claim at the 97.5 % level (2 parts)")
+    gated = Claim("g", "b1_demo", "It helps.", "+3", "Fig. 1", {"premise: overfits": part, "gain": part},
+                  gate=("premise: overfits",))
+    ev = decide(gated, {"premise: overfits": [0.1, -0.2, 0.0], "gain": [2.0, 2.5, 3.0]}).to_dict()
+    assert pages.why(ev).startswith("premise not met (premise: overfits: -0.0333 [")
