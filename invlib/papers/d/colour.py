@@ -183,7 +183,8 @@ _SMALL = dict(trunk="conv4", widths=(8, 16, 32, 64), size=16, batch_size=64, lr=
 # decide a claim about training (the protocol's n_min). A seed of Table 3 and 4 is 18 models (about 100 s); the
 # control's arm at share 1 is then Table 3's own models, so the control adds only share 0 (about 10 s a seed): about
 # 2.5 times the one-seed chapter (~300 s). The measurements: benchmarks/measurements/d.md, D3.
-CONTROL_SEEDS = (0, 1, 2)
+# Issue 58's plan: five control seeds (control/gain_shrinks_without_hue_classes needed 5-7; about 17 s each).
+CONTROL_SEEDS = (0, 1, 2, 3, 4)
 SETTINGS = {
     "smoke": dict(_SMALL, n_train=960, n_test=920, epochs=2, warmup_epochs=0.0, check_every=4, tta=2,
                   jitter=(CPU_GRID[0], CPU_GRID[3], CPU_GRID[4]), n_conditions=(1, 4), control_share=0.0),
