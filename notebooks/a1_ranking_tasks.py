@@ -165,7 +165,10 @@ pages.show("Table 1 as bars: validation accuracy per task (x) and featurizer (co
 # architectures, so its replicate is a training seed: this run trains each on {glue:md}`seeds` and probes every
 # seed's backbones on the same pairs (the paper has one model of each). On the small profiles the two backbones'
 # stems also differ (stride 1 and 2), unlike the paper's. A claim that needs a task these images cannot pose is
-# not measurable here.
+# not measurable here. The claims that set the ResNets against raw pixels, and the claim that zoom-out is the harder
+# task, rest on what the paper's pixels show: raw pixels cannot solve the task. Each carries that premise as a gate,
+# decided first from the pixels' own accuracy (the criterion gives the level); where the pixels solve the task, the
+# claim reads inconclusive with its premise not met, whatever its comparison shows.
 
 # %%
 other_seeds = A.run_seeds(S, train, val, backbone_features)

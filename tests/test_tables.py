@@ -194,8 +194,8 @@ def test_notebooks_write_table1_importance_ablation_and_claims(smoke_book):
     assert len(claims["fig5_6/contrast_later"]["parts"]) == 6
     assert set(claims["table2/first_half_beats_all"]["parts"]) == {"zoom_in", "aspect_ratio", "hue"}
     assert claims["table2/first_half_beats_all"]["parts"]["hue"]["level"] == pytest.approx(1 - 0.05 / 3)
-    declared = PROTOCOL["table2/first_half_at_least_second"].parts["hue"]
-    assert claims["table2/first_half_at_least_second"]["parts"]["hue"]["boundary"] == declared.boundary == -1.0
+    declared = PROTOCOL["table2/first_half_beats_second"].parts["hue"]
+    assert claims["table2/first_half_beats_second"]["parts"]["hue"]["boundary"] == declared.boundary == 2.05
 
 
 @pytest.mark.parametrize("profile", ["smoke", "cpu"])

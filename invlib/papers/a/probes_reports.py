@@ -26,6 +26,7 @@ from ...results import (
     share_interval,
 )
 from ...utils import check_choice
+from ...verdicts import NOT_REPRODUCED
 from .probes import GEOMETRIC, TASKS, block_dct, crops_for, ladder, render, zigzag, zoom_out_slack
 from .protocol import ITEMS_MIN, PROTOCOL
 from .tables import COLOUR, ORDER, PAPER_TABLE1, PAPER_TABLE2, layer_depths
@@ -193,6 +194,27 @@ def _effects(intervals: dict, why: str = MISSING, each: bool = False):
     return intervals, round(min(values), 1) if values else None
 
 
+def pixels(table, tasks) -> dict:
+    """The gate of the claims that set the features against raw pixels, or call a task hard
+    (:data:`~invlib.papers.a.protocol.PIXELS_WHY`): per task, the passthrough probe's validation accuracy in % with
+    its Wilson interval over the pairs (:func:`accuracy_interval`); not measurable where the task is undefined or the
+    run has no passthrough probe.
+
+    Example
+    -------
+    >>> import pandas as pd
+    >>> t = pd.DataFrame([dict(featurizer="Passthrough", layers="all", task="zoom_out",
+    ...                        val_correct=np.ones(500, bool))])
+    >>> iv = pixels(t, ["zoom_out", "contrast"])
+    >>> round(iv["zoom_out"].lo, 1), iv["contrast"].verdict
+    (99.2, 'not measurable at this profile')
+    """
+    right = {t: _items(table, "Passthrough", t) for t in tasks}
+    return {t: accuracy_interval(x) if x is not None else not_measurable(
+        "the raw pixels were not probed on this task, or the images cannot pose it", unit="image")
+        for t, x in right.items()}
+
+
 def report_table1(run, table, backbones: list[str], seeds=None) -> dict:
     """Record the paper's Table 1 claims (sections 5 and 6, declared in :mod:`invlib.papers.a.protocol`) about these
     backbones, from intervals over this run's validation pairs, and return the prose's reading of the DCT of
@@ -202,8 +224,9 @@ def report_table1(run, table, backbones: list[str], seeds=None) -> dict:
     ``table``: :func:`run_table`'s (with ``val_correct``), with the baselines of :func:`baselines` and the
     ``backbones`` rows. A claim about "the ResNets" is a comparison per backbone (and task), each a 95 % interval
     over the validation pairs (paired bootstrap; Wilson for an accuracy). This run's value is the worst case of the
-    comparisons (the smallest difference or accuracy). ResNet-18 against ResNet-50 compares two architectures
-    trained once per seed: one share per seed, ``table``'s (seed 0) and those of ``seeds``
+    comparisons (the smallest difference or accuracy). The claims against raw pixels, and zoom-out's, carry their
+    premise as a gate: the pixels' own accuracy on the task (:func:`pixels`). ResNet-18 against ResNet-50 compares
+    two architectures trained once per seed: one share per seed, ``table``'s (seed 0) and those of ``seeds``
     (:class:`~invlib.papers.a.tables.SeedRuns` of :func:`~invlib.papers.a.tables.run_seeds`: the other seeds'
     tables, and what each seed's training cost, recorded as the replicates of ``seeds``, :meth:`Run.replicates`).
 
@@ -227,17 +250,23 @@ def report_table1(run, table, backbones: list[str], seeds=None) -> dict:
     def beat(base):
         return {f"{r} {t}": _gain(table, (r, t), (base, t)) for r in names for t in GEOMETRIC}
 
-    def record(cid, intervals):
+    def record(cid, intervals, premise=None):
+        """``premise``: the intervals of the claim's gate (raw pixels' accuracy), keyed like its declaration."""
         effects, ours = _effects(intervals)
+        if premise is not None and isinstance(effects, dict):
+            main, gate = PROTOCOL[cid].names  # the claim's comparison, then its gate
+            effects = {main: effects, gate: premise}
         run.claim(PROTOCOL[cid], ours=ours, effects=effects)
 
     record("table1/resnets_beat_dct", beat("DCT"))
-    record("table1/resnets_beat_pixels", beat("Passthrough"))
+    record("table1/resnets_beat_pixels", beat("Passthrough"), pixels(table, GEOMETRIC))
     right = {f"{r} {t}": _items(table, r, t) for r in names for t in easy}
     record("table1/colour_near_100", {k: None if x is None else accuracy_interval(x) for k, x in right.items()})
     record("table1/contrast_far_above_pixels",
-           {r: _gain(table, (r, "contrast"), ("Passthrough", "contrast")) for r in names})
-    record("table1/zoom_out_harder", {r: _gain(table, (r, "zoom_in"), (r, "zoom_out")) for r in names})
+           {r: _gain(table, (r, "contrast"), ("Passthrough", "contrast")) for r in names},
+           pixels(table, ["contrast"])["contrast"])
+    record("table1/zoom_out_harder", {r: _gain(table, (r, "zoom_in"), (r, "zoom_out")) for r in names},
+           pixels(table, ["zoom_out"])["zoom_out"])
     record("table1/hue_hardest_colour", {f"{r} {t}": _gain(table, (r, t), (r, "hue")) for r in names for t in easy})
     _report_resnet18_vs_50(run, table, names, seeds)
     declared = PROTOCOL["table1/resnets_beat_dct"]
@@ -378,7 +407,7 @@ def _mean_depth(depths, tasks) -> str:
 def _report_halves(run, table, row: str) -> str:
     """Table 2's two claims on backbone ``row`` and the paper's three tasks; returns the prose's sentence."""
     tasks = list(PAPER_TABLE2["all"])
-    second, every = PROTOCOL["table2/first_half_at_least_second"], PROTOCOL["table2/first_half_beats_all"]
+    second, every = PROTOCOL["table2/first_half_beats_second"], PROTOCOL["table2/first_half_beats_all"]
     level = every.parts[tasks[0]].level()  # Bonferroni for "on some of the 3 tasks"
     effects, ours = _effects({t: _gain(table, (row, t, "first half"), (row, t, "second half")) for t in tasks},
                              "a task it needs is undefined on these images", each=True)
@@ -387,15 +416,15 @@ def _report_halves(run, table, row: str) -> str:
     effects, ours = _effects({t: _gain(table, (row, t, "first half"), (row, t, "all"), level) for t in tasks},
                              "a task it needs is undefined on these images", each=True)
     run.claim(every, ours=ours, effects=effects)
-    b = f"{-second.parts[tasks[0]].boundary:g} point"
-    return phrase(ahead, reproduced=f"In {row} the first half ranks at least as well as the second half on all three "
-                  f"of the paper's tasks: at worst it trails by less than {b}.",
-                  not_reproduced=f"In {row} the first half trails the second half by more than {b} on every one of the "
-                  "paper's three tasks.",
-                  partly=f"In {row} the first half ranks at least as well as the second half on some of the "
-                  f"paper's three tasks and trails it by more than {b} on others.",
+    b = f"{second.parts[tasks[0]].boundary:g} points"
+    return phrase(ahead, reproduced=f"In {row} the first half ranks better than the second half by more than {b} on "
+                  "each of the paper's three tasks: accuracy drops when only the second half is used.",
+                  not_reproduced=f"In {row} the first half does not rank better than the second half by {b} on any "
+                  "of the paper's three tasks: no drop of that size when only the second half is used.",
+                  partly=f"In {row} the first half ranks better than the second half by more than {b} on some of "
+                  "the paper's three tasks and not on others.",
                   inconclusive=f"In {row} this run cannot tell, on some of the paper's three tasks, whether the "
-                  f"first half trails the second half by less than {b}: the validation pairs are too few to say.",
+                  f"first half ranks better than the second half by {b}: the validation pairs are too few to say.",
                   not_measurable="On these images a task the comparison needs is undefined.")
 
 
@@ -523,17 +552,36 @@ QUESTIONS = {
     "fig5_6/colour_earlier": ("whether the colour tasks are read from earlier layers than the geometric ones",
                               "folds"),
     "fig5_6/contrast_later": ("whether contrast is read from later layers than the other colour tasks", "folds"),
-    "table2/first_half_at_least_second": ("whether the first half of the layers ranks at least as well as the second",
-                                          "pairs"),
+    "table2/first_half_beats_second": ("whether the first half of the layers ranks better than the second", "pairs"),
     "table2/first_half_beats_all": ("whether the first half alone beats all the layers on some task", "pairs"),
 }
 MORE = {"pairs": "more validation pairs (`n_val`)", "seeds": "more training seeds (`seeds`)",
         "folds": "more training pairs for the probes (`n_train`)"}
 
 
+def premises_not_met(claim) -> list[str]:
+    """The gate leaves (:attr:`invlib.protocol.Claim.gate`) of a recorded claim (a value of
+    :attr:`invlib.results.Run.claims`) that its evidence decided against: the premises this run's data do not meet.
+
+    Example
+    -------
+    >>> c = dict(declaration=dict(gate=["premise: raw pixels do not solve the task"]), evidence=dict(parts={
+    ...     "beat the pixels": dict(verdict="reproduced"),
+    ...     "premise: raw pixels do not solve the task: zoom_out": dict(verdict="not reproduced"),
+    ...     "premise: raw pixels do not solve the task: zoom_in": dict(verdict="reproduced")}))
+    >>> premises_not_met(c)
+    ['premise: raw pixels do not solve the task: zoom_out']
+    """
+    gates = claim.get("declaration", {}).get("gate", ())
+    parts = claim.get("evidence", {}).get("parts") or {}
+    return [leaf for leaf, ev in parts.items() if ev.get("verdict") == NOT_REPRODUCED
+            and any(leaf == g or leaf.startswith(f"{g}: ") for g in gates)]
+
+
 def open_questions(run) -> str:
     """One sentence for a chapter's prose: the claims ``run`` recorded and could not decide, grouped by what more of
-    could settle them (:data:`QUESTIONS`); or that it decided every claim it could measure.
+    could settle them (:data:`QUESTIONS`), and those it does not test because the data do not meet their premise
+    (:func:`premises_not_met`: raw pixels solve the task); or that it decided every claim it could measure.
 
     Example
     -------
@@ -546,12 +594,24 @@ def open_questions(run) -> str:
 whether ResNet-18 ranks at least as well as ResNet-50, which more training seeds (`seeds`) could settle.'
     >>> open_questions(SimpleNamespace(claims={"table1/hue_hardest_colour": dict(verdict="reproduced")}))
     'It decides every claim it can measure.'
+    >>> unmet = dict(verdict="inconclusive at this budget", declaration=dict(gate=["premise: p"]),
+    ...              evidence=dict(parts={"premise: p": dict(verdict="not reproduced")}))
+    >>> open_questions(SimpleNamespace(claims={"table1/zoom_out_harder": unmet}))
+    'It does not test whether zoom-out is harder than zoom-in: on these images raw pixels solve a task the claim \
+needs them to fail (its premise is not met).'
     """
-    groups = pages.undecided_groups(run.claims, QUESTIONS)
-    if not groups:
-        return "It decides every claim it can measure."
-    said = [f"{_and(questions)}, which {MORE[more]} could settle" for more, questions in groups.items()]
-    return f"It leaves open {_and(said, '; and ', '; ')}."
+    unmet = {cid for cid, c in run.claims.items() if premises_not_met(c)}
+    groups = pages.undecided_groups({cid: c for cid, c in run.claims.items() if cid not in unmet}, QUESTIONS)
+    said = []
+    if groups:
+        said.append("It leaves open " + _and([f"{_and(questions)}, which {MORE[more]} could settle"
+                                              for more, questions in groups.items()], "; and ", "; ") + ".")
+    if unmet:
+        asked = [QUESTIONS[cid][0] for cid in run.claims if cid in unmet and cid in QUESTIONS]
+        said.append(f"It does not test {_and(asked)}: on these images raw pixels solve a task the "
+                    f"claim{'s' * (len(asked) > 1)} need{'s' * (len(asked) == 1)} them to fail "
+                    f"({'their premises are' if len(asked) > 1 else 'its premise is'} not met).")
+    return " ".join(said) or "It decides every claim it can measure."
 
 
 def _and(items: list[str], last: str = " and ", sep: str = ", ") -> str:
