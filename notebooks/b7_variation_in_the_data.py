@@ -90,10 +90,10 @@ pages.show(f"Against the variation of the training scenes, mean ± standard erro
 # The paper runs no such experiment, so the "paper" column says what the thesis predicts. Each claim is about
 # what training on more varied data does, so its replicate is a seed: for every step between two consecutive
 # levels, the rise of each seed's value (the same seed at both levels) is decided over the seeds, one part per
-# step, and the claim holds only if every step rises. The crop claim has one more part, its premise: the model
-# trained without augmentation overfits at the highest level, since an augmentation corrects overfitting and
-# where training accuracy is no higher than test accuracy it has nothing to correct (the criterion gives the
-# threshold).
+# step, and the claim holds only if every step rises. The crop claim has a premise, declared as a gate and decided
+# before the rest: the model trained without augmentation overfits at the highest level, since an augmentation
+# corrects overfitting and where training accuracy is no higher than test accuracy it has nothing to correct (the
+# criterion gives the threshold, chapter B1's). Where the premise is not met, the claim is not decided.
 
 # %%
 results.glue(R.report_variation(run, table))
@@ -105,7 +105,7 @@ run.claims_table()
 # The table above gives, per level and method, the mean over seeds with its standard error. {glue:md}`b7_reading`
 #
 # At the `cpu` profile each model sees a small set of scenes for a few epochs (chapter B1's regime, read from its
-# settings, chosen so that the model without augmentation overfits, which the crop claim's premise part tests), far
+# settings, chosen so that the model without augmentation overfits, which the crop claim's premise tests), far
 # from the paper's ImageNet models. Three seeds are the fewest that decide a step; raise `seeds`, `epochs` and
 # `n_train` through the `variation` parameter to tighten the intervals. The `cpu` profile trains the two ends of
 # the range only: a run with a middle level (variation 0.5, noted beside `invlib.papers.b.grounding.SETTINGS`)

@@ -618,12 +618,19 @@ def test_variation_claims_are_decided_step_by_step_over_seeds():
     GR.report_variation(run, _study([0.3, 0.25, 0.33], [4.0, 1.0, -2.0], train_gap=1))
     v = _verdicts(run)
     assert v["thesis/translate_grows_with_variation"] == "partly"
-    # the gain falls at both steps, and the model without augmentation does not overfit (1 point): the premise is
-    # a part of the claim now, not a gate that makes it "not measurable"
-    assert v["thesis/crop_gain_grows_with_variation"] == "not reproduced"
+    # the gain falls at both steps, but the model without augmentation does not overfit (1 point): the premise, a
+    # gate, is not met, so the claim is not decided either way (not "not measurable": it was measured)
+    assert v["thesis/crop_gain_grows_with_variation"] == "inconclusive at this budget"
+    parts = run.claims["thesis/crop_gain_grows_with_variation"]["evidence"]["parts"]
+    assert parts["premise: no augmentation overfits"]["verdict"] == "not reproduced"
+    assert parts["gain rises: 0 → 1"]["verdict"] == "not reproduced"  # measured, but it decides nothing
     run = results.Run("smoke", name="t")
     GR.report_variation(run, _study([0.1, 0.2], [1.0, 6.0], train_gap=1))
-    assert _verdicts(run)["thesis/crop_gain_grows_with_variation"] == "partly"  # rises; premise fails
+    assert _verdicts(run)["thesis/crop_gain_grows_with_variation"] == "inconclusive at this budget"  # rises; no
+    # premise
+    run = results.Run("smoke", name="t")
+    GR.report_variation(run, _study([0.1, 0.2], [1.0, 6.0], train_gap=10))
+    assert _verdicts(run)["thesis/crop_gain_grows_with_variation"] == "reproduced"  # the same, overfitting by 10
 
 
 @pytest.mark.parametrize("seeds, rise, verdict", [(2, 0.1, "inconclusive at this budget"),

@@ -21,7 +21,7 @@ from ...protocol import decide  # noqa: F401  (the examples decide their effects
 from ...verdicts import _plural
 from . import similarity
 from .grounding import APPEARANCE_B3, VARIANT_LABELS, fig3c, level_mean, rotation_classes, seed_seconds, training_change
-from .protocol import FIG3C_RATIO, PROTOCOL
+from .protocol import FIG3C_RATIO, PREMISE, PROTOCOL
 
 ARCHS = ("ResNet", "ViT")  # chapter B3's architectures, in its claims' order
 
@@ -1186,8 +1186,8 @@ def variation_effects(table) -> dict:
     what training on more varied data does, so its replicate is a seed, and "grows with the variation" is decided
     step by step: for each pair of consecutive levels, the per-seed rise (the same seed at both levels). The crop
     gain is each RRC seed's test accuracy minus the no-augmentation model's of the same seed and level; its claim has
-    one more part, the premise that the model without augmentation overfits at the highest level (its train - test
-    accuracy per seed).
+    a gate, the premise that the model without augmentation overfits at the highest level (its train - test accuracy
+    per seed).
 
     Example
     -------
@@ -1216,7 +1216,7 @@ def variation_effects(table) -> dict:
         train, test = _by_seed(table, none, levels[-1], "train_acc"), _by_seed(table, none, levels[-1], "test_acc")
         fx["thesis/crop_gain_grows_with_variation"] = {
             "gain rises": _step_rises(gains),
-            "premise: no augmentation overfits": [train[k] - test[k] for k in sorted(train) if k in test]}
+            PREMISE: [train[k] - test[k] for k in sorted(train) if k in test]}
     return fx
 
 
