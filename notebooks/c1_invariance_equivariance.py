@@ -151,7 +151,8 @@ run.claims_table()
 #
 # - **Does training with a transformation make a network more invariant to it, also beyond the training
 #   range?** {glue:md}`c1_raises`.
-# - **Does the map recover much of what the transformation costs a baseline?** {glue:md}`c1_gap`.
+# - **Does the map recover much of what the transformation costs a baseline, for most types but colour?**
+#   {glue:md}`c1_gap`.
 # - **Does the map add little inside an augmented network's training range?** {glue:md}`c1_collapses`.
 # - **Is a network trained on a wider range robust further out?** {glue:md}`c1_wider`.
 #

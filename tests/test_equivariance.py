@@ -127,7 +127,7 @@ def test_bad_map_loss_lists_the_valid_ones():
 
 def test_family_of_the_cpu_profile():
     members = E.family_members(E.settings("cpu"))
-    assert len(members) == 15  # 3 baselines, 9 types, a second (narrow) magnitude for rotation, shear and crop
+    assert len(members) == 17  # 3 baselines, 9 types, a second (narrow) magnitude for five of them
     assert members[:3] == [E.Member(None, None, 0), E.Member(None, None, 1), E.Member(None, None, 2)]
     assert [m.name for m in members[:3]] == ["Baseline", "Baseline 2", "Baseline 3"]
     by_kind = {}
@@ -136,9 +136,10 @@ def test_family_of_the_cpu_profile():
     assert list(by_kind) == list(tt.TYPES)  # every type, in the order of TYPES
     assert by_kind["rotation"] == [5.0, 20.0] and by_kind["shear"] == [5.0, 20.0]  # weakest first
     assert by_kind["crop"] == [240 / 227, 320 / 227]
-    assert by_kind["elastic"] == [(10.0, 2.0)] and by_kind["mirror"] == ["hv"] and by_kind["noise"] == [20.0]
-    assert by_kind["perspective"] == [0.1] and by_kind["color_jitter"] == [20.0] and by_kind["blur"] == [3.0]
-    assert len({m.name for m in members}) == 15
+    assert by_kind["elastic"] == [(5.0, 3.0), (10.0, 2.0)] and by_kind["mirror"] == ["hv"]
+    assert by_kind["perspective"] == [0.025, 0.1] and by_kind["noise"] == [20.0]
+    assert by_kind["color_jitter"] == [20.0] and by_kind["blur"] == [3.0]
+    assert len({m.name for m in members}) == 17
     assert E.strongest(members, "rotation") == E.Member("rotation", 20.0)
     with pytest.raises(ValueError, match="The family has no zoom network"):
         E.strongest(members, "zoom")
@@ -634,13 +635,16 @@ def c1_verdicts(types, **kw):
 def test_c1_claims_are_decided_over_the_types_and_the_baseline_seeds():
     good = {k: dict(beyond=20 + j, inside=30 - j, gap=0.5 + j / 4, wider=5 + j)
             for j, k in enumerate(("rotation", "shear", "blur"))}
-    run, v = c1_verdicts(good, base_gaps={k: (10.0, 12.0, 11.0) for k in good})
+    run, v = c1_verdicts(good, base_gaps={k: (25.0, 24.0, 26.0) for k in good})
     assert v == ["reproduced"] * 4
     ev = run.claims["sec6.1/augmentation_raises_invariance"]["evidence"]
     assert set(ev["parts"]) == {"over the grid", "beyond the range"} and ev["parts"]["over the grid"]["n"] == 3
     assert ev["parts"]["over the grid"]["unit"] == "model" and ev["parts"]["beyond the range"]["estimate"] == 21.0
-    gap = run.claims["sec6.1/baseline_equivariance_gap"]["evidence"]
-    assert (gap["unit"], gap["n"], gap["estimate"], gap["boundary"]) == ("seed", 3, 11.0, 2.0)
+    gap = run.claims["sec6.1/baseline_equivariance_gap"]["evidence"]["parts"]  # of the 40, 36, 38 points lost
+    most = gap["most types"]
+    assert (most["unit"], most["n"], most["boundary"]) == ("seed", 3, 0.5)
+    assert most["estimate"] == pytest.approx(np.mean([25 / 40, 24 / 36, 26 / 38]))
+    assert gap["colour the exception"]["verdict"] == "not measurable at this profile"  # no colour-jitter type here
     assert "against each baseline: Baseline +27.0, Baseline 2 +23.0, Baseline 3 +25.0" in run.claims[C1[0]]["ours"]
     json.loads(run.save().read_text())  # the run's record is plain JSON
     # two baseline seeds: the baseline's own claim needs three; the others rest on the types
@@ -651,6 +655,13 @@ def test_c1_claims_are_decided_over_the_types_and_the_baseline_seeds():
            for j, k in enumerate(("rotation", "shear", "blur"))}
     _, v = c1_verdicts(bad, base_gaps={k: (1.0, 1.2, 0.8) for k in bad})
     assert v == ["not reproduced"] * 4
+    # colour jitter in the family: the map recovers a quarter of its cost (the exception holds) or nine tenths
+    with_colour = good | {"color_jitter": dict(beyond=20, inside=30, gap=0.5)}
+    for colour_gaps, verdict in (((10.0, 9.0, 9.5), "reproduced"), ((36.0, 32.4, 34.2), "partly")):
+        run, v = c1_verdicts(with_colour, base_gaps={**{k: (25.0, 24.0, 26.0) for k in good},
+                                                     "color_jitter": colour_gaps})
+        assert v[1] == verdict, colour_gaps
+        assert run.claims["sec6.1/baseline_equivariance_gap"]["evidence"]["parts"]["colour the exception"]["n"] == 3
     # a mean gain within the spread of the types: undecided, not "partly"
     mixed = {"rotation": dict(beyond=8, inside=8, gap=0, wider=4), "shear": dict(beyond=-6, inside=-6, gap=0, wider=-3),
              "blur": dict(beyond=3, inside=3, gap=0, wider=1)}
@@ -664,16 +675,20 @@ def test_c1_claims_near_their_boundaries_and_with_few_types():
     # the map adds 1.9 points inside the range (little: below 2) or 2.1 (not little), each type alike
     assert c1_verdicts(base(gap=1.9))[1][2] == "reproduced"
     assert c1_verdicts(base(gap=2.1))[1][2] == "partly"  # below the baselines' +10, but not below 2 points
-    # median gaps of 2.4, 2.6, 2.5 points per seed: above 2; 1.8, 2.5, 2.2: the interval straddles 2
-    near = lambda gaps: {k: gaps for k in ("rotation", "shear", "blur")}
-    assert c1_verdicts(base(), base_gaps=near((2.4, 2.6, 2.5)))[1][1] == "reproduced"
-    assert c1_verdicts(base(), base_gaps=near((1.8, 2.5, 2.2)))[1][1] == "inconclusive at this budget"
-    # colour jitter is the paper's exception: left out of the baseline's median
-    gaps = dict(rotation=(10.0, 12.0, 11.0), shear=(20.0, 22.0, 21.0), blur=(30.0, 32.0, 31.0),
-                color_jitter=(0.0, 0.0, 0.0))
+    # the map recovers 55, 57 and 56 % of the 40, 36 and 38 points the baselines lose: above half; 40, 60 and 50 %:
+    # the interval straddles half
+    near = lambda shares: {k: tuple(s * lost for s, lost in zip(shares, (40, 36, 38))) for k in ("rotation", "shear",
+                                                                                                  "blur")}
+    assert c1_verdicts(base(), base_gaps=near((0.55, 0.57, 0.56)))[1][1] == "reproduced"
+    assert c1_verdicts(base(), base_gaps=near((0.4, 0.6, 0.5)))[1][1] == "inconclusive at this budget"
+    # colour jitter is the paper's exception: left out of the baseline's median, and tested on its own
+    gaps = near((0.5,) * 3) | {"shear": near((0.7,) * 3)["shear"], "blur": near((0.9,) * 3)["blur"],
+                               "color_jitter": (0.0, 0.0, 0.0)}
     types = dict(base(), color_jitter=dict(beyond=20, inside=20, gap=0.5, wider=None))
     run, v = c1_verdicts(types, base_gaps=gaps)
-    assert v[1] == "reproduced" and run.claims[C1[1]]["evidence"]["estimate"] == 21.0  # 16 with colour
+    parts = run.claims[C1[1]]["evidence"]["parts"]
+    assert v[1] == "reproduced" and parts["most types"]["estimate"] == pytest.approx(0.7)  # 0.6 with colour
+    assert parts["colour the exception"]["verdict"] == "reproduced"  # the map recovers nothing of colour's cost
     # no type with two ranges: Fig. 2 cannot be tested; two types: too few to decide
     assert c1_verdicts(base())[1][3] == "not measurable at this profile"
     two = {k: dict(beyond=20, inside=30, gap=0.5, wider=5) for k in ("rotation", "shear")}
@@ -1037,8 +1052,9 @@ def test_c2_claims_on_both_sides_of_their_smallest_effects():
     d[pixel[:, None] != pixel[None, :]] = 0.305  # Eq. 4: 0.61 across against 0.6 within, for every network
     near = E.Distances(d, dist.names, dist.groups, d[:, :, None] + np.zeros((1, 1, 50)))
     run, _, v = c2_verdicts(near, E.knn_rates(near), cross)
-    assert v[1] == "not reproduced" and run.claims[C2[1]]["evidence"]["parts"]["rigid"]["boundary"] == -0.025
-    assert run.claims[C2[1]]["evidence"]["parts"]["rigid"]["estimate"] == pytest.approx(-0.01)
+    typical = np.median(near.total[~np.eye(len(d), dtype=bool)])  # the family's median Eq. 4 distance: the unit
+    assert v[1] == "not reproduced" and run.claims[C2[1]]["evidence"]["parts"]["rigid"]["boundary"] == -0.05
+    assert run.claims[C2[1]]["evidence"]["parts"]["rigid"]["estimate"] == pytest.approx(-0.01 / typical)
     assert c2_verdicts(dist, knn, cross)[2][1] == "reproduced"
     # on the unseen data, the augmented networks 0.05 above the baselines (less than a tenth): not the effect
     close = cross.copy()

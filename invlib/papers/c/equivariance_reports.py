@@ -157,6 +157,25 @@ def baseline_gaps(table: pd.DataFrame) -> pd.DataFrame:
     return baseline_means(table, "eq_acc") - baseline_means(table, "inv_acc")
 
 
+def baseline_recovered(table: pd.DataFrame) -> pd.DataFrame:
+    """Per type (rows) and baseline (columns): the share of the accuracy the type's transformations cost the baseline
+    that the map ``M_g`` recovers, ``(eq - inv) / (clean - inv)`` of its means over the type's grid (NaN where the
+    transformations cost it nothing).
+
+    Example
+    -------
+    >>> from invlib.papers.c.equivariance import Member
+    >>> rows = [dict(kind="noise", value=v, label=str(v), member=m, group=m.group, clean=80.0, inv_acc=40.0,
+    ...              eq_acc=eq, in_range=False) for m, eq in ((Member(None, None, 0), 70.0),
+    ...                                                        (Member("noise", 10.0), 40.0)) for v in (5.0, 20.0)]
+    >>> baseline_recovered(pd.DataFrame(rows))
+           Baseline
+    noise      0.75
+    """
+    lost = baseline_means(table, "clean") - baseline_means(table, "inv_acc")
+    return baseline_gaps(table) / lost.where(lost > 0)
+
+
 def _type_summary(table: pd.DataFrame) -> pd.DataFrame:
     rows = []
     for kind, aug_m, aug, bases in _by_type(table):
@@ -357,7 +376,8 @@ def _n(k: int, what: str) -> str:
 QUESTIONS = {
     "sec6.1/augmentation_raises_invariance": ("whether augmentation makes a network more invariant than the "
                                               "baselines, also beyond its training range", "types"),
-    "sec6.1/baseline_equivariance_gap": ("whether the map recovers much of what a baseline loses", "baselines"),
+    "sec6.1/baseline_equivariance_gap": ("whether the map recovers much of what a baseline loses, colour aside",
+                                         "baselines"),
     "sec6.1/augmentation_collapses_structure": ("whether the map adds little inside an augmented network's training "
                                                 "range", "types"),
     "fig2/wider_range_more_robust": ("whether a wider training range is robust over a wider range", "wide_types"),
@@ -451,13 +471,22 @@ def report_c1(run, table: pd.DataFrame, acc: pd.DataFrame, seconds: dict | None 
                  f"{beyond.mean():+.1f} over {len(beyond)} types; per type " + _values(overall),
             effects={"over the grid": _per_type(overall), "beyond the range": _per_type(beyond)}
             if len(summary) else results.not_measurable("the family has no augmented network"))
-    not_colour = gaps.drop(index="color_jitter", errors="ignore")
+    recovered = baseline_recovered(table)
+    run.log("baseline_recovered", recovered.round(4).to_dict(),
+            note="(eq - inv) / (clean - inv): the share of what a type costs a baseline that the map recovers")
+    not_colour = recovered.drop(index="color_jitter", errors="ignore")
     per_seed = not_colour.median(axis=0) if len(not_colour) else pd.Series(dtype=float)
+    colour = recovered.loc["color_jitter"] if "color_jitter" in recovered.index else pd.Series(dtype=float)
+    gap_effects = {"most types": _per_type(per_seed) if len(not_colour) else results.not_measurable(
+                       "the family has no type but colour jitter", unit="seed"),
+                   "colour the exception": _per_type(colour) if len(colour) else results.not_measurable(
+                       "the family has no colour-jitter network", unit="seed")}
     ev["gap"] = _record(run, "sec6.1/baseline_equivariance_gap",
-            ours="median over the non-colour types: " + _values(per_seed) + " points (per baseline); per type "
-                 "(mean of the baselines): " + _values(gaps.mean(axis=1)) + " points (eq - inv)",
-            effects=per_seed.to_numpy() if len(not_colour)
-            else results.not_measurable("the family has no type but colour jitter"))
+            ours="share of the loss the map recovers, median over the non-colour types: " + _values(per_seed, "{:.2f}")
+                 + (f"; colour jitter: {_values(colour, '{:.2f}')}" if len(colour) else "") + " (per baseline); per "
+                 "type (mean of the baselines): " + _values(recovered.mean(axis=1), "{:.2f}"),
+            effects=gap_effects if len(recovered)
+            else results.not_measurable("the family has no augmented network"))
     inside = summary.dropna(subset=["aug_gap_inside", "base_gap_inside"])
     ev["collapses"] = _record(run, "sec6.1/augmentation_collapses_structure",
             ours=", ".join(f"{k} {r.aug_gap_inside:+.1f} vs {r.base_gap_inside:+.1f}" for k, r in inside.iterrows())
@@ -486,9 +515,11 @@ def report_c1(run, table: pd.DataFrame, acc: pd.DataFrame, seconds: dict | None 
         c1_raises=_answer(ev["raises"], f"the augmented networks' invariance accuracy stands {overall.mean():+.1f} "
                           f"points against the baselines' over the grid and {beyond.mean():+.1f} beyond the training "
                           f"range, on average over {_n(len(overall), 'type')}" if len(summary) else ""),
-        c1_gap=_answer(ev["gap"], f"the map recovers {per_seed.mean():+.1f} points for the baselines (the median over "
-                       f"the non-colour types, averaged over {_n(len(per_seed), 'baseline')})" if len(not_colour)
-                       else ""),
+        c1_gap=_answer(ev["gap"], f"the map recovers {per_seed.mean():.0%} of what a transformation costs the "
+                       f"baselines (the median over the non-colour types, averaged over "
+                       f"{_n(len(per_seed), 'baseline')})" + (f", and {colour.mean():.0%} of what colour jitter "
+                                                               "costs them" if len(colour) else "")
+                       if len(not_colour) else ""),
         c1_collapses=_answer(ev["collapses"], f"inside its training range the map adds "
                              f"{inside.aug_gap_inside.mean():+.1f} points to an augmented network against "
                              f"{inside.base_gap_inside.mean():+.1f} to the baselines, on average over "
@@ -664,18 +695,20 @@ def report_c2(run, dist: Distances, knn: pd.DataFrame, cross: pd.DataFrame, seco
         results.not_measurable(f"the family is too small: chance k / (M - 1) = {chance:.2f} is above the declared "
                                f"{chance_declared:g}") if chance > chance_declared else
         results.share_interval(round(rate * pairs), pairs, results.LEVEL["greater"])))
-    contrasts = {name: group_contrast(dist, types) for name, types in GROUPS_C.items()}
+    typical = float(np.median(dist.total[~np.eye(m, dtype=bool)])) if m > 1 else float("nan")
+    contrasts = {name: None if c is None else c / typical
+                 for name, types in GROUPS_C.items() for c in [group_contrast(dist, types)]}
     missing = [name for name, c in contrasts.items() if c is None]
     ev["groups"] = _record(
         run, "sec6.2/transform_groups",
         ours="; ".join(f"{n}: {c.mean():+.3f} ({_values(c, '{:+.3f}')})" for n, c in contrasts.items()
-                       if c is not None) + " (Eq. 4 distance to the group's other types minus to the rest)",
+                       if c is not None) + f" (Eq. 4 distance to the group's other types minus to the rest, in units "
+                                           f"of the median distance {typical:.3f})",
         effects=results.not_measurable(f"the family lacks the types of the {' and '.join(missing)} group")
         if missing else {name: c.to_numpy() for name, c in contrasts.items()})
     pairs = m * (m - 1) // 2  # now: every unordered pair of networks
     level = max(results.LEVEL["greater"], 1 - 0.05 / max(pairs, 1))  # Bonferroni over the pairs
     asym = asymmetry_intervals(dist, level)
-    typical = float(np.median(dist.total[~np.eye(m, dtype=bool)])) if m > 1 else float("nan")
     run.log("asymmetry", asym.drop(columns="interval").round(4).to_dict("records"))
     bound = PROTOCOL["appB.3/asymmetric_distances"].parts[""].boundary  # some pair above it, or every pair below
     best = asym.loc[asym.lo.idxmax() if asym.lo.max() > bound else asym.hi.idxmax()] if pairs else None
@@ -718,7 +751,8 @@ def _c2_answers(ev: dict, rate: float, pairs: int, chance: float, k: int, contra
     out = dict(c2_nearest=_answer(ev["nearest"], f"in {rate:.0%} of the {pairs} same-type pairs the partner is "
                                   f"{within}, against {chance:.0%} by chance" if pairs else ""),
                c2_groups=_answer(ev["groups"], f"{groups} (a network's mean distance to its group's other types minus "
-                                 "to the rest; below 0 is nearer its group)" if groups else ""),
+                                 "to the rest, in units of the median distance; below 0 is nearer its group)"
+                                 if groups else ""),
                c2_asymmetry=_answer(ev["asymmetry"], f"the two one-way distances of a pair differ by up to "
                                     f"{asym.estimate.max():.1%} of the median distance" if len(asym) else ""))
     domains = list(cross.domain.unique())

@@ -30,9 +30,17 @@ N_MIN = 3  # types, seeds, networks or images before a claim can be decisive
 
 ACCURACY = ("one point of top-1: the smallest accuracy gain a practitioner acts on (the paper states an order, "
             "not a size)")
-GAP = ("a 'large' equivariance-invariance gap and one the map 'does not improve' are told apart at 2 points of "
-       "accuracy: the paper's baseline gaps are tens of points (blur, noise), its augmented networks' lines overlap "
-       "inside the training range")
+GAP = ("2 points of accuracy, twice the book's one point for an order: the paper's text gives the gaps no number "
+       "(Figs. 1 and 7), and its augmented networks' equivariance and invariance lines overlap inside the training "
+       "range")
+RECOVERED = ("the share of the accuracy a transformation costs the baseline that the map recovers, (equivariance - "
+             "invariance) / (untransformed - invariance), each the baseline's mean over the type's grid (0: the map "
+             "recovers nothing; 1: all of it)")
+STRUCTURED = ("'The large difference between the baseline invariance (black line) and equivariance (red line) indicate "
+              "that Z is structured wrt most transforms' (Sec. 6.1), with no number in the text: a difference is "
+              "large against what the map could recover, the accuracy the transformation costs the baseline (whose "
+              "'performance deteriorates rapidly even for mild transformations'); the map recovering more than half "
+              "of it is a large difference, less than half is not")
 PAPER_GAIN = ("half the paper's own gain: fine-tuning with Eq. 7 raises equivariance on Table 2's 18 fine-tuning "
               "transforms by +0.26 points on average (RVL-CDIP; Sec. 6.3 says ~0.5 with the untransformed images; "
               "ILSVRC, Table 4, mostly lower); the book's one point of top-1 would exceed the paper's whole effect")
@@ -59,10 +67,14 @@ C1 = [
           "Without augmentation, a learned linear map recovers much of the accuracy lost to a transformation "
           "(equivariance well above invariance) for most types, colour being the exception.",
           paper="large gap between the baseline's red and black lines for most types; not for colour",
-          where="Sec. 6.1, Figs. 1 and 7", parts=Part(
-              "the median over the non-colour types ('most types') of the baseline's mean (equivariance - "
-              "invariance) accuracy over the type's grid, points, per baseline seed", unit="seed", smallest=2.0,
-              reason=GAP, n_min=N_MIN)),
+          where="Sec. 6.1, Figs. 1 and 7", parts={
+              "most types": Part(f"the median over the non-colour types ('most types') of {RECOVERED}, per baseline "
+                                 "seed", unit="seed", smallest=0.5, reason=STRUCTURED, n_min=N_MIN),
+              "colour the exception": Part(f"for colour jitter, {RECOVERED}, per baseline seed", unit="seed",
+                                           direction="less", null=1.0, smallest=0.5, n_min=N_MIN, reason=(
+                                               "'(Color is one exception)' (Sec. 6.1): for colour the difference is "
+                                               "not large, the map recovering less than half of what colour jitter "
+                                               "costs the baseline, the boundary of the other part (1: all of it)"))}),
     Claim("sec6.1/augmentation_collapses_structure", "c1_invariance_equivariance",
           "Inside the training range the map adds little for an augmented network: its equivariance-invariance "
           "gap is small, smaller than the baseline's at the same transforms.",
@@ -98,10 +110,15 @@ C2 = [
           "Rotation, shear and perspective give mutually similar representations; so do baseline, colour jitter "
           "and Gaussian noise.", paper="Figs. 3b-c, both data sets", where="Sec. 6.2, Figs. 3b-c", parts={
               name: Part(f"per network of the {name} group's types, its mean Eq. 4 distance to the networks of the "
-                         "group's other types minus to those of the other types", unit="model", direction="less",
-                         smallest=0.025, reason="5 % of the paper's smaller typical Eq. 4 distance (0.50 on "
-                         "RVL-CDIP, 1.00 on ILSVRC): the size of a difference of distances the paper calls "
-                         "significant (App. B.3, Fig. 12); Figs. 3b-c give the groups no size", n_min=N_MIN)
+                         "group's other types minus to those of the other types, in units of the family's median "
+                         "Eq. 4 distance", unit="model", direction="less", smallest=0.05, reason=(
+                             "Figs. 3b-c show the groups as darker squares with no number; the only size the paper "
+                             "gives a difference of Eq. 4 distances is in App. B.3, which calls one-way distances "
+                             "that differ by about 5 % of a typical distance (ILSVRC; 10 % on RVL-CDIP) a "
+                             "significant difference: a group's members are mutually similar when they are nearer "
+                             "each other than the rest by at least that, 5 % of a typical distance, measured in this "
+                             "family's own typical distance (its median; the paper's 0.50 and 1.00 are its networks')"),
+                         n_min=N_MIN)
               for name in ("rigid", "pixelwise")}),
     Claim("appB.3/asymmetric_distances", "c2_representation_distance",
           "For some pairs of this family's networks the two one-way distances differ markedly.",
