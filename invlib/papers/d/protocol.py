@@ -212,16 +212,21 @@ D2 = [
                                 "[2, 2.5]: 65.04 vs 64.49 %, +0.55 points), each of which it calls significantly "
                                 "better; every band must hold (an intersection-union test: no multiplicity "
                                 "correction)"))),
-    Claim("appD3/cost", "d2_instance_crops", "An InstaAug training step costs little more than a random-crop step.",
+    Claim("appD3/cost", "d2_instance_crops",
+          "An InstaAug training step with crops costs less than twice a random-crop step.",
           paper="0.25 s vs 0.15 s per iteration (1.7x)", where="App. D.3",
           parts=Part("a run's ratio of InstaAug's mean seconds per epoch to the tuned random crop's (a run: the two "
                      "trainings of one seed, timed on this machine, each from its own training or from the cache that "
                      "recorded it; no effect: the same cost, 1)", unit="run", direction="not above", null=1.0,
                      smallest=1.0, reason=(
-                         "the largest overhead that is still 'little': below twice the random crop's seconds (the "
-                         "paper's 0.25 s against 0.15 s per iteration, 1.7x, is 'very little overhead'; at 2x "
-                         "InstaAug would double the training time); three runs at least, since the wall clock of a "
-                         "shared machine varies from run to run"))),
+                         "App. D.3 times the crops at 0.25 s against 0.15 s per iteration on Tiny-ImageNet (a ratio "
+                         "of 1.7; 10 h against 7 h of training) and says no more of their cost; the claim holds "
+                         "while InstaAug costs less than twice the random crop, the paper's ratio rounded up to the "
+                         "next whole factor: a boundary at 1.7 itself would leave a faithful replication, scattered "
+                         "around 1.7, undecided, and at 2x InstaAug would double the training time, more than the "
+                         "paper reports ('very little overhead', Sec. 5.2, is said of the colour-jitter timings, "
+                         "0.37 s against 0.40 s per iteration, not of the crops); three runs at least, since the "
+                         "wall clock of a shared machine varies from run to run"))),
     Claim("control/gain_needs_variation", "d2_instance_crops",
           "The gain of per-input augmentation over input-free augmentation shrinks when the data has no per-instance "
           "variation.",
