@@ -38,7 +38,7 @@ def test_paper_settings_and_profiles():
     assert C.settings("cpu", epochs=None).epochs == cpu.epochs  # None keeps the profile's value
     # the data control: ours, at cpu on 3 seeds (a claim about training needs 3); the paper runs none
     assert (paper.hue_share, paper.control_share, paper.shares) == (1.0, None, (1.0,))
-    assert (cpu.control_share, cpu.control_seeds, cpu.shares) == (0.0, (0, 1, 2), (1.0, 0.0))
+    assert (cpu.control_share, cpu.control_seeds, cpu.shares) == (0.0, (0, 1, 2, 3, 4), (1.0, 0.0))
     assert C.settings("cpu", control_seeds=[4]).control_seeds == (4,)
 
 
