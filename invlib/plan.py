@@ -1,27 +1,48 @@
-"""The sample-size plan: how many replicates decide each claim, what they cost, and where a budget buys the most.
+"""The sample-size plan: each claim's chance of being decided at more replicates, what they cost, and where a budget
+buys the most.
 
 A finished build leaves, per chapter, its claims' evidence (each part's interval, its replicates ``n``, its
 boundary: ``null + smallest``, declared in the paper's protocol) and what one replicate of each family cost
 (:meth:`invlib.results.Run.replicates`: the chapter parameter that sets the replicates, e.g. ``seeds``, the
-seconds of each replicate, the claims resting on it). From these, without running anything:
+seconds of each replicate, the claims resting on it, and where recorded what a replicate is and the most the design
+has). From these, without running anything:
 
-- **per part**: its spread, n now, and the n at which a rerun's interval clears the boundary with 80 % probability
-  if the true effect is the one measured (:func:`invlib.verdicts.n_needed` with ``power``; the t quantile at that
-  n); a part on one replicate has no spread yet, and says so;
-- **per claim**: the n at which the claim is decided (every part must be decisive where all must hold; the easiest
-  part on the paper's side where any may hold), and what it costs in each family;
-- **per family**: the replicates the budget buys there. Every family starts at its claims' ``n_min`` (a claim
-  about training rests on at least that many seeds); then, greedily, the step (a family raised to the n that
-  decides one more group of its claims) that decides the most claims per second, while the budget lasts.
+- **per part**: its chances of being reproduced and not reproduced once its replicates are extended to n
+  (:func:`invlib.verdicts.chances`): averaged over what the replicates run leave uncertain about the effect and its
+  spread, not at the measured effect taken as the true one (a 3-seed pilot's spread has 2 degrees of freedom);
+- **per claim**: its chance of being decided at n. One part: reproduced or not reproduced. Every part must hold
+  (:func:`invlib.verdicts.decide_parts`): every part decisive, or one part against the claim at the strict level
+  ``1 - 0.05 / k`` (:func:`invlib.verdicts.strict_level`), the parts taken as independent:
+  ``1 - prod(1 - s_i) + prod(d_i - s_i)`` (``d_i`` the part's chance of being decisive, ``s_i`` of being against
+  at the strict level). Any part may hold (:func:`invlib.verdicts.decide_any`): one part reproduced, or every
+  part not: ``1 - prod(1 - r_i) + prod(x_i)``. A part this profile cannot measure is left out, as
+  ``decide_parts`` leaves it out. The n at which that chance reaches :data:`POWER` is the claim's need;
+- **per family**: every kind of replicate. Besides the recorded families (seeds, runs, models), the claims on no
+  family rest on evaluation items (images, pairs, draws) or on the design's classes or models: each chapter's such
+  replicates are a family of their own, their seconds estimated as the chapter's seconds over its items (an upper
+  bound: the chapter's fixed costs are spread over them too). A family has a cap where its design has a most: C's
+  transformation types (:data:`invlib.transform_types.TYPES`), a data set's classes, a fixed design's models;
+- **the budget**: every family starts at its claims' ``n_min`` (a claim about training rests on at least that many
+  seeds); then, greedily, the step (a family raised to a larger n) that adds the most expected decided claims per
+  second, while the budget lasts. A plan's count of decided claims is the sum of their chances.
 
 The declarations (boundaries, ``n_min``) come from the build's JSON, which stores them: the plan reads spreads and
-seconds and moves no declaration.
+seconds and moves no declaration. At the n run a claim's chance is its verdict (1 or 0), except in a build from
+before a part against a claim decided it early (no ``decided_by`` in its evidence): there its intervals are read
+under that rule, and a claim it decides says so ("as run: ...").
+
+Where the chances stand against reruns (``tests/test_plan.py``): reruns whose true effect is drawn from what the
+pilot allows are decided as often as the plan says (t, Wilson, bootstrap, a conjunction by ``protocol.decide``);
+for one true effect, pilots of it planned and rerun at the n planned are decided about as often as planned where
+the effect is near its boundary (a claim that truly needs 20 seeds), and more often where it is far from it (the
+average over what a 3-seed pilot leaves possible is cautious there), never less.
 
 Run: ``python -m invlib plan [--profile cpu] [--budget SECONDS] [--power 0.8] [--out FILE]``.
 """
 
 from __future__ import annotations
 
+import functools
 import json
 import math
 from collections.abc import Iterable, Mapping
@@ -29,19 +50,22 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from .profiles import BOOK_LIMIT_S
-from .verdicts import Interval, n_needed
+from .verdicts import INCONCLUSIVE, N_NEEDED_MAX, NOT_REPRODUCED, Interval, chances, planning_why
 
-POWER = 0.8  # a plan's n decides its claim in this share of reruns if the true effect is the one measured
-N_MAX = 50  # replicates of one family the plan considers at most (beyond it a claim is out of reach at cpu)
+POWER = 0.8  # a claim's need: the n at which it is decided with this chance
+N_MAX = 50  # trained replicates (seeds, runs, models) of one family the plan considers at most (beyond: out of reach)
 DECIDED = ("reproduced", "not reproduced", "partly")
+EARLY = "a part is against the claim at the strict level, a rule this build's verdict predates"
+TRAINED = ("seed", "run", "model")  # replicates that are trained; the others (images, pairs, draws) are evaluated
+FIXED_BY_DESIGN = ("class", "class pair", "model")  # on no recorded family: as many as the design has, no more
+# Families of chapter C whose replicates are transformation types: at most those of invlib.transform_types.TYPES
+TYPE_FAMILIES = ("types", "wide_types", "cross_types", "ft_types")
 
 
 @dataclass(frozen=True)
 class PartPlan:
-    """One claim part's evidence and what would decide it.
-
-    ``n80``: the replicates at which it is decided with probability :data:`POWER` (None: ``why``); ``side``:
-    ``+1`` where the estimate lies on the paper's side of the boundary, ``-1`` on the other, 0 on it."""
+    """One claim part's evidence, as the plan reads it: its interval now and its declared test. ``why``: why its
+    chances cannot be said ("" where they can)."""
 
     chapter: str
     claim: str
@@ -53,16 +77,37 @@ class PartPlan:
     lo: float | None
     hi: float | None
     boundary: float | None
-    spread: float | None
     verdict: str
-    side: int
-    n80: int | None
+    method: str = "t"
+    level: float = 0.95
+    direction: str = "greater"
+    margin: float = 0.0
     why: str = ""
+
+    @property
+    def measured(self) -> bool:
+        return not self.verdict.startswith("not measurable")
+
+    def chances(self, n: int, level: float | None = None) -> tuple[float, float]:
+        """Its chances of being reproduced and not reproduced at ``n`` replicates (its interval at ``level``,
+        default its own): :func:`invlib.verdicts.chances`, cached."""
+        if self.why:
+            raise ValueError(self.why)
+        return _chances(self.estimate, self.lo, self.hi, self.n, self.level, self.method, self.direction,
+                        self.boundary, self.margin, self.n_min, max(int(n), self.n), level)
+
+
+@functools.lru_cache(maxsize=200_000)
+def _chances(est, lo, hi, n0, level0, method, direction, boundary, margin, n_min, n, level):
+    return chances(Interval(est, lo, hi, n0, level0, method), direction, boundary, margin, n, n_min, level)
 
 
 @dataclass
 class Family:
-    """The replicates of one chapter's parameter (e.g. D2's ``seeds``): n run, seconds per replicate, its claims."""
+    """The replicates of one chapter's parameter (e.g. D2's ``seeds``), or of a chapter's evaluation items or
+    design's units where no parameter was recorded (``recorded`` False: the seconds are an estimate, ``note`` says
+    how): n run, seconds per replicate, its claims, what a replicate is, the most the design has (``cap``, None:
+    no most known; ``cap_why``)."""
 
     chapter: str
     parameter: str
@@ -71,15 +116,27 @@ class Family:
     claims: tuple[str, ...]
     note: str = ""
     planned: int = 0
+    unit: str = "seed"
+    cap: int | None = None
+    cap_why: str = ""
+    recorded: bool = True
 
     @property
     def key(self) -> str:
         return f"{self.chapter}:{self.parameter}"
 
+    @property
+    def limit(self) -> int:
+        """The most replicates the plan considers: the cap, else :data:`N_MAX` for trained replicates (at least
+        those run) and :data:`invlib.verdicts.N_NEEDED_MAX` for evaluated ones."""
+        most = max(N_MAX, self.n) if self.unit in TRAINED else N_NEEDED_MAX
+        return min(most, self.cap) if self.cap is not None else most
 
-@dataclass(frozen=True)
+
+@dataclass
 class ClaimPlan:
-    """A claim's verdict now and the n that decides it (None: ``why``), with the families it rests on."""
+    """A claim's verdict now, its parts, the families it rests on and the n that decides it with the plan's power
+    (``need``; None: ``why``). ``chance`` is filled in by :func:`make_plan`: its chance at the planned n."""
 
     chapter: str
     claim: str
@@ -89,24 +146,47 @@ class ClaimPlan:
     need: int | None
     why: str
     families: tuple[str, ...] = ()
+    combine: str = "all"
+    parts: tuple[PartPlan, ...] = ()
+    chance: float | None = None
+    no_strict: frozenset = frozenset()  # parts (by position) whose interval the protocol cannot take stricter
+    early_known: bool = True  # the build decides a claim early by a part against it (its evidence has decided_by)
+
+    @property
+    def key(self) -> tuple[str, str]:
+        return self.chapter, self.claim
+
+    @property
+    def decided(self) -> bool:
+        return self.verdict in DECIDED
+
+    @property
+    def measurable(self) -> bool:
+        return not self.verdict.startswith("not measurable")
 
 
 @dataclass
 class Plan:
-    """The plan of one build: its parts, claims and families, the budget (seconds of replicates) and the claims it
-    decides at the planned n (``decided``: (chapter, claim id) pairs, those decided now included)."""
+    """The plan of one build: its parts, claims and families, the budget (seconds of replicates), the power a
+    claim's need is taken at, and each claim's chance of being decided at the planned n (``chances``, by (chapter,
+    claim id); 1 for a claim decided now whose replicates stay as run)."""
 
     parts: list[PartPlan]
     claims: list[ClaimPlan]
     families: list[Family]
     budget: float
     power: float = POWER
-    decided: set = field(default_factory=set)
+    chances: dict = field(default_factory=dict)
 
     @property
     def seconds(self) -> float:
         """Seconds of replicates at the planned n, over every family."""
         return plan_seconds(self.families)
+
+    @property
+    def expected(self) -> float:
+        """The claims expected decided at the planned n: the sum of their chances."""
+        return sum(self.chances.values())
 
 
 def read_build(results: str | Path) -> list[dict]:
@@ -126,7 +206,7 @@ def read_build(results: str | Path) -> list[dict]:
     return runs
 
 
-def part_plans(runs: Iterable[Mapping], power: float = POWER) -> list[PartPlan]:
+def part_plans(runs: Iterable[Mapping]) -> list[PartPlan]:
     """Every claim part of the runs (one row per leaf of ``evidence.parts``; a one-part claim is one row).
 
     Example
@@ -134,14 +214,14 @@ def part_plans(runs: Iterable[Mapping], power: float = POWER) -> list[PartPlan]:
     >>> ev = dict(verdict="inconclusive at this budget", estimate=2.0, lo=-0.48, hi=4.48, n=3, n_min=3, level=0.95,
     ...           method="t", boundary=1.0, direction="greater", margin=0.0, unit="seed")
     >>> [p] = part_plans([dict(notebook="x1", claims=[dict(id="c", verdict=ev["verdict"], evidence=ev)])])
-    >>> p.n80, round(p.spread, 2), p.side
-    (10, 1.0, 1)
+    >>> p.why, [round(x, 2) for x in p.chances(10)]
+    ('', [0.63, 0.0])
     """
     rows = []
     for run in runs:
         for c in run["claims"]:
             for name, ev in _leaves(c.get("evidence") or {}):
-                rows.append(_part(run["notebook"], c["id"], name, ev, power))
+                rows.append(_part(run["notebook"], c["id"], name, ev))
     return rows
 
 
@@ -159,71 +239,313 @@ def _num(x) -> float | None:
     return float(x) if isinstance(x, (int, float)) and math.isfinite(x) else None
 
 
-def _part(chapter: str, claim: str, name: str, ev: Mapping, power: float) -> PartPlan:
+def _part(chapter: str, claim: str, name: str, ev: Mapping) -> PartPlan:
     est, lo, hi, b = (_num(ev.get(k)) for k in ("estimate", "lo", "hi", "boundary"))
     n, n_min, direction = int(ev.get("n") or 0), int(ev.get("n_min") or 1), ev.get("direction", "greater")
-    verdict, method, level = ev.get("verdict", ""), ev.get("method", ""), float(ev.get("level") or 0.95)
-    spread, side, n80, why = None, 0, None, ""
-    if est is not None and b is not None:
-        sign = {"greater": 1, "less": -1}.get(direction, 0)
-        side = int(math.copysign(1, (est - b) * sign)) if sign and est != b else 0
-    if None in (est, lo, hi, b):
-        why = ev.get("n_needed_why") or ("one replicate: no spread to plan from" if n < 2 else "no interval")
+    verdict, method = ev.get("verdict", ""), ev.get("method", "")
+    level, margin = _num(ev.get("level")) or 0.95, _num(ev.get("margin")) or 0.0
+    why = ""
+    if verdict.startswith("not measurable"):
+        why = "not measurable at this profile"
+    elif None in (est, lo, hi, b):
+        why = ("no replicates yet: no spread to plan from" if n == 0 else
+               "one replicate: no spread to plan from" if n < 2 else "no interval")
     else:
-        iv = Interval(est, lo, hi, n, level, method)
-        if method == "t" and n >= 2:
-            from scipy import stats
-
-            spread = float((hi - lo) / 2 * math.sqrt(n) / stats.t.ppf(0.5 + level / 2, n - 1))
-        n80, why = n_needed(iv, direction, b, float(ev.get("margin") or 0.0), n_min, power=power)
-        if verdict in DECIDED:
-            n80, why = n, ""
-    return PartPlan(chapter, claim, name, str(ev.get("unit", "")), n, n_min, est, lo, hi, b, spread, verdict, side,
-                    n80, why)
+        why = planning_why(Interval(est, lo, hi, n, level, method))
+    return PartPlan(chapter, claim, name, str(ev.get("unit", "")), n, n_min, est, lo, hi, b, verdict, method, level,
+                    direction, margin, why)
 
 
-def claim_need(parts: list[PartPlan], combine: str = "all") -> tuple[int | None, str]:
-    """The replicates at which a claim is decided, from its parts' ``n80``: where every part must hold
-    (:func:`invlib.verdicts.decide_parts`), every part must be decisive, so the most any part needs; where any may
-    hold (:func:`invlib.verdicts.decide_any`), one part reproduced decides it, so the fewest of the parts on the
-    paper's side, else every part must fail. ``(None, why)`` where a part that must be decided has no number.
+def claim_chance(parts: Iterable[PartPlan], combine: str = "all", ns: Mapping[int, int] | None = None,
+                 no_strict: Iterable[int] = ()) -> float:
+    """A claim's chance of being decided with its parts' replicates at ``ns`` (by position in ``parts``; default
+    as run), the parts taken as independent. Every part must hold (``combine="all"``): every part decisive, or one
+    against the claim at the strict level ``1 - (1 - level) / k`` for the ``k`` measured parts, so ``1 - prod(1 -
+    s_i) + prod(d_i - s_i)``. Any may hold: one reproduced or every one not, ``1 - prod(1 - r_i) + prod(x_i)``.
+    Parts not measurable are left out; parts in ``no_strict`` (by position) never decide against the claim early
+    (an interval given at its own level, which :func:`invlib.protocol.decide` cannot take stricter). Raises
+    ValueError with a part's ``why`` where its chances cannot be said.
 
     Example
     -------
-    >>> mk = lambda n80, side: PartPlan("x", "c", "", "seed", 3, 3, 0, 0, 0, 0, None, "", side, n80)
-    >>> claim_need([mk(5, 1), mk(9, -1)]), claim_need([mk(5, 1), mk(9, 1)], "any"), claim_need([mk(5, -1)], "any")
-    ((9, ''), (5, ''), (5, ''))
+    >>> ev = lambda est: dict(verdict="inconclusive at this budget", estimate=est, lo=est - 2.48, hi=est + 2.48,
+    ...                       n=3, n_min=3, level=0.95, method="t", boundary=0.0, direction="greater", unit="seed")
+    >>> a, b = part_plans([dict(notebook="x", claims=[dict(id="c", verdict="i", evidence=dict(parts=dict(
+    ...     a=ev(2.0), b=ev(-2.0))))])])
+    >>> [round(claim_chance([p], ns={0: 10}), 2) for p in (a, b)], round(claim_chance([a, b], ns={0: 10, 1: 10}), 2)
+    ([0.87, 0.87], 0.86)
     """
-    toward = [p for p in parts if p.side > 0 and p.n80 is not None]
-    if combine == "any" and toward:
-        return min(p.n80 for p in toward), ""
-    missing = [p for p in parts if p.n80 is None]
-    if missing:
-        return None, missing[0].why or "no number for a part"
-    return max((p.n80 for p in parts), default=None), ""
+    parts = list(parts)
+    ns = ns or {}
+    use = [(p, max(p.n, int(ns.get(i, p.n))), i not in set(no_strict)) for i, p in enumerate(parts) if p.measured]
+    if not use:
+        return 0.0
+    for p, _, _ in use:
+        if p.why:
+            raise ValueError(p.why)
+    each = [p.chances(n) for p, n, _ in use]
+    if combine == "any":
+        return min(1.0, 1 - math.prod(1 - r for r, _ in each) + math.prod(x for _, x in each))
+    k = len(use)  # a part against the claim at 1 - (1 - its level) / k (protocol._against; its own level already
+    strict = [x if k == 1 else p.chances(n, 1 - (1 - p.level) / k)[1] if early else 0.0  # holds its multiplicity)
+              for (p, n, early), (_, x) in zip(use, each, strict=True)]
+    decisive = [r + x for r, x in each]
+    return min(1.0, max(0.0, 1 - math.prod(1 - s for s in strict)
+                        + math.prod(max(0.0, d - s) for d, s in zip(decisive, strict, strict=True))))
 
 
 def families(runs: Iterable[Mapping]) -> list[Family]:
     """The replicate families the runs recorded (:meth:`invlib.results.Run.replicates`), one per chapter and
-    parameter."""
+    parameter, with their unit and cap where recorded (else: C's type families capped at
+    :data:`invlib.transform_types.TYPES`), and a family per chapter and unit for the claims on none (:func:`_items`).
+
+    Example
+    -------
+    >>> run = dict(notebook="c1_x", params={}, seconds=10.0, claims=[], replicates={"types": dict(
+    ...     seconds=[2.0] * 4, claims=["c/x"])})
+    >>> [(f.parameter, f.n, f.cap) for f in families([run])]
+    [('types', 4, 9)]
+    """
     out = []
     for run in runs:
+        parts = {}
+        for c in run["claims"]:
+            for _, ev in _leaves(c.get("evidence") or {}):
+                parts.setdefault(c["id"], []).append(ev)
         for param, rec in (run.get("replicates") or {}).items():
             secs = [float(s) for s in rec.get("seconds", [])]
-            if secs:
-                out.append(Family(run["notebook"], param, len(secs), sum(secs) / len(secs),
-                                  tuple(rec.get("claims", ())), rec.get("note", "")))
+            if not secs:
+                continue
+            claims = tuple(rec.get("claims", ()))
+            units = [ev.get("unit") for cid in claims for ev in parts.get(cid, [])
+                     if ev.get("unit") and int(ev.get("n") or 0) == len(secs)]
+            unit = rec.get("unit") or (max(sorted(set(units)), key=units.count) if units else "seed")
+            cap, cap_why = rec.get("cap"), "recorded by the chapter" if rec.get("cap") is not None else ""
+            if cap is None and param in TYPE_FAMILIES and run["notebook"].startswith("c"):
+                from .transform_types import TYPES
+
+                cap, cap_why = len(TYPES), f"the paper's {len(TYPES)} transformation types (transform_types.TYPES)"
+            out.append(Family(run["notebook"], param, len(secs), sum(secs) / len(secs), claims, rec.get("note", ""),
+                              unit=unit, cap=cap, cap_why=cap_why))
+        out += _items(run, {cid for f in out if f.chapter == run["notebook"] for cid in f.claims})
     return out
 
 
-def make_plan(runs: list[Mapping], budget: float, power: float = POWER, n_max: int = N_MAX) -> Plan:
+def _items(run: Mapping, on_family: set[str]) -> list[Family]:
+    """The replicates of a chapter's claims on no recorded family, one family per unit and n (seeds and runs
+    excepted: what they cost is unknown): evaluation items (images, pairs, draws, scenes), their seconds estimated
+    as the chapter's seconds over its items (an upper bound); classes and models of a fixed design, capped at the n
+    the design has. The parameter is the chapter's setting of items (``n_...``, ``...pairs...``) equal to n where
+    exactly one is (e.g. A1's ``n_val``), else the unit's plural."""
+    groups: dict[tuple[str, int], list[str]] = {}
+    for c in run["claims"]:
+        if c["id"] in on_family:
+            continue
+        for _, ev in _leaves(c.get("evidence") or {}):
+            unit, n = ev.get("unit", ""), int(ev.get("n") or 0)
+            if unit in ("", "deterministic", "seed", "run") or n < 2 or str(ev.get("verdict", "")).startswith(
+                    "not measurable"):  # seeds and runs without a recorded family: their cost is not known
+                continue
+            ids = groups.setdefault((unit, n), [])
+            if c["id"] not in ids:
+                ids.append(c["id"])
+    out = []
+    params = {k: v for k, v in (run.get("params") or {}).items() if isinstance(v, int) and not isinstance(v, bool)}
+    by_unit = {}
+    for unit, n in groups:
+        by_unit.setdefault(unit, []).append(n)
+    for (unit, n), ids in groups.items():
+        named = [k for k, v in params.items() if v == n and (k.startswith("n_") or "pairs" in k)]
+        plural = {"class": "classes", "class pair": "class pairs"}.get(unit, unit + "s")
+        name = named[0] if len(named) == 1 else plural if len(by_unit[unit]) == 1 else f"{plural} ({n})"
+        if name in (run.get("replicates") or {}):
+            name = f"{name} ({unit})"
+        seconds = float(run.get("seconds") or 0.0) / n
+        fixed = unit in FIXED_BY_DESIGN
+        cap, cap_why = (n, f"the design's {n} {plural}") if fixed else (None, "")
+        note = (f"not recorded as a family: {plural} of the chapter's design, the plan adds none" if fixed else
+                f"not recorded as a family: {plural} evaluated; seconds estimated as the chapter's "
+                f"{float(run.get('seconds') or 0):,.0f} s over its {n} {plural} (an upper bound)")
+        out.append(Family(run["notebook"], name, n, seconds, tuple(ids), note, unit=unit, cap=cap, cap_why=cap_why,
+                          recorded=False))
+    return out
+
+
+def _claim_plans(runs: list[Mapping], fams: list[Family], power: float) -> list[ClaimPlan]:
+    """Every claim of the runs with its parts, families and need (:func:`claim_need`)."""
+    by_claim: dict[tuple[str, str], list[PartPlan]] = {}
+    for p in part_plans(runs):
+        by_claim.setdefault((p.chapter, p.claim), []).append(p)
+    rests: dict[tuple[str, str], list[str]] = {}
+    for f in fams:
+        for cid in f.claims:
+            rests.setdefault((f.chapter, cid), []).append(f.key)
+    out = []
+    for run in runs:
+        for c in run["claims"]:
+            key = (run["notebook"], c["id"])
+            ps = by_claim.get(key, [])
+            measured = [p for p in ps if p.measured] or ps
+            cp = ClaimPlan(key[0], c["id"], c["verdict"], min((p.n for p in measured), default=0),
+                           max((p.n_min for p in ps), default=1), None, "", tuple(rests.get(key, ())),
+                           (c.get("declaration") or {}).get("combine", "all"), tuple(ps))
+            cp.early_known = ("decided_by" in (c.get("evidence") or {"decided_by": ""}) or cp.combine == "any"
+                              or sum(p.measured for p in ps) < 2)
+            cp.no_strict = _no_strict(cp) if cp.early_known else frozenset()
+            cp.need, cp.why = claim_need(cp, {f.key: f for f in fams}, power)
+            out.append(cp)
+    return out
+
+
+def _no_strict(c: ClaimPlan) -> frozenset:
+    """The parts of an undecided claim that every part must hold which are against it at the strict level as run,
+    yet did not decide it: the protocol could not take their interval stricter (one given at its own level), so
+    at more replicates they will not either."""
+    measured = [i for i, p in enumerate(c.parts) if p.measured]
+    if c.combine == "any" or c.verdict != INCONCLUSIVE or len(measured) < 2:
+        return frozenset()
+    k, out = len(measured), set()
+    for i in measured:
+        p = c.parts[i]
+        if p.verdict == NOT_REPRODUCED and not p.why and p.chances(p.n, 1 - (1 - p.level) / k)[1] > 0.5:
+            out.add(i)
+    return frozenset(out)
+
+
+def _part_ns(c: ClaimPlan, by_key: Mapping[str, Family], planned: Mapping[str, int]) -> dict[int, int]:
+    """Each part's replicates when the claim's families are at ``planned``: a part on a recorded family grows with
+    it in proportion (a part on as many replicates as the family: the family's n); one on an item family, with the
+    family of its unit and n."""
+    ns = {}
+    for i, p in enumerate(c.parts):
+        fam = next((by_key[k] for k in c.families if by_key[k].recorded), None)
+        if fam is None:
+            fam = next((by_key[k] for k in c.families if by_key[k].unit == p.unit and by_key[k].n == p.n), None)
+        if fam is None or fam.n <= 0:
+            continue
+        n = planned.get(fam.key, fam.n)
+        ns[i] = p.n if n == fam.n else max(p.n, round(p.n * n / fam.n))
+    return ns
+
+
+def chance_at(c: ClaimPlan, by_key: Mapping[str, Family], planned: Mapping[str, int]) -> float | None:
+    """A claim's chance of being decided with its families at ``planned`` n (default: as run); at the n run, its
+    verdict now (1 or 0; in a build from before a part against a claim decided it early, whose evidence has no
+    ``decided_by``, its intervals under that rule). None where a part's chances cannot be said.
+
+    Example
+    -------
+    >>> ev = dict(verdict="inconclusive at this budget", estimate=1.0, lo=-1.48, hi=3.48, n=3, n_min=3, level=0.95,
+    ...           method="t", boundary=0.0, direction="greater", unit="seed")
+    >>> run = dict(notebook="c", claims=[dict(id="c/0", verdict=ev["verdict"], evidence=ev)],
+    ...            replicates={"seeds": dict(seconds=[60.0] * 3, claims=["c/0"])})
+    >>> p = make_plan([run], 0.0)
+    >>> by_key = {f.key: f for f in p.families}
+    >>> [round(chance_at(p.claims[0], by_key, {"c:seeds": n}), 2) for n in (3, 10, 30)]
+    [0.0, 0.63, 0.8]
+    """
+    if not c.measurable:
+        return None
+    if not c.families:
+        return 1.0 if c.decided else 0.0
+    if all(planned.get(k, by_key[k].n) <= by_key[k].n for k in c.families):  # as run: its verdict
+        if c.decided or c.early_known:
+            return 1.0 if c.decided else 0.0
+        # a build before a part against the claim decided it early: its intervals under the rule of now
+    try:
+        return claim_chance(c.parts, c.combine, _part_ns(c, by_key, planned), c.no_strict)
+    except ValueError:
+        return None
+
+
+def claim_need(c: ClaimPlan, by_key: Mapping[str, Family], power: float = POWER) -> tuple[int | None, str]:
+    """The replicates (of each family the claim rests on) at which the claim is decided with chance ``power``:
+    ``(n, "")``; for a claim decided now, the n run; ``(None, why)`` where no part can be planned from, the claim
+    rests on no family, or its families' design caps stop short (the chance at the cap said).
+
+    Example
+    -------
+    >>> ev = dict(verdict="inconclusive at this budget", estimate=1.0, lo=-1.48, hi=3.48, n=3, n_min=3, level=0.95,
+    ...           method="t", boundary=0.0, direction="greater", unit="seed")
+    >>> run = dict(notebook="c", claims=[dict(id="c/0", verdict=ev["verdict"], evidence=ev)],
+    ...            replicates={"seeds": dict(seconds=[60.0] * 3, claims=["c/0"], cap=12)})
+    >>> make_plan([run], 0.0).claims[0].why
+    'out of reach: at its cap of 12 seeds (recorded by the chapter), a 67 % chance'
+    """
+    if not c.measurable:
+        return None, "not measurable at this profile"
+    if c.decided:
+        return c.n, ""
+    missing = next((p.why for p in c.parts if p.measured and p.why), "")
+    if missing or not c.families:
+        return None, missing or "rests on no family of replicates"
+    lead = _lead(c, by_key)
+    top = lead.cap if lead.cap is not None else N_NEEDED_MAX
+    capped = next((by_key[k] for k in c.families if by_key[k].cap is not None and by_key[k].cap <= by_key[k].n),
+                  lead if lead.cap is not None else None)
+
+    def chance(n: int) -> float:
+        return chance_at(c, by_key, scaled(c, by_key, n)) or 0.0
+
+    if chance(lead.n) >= power:  # a build from before the rule that decides a claim by a part against it
+        return lead.n, ""
+    if top <= lead.n:
+        return None, f"out of reach: at its cap of {lead.cap} {_plural(lead.unit)} ({lead.cap_why}), as run"
+    lo, hi = lead.n, lead.n + 1
+    while chance(hi) < power:
+        if hi >= top:
+            if capped is not None:
+                return None, (f"out of reach: at its cap of {capped.cap} {_plural(capped.unit)} ({capped.cap_why}), "
+                              f"a {chance(top):.0%} chance".replace("%", " %"))
+            return None, f"more than {N_NEEDED_MAX:,} replicates: not within reach"
+        lo, hi = hi, min(top, hi * 2)
+    while hi - lo > 1:
+        mid = (lo + hi) // 2
+        lo, hi = (lo, mid) if chance(mid) >= power else (mid, hi)
+    return hi, ""
+
+
+def _lead(c: ClaimPlan, by_key: Mapping[str, Family]) -> Family:
+    """The family a claim's need is counted in: of those below their cap, the one with the most replicates run."""
+    fams = [by_key[k] for k in c.families]
+    growing = [f for f in fams if f.cap is None or f.cap > f.n]
+    return max(growing or fams, key=lambda f: f.n)
+
+
+def scaled(c: ClaimPlan, by_key: Mapping[str, Family], n: int) -> dict[str, int]:
+    """The n of each family a claim rests on when its lead family (:func:`_lead`) is at ``n``: the others in
+    proportion to the n they ran, each at most its cap.
+
+    Example
+    -------
+    >>> fams = [Family("b4", "pairs_per_class", 48, 1.0, ("c",), unit="image"), Family("b4", "classes", 10, 1.0,
+    ...         ("c",), unit="class", cap=10)]
+    >>> c = ClaimPlan("b4", "c", "i", 10, 3, None, "", tuple(f.key for f in fams))
+    >>> scaled(c, {f.key: f for f in fams}, 96)
+    {'b4:pairs_per_class': 96, 'b4:classes': 10}
+    """
+    lead = _lead(c, by_key)
+    out = {}
+    for k in c.families:
+        f = by_key[k]
+        m = n if f is lead else max(f.n, round(f.n * n / max(lead.n, 1)))
+        out[k] = min(m, f.cap) if f.cap is not None else m
+    return out
+
+
+def _plural(unit: str) -> str:
+    return {"class": "classes", "class pair": "class pairs"}.get(unit, unit + "s")
+
+
+def make_plan(runs: list[Mapping], budget: float, power: float = POWER, n_max: int | None = None) -> Plan:
     """The plan for a build's ``runs`` (:func:`read_build`) within ``budget`` seconds of replicates (the sum over
     families of planned n x seconds per replicate).
 
-    Every family first gets the ``n_min`` of its claims (at least the n it ran); a budget that does not cover
-    that is overspent, and :func:`markdown` says so. Then the greedy steps: for each family, the candidate n's are
-    the needs of its undecided claims (up to ``n_max``); the step with the most newly decided claims per second
-    that fits the budget is taken, until none fits.
+    Every family first gets the ``n_min`` of its claims (at least the n it ran, at most its cap); a budget that does
+    not cover that is overspent, and :func:`markdown` says so. Then the greedy steps: for each family, the candidate
+    n's are its claims' needs and a geometric ladder up to its limit (:attr:`Family.limit`, or ``n_max`` for every
+    family where given); the step that adds the most to the expected number of decided claims per second and fits
+    the budget is taken, until none adds.
 
     Example
     -------
@@ -232,57 +554,62 @@ def make_plan(runs: list[Mapping], budget: float, power: float = POWER, n_max: i
     >>> run = lambda name, cost, ests: dict(notebook=name, claims=[dict(id=f"{name}/{i}", verdict="i",
     ...     evidence=ev(e)) for i, e in enumerate(ests)], replicates={"seeds": dict(seconds=[cost] * 3,
     ...     claims=[f"{name}/{i}" for i in range(len(ests))])})
-    >>> p = make_plan([run("cheap", 10.0, [2.0, 1.5]), run("dear", 100.0, [2.0])], budget=400)
-    >>> {f.chapter: f.planned for f in p.families}, sorted(p.decided), p.seconds
-    ({'cheap': 6, 'dear': 3}, [('cheap', 'cheap/0'), ('cheap', 'cheap/1')], 360.0)
+    >>> p = make_plan([run("cheap", 10.0, [2.0, 1.5]), run("dear", 100.0, [2.0])], budget=800)
+    >>> {f.chapter: f.planned for f in p.families}, round(p.expected, 2), p.seconds <= 800
+    ({'cheap': 30, 'dear': 5}, 2.61, True)
     """
-    parts = part_plans(runs, power)
-    by_claim: dict[tuple[str, str], list[PartPlan]] = {}
-    for p in parts:
-        by_claim.setdefault((p.chapter, p.claim), []).append(p)
     fams = families(runs)
-    rests = {}  # claim -> family keys
-    for f in fams:
-        for cid in f.claims:
-            rests.setdefault((f.chapter, cid), []).append(f.key)
-    claims, decided = [], set()
-    for run in runs:
-        for c in run["claims"]:
-            key = (run["notebook"], c["id"])
-            combine = (c.get("declaration") or {}).get("combine", "all")
-            need, why = claim_need(by_claim.get(key, []), combine)
-            ps = by_claim.get(key, [])
-            claims.append(ClaimPlan(key[0], c["id"], c["verdict"], min((p.n for p in ps), default=0),
-                                    max((p.n_min for p in ps), default=1), need, why, tuple(rests.get(key, ()))))
-            if c["verdict"] in DECIDED:
-                decided.add(key)
     by_key = {f.key: f for f in fams}
+    claims = _claim_plans(runs, fams, power)
+    on: dict[str, list[ClaimPlan]] = {f.key: [c for c in claims if f.key in c.families] for f in fams}
     for f in fams:
-        f.planned = max([f.n] + [c.n_min for c in claims if f.key in c.families])
+        f.planned = max([f.n] + [c.n_min for c in on[f.key]])
+        if f.cap is not None:
+            f.planned = min(f.planned, max(f.n, f.cap))
+    planned = {f.key: f.planned for f in fams}
 
-    def decided_at(c: ClaimPlan) -> bool:
-        return (c.verdict in DECIDED or (c.need is not None and bool(c.families)
-                                         and all(by_key[k].planned >= c.need for k in c.families)))
+    def gain_of(c: ClaimPlan) -> float:
+        return chance_at(c, by_key, planned) or 0.0
 
+    current = {c.key: gain_of(c) for c in claims}
     while True:
-        now = {(c.chapter, c.claim) for c in claims if decided_at(c)}
         best = None
+        spent = plan_seconds(fams)
         for f in fams:
-            for n in sorted({c.need for c in claims if f.key in c.families and c.need and f.planned < c.need <= n_max
-                             and (c.chapter, c.claim) not in now}):
+            limit = f.limit if n_max is None else min(n_max, f.cap) if f.cap is not None else n_max
+            if f.unit not in TRAINED and n_max is None:
+                limit = min(limit, max(f.n, 1) * 100)
+            for n in _candidates(f, on[f.key], limit):
                 extra = (n - f.planned) * f.seconds
-                old, f.planned = f.planned, n
-                gain = len({(c.chapter, c.claim) for c in claims if decided_at(c)} - now)
-                f.planned = old
-                if gain and plan_seconds(fams) + extra <= budget:
+                if spent + extra > budget:
+                    continue
+                old, planned[f.key] = planned[f.key], n
+                gain = sum(gain_of(c) - current[c.key] for c in on[f.key])
+                planned[f.key] = old
+                if gain > 1e-3:
                     score = gain / max(extra, 1e-9)
                     if best is None or score > best[0]:
                         best = (score, f, n)
         if best is None:
             break
-        best[1].planned = best[2]
-    decided |= {(c.chapter, c.claim) for c in claims if decided_at(c)}
-    return Plan(parts, claims, fams, float(budget), power, decided)
+        best[1].planned = planned[best[1].key] = best[2]
+        current.update({c.key: gain_of(c) for c in on[best[1].key]})
+    out = {}
+    for c in claims:
+        c.chance = chance_at(c, by_key, planned)
+        if c.measurable:
+            out[c.key] = c.chance or 0.0
+    return Plan([p for c in claims for p in c.parts], claims, fams, float(budget), power, out)
+
+
+def _candidates(f: Family, claims: list[ClaimPlan], limit: int) -> list[int]:
+    """The n's a family may step to: its claims' needs and a ladder of steps of a quarter, above its planned n."""
+    ladder, n = set(), f.planned
+    while n < limit:
+        n = min(limit, max(n + 1, round(n * 1.25)))
+        ladder.add(n)
+    ladder |= {c.need for c in claims if c.need and f.planned < c.need <= limit}
+    return sorted(ladder)
 
 
 def plan_seconds(fams: Iterable[Family]) -> float:
@@ -291,11 +618,11 @@ def plan_seconds(fams: Iterable[Family]) -> float:
 
 
 def to_decide(runs: list[Mapping], power: float = POWER, cores: int = 2) -> dict[tuple[str, str], str]:
-    """For each undecided claim of ``runs`` (:func:`read_build`) that rests on a recorded family of replicates
-    (:meth:`invlib.results.Run.replicates`), in words: the n at which a rerun decides it with probability
-    ``power`` if the true effect is the one measured, and what the replicates beyond those run cost (their
-    families' seconds per replicate, on ``cores`` cores); or why no n can be said. Keyed by ``(chapter, claim id)``;
-    the scoreboard prints it beside the verdict.
+    """For each undecided claim of ``runs`` (:func:`read_build`) that rests on a family of replicates (recorded
+    by the chapter, or its evaluation items), in words: the n at which it is decided with chance ``power``
+    (:func:`claim_need`), and what the replicates beyond those run cost (their families' seconds per replicate, on
+    ``cores`` cores); or why no n can be said. Keyed by ``(chapter, claim id)``; the scoreboard prints it beside the
+    verdict.
 
     Example
     -------
@@ -304,38 +631,48 @@ def to_decide(runs: list[Mapping], power: float = POWER, cores: int = 2) -> dict
     >>> run = dict(notebook="c", claims=[dict(id="c/0", verdict="inconclusive at this budget", evidence=ev)],
     ...            replicates={"seeds": dict(seconds=[60.0] * 3, claims=["c/0"])})
     >>> to_decide([run])[("c", "c/0")]
-    '80 % power at n = 10 (7 more replicates of seeds: about 4 min on 2 cores)'
+    '80 % power at n = 31 (28 more replicates of seeds: about 14 min on 2 cores)'
     """
     p = make_plan(runs, 0.0, power)
     by_key = {f.key: f for f in p.families}
     out = {}
     for c in p.claims:
-        if c.verdict in DECIDED or c.verdict.startswith("not measurable") or not c.families:
+        if c.decided or not c.measurable or not c.families:
             continue
         if c.need is None:
             out[c.chapter, c.claim] = c.why
             continue
         text = f"{power:.0%} power at n = {c.need:,}".replace("%", " %")
-        more = {k: max(0, c.need - by_key[k].n) for k in c.families}
-        if c.need > N_MAX:
+        at = scaled(c, by_key, c.need)
+        more = {k: max(0, at[k] - by_key[k].n) for k in c.families}
+        if not any(more.values()):
+            text += f" (as run: {EARLY})"
+        elif any(at[k] > by_key[k].limit for k in c.families):
             text += f" (out of reach: more than {N_MAX} replicates)"
         elif any(more.values()):
             seconds = sum(m * by_key[k].seconds for k, m in more.items())
-            what = ", ".join(f"{m} more replicate{'s' * (m != 1)} of {k.split(':')[1]}" for k, m in more.items() if m)
+            what = ", ".join(f"{m:,} more {_what(by_key[k], m)}" for k, m in more.items() if m)
             wall = seconds / cores
             text += f" ({what}: about {f'{wall / 60:,.0f} min' if wall >= 90 else f'{wall:.0f} s'} on {cores} cores)"
         out[c.chapter, c.claim] = text
     return out
 
 
+def _what(f: Family, m: int) -> str:
+    if f.recorded:
+        return f"replicate{'s' * (m != 1)} of {f.parameter}"
+    unit = f.unit if m == 1 else _plural(f.unit)
+    return f"{unit} ({f.parameter})" if f.parameter not in (unit, _plural(f.unit)) else unit
+
+
 REACH = (3, 5, 10, 20, 50, 200, 1000)
 
 
 def reach(runs: list[Mapping], power: float = POWER, n_maxes: Iterable[int] = REACH) -> list[dict]:
-    """What replicates alone can decide, whatever they cost: for each cap ``n_max`` on a family's replicates, the
-    claims decided (now, or with probability ``power`` at the n the plan finds, every family at up to ``n_max``) and
-    the seconds of replicates that takes. Claims whose replicates are images or models, not a family's seeds, count
-    only as decided now. Rows ``n_max, decided, measurable, seconds``.
+    """What replicates alone can decide, whatever they cost: for each cap ``n_max`` on a family's trained
+    replicates (seeds, runs, models; evaluation items up to ``n_max / 3`` times their n run, a family of 3 seeds'
+    factor), the claims expected decided (the sum of their chances) with every family raised as far as adds to
+    that, and the seconds of replicates that takes. Rows ``n_max, decided, measurable, seconds``.
 
     Example
     -------
@@ -343,21 +680,49 @@ def reach(runs: list[Mapping], power: float = POWER, n_maxes: Iterable[int] = RE
     ...                       n=3, n_min=3, level=0.95, method="t", boundary=0.0, direction="greater", unit="seed")
     >>> run = dict(notebook="c", claims=[dict(id=f"c/{i}", verdict="i", evidence=ev(e)) for i, e in
     ...            enumerate([2.0, 0.3])], replicates={"seeds": dict(seconds=[10.0] * 3, claims=["c/0", "c/1"])})
-    >>> [(r["n_max"], r["decided"]) for r in reach([run], n_maxes=(3, 10, 1000))]
-    [(3, 0), (10, 1), (1000, 2)]
+    >>> [(r["n_max"], round(r["decided"], 2)) for r in reach([run], n_maxes=(3, 10, 1000))]
+    [(3, 0.0), (10, 1.1), (1000, 1.91)]
     """
     rows = []
     for n_max in n_maxes:
-        p = make_plan(runs, math.inf, power, n_max)
-        measurable = sum(1 for c in p.claims if not c.verdict.startswith("not measurable"))
-        rows.append(dict(n_max=n_max, decided=len(p.decided), measurable=measurable, seconds=p.seconds))
+        p = _reach_plan(runs, power, n_max)
+        measurable = sum(1 for c in p.claims if c.measurable)
+        rows.append(dict(n_max=n_max, decided=p.expected, measurable=measurable, seconds=p.seconds))
     return rows
 
 
+def _reach_plan(runs: list[Mapping], power: float, n_max: int) -> Plan:
+    """:func:`make_plan` without a budget, trained families up to ``n_max``, evaluated ones up to ``n_max / 3``
+    times their n run."""
+    fams = families(runs)
+    by_key = {f.key: f for f in fams}
+    claims = _claim_plans(runs, fams, power)
+    planned = {}
+    for f in fams:
+        top = n_max if f.unit in TRAINED else max(f.n, round(f.n * n_max / 3))
+        top = max(f.n, min(top, f.cap) if f.cap is not None else top)
+        on = [c for c in claims if f.key in c.families]
+        f.planned = planned[f.key] = max([f.n] + [min(c.n_min, top) for c in on])
+        best = (sum(chance_at(c, by_key, planned) or 0.0 for c in on), f.planned)
+        for n in _candidates(f, on, top):  # the n that decides most of its claims, the smallest of equals
+            planned[f.key] = n
+            got = sum(chance_at(c, by_key, planned) or 0.0 for c in on)
+            if got > best[0] + 1e-3:
+                best = (got, n)
+        f.planned = planned[f.key] = best[1]
+    out = {}
+    for c in claims:
+        c.chance = chance_at(c, by_key, planned)
+        if c.measurable:
+            out[c.key] = c.chance or 0.0
+    return Plan([p for c in claims for p in c.parts], claims, fams, math.inf, power, out)
+
+
 def markdown(plan: Plan, title: str = "Sample-size plan", source: str = "", reach: list[dict] | None = None) -> str:
-    """The plan as a Markdown page: the families (n run, seconds per replicate, n planned, seconds, claims decided
-    there), every undecided or planned claim (n now, the n that decides it at the plan's power, its cost) and,
-    given :func:`reach`'s rows, what replicates alone can decide at any cost.
+    """The plan as a Markdown page: the families (what a replicate is, n run, cap, seconds per replicate, n
+    planned, seconds, claims on it, claims expected decided there), every undecided claim (n now, the n that
+    decides it with the plan's power, its cost, its chance at the plan) and, given :func:`reach`'s rows, what
+    replicates alone can decide at any cost.
 
     Example
     -------
@@ -368,51 +733,60 @@ def markdown(plan: Plan, title: str = "Sample-size plan", source: str = "", reac
     lines = [f"# {title}", ""]
     if source:
         lines += [source, ""]
-    n_measurable = sum(1 for c in plan.claims if not c.verdict.startswith("not measurable"))
-    n_now = sum(1 for c in plan.claims if c.verdict in DECIDED)
-    lines += [f"Claims decided now: {n_now} of {n_measurable} measurable; at the planned replicates, if every effect "
-              f"is the one measured: about {len(plan.decided)} (each planned claim decided with probability "
-              f"{plan.power:.0%}). Budget {plan.budget:,.0f} s of replicates; planned {plan.seconds:,.0f} s"
-              + (" (over: the floor of n_min alone costs more)" if plan.seconds > plan.budget else "") + ".", "",
+    n_measurable = sum(1 for c in plan.claims if c.measurable)
+    n_now = sum(1 for c in plan.claims if c.decided)
+    lines += [f"Claims decided now: {n_now} of {n_measurable} measurable; at the planned replicates, expected "
+              f"{plan.expected:.1f} (the sum of each claim's chance of being decided, averaged over what this build "
+              f"leaves uncertain about its effect and spread). Budget {plan.budget:,.0f} s of replicates; planned "
+              f"{plan.seconds:,.0f} s" + (" (over: the floor of n_min alone costs more)" if plan.seconds > plan.budget
+                                          else "") + ".", "",
               "## Families", "",
-              "| chapter | parameter | n run | s per replicate | n planned | s planned | claims on it | decided at plan"
-              " |",
-              "|---|---|---:|---:|---:|---:|---:|---:|"]
+              "| chapter | parameter | unit | n run | cap | s per replicate | n planned | s planned | claims on it | "
+              "expected decided at plan |",
+              "|---|---|---|---:|---:|---:|---:|---:|---:|---:|"]
     for f in fams:
         on = [c for c in plan.claims if f.key in c.families]
-        won = sum((c.chapter, c.claim) in plan.decided for c in on)
-        lines.append(f"| {f.chapter} | {f.parameter} | {f.n} | {f.seconds:,.1f} | {f.planned} | "
-                     f"{f.planned * f.seconds:,.0f} | {len(on)} | {won} |")
-    lines += ["", "## Claims", "",
-              "| chapter | claim | verdict now | n now | n_min | n to decide (80 %) | families | cost at that n (s) |",
-              "|---|---|---|---:|---:|---:|---|---:|"]
+        won = sum(plan.chances.get(c.key, 0.0) for c in on)
+        secs = f"{f.seconds:,.1f}" + ("" if f.recorded else " (est.)")
+        lines.append(f"| {f.chapter} | {f.parameter} | {f.unit} | {f.n} | {f.cap if f.cap is not None else '—'} | "
+                     f"{secs} | {f.planned} | {f.planned * f.seconds:,.0f} | {len(on)} | {won:.1f} |")
+    lines += ["", "Seconds marked (est.): a family the chapter did not record (its evaluation items, or its design's "
+              "classes or models); the chapter's seconds over its n, an upper bound. A cap: the most the design has "
+              "(C's transformation types, a data set's classes, a fixed design's models).", "",
+              "## Claims", "",
+              f"| chapter | claim | verdict now | n now | n_min | n to decide ({plan.power:.0%}) | families | "
+              "cost at that n (s) | chance at plan |".replace("%", " %"),
+              "|---|---|---|---:|---:|---:|---|---:|---:|"]
     by_key = {f.key: f for f in plan.families}
     for c in sorted(plan.claims, key=lambda c: (c.chapter, c.claim)):
-        if c.verdict in DECIDED:
+        if c.decided:
             continue
-        need = str(c.need) if c.need is not None else (c.why or "—")
-        cost = (f"{sum(max(c.need, by_key[k].n) * by_key[k].seconds for k in c.families):,.0f}"
+        need = f"{c.need:,}" if c.need is not None else (c.why or "—")
+        if c.need is not None and c.need <= c.n:
+            need += f" (as run: {EARLY})"
+        cost = (f"{sum(n * by_key[k].seconds for k, n in scaled(c, by_key, c.need).items()):,.0f}"
                 if c.need is not None and c.families else "—")
+        chance = f"{c.chance:.0%}".replace("%", " %") if c.chance is not None else "—"
         lines.append(f"| {c.chapter} | {c.claim} | {c.verdict} | {c.n} | {c.n_min} | {need} | "
-                     f"{', '.join(k.split(':')[1] for k in c.families) or '—'} | {cost} |")
+                     f"{', '.join(k.split(':', 1)[1] for k in c.families) or '—'} | {cost} | {chance} |")
     if reach:
         lines += ["", "## What replicates alone can decide, at any cost", "",
-                  f"Every family at up to n_max replicates, no budget: the claims decided (now, or at {plan.power:.0%} "
-                  "power at the n found), and the seconds of replicates that takes (each replicate on one thread, "
-                  "two at once on 2 cores). Claims whose replicates are images or models count only as decided "
-                  "now.", "",
-                  "| n_max | decided | share of measurable | seconds of replicates | hours on 2 cores |",
+                  "Every family of trained replicates (seeds, runs, models) at up to n_max, every family of evaluated "
+                  "items at up to n_max / 3 times its n run, each only as far as adds to its claims' chances, no "
+                  "budget: the claims expected decided (the sum of their chances) and the seconds of replicates that "
+                  "takes (each replicate on one thread, two at once on 2 cores).", "",
+                  "| n_max | expected decided | share of measurable | seconds of replicates | hours on 2 cores |",
                   "|---:|---:|---:|---:|---:|"]
-        lines += [f"| {r['n_max']:,} | {r['decided']} | {r['decided'] / max(r['measurable'], 1):.0%} | "
+        lines += [f"| {r['n_max']:,} | {r['decided']:.1f} | {r['decided'] / max(r['measurable'], 1):.0%} | "
                   f"{r['seconds']:,.0f} | {r['seconds'] / 2 / 3600:.1f} |" for r in reach]
     return "\n".join(lines) + "\n"
 
 
-
-
 def default_budget(results: str | Path, runs: list[Mapping], cores: int = 2) -> float | None:
-    """Seconds of replicates a build may spend: those it spent, plus ``cores`` x the wall seconds left below
-    :data:`BOOK_LIMIT_S` by the last whole build (``<results>/../build-<profile>.json``); None without that record.
+    """Seconds of replicates a build may spend: those it spent (its families' n run x seconds per replicate, the
+    estimated ones of its evaluation items too), plus ``cores`` x the wall
+    seconds left below :data:`BOOK_LIMIT_S` by the last whole build (``<results>/../build-<profile>.json``); None
+    without that record.
 
     Example
     -------

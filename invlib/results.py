@@ -161,7 +161,7 @@ class Run:
         self.notes: dict[str, str] = {}
         self.claims: dict[str, dict] = {}
         self.evidence: dict[str, Evidence] = {}  # each recorded claim's evidence, by id, for the prose
-        self.replicate_costs: dict[str, dict] = {}  # parameter -> {n, seconds, claims, note} (:meth:`replicates`)
+        self.replicate_costs: dict[str, dict] = {}  # parameter -> {n, seconds, claims, note, [unit, cap]}: replicates()
         self._t0 = time.perf_counter()
 
     def use(self, settings) -> None:
@@ -197,7 +197,8 @@ class Run:
         if note:
             self.notes[key] = note
 
-    def replicates(self, parameter: str, seconds, claims, note: str = "") -> None:
+    def replicates(self, parameter: str, seconds, claims, note: str = "", unit: str = "seed",
+                   cap: int | None = None) -> None:
         """Record what one replicate of a family costs and which claims rest on the family: the chapter's
         parameter ``parameter`` (e.g. ``"seeds"``) sets how many replicates it runs, ``seconds`` holds each
         replicate's seconds (one per seed run here: its training, or the zoo checkpoint's ``seconds`` for a model the
@@ -205,15 +206,28 @@ class Run:
         ``python -m invlib plan`` reads it (:mod:`invlib.plan`) to say how many replicates decide each claim and what
         they cost. Recording the same parameter again adds seconds and claims to it.
 
+        ``unit``: what one replicate is (:data:`invlib.verdicts.UNITS`; a family of evaluation items, e.g.
+        ``"image"`` for a claim about one given model, records the seconds of each item or of equal shares of the
+        evaluation). ``cap``: the most replicates the design has (e.g. C's 9 transformation types, a data set's
+        classes), where there is such a most; the plan plans no more. Both are stored only where given (``unit``
+        other than ``"seed"``).
+
         Example
         -------
         >>> run = Run("smoke", name="demo")
         >>> run.replicates("seeds", [12.5, 11.5], ["table1/x"], note="one InstaAug model a seed")
         >>> run.replicate_costs["seeds"]["n"], run.replicate_costs["seeds"]["seconds"]
         (2, [12.5, 11.5])
+        >>> run.replicates("types", [3.0] * 4, ["c/x"], unit="model", cap=9)
+        >>> run.replicate_costs["types"]["unit"], run.replicate_costs["types"]["cap"]
+        ('model', 9)
         """
+        from .verdicts import UNITS
+
         if not isinstance(parameter, str) or not parameter:
             raise ValueError(f"parameter must be a chapter parameter's name, got {parameter!r}")
+        if unit not in UNITS:
+            raise ValueError(f"unit: what one replicate is, one of {UNITS}; got {unit!r}")
         seconds = [round(float(x), 3) for x in seconds]
         if not seconds or min(seconds) < 0:
             raise ValueError(f"seconds: one non-negative number per replicate, got {seconds!r}")
@@ -223,6 +237,13 @@ class Run:
         entry["seconds"] += seconds
         entry["n"] = len(entry["seconds"])
         entry["claims"] += [c for c in claims if c not in entry["claims"]]
+        if unit != "seed":
+            entry["unit"] = unit
+        if cap is not None:
+            if int(cap) < entry["n"]:
+                raise ValueError(f"cap: the most replicates the design has, at least the {entry['n']} recorded; "
+                                 f"got {cap!r}")
+            entry["cap"] = int(cap)
         if note and note not in entry["note"]:
             entry["note"] = f"{entry['note']}; {note}" if entry["note"] else note
 

@@ -32,6 +32,7 @@ deterministic checks (:func:`exact`).
 from __future__ import annotations
 
 import dataclasses
+import functools
 import math
 from collections.abc import Callable, Mapping, Sequence
 
@@ -704,6 +705,10 @@ def _verdict(iv: Interval, direction: str, b: float, margin: float, n_min: int) 
 
 
 N_NEEDED_MAX = 10**7  # beyond this many replicates the plan says "not within reach" instead of a number
+T_METHODS = ("t", "bonferroni t")  # t-intervals over replicates: a Bonferroni one is a t-interval at a higher level
+PLANNED_METHODS = T_METHODS + ("wilson", "newcombe", "bootstrap", "cluster bootstrap", "fisher-z", "exact")
+PILOT_GRID = 64  # quadrature points on each of a t pilot's two unknowns (its spread, then its mean given the spread)
+WILSON_EXACT = 200_000  # beyond this many new replicates a Wilson share's chances take the normal approximation
 
 
 def n_needed(iv: Interval, direction: str, boundary: float, margin: float = 0.0, n_min: int = 1,
@@ -711,23 +716,22 @@ def n_needed(iv: Interval, direction: str, boundary: float, margin: float = 0.0,
     """The replicates at which ``iv``'s interval, at its observed estimate and spread, would clear the nearest edge
     it must clear: ``(n, "")``, or ``(None, why)`` where that cannot be said.
 
-    The half-width at ``n`` replicates is, per method: a t-interval ``t(level, n - 1) * sd / sqrt(n)``, with the
-    quantile taken at that ``n`` (solved for the smallest such ``n``); a Fisher-z interval ``z * sqrt((1 + rho^2 /
-    2) / (n - 3))`` on the z scale (closed form); a Wilson, Newcombe or bootstrap interval, whose quantile does not
-    depend on ``n``, ``h * sqrt(n_now / n)``. At least ``max(n_min, n_now + 1)``.
+    The half-width at ``n`` replicates is, per method: a t-interval (a Bonferroni one too, at its level) ``t(level,
+    n - 1) * sd / sqrt(n)``, with the quantile taken at that ``n`` (solved for the smallest such ``n``); a Fisher-z
+    interval ``z * sqrt((1 + rho^2 / 2) / (n - 3))`` on the z scale (closed form); a Wilson, Newcombe or bootstrap
+    interval, whose quantile does not depend on ``n``, ``h * sqrt(n_now / n)``. At least ``max(n_min, n_now + 1)``.
 
-    ``power``: instead, the replicates at which a rerun's interval clears that edge with this probability if the
-    true effect and spread are the ones observed (the sample-size plan, :mod:`invlib.plan`, asks for 0.8): for a
-    t-interval from the noncentral t distribution (``P(T > t(level, n - 1))``, ``T`` of noncentrality
-    ``gap * sqrt(n) / sd``); for the others the normal approximation, the gap spanning ``q(level) + z(power)``
-    standard errors. ``power=0.5`` is about the default.
+    ``power``: instead, the smallest n at which the claim, its replicates extended to n, is decided (reproduced or
+    not reproduced) with at least this chance, averaged over what the replicates so far leave uncertain about the
+    effect and its spread (:func:`chances`); not the chance at the observed effect taken as the true one, which a
+    pilot of 3 seeds misstates badly. The sample-size plan (:mod:`invlib.plan`) asks for 0.8.
 
     Example
     -------
     >>> n_needed(t_interval([1.0, 2.0, 3.0]), "greater", 0.0)   # mean 2, sd 1: t(0.975, n-1) / sqrt(n) < 2
     (4, '')
-    >>> n_needed(t_interval([1.0, 2.0, 3.0]), "greater", 0.0, power=0.8)   # 80 % of reruns decide it
-    (5, '')
+    >>> n_needed(t_interval([1.0, 2.0, 3.0]), "greater", 0.0, power=0.8)   # decided in 80 % of extended runs
+    (6, '')
     >>> n_needed(exact(0.3), "greater", 0.5)
     (None, 'a deterministic check: more replicates change nothing')
     """
@@ -740,6 +744,14 @@ def n_needed(iv: Interval, direction: str, boundary: float, margin: float = 0.0,
         return None, "one replicate: no spread to plan from"
     if not math.isfinite(est):
         return None, "no estimate"
+    floor = max(int(n_min), iv.n + 1)
+    if power is not None:
+        if not 0 < power < 1:
+            raise ValueError(f"power is a probability between 0 and 1, got {power!r}")
+        why = planning_why(iv)
+        if why:
+            return None, why
+        return _smallest(lambda n: sum(chances(iv, direction, boundary, margin, n, n_min)) >= power, floor)
     if direction == "equivalent":
         gap = margin - abs(est - boundary)  # an estimate inside the margin: the interval must shrink inside it
         gap = gap if gap > 0 else abs(est - boundary) - margin
@@ -747,33 +759,179 @@ def n_needed(iv: Interval, direction: str, boundary: float, margin: float = 0.0,
         gap = abs(est - boundary)
     if not gap > 0:
         return None, "the estimate sits on the boundary: no number of replicates decides it there"
-    floor = max(int(n_min), iv.n + 1)
     h = (iv.hi - iv.lo) / 2
     if h <= 0:
         return floor, ""
-    if power is not None and not 0 < power < 1:
-        raise ValueError(f"power is a probability between 0 and 1, got {power!r}")
     q = stats.norm.ppf(0.5 + iv.level / 2)
-    boost = 1.0 if power is None else (q + stats.norm.ppf(power)) / q  # the normal approximation's extra width
-    if iv.method == "t":
+    if iv.method in T_METHODS:
         sd = h * math.sqrt(iv.n) / stats.t.ppf(0.5 + iv.level / 2, iv.n - 1)
-
-        def fits(n: int) -> bool:
-            crit = stats.t.ppf(0.5 + iv.level / 2, n - 1)
-            if power is None:
-                return crit * sd / math.sqrt(n) < gap
-            return stats.nct.sf(crit, n - 1, gap * math.sqrt(n) / sd) >= power
-
-        return _smallest(fits, floor)
+        return _smallest(lambda n: stats.t.ppf(0.5 + iv.level / 2, n - 1) * sd / math.sqrt(n) < gap, floor)
     if iv.method == "fisher-z":
         rho = min(max(est, -0.999999), 0.999999)
         if direction == "equivalent":
             return None, "an equivalence test of a correlation has no closed form here"
         gap_z = abs(math.atanh(rho) - math.atanh(min(max(boundary, -0.999999), 0.999999)))
-        return _cap(max(floor, math.floor(3 + (1 + rho**2 / 2) * (q * boost / gap_z) ** 2) + 1))
+        return _cap(max(floor, math.floor(3 + (1 + rho**2 / 2) * (q / gap_z) ** 2) + 1))
     if iv.method in ("wilson", "newcombe", "bootstrap", "cluster bootstrap"):
-        return _cap(max(floor, math.floor(iv.n * (h * boost / gap) ** 2) + 1))
+        return _cap(max(floor, math.floor(iv.n * (h / gap) ** 2) + 1))
     return None, f"a {iv.method} interval has no formula for its width at another n"
+
+
+def planning_why(iv: Interval) -> str:
+    """Why :func:`chances` cannot plan from ``iv`` ("" where it can): no spread yet, or a method whose width at
+    another n has no formula here.
+
+    Example
+    -------
+    >>> planning_why(t_interval([1.0, 2.0])), planning_why(t_interval([1.0]))
+    ('', 'one replicate: no spread to plan from')
+    """
+    if iv.method == "exact":
+        return ""
+    if iv.method not in PLANNED_METHODS:
+        return f"a {iv.method} interval has no formula for its width at another n"
+    if iv.n < 2 or not (math.isfinite(iv.lo) and math.isfinite(iv.hi)):
+        return "one replicate: no spread to plan from"
+    if not math.isfinite(iv.estimate):
+        return "no estimate"
+    return ""
+
+
+def chances(iv: Interval, direction: str, boundary: float, margin: float = 0.0, n: int | None = None,
+            n_min: int = 1, level: float | None = None) -> tuple[float, float]:
+    """The chances that a claim whose interval is ``iv`` now is reproduced, and not reproduced, once its replicates
+    are extended to ``n`` (the ones run kept, ``n - iv.n`` more drawn), its interval taken at ``level`` (default
+    ``iv.level``; a stricter one for a part that decides a claim against it, :func:`strict_level`).
+
+    Not the plug-in chance at the observed effect and spread, but averaged over what the replicates so far leave
+    uncertain (the posterior predictive of the final interval under flat priors on the mean and the log spread):
+
+    - a t-interval (a Bonferroni one too): the spread ``sigma^2 = SS / chi2(n_now - 1)``, the mean given it
+      normal about the estimate; given both, the final interval's mean is normal and its sum of squares gains a
+      chi-square of ``n - n_now - 1`` degrees, so each (spread, mean) point of a :data:`PILOT_GRID` x
+      :data:`PILOT_GRID` grid of quantiles has an exact chi-square probability;
+    - a Wilson share: the share beta-distributed (Jeffreys), the new successes beta-binomial, each final count's
+      Wilson interval exact;
+    - a bootstrap, Newcombe or correlation interval (Fisher-z and cluster bootstrap on the z scale): the final
+      estimate normal about today's with variance ``se_now^2 - se_n^2``, its ends as far from it as today's shrunk
+      by ``sqrt(n_now / n)`` (``sqrt((n_now - 3) / (n - 3))`` for Fisher-z); an asymmetric interval keeps its
+      asymmetry;
+    - a deterministic check: its verdict, whatever ``n``.
+
+    At ``n = iv.n`` the verdict of today's interval (chance 0 or 1); below ``n_min`` both chances are 0.
+    Raises ValueError where :func:`planning_why` says no.
+
+    Example
+    -------
+    >>> pilot = t_interval([0.4, 1.6, 1.0])   # mean 1, sd 0.6: the boundary 0.5 is inside its interval
+    >>> [round(sum(chances(pilot, "greater", 0.5, n=n)), 2) for n in (3, 10, 40)]
+    [0.0, 0.55, 0.79]
+    >>> [round(p, 3) for p in chances(share_interval(7, 10), "greater", 0.5, n=30)]   # 7 of 10: inconclusive now
+    [0.548, 0.001]
+    """
+    why = planning_why(iv)
+    if why:
+        raise ValueError(why)
+    n = iv.n if n is None else int(n)
+    if n < iv.n:
+        raise ValueError(f"chances extend the replicates run ({iv.n}); got n = {n}")
+    if n < n_min:
+        return 0.0, 0.0
+    level = iv.level if level is None else float(level)
+    if iv.method == "exact":
+        verdict = _verdict(iv, direction, float(boundary), float(margin), int(n_min))
+        return float(verdict == REPRODUCED), float(verdict == NOT_REPRODUCED)
+    b, m = float(boundary), float(margin)
+    if direction == "equivalent":  # inside the margin; wholly above it or wholly below it
+        events = ((b - m, b + m),), ((b + m, math.inf), (-math.inf, b - m))
+    elif direction == "greater":  # the lower end above b; the upper end below b
+        events = ((b, math.inf),), ((-math.inf, b),)
+    else:
+        events = ((-math.inf, b),), ((b, math.inf),)
+    inside = _inside_t if iv.method in T_METHODS else _inside_wilson if iv.method == "wilson" else _inside_normal
+    return tuple(float(min(1.0, max(0.0, sum(inside(iv, n, level, a, c) for a, c in event)))) for event in events)
+
+
+def _inside_t(iv: Interval, n: int, level: float, a: float, c: float) -> float:
+    """The chance that the t-interval of the ``n`` extended replicates lies within ``(a, c)`` (an end may be
+    infinite): the pilot's spread and mean integrated on a grid of quantiles, the new sum of squares exactly."""
+    from scipy import special
+
+    n0, est = iv.n, iv.estimate
+    h = (iv.hi - iv.lo) / 2
+    ss0 = (h * math.sqrt(n0) / special.stdtrit(n0 - 1, 0.5 + iv.level / 2)) ** 2 * (n0 - 1)
+    # an asymmetric interval (a Bonferroni one over many entries: the largest estimate and the largest ends) keeps
+    # each end's share of the width
+    below, above = (max(1e-9, (est - iv.lo) / h), max(1e-9, (iv.hi - est) / h)) if h > 0 else (1.0, 1.0)
+    crit = special.stdtrit(n - 1, 0.5 + level / 2)
+    m = n - n0
+    if m == 0 or ss0 <= 0:  # today's interval at this level (or a pilot without spread: every rerun the same)
+        half = crit * math.sqrt(ss0 / (n0 * (n0 - 1)))
+        return float(est - below * half > a and est + above * half < c)
+    chi2, z = _pilot_grid(n0 - 1)
+    sigma2 = ss0 / chi2  # (J, 1): the spread's posterior quantiles; z (1, I): the new mean's distance from today's
+    mean = est + np.sqrt(sigma2 * m / (n * n0)) * z
+    known = ss0 + sigma2 * z**2  # the sum of squares before the new replicates' own spread (chi2(m - 1) x sigma^2)
+    scale = n * (n - 1) / crit**2
+    room = np.full(mean.shape, np.inf)
+    ok = np.ones(mean.shape, dtype=bool)
+    for edge, gap, share in ((a, mean - a, below), (c, c - mean, above)):
+        if math.isfinite(edge):
+            ok &= gap > 0
+            room = np.minimum(room, ((gap / share) ** 2 * scale - known) / sigma2)
+    if m == 1:
+        p = (room > 0).astype(float)
+    else:
+        p = special.chdtr(m - 1, np.clip(room, 0, None))
+    return float(np.mean(np.where(ok, p, 0.0)))
+
+
+def _inside_wilson(iv: Interval, n: int, level: float, a: float, c: float) -> float:
+    """The chance that the Wilson interval of ``n`` extended replicates lies within ``(a, c)``: the share
+    Jeffreys-beta, the new successes beta-binomial, every final count's interval exact."""
+    from scipy import special, stats
+
+    m = n - iv.n
+    if m > WILSON_EXACT:
+        return _inside_normal(iv, n, level, a, c)
+    unit = 100.0 if max(abs(iv.estimate), abs(iv.hi)) > 1 + 1e-9 else 1.0  # a share given in percent
+    a, c = a / unit, c / unit
+    k0 = min(iv.n, max(0, int(round(iv.estimate / unit * iv.n))))
+    k = np.arange(m + 1)
+    weight = stats.betabinom.pmf(k, m, k0 + 0.5, iv.n - k0 + 0.5) if m else np.ones(1)
+    z = special.ndtri(0.5 + level / 2)
+    share = (k0 + k) / n
+    centre = (share + z**2 / (2 * n)) / (1 + z**2 / n)
+    half = z / (1 + z**2 / n) * np.sqrt(np.clip(share * (1 - share), 0, None) / n + z**2 / (4 * n**2))
+    return float(np.sum(weight * ((centre - half > a) & (centre + half < c))))
+
+
+def _inside_normal(iv: Interval, n: int, level: float, a: float, c: float) -> float:
+    """The chance that the interval of ``n`` extended replicates lies within ``(a, c)``, the final estimate normal
+    about today's (correlations on the z scale), its ends as far from it as today's, shrunk to ``n``."""
+    from scipy import special
+
+    z_scale = iv.method in ("fisher-z", "cluster bootstrap")
+    f = (lambda x: x if not math.isfinite(x) else math.atanh(min(max(x, -0.999999), 0.999999))) if z_scale else \
+        (lambda x: x)
+    est, lo, hi, a, c = (f(x) for x in (iv.estimate, iv.lo, iv.hi, a, c))
+    shrink = math.sqrt((iv.n - 3) / (n - 3)) if iv.method == "fisher-z" else math.sqrt(iv.n / n)
+    q0 = special.ndtri(0.5 + iv.level / 2)
+    wider = special.ndtri(0.5 + level / 2) / q0
+    below, above = (est - lo) * wider * shrink, (hi - est) * wider * shrink
+    sd = (hi - lo) / (2 * q0) * math.sqrt(max(0.0, 1 - shrink**2))  # the final estimate's spread about today's
+    if sd <= 0:
+        return float(est - below > a and est + above < c)
+    return float(max(0.0, special.ndtr((c - above - est) / sd) - special.ndtr((a + below - est) / sd)))
+
+
+@functools.lru_cache(maxsize=256)
+def _pilot_grid(df: int) -> tuple[np.ndarray, np.ndarray]:
+    """:data:`PILOT_GRID` mid-quantiles of chi-square(``df``), ``(J, 1)``, and of the standard normal, ``(1, I)``."""
+    from scipy import special
+
+    u = (np.arange(PILOT_GRID) + 0.5) / PILOT_GRID
+    return special.chdtri(df, 1 - u)[:, None], special.ndtri(u)[None, :]
 
 
 def _smallest(fits: Callable[[int], bool], floor: int) -> tuple[int | None, str]:

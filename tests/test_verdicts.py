@@ -250,3 +250,25 @@ def test_t_intervals_are_t_interval_of_each_row():
         assert np.array_equal([iv.estimate, iv.lo, iv.hi], [mean[r], lo[r], hi[r]], equal_nan=True)
     with pytest.raises(ValueError, match="2-D array; got shape \\(48,\\)"):
         verdicts.t_intervals(x[0])
+
+
+def test_n_needed_plans_a_bonferroni_t_and_with_power_averages_over_the_pilot():
+    t = verdicts.t_interval([0.1, 0.4, 0.25, 0.3], 0.999)
+    bonf = verdicts.Interval(t.estimate, t.lo, t.hi, t.n, t.level, "bonferroni t")
+    assert verdicts.n_needed(bonf, "greater", 0.0) == verdicts.n_needed(t, "greater", 0.0)  # was "no formula"
+    assert verdicts.n_needed(bonf, "greater", 0.0)[0] > t.n
+    # with power: the smallest n whose chance of a decision, over what the pilot leaves uncertain, reaches it
+    pilot = verdicts.t_interval([0.4, 1.6, 1.0])
+    n, why = verdicts.n_needed(pilot, "greater", 0.5, n_min=3, power=0.8)
+    assert why == "" and sum(verdicts.chances(pilot, "greater", 0.5, n=n)) >= 0.8
+    assert sum(verdicts.chances(pilot, "greater", 0.5, n=n - 1)) < 0.8
+    # an estimate on the boundary: the plug-in has no number, the pilot's uncertainty gives one
+    on = verdicts.t_interval([-1.0, 0.0, 1.0])
+    assert verdicts.n_needed(on, "greater", 0.0)[0] is None and verdicts.n_needed(on, "greater", 0.0, power=0.5)[0]
+    # an equivalence: both edges of the margin must be cleared, so it needs more than either edge alone (the old
+    # power took the nearer edge only)
+    eq = verdicts.t_interval([0.4, -0.4, 0.3, -0.2], 0.90)
+    assert min(verdicts.chances(eq, "less", 0.5, n=6)[0], verdicts.chances(eq, "greater", -0.5, n=6)[0]) >= 0.8
+    assert sum(verdicts.chances(eq, "equivalent", 0.0, 0.5, n=6)) < 0.8
+    assert verdicts.n_needed(eq, "equivalent", 0.0, 0.5, power=0.8)[0] > 6
+    assert verdicts.n_needed(verdicts.exact(0.3), "greater", 0.5, power=0.8)[0] is None
