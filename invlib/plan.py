@@ -35,7 +35,8 @@ Where the chances stand against reruns (``tests/test_plan.py``): reruns whose tr
 pilot allows are decided as often as the plan says (t, Wilson, bootstrap, a conjunction by ``protocol.decide``);
 for one true effect, pilots of it planned and rerun at the n planned are decided about as often as planned where
 the effect is near its boundary (a claim that truly needs 20 seeds), and more often where it is far from it (the
-average over what a 3-seed pilot leaves possible is cautious there), never less.
+average over what a 3-seed pilot leaves possible is cautious there); for a claim that truly needs 60 seeds, a few
+points less (``benchmarks/measurements/plan.md``).
 
 Run: ``python -m invlib plan [--profile cpu] [--budget SECONDS] [--power 0.8] [--out FILE]``.
 """
