@@ -451,8 +451,8 @@ def undecided_sentence(claims: list[Mapping], to_decide=None) -> str:
     if reach:
         ns = sorted(int(re.search(r"n = ([\d,]+)", t).group(1).replace(",", "")) for t in reach)
         span = f"{ns[0]:,}" if ns[0] == ns[-1] else f"{ns[0]:,} to {ns[-1]:,}"
-        bits.append(f"{len(reach)} would be decided in most reruns at {span} replicates (if the effects measured "
-                    "here are the true ones)")
+        bits.append(f"{len(reach)} would be decided in most reruns at {span} replicates (allowing for what this "
+                    "run leaves uncertain about the effects and their spread)")
     if far:
         bits.append(f"{len(far)} need more than the plan considers at this profile")
     rest = k - len(reach) - len(far)

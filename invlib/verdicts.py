@@ -557,8 +557,10 @@ def decide_parts(parts: Mapping[str, Evidence], reason: str = "every part must h
     >>> decide_parts({"rotate": unsure, "shear": down}).verdict
     'inconclusive at this budget'
     >>> ev = decide_parts({"rotate": unsure, "shear": down}, against=["shear"])
-    >>> ev.verdict, ev.decided_by
-    ('not reproduced', "'shear' is against the claim at the 97.5 % level (2 parts), so 'rotate', not yet decided, cannot change it")
+    >>> ev.verdict
+    'not reproduced'
+    >>> ev.decided_by
+    "'shear' is against the claim at the 97.5 % level (2 parts), so 'rotate', not yet decided, cannot change it"
     """
     if not parts:
         raise ValueError("decide_parts needs at least one part")

@@ -64,8 +64,9 @@ def test_the_findings_box_groups_kinds_and_says_once_what_would_decide_the_rest(
     papers = box.split("Our code against")[0]
     assert "It helps. Paper: +4.4; this run: 1.03 (+1, 95 % interval +0.752 to +1.25, over 3 seeds)." in papers
     assert papers.count("inconclusive at this budget") == 1, "one sentence for the undecided, not one per claim"
-    assert ("2 claims are inconclusive at this budget: 1 would be decided in most reruns at 6 replicates (if the "
-            "effects measured here are the true ones); 1 need more than the plan considers at this profile.") in papers
+    assert ("2 claims are inconclusive at this budget: 1 would be decided in most reruns at 6 replicates (allowing "
+            "for what this run leaves uncertain about the effects and their spread); 1 need more than the plan "
+            "considers at this profile.") in papers
     assert '<a href="../verdicts.html">How to read a verdict</a>' in box
 
 
