@@ -53,7 +53,11 @@ from .train import OPTIMIZERS, SCHEDULES, TrainConfig, evaluate, fit, world_rank
 from .utils import atomic_save, cache_dir, check_choice, check_type, resolve_device, seeded
 from .utils import progress as progress_bar
 
-ZOO_VERSION = 3  # 3: n_test left the key (it never changed the weights)
+ZOO_VERSION = 4  # 3: n_test left the key (it never changed the weights); 4: every seed trains on one training set
+# The draw of a spec's training and test images, the same for every seed: a seed is the initialisation, the order and
+# the augmentation's draws, as in the papers (one ImageNet for every seed), and every seed is scored on the same
+# test images (which, for a folder without split sub-folders, none of them trained on).
+DATA_SEED = 0
 
 # ----------------------------------------------------------------------------- training augmentations
 AUGMENTATIONS: dict[str, Callable] = {
@@ -165,7 +169,8 @@ class Spec:
     ``epochs=0`` is the seeded, untrained initialisation (then the training fields do not enter the cache key).
     ``augment_params`` may be given as a dict; it is kept as sorted ``(name, value)`` pairs. ``n_train`` and
     ``n_test`` are capped at what the data hold; a ``folder`` dataset without ``test/`` (or ``val/``) sub-folder
-    holds out up to ``n_test`` of its images (at most a fifth) for testing.
+    holds out up to ``n_test`` of its images (at most a fifth) for testing. Every seed draws the same training and
+    test images (:data:`DATA_SEED`): ``seed`` sets the initialisation, the order and the augmentation's draws.
 
     Example
     -------
@@ -436,7 +441,7 @@ def splits(entry: Spec | str, profile: str | Profile | None = None, root=None, t
     (100, 50, (3, 28, 28))
     """
     s = _as_spec(entry, profile, root)
-    return _splits(s.dataset, s.root, s.seed, s.n_train, s.n_test, s.img_size, train, s.data_options)
+    return _splits(s.dataset, s.root, DATA_SEED, s.n_train, s.n_test, s.img_size, train, s.data_options)
 
 
 @functools.lru_cache(maxsize=2)  # the entries of a family share their data: load (decode a folder) once

@@ -209,6 +209,14 @@ def test_training_is_deterministic_and_the_seed_matters():
     assert _same(a, b) and not _same(a, c)
 
 
+def test_every_seed_of_a_spec_trains_and_is_scored_on_the_same_images():
+    # a seed is the initialisation, the order and the augmentation's draws; the data are the papers' one data set
+    one, other = (zoo.splits(SPEC.replace(n_train=64, n_test=32, seed=s)) for s in (0, 5))
+    for a, b in zip(one, other):
+        assert torch.equal(a.images, b.images) and torch.equal(a.labels, b.labels)
+    assert zoo.path(SPEC) != zoo.path(SPEC.replace(seed=5)), "the seed still keys the weights"
+
+
 def test_corrupt_checkpoint_is_retrained_with_warning():
     spec = SPEC.replace(arch="small_vit", optimizer="adamw", lr=1e-3, n_train=256)
     model = zoo.get(spec)
