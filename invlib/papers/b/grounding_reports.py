@@ -129,9 +129,9 @@ HYPOTHESIS_WORDS = ("bears out", "does not bear out", "bears out in part")
 def reading(ev: dict, that: dict[str, str], words: tuple[str, str, str] = PAPER_WORDS) -> str:
     """What a chapter's claims came to, in a few grouped sentences (the prose around a chapter's claims table; the
     findings box lists them one by one): the claims of ``that`` (claim id -> a clause, "training lowers invariance to
-    rotation") that this run decided, named by verdict; then the undecided ones counted, with why and, where the
-    effects and spreads measured here say it, how many replicates would decide them (each claim's ``n_needed``);
-    then those this profile cannot test.
+    rotation") that this run decided, named by verdict; those it does not test because the data do not meet their
+    premise (a gate); then the undecided ones counted, with why and, where the effects and spreads measured here say
+    it, how many replicates would decide them (each claim's ``n_needed``); then those this profile cannot test.
 
     Example
     -------
@@ -144,6 +144,10 @@ def reading(ev: dict, that: dict[str, str], words: tuple[str, str, str] = PAPER_
     ... # doctest: +NORMALIZE_WHITESPACE
     'This run reproduces that A holds. It does not reproduce that C holds. The other claim cannot be decided on this
      run: it rests on 1 seed where it needs 3.'
+    >>> gap = {"premise: no augmentation overfits": [1.0, 1.1, 0.9], "gain rises": {"0 → 1": [5.0, 6.0, 7.0]}}
+    >>> reading({"a": up, "g": decide(PROTOCOL["thesis/crop_gain_grows_with_variation"], gap)},
+    ...         {"a": "A holds", "g": "the gain grows"})
+    'This run reproduces that A holds. It does not test that the gain grows: its premise is not met.'
     """
     claims = {cid: ev[cid] for cid in that if cid in ev}
     said = []
@@ -152,7 +156,12 @@ def reading(ev: dict, that: dict[str, str], words: tuple[str, str, str] = PAPER_
         if named:
             said.append(f"{'It' if said else 'This run'} {verb} "
                         f"{_join(named, 'or' if verdict == results.NOT_REPRODUCED else 'and')}.")
-    open_ = [e for e in claims.values() if e.verdict == results.INCONCLUSIVE]
+    unmet = [cid for cid, e in claims.items() if e.verdict == results.INCONCLUSIVE
+             and str(e.n_needed_why).startswith("premise not met")]  # a gate the data do not pass: not tested
+    if unmet:
+        said.append(f"{'It' if said else 'This run'} does not test {_join([f'that {that[c]}' for c in unmet], 'or')}: "
+                    f"{'its premise is' if len(unmet) == 1 else 'their premises are'} not met.")
+    open_ = [e for cid, e in claims.items() if e.verdict == results.INCONCLUSIVE and cid not in unmet]
     if open_:
         k = len(open_)
         if k < len(claims):
