@@ -422,10 +422,23 @@ def undecided_groups(claims: Mapping[str, Mapping], questions: Mapping[str, tupl
     """
     groups: dict[str, list] = {}
     for cid, c in claims.items():
-        if c["verdict"] == INCONCLUSIVE and cid in questions:
+        if c["verdict"] == INCONCLUSIVE and cid in questions and not premise_not_met(c):
             question, more = questions[cid]
             groups.setdefault(more, []).append(question)
     return groups
+
+
+def premise_not_met(claim: Mapping) -> bool:
+    """Whether a recorded claim is inconclusive because a premise it declared as a gate failed (more replicates of
+    the claim cannot settle it; the data or the budget would have to change).
+
+    Example
+    -------
+    >>> premise_not_met(dict(verdict="inconclusive at this budget", evidence=dict(n_needed_why="premise not met (x)")))
+    True
+    """
+    return claim.get("verdict") == INCONCLUSIVE and str(
+        (claim.get("evidence") or {}).get("n_needed_why", "")).startswith("premise not met")
 
 
 def undecided_sentence(claims: list[Mapping], to_decide=None) -> str:
@@ -439,8 +452,11 @@ def undecided_sentence(claims: list[Mapping], to_decide=None) -> str:
     open_ = [c for c in claims if c["verdict"] == INCONCLUSIVE]
     if not open_:
         return ""
+    unmet = [c for c in open_ if premise_not_met(c)]
     needs = {}
     for c in open_:
+        if premise_not_met(c):
+            continue
         text = (to_decide or {}).get((c.get("chapter", ""), c["id"])) or c.get("to_decide") or ""
         needs[c["id"]] = text
     reach = [t for t in needs.values() if t and "out of reach" not in t and "power at n" in t]
@@ -455,7 +471,10 @@ def undecided_sentence(claims: list[Mapping], to_decide=None) -> str:
                     "run leaves uncertain about the effects and their spread)")
     if far:
         bits.append(f"{len(far)} need more than the plan considers at this profile")
-    rest = k - len(reach) - len(far)
+    if unmet:
+        bits.append(f"{len(unmet)} {'is' if len(unmet) == 1 else 'are'} not tested because the data do not meet "
+                    f"{'its' if len(unmet) == 1 else 'their'} premise")
+    rest = k - len(reach) - len(far) - len(unmet)
     if rest and bits:
         bits.append(f"for {rest} no number can be said from this run")
     return head + (": " + "; ".join(bits) if bits else "") + "."

@@ -193,7 +193,7 @@ def settings(profile: str | profiles.Profile = "cpu", **overrides) -> Fixed:
     Example
     -------
     >>> settings("cpu").n_test, settings("cpu", n_test=100).n_test, settings("paper").module_lr
-    (250, 100, 0.001)
+    (750, 100, 0.001)
     """
     return profiles.settings(Fixed, SETTINGS, profile, **overrides)
 
