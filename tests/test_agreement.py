@@ -69,6 +69,7 @@ def test_the_cpu_profile_has_the_seeds_the_training_claims_need():
     assert grounding.settings("cpu").seeds >= R.N_MIN, "B3 trains the ResNet and ViT seeds S1's architecture reads"
 
 
+@pytest.mark.slow  # over a second: make test runs it, make test-fast stays under 2 minutes
 def test_each_seed_records_what_its_models_cost_and_the_claims_on_it(monkeypatch):
     S = G.settings("cpu")
     fam = G.models(S)
@@ -216,6 +217,7 @@ def _own_pass(model, x: torch.Tensor, grid: str | None, level: int, seed: int = 
     return models.batched(lambda b: model(b).argmax(1), x, device="cpu", transform=tf, transform_device="cpu")
 
 
+@pytest.mark.slow  # over a second: make test runs it, make test-fast stays under 2 minutes
 @pytest.mark.parametrize("arch", ["small_resnet18_s4", "small_vit_p14_cls"])
 def test_accuracy_under_t_from_the_sweeps_passes_equals_a_pass_of_its_own(arch):
     """The sweep's forward passes give every image the prediction a separate pass gives it (the grids draw
@@ -422,6 +424,7 @@ def test_augmentation_s_lead_is_averaged_over_the_transformations_in_absolute_si
     assert (R.most_effects(down, S)["vs training"] < -1).all()
 
 
+@pytest.mark.slow  # over a second: make test runs it, make test-fast stays under 2 minutes
 def test_every_claim_is_declared_with_a_smallest_effect_and_recorded_by_the_report():
     for claim in PROTOCOL:
         assert claim.paper == "(no paper tests this)"
@@ -433,6 +436,7 @@ def test_every_claim_is_declared_with_a_smallest_effect_and_recorded_by_the_repo
     assert all(run.claims[c.id]["criterion"] == c.criterion() for c in PROTOCOL)
 
 
+@pytest.mark.slow  # over a second: make test runs it, make test-fast stays under 2 minutes
 def test_the_claims_fail_when_augmentation_lowers_invariance():
     t = R.demo_table()
     aug = t["variant"] == "scale"

@@ -286,6 +286,7 @@ def test_imagenet_streams_over_the_memory_cap_and_needs_wnid_folders(imagenet, m
         data.wnid_to_synset("n00000001")
 
 
+@pytest.mark.slow  # over a second: make test runs it, make test-fast stays under 2 minutes
 def test_user_folder(tmp_path):
     from PIL import Image
 

@@ -294,6 +294,7 @@ def test_translation_recovers_rrc_near_half_of_its_gain():
     assert verdict([63, 64, 62]) == "not reproduced"  # gains of 3 < half of 10
 
 
+@pytest.mark.slow  # over a second: make test runs it, make test-fast stays under 2 minutes
 def test_table_a2_controls_for_ten_simultaneous_classes():
     """RRC that changes nothing: the old rule (a class hurt in > 70 % of 4 comparisons) finds a hurt class in most
     runs, the Bonferroni-widened per-class interval in fewer than 5 %."""

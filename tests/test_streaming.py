@@ -206,6 +206,7 @@ def test_a_file_that_is_no_image_is_named_when_it_is_decoded(folder, tmp_path, w
 
 
 # ------------------------------------------------------------------------------ every consumer, the same numbers
+@pytest.mark.slow  # over a second: make test runs it, make test-fast stays under 2 minutes
 @pytest.mark.parametrize("workers", ["0", pytest.param("1", marks=pytest.mark.slow)])
 def test_training_on_disk_ends_with_the_same_weights_as_in_memory(folder, workers, monkeypatch):
     monkeypatch.setenv("INVLIB_LOADER_WORKERS", workers)
