@@ -473,6 +473,7 @@ def test_each_answer_follows_its_verdict(verdict, says):
         assert facts["s1_decided"] == "none of the three questions"
 
 
+@pytest.mark.slow  # over a second: make test runs it, make test-fast stays under 2 minutes
 def test_an_undecided_seed_claim_says_it_needs_seeds():
     run = results.Run("smoke", name="demo")
     _, _, facts = R.report(run, G.settings("smoke", transforms=("zoom",)), R.demo_table(seeds=1))
@@ -487,6 +488,7 @@ def test_random_op_models_are_zoo_specs_of_their_own():
     assert zoo.path(rot) != zoo.path(rrc.spec(B, rrc.NONE, 0))
 
 
+@pytest.mark.slow  # over a second: make test runs it, make test-fast stays under 2 minutes
 def test_every_fact_is_text_for_the_prose():
     """The chapter quotes every fact with {glue:md}, which takes text only (a number fails the site build)."""
     _, _, facts = R.report(results.Run("smoke", name="demo"), G.settings("smoke", transforms=("zoom",)),

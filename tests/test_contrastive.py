@@ -157,6 +157,7 @@ def test_features_whole_image_and_crops():
     assert net.training is False
 
 
+@pytest.mark.slow  # over a second: make test runs it, make test-fast stays under 2 minutes
 def test_probe_is_cached_under_each_models_weights(monkeypatch):
     S = tiny(n_train=32, n_test=16, probe_train=32)
     tr, te = D.scene_data(S)

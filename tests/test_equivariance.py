@@ -285,6 +285,7 @@ def test_a_network_equivariant_by_construction_is_mapped_back(tiny):
     assert row.inv_acc < row.clean - 10 and row.eq_acc > row.inv_acc + 10 and abs(row.eq_acc - row.clean) < 8
 
 
+@pytest.mark.slow  # over a second: make test runs it, make test-fast stays under 2 minutes
 def test_measure_network_of_a_resnet_rows_cache_and_reference(tiny, tmp_path):
     S, fit_ds, eval_ds = tiny
     net = models.create("small_resnet18", seed=0).eval()

@@ -254,6 +254,7 @@ def test_input_free_tta_draws_from_its_own_module_and_needs_it():
     assert (res[res["method"] == "InstaAug"]["acc"] != alone).any()
 
 
+@pytest.mark.slow  # over a second: make test runs it, make test-fast stays under 2 minutes
 def test_control_trains_both_modules_on_still_scenes(monkeypatch):
     S = F.settings("smoke", n_train=32, n_test=6, batch_size=16, samples=(1, 2), tta_seeds=1)
     seen = []

@@ -429,6 +429,7 @@ def test_table_a1_and_b2_claims():
     plt.close("all")
 
 
+@pytest.mark.slow  # over a second: make test runs it, make test-fast stays under 2 minutes
 def test_wordnet_check_of_the_hurt_classes():
     hurt = pd.DataFrame({"consistently": ["hurt", "hurt", "hurt", "helped", ""]},
                         index=["dog", "cat", "wolf", "car", "tree"])

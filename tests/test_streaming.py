@@ -225,6 +225,7 @@ def test_training_on_disk_ends_with_the_same_weights_as_in_memory(folder, worker
     assert torch.equal(models.batched(a, memory.images, 7), models.batched(a, disk.images, 7))
 
 
+@pytest.mark.slow  # over a second: make test runs it, make test-fast stays under 2 minutes
 def test_the_zoo_trains_a_folder_larger_than_the_cap(folder, tmp_path, monkeypatch):
     spec = zoo.Spec(dataset="folder", root=folder, epochs=1, n_train=32, n_test=16, img_size=16, batch_size=16)
     weights = []
