@@ -20,7 +20,16 @@ import math
 import re
 from collections.abc import Iterable, Mapping
 
-from .verdicts import INCONCLUSIVE, NOT_MEASURABLE, NOT_REPRODUCED, PARTLY, REPRODUCED, VERDICTS, _names
+from .verdicts import (
+    INCONCLUSIVE,
+    NOT_MEASURABLE,
+    NOT_REPRODUCED,
+    PARTLY,
+    PREMISE_NOT_MET,
+    REPRODUCED,
+    VERDICTS,
+    _names,
+)
 
 # A verdict's badge: its CSS class and the word on it.
 BADGE = {REPRODUCED: ("reproduced", "reproduced"), PARTLY: ("partly", "partly"),
@@ -438,7 +447,7 @@ def premise_not_met(claim: Mapping) -> bool:
     True
     """
     return claim.get("verdict") == INCONCLUSIVE and str(
-        (claim.get("evidence") or {}).get("n_needed_why", "")).startswith("premise not met")
+        (claim.get("evidence") or {}).get("n_needed_why", "")).startswith(PREMISE_NOT_MET)
 
 
 def undecided_sentence(claims: list[Mapping], to_decide=None) -> str:

@@ -375,7 +375,7 @@ def decide(claim: Claim, effects) -> Evidence:
             missing = all(leaves[n].verdict == NOT_MEASURABLE for n in closed)
             failed = [n for n in closed if leaves[n].verdict in (verdicts.NOT_REPRODUCED, verdicts.PARTLY)]
             shown = "; ".join(f"{n}: {leaves[n].text()}" for n in (failed or closed))
-            why = (f"premise not met ({shown}): the claim is not tested" if failed else
+            why = (f"{verdicts.PREMISE_NOT_MET} ({shown}): the claim is not tested" if failed else
                    f"premise not yet shown ({shown}): the claim is not tested until it is")
             return dataclasses.replace(held, verdict=NOT_MEASURABLE if missing else verdicts.INCONCLUSIVE,
                                        n_needed=None, n_needed_why=why, reason=f"{reason} ({why})", decided_by="")

@@ -41,6 +41,7 @@ import numpy as np
 REPRODUCED, PARTLY, NOT_REPRODUCED = "reproduced", "partly", "not reproduced"
 INCONCLUSIVE, NOT_MEASURABLE = "inconclusive at this budget", "not measurable at this profile"
 VERDICTS = (REPRODUCED, PARTLY, NOT_REPRODUCED, INCONCLUSIVE, NOT_MEASURABLE)
+PREMISE_NOT_MET = "premise not met"  # how an inconclusive claim's n_needed_why begins when a gate of it failed
 DIRECTIONS = ("greater", "less", "equivalent")
 LEVEL = {"greater": 0.95, "less": 0.95, "equivalent": 0.90}  # the interval each kind of claim is decided with
 UNITS = ("seed", "model", "image", "scene", "class", "class pair", "draw", "run", "deterministic")
@@ -109,6 +110,11 @@ class Evidence:
     null: float = math.nan
     n_needed_why: str = ""
     decided_by: str = ""
+
+    @property
+    def premise_not_met(self) -> bool:
+        """Inconclusive because a premise it declared as a gate failed (:func:`invlib.protocol.decide`)."""
+        return self.verdict == INCONCLUSIVE and self.n_needed_why.startswith(PREMISE_NOT_MET)
 
     @property
     def decisive(self) -> bool:

@@ -156,8 +156,7 @@ def reading(ev: dict, that: dict[str, str], words: tuple[str, str, str] = PAPER_
         if named:
             said.append(f"{'It' if said else 'This run'} {verb} "
                         f"{_join(named, 'or' if verdict == results.NOT_REPRODUCED else 'and')}.")
-    unmet = [cid for cid, e in claims.items() if e.verdict == results.INCONCLUSIVE
-             and str(e.n_needed_why).startswith("premise not met")]  # a gate the data do not pass: not tested
+    unmet = [cid for cid, e in claims.items() if e.premise_not_met]  # a gate the data do not pass: not tested
     if unmet:
         said.append(f"{'It' if said else 'This run'} does not test {_join([f'that {that[c]}' for c in unmet], 'or')}: "
                     f"{'its premise is' if len(unmet) == 1 else 'their premises are'} not met.")
