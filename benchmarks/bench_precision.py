@@ -20,7 +20,8 @@ import torch.nn.functional as F
 
 from invlib import models
 
-# (architecture, side, channels, classes, batch): the families of the book's cpu profile
+# (architecture, side, channels, classes, batch[, widths]): the families of the book's cpu profile; the narrow
+# conv4 of chapters D1 (32 px), D3 (16 px) and E1 (Fashion-MNIST, 28 px, one channel) with its widths
 FAMILIES = [
     ("small_resnet18", 28, 3, 10, 128),
     ("small_resnet50", 28, 3, 10, 128),
@@ -29,6 +30,9 @@ FAMILIES = [
     ("small_resnet18_s2", 64, 3, 10, 128),
     ("small_vit_p14", 56, 3, 10, 64),
     ("conv4", 32, 3, 10, 128),
+    ("conv4", 32, 3, 4, 64, (8, 16, 32, 64)),
+    ("conv4", 16, 3, 10, 64, (8, 16, 32, 64)),
+    ("conv4", 28, 1, 4, 128, (8, 16, 32, 64)),
     ("signal_cnn", 1000, 1, 4, 128),
     ("signal_mlp", 1000, 1, 4, 128),
 ]
@@ -48,11 +52,13 @@ def step_rate(model, batches, bf16: bool) -> float:
     return sum(len(y) for _, y in batches) / (time.perf_counter() - t0)
 
 
-def measure(arch: str, side: int, channels: int, classes: int, batch: int, steps: int, repeats: int) -> dict:
+def measure(arch: str, side: int, channels: int, classes: int, batch: int, widths: tuple | None = None, *,
+            steps: int, repeats: int) -> dict:
     torch.manual_seed(0)
     signal = arch.startswith("signal")
     shape = (channels, side) if signal else (channels, side, side)
     kwargs = {} if signal or arch in ("conv4",) else {"img_size": side}
+    kwargs.update({"widths": widths} if widths else {})
     model = models.create(arch, num_classes=classes, in_chans=channels, **kwargs)
     layout = torch.contiguous_format if signal else torch.channels_last
     model = model.to(memory_format=layout)
@@ -63,7 +69,8 @@ def measure(arch: str, side: int, channels: int, classes: int, batch: int, steps
     for _ in range(repeats):  # alternated, so a drift in the machine's speed touches both alike
         f32.append(step_rate(model, batches, False))
         b16.append(step_rate(model, batches, True))
-    return dict(arch=arch, side=side, f32=max(f32), bf16=max(b16), ratio=max(b16) / max(f32))
+    name = f"{arch} {tuple(widths)}" if widths else arch
+    return dict(arch=name, side=side, f32=max(f32), bf16=max(b16), ratio=max(b16) / max(f32))
 
 
 def main() -> None:

@@ -288,14 +288,14 @@ BF16_ARCHS = ("small_resnet18", "small_resnet50", "small_resnet18_s4", "small_re
 
 def resolve_precision(arch: str, device: str = "auto", precision: str = "auto") -> str:
     """The precision a spec trains in, as its cache key records it: ``precision`` when it is not ``"auto"``; for
-    ``"auto"``, ``$INVLIB_PRECISION`` (default ``float32``). With ``INVLIB_PRECISION=auto``: ``"bf16"`` for an
-    architecture of :data:`BF16_ARCHS` trained on a CPU that computes bf16 natively
-    (:func:`invlib.train.cpu_has_bf16`), ``"float32"`` otherwise (a GPU autocasts to bf16 anyway,
-    :attr:`TrainConfig.amp`). A checkpoint trained in one precision is never loaded for the other.
+    ``"auto"``, ``$INVLIB_PRECISION`` (default ``auto``): ``"bf16"`` (autocast) for an architecture of
+    :data:`BF16_ARCHS` trained on a CPU that computes bf16 natively (:func:`invlib.train.cpu_has_bf16`),
+    ``"float32"`` otherwise (a GPU autocasts to bf16 anyway, :attr:`TrainConfig.amp`; a CPU without bf16
+    instructions emulates it 6-16x slower). ``INVLIB_PRECISION=float32`` trains every model in float32. A checkpoint
+    trained in one precision is never loaded for the other.
 
-    The book trains in float32: bf16 is 1.6-2.8x faster for these networks here, but it is not yet shown to leave
-    the claims' effects within their intervals, and at the smoke profile one of S1's measures read NaN features
-    from bf16-trained models (benchmarks/measurements/foundation.md).
+    bf16 trains these networks 1.6-2.8x faster here (benchmarks/measurements/foundation.md, which also compares
+    the book's claims under the two precisions at the same seeds).
 
     Example
     -------
@@ -304,7 +304,7 @@ def resolve_precision(arch: str, device: str = "auto", precision: str = "auto") 
     """
     check_choice(precision, PRECISIONS, "precision")
     if precision == "auto":
-        precision = os.environ.get("INVLIB_PRECISION", "float32") or "float32"
+        precision = os.environ.get("INVLIB_PRECISION", "auto") or "auto"
         check_choice(precision, PRECISIONS, "$INVLIB_PRECISION")
     if precision != "auto":
         return precision
@@ -312,6 +312,19 @@ def resolve_precision(arch: str, device: str = "auto", precision: str = "auto") 
 
     on_cpu = device == "cpu" or device == "auto" and not torch.cuda.is_available()
     return "bf16" if arch in BF16_ARCHS and on_cpu and cpu_has_bf16() else "float32"
+
+
+def cpu_bf16(arch: str, device: str = "auto") -> bool:
+    """Whether a model of ``arch`` trained on ``device`` trains under bf16 autocast on the CPU: the
+    :attr:`invlib.train.TrainConfig.cpu_bf16` of a chapter's own training (:func:`resolve_precision`'s choice, so
+    the zoo's models and a chapter's own follow one rule and ``$INVLIB_PRECISION``).
+
+    Example
+    -------
+    >>> cpu_bf16("small_vit")
+    False
+    """
+    return resolve_precision(arch, device) == "bf16"
 
 
 # Per-architecture recipe of the named entries; the profile sets data, sizes, epochs, batch and device. The ViT

@@ -357,3 +357,22 @@ def test_invalid_options():
         A.augerino(nn.Identity(), order="sequentail")
     with pytest.raises(ValueError, match="zoom_in_only needs the 'scale' generator"):
         A.AffineAugment(generators=["rotate"], zoom_in_only=True)
+
+
+# ----------------------------------------------------------------------------- under bf16 autocast
+def test_the_warp_and_its_gradient_are_float32_under_bf16_autocast():
+    """A model trained with TrainConfig.cpu_bf16 runs its classifier in bf16; the learned warp stays in float32
+    (invlib.learned.in_float32): the same images and width gradients as without autocast, to float32's rounding."""
+    x = images(6, 3, 16, 16, seed=2)
+    grads, outs = [], []
+    for bf16 in (False, True):
+        aug = A.AffineAugment(reg=0.1, generators=["rotate", "scale"], init_width={"rotate": 0.7, "scale": 0.4})
+        torch.manual_seed(0)
+        with torch.autocast("cpu", dtype=torch.bfloat16, enabled=bf16):
+            out = aug(x)
+        out.square().mean().backward()
+        outs.append(out)
+        grads.append(aug.width.grad.clone())
+    assert outs[1].dtype == torch.float32
+    assert torch.allclose(outs[0], outs[1], atol=1e-6) and torch.allclose(grads[0], grads[1], rtol=1e-5, atol=1e-8)
+    assert float(grads[1].abs().min()) > 0, "both widths get a gradient"

@@ -72,8 +72,10 @@ def test_same_spec_same_path_and_every_field_that_changes_weights_a_new_one(tmp_
 def test_the_precision_is_bf16_only_for_the_resnets_on_a_cpu_with_bf16_and_can_be_forced(monkeypatch):
     monkeypatch.delenv("INVLIB_PRECISION", raising=False)
     monkeypatch.setattr("invlib.train.cpu_has_bf16", lambda: True)
-    assert zoo.Spec("small_resnet18", device="cpu").precision == "float32", "the book's default"
-    monkeypatch.setenv("INVLIB_PRECISION", "auto")  # bf16 where this machine runs it faster
+    assert zoo.Spec("small_resnet18", device="cpu").precision == "bf16", "the book's default: bf16 where faster"
+    monkeypatch.setenv("INVLIB_PRECISION", "float32")
+    assert zoo.Spec("small_resnet18", device="cpu").precision == "float32", "every model in float32 when asked"
+    monkeypatch.setenv("INVLIB_PRECISION", "auto")
     assert zoo.resolve_precision("small_resnet18", "cpu") == "bf16"
     assert zoo.resolve_precision("small_vit", "cpu") == "float32", "the ViT runs slower under bf16"
     assert zoo.resolve_precision("small_resnet18", "cuda") == "float32", "a GPU autocasts anyway (TrainConfig.amp)"

@@ -50,10 +50,12 @@ Example
 
 from __future__ import annotations
 
+import functools
+
 import torch
 from torch import nn
 
-__all__ = ["UNITS", "Invariant", "max_rotation", "unit_clamp"]
+__all__ = ["UNITS", "Invariant", "in_float32", "max_rotation", "unit_clamp"]
 
 UNITS = {  # op name -> unit of its max_value in state()
     "translate_x": "fraction of width", "translate_y": "fraction of height", "rotate": "radians",
@@ -62,6 +64,32 @@ UNITS = {  # op name -> unit of its max_value in state()
     "ft_surrogate": "fraction of 2 pi", "gaussian_noise": "std", "scale": "log of the zoom factor",
     "stretch": "log of the stretch factor", "shear": "Lie-algebra coefficient",
 }
+
+
+def in_float32(method):
+    """Run a learned augmentation's ``method(self, x, ...)`` in float32, whatever autocast surrounds it.
+
+    A model trained under bf16 autocast (:attr:`invlib.train.TrainConfig.cpu_bf16`) runs its classifier in bf16;
+    the augmentation's few parameters (widths, magnitudes, crop logits) and the warps they drive stay in float32:
+    rounded to bf16's 8 bits, Augerino's warp matrices drove chapter B6's runs to NaN weights within an epoch.
+    The warps are a small share of a training step. ``x`` ``(B, ...)`` is cast to float32 when it is floating.
+
+    Example
+    -------
+    >>> class Scale(nn.Module):
+    ...     @in_float32
+    ...     def forward(self, x):
+    ...         return x @ torch.eye(2)
+    >>> with torch.autocast("cpu", dtype=torch.bfloat16):
+    ...     Scale()(torch.rand(3, 2)).dtype
+    torch.float32
+    """
+    @functools.wraps(method)
+    def wrapper(self, x, *args, **kwargs):
+        with torch.autocast(x.device.type, enabled=False):
+            return method(self, x.float() if x.is_floating_point() else x, *args, **kwargs)
+
+    return wrapper
 
 
 def unit_clamp(x: torch.Tensor) -> torch.Tensor:

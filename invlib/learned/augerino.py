@@ -40,7 +40,7 @@ import torch.nn.functional as F
 from torch import nn
 
 from ..utils import check_choice
-from . import Invariant
+from . import Invariant, in_float32
 
 GENERATORS = ("translate_x", "translate_y", "rotate", "scale", "stretch", "shear")
 ORDERS = ("joint", "sequential")  # one warp by exp(sum_k eps_k G_k), or one warp per generator in turn
@@ -80,10 +80,13 @@ def transform(x: torch.Tensor, eps: torch.Tensor, which: list[int] | None = None
     >>> torch.allclose(transform(x, torch.zeros(2, 6)), x, atol=1e-6)
     True
     """
-    g = generators(x.dtype).to(x.device)
-    mats = torch.linalg.matrix_exp(torch.einsum("bk,kij->bij", eps, g))
-    grid = F.affine_grid(mats[:, :2], list(x.shape), align_corners=False)
-    return F.grid_sample(x, grid, mode="bilinear", padding_mode="zeros", align_corners=False)
+    # in float32 whatever the autocast around it (as AffineAugment.forward: invlib.learned.in_float32)
+    dtype = x.dtype
+    with torch.autocast(x.device.type, enabled=False):
+        x, eps = x.float(), eps.float()
+        mats = torch.linalg.matrix_exp(torch.einsum("bk,kij->bij", eps, generators(x.dtype).to(x.device)))
+        grid = F.affine_grid(mats[:, :2], list(x.shape), align_corners=False)
+        return F.grid_sample(x, grid, mode="bilinear", padding_mode="zeros", align_corners=False).to(dtype)
 
 
 def _check_keys(what: str, d: dict, names: list[str]) -> None:
@@ -190,6 +193,7 @@ class AffineAugment(nn.Module):
             u[:, s] = -u[:, s].abs()  # U[-1/2, 0]
         return u * self.widths().to(dtype)
 
+    @in_float32
     def forward(self, x: torch.Tensor) -> torch.Tensor:
         coef = self.coefficients(len(x), x.device, x.dtype)
         if self.order == "sequential":

@@ -44,7 +44,7 @@ from torch import nn
 
 from .. import transforms as T
 from ..utils import check_choice
-from . import Invariant, unit_clamp
+from . import Invariant, in_float32, unit_clamp
 
 REGULARISERS = ("selective", "augerino", "none")
 EVAL_DRAWS = ("sample", "batch")
@@ -263,6 +263,7 @@ class AugModule(nn.Module):
         self.layers = nn.ModuleList(layers)
         self.reg, self.regulariser = float(reg), check_choice(regulariser, REGULARISERS, "regulariser")
 
+    @in_float32
     def forward(self, x):
         for layer in self.layers:
             x = layer(x)

@@ -57,7 +57,7 @@ from torch import nn
 from .. import transforms as T
 from ..crops import box_crop
 from ..utils import check_choice, seeded
-from . import Invariant
+from . import Invariant, in_float32
 
 SAMPLERS = ("gumbel", "multinomial", "exponential")  # exponential: the authors' code (biased)
 SELECTS = ("sample", "top")
@@ -450,6 +450,7 @@ class InstaAugment(nn.Module):
         """Record a batch's mean entropy ``h`` over ``n`` inputs (the objective calls it), for :meth:`state`."""
         self._h = [self._h[0] + h * n, self._h[1] + n]
 
+    @in_float32
     def distribution(self, x: torch.Tensor, y: torch.Tensor | None = None):
         """Log-probabilities ``(B, M)`` (categorical) or ``(low, high)`` ``(B, K)`` each (uniform). A
         :class:`ClassCrops` needs labels ``y``; without them (at test time) it is uniform over its crops."""
@@ -460,6 +461,7 @@ class InstaAugment(nn.Module):
             return self.params(y)
         return self.params(x)
 
+    @in_float32
     def draw(self, x: torch.Tensor, y: torch.Tensor | None = None, generator: torch.Generator | None = None,
              dist=None) -> Draw:
         """One transformation per input, drawn from ``p(tau; phi(x))``; see :class:`Draw`. ``dist``: what

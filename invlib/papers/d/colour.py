@@ -46,7 +46,7 @@ import numpy as np
 import pandas as pd
 import torch
 
-from ... import data, models, profiles
+from ... import data, models, profiles, zoo
 from ... import train as _train
 from ... import transforms as T
 from ...learned import instaaug
@@ -418,7 +418,7 @@ def make(S: Colour, member: Member, seed: int, num_classes: int = len(data.LIGHT
     check_choice(member.kind, KINDS, "kind")
     cfg = _train.TrainConfig(epochs=S.epochs, batch_size=S.batch_size, optimizer="sgd", lr=S.lr,
                              momentum=S.momentum, weight_decay=S.weight_decay, schedule=S.schedule, seed=seed,
-                             device=S.device)
+                             device=S.device, cpu_bf16=zoo.cpu_bf16(S.trunk, S.device))
     trunk = _trunk(S, seed, num_classes)
     if member.kind == "none":
         return trunk, cfg, None, None

@@ -55,7 +55,7 @@ import pandas as pd
 import torch
 from torch import nn
 
-from ... import data, models, profiles
+from ... import data, models, profiles, zoo
 from ... import train as _train
 from ... import transforms as T
 from ...learned import instaaug as I
@@ -368,7 +368,8 @@ def train_config(S: Contrastive, seed: int) -> _train.TrainConfig:
     """
     return recipe(S).config(_train.TrainConfig(epochs=S.epochs, batch_size=S.batch_size, optimizer="adam", lr=S.lr,
                                                weight_decay=S.weight_decay, weight_decay_on="all",
-                                               schedule=S.schedule, seed=seed, device=S.device))
+                                               schedule=S.schedule, seed=seed, device=S.device,
+                                               cpu_bf16=zoo.cpu_bf16(S.encoder, S.device)))
 
 
 def train_one(S: Contrastive, method: str, seed: int, train: data.Dataset) -> dict:

@@ -41,7 +41,7 @@ import numpy as np
 import pandas as pd
 import torch
 
-from ... import data, models, profiles
+from ... import data, models, profiles, zoo
 from ... import train as _train
 from ...learned import augerino, instaaug
 from ...utils import cached, check_choice, digest
@@ -195,7 +195,8 @@ def _trunk(S: Cropping, num_classes: int, seed: int):
 
 def _config(S: Cropping, seed: int, epochs: int | None = None) -> _train.TrainConfig:
     return recipe(S).config(_train.TrainConfig(epochs=epochs or S.epochs, batch_size=S.batch_size, optimizer="sgd",
-                                               lr=S.lr, weight_decay=S.weight_decay, seed=seed, device=S.device))
+                                               lr=S.lr, weight_decay=S.weight_decay, seed=seed, device=S.device,
+                                               cpu_bf16=zoo.cpu_bf16(S.arch, S.device)))
 
 
 def recipe(S: Cropping, band: tuple[float, float] | None = None, lam0: float | None = None) -> instaaug.Recipe:

@@ -32,7 +32,7 @@ import numpy as np
 import pandas as pd
 import torch
 
-from ... import data, models, profiles
+from ... import data, models, profiles, zoo
 from ... import train as _train
 from ...learned import augerino, instaaug
 from ...utils import cached, check_choice, digest
@@ -151,7 +151,8 @@ def _trunk(S: Rotations, seed: int):
 
 def _config(S: Rotations, lr: float, aug_lr: float, seed: int) -> _train.TrainConfig:
     return _train.TrainConfig(epochs=S.epochs, batch_size=S.batch_size, optimizer="adam", lr=lr, aug_lr=aug_lr,
-                              weight_decay=0.0, schedule="none", seed=seed, device=S.device)
+                              weight_decay=0.0, schedule="none", seed=seed, device=S.device,
+                              cpu_bf16=zoo.cpu_bf16("conv4", S.device))
 
 
 def recipe(S: Rotations, band: tuple[float, float] | None = None) -> instaaug.Recipe:
