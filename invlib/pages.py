@@ -25,10 +25,10 @@ from .verdicts import (
     NOT_MEASURABLE,
     NOT_REPRODUCED,
     PARTLY,
-    PREMISE_NOT_MET,
     REPRODUCED,
     VERDICTS,
     _names,
+    premise_not_met,
 )
 
 # A verdict's badge: its CSS class and the word on it.
@@ -435,19 +435,6 @@ def undecided_groups(claims: Mapping[str, Mapping], questions: Mapping[str, tupl
             question, more = questions[cid]
             groups.setdefault(more, []).append(question)
     return groups
-
-
-def premise_not_met(claim: Mapping) -> bool:
-    """Whether a recorded claim is inconclusive because a premise it declared as a gate failed (more replicates of
-    the claim cannot settle it; the data or the budget would have to change).
-
-    Example
-    -------
-    >>> premise_not_met(dict(verdict="inconclusive at this budget", evidence=dict(n_needed_why="premise not met (x)")))
-    True
-    """
-    return claim.get("verdict") == INCONCLUSIVE and str(
-        (claim.get("evidence") or {}).get("n_needed_why", "")).startswith(PREMISE_NOT_MET)
 
 
 def undecided_sentence(claims: list[Mapping], to_decide=None) -> str:

@@ -51,7 +51,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from .profiles import BOOK_LIMIT_S
-from .verdicts import INCONCLUSIVE, N_NEEDED_MAX, NOT_REPRODUCED, Interval, chances, planning_why
+from .verdicts import INCONCLUSIVE, N_NEEDED_MAX, NOT_REPRODUCED, Interval, chances, planning_why, premise_not_met
 
 POWER = 0.8  # a claim's need: the n at which it is decided with this chance
 N_MAX = 50  # trained replicates (seeds, runs, models) of one family the plan considers at most (beyond: out of reach)
@@ -152,6 +152,7 @@ class ClaimPlan:
     chance: float | None = None
     no_strict: frozenset = frozenset()  # parts (by position) whose interval the protocol cannot take stricter
     early_known: bool = True  # the build decides a claim early by a part against it (its evidence has decided_by)
+    premise: bool = False  # a premise it declared as a gate failed: its replicates cannot decide it
 
     @property
     def key(self) -> tuple[str, str]:
@@ -393,6 +394,7 @@ def _claim_plans(runs: list[Mapping], fams: list[Family], power: float) -> list[
             cp.early_known = ("decided_by" in (c.get("evidence") or {"decided_by": ""}) or cp.combine == "any"
                               or sum(p.measured for p in ps) < 2)
             cp.no_strict = _no_strict(cp) if cp.early_known else frozenset()
+            cp.premise = premise_not_met(c)
             cp.need, cp.why = claim_need(cp, {f.key: f for f in fams}, power)
             out.append(cp)
     return out
@@ -447,6 +449,8 @@ def chance_at(c: ClaimPlan, by_key: Mapping[str, Family], planned: Mapping[str, 
     """
     if not c.measurable:
         return None
+    if c.premise:  # the gate is about the data or the budget, not the claim's replicates
+        return 0.0
     if not c.families:
         return 1.0 if c.decided else 0.0
     if all(planned.get(k, by_key[k].n) <= by_key[k].n for k in c.families):  # as run: its verdict
@@ -477,6 +481,8 @@ def claim_need(c: ClaimPlan, by_key: Mapping[str, Family], power: float = POWER)
         return None, "not measurable at this profile"
     if c.decided:
         return c.n, ""
+    if c.premise:
+        return None, "premise not met: more replicates do not test it (the data or the budget would have to change)"
     missing = next((p.why for p in c.parts if p.measured and p.why), "")
     if missing or not c.families:
         return None, missing or "rests on no family of replicates"

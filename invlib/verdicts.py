@@ -47,6 +47,20 @@ LEVEL = {"greater": 0.95, "less": 0.95, "equivalent": 0.90}  # the interval each
 UNITS = ("seed", "model", "image", "scene", "class", "class pair", "draw", "run", "deterministic")
 
 
+
+def premise_not_met(claim: Mapping) -> bool:
+    """Whether a claim as a chapter's JSON records it is inconclusive because a premise it declared as a gate
+    failed (:attr:`Evidence.premise_not_met` of the recorded dict): more replicates of the claim cannot settle it;
+    the data or the budget would have to change.
+
+    Example
+    -------
+    >>> premise_not_met(dict(verdict="inconclusive at this budget", evidence=dict(n_needed_why="premise not met (x)")))
+    True
+    """
+    return claim.get("verdict") == INCONCLUSIVE and str(
+        (claim.get("evidence") or {}).get("n_needed_why", "")).startswith(PREMISE_NOT_MET)
+
 @dataclasses.dataclass(frozen=True)
 class Interval:
     """An estimate with its confidence interval: ``lo <= estimate <= hi`` at ``level``, from ``n`` replicates.

@@ -104,6 +104,16 @@ def test_a_part_this_profile_cannot_measure_leaves_the_others_to_decide():
     assert [f.parameter for f in p.families] == ["n_test"] and p.families[0].unit == "image"
 
 
+def test_a_claim_whose_premise_failed_gets_no_replicates_and_no_chance():
+    # E1: the steps budget cannot carry AugNet's range to the paper's; more seeds of the same steps test nothing
+    run = _run("e1_demo", 60.0, [0.5, 0.5])
+    run["claims"][0]["evidence"]["n_needed_why"] = "premise not met (steps: +0.49 [+0.41, +0.57]): not tested"
+    p = plan.make_plan([run], 600.0)
+    gated, open_ = p.claims
+    assert gated.need is None and gated.why.startswith("premise not met") and open_.need is not None
+    assert p.chances[gated.key] == 0.0 and p.chances[open_.key] > 0.0
+
+
 def test_an_equivalence_counts_both_edges_of_its_margin():
     # an estimate in the middle of the margin: each edge alone would be cleared more often than both at once
     pilot = t_interval([0.1, -0.3, 0.2, 0.0], 0.90)
