@@ -189,8 +189,9 @@ if S.control_share is not None:
 #   augmentation, and {glue:md}`d3_instaaug_vs_random_tta` with it (the paper, without and with it:
 #   {glue:md}`d3_paper_instaaug` against {glue:md}`d3_paper_random`). The best random jitter here is
 #   {glue:md}`d3_best_random`, chosen on {glue:md}`d3_n_select` held-out images (training-split objects no model
-#   trains on, under every light), not on the test images it is compared on; the paper's is {glue:md}`d3_paper_best`. On the stand-in a small hue jitter is safe for
-#   every class (a pair's hues are 120° apart), which RawFooT's textures may not allow.
+#   trains on, under every light), not on the test images it is compared on; the paper's is
+#   {glue:md}`d3_paper_best`. On the stand-in a small hue jitter is safe for every class (a pair's hues are 120°
+#   apart), which RawFooT's textures may not allow.
 # - **Fig. 7, out of distribution.** Under the hard group's lights InstaAug reaches
 #   {glue:md}`d3_ood_above_every_random` without test-time augmentation, and
 #   {glue:md}`d3_ood_above_every_random_tta` with it. In distribution it is above {glue:md}`d3_easy_share` random
