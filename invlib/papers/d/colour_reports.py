@@ -369,7 +369,7 @@ def _table3_claims(run, res: ColourRun) -> dict:
     below = pd.concat([(easy > _acc(res, m, "easy", False)) for m in _randoms(res)], axis=1)
     share = below.mean(axis=1).to_numpy(float)
     ev = _evidence("fig7/in_distribution_above_most", share)
-    count = f"{below.sum(axis=1).mean():g} of {below.shape[1]}"
+    count = f"{below.sum(axis=1).mean():.1f} of {below.shape[1]}"
     run.claim(_declared("fig7/in_distribution_above_most"), ours=f"above {count} settings ({100 * easy.mean():.1f} %)",
               effects=share)
     facts["d3_easy_share"] = count
