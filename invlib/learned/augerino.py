@@ -80,13 +80,10 @@ def transform(x: torch.Tensor, eps: torch.Tensor, which: list[int] | None = None
     >>> torch.allclose(transform(x, torch.zeros(2, 6)), x, atol=1e-6)
     True
     """
-    # in float32 whatever the autocast around it (as AffineAugment.forward: invlib.learned.in_float32)
-    dtype = x.dtype
-    with torch.autocast(x.device.type, enabled=False):
-        x, eps = x.float(), eps.float()
-        mats = torch.linalg.matrix_exp(torch.einsum("bk,kij->bij", eps, generators(x.dtype).to(x.device)))
-        grid = F.affine_grid(mats[:, :2], list(x.shape), align_corners=False)
-        return F.grid_sample(x, grid, mode="bilinear", padding_mode="zeros", align_corners=False).to(dtype)
+    g = generators(x.dtype).to(x.device)
+    mats = torch.linalg.matrix_exp(torch.einsum("bk,kij->bij", eps, g))
+    grid = F.affine_grid(mats[:, :2], list(x.shape), align_corners=False)
+    return F.grid_sample(x, grid, mode="bilinear", padding_mode="zeros", align_corners=False)
 
 
 def _check_keys(what: str, d: dict, names: list[str]) -> None:
