@@ -127,7 +127,7 @@ def test_bad_map_loss_lists_the_valid_ones():
 
 def test_family_of_the_cpu_profile():
     members = E.family_members(E.settings("cpu"))
-    assert len(members) == 17  # 3 baselines, 9 types, a second (narrow) magnitude for five of them
+    assert len(members) == 18  # 3 baselines, 9 types, a second (narrow) magnitude for six of them
     assert members[:3] == [E.Member(None, None, 0), E.Member(None, None, 1), E.Member(None, None, 2)]
     assert [m.name for m in members[:3]] == ["Baseline", "Baseline 2", "Baseline 3"]
     by_kind = {}
@@ -137,9 +137,9 @@ def test_family_of_the_cpu_profile():
     assert by_kind["rotation"] == [5.0, 20.0] and by_kind["shear"] == [5.0, 20.0]  # weakest first
     assert by_kind["crop"] == [240 / 227, 320 / 227]
     assert by_kind["elastic"] == [(5.0, 3.0), (10.0, 2.0)] and by_kind["mirror"] == ["hv"]
-    assert by_kind["perspective"] == [0.025, 0.1] and by_kind["noise"] == [20.0]
+    assert by_kind["perspective"] == [0.025, 0.1] and by_kind["noise"] == [5.0, 20.0]
     assert by_kind["color_jitter"] == [20.0] and by_kind["blur"] == [3.0]
-    assert len({m.name for m in members}) == 17
+    assert len({m.name for m in members}) == 18
     assert E.strongest(members, "rotation") == E.Member("rotation", 20.0)
     with pytest.raises(ValueError, match="The family has no zoom network"):
         E.strongest(members, "zoom")
@@ -172,7 +172,7 @@ def test_spec_of_each_member_builds_its_training_augmentation():
         assert sp.augment == f"tm_{m.kind}" and aug.kind == m.kind
         assert aug.magnitude == (m.magnitude[0] if m.kind == "elastic" else m.magnitude)
     # every network has its own zoo entry
-    assert len({zoo.path(E.spec(S, m)) for m in E.family_members(S)}) == len(E.family_members(S)) == 17
+    assert len({zoo.path(E.spec(S, m)) for m in E.family_members(S)}) == len(E.family_members(S)) == 18
 
 
 def _parameters(chapter: str) -> dict:
