@@ -162,6 +162,7 @@ class Run:
         self.claims: dict[str, dict] = {}
         self.evidence: dict[str, Evidence] = {}  # each recorded claim's evidence, by id, for the prose
         self.replicate_costs: dict[str, dict] = {}  # parameter -> {n, seconds, claims, note, [unit, cap]}: replicates()
+        self.variance_splits: dict[str, dict] = {}  # parameter -> effect -> verdicts.variance_split: variance()
         self._t0 = time.perf_counter()
 
     def use(self, settings) -> None:
@@ -247,6 +248,30 @@ class Run:
         if note and note not in entry["note"]:
             entry["note"] = f"{entry['note']}; {note}" if entry["note"] else note
 
+    def variance(self, parameter: str, effect: str, per_item) -> dict:
+        """Record where the spread over seeds of a paired effect comes from (:func:`invlib.verdicts.variance_split`):
+        ``per_item`` is ``(seeds, items)``, the effect of each test item under each of the seeds of the chapter's
+        parameter ``parameter`` (e.g. ``"seeds"``), so that a seed's effect is its row's mean; ``effect`` names it.
+        The JSON keeps it under ``variance``; ``python -m invlib plan`` shows each family's splits, which say
+        whether a larger test set (evaluation) or more seeds (training) narrows the family's intervals. Returns the
+        split.
+
+        Example
+        -------
+        >>> run = Run("smoke", name="demo")
+        >>> split = run.variance("seeds", "A - B", [[1.0, 0.0, 1.0, 0.0], [0.0, 0.0, 1.0, 1.0]])
+        >>> split["items"], run.variance_splits["seeds"]["A - B"]["evaluation_share"]
+        (4, 1.0)
+        """
+        from .verdicts import variance_split
+
+        if not isinstance(parameter, str) or not parameter:
+            raise ValueError(f"parameter must be a chapter parameter's name, got {parameter!r}")
+        split = variance_split(per_item)
+        self.variance_splits.setdefault(parameter, {})[effect] = {
+            k: (round(v, 6) if isinstance(v, float) else v) for k, v in split.items()}
+        return split
+
     def claim(self, declared, ours, effects, paper=None) -> str:
         """Record one claim of the paper, tested by this run, and return its verdict; its
         :class:`~invlib.verdicts.Evidence` is kept in :attr:`evidence` under the claim's id.
@@ -316,7 +341,7 @@ class Run:
     def to_dict(self) -> dict:
         return dict(notebook=self.notebook, profile=self.profile.name, params=_plain(self.params),
                     metrics=self.metrics, paper=self.paper, notes=self.notes, claims=list(self.claims.values()),
-                    replicates=self.replicate_costs,
+                    replicates=self.replicate_costs, variance=self.variance_splits,
                     env=environment(self.device if self.device != "auto" else None),
                     seconds=round(time.perf_counter() - self._t0, 2),
                     finished=datetime.now(UTC).isoformat(timespec="seconds"))

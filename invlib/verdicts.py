@@ -692,6 +692,46 @@ def paired(a, b) -> np.ndarray:
     return a - b
 
 
+def variance_split(per_item) -> dict:
+    """Where the spread of a paired effect over seeds comes from: its evaluation (the test items each seed's
+    model is scored on) and its training (what differs between seeds). ``per_item`` is ``(seeds, items)``: the
+    effect of each test item under each seed (e.g. arm A's correctness minus arm B's, in points), so that a seed's
+    effect is its row's mean.
+
+    - ``evaluation``: the variance of a seed's effect that comes from its finite test set, the mean over seeds of
+      each row's item variance over its item count (what a larger test set divides);
+    - ``between``: the observed variance of the seeds' effects (ddof 1), what a t interval over seeds uses;
+    - ``training``: ``between - evaluation``, at least 0 (what more seeds average and a larger test set leaves);
+    - ``evaluation_share``: ``evaluation / between`` capped at 1 (1: every bit of the spread is evaluation noise);
+    - ``items_for_half``: the items per seed at which evaluation would be half of the training variance (None
+      when the training variance reads 0: every larger test set helps).
+
+    Returns those with ``seeds`` and ``items``; a single seed has no ``between`` (None, and no share).
+
+    Example
+    -------
+    >>> rng = np.random.default_rng(0)
+    >>> seeds = rng.normal(0, 1.0, (40, 1))                     # training: sd 1 between seeds
+    >>> split = variance_split(seeds + rng.normal(0, 20.0, (40, 400)))  # evaluation: 20 ** 2 / 400 = 1
+    >>> split["seeds"], split["items"], round(split["evaluation"], 1), 0.3 < split["evaluation_share"] < 0.7
+    (40, 400, 1.0, True)
+    """
+    x = np.asarray(per_item, dtype=float)
+    if x.ndim != 2 or x.shape[1] < 2:
+        raise ValueError(f"per_item: (seeds, items) with 2 items at least, got shape {x.shape}")
+    seeds, items = x.shape
+    evaluation = float(np.mean(x.var(axis=1, ddof=1) / items))
+    out = dict(seeds=seeds, items=items, evaluation=evaluation, between=None, training=None, evaluation_share=None,
+               items_for_half=None)
+    if seeds >= 2:
+        between = float(x.mean(axis=1).var(ddof=1))
+        training = max(between - evaluation, 0.0)
+        out.update(between=between, training=training,
+                   evaluation_share=min(evaluation / between, 1.0) if between > 0 else 1.0,
+                   items_for_half=math.ceil(2 * evaluation * items / training) if training > 0 else None)
+    return out
+
+
 def phrase(evidence: Evidence, **texts: str) -> str:
     """The sentence the prose says for a verdict: ``texts`` keyed by ``reproduced``, ``not_reproduced``,
     ``inconclusive``, ``partly``, ``not_measurable``; a missing key gets a neutral sentence from the evidence.

@@ -349,7 +349,7 @@ def test_authors_crop_order_is_decided_on_each_side_then_compared(tmp_path):
 
     S = D.settings("cpu")
     rec = A.stored()
-    rec["crop_cpu"]["settings"] = {k: getattr(S, k) for k in A.CROP_SETTING}
+    rec["crop_cpu"]["settings"] = {**{k: getattr(S, k) for k in A.CROP_SETTING}, "n_test": S.n_test}
     path = tmp_path / "d.json"
     path.write_text(json.dumps(rec))
     crops = pd.DataFrame(dict(side=[0.6], centre_in_box=[0.6]), index=["instaaug"])
@@ -489,3 +489,31 @@ def test_report_records_what_a_seed_costs_and_the_claims_on_it():
     run = results.Run("demo", "smoke")
     R.report_control(run, ctrl)
     assert run.replicate_costs["control_seeds"]["seconds"] == [44.0, 44.0, 44.0]  # two models a variation, two starts
+
+
+def test_the_accuracy_table_keeps_each_scene_and_the_report_records_the_variance_split():
+    S = D.settings("smoke", n_train=64, n_test=16, epochs=2, seeds=2, methods=("none", "random_crop"),
+                   progress=False)
+    train, test = D.scene_data(S)
+    acc = D.accuracy_table(S, D.train(S, train), test)
+    for _, r in acc.iterrows():  # the per-scene outcomes are the accuracies' own
+        assert r.correct_tta.shape == (16,) and r.acc_tta == pytest.approx(r.correct_tta.mean())
+        assert r.acc == pytest.approx(r.correct.mean())
+    main = R._main(acc, S)
+    per_item = R.item_gains(main, "random_crop", "none")
+    assert per_item.shape == (2, 16)
+    assert per_item.mean(axis=1).tolist() == pytest.approx(R.gains_of(main, "random_crop", "none").tolist())
+    run = results.Run("d2_test", "smoke")
+    R.record_variance(run, main)
+    split = run.variance_splits["seeds"]["Random crop (tuned) - No augmentation"]
+    assert split["seeds"] == 2 and split["items"] == 16 and split["evaluation"] >= 0
+    assert list(run.variance_splits["seeds"]) == ["Random crop (tuned) - No augmentation"]  # only pairs it trained
+
+
+def test_the_authors_setting_is_their_training_and_at_least_their_test_scenes():
+    from invlib.papers.d import authors_code as A
+    their = A.crop_run()["settings"]
+    S = D.settings("cpu")
+    assert S.n_test >= their["n_test"] and A.crop_same_setting(S, their)
+    assert not A.crop_same_setting(D.settings("cpu", n_test=their["n_test"] - 1), their)  # fewer: not theirs
+    assert not A.crop_same_setting(D.settings("cpu", epochs=S.epochs + 1), their)

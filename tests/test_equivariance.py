@@ -82,7 +82,7 @@ def fit_head(net, ds):
 def test_settings_profiles_and_bad_inputs():
     S = E.settings("cpu")
     assert (S.dataset, S.arch, S.layer, S.grid, S.magnitudes, S.baselines) == (
-        "fashion_mnist_color", "small_resnet18", "pre_logits", "small", 1, 3)
+        "fashion_mnist_color", "small_resnet18", "pre_logits", "small", 1, 4)
     assert E.settings("smoke").arch == E.settings("gpu").arch == "small_resnet18"  # the stride-2 stem: rejected
     P = E.settings("paper")
     assert (P.arch, P.layer, P.grid, P.magnitudes, P.baselines, P.size) == ("tv/alexnet", "classifier.5", "paper",
@@ -127,19 +127,19 @@ def test_bad_map_loss_lists_the_valid_ones():
 
 def test_family_of_the_cpu_profile():
     members = E.family_members(E.settings("cpu"))
-    assert len(members) == 18  # 3 baselines, 9 types, a second (narrow) magnitude for six of them
-    assert members[:3] == [E.Member(None, None, 0), E.Member(None, None, 1), E.Member(None, None, 2)]
-    assert [m.name for m in members[:3]] == ["Baseline", "Baseline 2", "Baseline 3"]
+    assert len(members) == 21  # 4 baselines, 9 types, a second (narrow) magnitude for eight of them
+    assert members[:4] == [E.Member(None, None, k) for k in range(4)]
+    assert [m.name for m in members[:4]] == ["Baseline", "Baseline 2", "Baseline 3", "Baseline 4"]
     by_kind = {}
-    for m in members[3:]:
+    for m in members[4:]:
         by_kind.setdefault(m.kind, []).append(m.magnitude)
     assert list(by_kind) == list(tt.TYPES)  # every type, in the order of TYPES
     assert by_kind["rotation"] == [5.0, 20.0] and by_kind["shear"] == [5.0, 20.0]  # weakest first
     assert by_kind["crop"] == [240 / 227, 320 / 227]
     assert by_kind["elastic"] == [(5.0, 3.0), (10.0, 2.0)] and by_kind["mirror"] == ["hv"]
     assert by_kind["perspective"] == [0.025, 0.1] and by_kind["noise"] == [5.0, 20.0]
-    assert by_kind["color_jitter"] == [20.0] and by_kind["blur"] == [3.0]
-    assert len({m.name for m in members}) == 18
+    assert by_kind["color_jitter"] == [5.0, 20.0] and by_kind["blur"] == [1.5, 3.0]
+    assert len({m.name for m in members}) == 21
     assert E.strongest(members, "rotation") == E.Member("rotation", 20.0)
     with pytest.raises(ValueError, match="The family has no zoom network"):
         E.strongest(members, "zoom")
@@ -172,7 +172,7 @@ def test_spec_of_each_member_builds_its_training_augmentation():
         assert sp.augment == f"tm_{m.kind}" and aug.kind == m.kind
         assert aug.magnitude == (m.magnitude[0] if m.kind == "elastic" else m.magnitude)
     # every network has its own zoo entry
-    assert len({zoo.path(E.spec(S, m)) for m in E.family_members(S)}) == len(E.family_members(S)) == 18
+    assert len({zoo.path(E.spec(S, m)) for m in E.family_members(S)}) == len(E.family_members(S)) == 21
 
 
 def _parameters(chapter: str) -> dict:

@@ -244,3 +244,17 @@ def test_a_run_records_the_settings_a_chapter_chose_after_it_opened():
         run.use(Settings(profile="cpu"))
     with pytest.raises(ValueError, match="settings"):
         run.use({"profile": "smoke"})
+
+
+def test_variance_is_recorded_per_parameter_and_effect_and_saved(tmp_path, monkeypatch):
+    monkeypatch.setenv("INVLIB_RESULTS", str(tmp_path))
+    run = results.Run("smoke", name="variance_demo")
+    rng = np.random.default_rng(0)
+    split = run.variance("seeds", "A - B", rng.normal(0, 1.0, (3, 50)))
+    run.variance("seeds", "A - C", rng.normal(0, 1.0, (3, 50)))
+    assert set(run.variance_splits["seeds"]) == {"A - B", "A - C"} and split["items"] == 50
+    saved = json.loads(run.save().read_text())
+    assert saved["variance"]["seeds"]["A - B"]["seeds"] == 3
+    assert saved["variance"]["seeds"]["A - B"]["evaluation"] == pytest.approx(split["evaluation"], abs=1e-6)
+    with pytest.raises(ValueError, match="parameter"):
+        run.variance("", "A - B", rng.normal(0, 1.0, (3, 50)))

@@ -272,3 +272,29 @@ def test_n_needed_plans_a_bonferroni_t_and_with_power_averages_over_the_pilot():
     assert sum(verdicts.chances(eq, "equivalent", 0.0, 0.5, n=6)) < 0.8
     assert verdicts.n_needed(eq, "equivalent", 0.0, 0.5, power=0.8)[0] > 6
     assert verdicts.n_needed(verdicts.exact(0.3), "greater", 0.5, power=0.8)[0] is None
+
+
+@pytest.mark.parametrize("train_sd, item_sd, items", [(1.0, 20.0, 400), (0.0, 10.0, 100), (3.0, 5.0, 1000)])
+def test_variance_split_recovers_the_evaluation_and_training_parts_it_was_given(train_sd, item_sd, items):
+    rng = np.random.default_rng(1)
+    seeds = 300
+    x = rng.normal(0.0, train_sd, (seeds, 1)) + rng.normal(0.0, item_sd, (seeds, items))
+    split = verdicts.variance_split(x)
+    evaluation = item_sd ** 2 / items
+    assert split["seeds"] == seeds and split["items"] == items
+    assert split["evaluation"] == pytest.approx(evaluation, rel=0.05)
+    assert split["between"] == pytest.approx(train_sd ** 2 + evaluation, rel=0.25)
+    assert split["training"] == pytest.approx(train_sd ** 2, abs=0.3 * (train_sd ** 2 + evaluation))
+    share = evaluation / (train_sd ** 2 + evaluation)
+    assert split["evaluation_share"] == pytest.approx(share, abs=0.15)
+
+
+def test_variance_split_of_one_seed_has_no_between_part_and_bad_shapes_are_refused():
+    one = verdicts.variance_split([[1.0, 0.0, 1.0]])
+    assert one["between"] is None and one["evaluation_share"] is None and one["evaluation"] > 0
+    with pytest.raises(ValueError, match="seeds, items"):
+        verdicts.variance_split([1.0, 2.0])
+    # a larger test set: items_for_half is where evaluation would be half the training part
+    rng = np.random.default_rng(2)
+    split = verdicts.variance_split(rng.normal(0, 2.0, (200, 1)) + rng.normal(0, 40.0, (200, 100)))
+    assert split["items_for_half"] == pytest.approx(2 * 40.0 ** 2 / 4.0, rel=0.3)

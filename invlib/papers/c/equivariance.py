@@ -157,10 +157,11 @@ SETTINGS = {
                   wide_types=("rotation",), baselines=1, n_fit=200, n_eval=200, map_epochs=3,
                   cross_types=("rotation", "mirror"), ft_types=("rotation", "noise"), ft_steps=4, ft_batch=32,
                   ft_lr=0.005, ft_decay_every=1000),
-    "cpu": dict(_SMALL, n_train=3000, epochs=3, batch_size=128, baselines=3, n_fit=400, n_eval=400,
-                # issue 58's plan: six types with two ranges (fig2/wider_range_more_robust: 6 would decide at the
-                # pilot's effect, 19 s a type; the plan's chance at 6, 67 %)
-                wide_types=("rotation", "shear", "crop", "perspective", "elastic", "noise"),
+    "cpu": dict(_SMALL, n_train=3000, epochs=3, batch_size=128, baselines=4, n_fit=400, n_eval=400,
+                # issue 58's plan: eight types with two ranges (fig2/wider_range_more_robust; the plan of 1c098fe's
+                # cold build: 0.8 more claims expected decided at 8, about 12 s a type) and four baselines
+                # (sec6.1/baseline_equivariance_gap: 0.9 at 4, 11 s)
+                wide_types=("rotation", "shear", "crop", "perspective", "elastic", "noise", "blur", "color_jitter"),
                 ft_steps=18, ft_batch=48, ft_lr=0.005, ft_decay_every=1000),
     "gpu": dict(_SMALL, dataset="cifar10", size=32, n_train=50_000, epochs=30, batch_size=256, magnitudes=2,
                 grid="paper", baselines=3, n_fit=10_000, n_eval=10_000, cross_dataset=None, ft_steps=5000,

@@ -608,8 +608,8 @@ def _same_text(same: results.Evidence | None) -> str:
 
 # ----------------------------------------------------------------------------- their crop training on scenes (D2)
 CROP_METHODS = {"none": "none", "random_crop": "random crop", "instaaug": "InstaAug"}  # ours -> their run's name
-CROP_SETTING = ("n_train", "n_test", "epochs", "pretrain_epochs", "batch_size", "lr", "weight_decay", "module_lr",
-                "warmup_epochs")
+CROP_SETTING = ("n_train", "epochs", "pretrain_epochs", "batch_size", "lr", "weight_decay", "module_lr",
+                "warmup_epochs")  # their training's; our test scenes must include theirs (crop_same_setting)
 CROP_MEASURES = ("side", "centre_in_box", "kl_to_mean", "entropy", "side_rho")
 # How D2's page names the rows of :func:`crop_comparison` (the keys stay as they are recorded).
 CROP_ROWS = {**{f"accuracy: {m} (%)": f"test accuracy, {name if m != 'none' else 'no augmentation'} (%)"
@@ -637,8 +637,10 @@ def crop_run(path: str | Path = PATH) -> dict | None:
 
 
 def crop_same_setting(S: Cropping, their: dict) -> bool:
-    """Whether ``S`` has the numbers of their run's setting (:data:`CROP_SETTING`); size, classifier and the
-    band's check interval are theirs there (64 px and 321 crops, their ResNet-18 at our widths, once per epoch).
+    """Whether ``S`` has the numbers of their run's training setting (:data:`CROP_SETTING`) and scores on at
+    least their test scenes (the test set's first ``n_test`` scenes are the same at any larger ``n_test``: a larger
+    one only measures the same models more precisely); size, classifier and the band's check interval are theirs
+    there (64 px and 321 crops, their ResNet-18 at our widths, once per epoch).
 
     Example
     -------
@@ -647,7 +649,8 @@ def crop_same_setting(S: Cropping, their: dict) -> bool:
     ...                                                                                crop_run()["settings"])
     (True, False)
     """
-    return all(math.isclose(float(getattr(S, k)), float(their[k])) for k in CROP_SETTING)
+    return (all(math.isclose(float(getattr(S, k)), float(their[k])) for k in CROP_SETTING)
+            and S.n_test >= int(their["n_test"]))
 
 
 def crop_comparison(facts: dict, crops: pd.DataFrame, path: str | Path = PATH) -> pd.DataFrame:

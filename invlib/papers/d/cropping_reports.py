@@ -137,6 +137,40 @@ def gains_of(main: pd.DataFrame, above: str, below: str) -> np.ndarray:
     return gains(by_seed(main, above), by_seed(main, below))
 
 
+VARIANCE_PAIRS = (("instaaug", "random_crop"), ("random_crop", "none"), ("instaaug", "no_input"),
+                  ("instaaug", "class_specific"))  # Table 1's paired effects whose variance split the JSON keeps
+
+
+def item_gains(main: pd.DataFrame, above: str, below: str, col: str = "correct_tta") -> np.ndarray:
+    """``(seeds, N)``: per seed both have (:func:`by_seed`), each test scene's outcome under ``above`` minus
+    under ``below``, points (100, 0 or -100): a row's mean is :func:`gains_of`'s effect of that seed (with TTA).
+
+    Example
+    -------
+    >>> acc = pd.DataFrame(dict(method=["a", "b"], variant=["a", "b"], seed=[0, 0], acc_tta=[0.5, 0.0],
+    ...                         correct_tta=[np.array([True, False]), np.array([False, False])]))
+    >>> item_gains(acc, "a", "b").tolist()
+    [[100.0, 0.0]]
+    """
+    a, b = by_seed(main, above, col), by_seed(main, below, col)
+    seeds = a.index.intersection(b.index)
+    return np.stack([100 * (np.asarray(a[s], float) - np.asarray(b[s], float)) for s in seeds]) if len(seeds) else \
+        np.zeros((0, 0))
+
+
+def record_variance(run, main: pd.DataFrame) -> None:
+    """Record, for each of :data:`VARIANCE_PAIRS` the run trained, how the spread over seeds of its paired effect
+    splits into evaluation (the finite test set) and training (:meth:`invlib.results.Run.variance`): where
+    evaluation dominates, a larger test set narrows the interval more cheaply than seeds."""
+    if "correct_tta" not in main:
+        return
+    for above, below in VARIANCE_PAIRS:
+        if {above, below} <= set(main.method):
+            per_item = item_gains(main, above, below)
+            if per_item.shape[0] >= 2:
+                run.variance("seeds", f"{LABELS[above]} - {LABELS[below]}", per_item)
+
+
 def _main(acc: pd.DataFrame, S: Cropping) -> pd.DataFrame:
     """Only the main family (no band sweep, no fixed lambda)."""
     return acc[~acc.variant.str.startswith(("band", "fixed"))]
@@ -204,6 +238,7 @@ def report(run, S: Cropping, acc: pd.DataFrame, crops: pd.DataFrame,
     _diversity_claim(run, main, crops, facts, evidence)
     _band_claims(run, S, family, acc, facts, evidence)
     _cost_claim(run, main, facts, evidence)
+    record_variance(run, main)
     record_replicates(run, "seeds", seed_seconds(acc), list(evidence), note="a seed: its pre-training and every "
                       "model of the family, bands and fixed lambdas included (their fit's epoch seconds)")
     measured = {k: v for k, v in facts.items() if not (isinstance(v, float) and math.isnan(v) or isinstance(v, bool))}
