@@ -121,6 +121,7 @@ class Family:
     cap: int | None = None
     cap_why: str = ""
     recorded: bool = True
+    splits: dict = field(default_factory=dict)  # effect -> verdicts.variance_split (results.Run.variance)
 
     @property
     def key(self) -> str:
@@ -328,7 +329,8 @@ def families(runs: Iterable[Mapping]) -> list[Family]:
 
                 cap, cap_why = len(TYPES), f"the paper's {len(TYPES)} transformation types (transform_types.TYPES)"
             out.append(Family(run["notebook"], param, len(secs), sum(secs) / len(secs), claims, rec.get("note", ""),
-                              unit=unit, cap=cap, cap_why=cap_why))
+                              unit=unit, cap=cap, cap_why=cap_why,
+                              splits=dict((run.get("variance") or {}).get(param) or {})))
         out += _items(run, {cid for f in out if f.chapter == run["notebook"] for cid in f.claims})
     return out
 
@@ -776,6 +778,7 @@ def markdown(plan: Plan, title: str = "Sample-size plan", source: str = "", reac
         chance = f"{c.chance:.0%}".replace("%", " %") if c.chance is not None else "—"
         lines.append(f"| {c.chapter} | {c.claim} | {c.verdict} | {c.n} | {c.n_min} | {need} | "
                      f"{', '.join(k.split(':', 1)[1] for k in c.families) or '—'} | {cost} | {chance} |")
+    lines += _split_lines(fams)
     if reach:
         lines += ["", "## What replicates alone can decide, at any cost", "",
                   "Every family of trained replicates (seeds, runs, models) at up to n_max, every family of evaluated "
@@ -787,6 +790,33 @@ def markdown(plan: Plan, title: str = "Sample-size plan", source: str = "", reac
         lines += [f"| {r['n_max']:,} | {r['decided']:.1f} | {r['decided'] / max(r['measurable'], 1):.0%} | "
                   f"{r['seconds']:,.0f} | {r['seconds'] / 2 / 3600:.1f} |" for r in reach]
     return "\n".join(lines) + "\n"
+
+
+def _split_lines(fams: list[Family]) -> list[str]:
+    """The section of :func:`markdown` on where each family's spread comes from (the families that recorded a
+    :meth:`invlib.results.Run.variance`); none without one."""
+    rows = [(f, effect, s) for f in fams for effect, s in f.splits.items()]
+    if not rows:
+        return []
+    lines = ["", "## Where the spread comes from", "",
+             "Per family that recorded it, each paired effect's variance between replicates (points² for accuracies), "
+             "split into evaluation (the finite test set each replicate is scored on: what a larger test set divides) "
+             "and training (what differs between seeds: what only more seeds average). A share of evaluation above "
+             "one half: a larger test set narrows the interval more cheaply than seeds. Items for half: the test "
+             "items per replicate at which evaluation would be half of the training part.", "",
+             "| chapter | parameter | effect | replicates | items each | between | evaluation | training | "
+             "evaluation share | items for half |", "|---|---|---|---:|---:|---:|---:|---:|---:|---:|"]
+
+    def num(v, spec=".2f"):
+        return "—" if v is None else format(v, spec)
+
+    for f, effect, s in rows:
+        share = "—" if s.get("evaluation_share") is None else f"{s['evaluation_share']:.0%}".replace("%", " %")
+        half = "—" if s.get("items_for_half") is None else f"{s['items_for_half']:,}"
+        lines.append(f"| {f.chapter} | {f.parameter} | {effect} | {s.get('seeds')} | {s.get('items'):,} | "
+                     f"{num(s.get('between'))} | {num(s.get('evaluation'))} | {num(s.get('training'))} | {share} | "
+                     f"{half} |")
+    return lines
 
 
 def default_budget(results: str | Path, runs: list[Mapping], cores: int = 2) -> float | None:

@@ -183,8 +183,9 @@ def test_the_order_of_a_parallel_build_comes_from_what_chapters_read_and_write()
 
 def test_budget_classes_come_from_the_declared_facts():
     families = {n for n in CHAPTERS if book.trains_a_family(n, "cpu")}
-    # D2 now trains 12 models and its data control; S1 trains four zoo models of its own (its own budget wins)
-    assert families == HAND_FAMILIES | {"d2_instance_crops", "s1_measures_agree"}
+    # D2 now trains 12 models and its data control; D5 its InstaAug modules over seeds; S1 trains four zoo models of
+    # its own (its own budget wins)
+    assert families == HAND_FAMILIES | {"d2_instance_crops", "d5_fixed_classifier_tta", "s1_measures_agree"}
     assert {n: book.budget(n, "cpu") for n in CHAPTERS if papers.facts(n).budgets} == \
         {"b1_rrc_decomposition": 480, "s1_measures_agree": 180}
     assert book.budget("d2_instance_crops", "cpu") == 300 and book.budget("d2_instance_crops", "smoke") == 60

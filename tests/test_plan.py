@@ -380,3 +380,20 @@ def test_a_conjunction_is_decided_as_often_as_its_plans_say_or_more(against):
     assert k >= 150 and got > planned - 0.03, (planned, got, k)
     if against:
         assert abs(planned - got) < 0.10, (planned, got, k)
+
+
+def test_the_variance_split_a_chapter_recorded_travels_to_its_family_and_the_page():
+    from invlib.verdicts import variance_split
+
+    run = _run("d9_x", 30.0, [0.5, 1.0])
+    rng = np.random.default_rng(3)
+    split = variance_split(rng.normal(0, 1.0, (3, 1)) + rng.normal(0, 30.0, (3, 500)))
+    run["variance"] = {"seeds": {"A - B": split}}
+    fam = {f.parameter: f for f in plan.families([run])}
+    assert fam["seeds"].splits == {"A - B": split}
+    page = plan.markdown(plan.make_plan([run], budget=1000.0))
+    assert "## Where the spread comes from" in page
+    row = next(line for line in page.splitlines() if line.startswith("| d9_x | seeds | A - B |"))
+    assert f"| {split['items']:,} |" in row and f"{split['evaluation']:.2f}" in row
+    # a run that recorded none has no such section
+    assert "Where the spread" not in plan.markdown(plan.make_plan([_run("d8_x", 30.0, [0.5])], budget=1000.0))

@@ -108,7 +108,9 @@ CHAPTERS = {
     "d2_instance_crops": F(trains=True, writes=("d2", "fit")),
     "d3_colour_jitter": F(trains=True, writes=("d3", "fit")),
     "d4_contrastive_crops": F(trains=True, writes=("d4",)),
-    "d5_fixed_classifier_tta": F(zoo="invlib.papers.d.fixed:d5_zoo_specs", writes=("d5", "fit")),
+    # D5 measures a frozen zoo classifier, and trains its own family of InstaAug modules (the module, its
+    # input-free control and the data control's, over three seeds)
+    "d5_fixed_classifier_tta": F(zoo="invlib.papers.d.fixed:d5_zoo_specs", trains=True, writes=("d5", "fit")),
     "e1_learning_the_right_invariance": F(trains=True, writes=("fit",)),
     "e2_beyond_vision": F(trains=True, writes=("fit",)),
     "e3_capacity": F(trains=True, writes=("fit",)),

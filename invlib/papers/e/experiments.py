@@ -208,12 +208,15 @@ _SMALL_IMAGES = dict(dataset="fashion_mnist", trunk="conv4", widths=(8, 16, 32, 
 # ablation_seeds (1, 2) and E3's seeds (0, 1, 2): Augerino, the two regulariser ablations and E3's trunks make claims
 # about what training does (a seed is their replicate), decided from the protocol's n_min of 3 seeds, the fewest that
 # can decide one; each seed costs as much as seed 0 (E1: its three runs again; E3: the whole grid again; the seconds
-# measured: benchmarks/measurements/e.md).
+# measured: benchmarks/measurements/e.md). cpu: no ablation seeds past seed 0 (issue 58, item 4; declared before the
+# build): of their three claims, two rest on a premise the cpu budget does not meet (the steps cannot carry a range to
+# the paper's value: a deterministic gate, met at no number of seeds) and the third (fig3/augerino_rotation) needed
+# 143 seeds at 1c098fe's spread; the two more seeds cost 118 s and decided nothing. Seed 0 still shows the ablations.
 # Frequency shift alone (beyond the paper, no claim reads it): 30 epochs, its range settles within the first few.
 _ALONE_EPOCHS = 30
 TABLES = {
     "sprites": (Sprites, {"cpu": dict(n_train=2560, n_test=500, epochs=12, extra_seeds=(1, 2, 3), range_epochs=9,
-                                        ablation_seeds=(1, 2), **_SMALL_SPRITES),
+                                        ablation_seeds=(), **_SMALL_SPRITES),
                           "smoke": dict(n_train=1024, n_test=500, epochs=3, extra_seeds=(), other_angle=None,
                                         **_SMALL_SPRITES)}),
     "sinusoids": (Sinusoids, {"cpu": dict(seeds=(0, 1, 2, 3), alone_epochs=_ALONE_EPOCHS),
