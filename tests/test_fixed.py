@@ -554,3 +554,8 @@ def test_report_records_what_a_training_seed_of_the_controls_costs():
     assert rep["claims"] == list(R.CONTROL_CLAIMS) and "seeds" not in run.replicate_costs
     assert set(R.CONTROL_CLAIMS) == {c.id for c in PROTOCOL.of_chapter("d5_fixed_classifier_tta")
                                      if {p.unit for p in c.parts.values()} == {"seed"}}
+    # where the control's spread over seeds comes from: each seed's per-image gain, split into test images and training
+    split = run.variance_splits["control_seeds"]["InstaAug - input-free"]
+    gains = run.claims["table2/instaaug_beats_input_free"]["evidence"]
+    assert split["seeds"] == gains["n"] == 3 and split["items"] > 1 and split["evaluation"] >= 0
+    assert set(run.variance_splits["control_seeds"]) == {"InstaAug - input-free", "varied - still"}

@@ -313,7 +313,7 @@ def scale_readings(S: Settings) -> dict:
     >>> from invlib.papers.c.equivariance import settings
     >>> r = scale_readings(settings("cpu"))
     >>> r["n_fit"] == settings("cpu").n_fit, r["arch"], r["wide"], r["paper_size"]
-    (True, '`small_resnet18`', 'crop, elastic, noise, perspective, rotation and shear', 227)
+    (True, '`small_resnet18`', 'color jitter, crop, elastic, blur, noise, perspective, rotation and shear', 227)
     """
     wide = _and([k.replace("_", " ") for k in S.types if k in S.wide_types or S.magnitudes > 1] or ["none"])
     family = f"{_n(S.baselines, 'baseline')} and {_n(len(S.types), 'type')}, {_n(S.magnitudes, 'training range')} " \

@@ -504,6 +504,9 @@ def _control_claims(run, S: Fixed, res: pd.DataFrame, control: pd.DataFrame | No
               ours=f"{frozen}, InstaAug minus input-free with {n_hi} samples, varied minus still, per seed: "
               f"{_seeds_text(shrink) if shrink else '—'}; seed 0: varied {_gain(ev0)}, still (variation "
               f"{S.control_variation:g}) {_gain(still0)}, shrinks by {_gain(shrink0)} over the test images")
+    for name, per_image in (("InstaAug - input-free", varied), ("varied - still", per_image_shrink)):
+        if len(per_image) >= 2:  # where the seeds' spread comes from: the test images or the modules' training
+            run.variance("control_seeds", name, np.stack([per_image[k] for k in sorted(per_image)]))
     return dict(free_seeds=ev, control=ev_c, still0=still0, shrink0=shrink0)
 
 
