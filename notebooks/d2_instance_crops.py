@@ -261,7 +261,8 @@ pages.show("The authors' code at the cpu setting, one run per method. Left: test
 # ## Paper vs this run
 #
 # Every claim about what training produces is decided over seeds, with a 95 % interval and at least three seeds;
-# this run trains {glue:text}`seeds` per method.
+# this run trains {glue:text}`seeds` per method. Where a seed's spread comes from decides what would narrow an
+# interval: a larger test set, or more seeds. {glue:md}`variance_text`
 
 # %%
 run.claims_table()

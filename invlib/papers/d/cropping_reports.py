@@ -171,6 +171,28 @@ def record_variance(run, main: pd.DataFrame) -> None:
                 run.variance("seeds", f"{LABELS[above]} - {LABELS[below]}", per_item)
 
 
+def variance_text(run) -> str:
+    """One sentence for the page on where the seeds' spread of Table 1's paired effects comes from (what
+    :func:`record_variance` recorded), or why there is none.
+
+    Example
+    -------
+    >>> run = results.Run("demo", "smoke")
+    >>> variance_text(run)
+    'One seed has no spread between seeds to split.'
+    >>> _ = run.variance("seeds", "A - B", [[100.0, 0.0, 0.0, 0.0], [0.0, 0.0, 0.0, 0.0]])
+    >>> variance_text(run)  # doctest: +ELLIPSIS
+    'On 4 test scenes a seed, the test scenes account for 100 % of ... A - B (evaluation 312.5 of 312.5 points²).'
+    """
+    splits = run.variance_splits.get("seeds") or {}
+    if not splits:
+        return "One seed has no spread between seeds to split."
+    items = next(iter(splits.values()))["items"]
+    said = [f"{s['evaluation_share']:.0%} of the variance between seeds of {name} (evaluation {s['evaluation']:.1f} "
+            f"of {s['between']:.1f} points²)".replace("%", " %") for name, s in splits.items()]
+    return f"On {items:,} test scenes a seed, the test scenes account for " + "; ".join(said) + "."
+
+
 def _main(acc: pd.DataFrame, S: Cropping) -> pd.DataFrame:
     """Only the main family (no band sweep, no fixed lambda)."""
     return acc[~acc.variant.str.startswith(("band", "fixed"))]
@@ -239,6 +261,7 @@ def report(run, S: Cropping, acc: pd.DataFrame, crops: pd.DataFrame,
     _band_claims(run, S, family, acc, facts, evidence)
     _cost_claim(run, main, facts, evidence)
     record_variance(run, main)
+    facts["variance_text"] = variance_text(run)
     record_replicates(run, "seeds", seed_seconds(acc), list(evidence), note="a seed: its pre-training and every "
                       "model of the family, bands and fixed lambdas included (their fit's epoch seconds)")
     measured = {k: v for k, v in facts.items() if not (isinstance(v, float) and math.isnan(v) or isinstance(v, bool))}
