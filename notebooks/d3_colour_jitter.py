@@ -54,6 +54,7 @@ widths = None  # the classifier's widths
 epochs = None  # training epochs (the paper: 50)
 lr = None  # classifier SGD (the paper: 0.02)
 module_lr = None  # invariance module SGD (the paper: 1e-5)
+instaaug_module_lr = None  # the per-input module's own rate (None: module_lr; see benchmarks/measurements/d.md, D3)
 h_min = None  # entropy band on sum log(a + b) over hue, saturation, value (-1.5)
 h_max = None  # (-0.5)
 tta = None  # test-time draws (the paper: 10)
@@ -75,7 +76,8 @@ from invlib.papers.d import colour_reports as R
 S, run = results.open_chapter(D.settings, globals())
 test = D.general_test_set(S)
 results.glue(dict(n_train=S.n_train, n_test=len(test), size=S.size, epochs=S.epochs, train_condition=S.train_condition,
-                  n_shown=len(D.SHOWN), n_conditions=len(D.CONDITIONS)))
+                  n_shown=len(D.SHOWN), n_conditions=len(D.CONDITIONS), module_lr=S.module_lr,
+                  instaaug_module_lr=S.module_lr if S.instaaug_module_lr is None else S.instaaug_module_lr))
 
 # %% [markdown]
 # This run trains on {glue:text}`n_train:,` images of {glue:text}`size` px under {glue:md}`train_condition` for
@@ -101,7 +103,11 @@ pages.show(f"Rows: a test image of each of {len(images) // len(D.SHOWN)} classes
 # the reduced sweep (hue shift uniform in `[-h, h]` turns, saturation and brightness factors uniform in
 # `[1 - s, 1 + s]` and `[1 - v, 1 + v]`, `ColorJitter`'s meaning), the global learned range (the module's
 # network replaced by one set of learned bounds: input-free InstaAug) and InstaAug. The last two train with the
-# same objective, band and module step. Each model is then tested on every test image with and without
+# same objective and band; the global range's bounds step at {glue:text}`module_lr`, InstaAug's module at
+# {glue:text}`instaaug_module_lr`. The per-input head moves its bounds many times further per step than a bare bias
+# does, and at the global range's rate it drove one hue bound to zero for good on most seeds, so that those models
+# trained on hue shifts in one direction only (the measurements: `benchmarks/measurements/d.md`, D3). Each model
+# is then tested on every test image with and without
 # test-time augmentation (mean logits over draws of its own augmentation). The same then runs for Table 4 on the
 # larger training sets.
 

@@ -182,8 +182,10 @@ def test_family_members_start_from_the_trunk_of_their_seed():
 def test_make_trains_the_module_with_the_one_recipe():
     cpu = C.settings("cpu")
     net, cfg, _, loss = C.make(cpu, C.Member(C.INSTAAUG, "instaaug"), 1)
-    assert (cfg.aug_lr, cfg.aug_warmup_epochs, cfg.aug_weight_decay) == (0.2, 1.0, 0.0)  # the warm-up: a rate
+    # the per-input module steps at its own rate (at the input-free range's 0.2 a hue bound saturates on most seeds)
+    assert (cfg.aug_lr, cfg.aug_warmup_epochs, cfg.aug_weight_decay) == (0.005, 1.0, 0.0)  # the warm-up: a rate
     assert C.recipe(cpu) == instaaug.Recipe((-1.5, -0.5), 0.2, 0.2, 1.0, 5)
+    assert C.make(cpu, C.Member(C.GLOBAL, "global"), 1)[1].aug_lr == 0.2  # the input-free range keeps module_lr
     paper = C.make(C.settings("paper"), C.Member(C.INSTAAUG, "instaaug"), 0)[3]
     assert paper.check_every == _train.steps_per_epoch(2400, 100) == 24  # once per epoch: train's formula
     # the module from MODULE_SEED + seed (Recipe.module), as every D chapter's; no longer from the seed itself
