@@ -124,7 +124,7 @@ def _pm(mean: float, se: float) -> str:
 
 
 def _seeds_note(res: ColourRun) -> str:
-    n = res.accuracy["seed"].nunique()
+    n = res.accuracy.loc[res.accuracy["experiment"] == "table3", "seed"].nunique()  # Table 3's (the control's: more)
     return f"{n} seed{'s' if n > 1 else ''}" + (f" (a claim about training needs {N_MIN}: below that it is "
                                                 "inconclusive at this budget)" if n < N_MIN else "")
 
