@@ -390,7 +390,11 @@ def test_figures_draw_from_a_run():
 # ----------------------------------------------------------------------------- end to end
 @pytest.mark.slow
 def test_instaaug_learns_a_narrower_hue_range_where_the_hue_is_the_label():
-    S = C.settings("cpu", n_train=1200, n_test=460, epochs=6, progress=False)
+    """At the per-input module's own rate (cpu: 0.005), with twice the chapter's 8 epochs, the ranges separate by
+    class type (the chapter's 8 are too few: its Fig. D.1 reads so; benchmarks/measurements/d.md, D3). Whether a
+    hue bound saturates at the old rate depends on the seed and on the float path (threads, CPU), so no test asserts
+    it; the measurements do."""
+    S = C.settings("cpu", n_test=460, epochs=16, progress=False)
     member = C.Member(C.INSTAAUG, "instaaug")
     net, cfg, _, loss = C.make(S, member, 0)
     train = C.lighting_data(S, "train", (S.train_condition,))
