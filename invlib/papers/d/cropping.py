@@ -505,9 +505,8 @@ def _measure_accuracy(S: Cropping, family: list[Trained], test_set, bf16: bool =
             if t.method == "none":  # a plain forward either way
                 plain = tta
             elif t.method in ("instaaug", "no_lrp", "no_input"):  # one crop is not "no crop": the identity instead
-                with torch.inference_mode():
-                    plain = torch.cat([t.model.trunk(test_set.float()[i:i + 250]).argmax(1)
-                                       for i in range(0, len(test_set), 250)]) == test_set.labels
+                plain = models.batched(lambda b, net=t.model.trunk: net(b).argmax(1), test_set.float(),
+                                       batch_size=250, channels_last=False) == test_set.labels
             else:  # one crop or copy for the others
                 plain = tta_correct(t, test_set, 1, seed=t.seed, scale=S.scales[0])
             rows.append(dict(method=t.method, variant=t.variant, seed=t.seed, acc=float(plain.float().mean()),
