@@ -33,6 +33,7 @@ variants = None  # {label: spec} for "does training change it?"; None: from the 
 n_train = None  # training pairs per task (one pair per image; the paper: 65,000); None: from the profile
 n_val = None  # validation pairs per task, from other images (the paper: 21,000)
 canvas = None  # black margin around each image, a factor of its side (the paper: none): room to zoom out
+background = None  # "texture": a random texture behind the objects; "as_is"; None: texture for garments on black
 weight_decay = None  # L2 penalty of the probe on standardised features (the paper states none)
 seed = 0
 

@@ -30,6 +30,7 @@ dataset = None  # scenes, fashion_mnist_color (the 28 px models) or imagenet (th
 root = None  # folder of your own images
 models = None  # {arch: {variant: spec}}, e.g. {"ResNet": {"untrained": "random:tv/resnet18"}}
 seeds = None  # seeds of every zoo: or random: model (the paper: one model each, hub weights)
+untrained_seeds = None  # seeds of the untrained models for the claims on initialisations alone (None: seeds)
 grids = None  # transform grids of invlib.papers.b.similarity.GRIDS (default: grounding.SWEEP_GRIDS)
 n_probe = None  # probe images (the paper: 300 batches of 32)
 seed = 0
@@ -165,10 +166,12 @@ AC.report(run, "sweep_transforms", "relative_invariance")
 #
 # "Training" in Fig. 2 is the model trained with standard augmentation (torchvision's ResNet-18, timm's ViT); the
 # paper also shows a ResNet trained without augmentation. The translation and zoom claims are therefore tested
-# for both: without augmentation − untrained, and standard − untrained.
+# for both: without augmentation − untrained, and standard − untrained. The two claims on untrained networks alone
+# need no training, so they have seeds of their own: each untrained seed costs two initialisations and a
+# translation sweep, and they average over more of them than the trained claims can afford.
 
 # %%
-results.glue(R.report_sweep(run, table))
+results.glue(R.report_sweep(run, table, B.untrained_table(S, x)))
 run.claims_table()
 
 # %% [markdown]
@@ -180,7 +183,8 @@ run.claims_table()
 # invariance. Each of these statements is about what training (or, for the untrained models, a random
 # initialisation) does, so its replicate is a seed: seed k's trained networks start from seed k's untrained one and
 # train on seed k's draw of the training scenes, and a difference between two models of one seed says what that
-# seed did, not what training does. Over this run's {glue:md}`b3_seeds`, training without augmentation
+# seed did, not what training does (the claims on untrained networks alone run over
+# {glue:md}`b3_untrained_seeds` of initialisation). Over this run's {glue:md}`b3_seeds`, training without augmentation
 # changed the mean invariance to translation by {glue:md}`b3_translate`, to rotation by {glue:md}`b3_rotate`, to
 # shear by {glue:md}`b3_shear`, and to the appearance changes by {glue:md}`b3_appearance` on average.
 # {glue:md}`b3_reading`

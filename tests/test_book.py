@@ -668,3 +668,16 @@ def test_root_page_redirects_and_names_the_icon(smoke_book):
     assert 'url=book/intro.html"' in text
     icon = re.search(r'rel="icon" href="([^"]+)"', text)
     assert icon and (html / icon.group(1)).is_file(), text
+
+
+def test_a_parallel_build_offers_the_long_chapters_first_and_loses_none():
+    order = book.start_order(list(CHAPTERS))
+    assert sorted(order) == sorted(CHAPTERS)
+    trains = [n for n in CHAPTERS if papers.facts(n).trains]
+    last_trainer = max(order.index(n) for n in trains)
+    waits = book.after(list(CHAPTERS))
+    # before the last chapter that trains: only chapters that train or that one of them waits for
+    needed = {d for n in trains for d in waits.get(n, ())}
+    assert set(order[:last_trainer + 1]) <= set(trains) | needed
+    for n in order:  # every chapter a trainer waits for comes before it
+        assert all(order.index(d) < order.index(n) for d in waits.get(n, ()) if n in trains)

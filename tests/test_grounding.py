@@ -811,10 +811,12 @@ def test_b7_zoo_specs_are_the_family_it_trains_b1s_recipe(monkeypatch):
     assert asked == G.b7_zoo_specs("smoke")
     for profile in ("smoke", "cpu"):
         specs, B = G.b7_zoo_specs(profile), R.settings(profile)
+        seeds = range(G.variation_settings(G.settings(profile))["seeds"])
         b1 = {s for group in R.table_1a_specs(B).values() for s in group}
-        assert {s for s in specs if s.data_options == ()} <= b1 | {R.spec(B, m, 2) for m in (R.NONE, R.RRC)}
+        assert {s for s in specs if s.data_options == ()} <= b1 | {R.spec(B, m, k) for m in (R.NONE, R.RRC)
+                                                                    for k in seeds}
         assert {s.replace(data_options=()) for s in specs} <= {R.spec(B, m, k) for m in (R.NONE, R.RRC)
-                                                              for k in range(3)}, "B1's recipe at every level"
+                                                              for k in seeds}, "B1's recipe at every level"
     V = G.variation_settings(G.settings("cpu"))
     assert V["seeds"] >= 3 and {k: V[k] for k in G.VARIATION_RECIPE} == G.b1_recipe("cpu")
     assert G.variation_settings(G.settings("gpu"))["n_train"] == G.VARIATION["n_train"]  # B1 runs CIFAR-10 there
@@ -843,3 +845,33 @@ def test_every_claim_the_grounding_reports_record_is_declared_in_its_chapter_wit
     zero = [(c.id, n) for c in GROUNDING_CLAIMS for n, p in c.parts.items()
             if p.unit != "deterministic" and p.direction != "equivalent" and not p.smallest > 0]
     assert zero == [("fig3c/invariance_grew_top5", "")]
+
+
+def test_untrained_initialisations_are_a_family_of_their_own():
+    """The claims on untrained networks alone read the untrained sweep over its own seeds (here 8, against the
+    trained family's 2), and the plan prices an untrained seed at its sweep, not at a trained seed's training."""
+    trained = _table(0.2, -0.1, seeds=2, noise=0.002).assign(spec="zoo:m", seconds=100.0)
+    many = _table(0.2, -0.1, resnet_untrained=0.4, vit_untrained=0.48, seeds=8, noise=0.002)
+    untrained = many[many.variant == "untrained"].assign(spec="zoo:u", seconds=1.5)
+    alone = results.Run("t", "smoke")
+    GR.report_sweep(alone, trained)  # two seeds of everything: the untrained claims cannot be decided
+    assert alone.claims["fig2/untrained_vit_translation"]["verdict"] == "inconclusive at this budget"
+    run = results.Run("t", "smoke")
+    readings = GR.report_sweep(run, trained, untrained)
+    assert run.claims["fig2/untrained_vit_translation"]["verdict"] == "reproduced"
+    assert run.claims["fig2/untrained_vit_translation"]["evidence"]["n"] == 8
+    assert run.claims["fig2/train_lowers_rotation_shear"]["evidence"]["parts"]["rotate: ResNet"]["n"] == 2
+    costs = run.replicate_costs
+    assert costs["untrained_seeds"]["n"] == 8 and costs["untrained_seeds"]["seconds"] == [3.0] * 8  # two archs a seed
+    assert costs["untrained_seeds"]["claims"] == list(GR.UNTRAINED_CLAIMS)
+    assert not set(GR.UNTRAINED_CLAIMS) & set(costs["seeds"]["claims"]) and costs["seeds"]["n"] == 2
+    assert readings["b3_untrained_seeds"] == "8 seeds"
+
+
+def test_the_untrained_table_sweeps_translation_alone_over_its_own_seeds():
+    S = G.settings("smoke", models={"ResNet": {"untrained": "random:small_resnet18"}}, untrained_seeds=3, n_probe=8)
+    t = G.untrained_table(S)
+    assert sorted(set(t.seed)) == [0, 1, 2] and set(t["transform"]) == {"translate"} and set(t.variant) == {"untrained"}
+    assert (t.seconds > 0).all()  # an untrained seed costs its sweep
+    with pytest.raises(ValueError, match="untrained model"):
+        G.untrained_table(G.settings("smoke", models={"ResNet": {"none": "zoo:small_resnet18_s4/none"}}))

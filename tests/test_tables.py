@@ -227,3 +227,19 @@ def test_zoo_specs_list_exactly_the_zoo_models_the_chapters_load(monkeypatch, pr
     specs = tables.a1_zoo_specs(profile, backbones=mixed, dataset="fashion_mnist", n_train=50, seeds=1)
     assert specs == [zoo.spec("small_resnet18/none", profile)]
     assert tables.a1_zoo_specs(profile)[1].arch == "small_resnet50_s2"
+
+
+def test_a_textured_background_takes_the_pixels_cue_for_zoom_out_and_contrast_away():
+    """On black, raw pixels rank zoom-out and contrast nearly perfectly (lit pixels measure the object's share of the
+    view; contrast lifts the black towards grey); on the texture they cannot (the paper's pixels: 46-62 %)."""
+    acc = {}
+    for background in ("as_is", "texture"):
+        train, val = tables.load_images("fashion_mnist_color", 400, 300, canvas=1.5, background=background)
+        table, _ = tables.run_table({"pixels": probes.Passthrough()}, train, val, tasks=["zoom_out", "contrast"],
+                                    sizes={"pixels": 28})
+        acc[background] = table.set_index("task").val_acc
+    assert (acc["as_is"] > 0.95).all(), acc["as_is"]
+    assert (acc["texture"] < 0.9).all(), acc["texture"]
+    assert tables.texture("fashion_mnist_color") and not tables.texture("folder")
+    with pytest.raises(ValueError, match="as_is"):
+        tables.texture("fashion_mnist_color", "photo")

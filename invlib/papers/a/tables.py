@@ -27,8 +27,11 @@ import torch  # noqa: F401 - used by the docstring examples
 from ... import streaming, zoo
 from ...profiles import Profile, get_profile
 from ...profiles import settings as _settings
+from ...utils import check_choice
 from .probes import (
+    BACKGROUNDS,
     DCT,
+    ON_BLACK,
     TASKS,
     Backbone,
     Passthrough,
@@ -41,6 +44,7 @@ from .probes import (
     fold_depths,
     ilsvrc_filter,
     importance,
+    textured_background,
     train_probe,
     undefined_tasks,
     zoom_out_slack,
@@ -78,6 +82,9 @@ class Settings:
     variants:         label -> spec for "does training change what the layers encode?" (chapter A2)
     source_size:      side the images are loaded at (None: the dataset's own)
     canvas:           black margin around each image, as a factor of its side (:func:`add_margin`)
+    background:       ``"texture"``: the black around each object filled with a random texture, as photographs
+                      have backgrounds (:func:`~invlib.papers.a.probes.textured_background`); ``"as_is"``: kept;
+                      ``"auto"``: texture for the datasets of garments on black (``probes.ON_BLACK``), else as is
     batch_size:       images per forward pass
     weight_decay:     the probe's L2 penalty on standardised features (the paper states none)
     passthrough_size: input side of the raw-pixel baseline (None: the backbones'); 64 at ImageNet scale,
@@ -107,6 +114,7 @@ class Settings:
     variants: dict[str, str] = field(default_factory=lambda: dict(_HUB_VARIANTS))
     source_size: int | None = 256
     canvas: float = 1.0
+    background: str = "auto"
     batch_size: int = 512
     weight_decay: float = 1e-3
     passthrough_size: int | None = 64
@@ -116,6 +124,10 @@ class Settings:
     progress: bool = True  # likewise
 
 
+# The small profiles' garments sit on a textured background (issue 58, item 6; declared before the build): on black,
+# raw pixels ranked zoom-out and contrast 100 % right (eec49a3's cold build), a cue photographs lack, so the claims
+# that set the backbones against pixels read "premise not met". On the texture (probes.textured_background) a
+# smoke-sized check at cpu's pairs had pixels at 73 % (zoom-out) and 84 % (contrast), against the paper's 46-62 %.
 _SMALL = dict(dataset="fashion_mnist_color", backbones=_ZOO, variants=_ZOO_VARIANTS, source_size=None, canvas=1.5,
               batch_size=128, passthrough_size=None)
 
@@ -127,7 +139,10 @@ SETTINGS = {  # profile -> the fields it changes (see Settings)
     # is its replicate; three, the protocol's n_min, the fewest that can decide it. Seeds 1 and 2 are four zoo models
     # more for the training phase (each seed's ResNet-18 and ResNet-50) and their Table 1 probes in A1 (2 backbones
     # x 7 tasks a seed; smoke-measured cost in benchmarks/measurements/a.md). A2 reads seed 0 only.
-    "cpu": dict(_SMALL, n_train=600, n_val=500, seeds=3),
+    # n_val 1,000 (issue 58, item 4; declared before the build): on the textured background, ResNet-50's lead over
+    # raw pixels read 10.0 [6.0, 14.4] points on zoom-out and 11.0 [5.0, 17.2] on aspect ratio over 500 validation
+    # pairs (boundary 6.2); the pairs are these claims' replicates, and a pair costs a few ms of features.
+    "cpu": dict(_SMALL, n_train=600, n_val=1000, seeds=3),
     "gpu": dict(n_train=20_000, n_val=5_000),
 }
 
@@ -222,11 +237,14 @@ COLOUR = ("brightness", "saturation", "hue")
 
 # ----------------------------------------------------------------------------------------- images and backbones
 def load_images(dataset: str, n_train: int, n_val: int, seed: int = 0, root=None, source_size: int | None = None,
-                canvas: float = 1.0, cap: bool = False, **filters):
+                canvas: float = 1.0, cap: bool = False, background: str = "auto", **filters):
     """Disjoint train and validation images with boxes: ``((images, boxes), (images, boxes))``.
 
     Images are the first ``n_train + n_val`` of the train split under ``seed`` (the paper draws both sets
-    from ImageNet's training split); ``canvas > 1`` adds a black margin (:func:`add_margin`); ImageNet is
+    from ImageNet's training split); ``canvas > 1`` adds a black margin (:func:`add_margin`); ``background``
+    ``"texture"`` then fills the black around each object with a random texture
+    (:func:`~invlib.papers.a.probes.textured_background`; ``"as_is"``: left as it is; ``"auto"``: texture for the
+    datasets of objects on black, ``probes.ON_BLACK``); ImageNet is
     filtered with :func:`ilsvrc_filter` (``filters``: its arguments). Datasets without boxes use the whole
     image as the box (then only a canvas leaves room to zoom out). One-channel images are repeated to three
     (the backbones take RGB). ``cap``: a dataset with fewer images gives all it has, split in the ratio
@@ -253,8 +271,22 @@ def load_images(dataset: str, n_train: int, n_val: int, seed: int = 0, root=None
         print(f"note: {n_train} training and {n_val} validation images (the ratio asked for).")
     if canvas != 1.0:
         images, boxes = add_margin(images, boxes, canvas)
+    if texture(dataset, background):
+        images = textured_background(images, seed=seed + 1)
     return ((streaming.rows(images, slice(0, n_train)), boxes[:n_train]),
             (streaming.rows(images, slice(n_train, None)), boxes[n_train:]))
+
+
+def texture(dataset: str, background: str = "auto") -> bool:
+    """Whether ``background`` puts a random texture behind the objects of ``dataset`` (:func:`load_images`).
+
+    Example
+    -------
+    >>> texture("fashion_mnist_color"), texture("folder"), texture("folder", "texture")
+    (True, False, True)
+    """
+    choice = check_choice(background, BACKGROUNDS, "background")
+    return choice == "texture" or (choice == "auto" and dataset in ON_BLACK)
 
 
 def chapter_images(S: Settings, quiet: bool = False):
@@ -272,7 +304,7 @@ def chapter_images(S: Settings, quiet: bool = False):
     (torch.Size([20, 3, 42, 42]), torch.Size([10, 4]))
     """
     train, val = load_images(S.dataset, S.n_train, S.n_val, seed=S.seed, root=S.root, source_size=S.source_size,
-                             canvas=S.canvas, cap=True)
+                             canvas=S.canvas, background=S.background, cap=True)
     if not quiet:
         f = image_facts(S, train, val)
         undefined = undefined_tasks(train[0])
@@ -285,8 +317,9 @@ def chapter_images(S: Settings, quiet: bool = False):
 def image_facts(S: Settings, train, val) -> dict:
     """What a chapter's prose says about its images (:func:`chapter_images`), for :func:`invlib.results.glue`:
     ``dataset`` (text), ``n_train_images``, ``n_val_images``, ``side`` (pixels, the canvas included),
-    ``canvas`` (its factor), ``slack_lo``, ``slack_hi`` (the zoom-out slack s over the training images) and
-    ``undefined`` (text: the tasks these images cannot pose and why, or "none").
+    ``canvas`` (its factor), ``background`` (text: what surrounds the objects), ``slack_lo``, ``slack_hi`` (the
+    zoom-out slack s over the training images) and ``undefined`` (text: the tasks these images cannot pose and why,
+    or "none").
 
     Example
     -------
@@ -299,6 +332,8 @@ def image_facts(S: Settings, train, val) -> dict:
     undefined = undefined_tasks(train[0])
     return dict(dataset=f"`{S.dataset}`", n_train_images=len(train[0]), n_val_images=len(val[0]),
                 side=int(train[0].shape[-1]), canvas=float(S.canvas), slack_lo=float(slack.min()),
+                background=("a random texture of random brightness" if texture(S.dataset, S.background) else
+                            "the images' own background"),
                 slack_hi=float(slack.max()),
                 undefined="; ".join(f"{t} ({why})" for t, why in undefined.items()) or "none")
 

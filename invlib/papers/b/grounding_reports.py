@@ -245,12 +245,18 @@ def seed_change(table, arch: str, grid: str, after: str = "none", before: str = 
     return results.paired([a[k] for k in common], [b[k] for k in common])
 
 
-def sweep_effects(table) -> dict:
+UNTRAINED_CLAIMS = ("fig2/untrained_vit_translation", "figA10/untrained_resnet_equivariant")
+
+
+def sweep_effects(table, untrained=None) -> dict:
     """The effects of section 3's claims (Fig. 2, A3, A10) by claim id, from the sweep ``table``
     (:func:`invariance_table`, one model per (arch, variant), or several with a ``seed`` column). Every claim is
     about what training, augmentation or an architecture's random initialisation does, so its replicate is a seed;
     the effect per seed is a difference of level-mean (1-9) median invariances, paired by seed (:func:`seed_change`),
     per architecture where the claim is made for each; not measurable without the models or grids it compares.
+    ``untrained``: the untrained models' own sweep over their seeds
+    (:func:`~invlib.papers.b.grounding.untrained_table`), from which the claims on initialisations alone
+    (:data:`UNTRAINED_CLAIMS`) read; None: ``table``'s.
 
     Example
     -------
@@ -284,8 +290,9 @@ def sweep_effects(table) -> dict:
     gain = {a: ch(a, "translate", "standard", "none") for a in aug_archs} if "translate" in have else {}
     fx["fig2/augmentation_slight_translation"] = {"raises": gain, "only slightly": gain} if gain else \
         missing(["translate"], "none/standard")
-    untrained = {a: seed_level_means(table, a, "untrained", "translate") for a in ARCHS}
-    aligned = {a: seed_level_means(table, a, "untrained", "translate", "alignment") for a in ARCHS}
+    ut = table if untrained is None else untrained
+    untrained = {a: seed_level_means(ut, a, "untrained", "translate") for a in ARCHS}
+    aligned = {a: seed_level_means(ut, a, "untrained", "translate", "alignment") for a in ARCHS}
     if all(untrained.values()):
         common = sorted(set(untrained["ViT"]) & set(untrained["ResNet"]))
         pair = lambda d: results.paired([d["ViT"][k] for k in common], [d["ResNet"][k] for k in common])  # noqa: E731
@@ -294,12 +301,12 @@ def sweep_effects(table) -> dict:
             "ResNet aligned": list(aligned["ResNet"].values()), "ResNet more aligned than ViT": -pair(aligned),
             "ResNet not invariant": list(untrained["ResNet"].values())}
     else:
-        for cid in ("fig2/untrained_vit_translation", "figA10/untrained_resnet_equivariant"):
+        for cid in UNTRAINED_CLAIMS:
             fx[cid] = missing(["translate"], "untrained ResNet and untrained ViT")
     return fx
 
 
-def report_sweep(run, table) -> dict:
+def report_sweep(run, table, untrained=None) -> dict:
     """Section 3's claims (Fig. 2, A3, A10) as scoreboard rows, from the effects of :func:`sweep_effects`; returns
     what the chapter's prose quotes (:func:`sweep_readings`).
 
@@ -309,9 +316,13 @@ def report_sweep(run, table) -> dict:
     claim; equivariance is the mean alignment over levels 1-9. With several seeds (the table's ``seed``) each claim's
     effect is per seed and the numbers in "this run" are means over seeds. Records what a seed of the models costs to
     train (``seeds``: :func:`~invlib.papers.b.grounding.seed_seconds`) where every model is the zoo's or a seeded
-    initialisation (hub weights have no seeds).
+    initialisation (hub weights have no seeds). ``untrained``: the untrained models' own sweep
+    (:func:`~invlib.papers.b.grounding.untrained_table`), the family of the claims on initialisations alone
+    (``untrained_seeds``, each seed's cost its sweeps' seconds); None: they read ``table`` as the rest do. The
+    returned phrases include ``b3_untrained_seeds`` ("16 seeds"), what those claims average over.
     """
-    fx = sweep_effects(table)
+    fx = sweep_effects(table, untrained)
+    ut = table if untrained is None else untrained
     archs, std_archs = _archs(table, "untrained", "none"), _archs(table, "untrained", "standard")
     have = set(table["transform"])
     app = [g for g in APPEARANCE_B3 if g in have]
@@ -322,8 +333,8 @@ def report_sweep(run, table) -> dict:
     d = pick(change_std, ["translate", "zoom_in"])
     aug = {a: (level_mean(table, a, "standard", "translate") - level_mean(table, a, "none", "translate"),
                change[a].get("translate", np.nan)) for a in archs}
-    v = {a: level_mean(table, a, "untrained", "translate") for a in ARCHS}
-    al = {a: level_mean(table, a, "untrained", "translate", "alignment") for a in ARCHS}
+    v = {a: level_mean(ut, a, "untrained", "translate") for a in ARCHS}
+    al = {a: level_mean(ut, a, "untrained", "translate", "alignment") for a in ARCHS}
     ours = {
         "fig2/train_raises_translation_appearance": fmt(pick(change, ["translate", *app])),
         "fig2/train_lowers_rotation_shear": fmt(pick(change, ["rotate", "shear"])),
@@ -335,10 +346,16 @@ def report_sweep(run, table) -> dict:
         "fig2/untrained_vit_translation": f"ViT {v['ViT']:.3f}, ResNet {v['ResNet']:.3f}",
         "figA10/untrained_resnet_equivariant": f"alignment ResNet {al['ResNet']:.3f}, ViT {al['ViT']:.3f}; ResNet "
                                                f"invariance {v['ResNet']:.3f}"}
-    if {"seed", "seconds", "spec"} <= set(table) and table.spec.str.startswith(("zoo:", "random:")).all():
-        run.replicates("seeds", seed_seconds(table), list(ours), note="a seed: every model of the sweep, each "
+    seeded = lambda t: {"seed", "seconds", "spec"} <= set(t) and t.spec.str.startswith(("zoo:", "random:")).all()  # noqa: E731
+    on_seeds = [cid for cid in ours if untrained is None or cid not in UNTRAINED_CLAIMS]
+    if seeded(table):
+        run.replicates("seeds", seed_seconds(table), on_seeds, note="a seed: every model of the sweep, each "
                        "architecture and variant (the zoo's training seconds; an untrained one costs its build)")
-    return sweep_readings({cid: _record(run, cid, text, fx[cid]) for cid, text in ours.items()}, table)
+    if untrained is not None and seeded(untrained):
+        run.replicates("untrained_seeds", seed_seconds(untrained), list(UNTRAINED_CLAIMS), note="an untrained seed: "
+                       "each architecture's initialisation and its translation sweep (seconds: the sweeps')")
+    readings = sweep_readings({cid: _record(run, cid, text, fx[cid]) for cid, text in ours.items()}, table)
+    return dict(readings, b3_untrained_seeds=_count(int(ut["seed"].nunique()) if "seed" in ut else 1, "seed"))
 
 
 # Chapter B3's claims as its reading names them (:func:`reading`).
