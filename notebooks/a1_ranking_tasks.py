@@ -71,7 +71,7 @@ pages.show(f"The first {len(val[0][:8])} of the {len(val[0]):,} validation image
 # %% [markdown]
 # This run has {glue:text}`n_train_images:,` training and {glue:text}`n_val_images:,` validation images of
 # {glue:md}`dataset`, {glue:text}`side` px on a canvas {glue:text}`canvas:g` times the image's side, with
-# {glue:text}`background` around the objects. The
+# {glue:md}`background` around the objects. The
 # zoom-out slack s (how far out a view can go around the box, as a share of the image) runs from
 # {glue:text}`slack_lo:.2f` to {glue:text}`slack_hi:.2f`. Tasks these images cannot pose: {glue:md}`undefined`.
 #
