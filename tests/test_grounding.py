@@ -674,9 +674,11 @@ def test_b3_models_at_cpu_do_not_follow_the_cpu_profiles_sizes(monkeypatch):
     assert {(s.arch, s.n_train, s.n_test, s.epochs, s.batch_size, s.img_size, s.dataset) for s in before if s.epochs} \
         == {("small_resnet18_s4", 8000, 10_000, 4, 128, 56, "scenes"), ("small_vit_p14_cls", 8000, 10_000, 8, 64, 56,
                                                                           "scenes")}
-    assert len({zoo.path(s) for s in before}) == 6 * G.settings("cpu").seeds == 18  # every model, every seed
+    S = G.settings("cpu")  # every model, every seed; the untrained ones (2 architectures) up to untrained_seeds
+    assert len({zoo.path(s) for s in before}) == 6 * S.seeds + 2 * (S.untrained_seeds - S.seeds) == 44
     # seed 0's are the specs (and checkpoints) of one seed: those S1 and D5 load keep their names and paths
-    assert [s for s in before if s.seed == 0] == G.b3_zoo_specs("cpu", seeds=1) == [
+    one = G.b3_zoo_specs("cpu", seeds=1, untrained_seeds=1)
+    assert [s for s in before if s.seed == 0] == one == [
         zoo.spec(m[4:], zoo.chapter_profile(G.settings("cpu"))) for v in G.settings("cpu").models.values()
         for m in v.values()]
 
