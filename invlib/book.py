@@ -650,7 +650,7 @@ def _execute_parallel(names: list[str], profile: str, params: dict, root: Path, 
     from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
 
     threads = chapter_threads()
-    pending, running, done = start_order(names, profile), {}, {}
+    pending, running, done = start_order(names), {}, {}
     position = {n: i for i, n in enumerate(toc_notebooks(root), 1)}
     order = after(list(position))
     with ProcessPoolExecutor(jobs, mp_context=multiprocessing.get_context("spawn")) as pool:
@@ -672,7 +672,7 @@ def _execute_parallel(names: list[str], profile: str, params: dict, root: Path, 
     return done
 
 
-def start_order(names: list[str], profile: str = "cpu") -> list[str]:
+def start_order(names: list[str]) -> list[str]:
     """The order in which a parallel build offers ``names`` to its workers: the chapters that train a model family
     themselves (:attr:`invlib.papers.ChapterFacts.trains`, the longest of a build whose training phase has trained
     the zoo) and the chapters they wait for (:func:`after`) first, then the rest, each group in the order of

@@ -326,7 +326,7 @@ def b3_zoo_specs(profile: str = "cpu", **params) -> list[zoo.Spec]:
     []
     """
     S = settings(profile, **params)
-    untrained = {a: {"untrained": v["untrained"]} for a, v in S.models.items() if v.get("untrained")}
+    untrained = _untrained_models(S)
     more = zoo_specs(S, untrained, S.untrained_seeds) if untrained and (S.untrained_seeds or 0) > S.seeds else []
     return zoo_specs(S) + [s for s in more if s.seed >= S.seeds]
 
@@ -416,6 +416,11 @@ def invariance_table(S: Settings, x: torch.Tensor | None = None, grids=None, mod
                   "mean", "alignment", "spec", "seconds", "sweep_seconds"]]
 
 
+def _untrained_models(S: Settings) -> dict:
+    """``{arch: {"untrained": spec}}``: the untrained models of ``S.models`` (the family of :func:`untrained_table`)."""
+    return {arch: {"untrained": v["untrained"]} for arch, v in S.models.items() if v.get("untrained")}
+
+
 def untrained_table(S: Settings, x: torch.Tensor | None = None):
     """The translation sweep (:func:`invariance_table`, grid ``translate`` only) of every ``untrained`` model of
     ``S.models``, for each seed of ``range(S.untrained_seeds or S.seeds)``: the family of the claims on
@@ -428,7 +433,7 @@ def untrained_table(S: Settings, x: torch.Tensor | None = None):
     >>> sorted(set(t.seed)), sorted(set(t["transform"])), bool((t.seconds >= 0).all())
     ([0, 1], ['translate'], True)
     """
-    models = {arch: {"untrained": v["untrained"]} for arch, v in S.models.items() if v.get("untrained")}
+    models = _untrained_models(S)
     if not models:
         raise ValueError("untrained_table needs an untrained model in the settings' models; got "
                          f"{ {a: sorted(v) for a, v in S.models.items()} }.")
