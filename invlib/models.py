@@ -462,16 +462,70 @@ def _create_torchvision(name, num_classes, in_chans, from_hub, **kwargs) -> nn.M
 
 def weights_key(model: nn.Module) -> str:
     """The identity of a model's weights: :func:`invlib.utils.digest` of its state dict (parameter and buffer
-    names and values), the one key every cache of a model's outputs uses.
+    names and values), the one key every cache of a model's outputs uses. A model measured in bf16
+    (:func:`mark_precision`) has its own key: its outputs differ from float32's in their last bits.
 
     Example
     -------
     >>> a, b = create("small_resnet18", seed=0), create("small_resnet18", seed=0)
     >>> weights_key(a) == weights_key(b) != weights_key(create("small_resnet18", seed=1))
     True
+    >>> weights_key(mark_precision(b, "bf16")) != weights_key(a)
+    True
     """
     state = model.state_dict()
+    if precision(model) == "bf16":
+        return digest(*state, *state.values(), "bf16")
     return digest(*state, *state.values())
+
+
+_PRECISION = "_invlib_precision"  # the attribute mark_precision sets on a model and every module inside it
+
+
+def mark_precision(model: nn.Module, precision: str) -> nn.Module:
+    """Record that ``model`` was trained under bf16 autocast on the CPU (``"bf16"``) or in float32
+    (``"float32"``), on the model and every module inside it (a measurement may run a part, e.g. an encoder's
+    backbone). :func:`for_inference` then runs a bf16 model's measuring passes under the same autocast, as it
+    trained: 1.6x (56 px, small_resnet18_s4) to 2.5x (28 px, small_resnet18) the images/s of float32 on one
+    thread of a CPU with bf16 instructions (``benchmarks/measurements/foundation.md``). The zoo marks a model by
+    its :attr:`~invlib.zoo.Spec.precision`, :func:`invlib.train.fit` by its config's ``cpu_bf16``. Returns
+    ``model``.
+
+    Example
+    -------
+    >>> net = mark_precision(create("small_resnet18"), "bf16")
+    >>> precision(net), precision(net.stem), precision(create("small_resnet18"))
+    ('bf16', 'bf16', 'float32')
+    """
+    check_choice(precision, ("bf16", "float32"), "precision")
+    for m in model.modules():
+        setattr(m, _PRECISION, precision)
+    return model
+
+
+def precision(model: nn.Module) -> str:
+    """``"bf16"`` when ``model`` was marked so by :func:`mark_precision`, else ``"float32"``."""
+    return getattr(model, _PRECISION, "float32")
+
+
+def _float32(y):
+    """Floating tensors (in a tuple, list or dict too) as float32; anything else as it is."""
+    if isinstance(y, torch.Tensor):
+        return y.float() if y.is_floating_point() else y
+    if isinstance(y, dict):
+        return {k: _float32(v) for k, v in y.items()}
+    if isinstance(y, (tuple, list)):
+        return type(y)(_float32(v) for v in y)
+    return y
+
+
+def _in_bf16(forward):
+    """``forward`` under bf16 autocast on the CPU, its floating outputs returned as float32."""
+    def run(*args, **kwargs):
+        with torch.autocast("cpu", dtype=torch.bfloat16):
+            y = forward(*args, **kwargs)
+        return _float32(y)
+    return run
 
 
 def read_checkpoint(path: str | os.PathLike):
@@ -875,7 +929,9 @@ def for_inference(model: nn.Module, keep=()) -> nn.Module:
     :func:`features` run every module through it.
 
     ``keep``: module names whose own output must stay as it is (a hooked convolution keeps its BatchNorm).
-    A model in training mode, or without such pairs, is returned as it is. The copy is cached per model and
+    A model marked bf16 (:func:`mark_precision`: trained under bf16 autocast on the CPU) is measured as it
+    trained: its copy's forward runs under that autocast and returns float32.
+    A model in training mode, or (float32) without such pairs, is returned as it is. The copy is cached per model and
     made anew when the model's parameters or buffers change (other tensors, or the same ones written in place).
 
     Example
@@ -891,8 +947,9 @@ def for_inference(model: nn.Module, keep=()) -> nn.Module:
     """
     if model.training:
         return model
+    bf16 = precision(model) == "bf16" and all(t.device.type == "cpu" for t in model.parameters())
     tensors = itertools.chain(model.parameters(), model.buffers())
-    stamp = (tuple(keep), tuple((t.data_ptr(), t._version) for t in tensors))
+    stamp = (tuple(keep), bf16, tuple((t.data_ptr(), t._version) for t in tensors))
     hit = _INFERENCE.get(model)
     if hit is not None and hit[0] == stamp:
         return hit[1]
@@ -913,7 +970,9 @@ def for_inference(model: nn.Module, keep=()) -> nn.Module:
                     parent._modules[ka] = fuse_conv_bn_eval(a, b)
                     parent._modules[kb] = nn.Identity()
                     folded += 1
-    fast = fast.to(memory_format=torch.channels_last) if folded else model  # the layout batched() gives
+    fast = fast.to(memory_format=torch.channels_last) if folded or bf16 else model  # the layout batched() gives
+    if bf16:  # the copy's own forward (never the model's): measured under the autocast it trained in
+        fast.forward = _in_bf16(fast.forward)
     _INFERENCE[model] = (stamp, fast)
     return fast
 
@@ -945,7 +1004,8 @@ def features(model: nn.Module, x: torch.Tensor, layers: list[str] | None = None,
     layers = list(layers or probe_layers(model))
     model = model if grad else for_inference(model, keep=layers)
     modules = dict(model.named_modules())
-    keep = _pool if pool else (lambda y: y)  # pooled inside the hook, while the activation is still in cache
+    # pooled inside the hook, while the activation is still in cache; float32 whatever precision the pass ran in
+    keep = (lambda y: _pool(_float32(y))) if pool else _float32
     out, handles = {}, []
     for name in layers:
         if name == "pre_logits":

@@ -299,6 +299,10 @@ def fit(model: nn.Module, train, cfg: TrainConfig | None = None, augment=None, t
     1
     """
     cfg = cfg or TrainConfig()
+    if cfg.cpu_bf16 and resolve_device(cfg.device).type == "cpu":  # measured later under the autocast it trains in
+        from .models import mark_precision
+
+        mark_precision(model, "bf16")
     if cache:
         return _fit_cached(model, train, cfg, augment=augment, test=test, progress=progress, loss=loss, val=val,
                            callback=callback, checkpoint=checkpoint)

@@ -543,7 +543,9 @@ def _lock(file: Path):
 
 
 def _build(s: Spec, num_classes: int, in_chans: int) -> nn.Module:
-    return models.create(s.arch, num_classes=num_classes, in_chans=in_chans, img_size=s.img_size, seed=s.seed)
+    model = models.create(s.arch, num_classes=num_classes, in_chans=in_chans, img_size=s.img_size, seed=s.seed)
+    # measured in the precision the spec trains in (its untrained seeds too: paired with the trained ones)
+    return models.mark_precision(model, "bf16" if s.precision == "bf16" else "float32")
 
 
 def _load(s: Spec, file: Path) -> tuple[nn.Module, dict] | None:

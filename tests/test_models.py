@@ -1,3 +1,4 @@
+import copy
 import re
 
 import pytest
@@ -341,6 +342,30 @@ def test_for_inference_keeps_hooked_convs_training_models_and_follows_new_weight
     assert after is not before
     with torch.inference_mode():
         assert torch.allclose(after(x), net(x), atol=1e-5)
+
+
+def test_a_model_marked_bf16_is_measured_under_bf16_autocast_and_returns_float32():
+    net, plain = models.create("small_resnet18").eval(), models.create("small_resnet18").eval()
+    models.mark_precision(net, "bf16")
+    seen = {}
+    fast = models.for_inference(net)
+    fast.layer2.register_forward_hook(lambda _m, _a, y: seen.__setitem__("bf16", y.dtype))
+    models.for_inference(plain).layer2.register_forward_hook(lambda _m, _a, y: seen.__setitem__("f32", y.dtype))
+    x = torch.rand(4, 3, 28, 28)
+    with torch.inference_mode():
+        z, z32, zp = fast(x), net(x), models.for_inference(plain)(x)
+    assert seen == {"bf16": torch.bfloat16, "f32": torch.float32}, "the layers ran in bf16 only for the marked one"
+    assert z.dtype == torch.float32 and zp.dtype == torch.float32
+    assert not torch.equal(z, z32) and torch.allclose(z, z32, rtol=0.05, atol=0.05), "bf16 rounding, no more"
+    with torch.inference_mode():
+        assert net.layer2(net.layer1(net.stem(x))).dtype == torch.float32, "the model itself stays float32"
+    f = models.features(net, x, ["layer3", "pre_logits"])
+    assert {k: v.dtype for k, v in f.items()} == {"layer3": torch.float32, "pre_logits": torch.float32}
+    assert models.batched(net, x).dtype == torch.float32
+    assert models.weights_key(net) != models.weights_key(models.mark_precision(copy.deepcopy(net), "float32"))
+    assert models.precision(net.layer1) == "bf16", "a part of the model measures as the whole"
+    with pytest.raises(ValueError, match="Valid precisions: bf16, float32"):
+        models.mark_precision(net, "half")
 
 
 # ----------------------------------------------------------------------------- stages, layers, input, weights

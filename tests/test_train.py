@@ -70,6 +70,7 @@ def test_bf16_autocast_on_the_cpu_is_deterministic_and_trains_other_weights():
     assert all(torch.equal(p, q) for p, q in zip(a, b))
     assert not all(torch.equal(p, q) for p, q in zip(a, c))
     assert all(p.dtype == q.dtype for p, q in zip(a, c)), "autocast keeps the weights in float32"
+    assert [models.precision(n) for n in nets] == ["bf16", "bf16", "float32"], "measured as it trained"
 
 
 @pytest.mark.slow

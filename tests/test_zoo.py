@@ -88,6 +88,9 @@ def test_the_precision_is_bf16_only_for_the_resnets_on_a_cpu_with_bf16_and_can_b
     monkeypatch.setenv("INVLIB_PRECISION", "half")
     with pytest.raises(ValueError, match="Valid .*float32"):
         zoo.Spec("small_resnet18", device="cpu")
+    for precision in ("bf16", "float32"):  # a zoo model is measured in the precision its spec trains in
+        net = zoo._build(zoo.Spec("small_resnet18", device="cpu", precision=precision), num_classes=10, in_chans=3)
+        assert models.precision(net) == precision
 
 
 def test_augmentation_registry_names_and_parameters():
