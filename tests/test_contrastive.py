@@ -9,7 +9,7 @@ import pandas as pd
 import pytest
 import torch
 
-from invlib import results
+from invlib import models, results, zoo
 from invlib import train as T
 from invlib.learned import instaaug as I
 from invlib.papers.d import contrastive as D
@@ -131,6 +131,37 @@ def test_linear_probe_separates_separable_features_and_not_random_labels():
         D.linear_probe(x, y, x, y, "svm")
 
 
+def test_the_probe_gives_each_test_items_outcome_whose_mean_is_its_accuracy():
+    g = torch.Generator().manual_seed(2)
+    y = torch.arange(300) % 3
+    x = torch.randn(300, 8, generator=g) + y[:, None].float()
+    for method in D.PROBES:
+        right = D.linear_probe(x[:150], y[:150], x[150:], y[150:], method, per_item=True)
+        assert right.shape == (150,) and right.dtype == bool
+        assert right.mean() == D.linear_probe(x[:150], y[:150], x[150:], y[150:], method)
+        assert 0 < right.mean() < 1, "some right, some wrong: the outcomes are not all one value"
+
+
+def test_variance_splits_the_probe_gains_and_the_crop_measures_over_seeds_and_scenes():
+    rng = np.random.default_rng(0)
+    n, seeds = 400, tuple(range(8))
+    probes = pd.DataFrame([dict(method=m, seed=s, acc=0.5, acc_tta=0.5, correct_tta=rng.random(n) < p)
+                           for s in seeds for m, p in zip(D.METHODS, (0.5, 0.55, 0.6))])
+    crops = pd.DataFrame([dict(method=m, seed=s, scene=i, kl_to_mean=s + 0.01 * rng.random(),
+                               centre_in_box=rng.random()) for s in seeds for m in D.METHODS[1:] for i in range(n)])
+    run = results.Run("smoke", name="demo")
+    R.record_variance(run, probes, crops)
+    splits = run.variance_splits["seeds"]
+    assert len(splits) == 5 and all(v["seeds"] == 8 and v["items"] == n for v in splits.values())
+    gain = splits["InstaAug - Random crop (probe, TTA)"]
+    assert gain["evaluation_share"] > 0.3, "independent outcomes per scene: the test set's noise is all there is"
+    kl = splits["InstaAug: KL to the mean distribution (nats)"]
+    assert kl["evaluation_share"] < 0.01, "the seeds differ by a whole nat, the scenes by 0.01: training"
+    one = results.Run("smoke", name="demo")
+    R.record_variance(one, probes[probes.seed == 0], crops[crops.seed == 0])
+    assert one.variance_splits == {}, "one seed has no spread between seeds to split"
+
+
 def test_lbfgs_and_sklearn_probes_agree():
     g = torch.Generator().manual_seed(1)
     y = torch.arange(300) % 3
@@ -143,9 +174,14 @@ def test_lbfgs_and_sklearn_probes_agree():
 def test_features_whole_image_and_crops():
     S = tiny()
     net = D.make_model(S, "InstaAug", 0).eval()
+    assert models.precision(net) == models.precision(net.trunk.backbone) == (
+        "bf16" if zoo.cpu_bf16(S.encoder, S.device) else "float32"), "measured as the encoders train, untrained too"
     x = torch.rand(6, 3, 56, 56)
     with torch.no_grad():
         whole = net.trunk.features(x)
+    models.mark_precision(net, "bf16")  # bf16 rounding, no more
+    assert torch.allclose(D.features(net, x, batch_size=4), whole, rtol=0.05, atol=0.05)
+    models.mark_precision(net, "float32")  # the features of the trunk, to float rounding
     assert torch.allclose(D.features(net, x, batch_size=4), whole, atol=1e-5)
     with torch.no_grad():  # a module on the whole image only: the crops' mean is the whole image's features
         for b in net.augment.params.position_bias:
@@ -245,6 +281,7 @@ def test_the_chapter_pipeline_end_to_end():
     assert run.replicate_costs["seeds"]["seconds"] == [pytest.approx(sum(r["seconds"] for r in trained.values()),
                                                                      abs=1e-3)]  # one seed, its three encoders
     assert run.replicate_costs["control_seeds"]["claims"] == list(R.CONTROL_CLAIMS)
+    assert probes["correct_tta"].map(len).eq(len(te)).all(), "each test scene's outcome, for the variance split"
     run.save()
 
 

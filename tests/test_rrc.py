@@ -217,6 +217,9 @@ def test_every_family_records_what_a_replicate_costs_and_the_claims_on_it():
     assert run.evidence["appB/no_pattern_in_helped_samples"].n == 3  # three runs from six seeds
     assert set(RR.B1_SEED_CLAIMS) | {"appB/no_pattern_in_helped_samples", "authors/crops_same"} == \
         {c.id for c in PROTOCOL if c.chapter == "b1_rrc_decomposition"}
+    splits = run.variance_splits["seeds"]  # each method's gain over none: evaluation or training
+    assert len(splits) == len(ev.preds) - 1 and all(v["seeds"] == 3 for v in splits.values())
+    assert all(v["items"] == len(ev.labels) for v in splits.values())
     # without the zoo's records (an Evaluation made by hand) nothing is recorded
     run = results.Run("demo", "smoke")
     RR.report_b1(run, S, _eval(PAPER_LIKE), R.helped_iou(ev), R.hurt_classes(ev, S), _curve())

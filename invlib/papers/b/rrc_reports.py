@@ -351,6 +351,31 @@ def report_replicates(run, parameter: str, seconds, claims, note: str = "") -> N
         run.replicates(parameter, seconds, list(claims), note=note)
 
 
+def record_variance(run, ev: Evaluation) -> None:
+    """Record where the spread over seeds of each method's top-1 gain over no augmentation comes from
+    (:meth:`invlib.results.Run.variance`, in points per evaluation image, paired by seed): evaluation (the finite
+    evaluation set) or training (the seeds); the claims of Table 1a and A2 are made of these gains. Needs two seeds.
+
+    Example
+    -------
+    >>> from invlib.results import Run
+    >>> y = np.arange(6) % 2
+    >>> ev = Evaluation(y, ["a", "b"], None, {NONE: np.stack([y, 1 - y]), RRC: np.stack([y, y])})
+    >>> run = Run("smoke", name="demo")
+    >>> record_variance(run, ev)
+    >>> split = run.variance_splits["seeds"][f"{NAMES[RRC]} - {NAMES[NONE]}"]
+    >>> split["items"], split["seeds"]
+    (6, 2)
+    """
+    if NONE not in ev.preds:
+        return
+    right = {m: (p == ev.labels[None]).astype(float) * 100 for m, p in ev.preds.items()}
+    for m in ev.preds:
+        k = min(len(right[m]), len(right[NONE]))
+        if m != NONE and k >= 2:
+            run.variance("seeds", f"{NAMES[m]} - {NAMES[NONE]}", right[m][:k] - right[NONE][:k])
+
+
 def report_b1(run, S: Settings, ev: Evaluation, iou: pd.DataFrame, hurt: pd.DataFrame,
                      curve: pd.DataFrame, helped: Evaluation | None = None) -> dict[str, Evidence]:
     """The scoreboard rows of chapter B1, their effects from :func:`b1_effects` (App. B's from ``helped``, its
@@ -359,6 +384,7 @@ def report_b1(run, S: Settings, ev: Evaluation, iou: pd.DataFrame, hurt: pd.Data
     record = functools.partial(_record, run, b1_effects(ev, curve, helped))
     report_replicates(run, "seeds", ev.seed_seconds(), B1_SEED_CLAIMS,
                       note="a seed: one model of each of Table 1a's methods (the zoo's training seconds)")
+    record_variance(run, ev)
     report_replicates(run, "helped_runs", (ev if helped is None else helped).run_seconds([NONE, *IOU_METHODS]),
                       B1_RUN_CLAIMS, note="a run: seeds 2r and 2r + 1 of no augmentation and App. B's three "
                                           "methods (8 models; those of seeds below `seeds` are Table 1a's too)")

@@ -66,7 +66,7 @@ METHODS = ("Random crop", "InstaAug (without input)", "InstaAug")
 PAPER = {"Random crop": (51.63, 0.30), "InstaAug (without input)": (54.20, 0.23), "InstaAug": (55.05, 0.21)}
 PROBES = ("lbfgs", "sklearn")
 CACHE_VERSION = 3  # of the trained encoders kept by train: bump when training changes
-PROBE_VERSION = 1  # of probe's cached accuracies: bump when features or linear_probe change
+PROBE_VERSION = 2  # of probe's cached outcomes (per test scene since 2): bump when features or linear_probe change
 
 
 # ----------------------------------------------------------------------------- settings
@@ -312,9 +312,13 @@ def make_model(S: Contrastive, method: str, seed: int) -> nn.Module:
     with seeded(seed):
         enc = Encoder(models.create(S.encoder, num_classes=0, widths=S.widths), S.proj_hidden, S.proj_dim)
     if method == "Random crop":
-        return enc
-    lrp = I.Recipe.module(lambda: I.LRPCrops(S.size, input_free=method == "InstaAug (without input)"), seed)
-    return I.instaaug(enc, lrp, copies=S.tta)
+        model = enc
+    else:
+        lrp = I.Recipe.module(lambda: I.LRPCrops(S.size, input_free=method == "InstaAug (without input)"), seed)
+        model = I.instaaug(enc, lrp, copies=S.tta)
+    # measured in the precision the encoders train in, from the start: a model read from the cache (never given to
+    # fit) and the untrained encoders of the floor alike (models.mark_precision)
+    return models.mark_precision(model, "bf16" if zoo.cpu_bf16(S.encoder, S.device) else "float32")
 
 
 class _Hook:
@@ -488,11 +492,12 @@ def features(model: nn.Module, x: torch.Tensor, crops: int = 0, scale: tuple[flo
 
 
 def linear_probe(train_x: torch.Tensor, train_y: torch.Tensor, test_x: torch.Tensor, test_y: torch.Tensor,
-                 method: str = "lbfgs", l2: float = 1e-3, max_iter: int = 200) -> float:
+                 method: str = "lbfgs", l2: float = 1e-3, max_iter: int = 200, per_item: bool = False):
     """Test accuracy of a multinomial logistic regression on frozen features: standardised with the training
     features' mean and standard deviation, cross-entropy plus ``l2`` times the squared weights (no penalty on the
     biases), fitted by full-batch L-BFGS (``"lbfgs"``, :func:`invlib.linear.fit_logistic`) or by scikit-learn's
-    ``LogisticRegression`` (``"sklearn"``, the same objective: ``C = 1 / (2 l2 N)``).
+    ``LogisticRegression`` (``"sklearn"``, the same objective: ``C = 1 / (2 l2 N)``). ``per_item``: each test
+    item's outcome instead, an ``(N,)`` bool array (its mean is the accuracy).
 
     Example
     -------
@@ -501,6 +506,8 @@ def linear_probe(train_x: torch.Tensor, train_y: torch.Tensor, test_x: torch.Ten
     >>> x = torch.randn(200, 5, generator=g) + 3 * y[:, None].float()  # two separable clusters
     >>> linear_probe(x[:100], y[:100], x[100:], y[100:]), linear_probe(x[:100], y[:100], x[100:], y[100:], "sklearn")
     (1.0, 1.0)
+    >>> linear_probe(x[:100], y[:100], x[100:], y[100:], per_item=True).shape
+    (100,)
     """
     check_choice(method, PROBES, "probe")
     mean, std = train_x.mean(0), train_x.std(0).clamp_min(1e-6)
@@ -511,15 +518,19 @@ def linear_probe(train_x: torch.Tensor, train_y: torch.Tensor, test_x: torch.Ten
 
         clf = LogisticRegression(C=1 / (2 * l2 * len(a)), max_iter=max_iter, tol=1e-6)
         clf.fit(a.numpy(), train_y.numpy())
-        return float((clf.predict(b.numpy()) == test_y.numpy()).mean())
-    w, bias = fit_logistic(a, train_y, l2, classes=k, bias=True, max_iter=max_iter, tolerance_grad=1e-8,
-                           tolerance_change=1e-10)
-    return float(((b @ w + bias).argmax(1) == test_y).double().mean())
+        right = clf.predict(b.numpy()) == test_y.numpy()
+    else:
+        w, bias = fit_logistic(a, train_y, l2, classes=k, bias=True, max_iter=max_iter, tolerance_grad=1e-8,
+                               tolerance_change=1e-10)
+        right = ((b @ w + bias).argmax(1) == test_y).numpy()
+    return right if per_item else float(right.mean())
 
 
 def probe(S: Contrastive, trained: dict, train: data.Dataset, test: data.Dataset) -> pd.DataFrame:
     """The linear probe of every trained model: one row per (method, seed) with ``acc`` (whole images) and
-    ``acc_tta`` (features averaged over ``S.tta`` crops, for the probe's training and test images alike), in [0, 1].
+    ``acc_tta`` (features averaged over ``S.tta`` crops, for the probe's training and test images alike), in [0, 1],
+    and ``correct_tta``, each test scene's outcome with TTA (``(N,)`` bool: for the split of a paired effect's
+    variance into evaluation and training, :meth:`invlib.results.Run.variance`).
     The probe trains on the first ``S.probe_train`` training scenes (all when None) and tests on ``test``. Each
     model's accuracies are cached on disk (``.cache/d4/``) under its weights, its seed (the crops' draws), the
     probe's images and labels and the settings the probe reads: a warm rerun reads them.
@@ -530,7 +541,7 @@ def probe(S: Contrastive, trained: dict, train: data.Dataset, test: data.Dataset
     >>> tr, te = scene_data(S)
     >>> untrained = {(m, 0): dict(model=make_model(S, m, 0)) for m in ("Random crop", "InstaAug")}
     >>> probe(S, untrained, tr, te).columns.tolist()
-    ['method', 'seed', 'acc', 'acc_tta']
+    ['method', 'seed', 'acc', 'acc_tta', 'correct_tta']
     """
     n = len(train) if S.probe_train is None else min(S.probe_train, len(train))
     xtr, ytr = train.images[:n], train.labels[:n]
@@ -542,11 +553,13 @@ def probe(S: Contrastive, trained: dict, train: data.Dataset, test: data.Dataset
         def measure(m=m, seed=seed):
             f = {c: (features(m, xtr, c, S.crop_scale, seed), features(m, test.images, c, S.crop_scale, seed + 1))
                  for c in (0, S.tta)}
-            return {c: linear_probe(f[c][0], ytr, f[c][1], test.labels, S.probe, S.probe_l2) for c in f}
+            return {c: linear_probe(f[c][0], ytr, f[c][1], test.labels, S.probe, S.probe_l2, per_item=True)
+                    for c in f}
 
         key = digest("d4-probe", models.weights_key(m), method, seed, data_key)
-        acc = cached("d4", f"probe-{key}", measure, version=PROBE_VERSION)
-        rows.append(dict(method=method, seed=seed, acc=acc[0], acc_tta=acc[S.tta]))
+        right = cached("d4", f"probe-{key}", measure, version=PROBE_VERSION)
+        rows.append(dict(method=method, seed=seed, acc=float(right[0].mean()), acc_tta=float(right[S.tta].mean()),
+                         correct_tta=right[S.tta]))
     return pd.DataFrame(rows)
 
 

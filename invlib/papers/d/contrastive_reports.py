@@ -505,6 +505,7 @@ def report(run, S: Contrastive, trained: dict, probes: pd.DataFrame, crops: pd.D
     steps, secs = int(rs[0]["steps"]), float(np.mean([r["seconds"] for r in rs]))
     run.log("steps_per_model", steps)
     run.log("seconds_per_model", secs, note="wall seconds, on the machine that ran it")
+    record_variance(run, probes, crops)
     record_replicates(run, "seeds", seed_seconds(trained), SEED_CLAIMS, note="a seed: the three encoders of Table 5 "
                       "(SimCLR training, the seconds train_one keeps with the model)")
     record_replicates(run, "control_seeds", control_seconds(control), CONTROL_CLAIMS, note="a seed: InstaAug and "
@@ -512,6 +513,53 @@ def report(run, S: Contrastive, trained: dict, probes: pd.DataFrame, crops: pd.D
                       "models of the seed when it is one of seeds); None: the seeds")
     facts = _facts(S, trained, probes, crop, band, initial, untrained, evidence)
     return table5(probes, untrained, S.tta), facts | _control_facts(S, ctrl["effects"], evidence)
+
+
+VARIANCE_PAIRS = ((INSTA, RANDOM), (INSTA, FREE), (FREE, RANDOM))  # Table 5's paired probe gains
+
+
+def _per_scene(table: pd.DataFrame, method: str, col: str) -> dict:
+    """``{seed: (N,) float array}``: ``method``'s ``col`` per test scene, in scene order, for each seed."""
+    g = table[table["method"] == method]
+    if "scene" in g:  # the crop table: one row per scene
+        return {s: gs.sort_values("scene")[col].to_numpy(float) for s, gs in g.groupby("seed")}
+    return {s: np.asarray(v, dtype=float) for s, v in zip(g["seed"], g[col])}  # the probe: an array per row
+
+
+def record_variance(run, probes: pd.DataFrame, crops: pd.DataFrame) -> None:
+    """Record where the spread over seeds comes from (:meth:`invlib.results.Run.variance`): for each of
+    :data:`VARIANCE_PAIRS`, the paired gain in TTA probe accuracy per test scene (points); for InstaAug's module,
+    each scene's KL to the mean crop distribution (``fig8/input_dependent``) and its crop centre's chance of lying
+    on the object minus the input-free module's (``fig8/crops_on_object``). Evaluation (the test scenes) or
+    training (the seeds): which one a larger test set or more seeds would narrow. Needs two seeds.
+
+    Example
+    -------
+    >>> from invlib import results
+    >>> p = pd.DataFrame(dict(method=[RANDOM, INSTA] * 2, seed=[0, 0, 1, 1], acc=0.5, acc_tta=0.5,
+    ...                       correct_tta=[np.array([1, 0, 1, 0], bool), np.array([1, 1, 1, 0], bool)] * 2))
+    >>> run = results.Run("smoke", name="demo")
+    >>> record_variance(run, p, pd.DataFrame(columns=["method", "seed", "scene"]))
+    >>> list(run.variance_splits["seeds"]), run.variance_splits["seeds"]["InstaAug - Random crop (probe, TTA)"]["items"]
+    (['InstaAug - Random crop (probe, TTA)'], 4)
+    """
+    if "correct_tta" in probes:
+        for above, below in VARIANCE_PAIRS:
+            a, b = _per_scene(probes, above, "correct_tta"), _per_scene(probes, below, "correct_tta")
+            seeds = sorted(set(a) & set(b))
+            if len(seeds) >= 2:
+                run.variance("seeds", f"{above} - {below} (probe, TTA)",
+                             np.stack([(a[s] - b[s]) * 100 for s in seeds]))
+    if not len(crops):
+        return
+    kl = _per_scene(crops, INSTA, "kl_to_mean")
+    if len(kl) >= 2:
+        run.variance("seeds", f"{INSTA}: KL to the mean distribution (nats)", np.stack([kl[s] for s in sorted(kl)]))
+    on, free = _per_scene(crops, INSTA, "centre_in_box"), _per_scene(crops, FREE, "centre_in_box")
+    seeds = sorted(set(on) & set(free))
+    if len(seeds) >= 2:
+        run.variance("seeds", f"{INSTA} - {FREE}: crop centre on the object (points)",
+                     np.stack([(on[s] - free[s]) * 100 for s in seeds]))
 
 
 SEED_CLAIMS = ("table5/ranking", "table5/instaaug_beats_random", "fig8/input_dependent", "fig8/size_correlation",
