@@ -24,6 +24,7 @@ All models take images in [0, 1]; hub-pretrained ones get their normalisation as
 
 from __future__ import annotations
 
+import contextlib
 import copy
 import difflib
 import itertools
@@ -506,6 +507,31 @@ def mark_precision(model: nn.Module, precision: str) -> nn.Module:
 def precision(model: nn.Module) -> str:
     """``"bf16"`` when ``model`` was marked so by :func:`mark_precision`, else ``"float32"``."""
     return getattr(model, _PRECISION, "float32")
+
+
+@contextlib.contextmanager
+def measuring(model: nn.Module):
+    """The module whose own methods a measurement calls (``forward_features``, ``forward_head``: what
+    :func:`for_inference`'s wrapped ``forward`` does not cover), as every measurement of ``model`` runs it: a model
+    marked bf16 (:func:`mark_precision`) in eval mode on the CPU gives its :func:`for_inference` copy, called under
+    bf16 autocast (its outputs are bf16: the caller makes them float32); any other model is itself, as it is.
+
+    Example
+    -------
+    >>> net = mark_precision(create("small_resnet18"), "bf16").eval()
+    >>> with measuring(net) as fast:
+    ...     h = fast.forward_features(torch.rand(2, 3, 28, 28))
+    >>> h.dtype, fast is for_inference(net)
+    (torch.bfloat16, True)
+    >>> with measuring(create("small_resnet18").eval()) as same:
+    ...     type(same).__name__
+    'SmallResNet'
+    """
+    if precision(model) == "bf16" and not model.training and all(t.device.type == "cpu" for t in model.parameters()):
+        with torch.autocast("cpu", dtype=torch.bfloat16):
+            yield for_inference(model)
+    else:
+        yield model
 
 
 def _float32(y):

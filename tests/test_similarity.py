@@ -521,6 +521,7 @@ def wordnet_search():
     return S.Search(entries, changes, torch.arange(4).repeat_interleave(2), ["dog", "cat", "car", "truck"])
 
 
+@pytest.mark.slow  # WordNet loads in about 4 s: make test runs these, make test-fast stays under 2 minutes
 def test_wordnet_correlation(wn):
     from invlib import wordnet
 
@@ -553,6 +554,7 @@ def test_wordnet_correlation(wn):
     assert len(S.wordnet_correlation(s, SYNSETS, max_pairs=3)["pairs"]) == 3
 
 
+@pytest.mark.slow  # WordNet loads in about 4 s: make test runs these, make test-fast stays under 2 minutes
 def test_wordnet_correlation_tests_the_classes_not_the_pairs(wn):
     """Its p is the Mantel p of the two class-by-class matrices, and its interval resamples classes."""
     from invlib import results, wordnet
@@ -587,6 +589,7 @@ def test_class_bootstrap_and_mantel_see_one_class_where_pair_permutations_see_ma
     assert same.lo > 0.9  # two matrices that agree on every class
 
 
+@pytest.mark.slow  # WordNet loads in about 4 s: make test runs these, make test-fast stays under 2 minutes
 def test_wordnet_correlation_checks_the_synsets(wn):
     with pytest.raises(ValueError, match="need one synset per class and at least 3 classes.*4 classes, 3 synsets"):
         S.wordnet_correlation(wordnet_search(), SYNSETS[:3])

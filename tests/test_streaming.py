@@ -239,6 +239,7 @@ def test_the_zoo_trains_a_folder_larger_than_the_cap(folder, tmp_path, monkeypat
     assert all(torch.equal(p, q) for p, q in zip(weights[0].values(), weights[1].values()))
 
 
+@pytest.mark.slow  # about 6 s: make test runs it, make test-fast stays under 2 minutes
 def test_paper_measures_read_images_on_disk_as_in_memory(folder, monkeypatch):
     from invlib.papers.a import probes
     from invlib.papers.b import similarity

@@ -142,7 +142,13 @@ def embedding(model: torch.nn.Module, layer: str = "penultimate") -> Callable[[t
     if check_choice(layer, LAYERS, "embedding layer") == "logits":
         return model
     if hasattr(model, "forward_head") and hasattr(model, "forward_features"):
-        return lambda b: model.forward_head(model.forward_features(b), pre_logits=True)
+        from ...models import measuring
+
+        def embed(b):
+            with measuring(model) as net:  # a model trained in bf16 is measured so, as every other pass of it
+                return net.forward_head(net.forward_features(b), pre_logits=True).float()
+
+        return embed
     from ...models import features
 
     return lambda b: features(model, b, ["pre_logits"])["pre_logits"]
@@ -662,9 +668,12 @@ def embeddings(model: torch.nn.Module, layers: Sequence[str] = LAYERS) -> Callab
         fns = [embedding(model, layer) for layer in layers]
         return lambda b: tuple(fn(b) for fn in fns)
 
+    from ...models import measuring
+
     def f(b):
-        h = model.forward_features(b)
-        return tuple(model.forward_head(h, pre_logits=layer == "penultimate") for layer in layers)
+        with measuring(model) as net:  # as embedding() runs it
+            h = net.forward_features(b)
+            return tuple(net.forward_head(h, pre_logits=layer == "penultimate").float() for layer in layers)
 
     return f
 

@@ -49,7 +49,7 @@ import torch.nn.functional as F
 
 from ... import data, zoo
 from ...crops import stored_size
-from ...models import weights_key
+from ...models import measuring, weights_key
 from ...profiles import settings as _settings
 from ...utils import cached, check_choice, digest
 from ...utils import progress as bar
@@ -469,9 +469,10 @@ def _embed_and_predict(model, preds: list):
         if not split:  # a model without timm's split: one more pass for its prediction
             preds.append(model(b).argmax(1).cpu())
             return embed(b)
-        h = model.forward_features(b)
-        preds.append(model.forward_head(h).argmax(1).cpu())
-        return model.forward_head(h, pre_logits=True)
+        with measuring(model) as net:  # as the embedding runs it (bf16 for a model trained so)
+            h = net.forward_features(b)
+            preds.append(net.forward_head(h).argmax(1).cpu())
+            return net.forward_head(h, pre_logits=True).float()
 
     return f
 
