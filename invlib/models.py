@@ -943,7 +943,7 @@ def check_input(model: nn.Module, side: int, channels: int = 3) -> int:
     return int(y.shape[1])
 
 
-_INFERENCE = weakref.WeakKeyDictionary()  # model -> (stamp, its inference copy)
+_INFERENCE = weakref.WeakKeyDictionary()  # model -> {(keep, bf16): (stamp, its inference copy)}
 _CONVS, _NORMS = (nn.Conv1d, nn.Conv2d), (nn.BatchNorm1d, nn.BatchNorm2d)
 
 
@@ -976,8 +976,9 @@ def for_inference(model: nn.Module, keep=()) -> nn.Module:
         return model
     bf16 = precision(model) == "bf16" and all(t.device.type == "cpu" for t in model.parameters())
     tensors = itertools.chain(model.parameters(), model.buffers())
-    stamp = (tuple(keep), bf16, tuple((t.data_ptr(), t._version) for t in tensors))
-    hit = _INFERENCE.get(model)
+    stamp = tuple((t.data_ptr(), t._version) for t in tensors)
+    copies = _INFERENCE.setdefault(model, {})  # one copy per (keep, precision): passes that alternate reuse theirs
+    hit = copies.get((tuple(keep), bf16))
     if hit is not None and hit[0] == stamp:
         return hit[1]
     with torch.inference_mode(False), torch.no_grad():
@@ -1000,7 +1001,7 @@ def for_inference(model: nn.Module, keep=()) -> nn.Module:
     fast = fast.to(memory_format=torch.channels_last) if folded or bf16 else model  # the layout batched() gives
     if bf16:  # the copy's own forward (never the model's): measured under the autocast it trained in
         fast.forward = _in_bf16(fast.forward)
-    _INFERENCE[model] = (stamp, fast)
+    copies[tuple(keep), bf16] = (stamp, fast)
     return fast
 
 

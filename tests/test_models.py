@@ -336,6 +336,9 @@ def test_for_inference_keeps_hooked_convs_training_models_and_follows_new_weight
     net.eval()
     before = models.for_inference(net)
     assert models.for_inference(net) is before
+    kept = models.for_inference(net, keep=["stem.0"])
+    assert models.for_inference(net) is before and models.for_inference(net, keep=["stem.0"]) is kept, \
+        "passes that alternate their kept layers reuse their copies (none is made anew per batch)"
     with torch.no_grad():
         net.fc.weight.add_(1.0)  # written in place: the copy is made anew
     after = models.for_inference(net)
