@@ -509,6 +509,11 @@ def precision(model: nn.Module) -> str:
     return getattr(model, _PRECISION, "float32")
 
 
+def _bf16_on_cpu(model: nn.Module) -> bool:
+    """Whether ``model``'s measuring passes run under bf16 autocast: marked bf16, every parameter on the CPU."""
+    return precision(model) == "bf16" and all(t.device.type == "cpu" for t in model.parameters())
+
+
 @contextlib.contextmanager
 def measuring(model: nn.Module):
     """The module whose own methods a measurement calls (``forward_features``, ``forward_head``: what
@@ -527,7 +532,7 @@ def measuring(model: nn.Module):
     ...     type(same).__name__
     'SmallResNet'
     """
-    if precision(model) == "bf16" and not model.training and all(t.device.type == "cpu" for t in model.parameters()):
+    if _bf16_on_cpu(model) and not model.training:
         fast = for_inference(model)  # folded in float32, outside the autocast
         with torch.autocast("cpu", dtype=torch.bfloat16):
             yield fast
@@ -974,7 +979,7 @@ def for_inference(model: nn.Module, keep=()) -> nn.Module:
     """
     if model.training:
         return model
-    bf16 = precision(model) == "bf16" and all(t.device.type == "cpu" for t in model.parameters())
+    bf16 = _bf16_on_cpu(model)
     tensors = itertools.chain(model.parameters(), model.buffers())
     stamp = tuple((t.data_ptr(), t._version) for t in tensors)
     copies = _INFERENCE.setdefault(model, {})  # one copy per (keep, precision): passes that alternate reuse theirs
