@@ -93,7 +93,7 @@ def _family(args) -> int:
 def _data(args) -> int:
     from . import data
 
-    report = data.check()
+    report = data.check(load=args.load)
     return 0 if all(v.get("ok", True) for v in report.values() if isinstance(v, dict)) else 1
 
 
@@ -282,6 +282,8 @@ def main(argv: list[str] | None = None) -> int:
     p_family.set_defaults(func=_family)
     p_data = sub.add_parser("data", help="check the offline datasets and WordNet")
     p_data.add_argument("action", choices=["check"])
+    p_data.add_argument("--load", action="store_true", help="load WordNet through NLTK, not only check that its "
+                        "folder built from the Debian files is complete")
     p_data.set_defaults(func=_data)
     p_compare = sub.add_parser("compare", help="two builds' results side by side: same JSON? verdicts moved?",
                                description="Compare two results folders (results/<profile>/ of two builds of one "

@@ -27,6 +27,8 @@ from .utils import cache_dir, check_choice, is_online
 
 DEBIAN_DIR = Path("/usr/share/wordnet")
 """Where ``wordnet-base`` and ``wordnet-sense-index`` install the WordNet 3.0 database files."""
+DEBIAN_VERSION = "3.0"
+"""The WordNet version of those files (what the NLTK reader built from them reports)."""
 
 # Files NLTK's WordNetCorpusReader reads; ``cntlist.rev`` (sense counts) is copied when present.
 _REQUIRED = tuple(

@@ -679,5 +679,9 @@ def test_a_parallel_build_offers_the_long_chapters_first_and_loses_none():
     # before the last chapter that trains: only chapters that train or that one of them waits for
     needed = {d for n in trains for d in waits.get(n, ())}
     assert set(order[:last_trainer + 1]) <= set(trains) | needed
-    for n in order:  # every chapter a trainer waits for comes before it
-        assert all(order.index(d) < order.index(n) for d in waits.get(n, ()) if n in trains)
+    for n in order:  # every chapter comes after those it waits for
+        assert all(order.index(d) < order.index(n) for d in waits.get(n, ()))
+    # among the rest, the head of the longest chain (B3 -> B4 -> B5) first, a chapter nobody waits for after them
+    rest = order[last_trainer + 1:]
+    assert rest.index("b3_invariance_vs_magnitude") == 0
+    assert rest.index("b4_factors_of_variation") < rest.index("00_data_and_transforms")

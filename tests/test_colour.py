@@ -430,6 +430,26 @@ def test_train_measures_table3_once_and_reuses_it_for_table4():
     assert len(c[c["hue_share"] == 0.0]) == 4 and set(R.control_gains(res).columns) == {1.0, 0.0}
 
 
+@pytest.mark.slow  # two seeds of the family (about 10 s)
+def test_table4_runs_its_own_first_seeds_and_is_its_own_replicate_family():
+    S = C.settings("smoke", n_train=128, n_test=46, epochs=1, jitter=[(0.0, 0.2, 0.8)], n_conditions=[1, 2],
+                   seeds=(0, 1), table4_seeds=1, control_share=None, progress=False)
+    assert S.sweep_seeds == (0,)
+    res = C.train(S)
+    a = res.accuracy
+    assert set(a[a["experiment"] == "table3"]["seed"]) == {0, 1}
+    assert set(a[a["experiment"] == "table4"]["seed"]) == {0}  # its one light too: Table 3's models of seed 0
+    run = results.Run("smoke", name="demo_d3")
+    R.report(run, S, res)
+    t4 = run.replicate_costs["table4_seeds"]
+    assert t4["n"] == 1 and set(t4["claims"]) == {"table4/gain_k1", "table4/gain_k2"}
+    assert t4["seconds"] == pytest.approx(R.seed_seconds(res, ("table4",), larger_only=True), rel=1e-2)
+    assert not set(t4["claims"]) & set(run.replicate_costs["seeds"]["claims"])
+    assert run.replicate_costs["seeds"]["n"] == 2
+    with pytest.raises(ValueError, match="table4_seeds is how many"):
+        C.settings("smoke", table4_seeds=0)
+
+
 # ----------------------------------------------------------------------------- the data control and Table 3's labels
 def test_table3_quotes_the_input_free_model_as_itself_not_as_augerino():
     v, run = _verdicts(R.demo_run())

@@ -4,6 +4,7 @@ paper imports another paper's package (what two papers share lives in the founda
 no paper imports it."""
 
 import ast
+import functools
 import re
 from pathlib import Path
 
@@ -15,7 +16,8 @@ PARTS = sorted(p.name for p in (ROOT / "papers").iterdir() if p.is_dir() and (p 
 PAPERS = [p for p in PARTS if p != SYNTHESIS]
 
 
-def _imports(path: Path) -> set[str]:
+@functools.cache  # every test of the layout reads the same files: each is parsed once
+def _imports(path: Path) -> frozenset[str]:
     """Absolute names of every module ``path`` imports, at any depth of the file (lazy imports too)."""
     package = path.relative_to(ROOT.parent).with_suffix("").parts[:-1]
     found = set()
@@ -30,7 +32,7 @@ def _imports(path: Path) -> set[str]:
                 name = node.module
             found.add(name)
             found |= {f"{name}.{a.name}" for a in node.names}
-    return found
+    return frozenset(found)
 
 
 def _paper_of(module: str) -> str | None:

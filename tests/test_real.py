@@ -156,6 +156,21 @@ def test_check_finds_debian_copy_and_wordnet(fm_test, capsys, monkeypatch):
     assert "wordnet: ready" in capsys.readouterr().out
 
 
+@needs_debian
+def test_check_without_loading_reads_only_the_built_folder(fm_test, capsys, monkeypatch):
+    from invlib import wordnet
+
+    def never():
+        raise AssertionError("load=False must not load WordNet when its Debian files are here")
+
+    monkeypatch.delenv("INVLIB_DATA", raising=False)
+    monkeypatch.setattr(wordnet, "ensure", never)
+    report = data.check(load=False)
+    assert report["wordnet"]["ready"] and report["wordnet"]["version"] == wordnet.DEBIAN_VERSION
+    assert wordnet._dir_ok(Path(report["wordnet"]["root"]), wordnet.DEBIAN_DIR)
+    assert "must not load" in data.check()["wordnet"]["message"]  # the default loads it (and reports, never raises)
+
+
 # ---------------------------------------------------------------- CIFAR-10 (offline here: generated batches)
 
 

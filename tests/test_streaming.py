@@ -281,6 +281,7 @@ def test_paper_measures_read_images_on_disk_as_in_memory(folder, monkeypatch):
     assert tables[0][cols].equals(tables[1][cols])
 
 
+@pytest.mark.slow  # about 5 s: make test runs it, make test-fast keeps under 2 minutes
 def test_a_learned_augmentation_trains_on_disk_as_in_memory(folder):
     """Papers D and E train through invlib.train.fit, as every model of the book: an Augerino network here."""
     from invlib.learned import augerino

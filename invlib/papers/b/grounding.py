@@ -428,7 +428,7 @@ def untrained_table(S: Settings, x: torch.Tensor | None = None):
 
     Example
     -------
-    >>> S = settings("smoke", models={"ResNet": {"untrained": "random:small_resnet18"}}, untrained_seeds=2)
+    >>> S = settings("smoke", models={"ResNet": {"untrained": "random:small_resnet18"}}, untrained_seeds=2, n_probe=8)
     >>> t = untrained_table(S)
     >>> sorted(set(t.seed)), sorted(set(t["transform"])), bool((t.seconds >= 0).all())
     ([0, 1], ['translate'], True)
