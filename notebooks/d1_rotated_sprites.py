@@ -91,9 +91,10 @@ if len(sweep):
 # %%
 trained = D.train(S, train, test)
 per_image = {m: D.bounds(net, test) for m, (net, _) in trained.items()}
-per_seed = D.seed_slopes(S, train, test, trained)
+items = {}  # each test image's share of the measures, per seed: where their spread comes from
+per_seed = D.seed_slopes(S, train, test, trained, items=items)
 acc = {m: h[-1]["test_acc"] for m, (_, h) in trained.items()}
-summary, facts = R.report(run, S, per_image, acc, per_seed, sweep)
+summary, facts = R.report(run, S, per_image, acc, per_seed, sweep, items)
 results.glue(dict(facts, copies=S.copies, module_lr=S.module_lr, **R.seed_facts(per_seed)))
 display(pages.table(R.readable(summary), f"The first seed's models on the {len(test):,} test sprites: the slopes "
                     "of each bound on the image's angle (the boundary's: -1 for a, +1 for b), the share of images "

@@ -356,12 +356,22 @@ def test_seed_slopes_takes_the_first_seed_from_train():
     S = D.settings("smoke", n_train=64, n_test=16, epochs=1, seeds=2, progress=False, h_min=1.0, h_max=1.5)
     train, test = D.sprite_data(S)
     trained = D.train(S, train, test)
-    given, cached = D.seed_slopes(S, train, test, trained), D.seed_slopes(S, train, test)
+    items = {}
+    given, cached = D.seed_slopes(S, train, test, trained, items=items), D.seed_slopes(S, train, test)
     for method in D.METHODS:  # the same numbers as the models loaded from the cache
         pd.testing.assert_frame_equal(given[method], cached[method])
         assert given[method].test_acc[0] == trained[method][1][-1]["test_acc"]
         assert given[method].seed.tolist() == [0, 1]
         assert (given[method].seconds > 0).all()  # the training's seconds, the same read from the cache
+        for seed, row in given[method].set_index("seed").iterrows():  # each image's share: its mean is the measure
+            for key in ("upper_slope", "lower_slope", "near_boundary"):
+                assert len(items[method][seed][key]) == S.n_test
+                assert items[method][seed][key].mean() == pytest.approx(row[key], abs=1e-9)
+    run = results.Run("smoke", name="demo_d1")
+    splits = R.record_variance(run, items)
+    assert set(splits) == {name for name, _, _ in R.VARIANCE_MEASURES}
+    assert run.variance_splits["seeds"]["InstaAug: share near the boundary"]["seeds"] == 2
+    assert R.record_variance(results.Run("smoke", name="one"), {"instaaug": {0: items["instaaug"][0]}}) == {}
 
 
 def test_report_records_what_a_seed_costs_and_the_fig5_claims_on_it():

@@ -583,6 +583,22 @@ def accuracies(correct: np.ndarray, conditions: np.ndarray) -> dict:
                 hard=mean(data.LIGHTING_GROUPS["hard"]), per_condition=per)
 
 
+def general_weights(conditions: np.ndarray) -> np.ndarray:
+    """``(N,)`` weights of the test images such that ``(correct * w).mean()`` is :func:`accuracies`' ``general``
+    (every condition present weighs the same, whatever its number of images): ``N / (C n_c)`` for an image of a
+    condition with ``n_c`` images, ``C`` conditions present.
+
+    Example
+    -------
+    >>> cond, correct = np.array(["D45", "D45", "red", "D27"]), np.array([True, False, True, True])
+    >>> w = general_weights(cond)
+    >>> bool(np.isclose((correct * w).mean(), accuracies(correct, cond)["general"]))
+    True
+    """
+    names, inverse, counts = np.unique(np.asarray(conditions), return_inverse=True, return_counts=True)
+    return len(inverse) / (len(names) * counts[inverse])
+
+
 @torch.no_grad()
 def module_ranges(net, ds: data.Dataset, batch: int = 500) -> pd.DataFrame:
     """Every image's learned ranges: one row per image with its ``label``, ``class_type``, ``condition``, ``group``
@@ -632,6 +648,9 @@ class ColourRun:
     - ``sets``: :func:`training_sets`; ``best_random``: the best random jitter, of Table 3's claims and of Table 4:
       the best mean general accuracy over seeds, without TTA, on the held-out images of :func:`selection_set`
       (``selection``: one row per random jitter and seed, its ``general`` accuracy there), not on the test images.
+    - ``correct``: ``{(model, seed, tta): (N,) bool}``, each test image's outcome under Table 3's models, and
+      ``weights``: ``(N,)`` :func:`general_weights` of the test images (``(correct * weights).mean()`` is the
+      ``general`` accuracy): the split of a paired effect's variance into evaluation and training.
     """
 
     accuracy: pd.DataFrame
@@ -641,6 +660,8 @@ class ColourRun:
     sets: dict = field(default_factory=dict)
     best_random: str = ""
     selection: pd.DataFrame = field(default_factory=pd.DataFrame)
+    correct: dict = field(default_factory=dict)
+    weights: np.ndarray | None = None
 
 
 def _fit(S: Colour, member: Member, seed: int, train_set, test, k: int, experiment: str, out: dict):
@@ -657,6 +678,8 @@ def _fit(S: Colour, member: Member, seed: int, train_set, test, k: int, experime
         if correct is None:
             continue
         acc = accuracies(correct, cond)
+        if experiment == "table3":
+            out.setdefault("correct", {})[member.name, seed, tta] = np.asarray(correct, dtype=bool)
         h, s, v = member.setting or (None, None, None)
         out["rows"].append(dict(experiment=experiment, k=k, model=member.name, kind=member.kind, h=h, s=s, v=v,
                                 hue_share=S.hue_share, seed=seed, tta=tta, general=acc["general"], easy=acc["easy"],
@@ -743,7 +766,8 @@ def train(S: Colour, test: data.Dataset | None = None) -> ColourRun:
     accuracy = pd.DataFrame(out["rows"])
     per_condition = pd.concat([accuracy[["experiment", "k", "model", "seed", "tta"]], per], axis=1)
     ranges = pd.concat(out["ranges"], ignore_index=True) if out["ranges"] else pd.DataFrame()
-    return ColourRun(accuracy, per_condition, ranges, out["states"], sets, best, selection)
+    return ColourRun(accuracy, per_condition, ranges, out["states"], sets, best, selection, out.get("correct", {}),
+                     general_weights(condition_names(test)))
 
 
 def train_control(S: Colour, out: dict, train_set: data.Dataset, test: data.Dataset) -> None:

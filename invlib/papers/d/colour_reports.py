@@ -274,6 +274,7 @@ def report(run, S: Colour, res: ColourRun) -> tuple[pd.DataFrame, pd.DataFrame, 
     facts |= _figd1_claim(run, res)
     facts |= _table4_claims(run, res)
     facts |= _control_claim(run, S, res)
+    record_variance(run, res)
     n = res.accuracy.loc[res.accuracy["experiment"] == "table3", "seed"].nunique()
     n4 = res.accuracy.loc[res.accuracy["experiment"] == "table4", "seed"].nunique()
     facts |= {"d3_best_random": res.best_random, "d3_n_select": f"{S.n_select:,}", "d3_seeds": _seeds_note(res),
@@ -291,6 +292,52 @@ def report(run, S: Colour, res: ColourRun) -> tuple[pd.DataFrame, pd.DataFrame, 
                       note="a seed: the global range and InstaAug at both hue shares (those at the chapter's share are "
                            "Table 3's models of the seed when it is one of seeds)")
     return t3, sweep, t4, facts
+
+
+def variance_pairs(res: ColourRun) -> list[tuple[str, str, str, bool]]:
+    """Table 3's paired effects whose variance :func:`record_variance` splits: ``(name, above, below, tta)``,
+    with this run's best random jitter."""
+    best = res.best_random
+    return [("InstaAug - best random jitter", INSTAAUG, best, False),
+            ("InstaAug - best random jitter (TTA)", INSTAAUG, best, True),
+            ("InstaAug - global range", INSTAAUG, GLOBAL, False),
+            ("best random jitter - no augmentation", best, NO_AUG, False)]
+
+
+def record_variance(run, res: ColourRun) -> dict:
+    """Record, for each of :func:`variance_pairs`, how the spread over seeds of its paired effect on the general
+    accuracy (points) splits into evaluation (the test images) and training (:meth:`invlib.results.Run.variance`,
+    parameter ``seeds``): each test image's effect is its outcome's difference weighted by
+    :func:`~invlib.papers.d.colour.general_weights`, so that a seed's mean is its effect. Pairs with fewer than two
+    seeds are left out. Returns ``{name: split}``.
+
+    Example
+    -------
+    >>> from invlib.papers.d.colour import INSTAAUG, NO_AUG
+    >>> rng = np.random.default_rng(0)
+    >>> best = "random jitter h=0 s=0.2 v=0.8"
+    >>> res = ColourRun(pd.DataFrame(), pd.DataFrame(), pd.DataFrame(), best_random=best, weights=np.ones(400),
+    ...                 correct={(m, s, t): rng.random(400) < 0.8 for m in (INSTAAUG, best, NO_AUG)
+    ...                          for s in range(12) for t in (False, True)})
+    >>> run = results.Run("smoke", name="demo")
+    >>> splits = record_variance(run, res)  # no global range here: its pair is left out
+    >>> len(splits), splits["InstaAug - best random jitter"]["items"], splits["InstaAug - best random jitter"]["seeds"]
+    (3, 400, 12)
+    >>> splits["InstaAug - best random jitter"]["evaluation_share"] > 0.5  # independent outcomes: evaluation
+    True
+    """
+    out = {}
+    if res.weights is None or not res.correct:
+        return out
+    for name, above, below, tta in variance_pairs(res):
+        seeds = sorted(s for (m, s, t) in res.correct if m == above and t == tta
+                       and (below, s, tta) in res.correct)
+        if len(seeds) < 2:
+            continue
+        per_item = [100 * res.weights * (res.correct[above, s, tta].astype(float)
+                                         - res.correct[below, s, tta].astype(float)) for s in seeds]
+        out[name] = run.variance("seeds", name, np.stack(per_item))
+    return out
 
 
 def paper_facts() -> dict:

@@ -267,12 +267,15 @@ def train(S: Rotations, train_set, test_set, seed: int | None = None) -> dict:
     return out
 
 
-def seed_slopes(S: Rotations, train_set, test_set, trained: dict | None = None) -> dict[str, pd.DataFrame]:
+def seed_slopes(S: Rotations, train_set, test_set, trained: dict | None = None,
+                items: dict | None = None) -> dict[str, pd.DataFrame]:
     """Every method trained from ``S.seeds`` seeds (``S.seed`` first: :func:`train`'s models, taken from
     ``trained`` when given, else from the cache) on the same data: ``{method: one row per seed}`` with
     :func:`slopes` of its learned bounds on ``test_set``, its test accuracy and ``seconds``, what its training took
     (:func:`~invlib.papers.d.criteria.train_seconds`: the cold run's, read from the fit cache on a warm run). The
     claims' replicates: each seed trains InstaAug, its input-free control and Augerino from the same trunk start.
+    ``items``: a dict that receives ``{method: {seed: item_terms(...)}}``, each test image's share of the seed's
+    measures (:func:`item_terms`), for the split of their variance into evaluation and training.
 
     Example
     -------
@@ -287,8 +290,11 @@ def seed_slopes(S: Rotations, train_set, test_set, trained: dict | None = None) 
     for seed in range(S.seed, S.seed + S.seeds):
         out = trained if seed == S.seed and trained is not None else train(S, train_set, test_set, seed)
         for method, (net, hist) in out.items():
-            rows[method].append(dict(seed=seed, **slopes(bounds(net, test_set)), test_acc=hist[-1]["test_acc"],
+            b = bounds(net, test_set)
+            rows[method].append(dict(seed=seed, **slopes(b), test_acc=hist[-1]["test_acc"],
                                      seconds=train_seconds(hist)))
+            if items is not None:
+                items.setdefault(method, {})[seed] = item_terms(b)
     return {m: pd.DataFrame(r) for m, r in rows.items()}
 
 
@@ -419,6 +425,32 @@ def bounds(net, ds: data.Dataset, batch: int = 256) -> pd.DataFrame:
         low, high = torch.full_like(phi, -half), torch.full_like(phi, half)
     return pd.DataFrame(dict(phi=phi.numpy(), upper=high.numpy(), lower=(-low).numpy(),
                              upper_true=(BOUNDARY - phi).numpy(), lower_true=(BOUNDARY + phi).numpy()))
+
+
+def item_terms(df: pd.DataFrame) -> dict[str, np.ndarray]:
+    """Per test image of ``df`` (:func:`bounds`' rows), the terms whose mean is :func:`slopes`' ``upper_slope``,
+    ``lower_slope`` and ``near_boundary``: a least-squares slope is the mean of ``N (phi_i - mean phi)
+    (y_i - mean y) / sum (phi - mean phi)^2``, a share the mean of its indicator. Their spread over the images is
+    what a seed's measure owes to its finite test set (:meth:`invlib.results.Run.variance`).
+
+    Example
+    -------
+    >>> phi = np.linspace(-0.7, 0.7, 9)
+    >>> df = pd.DataFrame(dict(phi=phi, upper=1.5 - 0.8 * phi + 0.1 * np.cos(9 * phi), lower=1.5 + phi,
+    ...                        upper_true=BOUNDARY - phi, lower_true=BOUNDARY + phi))
+    >>> t, s = item_terms(df), slopes(df)
+    >>> all(bool(np.isclose(t[k].mean(), s[k])) for k in ("upper_slope", "lower_slope", "near_boundary"))
+    True
+    """
+    phi = df.phi.to_numpy(float)
+    d = phi - phi.mean()
+
+    def slope(y):
+        y = y.to_numpy(float)
+        return len(phi) * d * (y - y.mean()) / float((d ** 2).sum())
+
+    gap = np.maximum((df.upper - df.upper_true).abs(), (df.lower - df.lower_true).abs()).to_numpy(float)
+    return dict(upper_slope=slope(df.upper), lower_slope=slope(df.lower), near_boundary=(gap <= 0.2).astype(float))
 
 
 def slopes(df: pd.DataFrame) -> dict:

@@ -118,13 +118,14 @@ def _per_seed_text(frame: pd.DataFrame, fmt) -> str:
 
 def report(run, S: Rotations, per_image: dict[str, pd.DataFrame], acc: dict[str, float],
            seeds: dict[str, pd.DataFrame] | pd.DataFrame | None = None,
-           sweep: pd.DataFrame | None = None) -> tuple[pd.DataFrame, dict]:
+           sweep: pd.DataFrame | None = None, items: dict | None = None) -> tuple[pd.DataFrame, dict]:
     """Log D1's metrics and record its claims from the per-image bounds of each method
     (:func:`invlib.papers.d.rotations.bounds`, the first seed's models) and their test accuracies; return a summary
     table (one row per method) and the facts for the prose (numbers, and the sentences of :func:`prose`).
     ``seeds`` (:func:`~invlib.papers.d.rotations.seed_slopes`): each method's measures per seed (a frame alone:
     InstaAug's), the replicates of the claims; without it the first seed's models are the only ones. ``sweep``
-    (:func:`~invlib.papers.d.rotations.band_sweep`): the bands tried, for the facts (``band_text``)."""
+    (:func:`~invlib.papers.d.rotations.band_sweep`): the bands tried, for the facts (``band_text``). ``items``
+    (``seed_slopes``' ``items``): each test image's share of the measures per seed, for :func:`record_variance`."""
     rows, facts = [], dict(boundary=BOUNDARY, max_angle=math.radians(S.max_angle), n_test=S.n_test,
                            h_min=S.h_min, h_max=S.h_max, width_min=math.exp(S.h_min), width_max=math.exp(S.h_max))
     for method, df in per_image.items():
@@ -166,9 +167,40 @@ def report(run, S: Rotations, per_image: dict[str, pd.DataFrame], acc: dict[str,
     record_replicates(run, "seeds", seed_seconds(seeds), list(effects), note="a seed: InstaAug, its input-free "
                       "control and Augerino trained from the seed's start (their fit's epoch seconds); the band "
                       "sweep runs once, from the first seed")
+    record_variance(run, items)
     facts.update(prose(evidence, per_seed))
     facts.update(sweep_facts(S, sweep))
     return table, facts
+
+
+# InstaAug's per-seed measures whose variance record_variance splits: (name, item_terms' key, sign as the claim reads)
+VARIANCE_MEASURES = (("InstaAug: minus the upper bound's slope", "upper_slope", -1.0),
+                     ("InstaAug: the lower bound's slope", "lower_slope", 1.0),
+                     ("InstaAug: share near the boundary", "near_boundary", 1.0))
+
+
+def record_variance(run, items: dict | None) -> dict:
+    """Record how the spread over seeds of InstaAug's measures (:data:`VARIANCE_MEASURES`, as the claims read them)
+    splits into evaluation (the test images) and training (:meth:`invlib.results.Run.variance`, parameter
+    ``seeds``), from each test image's share of them (:func:`~invlib.papers.d.rotations.item_terms`, by seed).
+    Nothing below two seeds. Returns ``{name: split}``.
+
+    Example
+    -------
+    >>> rng = np.random.default_rng(0)
+    >>> items = {"instaaug": {s: dict(upper_slope=rng.normal(-1, 3, 500), lower_slope=rng.normal(1, 3, 500),
+    ...                                near_boundary=(rng.random(500) < 0.4).astype(float)) for s in range(4)}}
+    >>> run = results.Run("smoke", name="demo")
+    >>> split = record_variance(run, items)["InstaAug: share near the boundary"]
+    >>> split["seeds"], split["items"], split["evaluation_share"] > 0.5  # independent images: evaluation
+    (4, 500, True)
+    """
+    per_seed = (items or {}).get("instaaug") or {}
+    if len(per_seed) < 2:
+        return {}
+    seeds = sorted(per_seed)
+    return {name: run.variance("seeds", name, np.stack([sign * per_seed[s][key] for s in seeds]))
+            for name, key, sign in VARIANCE_MEASURES}
 
 
 def readable(frame: pd.DataFrame) -> pd.DataFrame:
