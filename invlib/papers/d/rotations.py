@@ -449,8 +449,13 @@ def item_terms(df: pd.DataFrame) -> dict[str, np.ndarray]:
         y = y.to_numpy(float)
         return len(phi) * d * (y - y.mean()) / float((d ** 2).sum())
 
-    gap = np.maximum((df.upper - df.upper_true).abs(), (df.lower - df.lower_true).abs()).to_numpy(float)
-    return dict(upper_slope=slope(df.upper), lower_slope=slope(df.lower), near_boundary=(gap <= 0.2).astype(float))
+    return dict(upper_slope=slope(df.upper), lower_slope=slope(df.lower),
+                near_boundary=(_boundary_gap(df) <= 0.2).to_numpy(float))
+
+
+def _boundary_gap(df: pd.DataFrame) -> pd.Series:
+    """Per image, the farther of its two bounds from the class boundary (rad)."""
+    return np.maximum((df.upper - df.upper_true).abs(), (df.lower - df.lower_true).abs())
 
 
 def slopes(df: pd.DataFrame) -> dict:
@@ -471,7 +476,7 @@ def slopes(df: pd.DataFrame) -> dict:
     >>> round(slopes(df.assign(upper=1.5, lower=1.5))["centre_error"], 3)  # one range: mean |phi|
     0.389
     """
-    gap = np.maximum((df.upper - df.upper_true).abs(), (df.lower - df.lower_true).abs())
+    gap = _boundary_gap(df)
     return dict(upper_slope=float(np.polyfit(df.phi, df.upper, 1)[0]),
                 lower_slope=float(np.polyfit(df.phi, df.lower, 1)[0]),
                 near_boundary=float((gap <= 0.2).mean()),
