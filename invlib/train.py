@@ -280,7 +280,8 @@ def fit(model: nn.Module, train, cfg: TrainConfig | None = None, augment=None, t
             is ever loaded, it just retrains).
 
     Returns:
-        list of ``{"epoch", "loss", "train_acc", "lr" (of the epoch's last step), "seconds"}``, plus
+        list of ``{"epoch", "loss", "train_acc", "lr" (of the epoch's last step), "seconds" (wall clock),
+        "cpu_seconds" (the process's CPU time: what the epoch cost whatever else the machine ran)}``, plus
         ``"test_acc"``, ``"val_acc"``, ``"test_at_best_val"`` when that data is given, and ``"state"`` (what the
         model has learned: its ``state()``, e.g. an augmentation's ranges) when the model has a ``state``
         method.
@@ -335,7 +336,7 @@ def fit(model: nn.Module, train, cfg: TrainConfig | None = None, augment=None, t
     amp = autocast_dtype(cfg, device)
     autocast = torch.autocast(device.type, dtype=amp, enabled=amp is not None)
     for epoch in range(start, cfg.epochs):
-        t0 = time.perf_counter()
+        t0, c0 = time.perf_counter(), time.process_time()
         gen = torch.Generator().manual_seed(_epoch_seed(cfg.seed, epoch))
         torch.manual_seed(_epoch_seed(cfg.seed, epoch) + 1)  # dropout / stochastic depth
         order = torch.randperm(len(images), generator=gen)[rank * per_rank:(rank + 1) * per_rank]
@@ -360,7 +361,7 @@ def fit(model: nn.Module, train, cfg: TrainConfig | None = None, augment=None, t
             loss_sum += value.detach()
             correct += (logits.argmax(1) == y).sum()
         record = dict(epoch=epoch, loss=loss_sum.item() / steps, train_acc=correct.item() / (steps * batch),
-                      lr=lr, seconds=time.perf_counter() - t0)
+                      lr=lr, seconds=time.perf_counter() - t0, cpu_seconds=time.process_time() - c0)
         _record_held_out(model, record, history, val, test, cfg.eval_batch_size)
         history.append(record)
         if path and rank == 0:

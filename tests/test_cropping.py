@@ -2,6 +2,7 @@
 
 import math
 
+import numpy as np
 import pandas as pd
 import pytest
 import torch
@@ -105,6 +106,20 @@ def test_cost_is_a_ratio_per_run_against_its_boundary():
         assert ev["verdict"] == expected and ev["unit"] == "run" and ev["direction"] == "less", ratios
     run, _ = _claims(_family([1.0], seconds=(1.0, 1.2)))
     assert run.claims["appD3/cost"]["verdict"] == "inconclusive at this budget"
+
+
+def test_cost_reads_cpu_time_and_the_wall_clock_only_without_it():
+    ratios, wall = [1.3, 1.4, 1.35], [2.6, 2.8, 2.7]  # CPU time under the boundary, the wall clock above it
+    acc = pd.concat([_family([1.0], seconds=(1.0, w)).assign(seed=s) for s, w in enumerate(wall)])
+    acc["cpu_seconds_per_epoch"] = [1.0, 1.0, ratios[0], 1.0, 1.0, ratios[1], 1.0, 1.0, ratios[2]]
+    run, facts = _claims(acc)
+    claim = run.claims["appD3/cost"]
+    assert claim["verdict"] == "reproduced" and claim["ours"].startswith("CPU seconds per epoch")
+    assert facts["cost_ratio"] == pytest.approx(np.mean(ratios))
+    acc.loc[acc.method == "instaaug", "cpu_seconds_per_epoch"] = np.nan  # a history cached before CPU time was kept
+    run, facts = _claims(acc)
+    assert run.claims["appD3/cost"]["verdict"] == "not reproduced" and "wall-clock" in run.claims["appD3/cost"]["ours"]
+    assert facts["cost_ratio"] == pytest.approx(np.mean(wall))
 
 
 def _crops(kl, rho, box, free_box, side_lrp=(0.97, 0.96, 0.98), spread_lrp=(0.01, 0.012, 0.011)):

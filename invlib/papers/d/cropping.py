@@ -472,7 +472,8 @@ def _scale_of(t: Trained) -> tuple[float, float]:
 
 def accuracy_table(S: Cropping, family: list[Trained], test_set) -> pd.DataFrame:
     """One row per trained model: method, variant, seed, test accuracy without and with ``S.tta`` crops, the
-    training seconds per epoch and in all (``train_seconds``), and the seconds of the pre-training it started from
+    training seconds per epoch (wall clock, and ``cpu_seconds_per_epoch``: the process's CPU time, NaN for a
+    history cached before it was kept) and in all (``train_seconds``), and the seconds of the pre-training it started from
     (``start_seconds``, 0 without one), each as the cold run timed them (:class:`Trained`; a warm run reads them
     from the fit cache). ``correct`` and ``correct_tta`` hold each test image's outcome, ``(N,)`` bool arrays (for
     the split of a paired effect's variance into evaluation and training, :meth:`invlib.results.Run.variance`).
@@ -488,7 +489,7 @@ def accuracy_table(S: Cropping, family: list[Trained], test_set) -> pd.DataFrame
     >>> table = accuracy_table(S, train(S, train_set), test)
     >>> list(table.columns), table.correct_tta[0].shape
     (['method', 'variant', 'seed', 'acc', 'acc_tta', 'correct', 'correct_tta', 'seconds_per_epoch', \
-'train_seconds', 'start_seconds'], (16,))
+'cpu_seconds_per_epoch', 'train_seconds', 'start_seconds'], (16,))
     """
     bf16 = zoo.cpu_bf16(S.arch, S.device)
     key = digest("d2-accuracy", S.tta, S.scales, bf16, test_set.images, test_set.labels,
@@ -497,8 +498,22 @@ def accuracy_table(S: Cropping, family: list[Trained], test_set) -> pd.DataFrame
                    version=ACCURACY_VERSION)
     torch.set_rng_state(found["rng"])  # what the measurement left, cached or not: later draws are the same
     return pd.DataFrame([dict(row, seconds_per_epoch=float(np.mean([h["seconds"] for h in t.history])),
+                              cpu_seconds_per_epoch=_cpu_per_epoch(t.history),
                               train_seconds=t.train_seconds, start_seconds=t.start_seconds)
                          for row, t in zip(found["rows"], family)])
+
+
+def _cpu_per_epoch(history) -> float:
+    """The mean CPU seconds (process time) of a training's epochs, NaN when its history predates that record
+    (a fit cache written before :func:`invlib.train.fit` kept ``cpu_seconds``).
+
+    Example
+    -------
+    >>> _cpu_per_epoch([dict(cpu_seconds=2.0), dict(cpu_seconds=3.0)]), _cpu_per_epoch([dict(seconds=2.0)])
+    (2.5, nan)
+    """
+    values = [h.get("cpu_seconds") for h in history]
+    return float(np.mean(values)) if values and None not in values else math.nan
 
 
 def _measure_accuracy(S: Cropping, family: list[Trained], test_set, bf16: bool = False) -> dict:
