@@ -472,15 +472,15 @@ def _scale_of(t: Trained) -> tuple[float, float]:
 
 def accuracy_table(S: Cropping, family: list[Trained], test_set) -> pd.DataFrame:
     """One row per trained model: method, variant, seed, test accuracy without and with ``S.tta`` crops, the
-    training seconds per epoch (wall clock, and ``cpu_seconds_per_epoch``: the process's CPU time, NaN for a
-    history cached before it was kept) and in all (``train_seconds``), and the seconds of the pre-training it
-    started from (``start_seconds``, 0 without one), each as the cold run timed them (:class:`Trained`; a warm
-    run reads them from the fit cache). ``correct`` and ``correct_tta`` hold each test image's outcome, ``(N,)`` bool arrays (for
-    the split of a paired effect's variance into evaluation and training, :meth:`invlib.results.Run.variance`).
-    A model trained under bf16 autocast is measured under it too (:func:`invlib.zoo.cpu_bf16`: about 1.5x the
-    float32 speed here; its accuracies moved by at most 0.8 points on 500 scenes). The measurements are cached on
-    disk (``.cache/d2/``) under every model's weights, method, variant and seed, the precision, ``S.tta`` and the
-    test scenes: a warm rerun reads them.
+    training seconds per epoch (wall clock, and ``cpu_seconds_per_epoch``: the process's CPU time, NaN for a history
+    cached before it was kept) and in all (``train_seconds``), and the seconds of the pre-training it started from
+    (``start_seconds``, 0 without one), each as the cold run timed them (:class:`Trained`; a warm run reads them
+    from the fit cache). ``correct`` and ``correct_tta`` hold each test image's outcome, ``(N,)`` bool arrays (for
+    the split of a paired effect's variance into evaluation and training, :meth:`invlib.results.Run.variance`). A
+    model trained under bf16 autocast is measured under it too (:func:`invlib.zoo.cpu_bf16`: about 1.5x the float32
+    speed here; its accuracies moved by at most 0.8 points on 500 scenes). The measurements are cached on disk
+    (``.cache/d2/``) under every model's weights, method, variant and seed, the precision, ``S.tta`` and the test
+    scenes: a warm rerun reads them.
 
     Example
     -------
