@@ -15,14 +15,18 @@ PYTEST := PYTHONDONTWRITEBYTECODE= $(BIN)/python -m pytest
 
 .PHONY: setup data browser test test-fast lint book zoo bench clean
 
-# pip compiles every installed module on one core; compileall compiles them on every core (what pip would leave, set-up
-# about 15 s shorter on 2 cores). A module that does not compile (a package's Python 2 test file) is skipped, as pip
-# skips it. Python must find them compiled: where PYTHONDONTWRITEBYTECODE is set it never writes its own.
+# The packages are installed by uv (from PyPI, into the venv) where it can be had: the same versions as pip resolves,
+# in about 25 s instead of 64 on 2 cores (benchmarks/measurements/foundation.md); pip does it where uv cannot be
+# installed or fails. Neither compiles: compileall compiles every installed module on every core (set-up about 15 s
+# shorter on 2 cores than pip's one core). A module that does not compile (a package's Python 2 test file) is skipped,
+# as pip skips it. Python must find them compiled: where PYTHONDONTWRITEBYTECODE is set it never writes its own.
+UV := $(BIN)/uv pip install -q --python $(BIN)/python
 setup: $(STAMP)
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PY) -m venv $(VENV)
-	$(BIN)/pip install -q --no-compile torch==2.14.1 torchvision==0.29.1
-	$(BIN)/pip install -q --no-compile -e '.[book,test]'
+	($(BIN)/pip install -q uv && $(UV) torch==2.14.1 torchvision==0.29.1 && $(UV) -e '.[book,test]') || \
+	  ($(BIN)/pip install -q --no-compile torch==2.14.1 torchvision==0.29.1 && \
+	   $(BIN)/pip install -q --no-compile -e '.[book,test]')
 	$(BIN)/python -m compileall -q -j 0 $(VENV)/lib > /dev/null || true
 	touch $@
 
