@@ -5,7 +5,10 @@ Prints images/s for both and their ratio (target >= 0.85). Same model, optimizer
 ``--scenes``: also the bare step on ``scenes`` canvases (56 px) with ``small_resnet18_s4`` (torchvision's stem:
 paper B's cpu models), ``small_resnet18_s2`` (stride-2 stem), ``small_vit_p14`` beside ``small_vit`` at 28 px and,
 for scale, plain ``small_resnet18`` at 56 px, each as a ratio of cost to the 28 px step in the same run.
-Run: python benchmarks/bench_train.py [--model small_resnet18] [--n 3072] [--repeats 2] [--scenes]
+``--book-step``: also the same bare loop on one thread under bf16 autocast (where the CPU has bf16 instructions), the
+step most of the book's training takes: the float32 two-thread loop is the budgets' yardstick, but between sessions
+the two have moved by different amounts (benchmarks/measurements/foundation.md), so a build's note gives both.
+Run: python benchmarks/bench_train.py [--model small_resnet18] [--n 3072] [--repeats 2] [--scenes] [--book-step]
 """
 
 from __future__ import annotations
@@ -36,6 +39,18 @@ def bare_loop(model, x, y, cfg) -> float:
     return len(batches) * cfg.batch_size / (time.perf_counter() - t0)
 
 
+def book_step(model, x, y, cfg, repeats: int) -> float:
+    """Best images/s of :func:`bare_loop` on one thread under bf16 autocast (the book's chapters train on one thread,
+    its ResNets under bf16 where the CPU has it); the thread count is restored."""
+    threads = torch.get_num_threads()
+    torch.set_num_threads(1)
+    try:
+        with torch.autocast("cpu", dtype=torch.bfloat16):
+            return max(bare_loop(model(), x, y, cfg) for _ in range(repeats))
+    finally:
+        torch.set_num_threads(threads)
+
+
 def invlib_loop(model, images_u8, y, cfg) -> float:
     t0 = time.perf_counter()
     hist = fit(model, (images_u8, y), cfg, augment=standard(), progress=True)
@@ -49,6 +64,7 @@ def main() -> None:
     parser.add_argument("--n", type=int, default=3072)
     parser.add_argument("--repeats", type=int, default=2)
     parser.add_argument("--scenes", action="store_true", help="also compare the step on 56 px scenes")
+    parser.add_argument("--book-step", action="store_true", help="also the bare loop on one thread under bf16")
     args = parser.parse_args()
     torch.manual_seed(0)
     images = torch.randint(0, 256, (args.n, 3, 28, 28), dtype=torch.uint8)
@@ -65,6 +81,15 @@ def main() -> None:
     print(f"invlib fit     : {max(ours):7.1f} img/s  (runs: {', '.join(f'{v:.0f}' for v in ours)})")
     print(f"train: invlib fit (uint8 loading + RRC/flip augmentation) runs at {max(ours) / max(bare):.2f}x "
           f"the bare loop ({args.model}, batch {cfg.batch_size}, {torch.get_num_threads()} threads)")
+    if args.book_step:
+        from invlib.train import cpu_has_bf16
+
+        if cpu_has_bf16():
+            v = book_step(make, x[:1536], labels[:1536], cfg, args.repeats)
+            print(f"book step      : {v:7.1f} img/s  (the bare loop on 1 thread under bf16 autocast; "
+                  f"{v / max(bare):.2f}x the two-thread float32 loop)")
+        else:
+            print("book step      : not measured (this CPU has no bf16 instructions: the book trains in float32)")
     if args.scenes:
         scene_steps(x[:, :, :28, :28], labels, cfg, args.repeats)
 
