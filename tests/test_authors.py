@@ -101,3 +101,48 @@ def test_record_same_values_needs_every_row_within_tolerance():
     assert authors.record_same_values(run, _same("y"), frame.iloc[:2], rec) == "reproduced"
     assert run.metrics["y/largest_difference"] == pytest.approx(0.05) and "a4facc0" in run.claims["y"]["paper"]
     assert authors.record_same_values(run, _same("z"), frame, None) == "not measurable at this profile"
+
+
+def test_d3_the_stored_colour_cpu_record_of_their_code_is_consistent():
+    """Paper D's ``colour_cpu`` (benchmarks/authors/instaaug_runs.py): their colour module at D3's cpu setting."""
+    from pathlib import Path
+
+    from invlib.papers.d import colour
+
+    doc = json.loads((Path(colour.__file__).with_name("authors_instaaug.json")).read_text())
+    assert doc["commit"].startswith("adee496") and {"rotation_cpu", "crop_cpu", "colour_cpu"} <= set(doc)
+    rec, S = doc["colour_cpu"], colour.settings("cpu")
+    s = rec["settings"]
+    assert (s["n_train"], s["n_test"], s["epochs"], s["batch_size"], s["trunk"], s["size"]) == (
+        S.n_train, S.n_test, S.epochs, S.batch_size, S.trunk, S.size)
+    assert s["their_module_lr"] == 1e-5 and s["released_maxima"] == [0.0, 0.0, 0.0, 0.0, 0.8, 0.8]
+    assert len(rec["patches"]) >= 3 and rec["date"] and rec["seconds"] > 0
+    runs = rec["runs"]
+    keys = {(r["variant"], r["module_lr"], r["seed"]) for r in runs}
+    assert len(keys) == len(runs)  # no run twice
+    for lr in (1e-5, 0.2):  # their rate and D3's former one, at three seeds each
+        assert {seed for v, rate, seed in keys if v == "hue_enabled" and rate == lr} >= {0, 1, 2}
+    for r in runs:
+        maxima = r["maxima"]
+        assert maxima == (s["released_maxima"] if r["variant"] == "released" else
+                          [s["hue_max"]] * 2 + [s["sat_max"]] * 2 + s["released_maxima"][4:])
+        assert 0 < r["test_accuracy"] <= 1 and 0 < r["test_accuracy_tta"] <= 1 and r["seconds"] > 0
+        assert len(r["per_epoch"]) == S.epochs
+        for j, op in enumerate(("hue", "sat", "value")):
+            high, low, m = r["bounds"][f"{op}_high"], r["bounds"][f"{op}_low"], maxima[2 * j]
+            assert -1e-6 <= high["mean"] <= m + 1e-6 and -m - 1e-6 <= low["mean"] <= 1e-6
+            assert high["sd"] >= 0 and low["sd"] >= 0
+            below = r["share_below"][op]
+            assert all(0 <= v <= 1 for v in (*below.values(), *r["share_at_max"][op].values()))
+            assert r["collapsed_one_sided"][op] == (m > 0 and (below["high"] > 0.5) != (below["low"] > 0.5))
+            if m == 0:  # a bound whose maximum is 0 is 0 on every image
+                assert high["mean"] == low["mean"] == 0 and below == {"high": 0.0, "low": 0.0}
+            if below["high"] == 1:  # a bound at 0 on every test image has a mean near 0
+                assert high["mean"] <= s["collapse_below"] * m
+            if below["low"] == 1:
+                assert low["mean"] >= -s["collapse_below"] * m
+        assert r["hue_collapsed_one_sided"] == r["collapsed_one_sided"]["hue"]
+        assert set(r["start_bounds"]) == set(r["bounds"]) and r["state"]["hue"] in (
+            "no range (maximum 0)", "one-sided (one bound at 0)", "both at 0", "both at the maximum",
+            "one at the maximum", "inside")
+        assert (r["state"]["hue"] == "one-sided (one bound at 0)") == r["hue_collapsed_one_sided"]

@@ -23,6 +23,13 @@ Experiments (``all`` runs them in turn):
 - ``rotation``: their Mario-Iggy rotation set-up (``config_rotation_supervised.yaml`` and
   ``examples/mixmo-pytorch/config/marioiggy``): the initial bounds, then their training script for a few epochs
   with the patches that its released state needs to run at all (``PATCHES``; each is stored in the record).
+- ``rotation_cpu``, ``crop_cpu``: their rotation and crop training at chapters D1's and D2's cpu settings.
+- ``colour_cpu``: their colour module (``config_color_jittering_supervised.yaml``, after P1 and the colour patches
+  ``COLOUR_PATCHES``) trained by their procedure (alternating classifier and module steps, the classifier in eval
+  mode for the module's; their loss, entropy weights, Scheduler and per-epoch rate warm-up, re-expressed around
+  their module) on chapter D3's cpu data and classifier, per module rate and seed (issue 58: is D3's instability
+  across seeds the rate or our implementation?). ``hue_enabled`` runs give hue a maximum (their released
+  distribution multiplies hue and saturation by 0); ``released`` runs keep their maxima. About 12 s a run.
 
 Set-up (the packages their modules import that the book does not, none of them used on the measured paths):
 
@@ -35,6 +42,10 @@ Run (from the repository root; about 12 minutes on 2 cores, 11 of them rotation;
 
     .venv/bin/python benchmarks/authors/instaaug_runs.py all --repo ~/instaaug-authors
     .venv/bin/python benchmarks/authors/instaaug_runs.py rotation --repo ~/instaaug-authors --epochs 3
+    .venv/bin/python benchmarks/authors/instaaug_runs.py colour_cpu --repo ~/instaaug-authors \
+        --colour-seeds 0 1 2 3 4                                 # 15 runs, about 3 minutes
+    .venv/bin/python benchmarks/authors/instaaug_runs.py colour_cpu --repo ~/instaaug-authors --merge \
+        --colour-variants released --colour-module-lrs 1e-5 0.2  # 6 runs
 """
 
 from __future__ import annotations
@@ -57,7 +68,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[2]
 OUT = ROOT / "invlib" / "papers" / "d" / "authors_instaaug.json"
 EXTRAS = Path("~/instaaug-extras").expanduser()
-EXPERIMENTS = ("crops", "sampler", "scheduler", "rotation", "rotation_cpu", "crop_cpu")
+EXPERIMENTS = ("crops", "sampler", "scheduler", "rotation", "rotation_cpu", "crop_cpu", "colour_cpu")
 CROP_CONFIG = "InstaAug_module/configs/config_crop_supervised.yaml"
 ROT_CONFIG = "InstaAug_module/configs/config_rotation_supervised.yaml"
 MARIO_CONFIG = "examples/mixmo-pytorch/config/marioiggy/exp_tinyimagenet_res18_1net_standard_bar1_test.yaml"
@@ -1166,6 +1177,289 @@ def crop_cpu(repo: Path, s: dict | None = None) -> dict:
                 crop_measures=measures)
 
 
+# ----------------------------------------------------------------------------- colour jitter at D3's cpu setting
+# Chapter D3's cpu profile (invlib/papers/d/colour.py SETTINGS["cpu"]): the `lighting` stand-in at 16 px, 2,400
+# training images under D45 and 2,300 general test images, the conv4 classifier (widths 8-64) from the weights of
+# its seed, SGD 0.05 (momentum 0.9, weight decay 1e-4, cosine per step), 8 epochs at batch 64, 4 test-time draws.
+# Their colour module (config_color_jittering_supervised.yaml) and their way of training it, around that classifier:
+# one SGD over two parameter groups (the module's at its own rate, with the classifier's momentum and weight decay,
+# learner.py:56-78 and model_wrapper.py:95-103); per batch a classifier step on the augmented batch (train_copies 1,
+# the trunk in train mode), then a module step with the trunk in eval mode on the loss of their loss.py:323-324
+# (the cross-entropy of a fresh augmented batch minus sum_i w_i mean(entropy_i), logprob 0 for colour); the module's
+# rate warmed up per epoch, lr * e / W in epoch e < W (abstract_learner.py:316-322), and their six entropy weights
+# stepped once per epoch by their Scheduler on what their evaluation logs as "test/entropy" (the last training
+# batch's six bounds: their eval path leaves entropy_every as the last training step set it). W = 2: epoch 1 at
+# half the rate, the module's total rate over it that of D3's linear one-epoch warm-up.
+COLOUR_CONFIG = "InstaAug_module/configs/config_color_jittering_supervised.yaml"
+COLOUR_RELEASED = [0.0, 0.0, 0.0, 0.0, 0.8, 0.8]  # distribution.py:377-385: the maximum of each bound, as released
+# collapse_below: a bound "at 0" is below 0.1 % of its maximum (hue: 0.0005 turn, "0.000" in d.md's table of ours;
+# their module starts each hue bound at 0.007-0.085 turn on average over the test images), "at its maximum" above
+# 99.9 % of it
+COLOUR_CPU = dict(module_lrs=(1e-5, 0.2, 0.005), seeds=(0, 1, 2), warmup_period=2, hue_max=0.5, sat_max=0.8,
+                  collapse_below=0.001)
+COLOUR_PATCHES = [
+    "P1 (as rotation's): Image2AugmentParam has no crop attributes without crop layers",
+    "P2, P3 for colour: augmentation.py:440 calls x.device() on every mode without 'crop' (TypeError) and returns "
+    "zeros as the entropy. Shim: the jittered batch is the value their forward_ computed at augmentation.py:359 "
+    "(x*0 + normalize(x_rgb), recorded through their `normalize`), the entropy their "
+    "self.dist_color.entropy_every (B, 6), the six bounds (distribution.py:396), what the six weights and thresholds "
+    "of the colour config are for; logprob zeros (their colour distribution has none)",
+    "P4 augmentation.py:145-147: Image2AugmentParam.forward computes the colour centre into a local and then "
+    "overwrites it with self.center_color, which is None (augmentation.py:101), so augmentation.py:311 fails "
+    "(AttributeError: 'NoneType' object has no attribute 'reshape'). Shim: self.center_color is set to what line "
+    "146 computes, their conv.center(-1) (one centre: every pixel gets the image's perturbation)",
+]
+COLOUR_SETTINGS_NOT_FIXES = [
+    "input size: their colour feature net (PreActResFeatureNet_Rawfoot) ends in a 25 x 25 conv over its last map, "
+    "the whole map of a 200 px RawFooT patch (200 / 8); D3's images are 16 px (a 2 x 2 map), so that head is built "
+    "with a 2 x 2 kernel (still the whole map; their initialisation)",
+    "maxima: as released, distribution.py:379-383 multiplies the hue and saturation bounds by 0.0 and the value "
+    "bounds by 0.8, so their module learns no hue or saturation jitter at all (the lines are marked '#!', edited "
+    "by hand). The runs `hue_enabled` give the hue bounds D3's maximum, 0.5 turn per side, and the saturation "
+    "bounds 0.8 (their value's; their comment asks '0.8 or 1.0?'), their other numbers unchanged; the runs "
+    "`released` keep their numbers",
+    "data scale: their module reads and writes images normalised by (0.5, 0.5, 0.5) (augmentation.py:276, 359); "
+    "D3's classifier reads [0, 1]: the script maps x -> 2x - 1 into their module and back out",
+]
+
+
+def _patch_colour(repo: Path, size: int) -> dict:
+    """P1-P4 for colour and the 2 x 2 head (COLOUR_PATCHES, COLOUR_SETTINGS_NOT_FIXES). Returns a dict whose
+    ``maxima`` entry their colour distribution reads in place of its released maxima (set it per run)."""
+    import torch
+    from InstaAug_module import augmentation as A
+    from InstaAug_module import distribution as Dist
+    from InstaAug_module.architectures import mixmo_resnet_feature_rawfoot as R
+
+    _patch_rotation()  # P1 (and rotation's P2, P3, which leave other modes alone)
+    state = getattr(A, "_instaaug_runs_colour", None)
+    if state is not None:
+        state["size"] = size
+        return state
+    state = dict(maxima=list(COLOUR_RELEASED), size=size, last=None)
+
+    their_normalize = A.normalize
+
+    def normalize(x, *args, **kwargs):  # P2: keep what their colour path computed
+        out = their_normalize(x, *args, **kwargs)
+        state["last"] = out
+        return out
+
+    A.normalize = normalize
+    inner = A.Augmentation.forward_
+
+    def forward_(self, x, n_copies=1, **kwargs):  # P2, P3
+        state["last"] = None
+        try:
+            return inner(self, x, n_copies=n_copies, **kwargs)
+        except TypeError as err:
+            if "not callable" not in str(err) or not self.transform_color or state["last"] is None:
+                raise
+        zeros = x.new_zeros(x.shape[0] * n_copies)
+        return x.repeat(n_copies, 1, 1, 1) * 0 + state["last"], zeros, self.dist_color.entropy_every, zeros
+
+    A.Augmentation.forward_ = forward_
+    their_param_forward = A.Image2AugmentParam.forward
+
+    def param_forward(self, x, *args, **kwargs):  # P4
+        if self.color_layer and self.center_color is None:
+            self.center_color = self.conv.center(self.color_layer[0])
+        return their_param_forward(self, x, *args, **kwargs)
+
+    A.Image2AugmentParam.forward = param_forward
+    their_head = R.PreActResFeatureNet_Rawfoot._init_output_network
+
+    def init_output_network(self):  # the global head over the whole last map of a `size` px input
+        their_head(self)
+        for i, conv in enumerate(self.output_conv_list):
+            if conv.kernel_size == (25, 25):
+                k = state["size"] // 8
+                new = torch.nn.Conv2d(conv.in_channels, conv.out_channels, kernel_size=k, bias=True)
+                self.output_conv_list[i] = new
+                setattr(self, f"conv_feature{i}", new)
+
+    R.PreActResFeatureNet_Rawfoot._init_output_network = init_output_network
+
+    class _Torch:  # their distribution module's `torch`, with the colour maxima of this run
+        def __getattr__(self, name):
+            return getattr(torch, name)
+
+        @staticmethod
+        def tensor(data, *args, **kwargs):
+            if isinstance(data, list) and data == COLOUR_RELEASED:
+                data = state["maxima"]
+            return torch.tensor(data, *args, **kwargs)
+
+    Dist.torch = _Torch()
+    A._instaaug_runs_colour = state
+    return state
+
+
+def _colour_bounds(li, z, batch: int = 100):
+    """Their six bounds per image (B, 6): (hue a, hue b, sat a, sat b, value a, value b), sigmoid(param - 4) times
+    the maxima (distribution.py:374-396), read through their forward in batches of 100 (their module's BatchNorm
+    is never in eval mode)."""
+    import torch
+
+    with torch.no_grad():
+        out = []
+        for i in range(0, len(z), batch):
+            li(z[i:i + batch])
+            out.append(li.augmentation.dist_color.entropy_every.detach().clone())
+    return torch.cat(out)
+
+
+def _colour_run(repo: Path, S, train, test, module_lr: float, seed: int, maxima: list, c: dict) -> dict:
+    import torch
+    import torch.nn.functional as F
+    from InstaAug_module import learnable_invariance
+
+    from invlib.papers.d import colour as D
+
+    t0 = time.perf_counter()
+    trunk = D._trunk(S, seed, len(train.classes))  # D3's classifier from the weights of its seed
+    torch.manual_seed(seed)  # their script: one seed for the module and the draws
+    cfg = _config(repo, COLOUR_CONFIG, lr=module_lr, warmup_period=c["warmup_period"])
+    with _quiet():
+        li = learnable_invariance(cfg, device="cpu")
+    x_test, y_test = test.images.float() / 255, test.labels.long()
+    rng = torch.get_rng_state()  # the start's bounds, without moving the draws of the run (their BatchNorm's
+    start = _colour_bounds(li, x_test * 2 - 1)  # running statistics are never read: always in train mode)
+    torch.set_rng_state(rng)
+    opt = torch.optim.SGD([dict(params=list(trunk.parameters())), dict(params=list(li.parameters()), lr=module_lr)],
+                          lr=S.lr, momentum=S.momentum, weight_decay=S.weight_decay)
+    group_net, group_aug = opt.param_groups
+    x_train, y_train = train.images.float() / 255, train.labels.long()
+    steps = math.ceil(len(x_train) / S.batch_size)
+    total = S.epochs * steps
+    gen = torch.Generator().manual_seed(seed)
+    weights = list(cfg["entropy_weights"])
+    W = cfg["warmup_period"]
+    trace, step = [], 0
+    for epoch in range(1, S.epochs + 1):
+        group_aug["lr"] = module_lr / W * epoch if epoch < W else module_lr
+        order = torch.randperm(len(x_train), generator=gen)
+        for b in range(steps):
+            idx = order[b * S.batch_size:(b + 1) * S.batch_size]
+            z, y = x_train[idx] * 2 - 1, y_train[idx]
+            group_net["lr"] = S.lr * 0.5 * (1 + math.cos(math.pi * step / total))  # D3's cosine, per step
+            # the classifier step (their module's gradient from it is zeroed before the module step: no_grad)
+            trunk.train()
+            with torch.no_grad():
+                aug, _, _, _ = li(z)
+            opt.param_groups = [group_net]
+            opt.zero_grad()
+            F.cross_entropy(trunk((aug + 1) / 2), y).backward()
+            opt.step()
+            # the module step, the classifier in eval mode
+            trunk.eval()
+            opt.param_groups = [group_aug]
+            opt.zero_grad()
+            aug, _, ent, _ = li(z)
+            loss = F.cross_entropy(trunk((aug + 1) / 2), y) - (ent.mean(0) * torch.tensor(weights)).sum()
+            loss.backward()
+            opt.step()
+            opt.param_groups = [group_net, group_aug]
+            step += 1
+        last = ent.detach().mean(0)  # their "test/entropy": the last training batch's bounds
+        for i, sch in enumerate(li.schedulers):
+            weights[i] *= sch.step(float(last[i]))
+        trace.append(dict(epoch=epoch, module_lr=_r(group_aug["lr"], 8), entropy_weights=_r(weights),
+                          last_batch_bounds=_r(last.tolist())))
+    seconds = time.perf_counter() - t0
+    trunk.eval()
+    with torch.no_grad():
+        plain = torch.cat([trunk(x_test[i:i + 500]).argmax(1) for i in range(0, len(x_test), 500)])
+        tta_logits = []
+        for i in range(0, len(x_test), 100):
+            zb = x_test[i:i + 100] * 2 - 1
+            tta_logits.append(torch.stack([trunk((li(zb)[0] + 1) / 2) for _ in range(S.tta)]).mean(0))
+        tta = torch.cat(tta_logits).argmax(1)
+        bounds = _colour_bounds(li, x_test * 2 - 1)
+
+    def stat(v):
+        return dict(mean=_r(v.mean().item()), sd=_r(v.std().item()))
+
+    names = ("hue_high", "hue_low", "sat_high", "sat_low", "value_high", "value_low")
+    b = {n: stat(bounds[:, i] * (1 if i % 2 == 0 else -1)) for i, n in enumerate(names)}
+    below, at_max, collapsed, state = {}, {}, {}, {}
+    for j, op in enumerate(("hue", "sat", "value")):
+        m = maxima[2 * j]
+        dead = [(bounds[:, i] < c["collapse_below"] * m).float().mean().item() for i in (2 * j, 2 * j + 1)]
+        full = [(bounds[:, i] > (1 - c["collapse_below"]) * m).float().mean().item() for i in (2 * j, 2 * j + 1)]
+        below[op] = dict(high=_r(dead[0], 4), low=_r(dead[1], 4))
+        at_max[op] = dict(high=_r(full[0], 4), low=_r(full[1], 4))
+        collapsed[op] = bool(m > 0 and (dead[0] > 0.5) != (dead[1] > 0.5))
+        state[op] = ("no range (maximum 0)" if m == 0 else "one-sided (one bound at 0)" if collapsed[op]
+                     else "both at 0" if min(dead) > 0.5 else "both at the maximum" if min(full) > 0.5
+                     else "one at the maximum" if max(full) > 0.5 else "inside")
+    return dict(module_lr=module_lr, seed=seed, maxima=list(maxima), seconds=_r(seconds, 1),
+                test_accuracy=_r((plain == y_test).float().mean().item(), 4),
+                test_accuracy_tta=_r((tta == y_test).float().mean().item(), 4),
+                bounds=b, start_bounds={n: stat(start[:, i] * (1 - 2 * (i % 2))) for i, n in enumerate(names)},
+                share_below=below, share_at_max=at_max, collapsed_one_sided=collapsed, state=state,
+                hue_collapsed_one_sided=collapsed["hue"], per_epoch=trace)
+
+
+def colour_cpu(repo: Path, module_lrs=COLOUR_CPU["module_lrs"], seeds=COLOUR_CPU["seeds"],
+               variants=("hue_enabled",), merge: dict | None = None) -> dict:
+    """Their colour module trained by their procedure on chapter D3's cpu data and classifier (see above), per
+    variant (``hue_enabled``: hue max 0.5 turn, saturation 0.8; ``released``: their maxima), module lr and seed:
+    plain and test-time-augmented accuracy, the six bounds over the test images, whether the hue range collapsed
+    one-sided, the seconds. ``merge``: a stored record whose runs at other (variant, lr, seed) are kept."""
+    from invlib.papers.d import colour as D
+
+    c = dict(COLOUR_CPU)
+    S = D.settings("cpu")
+    state = _patch_colour(repo, S.size)
+    train, test = D.lighting_data(S, "train", (S.train_condition,)), D.general_test_set(S)
+    enabled = [c["hue_max"], c["hue_max"], c["sat_max"], c["sat_max"], COLOUR_RELEASED[4], COLOUR_RELEASED[5]]
+    runs = []
+    for variant in variants:
+        maxima = enabled if variant == "hue_enabled" else list(COLOUR_RELEASED)
+        state["maxima"] = maxima
+        for lr in module_lrs:
+            for seed in seeds:
+                with _quiet():  # their colour path prints timings (utils.py:114-122)
+                    run = _colour_run(repo, S, train, test, lr, seed, maxima, c)
+                run["variant"] = variant
+                runs.append(run)
+                print(f"colour_cpu {variant} lr {lr} seed {seed}: {run['test_accuracy']} / "
+                      f"{run['test_accuracy_tta']}, hue {run['bounds']['hue_low']['mean']} "
+                      f"{run['bounds']['hue_high']['mean']}, collapsed {run['hue_collapsed_one_sided']}, "
+                      f"{run['seconds']} s", flush=True)
+    if merge is not None:
+        done = {(r["variant"], r["module_lr"], r["seed"]) for r in runs}
+        runs = [r for r in merge["runs"] if (r["variant"], r["module_lr"], r["seed"]) not in done] + runs
+    return dict(
+        date=datetime.datetime.now(datetime.UTC).strftime("%Y-%m-%d"),
+        settings=dict(config=COLOUR_CONFIG, their_module_lr=_config(repo, COLOUR_CONFIG)["lr"],
+                      their_warmup_period=_config(repo, COLOUR_CONFIG)["warmup_period"],
+                      warmup_period=c["warmup_period"], hue_max=c["hue_max"], sat_max=c["sat_max"],
+                      released_maxima=COLOUR_RELEASED, collapse_below=c["collapse_below"],
+                      chapter="d3_colour_jitter cpu", n_train=S.n_train, n_test=S.n_test, size=S.size,
+                      epochs=S.epochs, batch_size=S.batch_size, trunk=S.trunk, widths=list(S.widths), lr=S.lr,
+                      momentum=S.momentum, weight_decay=S.weight_decay, schedule=S.schedule, tta=S.tta,
+                      train_condition=S.train_condition, torch_threads=__import__("torch").get_num_threads()),
+        patches=COLOUR_PATCHES, settings_not_fixes=COLOUR_SETTINGS_NOT_FIXES,
+        about="bounds: over the general test images, in their units (hue: turns; saturation, value: the additive "
+              "change of the factor, (1 + p) * s); *_low are -b (the lower end of the range), *_high a. "
+              "share_below[op]: share of test images whose bound (a: high, b: low) is below collapse_below times "
+              "its maximum (hue: 0.0005 turn); share_at_max: above (1 - collapse_below) times it; state[op]: "
+              "which of those holds on most test images; "
+              "collapsed_one_sided[op]: exactly one of the two share_below above 0.5 (a bound at 0 on most test "
+              "images, the other not; D3's definition), False when the maximum is 0 (released: hue, "
+              "saturation); hue_collapsed_one_sided = collapsed_one_sided['hue']. test_accuracy: D3's "
+              "classifier plain; test_accuracy_tta: the mean logits over `tta` draws of their trained module "
+              "(their colour config has test_time_aug False, so their own evaluation is plain only; the TTA "
+              "is D3's measure applied to their module). start_bounds: as bounds, before training. per_epoch: "
+              "the module's lr used, their entropy weights after their scheduler's check, the bounds it checked. "
+              "Their loop is re-expressed here around their module (learner.py:43-80, "
+              "abstract_learner.py:298-345, loss.py:323-324); their mixmo script itself is not run (D3's "
+              "classifier and data instead)",
+        runs=runs)
+
+
 # ----------------------------------------------------------------------------- main
 def main(argv=None) -> int:
     p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
@@ -1183,9 +1477,16 @@ def main(argv=None) -> int:
     p.add_argument("--cpu-entropy-weights", type=float, nargs="+", default=[0.1],
                    help="rotation_cpu: their config's entropy weights to run (theirs: 0.1)")
     p.add_argument("--merge", action="store_true",
-                   help="rotation_cpu: keep the stored runs at other (lr, entropy weight) pairs")
+                   help="rotation_cpu, colour_cpu: keep the stored runs at other (lr, entropy weight) pairs, "
+                        "(variant, lr, seed) triples")
     p.add_argument("--crop-epochs", type=int, default=None,
                    help="crop_cpu: epochs (default: chapter D2's cpu, 10; a smaller number pretrains 1)")
+    p.add_argument("--colour-module-lrs", type=float, nargs="+", default=list(COLOUR_CPU["module_lrs"]),
+                   help="colour_cpu: the module's learning rates (theirs 1e-5; D3's former 0.2, current 0.005)")
+    p.add_argument("--colour-seeds", type=int, nargs="+", default=list(COLOUR_CPU["seeds"]),
+                   help="colour_cpu: seeds (classifier weights, module, data order and draws)")
+    p.add_argument("--colour-variants", nargs="+", default=["hue_enabled"], choices=["hue_enabled", "released"],
+                   help="colour_cpu: hue_enabled (hue max 0.5 turn, saturation 0.8) and/or released (their maxima)")
     p.add_argument("--out", type=Path, default=OUT)
     args = p.parse_args(argv)
     repo = args.repo.expanduser().resolve()
@@ -1205,7 +1506,12 @@ def main(argv=None) -> int:
                        merge=(json.loads(args.out.read_text()).get("rotation_cpu") if args.merge and args.out.exists()
                               else None)),
                    crop_cpu=lambda: crop_cpu(repo, None if args.crop_epochs is None else
-                                             dict(epochs=args.crop_epochs, pretrain_epochs=1)))
+                                             dict(epochs=args.crop_epochs, pretrain_epochs=1)),
+                   colour_cpu=lambda: colour_cpu(
+                       repo, module_lrs=tuple(args.colour_module_lrs), seeds=tuple(args.colour_seeds),
+                       variants=tuple(args.colour_variants),
+                       merge=(json.loads(args.out.read_text()).get("colour_cpu") if args.merge and args.out.exists()
+                              else None)))
     t_all = time.perf_counter()
     for name in todo:
         t0, load0 = time.perf_counter(), os.getloadavg()[0]
