@@ -160,7 +160,14 @@ def _r(v, nd: int = 6):
 
 
 def _save(key: str, record: dict, meta: dict, out: Path) -> None:
+    """Write ``record`` under ``key``, keeping the other experiments' records. Every record carries the date of its
+    own run (one written before records had it takes the file's date from then); the file's top-level date and
+    machine are the last run's."""
     doc = json.loads(out.read_text()) if out.exists() else {}
+    for k in EXPERIMENTS:
+        if isinstance(doc.get(k), dict) and "date" in doc:
+            doc[k].setdefault("date", doc["date"])
+    record = {**record, "date": record.get("date", meta["date"])}
     doc.update(about="Measurements of the InstaAug authors' code (github.com/NingMiao/InstaAug) on fixed inputs, "
                      "written by benchmarks/authors/instaaug_runs.py; numbers only (their code is not part of "
                      "invlib).", **meta)
