@@ -71,6 +71,7 @@ import matplotlib.pyplot as plt
 from IPython.display import display
 
 from invlib import pages, plots, results
+from invlib.papers.d import authors_code as A
 from invlib.papers.d import colour as D
 from invlib.papers.d import colour_reports as R
 
@@ -189,6 +190,19 @@ if S.control_share is not None:
                "the gain should shrink where no class is defined by its hue.")
     display(pages.table(R.control_table(res), "The data control, per hue share: accuracy (%, means over the "
                         "control's seeds) and InstaAug's gain (points)."))
+
+# %% [markdown]
+# ## The authors' code on this setting
+#
+# Their colour module (NingMiao/InstaAug), trained their way (a classifier step, then a module step with the
+# classifier in eval mode; their module loss, warm-up and entropy scheduler) on this chapter's data, classifier and
+# steps, at our per-input module rate of {glue:text}`instaaug_module_lr`, by `benchmarks/authors/instaaug_runs.py
+# colour_cpu` (stored in `authors_instaaug.json`). As released, their colour module sets the hue and saturation
+# maxima to 0 and learns brightness only; the runs compared here give the hue this chapter's maximum.
+# {glue:md}`authors_colour_text`
+
+# %%
+results.glue(A.report_colour(run, S, res.ranges))
 
 # %% [markdown]
 # ## What this run shows

@@ -370,3 +370,32 @@ def test_d_mirror_text_and_defect_rows_read_the_stored_test(tmp_path):
     assert "captures 25 % of it" in D.mirror_text(_d_write(tmp_path, rec))
     rows = D.defects(D.report(results.Run("smoke", name="demo")))
     assert set(rows["part"]) == set(D.DEFECTS) and not rows["same"].all()
+
+
+def test_d3_our_hue_widths_are_compared_with_their_colour_runs_seed_by_seed():
+    import pandas as pd
+
+    from invlib.papers.d import authors_code as dac
+    from invlib.papers.d.colour import INSTAAUG, settings
+
+    S = settings("cpu")
+    _, theirs = dac.colour_runs()
+    at = theirs[np.isclose(theirs.module_lr, S.instaaug_module_lr)].set_index("seed").hue_width
+    assert len(at) == 5 and (at.between(0, 1)).all()  # widths in turns, one run a seed
+
+    def verdict(shift, S=S):
+        ranges = pd.DataFrame(dict(model=INSTAAUG, seed=np.repeat(at.index, 2),
+                                   hue_width=np.repeat(at.to_numpy() + shift, 2)))
+        ranges = pd.concat([ranges, ranges.assign(model="global")])  # another model's ranges are not read
+        run = results.Run("demo", "smoke")
+        facts = dac.report_colour(run, S, ranges)
+        return run.claims["authors/colour_hue_width_same"], facts
+
+    same, facts = verdict(0.0)
+    assert same["verdict"] == "reproduced" and facts["authors_hue_width"] == pytest.approx(at.mean())
+    wider, facts = verdict(0.2)  # ours 0.2 turn wider on every seed: not the same
+    assert wider["verdict"] == "not reproduced" and "collapsed to one side" in facts["authors_colour_text"]
+    assert facts["ours_hue_width"] - facts["authors_hue_width"] == pytest.approx(0.2)
+    other_rate, facts = verdict(0.0, S=settings("cpu", instaaug_module_lr=0.05))  # no run of theirs at this rate
+    assert other_rate["verdict"] == "not measurable at this profile" and "not run" in facts["authors_colour_text"]
+    assert verdict(0.0, S=settings("smoke"))[0]["verdict"] == "not measurable at this profile"

@@ -882,3 +882,95 @@ def plot_crop_run(curves: pd.DataFrame, path: str | Path = PATH):
     ax[1].legend(handles, [h.get_label() for h in handles], fontsize=9, loc="lower right")
     fig.tight_layout()
     return ax
+
+
+# ----------------------------------------------------------------------------- D3: their colour module
+# The settings of chapter D3 that their colour_cpu runs were made at: a chapter at other values has no run of theirs.
+COLOUR_SETTING = ("n_train", "n_test", "size", "epochs", "batch_size", "trunk", "train_condition")
+
+
+def colour_runs(path: str | Path = PATH, variant: str = "hue_enabled") -> tuple[dict, pd.DataFrame] | None:
+    """Their colour module trained their way at chapter D3's cpu setting (``colour_cpu`` in their file,
+    ``benchmarks/authors/instaaug_runs.py``): its settings (with ``date`` and ``commit``) and one row per run of
+    ``variant`` (``"hue_enabled"``: hue given D3's maximum, 0.5 turn; ``"released"``: their maxima, hue 0):
+    ``module_lr``, ``seed``, ``hue_width`` (turns: the mean upper minus the mean lower hue bound over D3's general
+    test images), ``hue_collapsed`` (one hue bound at 0 on most test images, the other not), ``acc`` and ``acc_tta``
+    (fractions). None when their file has no such record.
+
+    Example
+    -------
+    >>> settings, runs = colour_runs()
+    >>> settings["chapter"], sorted(runs.module_lr.unique().tolist()), runs.seed.nunique()
+    ('d3_colour_jitter cpu', [1e-05, 0.005, 0.2], 5)
+    >>> list(runs.columns)
+    ['module_lr', 'seed', 'hue_width', 'hue_collapsed', 'acc', 'acc_tta']
+    """
+    check_choice(variant, ("hue_enabled", "released"), "variant")
+    rec = stored(path)
+    if rec is None or "colour_cpu" not in rec:
+        return None
+    r = rec["colour_cpu"]
+    rows = [dict(module_lr=run["module_lr"], seed=run["seed"],
+                 hue_width=run["bounds"]["hue_high"]["mean"] - run["bounds"]["hue_low"]["mean"],
+                 hue_collapsed=bool(run["hue_collapsed_one_sided"]), acc=run["test_accuracy"],
+                 acc_tta=run["test_accuracy_tta"]) for run in r["runs"] if run["variant"] == variant]
+    return dict(r["settings"], date=r["date"], commit=rec.get("commit")), pd.DataFrame(rows)
+
+
+def _same_colour_setting(S, their: dict) -> bool:
+    """Whether chapter D3's settings ``S`` are the ones their colour runs were made at (:data:`COLOUR_SETTING`)."""
+    return all(getattr(S, k) == (tuple(their[k]) if isinstance(their[k], list) else their[k]) for k in COLOUR_SETTING
+               if k in their)
+
+
+def report_colour(run, S, ranges: pd.DataFrame, path: str | Path = PATH) -> dict:
+    """Record ``authors/colour_hue_width_same`` on ``run``: per seed, our InstaAug's mean hue-range width over the
+    general test images (``ranges``: :attr:`~invlib.papers.d.colour.ColourRun.ranges`, one row per test image,
+    model and seed) minus their code's at the same module rate and seed (:func:`colour_runs`, hue given D3's
+    maximum), decided as the declared equivalence. Not measurable where their code has no run at ``S``'s setting
+    and per-input rate. Returns what the chapter's prose quotes: ``authors_colour_text`` (Markdown) and the widths.
+
+    Example
+    -------
+    >>> from invlib.results import Run
+    >>> from invlib.papers.d.colour import settings
+    >>> ranges = pd.DataFrame(dict(model="InstaAug", seed=[0, 0, 1, 1, 2, 2], hue_width=0.2))
+    >>> r = Run("demo", "smoke")
+    >>> facts = report_colour(r, settings("cpu"), ranges)
+    >>> r.claims["authors/colour_hue_width_same"]["verdict"], round(facts["authors_hue_width"], 3)
+    ('not reproduced', 0.014)
+    """
+    from .colour import INSTAAUG
+
+    cid, rate = "authors/colour_hue_width_same", S.module_lr if S.instaaug_module_lr is None else S.instaaug_module_lr
+    found = colour_runs(path)
+    theirs = pd.Series(dtype=float)
+    if found is not None and _same_colour_setting(S, found[0]):
+        at = found[1][np.isclose(found[1].module_lr, rate)]
+        theirs = at.set_index("seed").hue_width
+    ours = ranges[ranges["model"] == INSTAAUG].groupby("seed").hue_width.mean()
+    seeds = ours.index.intersection(theirs.index)
+    nan = dict(authors_hue_width=math.nan, ours_hue_width=math.nan, authors_collapsed=math.nan)
+    if not len(seeds):
+        run.claim(PROTOCOL[cid], ours="not compared", paper="their code not run at this setting and rate",
+                  effects=results.not_measurable(f"the authors' code has no colour run at this chapter's setting and "
+                                                 f"per-input module rate ({rate:g})"))
+        return dict(nan, authors_colour_text=f"Their colour code was not run at this setting and rate ({rate:g}).")
+    their, collapsed = found[0], at.set_index("seed").hue_collapsed.loc[seeds]
+    diffs = (ours.loc[seeds] - theirs.loc[seeds]).to_numpy(float)
+    facts = dict(authors_hue_width=float(theirs.loc[seeds].mean()), ours_hue_width=float(ours.loc[seeds].mean()),
+                 authors_collapsed=int(collapsed.sum()))
+    run.claim(PROTOCOL[cid], effects=list(diffs),
+              ours=f"mean hue width {facts['ours_hue_width']:.3f} turn over {len(seeds)} seeds (theirs "
+                   f"{facts['authors_hue_width']:.3f}); difference {diffs.mean():+.3f}",
+              paper=f"authors' code (commit {str(their.get('commit'))[:7]}, run here {their['date']}), module rate "
+                    f"{rate:g}, hue maximum {their['hue_max']:g} turn: mean hue width "
+                    f"{facts['authors_hue_width']:.3f} turn, hue collapsed one-sided on {facts['authors_collapsed']} "
+                    f"of {len(seeds)} seeds")
+    ev = run.evidence[cid]
+    facts["authors_colour_text"] = results.phrase(
+        ev, reproduced=f"Their code learns hue ranges as wide as ours ({ev.text()}).",
+        not_reproduced=f"Their code does not learn the hue ranges ours learns ({ev.text()}): their mean width is "
+                       f"{facts['authors_hue_width']:.3f} turn against our {facts['ours_hue_width']:.3f}, and their "
+                       f"hue range collapsed to one side on {facts['authors_collapsed']} of {len(seeds)} seeds.")
+    return facts

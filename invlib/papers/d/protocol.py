@@ -357,6 +357,19 @@ D3 = [
                 "images)", where="ours (the mechanism of Sec. 3)",
           parts=gain_shrinks("InstaAug minus its input-free version, general accuracy without TTA, points, at the "
                              "chapter's hue share minus at the control's (0: no hue-defined class), paired by seed")),
+    # Issue 58 (declared before the build that decides it): the authors' colour module, run by
+    # benchmarks/authors/instaaug_runs.py colour_cpu on this chapter's cpu data, classifier, steps and rates.
+    Claim("authors/colour_hue_width_same", _D3, "The authors' colour module, trained their way on this chapter's data, "
+          "classifier, steps and module rate (hue given this chapter's maximum, which their released code sets to "
+          "0), learns hue ranges as wide as ours.",
+          paper="their code's mean hue width at this setting",
+          where="github.com/NingMiao/InstaAug, run by benchmarks/authors/instaaug_runs.py colour_cpu",
+          parts=Part("our InstaAug's mean hue-range width over the general test images minus the authors' code's at "
+                     "the same module rate, per seed (the same seeds: the classifier's start and the data order), "
+                     "turns", unit="seed", direction="equivalent", smallest=0.05, reason=(
+                         "a twentieth of a turn: half of figD1's smallest difference that matters (0.1 turn, the "
+                         "step between the hue settings of the paper's sweep); two implementations of one method "
+                         "whose widths differ by less learn the same range for a reader of Fig. D.1")), kind="authors"),
 ]
 
 # ----------------------------------------------------------------------------------- D4 (d4_contrastive_crops)
