@@ -390,7 +390,14 @@ def batches(images, batch_size: int, order: Tensor | Sequence[int] | None = None
     # a generator of its own: the loader draws its workers' seed from it, not from the global RNG that dropout and
     # learned augmentations draw from (reading from disk must not change a single draw of training)
     loader = torch.utils.data.DataLoader(_Decoded(images), batch_sampler=chunks, generator=torch.Generator(), **opts)
-    yield from loader
+    batches_of = iter(loader)
+    try:
+        yield from batches_of
+    finally:  # a worker's error (an unreadable image) or a consumer that stops early: end the workers now; left to
+        # the garbage collector, torch 2.14's loader waits 5 s for each of them
+        end = getattr(batches_of, "_shutdown_workers", None)
+        if end is not None:
+            end()
 
 
 def demo_folder(root: str | os.PathLike, n: int = 8, classes: int = 2, seed: int = 0, sizes: tuple = (24, 48),

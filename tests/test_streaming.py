@@ -1,6 +1,7 @@
 """Images that stay on disk (invlib.streaming): the lazy array, the one batch iterator, and every consumer of a
 dataset reading a folder larger than the memory cap exactly as it reads the same folder in memory."""
 
+import multiprocessing
 import os
 import subprocess
 import sys
@@ -203,6 +204,7 @@ def test_a_file_that_is_no_image_is_named_when_it_is_decoded(folder, tmp_path, w
     files = ImageFiles([*data.load("folder", root=folder, size=16, stream=True).images.paths[:3], bad], 16)
     with pytest.raises(streaming.UnreadableImageError, match="broken.jpg"):  # in a worker process too
         list(streaming.batches(files, 2, workers=workers))
+    assert not multiprocessing.active_children()  # its workers ended with the error, not left to the collector
 
 
 # ------------------------------------------------------------------------------ every consumer, the same numbers

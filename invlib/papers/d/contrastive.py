@@ -391,8 +391,8 @@ def train_one(S: Contrastive, method: str, seed: int, train: data.Dataset) -> di
     -------
     >>> S = settings("smoke", n_train=64, n_test=8, epochs=1, batch_size=32, check_every=1)
     >>> out = train_one(S, "InstaAug", 0, scene_data(S)[0])
-    >>> out["steps"], len(out["band"]), sorted(out["history"][0])[:3]
-    (2, 2, ['epoch', 'loss', 'lr'])
+    >>> out["steps"], len(out["band"]), {"epoch", "loss", "lr"} <= set(out["history"][0])
+    (2, 2, True)
     """
     model = make_model(S, method, seed)
     per_epoch = _train.steps_per_epoch(len(train), S.batch_size)
