@@ -244,6 +244,7 @@ def test_accuracy_under_t_from_the_sweeps_passes_equals_a_pass_of_its_own(arch):
         G.sweep_predictions(net, x, grids, [0, 1])
 
 
+@pytest.mark.slow  # over 0.45 s: make test runs it, make test-fast stays under 2 minutes
 def test_untrained_models_are_measured_by_the_sweep_only():
     S = G.settings("smoke", transforms=("brightness",), n_probe=16, n_pairs=16, n_fit=16, n_eval=16, map_epochs=1,
                    progress=False)
@@ -293,6 +294,7 @@ def agreement_verdict(t: pd.DataFrame, transforms=("zoom",)):
     (2.0, 400, "inconclusive at this budget"),  # 0.50 [0.42, 0.57]: on the boundary
     (3.0, 400, "not reproduced"),  # 0.39 [0.30, 0.46]: positive, but weaker than "alike"
 ])
+@pytest.mark.slow  # over 0.45 s: make test runs it, make test-fast stays under 2 minutes
 def test_rank_agreement_verdicts_on_both_sides_of_the_boundary(noise, n, expected):
     rng = np.random.default_rng(0)
     x = rng.normal(size=n)

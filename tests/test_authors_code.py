@@ -168,6 +168,7 @@ def test_the_stored_runs_cover_our_keys():
 
 
 # ----------------------------------------------------------------------------- paper D (invlib.papers.d.authors_code)
+@pytest.mark.slow  # over 0.45 s: make test runs it, make test-fast stays under 2 minutes
 def test_d_our_module_matches_the_authors_measurements_except_their_two_defects():
     from invlib.papers.d import authors_code as D
 

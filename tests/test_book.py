@@ -30,6 +30,7 @@ def test_every_notebook_is_a_chapter_and_every_chapter_has_a_source():
     assert CHAPTERS[0] == "00_data_and_transforms"
 
 
+@pytest.mark.slow  # over 0.45 s: make test runs it, make test-fast stays under 2 minutes
 def test_every_chapter_keeps_to_the_code_line_limit():
     counts = {name: book.code_lines(book.read_notebook(name)) for name in book.toc_notebooks()}
     assert all(0 < n <= book.MAX_CODE_LINES for n in counts.values()), counts
@@ -125,6 +126,7 @@ def test_cli_rejects_bad_input_before_running_anything(book_copy, argv, message,
     _rejects(book_copy, argv, message, capsys)
 
 
+@pytest.mark.slow  # over 0.45 s: make test runs it, make test-fast stays under 2 minutes
 def test_book_tests_ignore_generated_files_of_the_checkout(tmp_path, capsys, copy_book):
     # a user's failed run leaves book/_generated/<name>.failed.ipynb (and results, a site) in the checkout: the
     # copies the tests work on do not carry them, so the tests' outcome does not depend on them

@@ -327,6 +327,7 @@ def test_report_at_one_seed_is_inconclusive_and_keeps_its_tables():
     results.glue(facts)
 
 
+@pytest.mark.slow  # over 0.45 s: make test runs it, make test-fast stays under 2 minutes
 def test_report_records_what_a_seed_costs_and_the_claims_on_it():
     res = _seeds(R.demo_run(), [0.0, 0.004, -0.003])
     res.accuracy["train_seconds"] = 4.0 + res.accuracy["seed"]  # every model of seed s: 4 + s seconds
@@ -479,6 +480,7 @@ def _control(res, full, none):
     return C.ColourRun(acc, res.per_condition, res.ranges, res.states, res.sets, res.best_random)
 
 
+@pytest.mark.slow  # over 0.45 s: make test runs it, make test-fast stays under 2 minutes
 def test_report_control_reads_the_gain_at_both_shares_paired_by_seed():
     res, cid = R.demo_run(), "control/gain_shrinks_without_hue_classes"
     g = R.control_gains(_control(res, [0.02, 0.03, 0.025], [0.0, 0.001, -0.001]))

@@ -59,6 +59,7 @@ def test_both_modules_train_by_the_one_recipe_at_one_rate():
 
 
 # ----------------------------------------------------------------------------- data and views
+@pytest.mark.slow  # over 0.45 s: make test runs it, make test-fast stays under 2 minutes
 def test_object_size_follows_the_scene_factor():
     S = tiny(n_test=200)
     te = D.scene_data(S)[1]

@@ -290,6 +290,7 @@ def test_control_takes_the_main_familys_rows_at_its_own_variation(monkeypatch):
         "instaaug", "no_input"}
 
 
+@pytest.mark.slow  # over 0.45 s: make test runs it, make test-fast stays under 2 minutes
 def test_variation_reaches_the_data():
     S = D.settings("smoke", n_train=16, n_test=4, variation=0.0)
     a = D.scene_data(S)[0].boxes
@@ -411,6 +412,7 @@ def test_smoke_family_trains_and_measures():
     assert isinstance(fam[-1].model, I.InstaAug)
 
 
+@pytest.mark.slow  # over 0.45 s: make test runs it, make test-fast stays under 2 minutes
 def test_accuracy_table_is_cached_under_the_models_weights_and_leaves_the_same_random_state(monkeypatch):
     S = D.settings("smoke", n_train=64, n_test=16, epochs=2, methods=("none", "random_crop"), progress=False)
     train, test = D.scene_data(S)
@@ -506,6 +508,7 @@ def test_report_records_what_a_seed_costs_and_the_claims_on_it():
     assert run.replicate_costs["control_seeds"]["seconds"] == [44.0, 44.0, 44.0]  # two models a variation, two starts
 
 
+@pytest.mark.slow  # over 0.45 s: make test runs it, make test-fast stays under 2 minutes
 def test_the_accuracy_table_keeps_each_scene_and_the_report_records_the_variance_split():
     S = D.settings("smoke", n_train=64, n_test=16, epochs=2, seeds=2, methods=("none", "random_crop"),
                    progress=False)

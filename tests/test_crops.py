@@ -148,6 +148,7 @@ def check_table_a1(table):
         assert abs(ours - exact) <= 0.005, (shape, ours, exact)
 
 
+@pytest.mark.slow  # over 0.45 s: make test runs it, make test-fast stays under 2 minutes
 def test_beta_stats_match_table_a1_and_quadrature(table):
     check_table_a1(table)
 

@@ -205,6 +205,7 @@ def test_c_zoo_specs_are_the_family_each_chapter_trains(chapter, profile, monkey
 
 
 # ------------------------------------------------------------------------------ measuring one network
+@pytest.mark.slow  # over 0.45 s: make test runs it, make test-fast stays under 2 minutes
 def test_reference_features_are_kept_on_disk_for_the_next_chapter(tiny, tmp_path, monkeypatch):
     """C1 writes each network's reference features; C2 and C3 (other processes: the memory cache is empty) load
     them. Keyed by the network (its weights and its modules: the stride-2 stem from the same seed differs), the
@@ -304,6 +305,7 @@ def test_measure_network_of_a_resnet_rows_cache_and_reference(tiny, tmp_path):
     assert len(list((tmp_path / "cache" / "equivariance").glob("measure-*.pt"))) == 2  # keyed by the weights
 
 
+@pytest.mark.slow  # over 0.75 s: make test runs it, make test-fast stays under 2 minutes
 def test_measure_network_per_image_values_behind_each_row(tiny):
     """per_image: the same table, and per value the evaluation images' correctness and distances, whose means are
     the row's numbers (the unit of an interval over images)."""
@@ -320,6 +322,7 @@ def test_measure_network_per_image_values_behind_each_row(tiny):
         assert float(images["eq_l2"].mean()) == pytest.approx(row.eq_l2)
 
 
+@pytest.mark.slow  # over 0.75 s: make test runs it, make test-fast stays under 2 minutes
 def test_measure_network_distances_only_without_the_networks_accuracy(tiny):
     """accuracy=False (a model whose classes are not the images'): the same distances, no accuracy, no per-image
     correctness, cached apart from the full measure."""
@@ -462,6 +465,7 @@ def test_distances_totals_groups_and_knn_from_a_hand_made_matrix():
 
 
 # ------------------------------------------------------------------------------ fine-tuning
+@pytest.mark.slow  # over 0.45 s: make test runs it, make test-fast stays under 2 minutes
 @pytest.mark.parametrize("train_mode", [False, True])
 def test_finetune_loss_without_the_lambdas_is_the_cross_entropy(train_mode):
     torch.manual_seed(0)
@@ -633,6 +637,7 @@ def c1_verdicts(types, **kw):
     return run, [run.claims[c]["verdict"] for c in C1]
 
 
+@pytest.mark.slow  # over 0.45 s: make test runs it, make test-fast stays under 2 minutes
 def test_c1_claims_are_decided_over_the_types_and_the_baseline_seeds():
     good = {k: dict(beyond=20 + j, inside=30 - j, gap=0.5 + j / 4, wider=5 + j)
             for j, k in enumerate(("rotation", "shear", "blur"))}
@@ -670,6 +675,7 @@ def test_c1_claims_are_decided_over_the_types_and_the_baseline_seeds():
     assert v[0] == v[3] == "inconclusive at this budget"
 
 
+@pytest.mark.slow  # over 0.45 s: make test runs it, make test-fast stays under 2 minutes
 def test_c1_claims_near_their_boundaries_and_with_few_types():
     base = lambda **p: {k: dict(dict(beyond=20, inside=20, gap=0.5, wider=None), **p) for k in ("rotation", "shear",
                                                                                                   "blur")}
@@ -1020,6 +1026,7 @@ def test_every_c_claim_is_declared_and_recorded_from_its_declaration():
         run.claims[C1[2]]["criterion"]
 
 
+@pytest.mark.slow  # over 0.45 s: make test runs it, make test-fast stays under 2 minutes
 def test_c_claims_on_both_sides_of_their_smallest_effects():
     """Made-up effects just beyond and just short of each declared smallest effect (an order alone no longer
     reproduces a claim)."""

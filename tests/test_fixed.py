@@ -84,6 +84,7 @@ def test_scene_data_is_the_classifiers_own_training_images():
     assert test.boxes.shape == (8, 4) and train.images.shape[1:] == (3, 56, 56)
 
 
+@pytest.mark.slow  # over 0.45 s: make test runs it, make test-fast stays under 2 minutes
 def test_still_scenes_are_the_same_scenes_with_centred_objects_of_one_size():
     """The data control pairs scene i with scene i: the same item and label, its object centred, of one scale."""
     S = F.settings("smoke", n_train=16, n_test=32)
@@ -420,6 +421,7 @@ def test_a_gain_under_the_smallest_that_matters_is_not_reproduced():
     assert v["table2/instaaug_beats_alone"] == "reproduced"  # +3 points
 
 
+@pytest.mark.slow  # over 0.45 s: make test runs it, make test-fast stays under 2 minutes
 def test_control_fails_when_the_per_input_gain_is_as_large_without_variation():
     same = R.demo_control(3, still={"InstaAug": 0.1, "input-free": 0.02})  # the varied scenes' gains again
     v, run, *_ = _report(control=same)

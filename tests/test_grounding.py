@@ -90,6 +90,7 @@ def test_sweep_claims_at_one_model_per_variant_are_inconclusive_whatever_the_dif
     assert run.claims["fig2/untrained_vit_translation"]["evidence"]["estimate"] == pytest.approx(0.1)
 
 
+@pytest.mark.slow  # over 0.75 s: make test runs it, make test-fast stays under 2 minutes
 def test_sweep_claims_follow_the_numbers_over_seeds():
     run = results.Run("t", "smoke")
     readings = GR.report_sweep(run, _table(0.2, -0.1, aug_translate=0.075, seeds=3, noise=0.003))
@@ -713,6 +714,7 @@ def test_b3_zoo_specs_are_the_models_its_sweep_loads(monkeypatch, tmp_path):
     assert G.b3_zoo_specs("paper") == []  # hub weights and random initialisations are no zoo models
 
 
+@pytest.mark.slow  # over 0.45 s: make test runs it, make test-fast stays under 2 minutes
 def test_b4_zoo_specs_are_b3s_models_that_its_searches_and_gap_load(monkeypatch, tmp_path):
     loaded = _recording_zoo(monkeypatch, tmp_path)
     S = G.settings("smoke", n_search=120, pairs_per_class=2)
@@ -737,6 +739,7 @@ def test_b4_zoo_specs_are_b3s_models_that_its_searches_and_gap_load(monkeypatch,
         "none", "standard") and not s.augment_params} == {0}  # B5 reads the seed-0 searches only
 
 
+@pytest.mark.slow  # over 0.45 s: make test runs it, make test-fast stays under 2 minutes
 def test_seeds_of_the_sweep_are_the_zoos_seeds_each_with_its_own_initialisation(monkeypatch, tmp_path):
     """B3's seeds: seed k of a zoo: entry is the zoo's spec of seed k (seed 0 keeps its name and checkpoint), seed k
     of a random: model seed k's initialisation; the sweep's table holds a seed column; hub weights have one seed."""
@@ -870,6 +873,7 @@ def test_untrained_initialisations_are_a_family_of_their_own():
     assert readings["b3_untrained_seeds"] == "8 seeds"
 
 
+@pytest.mark.slow  # over 0.75 s: make test runs it, make test-fast stays under 2 minutes
 def test_the_untrained_table_sweeps_translation_alone_over_its_own_seeds():
     S = G.settings("smoke", models={"ResNet": {"untrained": "random:small_resnet18"}}, untrained_seeds=3, n_probe=8)
     t = G.untrained_table(S)

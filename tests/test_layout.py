@@ -49,6 +49,7 @@ def test_the_checker_resolves_relative_imports():
     assert "invlib.zoo" in _imports(ROOT / "papers" / "a" / "tables.py")
 
 
+@pytest.mark.slow  # over 0.45 s: make test runs it, make test-fast stays under 2 minutes
 @pytest.mark.parametrize("paper", PAPERS)
 def test_no_paper_imports_another_papers_package(paper):
     for file in (ROOT / "papers" / paper).glob("*.py"):
@@ -304,6 +305,7 @@ def test_every_slow_docstring_example_names_a_function_that_exists():
 DECISIONS = {"decide", "decide_parts", "decide_any"}  # invlib.verdicts' deciders: only invlib.protocol.decide uses them
 
 
+@pytest.mark.slow  # over 0.45 s: make test runs it, make test-fast stays under 2 minutes
 @pytest.mark.parametrize("part", PARTS)
 def test_the_reports_compute_effects_and_one_function_decides(part):
     """No paper module calls a decider of invlib.verdicts (directly or through invlib.results): every verdict comes

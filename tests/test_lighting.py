@@ -54,6 +54,7 @@ def test_lighting_classes_labels_and_shapes(lighting_test):
     assert set(items) <= set(data.FASHION_MNIST_CLASSES)
 
 
+@pytest.mark.slow  # over 0.45 s: make test runs it, make test-fast stays under 2 minutes
 def test_lighting_pairs_differ_by_their_designed_hue_and_free_classes_cover_the_circle(lighting_test):
     from kornia.color import rgb_to_hsv
 
@@ -135,6 +136,7 @@ def test_lighting_several_conditions_are_given_per_image(lighting_test):
     assert {names[int(i)] for i in hard.unique()} == set(data.LIGHTING_GROUPS["hard"])
 
 
+@pytest.mark.slow  # over 0.45 s: make test runs it, make test-fast stays under 2 minutes
 def test_lighting_is_deterministic_and_subsets_keep_factors_aligned(lighting_test):
     again = _lighting()
     assert torch.equal(again.images, lighting_test.images) and torch.equal(again.labels, lighting_test.labels)

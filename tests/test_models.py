@@ -203,6 +203,7 @@ def test_logits_from_runs_the_rest_of_the_network_on_replaced_features():
         models.logits_from(m, "layer4", f["layer4"])
 
 
+@pytest.mark.slow  # over 0.45 s: make test runs it, make test-fast stays under 2 minutes
 def test_batched_converts_moves_and_concatenates_like_one_pass():
     m = models.create("small_resnet18", seed=0).eval()
     x = torch.randint(0, 256, (7, 3, 28, 28), dtype=torch.uint8)
@@ -461,6 +462,7 @@ def test_check_input_says_what_a_model_expects():
         models.check_input(Pair(), 8)
 
 
+@pytest.mark.slow  # over 0.75 s: make test runs it, make test-fast stays under 2 minutes
 def test_weights_that_do_not_fit_name_missing_unexpected_keys_and_shapes(tmp_path):
     torch.save(models.create("resnet18", num_classes=1000).state_dict(), tmp_path / "r18.pt")
     with pytest.raises(CheckpointError) as err:  # another architecture: resnet34 has more blocks

@@ -96,6 +96,7 @@ def test_standard_position_puts_the_paper_side_right_and_decides_beyond_one():
         plots.standard_position(0.0, -1.0, 1.0, 0.0, "sideways")
 
 
+@pytest.mark.slow  # over 0.45 s: make test runs it, make test-fast stays under 2 minutes
 def test_scoreboard_figure_draws_each_part_by_verdict_and_clips_far_ones():
     parts = [_part("t1", 1.0, 3.0, 0.5, "reproduced", estimate=2.0),
              _part("t2: a", 1.0, 3.0, 0.5, "not reproduced", direction="less"),

@@ -351,6 +351,7 @@ def test_layer_claims_are_decided_by_fold_probes_and_validation_pairs():
     assert run.claims["fig5_6/colour_earlier"]["evidence"]["parts"]["ResNet-18"]["boundary"] == 0.05
 
 
+@pytest.mark.slow  # over 0.45 s: make test runs it, make test-fast stays under 2 minutes
 def test_half_layer_claims_each_verdict():
     def halves(first, second, every):
         tasks = ["zoom_in", "aspect_ratio", "hue"]

@@ -54,6 +54,7 @@ def test_two_reruns_with_the_effect_at_the_boundary_rarely_give_opposite_verdict
     assert opposite.mean() <= 0.05, opposite.mean()
 
 
+@pytest.mark.slow  # over 0.75 s: make test runs it, make test-fast stays under 2 minutes
 def test_n_needed_is_the_n_at_which_a_rerun_decides_about_half_the_time_at_the_measured_effect():
     """At the n the evidence asks for, a rerun with the measured effect and spread has its interval's half-width
     just inside the gap to the boundary: it decides about half the time (the estimate falls on either side of the

@@ -244,6 +244,7 @@ def test_the_input_free_control_is_one_range_for_all_images():
     assert loss.band.h_min == 1.0  # the same recipe as InstaAug's
 
 
+@pytest.mark.slow  # over 0.45 s: make test runs it, make test-fast stays under 2 minutes
 def test_the_warm_up_slows_the_module_under_adam():
     # the warm-up was a gradient factor, which Adam normalises away (the module moved as far with it as without);
     # it is now the module's learning rate: in the first epoch the module moves much less
@@ -352,6 +353,7 @@ def test_the_module_starts_from_the_seed_whatever_ran_before():
     assert not torch.equal(a.augment.params.head.weight, c.augment.params.head.weight)
 
 
+@pytest.mark.slow  # over 0.45 s: make test runs it, make test-fast stays under 2 minutes
 def test_seed_slopes_takes_the_first_seed_from_train():
     S = D.settings("smoke", n_train=64, n_test=16, epochs=1, seeds=2, progress=False, h_min=1.0, h_max=1.5)
     train, test = D.sprite_data(S)

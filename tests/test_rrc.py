@@ -622,6 +622,7 @@ def _notebook_defaults(chapter: str) -> dict:
     return {k: v for k, v in book.notebook_parameters(book.read_notebook(chapter)).items() if k != "profile"}
 
 
+@pytest.mark.slow  # over 0.45 s: make test runs it, make test-fast stays under 2 minutes
 def test_zoo_specs_are_the_families_the_chapters_train(monkeypatch):
     asked = []
 
@@ -658,6 +659,7 @@ def test_zoo_specs_are_the_families_the_chapters_train(monkeypatch):
     assert {s.epochs for s in R.b6_zoo_specs("cpu", epochs=3)} == {3}
 
 
+@pytest.mark.slow  # over 0.45 s: make test runs it, make test-fast stays under 2 minutes
 def test_augerino_trains_on_central_crops_made_once_as_on_the_crop_of_each_batch(tmp_path, monkeypatch):
     """The central crops made once before training give the network, its bounds and its history of the crop
     applied to each batch (the path kept for images on disk and for accelerators)."""

@@ -43,6 +43,7 @@ def test_importance_sums_to_one_per_task_and_halves():
     assert [n for n, _ in first.groups] == h["first half"] and len(first.w) == sum(d for _, d in first.groups)
 
 
+@pytest.mark.slow  # over 0.75 s: make test runs it, make test-fast stays under 2 minutes
 def test_load_images_are_disjoint_and_padded():
     (tr, trb), (va, vab) = tables.load_images("fashion_mnist_color", 50, 20, seed=1, canvas=1.5)
     assert tr.shape == (50, 3, 42, 42) and va.shape == (20, 3, 42, 42)
@@ -63,6 +64,7 @@ def test_settings_default_to_the_paper_and_profiles_change_what_they_must(tmp_pa
         tables.settings("cpu", n_train="many")
 
 
+@pytest.mark.slow  # over 0.75 s: make test runs it, make test-fast stays under 2 minutes
 def test_seeds_of_the_backbones_each_get_table1_and_the_claim_one_share_per_seed(monkeypatch):
     assert (tables.settings("paper").seeds, tables.settings("smoke").seeds, tables.settings("cpu").seeds) == (1, 1, 3)
     with pytest.raises(ValueError, match="seeds must be >= 1"):
@@ -229,6 +231,7 @@ def test_zoo_specs_list_exactly_the_zoo_models_the_chapters_load(monkeypatch, pr
     assert tables.a1_zoo_specs(profile)[1].arch == "small_resnet50_s2"
 
 
+@pytest.mark.slow  # over 0.45 s: make test runs it, make test-fast stays under 2 minutes
 def test_a_textured_background_takes_the_pixels_cue_for_zoom_out_and_contrast_away():
     """On black, raw pixels rank zoom-out and contrast nearly perfectly (lit pixels measure the object's share of the
     view; contrast lifts the black towards grey); on the texture they cannot (the paper's pixels: 46-62 %)."""

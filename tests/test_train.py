@@ -62,6 +62,7 @@ def test_same_seed_same_weights_deterministic_cpu():
     assert all(torch.equal(p, q) for p, q in zip(a.state_dict().values(), b.state_dict().values()))
 
 
+@pytest.mark.slow  # over 0.75 s: make test runs it, make test-fast stays under 2 minutes
 def test_bf16_autocast_on_the_cpu_is_deterministic_and_trains_other_weights():
     nets = [_net() for _ in range(3)]
     for net, bf16 in zip(nets, (True, True, False)):

@@ -28,6 +28,7 @@ def _fresh_nltk_wordnet():
     return LazyCorpusLoader("wordnet", WordNetCorpusReader, omw)
 
 
+@pytest.mark.slow  # loads WordNet (about 5 s, once for the module): make test runs it
 def test_ensure_returns_loaded_nltk_reader_and_caches(wn, monkeypatch):
     import nltk.corpus
     from nltk.corpus.reader import WordNetCorpusReader
@@ -71,6 +72,7 @@ def test_built_dir_holds_real_copies_and_lexnames(tmp_path):
     assert wordnet.build_from_debian(tmp_path / "x", source=tmp_path / "nothing") is None
 
 
+@pytest.mark.slow  # loads WordNet (about 5 s, once for the module): make test runs it
 def test_session_build_is_in_the_cache(wn):
     root = Path(wn.root.path)
     if root.parent.parent != wordnet.cache_dir("nltk_data"):
@@ -98,6 +100,7 @@ def test_ensure_is_not_fooled_by_a_broken_corpus(tmp_path, monkeypatch, wn):
     assert nltk.data.path[0] == str(tmp_path / "cache" / "nltk_data")
 
 
+@pytest.mark.slow  # loads WordNet (about 5 s, once for the module): make test runs it
 def test_ensure_error_names_three_ways(tmp_path, monkeypatch, wn):
     import nltk
     import nltk.corpus
@@ -115,6 +118,7 @@ def test_ensure_error_names_three_ways(tmp_path, monkeypatch, wn):
     assert "NLTK_DATA" in msg and "nltk_data" in msg and "nltk.download('wordnet')" in msg
 
 
+@pytest.mark.slow  # loads WordNet (about 5 s, once for the module): make test runs it
 def test_synset_lookup_and_clear_errors(wn):
     assert wordnet.synset("dog.n.01").name() == "dog.n.01"
     assert wordnet.synset("tee_shirt.n.01").name() == "jersey.n.03"  # any lemma resolves to the synset
@@ -126,6 +130,7 @@ def test_synset_lookup_and_clear_errors(wn):
         wordnet.synset("dog")
 
 
+@pytest.mark.slow  # loads WordNet (about 5 s, once for the module): make test runs it
 def test_wu_palmer_matches_nltk(wn):
     m = wordnet.similarity_matrix(["dog.n.01", "cat.n.01"])
     nltk_value = wn.synset("dog.n.01").wup_similarity(wn.synset("cat.n.01"))
@@ -137,6 +142,7 @@ def test_wu_palmer_matches_nltk(wn):
 
 
 @pytest.mark.parametrize("metric", wordnet.METRICS)
+@pytest.mark.slow  # loads WordNet (about 5 s, once for the module): make test runs it
 def test_matrices_symmetric_with_right_diagonal(wn, metric):
     m = wordnet.similarity_matrix(data.FASHION_MNIST_SYNSETS, metric)
     assert m.shape == (10, 10) and m.dtype == np.float64 and np.allclose(m, m.T)
@@ -152,6 +158,7 @@ def test_matrices_symmetric_with_right_diagonal(wn, metric):
         wordnet.similarity_matrix(["dog.n.01"], "resnik")
 
 
+@pytest.mark.slow  # loads WordNet (about 5 s, once for the module): make test runs it
 def test_class_synsets_exist_and_fit(wn):
     expect = {  # class -> a lemma of the chosen synset, a word of its definition
         "T-shirt/top": ("T-shirt", "shirt"),

@@ -183,6 +183,7 @@ def test_reports_draw_tables_and_numbers_from_a_table(tmp_path):
     assert len(pd.read_csv(written[0])) == len(t)
 
 
+@pytest.mark.slow  # over 0.75 s: make test runs it, make test-fast stays under 2 minutes
 def test_the_figures_point_up_for_more_invariance():
     """Every panel of both figures: up = more invariant (or equivariant); the axes of the measures where lower is more
     invariant (A's probe, C's distances) are reversed and say so."""

@@ -176,6 +176,7 @@ def test_missing_data_fails_before_any_training_or_job(tmp_path):
         zoo.get(SPEC.replace(dataset="folder"))
 
 
+@pytest.mark.slow  # over 0.75 s: make test runs it, make test-fast stays under 2 minutes
 def test_a_folder_without_splits_holds_out_a_test_set(tmp_path):
     root = write_folder(tmp_path / "shapes", per_class=40)
     spec = zoo.spec("small_resnet18/none", PROFILES["smoke"], root=root, dataset="folder", n_train=500, n_test=100)
@@ -222,6 +223,7 @@ def test_every_seed_of_a_spec_trains_and_is_scored_on_the_same_images():
     assert zoo.path(SPEC) != zoo.path(SPEC.replace(seed=5)), "the seed still keys the weights"
 
 
+@pytest.mark.slow  # over 0.75 s: make test runs it, make test-fast stays under 2 minutes
 def test_corrupt_checkpoint_is_retrained_with_warning():
     spec = SPEC.replace(arch="small_vit", optimizer="adamw", lr=1e-3, n_train=256)
     model = zoo.get(spec)
@@ -497,6 +499,7 @@ def test_train_phase_trains_what_is_missing_once_longest_first_in_processes(monk
     assert zoo.train_phase([quick, longer], workers=2) == []  # all cached: nothing to do
 
 
+@pytest.mark.slow  # over 0.75 s: make test runs it, make test-fast stays under 2 minutes
 def test_a_chapter_that_trains_under_the_phase_warns(monkeypatch):
     monkeypatch.setenv(zoo.PHASE_ENV, "1")
     monkeypatch.setenv("INVLIB_CHAPTER", "x9_demo")
@@ -612,6 +615,7 @@ def test_load_a_hub_name_offline_fails_at_once_naming_the_weights_file_form(monk
     assert len(probes) == 1  # one reachability check, answered by HF_HUB_OFFLINE without touching the network
 
 
+@pytest.mark.slow  # over 0.45 s: make test runs it, make test-fast stays under 2 minutes
 def test_load_a_weights_file_that_does_not_fit_names_the_keys(tmp_path):
     torch.save(models.create("resnet18", num_classes=1000).state_dict(), tmp_path / "r18.pt")
     with pytest.raises(models.CheckpointError, match=r"do not fit this ResNet: 96 missing keys .*: layer1\.2\.conv1"):
