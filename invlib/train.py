@@ -281,7 +281,8 @@ def fit(model: nn.Module, train, cfg: TrainConfig | None = None, augment=None, t
 
     Returns:
         list of ``{"epoch", "loss", "train_acc", "lr" (of the epoch's last step), "seconds" (wall clock),
-        "cpu_seconds" (the process's CPU time: what the epoch cost whatever else the machine ran)}``, plus
+        "cpu_seconds" (the process's CPU time: not stretched by waiting for a core, but still slowed by what
+        runs beside it through the shared caches)}``, plus
         ``"test_acc"``, ``"val_acc"``, ``"test_at_best_val"`` when that data is given, and ``"state"`` (what the
         model has learned: its ``state()``, e.g. an augmentation's ranges) when the model has a ``state``
         method.

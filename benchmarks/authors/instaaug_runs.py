@@ -1438,10 +1438,10 @@ def colour_cpu(repo: Path, module_lrs=COLOUR_CPU["module_lrs"], seeds=COLOUR_CPU
     if merge is not None:
         done = {(r["variant"], r["module_lr"], r["seed"]) for r in runs}
         runs = [r for r in merge["runs"] if (r["variant"], r["module_lr"], r["seed"]) not in done] + runs
+    theirs = _config(repo, COLOUR_CONFIG)
     return dict(
         date=datetime.datetime.now(datetime.UTC).strftime("%Y-%m-%d"),
-        settings=dict(config=COLOUR_CONFIG, their_module_lr=_config(repo, COLOUR_CONFIG)["lr"],
-                      their_warmup_period=_config(repo, COLOUR_CONFIG)["warmup_period"],
+        settings=dict(config=COLOUR_CONFIG, their_module_lr=theirs["lr"], their_warmup_period=theirs["warmup_period"],
                       warmup_period=c["warmup_period"], hue_max=c["hue_max"], sat_max=c["sat_max"],
                       released_maxima=COLOUR_RELEASED, collapse_below=c["collapse_below"],
                       chapter="d3_colour_jitter cpu", n_train=S.n_train, n_test=S.n_test, size=S.size,

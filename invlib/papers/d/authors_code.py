@@ -946,8 +946,8 @@ def report_colour(run, S, ranges: pd.DataFrame, path: str | Path = PATH) -> dict
     found = colour_runs(path)
     theirs = pd.Series(dtype=float)
     if found is not None and _same_colour_setting(S, found[0]):
-        at = found[1][np.isclose(found[1].module_lr, rate)]
-        theirs = at.set_index("seed").hue_width
+        at = found[1][np.isclose(found[1].module_lr, rate)].set_index("seed")
+        theirs = at.hue_width
     ours = ranges[ranges["model"] == INSTAAUG].groupby("seed").hue_width.mean()
     seeds = ours.index.intersection(theirs.index)
     nan = dict(authors_hue_width=math.nan, ours_hue_width=math.nan, authors_collapsed=math.nan)
@@ -956,7 +956,7 @@ def report_colour(run, S, ranges: pd.DataFrame, path: str | Path = PATH) -> dict
                   effects=results.not_measurable(f"the authors' code has no colour run at this chapter's setting and "
                                                  f"per-input module rate ({rate:g})"))
         return dict(nan, authors_colour_text=f"Their colour code was not run at this setting and rate ({rate:g}).")
-    their, collapsed = found[0], at.set_index("seed").hue_collapsed.loc[seeds]
+    their, collapsed = found[0], at.hue_collapsed.loc[seeds]
     diffs = (ours.loc[seeds] - theirs.loc[seeds]).to_numpy(float)
     facts = dict(authors_hue_width=float(theirs.loc[seeds].mean()), ours_hue_width=float(ours.loc[seeds].mean()),
                  authors_collapsed=int(collapsed.sum()))
