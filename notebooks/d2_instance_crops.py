@@ -136,14 +136,12 @@ display(pages.table(R.readable(crops), f"Each learned model's crops on the {len(
 # If InstaAug's gain over its input-free version comes from the crops following each image's object, it must shrink
 # on scenes whose objects are all centred and of one size (`variation` 0), where one crop distribution fits every
 # image. Both models are trained again at variation 0, with the same recipe, learning rate and seeds
-# ({glue:text}`control_seeds` here): the gain is {glue:md}`control_gain_1_text` points at variation 1 and
-# {glue:md}`control_gain_0_text` at variation 0.
+# ({glue:text}`control_seeds` here; the gpu profile runs {glue:text}`gpu_control_seeds`). {glue:md}`control_text`
 
 # %%
 ctrl = D.control(S, acc=acc)
 ctrl_table, ctrl_facts = R.report_control(run, ctrl)
-results.glue(dict(ctrl_facts, control_seeds=S.control_seeds, **{
-    f"{k}_text": results.text(ctrl_facts.get(k), "+.1f") for k in ("control_gain_0", "control_gain_1")}))
+results.glue(dict(ctrl_facts, control_seeds=S.control_seeds, gpu_control_seeds=D.settings("gpu").control_seeds))
 if len(ctrl):
     R.plot_control(ctrl)
     pages.show("Test accuracy with test-time crops of InstaAug and its input-free version, trained on scenes with "

@@ -30,7 +30,7 @@ def test_paper_defaults_and_profiles():
     assert (P.variation, P.control_variation, P.controls, cpu.controls) == (1.0, 0.0, P.seeds, (0,))
     assert P.check_every is None and P.widths == (64, 128, 256, 512)
     assert (cpu.size, cpu.seeds, cpu.band) == (56, (0, 1, 2, 3, 4), (3.0, 3.5))  # the band stays the paper's
-    assert D.settings("smoke").seeds == (0,) and cpu.control_seeds == (0,)  # the control: cpu's first seed only
+    assert D.settings("smoke").seeds == (0,) and cpu.control_seeds == ()  # no control at cpu: one seed decides nothing
     assert cpu.aug_lr > P.aug_lr and cpu.check_every is not None  # the departures the chapter states
     assert D.settings("cpu", epochs=None, widths=[4, 8, 8, 8]).widths == (4, 8, 8, 8)
 
@@ -533,6 +533,12 @@ def test_report_control_pairs_the_variations_by_seed():
     assert {p["verdict"] for k, p in parts.items() if k.startswith("floor")} == {"not reproduced"}
     assert run.claims["control/probe_gain_shrinks"]["verdict"] != "reproduced"
     assert _control_verdicts(pd.DataFrame()) == ("not measurable at this profile",) * 2
+    S = D.settings("smoke")
+    for ctrl, seeds in ((pd.DataFrame(), "not run at this profile"), (_control(3.0, 0.0, seeds=(0,)), "1 seed")):
+        out = R.report_control(results.Run("smoke", name="demo"), S, ctrl)
+        facts = R._control_facts(S, out["effects"], out["evidence"])
+        assert facts["d4_control_seeds"].startswith(seeds) and "nan" not in str(facts)
+    assert facts["d4_control_seeds"] == "1 seed" and facts["d4_control_acc_value"].startswith("+3.0 points")
     eff = R.control_effects(_control((3.0, 4.0, 3.5), (0.1, 0.4, -0.2)), 1.0, 0.0)
     assert eff["gain_shrink"].round(6).tolist() == [2.9, 3.6, 3.7] and eff["kl_shrink"].round(6).tolist() == [0.8] * 3
 

@@ -265,13 +265,14 @@ def test_report_control_is_a_difference_of_paired_gains():
         assert claim["verdict"] == expected and claim["evidence"]["unit"] == "seed"
         assert table["drop"].round(6).tolist() == [round(a - b, 6) for a, b in zip(g1, g0)]
     assert facts["control_gain_1"] == pytest.approx(5.0) and "three" in facts["control_text"]
+    assert facts["control_text"].endswith("The gain is +5.0 points at variation 1 and +0.0 at variation 0.")
     run = results.Run("demo", "smoke")  # a shrink, but smaller than the point that matters
     R.report_control(run, ctrl([2, 2.2, 1.8], [1.5, 1.6, 1.4]))
     assert _boundary("control/gain_needs_variation") == 1.0
     assert run.claims["control/gain_needs_variation"]["verdict"] == "not reproduced"
     run = results.Run("demo", "smoke")
     assert R.report_control(run, D.control(D.settings("smoke", control_seeds=0)))[1]["control_text"].startswith(
-        "The data control was not run")
+        "This profile does not run it")
     assert run.claims["control/gain_needs_variation"]["verdict"] == "not measurable at this profile"
 
 

@@ -198,6 +198,46 @@ def test_input_free_module_gives_one_distribution_for_all_inputs():
     assert not torch.allclose(logp[0], logp[2])
 
 
+def _zeros_batch_forward(net):
+    """A ModuleNet's forward on the whole batch of zeros (what ``input_free`` computed before its one-image pass)."""
+    def forward(x):
+        out, maps = net.stem(x * 0), []
+        for block in net.blocks:
+            out = block(out)
+            maps.append(out)
+        return maps
+    return forward
+
+
+@pytest.mark.parametrize("size", [56, 32])
+def test_input_free_module_trains_as_on_the_whole_batch_of_zeros(size):
+    torch.manual_seed(0)
+    one = I.LRPCrops(size, input_free=True)
+    with torch.no_grad():  # BatchNorm's shifts away from 0, so that zeros make maps that vary over the image
+        for m in one.modules():
+            if isinstance(m, nn.BatchNorm2d):
+                m.bias.normal_()
+    ref = I.LRPCrops(size, input_free=True)  # the whole batch of zeros, in float64: the truth both round
+    ref.load_state_dict(one.state_dict())
+    ref.net.forward = _zeros_batch_forward(ref.net)
+    ref.double()
+    x = torch.rand(16, 3, size, size).contiguous(memory_format=torch.channels_last)
+    weights = torch.randn(16, one.num_crops)
+    outs = [one.train()(x), ref.train()(x.double())]
+    assert torch.allclose(outs[0].double(), outs[1], atol=1e-5)
+    (outs[0] * weights).sum().backward()
+    (outs[1] * weights.double()).sum().backward()
+    for (name, a), b in zip(one.named_parameters(), ref.parameters()):  # float32's rounding of the same gradients
+        assert torch.allclose(a.grad.double(), b.grad, rtol=0, atol=1e-3 * float(b.grad.abs().max())), name
+    stats = [(m.running_var, n.running_var) for m, n in zip(one.modules(), ref.modules())
+             if isinstance(m, nn.BatchNorm2d)]
+    assert sum(bool((b < 0.99).any()) for _, b in stats) >= 4  # most layers' variances moved: the check reads them
+    for a, b in stats:  # Bessel's correction counts the batch's values, not one image's (off by up to 2 % without)
+        assert torch.allclose(a.double(), b, rtol=1e-5, atol=1e-7)
+    x = torch.rand(4, 3, size, size)
+    assert torch.allclose(one.eval()(x).double(), ref.eval()(x.double()), atol=1e-5)
+
+
 def test_class_crops_read_the_label_and_are_uniform_without_it():
     cc = I.ClassCrops(3, I.LRPCrops(32))
     with torch.no_grad():

@@ -116,11 +116,47 @@ class ModuleNet(nn.Module):
         self.channels, self.input_free = tuple(channels), bool(input_free)
 
     def forward(self, x):
-        out, maps = self.stem(x * 0 if self.input_free else x), []
+        if self.input_free:
+            return self._input_free(x)
+        out, maps = self.stem(x), []
         for block in self.blocks:
             out = block(out)
             maps.append(out)
         return maps
+
+    def _input_free(self, x):
+        """The maps of ``0 * x``: every input reads the same zeros, so one zero image is passed and its maps are
+        expanded to the batch (their gradients sum over it, as the batch's would). In training, BatchNorm's batch
+        statistics of one image equal those of the batch; only the running variance's Bessel correction counts the
+        values (``n / (n - 1)``), so each layer's update is rescaled to the batch's ``n``: the module trains and
+        evaluates as on the whole batch of zeros, about half of a no-input model's training step saved (D2, D4, D5).
+        """
+        b, one = len(x), torch.zeros_like(x[:1])
+        norms = [m for m in self.modules() if isinstance(m, nn.BatchNorm2d)]
+        exact = self.training and b > 1 and all(m.track_running_stats and m.momentum is not None for m in norms)
+        sizes, old = {}, {}
+        if exact:
+            old = {m: m.running_var.clone() for m in norms}
+            hooks = [m.register_forward_pre_hook(lambda m, a: sizes.__setitem__(m, a[0][0, 0].numel()))
+                     for m in norms]
+        try:
+            out, maps = self.stem(one), []
+            for block in self.blocks:
+                out = block(out)
+                maps.append(out)
+        finally:
+            if exact:
+                for h in hooks:
+                    h.remove()
+        if exact:
+            with torch.no_grad():
+                for m in norms:
+                    n1, nb = sizes[m], sizes[m] * b
+                    if n1 > 1:  # the new estimate's share, from one image's count to the batch's
+                        kept = (1 - m.momentum) * old[m]
+                        # .data: the saved-for-backward version stays (backward reads no running statistic)
+                        m.running_var.data.copy_(kept + (m.running_var - kept) * ((n1 - 1) / n1 * nb / (nb - 1)))
+        return [f.expand(b, *f.shape[1:]) for f in maps]
 
 
 # ----------------------------------------------------------------------------- crops

@@ -164,8 +164,12 @@ SETTINGS = {
     # only. In 1c098fe's cold build the control's two claims were out of any reach (one's premise failed: the
     # encoders at variation 1 do not beat an untrained one; the other needed 152 seeds), at 55 s a seed, while
     # Table 5's and Fig. 8's needed 4-7 seeds at 39 s a seed (the plan: 3.2 more claims expected at 7).
+    # No control at cpu (issue 58, item 4; declared before the build, 2026-11-30): its one seed (672e164's cold build:
+    # 56.9 s of training, and four more probes) decides nothing about training and cannot be planned from (no
+    # spread); the book over its 40 minutes cannot spend it. Its claims read "not measurable at this profile";
+    # -p control_seeds=[0,1,2] runs it, as the gpu profile does (its seeds).
     "cpu": dict(n_train=3000, n_test=1000, epochs=3, probe_train=1000,
-                **{**_SMALL, "seeds": (0, 1, 2, 3, 4), "control_seeds": (0,)}),
+                **{**_SMALL, "seeds": (0, 1, 2, 3, 4), "control_seeds": ()}),
     "smoke": dict(n_train=512, n_test=256, epochs=2, probe_train=256, tta=4, **{**_SMALL, "warmup_epochs": 1.0}),
 }
 

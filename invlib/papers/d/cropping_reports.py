@@ -484,7 +484,8 @@ def report_control(run, ctrl: pd.DataFrame) -> tuple[pd.DataFrame, dict]:
     cid, evidence = "control/gain_needs_variation", {}
     if not len(table):
         _record(run, cid, "not run", results.not_measurable("the data control was not run at this profile"), evidence)
-        return table, dict(control_text="The data control was not run at this profile.")
+        return table, dict(control_text="This profile does not run it: the claim is about training, one seed decides "
+                           "nothing about it and three would cost more than the chapter's budget.")
     _record(run, cid, "InstaAug minus input-free, variation 1 vs 0: " + "; ".join(
         f"seed {int(r.seed)}: {r.gain_1:+.1f} vs {r.gain_0:+.1f} points" for r in table.itertuples()),
         table["drop"].to_numpy(float), evidence)
@@ -498,8 +499,10 @@ def report_control(run, ctrl: pd.DataFrame) -> tuple[pd.DataFrame, dict]:
         "variation.", inconclusive=f"{n} seed{'s' if n != 1 else ''} cannot decide whether the per-input gain "
         "shrinks without per-instance variation" + (": the claim is about training and needs at least three." if n < 3
                                                     else "."))
-    return table, dict(control_text=text, control_gain_0=float(table.gain_0.mean()),
-                       control_gain_1=float(table.gain_1.mean()))
+    gain_1, gain_0 = float(table.gain_1.mean()), float(table.gain_0.mean())
+    text += (f" The gain is {gain_1:+.1f} points at variation 1 and {gain_0:+.1f} at variation 0"
+             + (f" (means over the {n} seeds)." if n > 1 else "."))
+    return table, dict(control_text=text, control_gain_0=gain_0, control_gain_1=gain_1)
 
 
 def _band_claims(run, S: Cropping, family: list[Trained], acc: pd.DataFrame, facts: dict, evidence: dict) -> None:
