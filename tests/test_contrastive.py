@@ -534,11 +534,12 @@ def test_report_control_pairs_the_variations_by_seed():
     assert run.claims["control/probe_gain_shrinks"]["verdict"] != "reproduced"
     assert _control_verdicts(pd.DataFrame()) == ("not measurable at this profile",) * 2
     S = D.settings("smoke")
-    for ctrl, seeds in ((pd.DataFrame(), "not run at this profile"), (_control(3.0, 0.0, seeds=(0,)), "1 seed")):
-        out = R.report_control(results.Run("smoke", name="demo"), S, ctrl)
+    for ctrl, seeds in ((_control(3.0, 0.0, seeds=(0,)), "1 seed"), (pd.DataFrame(), "not run at this profile")):
+        out = R.report_control(run := results.Run("smoke", name="demo"), S, ctrl)
         facts = R._control_facts(S, out["effects"], out["evidence"])
         assert facts["d4_control_seeds"].startswith(seeds) and "nan" not in str(facts)
-    assert facts["d4_control_seeds"] == "1 seed" and facts["d4_control_acc_value"].startswith("+3.0 points")
+        assert (facts["d4_control_acc_value"] == "not run") == (not len(ctrl))
+        assert ({run.claims[c]["ours"] for c in R.CONTROL_CLAIMS} == {"not run"}) == (not len(ctrl))
     eff = R.control_effects(_control((3.0, 4.0, 3.5), (0.1, 0.4, -0.2)), 1.0, 0.0)
     assert eff["gain_shrink"].round(6).tolist() == [2.9, 3.6, 3.7] and eff["kl_shrink"].round(6).tolist() == [0.8] * 3
 

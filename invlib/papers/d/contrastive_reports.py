@@ -387,9 +387,10 @@ def report_control(run, S: Contrastive, control: pd.DataFrame) -> dict:
     mean = {k: float(eff[k].mean()) if seeds else math.nan for k in ("gain_v", "gain_c", "kl_v", "kl_c")}
     run.claim(_declared(cids["shrink_acc"]), effects=effects["shrink_acc"],
               ours=f"gain {mean['gain_v']:+.1f} points at variation {v:g}, {mean['gain_c']:+.1f} at {c:g} ({seeds} "
-              f"seed{'s' * (seeds != 1)})")
+              f"seed{'s' * (seeds != 1)})" if seeds else "not run")
     run.claim(_declared(cids["shrink_kl"]), effects=effects["shrink_kl"],
-              ours=f"mean KL to the average {mean['kl_v']:.3f} nats at variation {v:g}, {mean['kl_c']:.3f} at {c:g}")
+              ours=f"mean KL to the average {mean['kl_v']:.3f} nats at variation {v:g}, {mean['kl_c']:.3f} at {c:g}"
+              if seeds else "not run")
     return dict(effects=eff, evidence=ev)
 
 
