@@ -140,7 +140,7 @@ pages.show(f"The expected crop side of each of the {len(test):,} test scenes aga
 # distractor change), a per-input module has nothing per image to adapt to, so its gain over the input-free module
 # should shrink, and so should the spread of its distributions across images. Both learned models are trained
 # again on those scenes with the same recipe, learning rate and seeds, beside the same models at the chapter's
-# variation; a seed's floor is its untrained encoder on the same scenes. Here: {glue:md}`d4_control_seeds`.
+# variation; a seed's floor is its untrained encoder on the same scenes. {glue:md}`d4_control_why`
 
 # %%
 if len(control):

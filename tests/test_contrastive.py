@@ -539,6 +539,7 @@ def test_report_control_pairs_the_variations_by_seed():
         facts = R._control_facts(S, out["effects"], out["evidence"])
         assert facts["d4_control_seeds"].startswith(seeds) and "nan" not in str(facts)
         assert (facts["d4_control_acc_value"] == "not run") == (not len(ctrl))
+        assert facts["d4_control_why"].startswith("This profile does not run it" if not len(ctrl) else "Here it runs")
         assert ({run.claims[c]["ours"] for c in R.CONTROL_CLAIMS} == {"not run"}) == (not len(ctrl))
     eff = R.control_effects(_control((3.0, 4.0, 3.5), (0.1, 0.4, -0.2)), 1.0, 0.0)
     assert eff["gain_shrink"].round(6).tolist() == [2.9, 3.6, 3.7] and eff["kl_shrink"].round(6).tolist() == [0.8] * 3
