@@ -209,6 +209,7 @@ def _zeros_batch_forward(net):
     return forward
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("size", [56, 32])
 def test_input_free_module_trains_as_on_the_whole_batch_of_zeros(size):
     torch.manual_seed(0)
