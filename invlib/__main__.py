@@ -149,7 +149,7 @@ def _plan(args) -> int:
     budget = args.budget if args.budget is not None else plan.default_budget(folder, runs)
     if budget is None:
         raise ValueError(f"no whole build recorded beside {folder} (build-{args.profile}.json): give --budget SECONDS")
-    p = plan.make_plan(runs, budget, power=args.power)
+    p = plan.make_plan(runs, budget, power=args.power, floor=args.floor)
     commit = subprocess.run(["git", "-C", str(REPO), "rev-parse", "--short", "HEAD"], capture_output=True,
                             text=True).stdout.strip() or "unknown"
     text = plan.markdown(p, source=f"From the build in `{folder}` (commit {commit} when planned); power "
@@ -301,6 +301,9 @@ def main(argv: list[str] | None = None) -> int:
                         help="seconds of replicates to spend (default: what the last whole build spent plus 2 cores"
                              " x the seconds it left below 40 minutes)")
     p_plan.add_argument("--power", type=float, default=0.8, help="the share of reruns a plan's n decides (0.8)")
+    p_plan.add_argument("--floor", default="run", choices=("run", "n_min"),
+                        help="each family's least n: the n it ran (default) or its claims' n_min, fewer replicates "
+                             "than were run planned as fresh ones (a budget below what the build spent)")
     p_plan.add_argument("--out", metavar="FILE", help="write the Markdown table here (default: print it)")
     p_plan.set_defaults(func=_plan)
     p_measure = sub.add_parser("measure", help="every paper's measure of your model on your images (chapter Y1)",

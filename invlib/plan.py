@@ -51,12 +51,14 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from .profiles import BOOK_LIMIT_S
+from .utils import check_choice
 from .verdicts import INCONCLUSIVE, N_NEEDED_MAX, NOT_REPRODUCED, Interval, chances, planning_why, premise_not_met
 
 POWER = 0.8  # a claim's need: the n at which it is decided with this chance
 N_MAX = 50  # trained replicates (seeds, runs, models) of one family the plan considers at most (beyond: out of reach)
 DECIDED = ("reproduced", "not reproduced", "partly")
 EARLY = "a part is against the claim at the strict level, a rule this build's verdict predates"
+DOWN_UNITS = ("seed", "run")  # a budget below what was run may plan fewer of these (make_plan's floor="n_min")
 TRAINED = ("seed", "run", "model")  # replicates that are trained; the others (images, pairs, draws) are evaluated
 FIXED_BY_DESIGN = ("class", "class pair", "model")  # on no recorded family: as many as the design has, no more
 # Families of chapter C whose replicates are transformation types: at most those of invlib.transform_types.TYPES
@@ -91,11 +93,11 @@ class PartPlan:
 
     def chances(self, n: int, level: float | None = None) -> tuple[float, float]:
         """Its chances of being reproduced and not reproduced at ``n`` replicates (its interval at ``level``,
-        default its own): :func:`invlib.verdicts.chances`, cached."""
+        default its own; below the n run, ``n`` fresh ones): :func:`invlib.verdicts.chances`, cached."""
         if self.why:
             raise ValueError(self.why)
         return _chances(self.estimate, self.lo, self.hi, self.n, self.level, self.method, self.direction,
-                        self.boundary, self.margin, self.n_min, max(int(n), self.n), level)
+                        self.boundary, self.margin, self.n_min, int(n), level)
 
 
 @functools.lru_cache(maxsize=200_000)
@@ -280,7 +282,7 @@ def claim_chance(parts: Iterable[PartPlan], combine: str = "all", ns: Mapping[in
     """
     parts = list(parts)
     ns = ns or {}
-    use = [(p, max(p.n, int(ns.get(i, p.n))), i not in set(no_strict)) for i, p in enumerate(parts) if p.measured]
+    use = [(p, int(ns.get(i, p.n)), i not in set(no_strict)) for i, p in enumerate(parts) if p.measured]
     if not use:
         return 0.0
     for p, _, _ in use:
@@ -429,7 +431,7 @@ def _part_ns(c: ClaimPlan, by_key: Mapping[str, Family], planned: Mapping[str, i
         if fam is None or fam.n <= 0:
             continue
         n = planned.get(fam.key, fam.n)
-        ns[i] = p.n if n == fam.n else max(p.n, round(p.n * n / fam.n))
+        ns[i] = p.n if n == fam.n else max(1, round(p.n * n / fam.n))
     return ns
 
 
@@ -455,7 +457,7 @@ def chance_at(c: ClaimPlan, by_key: Mapping[str, Family], planned: Mapping[str, 
         return 0.0
     if not c.families:
         return 1.0 if c.decided else 0.0
-    if all(planned.get(k, by_key[k].n) <= by_key[k].n for k in c.families):  # as run: its verdict
+    if all(planned.get(k, by_key[k].n) == by_key[k].n for k in c.families):  # as run: its verdict
         if c.decided or c.early_known:
             return 1.0 if c.decided else 0.0
         # a build before a part against the claim decided it early: its intervals under the rule of now
@@ -546,15 +548,20 @@ def _plural(unit: str) -> str:
     return {"class": "classes", "class pair": "class pairs"}.get(unit, unit + "s")
 
 
-def make_plan(runs: list[Mapping], budget: float, power: float = POWER, n_max: int | None = None) -> Plan:
+def make_plan(runs: list[Mapping], budget: float, power: float = POWER, n_max: int | None = None,
+              floor: str = "run") -> Plan:
     """The plan for a build's ``runs`` (:func:`read_build`) within ``budget`` seconds of replicates (the sum over
     families of planned n x seconds per replicate).
 
-    Every family first gets the ``n_min`` of its claims (at least the n it ran, at most its cap); a budget that does
-    not cover that is overspent, and :func:`markdown` says so. Then the greedy steps: for each family, the candidate
-    n's are its claims' needs and a geometric ladder up to its limit (:attr:`Family.limit`, or ``n_max`` for every
-    family where given); the step that adds the most to the expected number of decided claims per second and fits
-    the budget is taken, until none adds.
+    Every family first gets the ``n_min`` of its claims, at most its cap, and (``floor="run"``) at least the n it
+    ran; with ``floor="n_min"`` a family of trained replicates without a design cap (:data:`DOWN_UNITS`: seeds,
+    runs) may be planned below the n it ran, where its claims' chances are those of fresh replicates
+    (:func:`invlib.verdicts.chances`) and the n run is one more step back to what is known; a design's units (C's
+    transformation types, a data set's classes) and evaluation items keep the n run. A
+    budget that does not cover the floor is overspent, and :func:`markdown` says so. Then the greedy steps: for
+    each family, the candidate n's are its claims' needs, the n it ran and a geometric ladder up to its limit
+    (:attr:`Family.limit`, or ``n_max`` for every family where given); the step that adds the most to the expected
+    number of decided claims per second and fits the budget is taken, until none adds.
 
     Example
     -------
@@ -567,12 +574,15 @@ def make_plan(runs: list[Mapping], budget: float, power: float = POWER, n_max: i
     >>> {f.chapter: f.planned for f in p.families}, round(p.expected, 2), p.seconds <= 800
     ({'cheap': 30, 'dear': 5}, 2.61, True)
     """
+    check_choice(floor, ("run", "n_min"), "floor")
     fams = families(runs)
     by_key = {f.key: f for f in fams}
     claims = _claim_plans(runs, fams, power)
     on: dict[str, list[ClaimPlan]] = {f.key: [c for c in claims if f.key in c.families] for f in fams}
     for f in fams:
-        f.planned = max([f.n] + [c.n_min for c in on[f.key]])
+        least = [c.n_min for c in on[f.key]]
+        down = floor == "n_min" and least and f.unit in DOWN_UNITS and f.cap is None
+        f.planned = min(f.n, max(least)) if down else max(least + [f.n])
         if f.cap is not None:
             f.planned = min(f.planned, max(f.n, f.cap))
     planned = {f.key: f.planned for f in fams}
@@ -612,12 +622,14 @@ def make_plan(runs: list[Mapping], budget: float, power: float = POWER, n_max: i
 
 
 def _candidates(f: Family, claims: list[ClaimPlan], limit: int) -> list[int]:
-    """The n's a family may step to: its claims' needs and a ladder of steps of a quarter, above its planned n."""
+    """The n's a family may step to: its claims' needs, the n it ran and a ladder of steps of a quarter, above its
+    planned n."""
     ladder, n = set(), f.planned
     while n < limit:
         n = min(limit, max(n + 1, round(n * 1.25)))
         ladder.add(n)
     ladder |= {c.need for c in claims if c.need and f.planned < c.need <= limit}
+    ladder |= set(range(f.planned + 1, f.n + 1))  # below the n run, every step back to it (fresh replicates)
     return sorted(ladder)
 
 
@@ -748,7 +760,10 @@ def markdown(plan: Plan, title: str = "Sample-size plan", source: str = "", reac
               f"{plan.expected:.1f} (the sum of each claim's chance of being decided, averaged over what this build "
               f"leaves uncertain about its effect and spread). Budget {plan.budget:,.0f} s of replicates; planned "
               f"{plan.seconds:,.0f} s" + (" (over: the floor of n_min alone costs more)" if plan.seconds > plan.budget
-                                          else "") + ".", "",
+                                          else "") + "." + (
+                  " Families planned below the n they ran: their claims' chances are those of fresh replicates, "
+                  "a claim decided now among them may not be at the plan's n."
+                  if any(f.planned < f.n for f in fams) else ""), "",
               "## Families", "",
               "| chapter | parameter | unit | n run | cap | s per replicate | n planned | s planned | claims on it | "
               "expected decided at plan |",

@@ -863,7 +863,9 @@ def chances(iv: Interval, direction: str, boundary: float, margin: float = 0.0, 
             n_min: int = 1, level: float | None = None) -> tuple[float, float]:
     """The chances that a claim whose interval is ``iv`` now is reproduced, and not reproduced, once its replicates
     are extended to ``n`` (the ones run kept, ``n - iv.n`` more drawn), its interval taken at ``level`` (default
-    ``iv.level``; a stricter one for a part that decides a claim against it, :func:`strict_level`).
+    ``iv.level``; a stricter one for a part that decides a claim against it, :func:`strict_level`). Below the
+    replicates run (``n < iv.n``): the chances of ``n`` fresh replicates, none of today's kept (what a plan that
+    spends less than the pilot may count on; the pilot's own first ``n`` would choose ``n`` by its outcome).
 
     Not the plug-in chance at the observed effect and spread, but averaged over what the replicates so far leave
     uncertain (the posterior predictive of the final interval under flat priors on the mean and the log spread):
@@ -890,14 +892,15 @@ def chances(iv: Interval, direction: str, boundary: float, margin: float = 0.0, 
     [0.0, 0.55, 0.79]
     >>> [round(p, 3) for p in chances(share_interval(7, 10), "greater", 0.5, n=30)]   # 7 of 10: inconclusive now
     [0.548, 0.001]
+    >>> decided = t_interval([1.0, 1.1, 0.9, 1.05, 0.95, 1.0])  # far above 0.5 at 6: fresh 3 still, mostly
+    >>> [round(chances(decided, "greater", 0.5, n=n)[0], 2) for n in (3, 6)]
+    [0.97, 1.0]
     """
     why = planning_why(iv)
     if why:
         raise ValueError(why)
     n = iv.n if n is None else int(n)
-    if n < iv.n:
-        raise ValueError(f"chances extend the replicates run ({iv.n}); got n = {n}")
-    if n < n_min:
+    if n < n_min or n < 1:
         return 0.0, 0.0
     level = iv.level if level is None else float(level)
     if iv.method == "exact":
@@ -920,6 +923,8 @@ def _inside_t(iv: Interval, n: int, level: float, a: float, c: float) -> float:
     from scipy import special
 
     n0, est = iv.n, iv.estimate
+    if n < 2:
+        return 0.0
     h = (iv.hi - iv.lo) / 2
     ss0 = (h * math.sqrt(n0) / special.stdtrit(n0 - 1, 0.5 + iv.level / 2)) ** 2 * (n0 - 1)
     # an asymmetric interval (a Bonferroni one over many entries: the largest estimate and the largest ends) keeps
@@ -932,8 +937,11 @@ def _inside_t(iv: Interval, n: int, level: float, a: float, c: float) -> float:
         return float(est - below * half > a and est + above * half < c)
     chi2, z = _pilot_grid(n0 - 1)
     sigma2 = ss0 / chi2  # (J, 1): the spread's posterior quantiles; z (1, I): the new mean's distance from today's
-    mean = est + np.sqrt(sigma2 * m / (n * n0)) * z
-    known = ss0 + sigma2 * z**2  # the sum of squares before the new replicates' own spread (chi2(m - 1) x sigma^2)
+    if m < 0:  # n fresh replicates: their mean about the true one, itself about today's; all their spread unknown
+        mean, known, m = est + np.sqrt(sigma2 * (1 / n + 1 / n0)) * z, 0.0, n
+    else:
+        mean = est + np.sqrt(sigma2 * m / (n * n0)) * z
+        known = ss0 + sigma2 * z**2  # the sum of squares before the new replicates' own spread (chi2(m - 1) x sigma^2)
     scale = n * (n - 1) / crit**2
     room = np.full(mean.shape, np.inf)
     ok = np.ones(mean.shape, dtype=bool)
@@ -953,7 +961,8 @@ def _inside_wilson(iv: Interval, n: int, level: float, a: float, c: float) -> fl
     Jeffreys-beta, the new successes beta-binomial, every final count's interval exact."""
     from scipy import special, stats
 
-    m = n - iv.n
+    fresh = n < iv.n  # n new replicates, none of today's kept
+    m = n if fresh else n - iv.n
     if m > WILSON_EXACT:
         return _inside_normal(iv, n, level, a, c)
     unit = 100.0 if max(abs(iv.estimate), abs(iv.hi)) > 1 + 1e-9 else 1.0  # a share given in percent
@@ -962,7 +971,7 @@ def _inside_wilson(iv: Interval, n: int, level: float, a: float, c: float) -> fl
     k = np.arange(m + 1)
     weight = stats.betabinom.pmf(k, m, k0 + 0.5, iv.n - k0 + 0.5) if m else np.ones(1)
     z = special.ndtri(0.5 + level / 2)
-    share = (k0 + k) / n
+    share = (k if fresh else k0 + k) / n
     centre = (share + z**2 / (2 * n)) / (1 + z**2 / n)
     half = z / (1 + z**2 / n) * np.sqrt(np.clip(share * (1 - share), 0, None) / n + z**2 / (4 * n**2))
     return float(np.sum(weight * ((centre - half > a) & (centre + half < c))))
@@ -977,11 +986,15 @@ def _inside_normal(iv: Interval, n: int, level: float, a: float, c: float) -> fl
     f = (lambda x: x if not math.isfinite(x) else math.atanh(min(max(x, -0.999999), 0.999999))) if z_scale else \
         (lambda x: x)
     est, lo, hi, a, c = (f(x) for x in (iv.estimate, iv.lo, iv.hi, a, c))
+    if iv.method == "fisher-z" and n <= 3:
+        return 0.0
     shrink = math.sqrt((iv.n - 3) / (n - 3)) if iv.method == "fisher-z" else math.sqrt(iv.n / n)
     q0 = special.ndtri(0.5 + iv.level / 2)
     wider = special.ndtri(0.5 + level / 2) / q0
     below, above = (est - lo) * wider * shrink, (hi - est) * wider * shrink
-    sd = (hi - lo) / (2 * q0) * math.sqrt(max(0.0, 1 - shrink**2))  # the final estimate's spread about today's
+    # the final estimate's spread about today's: the new replicates' share of it, or (n fresh ones, shrink > 1)
+    # their own error about the true value plus today's
+    sd = (hi - lo) / (2 * q0) * math.sqrt(1 + shrink**2 if n < iv.n else max(0.0, 1 - shrink**2))
     if sd <= 0:
         return float(est - below > a and est + above < c)
     return float(max(0.0, special.ndtr((c - above - est) / sd) - special.ndtr((a + below - est) / sd)))

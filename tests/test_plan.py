@@ -67,6 +67,25 @@ def test_seeds_go_where_they_add_most_decided_claims_per_second():
     assert rich.seconds <= rich.budget
 
 
+def test_a_budget_below_what_was_run_keeps_the_seeds_that_decide_most():
+    # two families of 9 seeds at 10 s, each with one reproduced claim: "far" 5 sds above its boundary (3 fresh
+    # seeds decide it almost surely), "near" 1 sd above (3 fresh seeds seldom do); 120 s pay for 12 seeds, not 18
+    runs = [_run("far", 10.0, [5.0], n=9), _run("near", 10.0, [1.0], n=9)]
+    for run in runs:
+        for c in run["claims"]:
+            c["verdict"] = c["evidence"]["verdict"] = "reproduced"
+    as_run = plan.make_plan(runs, budget=120.0)  # the default floor: never below the n run (overspent)
+    assert {f.chapter: f.planned for f in as_run.families} == {"far": 9, "near": 9} and as_run.seconds > 120
+    p = plan.make_plan(runs, budget=120.0, floor="n_min")
+    planned = {f.chapter: f.planned for f in p.families}
+    assert planned == {"far": 3, "near": 9} and p.seconds <= 120
+    assert "their claims' chances are those of fresh replicates" in plan.markdown(p)
+    assert "fresh replicates" not in plan.markdown(as_run)
+    assert p.chances[("near", "near/c0")] == 1.0 and 0.85 < p.chances[("far", "far/c0")] < 1.0
+    assert plan.make_plan(runs, budget=180.0, floor="n_min").expected > 1.99  # enough for both: about as run
+    with pytest.raises(ValueError, match="Valid floors: n_min, run"):
+        plan.make_plan(runs, budget=120.0, floor="none")
+
 @pytest.mark.parametrize("budget", [0.0, 400.0, 1000.0, 2500.0])
 def test_the_budget_holds_beyond_the_floor_of_n_min(budget):
     runs = [_run("a", 10.0, [0.8, 1.2, 2.0]), _run("b", 40.0, [1.0, 3.0]), _run("c", 5.0, [0.5])]
@@ -297,6 +316,27 @@ def test_the_plans_chances_are_those_of_reruns_from_what_the_pilot_allows():
                        for i in range(1000)])
         assert abs(_conjunction_chance(pilot, 8)[1] - got) < 0.06
 
+
+
+@pytest.mark.slow
+def test_fewer_replicates_than_the_pilot_are_planned_as_fresh_ones():
+    rng = np.random.default_rng(3)
+    # a t claim decided at 9 seeds; a later build of 5 fresh seeds (none of the pilot's kept)
+    pilot = np.array([0.75, 0.89, 0.62, 0.73, 0.56, 0.40, 1.09, 0.87, 0.92])
+    mu, sd = _posterior_t(pilot, 3000, rng)
+    got = np.mean([_decided(t_interval(rng.normal(m, s, 5)), 0.5) for m, s in zip(mu, sd)])
+    assert abs(sum(chances(t_interval(pilot), "greater", 0.5, n=5)) - got) < 0.04
+    assert sum(chances(t_interval(pilot), "greater", 0.5, n=9)) == 1.0  # as run: its verdict, known
+    # a Wilson share of 9 of 10, planned at 6 fresh draws
+    q = rng.beta(9.5, 1.5, 4000)
+    got = np.mean([_decided(share_interval(rng.binomial(6, p), 6), 0.5) for p in q])
+    assert abs(sum(chances(share_interval(9, 10), "greater", 0.5, n=6)) - got) < 0.04
+    # a bootstrap over 1,000 images, planned at 400 fresh ones
+    items = rng.choice([-100.0, 0.0, 100.0], 1000, p=[0.1, 0.7, 0.2])
+    means = items.mean() + items.std(ddof=1) / math.sqrt(1000) * rng.standard_normal(200)
+    got = np.mean([_decided(bootstrap_interval(rng.choice(items, 400) - items.mean() + m, resamples=400, seed=i),
+                            5.0) for i, m in enumerate(means)])
+    assert abs(sum(chances(bootstrap_interval(items), "greater", 5.0, n=400)) - got) < 0.10
 
 def _compare(pilots, plan_chance, rerun):
     """For each pilot: the plan's chance at its need and whether a rerun extended to that need was decided."""
