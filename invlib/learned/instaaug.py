@@ -116,8 +116,9 @@ class ModuleNet(nn.Module):
         self.channels, self.input_free = tuple(channels), bool(input_free)
 
     def forward(self, x):
-        if self.input_free:
-            return self._input_free(x)
+        return self._input_free(x) if self.input_free else self._maps(x)
+
+    def _maps(self, x):
         out, maps = self.stem(x), []
         for block in self.blocks:
             out = block(out)
@@ -140,10 +141,7 @@ class ModuleNet(nn.Module):
             hooks = [m.register_forward_pre_hook(lambda m, a: sizes.__setitem__(m, a[0][0, 0].numel()))
                      for m in norms]
         try:
-            out, maps = self.stem(one), []
-            for block in self.blocks:
-                out = block(out)
-                maps.append(out)
+            maps = self._maps(one)
         finally:
             if exact:
                 for h in hooks:

@@ -10,6 +10,19 @@ costs, recorded for the sample-size plan (:meth:`invlib.results.Run.replicates`)
 from ... import results
 
 
+def control_not_run(claims: int = 1) -> str:
+    """The sentence a chapter of paper D says where its data control did not run (``control_seeds`` 0 or empty):
+    its ``claims`` claims are about training, which one seed cannot decide.
+
+    Example
+    -------
+    >>> control_not_run(2)[:60]
+    'This profile does not run it: its claims are about training,'
+    """
+    it, them = ("the claim is", "it") if claims == 1 else ("its claims are", "them")
+    return (f"This profile does not run it: {it} about training, one seed decides nothing about {them} and three "
+            "would cost more than the chapter's budget.")
+
 def gain_shrink(per_input, input_free, per_input_still, input_free_still, scale: float = 100.0):
     """The data control's difference of differences (D2-D5): per unit (a training seed, or a test image) the gain of
     the per-input module over its input-free version on the chapter's data, ``gain = (per_input - input_free) *

@@ -26,7 +26,7 @@ import pandas as pd
 import torch
 
 from ... import results
-from .criteria import gain_shrink, record_replicates
+from .criteria import control_not_run, gain_shrink, record_replicates
 from .cropping import Cropping, Trained, entropy_trace, final_entropy, in_band_share
 from .protocol import PROTOCOL
 
@@ -484,8 +484,7 @@ def report_control(run, ctrl: pd.DataFrame) -> tuple[pd.DataFrame, dict]:
     cid, evidence = "control/gain_needs_variation", {}
     if not len(table):
         _record(run, cid, "not run", results.not_measurable("the data control was not run at this profile"), evidence)
-        return table, dict(control_text="This profile does not run it: the claim is about training, one seed decides "
-                           "nothing about it and three would cost more than the chapter's budget.")
+        return table, dict(control_text=control_not_run())
     _record(run, cid, "InstaAug minus input-free, variation 1 vs 0: " + "; ".join(
         f"seed {int(r.seed)}: {r.gain_1:+.1f} vs {r.gain_0:+.1f} points" for r in table.itertuples()),
         table["drop"].to_numpy(float), evidence)
