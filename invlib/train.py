@@ -22,6 +22,7 @@ import time
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
+import numpy as np
 import torch
 import torch.distributed as dist
 import torch.nn.functional as F
@@ -351,12 +352,7 @@ def fit(model: nn.Module, train, cfg: TrainConfig | None = None, augment=None, t
             y = labels[order[i * batch:(i + 1) * batch]].to(device, non_blocking=True)
             if augment is not None:
                 x = augment(x, gen)
-            x = x.contiguous(memory_format=memory_format)
-            with autocast:
-                value, logits = loss_fn(net, x, y)
-            optimizer.zero_grad(set_to_none=True)
-            value.backward()
-            optimizer.step()
+            value, logits = _step(net, x.contiguous(memory_format=memory_format), y, loss_fn, optimizer, autocast)
             lr = optimizer.param_groups[0]["lr"]  # the rate this step used
             scheduler.step()
             loss_sum += value.detach()
@@ -374,6 +370,73 @@ def fit(model: nn.Module, train, cfg: TrainConfig | None = None, augment=None, t
         if callback is not None:
             callback(epoch, record)
     return history
+
+
+def _step(net: nn.Module, x: torch.Tensor, y: torch.Tensor, loss_fn, optimizer, autocast):
+    """One optimiser step of :func:`fit` (and of :func:`step_seconds`): the loss under ``autocast``, its gradients,
+    the update. Returns ``(loss, logits)``."""
+    with autocast:
+        value, logits = loss_fn(net, x, y)
+    optimizer.zero_grad(set_to_none=True)
+    value.backward()
+    optimizer.step()
+    return value, logits
+
+
+def step_seconds(arms: dict, train, cfg: TrainConfig, rounds: int = 6, warmup: int = 1) -> dict:
+    """The seconds of one training step of each arm, the arms timed in turn on the same batches: a cost ratio
+    that does not depend on what else the machine runs.
+
+    ``arms`` maps a name to ``(model, augment, loss)`` (``augment`` and ``loss`` as :func:`fit` takes them, None
+    for none and for :func:`classification_loss`). Each of ``warmup + rounds`` rounds draws one batch of
+    ``cfg.batch_size`` training images (seeded by ``cfg.seed``) and takes one step of every arm on it, in the
+    order of ``arms`` in even rounds and the reverse in odd ones, so that a slower or faster stretch of the
+    machine falls on the arms alike. A step is timed by the process's CPU time on the CPU (what the step costs
+    whatever runs beside it) and by the wall clock, synchronised, on CUDA; the ``warmup`` rounds are not kept.
+    The models are trained by these steps: pass copies. Torch's random state is left as it was found.
+
+    Returns ``{name: (rounds,) float array of seconds per step}``.
+
+    Example
+    -------
+    >>> x, y = torch.rand(64, 3, 8, 8), torch.randint(0, 2, (64,))
+    >>> small, big = nn.Sequential(nn.Flatten(), nn.Linear(192, 2)), nn.Sequential(nn.Flatten(), nn.Linear(192, 2))
+    >>> t = step_seconds({"small": (small, None, None), "big": (big, None, None)}, (x, y), TrainConfig(batch_size=32))
+    >>> sorted(t), t["small"].shape
+    (['big', 'small'], (6,))
+    """
+    if rounds < 1 or warmup < 0:
+        raise ValueError(f"rounds must be >= 1 and warmup >= 0, got {rounds} and {warmup}.")
+    images, labels = _tensors(train)
+    device = resolve_device(cfg.device)
+    memory_format = _memory_format(images, cfg.channels_last)
+    amp = autocast_dtype(cfg, device)
+    state = {}
+    for name, (model, augment, loss) in arms.items():
+        model.to(device, memory_format=memory_format).train()
+        state[name] = (model, augment, loss or classification_loss(cfg.label_smoothing), make_optimizer(model, cfg))
+    names, out = list(arms), {name: [] for name in arms}
+    gen = torch.Generator().manual_seed(_epoch_seed(cfg.seed, 0))
+    with torch.random.fork_rng(devices=[device] if device.type == "cuda" else []):
+        for r in range(warmup + rounds):
+            order = torch.randperm(len(images), generator=gen)[:min(cfg.batch_size, len(images))]
+            x = _to_float(next(batches(images, len(order), order)).to(device))
+            y = labels[order].to(device)
+            for name in names if r % 2 == 0 else names[::-1]:
+                model, augment, loss_fn, optimizer = state[name]
+                draws = torch.Generator().manual_seed(_epoch_seed(cfg.seed, r))
+                if device.type == "cuda":
+                    torch.cuda.synchronize(device)
+                t0 = time.perf_counter() if device.type == "cuda" else time.process_time()
+                xa = augment(x, draws) if augment is not None else x
+                _step(model, xa.contiguous(memory_format=memory_format), y, loss_fn, optimizer,
+                      torch.autocast(device.type, dtype=amp, enabled=amp is not None))
+                if device.type == "cuda":
+                    torch.cuda.synchronize(device)
+                seconds = (time.perf_counter() if device.type == "cuda" else time.process_time()) - t0
+                if r >= warmup:
+                    out[name].append(seconds)
+    return {name: np.asarray(v, dtype=float) for name, v in out.items()}
 
 
 def _record_held_out(model: nn.Module, record: dict, history: list[dict], val, test, batch_size: int | None) -> None:

@@ -74,7 +74,8 @@ family = D.train(S, train)
 acc = D.accuracy_table(S, family, test)
 crop_runs = D.crop_seeds(family, test)
 crops = D.crop_table(crop_runs)
-table, facts = R.report(run, S, acc, crop_runs, family)
+costs = D.step_costs(S, family, train)
+table, facts = R.report(run, S, acc, crop_runs, family, costs)
 results.glue(facts)
 
 # %% [markdown]

@@ -55,9 +55,16 @@ def _family(gains, seconds=(1.0, 1.5)):
     return _acc(rows)
 
 
-def _claims(acc, crops=None, family=()):
+def _costs(ratios, random_crop=0.1):
+    """step_costs' table: per seed the two arms' seconds per step, InstaAug at ``ratio`` times the random crop."""
+    return pd.DataFrame(dict(seed=range(len(ratios)), instaaug=np.multiply(ratios, random_crop),
+                             random_crop=random_crop, ratio=ratios))
+
+
+def _claims(acc, crops=None, family=(), costs=None):
     run = results.Run("demo", "smoke")
-    _, facts = R.report(run, D.settings("smoke"), acc, pd.DataFrame() if crops is None else crops, list(family))
+    _, facts = R.report(run, D.settings("smoke"), acc, pd.DataFrame() if crops is None else crops, list(family),
+                        costs)
     return run, facts
 
 
@@ -97,29 +104,38 @@ def test_ranked_pairs_seeds_and_skips_the_band_variants():
 def test_cost_is_a_ratio_per_run_against_its_boundary():
     b = _boundary("appD3/cost")
     assert b == 2.0  # twice the random crop's seconds
+    acc = _family([1.0, 1.0, 1.0])
     for ratios, expected in (([b - 0.6, b - 0.5, b - 0.55], "reproduced"),
                              ([b + 0.6, b + 0.5, b + 0.55], "not reproduced"),
                              ([b - 0.6, b + 0.5, b], "inconclusive at this budget")):
-        acc = pd.concat([_family([1.0], seconds=(1.0, r)).assign(seed=s) for s, r in enumerate(ratios)])
-        run, _ = _claims(acc)
-        ev = run.claims["appD3/cost"]["evidence"]
+        run, facts = _claims(acc, costs=_costs(ratios))
+        claim = run.claims["appD3/cost"]
+        ev = claim["evidence"]
         assert ev["verdict"] == expected and ev["unit"] == "run" and ev["direction"] == "less", ratios
-    run, _ = _claims(_family([1.0], seconds=(1.0, 1.2)))
-    assert run.claims["appD3/cost"]["verdict"] == "inconclusive at this budget"
+        assert claim["ours"].startswith("CPU seconds per training step") and "seed 2: " in claim["ours"]
+        assert facts["cost_ratio"] == pytest.approx(np.mean(ratios))
+    run, _ = _claims(acc, costs=_costs([1.2]))
+    assert run.claims["appD3/cost"]["verdict"] == "inconclusive at this budget"  # one run
+    run, _ = _claims(acc)  # no timing: nothing to decide
+    assert run.claims["appD3/cost"]["verdict"].startswith("not measurable")
 
 
-def test_cost_reads_cpu_time_and_the_wall_clock_only_without_it():
-    ratios, wall = [1.3, 1.4, 1.35], [2.6, 2.8, 2.7]  # CPU time under the boundary, the wall clock above it
-    acc = pd.concat([_family([1.0], seconds=(1.0, w)).assign(seed=s) for s, w in enumerate(wall)])
-    acc["cpu_seconds_per_epoch"] = [1.0, 1.0, ratios[0], 1.0, 1.0, ratios[1], 1.0, 1.0, ratios[2]]
-    run, facts = _claims(acc)
-    claim = run.claims["appD3/cost"]
-    assert claim["verdict"] == "reproduced" and claim["ours"].startswith("CPU seconds per epoch")
-    assert facts["cost_ratio"] == pytest.approx(np.mean(ratios))
-    acc.loc[acc.method == "instaaug", "cpu_seconds_per_epoch"] = np.nan  # a history cached before CPU time was kept
-    run, facts = _claims(acc)
-    assert run.claims["appD3/cost"]["verdict"] == "not reproduced" and "wall-clock" in run.claims["appD3/cost"]["ours"]
-    assert facts["cost_ratio"] == pytest.approx(np.mean(wall))
+def test_step_costs_time_both_arms_on_copies_and_leave_the_random_state():
+    S = D.settings("smoke", n_train=64, n_test=16, epochs=1, pretrain_epochs=0, methods=("random_crop", "instaaug"),
+                   progress=False)
+    train_set = D.scene_data(S)[0]
+    family = D.train(S, train_set)
+    before = [{k: v.clone() for k, v in t.model.state_dict().items()} for t in family]
+    torch.manual_seed(5)
+    costs = D.step_costs(S, family, train_set, rounds=3, warmup=1)
+    after_draw = torch.rand(3)
+    torch.manual_seed(5)
+    assert torch.equal(after_draw, torch.rand(3))  # torch's random state as it was found
+    assert len(costs) == 1 and (costs[["instaaug", "random_crop"]] > 0).all(axis=None)
+    assert costs.ratio[0] == pytest.approx(costs.instaaug[0] / costs.random_crop[0])
+    for t, b in zip(family, before):  # the trained models took no step
+        assert all(torch.equal(v, b[k]) for k, v in t.model.state_dict().items())
+    assert not D.step_costs(S, [t for t in family if t.method != "instaaug"], train_set).shape[0]
 
 
 def _crops(kl, rho, box, free_box, side_lrp=(0.97, 0.96, 0.98), spread_lrp=(0.01, 0.012, 0.011)):
@@ -494,7 +510,7 @@ def test_every_seed_trains_the_fixed_lambda_and_keeps_its_cold_training_seconds(
 
 def test_report_records_what_a_seed_costs_and_the_claims_on_it():
     acc = _family([1.0, 1.2, 1.4]).assign(train_seconds=10.0, start_seconds=2.0)
-    run, _ = _claims(acc)
+    run, _ = _claims(acc, costs=_costs([1.7, 1.8, 1.75]))
     rep = run.replicate_costs["seeds"]
     assert rep["seconds"] == [32.0, 32.0, 32.0] and rep["n"] == 3  # three models and one pre-training a seed
     assert "table1/instaaug_random_none" in rep["claims"] and "appD3/cost" in rep["claims"]

@@ -215,11 +215,13 @@ D2 = [
     Claim("appD3/cost", "d2_instance_crops",
           "An InstaAug training step with crops costs less than twice a random-crop step.",
           paper="0.25 s vs 0.15 s per iteration (1.7x)", where="App. D.3",
-          parts=Part("a run's ratio of InstaAug's mean CPU seconds per epoch to the tuned random crop's (a run: the "
-                     "two trainings of one seed, timed on this machine by the process's CPU time, not the wall clock, "
-                     "which the chapters running beside it move: issue 58's second build at three chapters at once "
-                     "read 1.70 [1.34, 2.07] where the first, at two, read 1.78 [1.60, 1.97]; each from its own "
-                     "training or from the cache that recorded it; no effect: the same cost, 1)", unit="run",
+          parts=Part("a run's ratio of InstaAug's CPU seconds per training step to the tuned random crop's (a run: "
+                     "one seed's two trained models, copied and stepped in turn on the same training batches, the "
+                     "median of eight steps each after three untimed; redeclared for issue 58 before the build "
+                     "that decides it, 2026-11-30: an epoch's CPU time, read before, moved with the chapters "
+                     "running beside it, so that two builds at two and three chapters at once read 1.84 [1.59, "
+                     "2.08] and 1.73 [1.52, 1.94], a verdict that depended on --jobs; no effect: the same cost, 1)",
+                     unit="run",
                      direction="not above", null=1.0,
                      smallest=1.0, reason=(
                          "App. D.3 times the crops at 0.25 s against 0.15 s per iteration on Tiny-ImageNet (a ratio "
