@@ -46,6 +46,18 @@ LONG_TABLE = 15  # rows a table shows before it is folded
 
 # --- numbers ----------------------------------------------------------------------------------------------------
 
+def count(n: int, word: str) -> str:
+    """``n`` and ``word``, the word plural unless ``n`` is 1 (``word + "s"``: seed, run, model, image, class needs
+    its own).
+
+    Example
+    -------
+    >>> count(1, "seed"), count(3, "seed"), count(0, "run")
+    ('1 seed', '3 seeds', '0 runs')
+    """
+    return f"{n} {word}" + ("" if n == 1 else "s")
+
+
 def number(x, digits: int = 3, sign: bool = False) -> str:
     """``x`` for a reader: ``digits`` significant figures, thousands separated, never e-notation; ``"n/a"`` for
     None or NaN. A value that rounds to zero at three decimals reads ``"< 0.001"`` (``"> -0.001"`` below zero).

@@ -81,7 +81,7 @@ results.glue(facts)
 # %% [markdown]
 # ## Table 1: accuracy
 #
-# Test accuracy with {glue:text}`tta` test-time crops, averaged over {glue:text}`seeds` seed(s), beside the paper's
+# Test accuracy with {glue:text}`tta` test-time crops, averaged over {glue:md}`seeds_text`, beside the paper's
 # Tiny-ImageNet numbers: InstaAug {glue:md}`acc_instaaug_text` %, the tuned random crop
 # {glue:md}`acc_random_crop_text` %, no augmentation {glue:md}`acc_none_text` % (the paper: 66.0, 64.5 and
 # 55.1 %). The random crop is the best of the swept area ranges, as the paper's tuned one (on cpu the one range an

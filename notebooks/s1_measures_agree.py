@@ -75,7 +75,7 @@ pages.table(agreement.models_table(members), f"The {facts['s1_models']} models: 
 # ## The models
 #
 # Every model variant the book trains on `scenes` (Fashion-MNIST objects that vary in position and scale on
-# textured backgrounds, a dimmer distractor of another class in half of them), {glue:md}`s1_seeds` seed(s) each,
+# textured backgrounds, a dimmer distractor of another class in half of them), {glue:md}`s1_seeds_text` each,
 # seen as the central crop of the scene. Paper B's small ResNet-18 in chapter B1's recipe: trained without
 # augmentation (its fixed central crop), with RandomResizedCrop (`standard`), with B1's other crops (translation:
 # a fixed-size random crop; scale: a random-size central crop; a shift of the central crop, alone and before a

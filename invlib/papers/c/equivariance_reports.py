@@ -316,11 +316,12 @@ def scale_readings(S: Settings) -> dict:
     (True, '`small_resnet18`', 'color jitter, crop, elastic, blur, noise, perspective, rotation and shear', 227)
     """
     wide = _and([k.replace("_", " ") for k in S.types if k in S.wide_types or S.magnitudes > 1] or ["none"])
-    family = f"{_n(S.baselines, 'baseline')} and {_n(len(S.types), 'type')}, {_n(S.magnitudes, 'training range')} " \
-             f"per type" + (f" ({wide} with two)" if wide != "none" and S.magnitudes == 1 else "")
+    family = f"{pages.count(S.baselines, 'baseline')} and {pages.count(len(S.types), 'type')}, " \
+             f"{pages.count(S.magnitudes, 'training range')} per type" \
+             + (f" ({wide} with two)" if wide != "none" and S.magnitudes == 1 else "")
     persp = tt.PAPER_MAGNITUDES["perspective"]
     paper = Settings()
-    return dict(arch=f"`{S.arch}`", dataset=f"`{S.dataset}`", n_train=S.n_train, epochs=_n(S.epochs, "epoch"),
+    return dict(arch=f"`{S.arch}`", dataset=f"`{S.dataset}`", n_train=S.n_train, epochs=pages.count(S.epochs, "epoch"),
                 n_fit=S.n_fit,
                 n_eval=S.n_eval, size=S.size, paper_size=paper.size, size_ratio=paper.size / S.size,
                 n_types=len(S.types), baselines=S.baselines, wide=wide, ranges=S.magnitudes, family=family,
@@ -366,10 +367,6 @@ def _answer(ev: results.Evidence, numbers: str) -> str:
     if ev.verdict.startswith("not measurable"):
         return f"{word} ({ev.reason})"
     return f"{word}: {numbers}" if numbers else word
-
-
-def _n(k: int, what: str) -> str:
-    return f"{k} {what}{'s' if k != 1 else ''}"
 
 
 # What each claim asks, in a few words for the prose, and the replicates more of which could settle it.
@@ -514,19 +511,19 @@ def report_c1(run, table: pd.DataFrame, acc: pd.DataFrame, seconds: dict | None 
     return dict(
         c1_raises=_answer(ev["raises"], f"the augmented networks' invariance accuracy stands {overall.mean():+.1f} "
                           f"points against the baselines' over the grid and {beyond.mean():+.1f} beyond the training "
-                          f"range, on average over {_n(len(overall), 'type')}" if len(summary) else ""),
+                          f"range, on average over {pages.count(len(overall), 'type')}" if len(summary) else ""),
         c1_gap=_answer(ev["gap"], f"the map recovers {per_seed.mean():.0%} of what a transformation costs the "
                        f"baselines (the median over the non-colour types, averaged over "
-                       f"{_n(len(per_seed), 'baseline')})" + (f", and {colour.mean():.0%} of what colour jitter "
-                                                               "costs them" if len(colour) else "")
+                       f"{pages.count(len(per_seed), 'baseline')})"
+                       + (f", and {colour.mean():.0%} of what colour jitter costs them" if len(colour) else "")
                        if len(not_colour) else ""),
         c1_collapses=_answer(ev["collapses"], f"inside its training range the map adds "
                              f"{inside.aug_gap_inside.mean():+.1f} points to an augmented network against "
                              f"{inside.base_gap_inside.mean():+.1f} to the baselines, on average over "
-                             f"{_n(len(inside), 'type')}" if len(inside) else ""),
+                             f"{pages.count(len(inside), 'type')}" if len(inside) else ""),
         c1_wider=_answer(ev["wider"], f"beyond the narrower range, the wider network's invariance accuracy stands "
                          f"{wider.mean():+.1f} points against the narrower one's, on average over "
-                         f"{_n(len(wider), 'type')}" if len(ranges) else ""))
+                         f"{pages.count(len(wider), 'type')}" if len(ranges) else ""))
 
 
 # ------------------------------------------------------------------------------ C2: Fig. 3, 10-12
@@ -761,7 +758,7 @@ def _c2_answers(ev: dict, rate: float, pairs: int, chance: float, k: int, contra
         a, b = cs.xs(domains[0], level="domain"), cs.xs(domains[1], level="domain")
         numbers = (f"the augmented networks' invariance (1 - L2) goes from {a.aug_inv.mean():.3f} on their own data to "
                    f"{b.aug_inv.mean():.3f} on `{domains[1]}`, where the baselines' is {b.base_inv.mean():.3f} "
-                   f"(means over {_n(len(a), 'type')})")
+                   f"(means over {pages.count(len(a), 'type')})")
     else:
         numbers = ""
     return out | dict(c2_transfer=_answer(ev["transfer"], numbers))
@@ -819,7 +816,7 @@ def report_c3(run, table: pd.DataFrame) -> dict:
                                 ours=f"Eq. 7 minus the control (lambda3 = 0, same updates): mean {extra.mean():+.2f} "
                                      f"points, above 0 for {int((extra > 0).sum())} of {len(extra)} types: "
                                      + _values(extra, "{:+.2f}"), effects=_per_type(extra))
-    n = _n(len(ch), "type")
+    n = pages.count(len(ch), "type")
     out = dict(c3_types=len(ch),
                c3_raised=_answer(ev["raised"], f"{ch.equivariance.mean():+.2f} points of equivariance accuracy on "
                                  f"average over {n}, up for {int((ch.equivariance > 0).sum())} of them"),

@@ -56,6 +56,7 @@ import torch
 
 from ... import authors, results
 from ...learned import instaaug
+from ...pages import count
 from ...protocol import decide
 from ...utils import check_choice
 from .cropping import Cropping
@@ -538,7 +539,7 @@ def report_rotation(run, S: Rotations, table: pd.DataFrame, per_seed: pd.DataFra
     tests = {"bounds follow angle": "fig5/bounds_follow_angle", "reaches boundary": "fig5/reaches_boundary"}
     effects = {name: verdicts_differ(mine[cid], other[cid], min(len(per_seed), len(theirs)))
                for name, cid in tests.items()}
-    said = "; ".join(f"{cid.split('/')[1]}: ours {mine[cid].verdict} ({len(per_seed)} seed(s)), theirs "
+    said = "; ".join(f"{cid.split('/')[1]}: ours {mine[cid].verdict} ({count(len(per_seed), 'seed')}), theirs "
                      f"{other[cid].verdict} ({len(theirs)} run(s))" for cid in tests.values())
     run.claim(claim, ours=said, effects=effects,
               paper=f"authors' code (commit {str(their.get('commit'))[:7]}, run here {their['date']}), module lr "
@@ -710,7 +711,7 @@ def report_crop(run, S: Cropping, table: pd.DataFrame, acc: pd.DataFrame,
         gain = float(theirs[f"accuracy: {hi} (%)"] - theirs[f"accuracy: {lo} (%)"])
         other, mine = decide(ORDER_TEST, [gain]), decide(ORDER_TEST, gains_of(acc, hi, lo))
         effects[f"{hi} > {lo}"] = verdicts_differ(mine, other, min(mine.n, other.n))
-        said.append(f"{hi} > {lo}: ours {mine.verdict} ({mine.n} seed(s)), theirs {other.verdict} ({gain:+.1f} "
+        said.append(f"{hi} > {lo}: ours {mine.verdict} ({count(mine.n, 'seed')}), theirs {other.verdict} ({gain:+.1f} "
                     "points, 1 run)")
     run.claim(claim, ours="; ".join(said), effects=effects,
               paper=f"authors' code (commit {str(their.get('commit'))[:7]}, run here {their['date']}): "

@@ -26,6 +26,7 @@ import pandas as pd
 import torch
 
 from ... import results
+from ...pages import count
 from .criteria import control_not_run, gain_shrink, record_replicates
 from .cropping import Cropping, Trained, entropy_trace, final_entropy, in_band_share
 from .protocol import PROTOCOL
@@ -310,7 +311,7 @@ def prose(facts: dict, evidence: dict[str, results.Evidence] | None = None) -> d
         return results.phrase(ev[cid], **texts) if cid in ev else "Not measured at this profile."
 
     n = facts.get("seeds", 0)
-    seeds = f"{n} seed{'s' if n != 1 else ''}"
+    seeds = count(n, "seed")
     fixed = (f"with a small fixed λ of {fmt('fixed_lam', 'g')} the entropy ends at {fmt('fixed_entropy', '.2f')} "
              f"nats, from {fmt('fixed_start', '.2f')} before training" if fmt("fixed_lam", "g") != "n/a"
              else "no fixed λ was run at this profile")
@@ -372,7 +373,7 @@ def _table1_claims(run, main: pd.DataFrame, facts: dict, evidence: dict) -> None
     absent = results.not_measurable("a method it compares was not trained at this profile")
     if {"instaaug", "random_crop", "none"} <= has:
         _record(run, "table1/instaaug_random_none", f"{acc_of['instaaug']:.1f} vs {acc_of['random_crop']:.1f} vs "
-                f"{acc_of['none']:.1f} % ({seeds} seed(s))",
+                f"{acc_of['none']:.1f} % ({count(seeds, 'seed')})",
                 {"InstaAug > random crop": gains_of(main, "instaaug", "random_crop"),
                  "random crop > none": gains_of(main, "random_crop", "none")}, evidence)
         facts.update(gain_random=acc_of["instaaug"] - acc_of["random_crop"],
@@ -383,8 +384,8 @@ def _table1_claims(run, main: pd.DataFrame, facts: dict, evidence: dict) -> None
                                                                        "class_specific")):
         if {"instaaug", other} <= has:
             ia, them = acc_of["instaaug"], acc_of[other]
-            ours = (f"{ia:.1f} vs {them:.1f} % ({ia - them:+.1f}, {seeds} seed(s))" if other == "no_input" else
-                    f"{them:.1f} vs {ia:.1f} % ({seeds} seed(s))")
+            ours = (f"{ia:.1f} vs {them:.1f} % ({ia - them:+.1f}, {count(seeds, 'seed')})" if other == "no_input" else
+                    f"{them:.1f} vs {ia:.1f} % ({count(seeds, 'seed')})")
             _record(run, cid, ours, gains_of(main, "instaaug", other), evidence)
         else:
             _record(run, cid, "not trained", absent, evidence)

@@ -41,6 +41,7 @@ import numpy as np
 import pandas as pd
 
 from ... import results
+from ...pages import count
 from ...protocol import decide
 from ...results import mean_se
 from .criteria import gain_shrink, record_replicates, train_seconds
@@ -473,7 +474,7 @@ def _free_arms(S: Fixed, res: pd.DataFrame, control: pd.DataFrame | None) -> tup
 
 
 def _seeds_text(effects: dict) -> str:
-    return ", ".join(f"{v:+.2f}" for _, v in sorted(effects.items())) + f" points ({len(effects)} seed(s))"
+    return ", ".join(f"{v:+.2f}" for _, v in sorted(effects.items())) + f" points ({count(len(effects), 'seed')})"
 
 
 def _control_claims(run, S: Fixed, res: pd.DataFrame, control: pd.DataFrame | None) -> dict:

@@ -37,6 +37,7 @@ import pandas as pd
 
 from ... import authors
 from ...learned import UNITS, augnet, max_rotation
+from ...pages import count
 from ...protocol import decide
 from ...results import exact, not_measurable, phrase, share_interval
 from .experiments import (
@@ -71,17 +72,6 @@ def quietly():
     ...     print("epoch 1")
     """
     return contextlib.redirect_stdout(io.StringIO())
-
-
-def _count(n: int, what: str = "seed") -> str:
-    """``n`` things in words for the prose: ``"1 seed"``, ``"4 seeds"``.
-
-    Example
-    -------
-    >>> _count(1), _count(4)
-    ('1 seed', '4 seeds')
-    """
-    return f"{n} {what}" + ("s" if n != 1 else "")
 
 
 def _label(op: str) -> str:
@@ -484,7 +474,8 @@ def sprites_numbers(S: Sprites) -> dict:
                          "a regulariser), so the premise of the three claims on AugNet's range is met: a range that "
                          "falls short is the method's, not the budget's."),
         "e1_free_mu": free_mu, "e1_free_gain": free_gain, "e1_rot_mu": rot_mu, "e1_rot_gain": rot_gain,
-        "e1_seed": S.seed, "e1_seeds_n": _count(1 + len(S.extra_seeds)), "e1_abl_n": _count(1 + len(S.ablation_seeds)),
+        "e1_seed": S.seed, "e1_seeds_n": count(1 + len(S.extra_seeds), "seed"),
+        "e1_abl_n": count(1 + len(S.ablation_seeds), "seed"),
         "e1_n_min": N_MIN,
         "e1_paper_n_train": paper.n_train, "e1_paper_width": paper.widths[0], "e1_paper_epochs": paper.epochs,
     }
@@ -717,7 +708,7 @@ def sinusoids_numbers(S: Sinusoids) -> dict:
         "e2_freqs": ", ".join(freqs[:-1]) + f" and {freqs[-1]} Hz", "e2_jitter": data["jitter"].default,
         "e2_seconds": data["seconds"].default, "e2_fs": data["fs"].default, "e2_noise": data["noise"].default,
         "e2_true": TRUE_HZ, "e2_n_train": S.n_train, "e2_n_test": S.n_test, "e2_epochs": S.epochs,
-        "e2_alone_epochs": S.alone_epochs or S.epochs, "e2_seeds_n": _count(len(S.seeds)), "e2_lr": S.lr,
+        "e2_alone_epochs": S.alone_epochs or S.epochs, "e2_seeds_n": count(len(S.seeds), "seed"), "e2_lr": S.lr,
         "e2_wd": S.weight_decay, "e2_batch": S.batch_size, "e2_copies": S.copies, "e2_reg": S.reg,
         "e2_mu0": S.init_magnitude, "e2_width": S.widths[0],
         "e2_kernel": inspect.signature(models.signal_cnn).parameters["first_kernel"].default,
@@ -726,7 +717,7 @@ def sinusoids_numbers(S: Sinusoids) -> dict:
         "e2_free_gain": S.reg * 1.0 - S.weight_decay / 2,  # an operation harmless at magnitude 1, at full weight
         "e2_shift_mu": mu_true,
         "e2_shift_gain": S.reg * mu_true - S.weight_decay / 2 * mu_true**2,  # frequency shift held to the truth
-        "e2_n_min": N_MIN, "e2_paper_seeds_n": _count(len(paper.seeds)), "e2_paper_epochs": paper.epochs,
+        "e2_n_min": N_MIN, "e2_paper_seeds_n": count(len(paper.seeds), "seed"), "e2_paper_epochs": paper.epochs,
     }
 
 
@@ -902,7 +893,7 @@ def capacity_numbers(S: Capacity) -> dict:
         "e3_n_train": S.n_train, "e3_n_test": S.n_test, "e3_epochs": S.epochs, "e3_lr": S.lr,
         "e3_wd": S.weight_decay, "e3_batch": S.batch_size, "e3_reg": S.reg, "e3_mu0": S.init_magnitude,
         "e3_copies": S.copies, "e3_true": TRUE_HZ, "e3_widths": words(S.widths), "e3_depths": words(S.depths),
-        "e3_trunks": len(S.widths) * len(S.depths), "e3_seeds_n": _count(len(S.seeds)), "e3_n_min": N_MIN,
+        "e3_trunks": len(S.widths) * len(S.depths), "e3_seeds_n": count(len(S.seeds), "seed"), "e3_n_min": N_MIN,
         "e3_boundary": PROTOCOL["fig6/augnet_invariance_any_capacity"].parts[""].boundary,
         "e3_grow_smallest": PROTOCOL["fig6/oracle_invariance_grows"].parts[""].smallest,
         "e3_collapsed": COLLAPSED_HZ, "e3_paper_reg": paper.reg, "e3_paper_mu0": paper.init_magnitude,

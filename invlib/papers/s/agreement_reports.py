@@ -29,7 +29,7 @@ import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
 
-from ...pages import number
+from ...pages import count, number
 from ...pages import why as pages_why
 from ...results import (
     INCONCLUSIVE,
@@ -649,7 +649,7 @@ def report(run, S: Settings, table: pd.DataFrame, seconds: list[float] | None = 
     gains = augmentation_gains(table, S)
     raised = raises_effects(table, S)
     run.claim(PROTOCOL["s1/augmentation_raises_invariance"], effects=raised,
-              ours=f"mean gain over the transformations and {S.seeds} seed(s): {_means(raised)}")
+              ours=f"mean gain over the transformations and {count(S.seeds, 'seed')}: {_means(raised)}")
     _agree_claim(run, "s1/b_and_c_rank_alike", table, S, "b_invariance", "c_inv_acc")
     _agree_claim(run, "s1/probe_finds_what_is_not_invariant", table, S, "a_probe", "b_invariance")
     _agree_claim(run, "s1/accuracy_tracks_invariance", table, S, "accuracy", "b_invariance")
@@ -671,7 +671,8 @@ def report(run, S: Settings, table: pd.DataFrame, seconds: list[float] | None = 
                   s1_augerino_runs=family["variant"].str.startswith("augerino").sum(),
                   s1_resamples=S.resamples)
     facts = dict({k: f"{v:,}" for k, v in counts.items()},  # text: the prose quotes every fact as Markdown
-                 s1_levels=", ".join(map(str, S.levels[1:])), s1_rotation=text(S.rotation, ".0f"),
+                 s1_seeds_text=count(S.seeds, "seed"), s1_levels=", ".join(map(str, S.levels[1:])),
+                 s1_rotation=text(S.rotation, ".0f"),
                  s1_brightness=f"{S.brightness[0]:g}–{S.brightness[1]:g}",
                  s1_raised=f"{int(gains['raised'].sum())} of {len(gains)}", s1_augerino_reg=text(S.augerino_reg, "g"),
                  s1_not_raised="; ".join(f"{r.transform} under {SHORT[r.measure]} ({number(r.gain, sign=True)})"
