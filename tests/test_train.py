@@ -305,3 +305,18 @@ def _counting_loss(counter):
         logits = model(x)
         return torch.nn.functional.cross_entropy(logits, y), logits
     return loss
+
+
+def test_step_seconds_times_every_arm_on_copies_it_steps_and_rejects_no_rounds():
+    x, y = torch.rand(32, 3, 8, 8), torch.randint(0, 2, (32,))
+    arms = {name: (torch.nn.Sequential(torch.nn.Flatten(), torch.nn.Linear(192, 2)), None, None) for name in "ab"}
+    before = arms["a"][0][1].weight.detach().clone()
+    torch.manual_seed(3)
+    t = train_module.step_seconds(arms, (x, y), TrainConfig(batch_size=16), rounds=3, warmup=1)
+    after = torch.rand(2)
+    torch.manual_seed(3)
+    assert torch.equal(after, torch.rand(2))  # torch's random state as it was found
+    assert sorted(t) == ["a", "b"] and all(v.shape == (3,) and (v >= 0).all() for v in t.values())
+    assert not torch.equal(before, arms["a"][0][1].weight)  # the arms' models took their steps
+    with pytest.raises(ValueError, match="rounds must be >= 1"):
+        train_module.step_seconds(arms, (x, y), TrainConfig(batch_size=16), rounds=0)
