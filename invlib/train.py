@@ -416,8 +416,11 @@ def step_seconds(arms: dict, train, cfg: TrainConfig, rounds: int = 6, warmup: i
         model.to(device, memory_format=memory_format).train()
         state[name] = (model, augment, loss or classification_loss(cfg.label_smoothing), make_optimizer(model, cfg))
     names, out = list(arms), {name: [] for name in arms}
+    cuda = device.type == "cuda"
+    clock = time.perf_counter if cuda else time.process_time
+    autocast = torch.autocast(device.type, dtype=amp, enabled=amp is not None)
     gen = torch.Generator().manual_seed(_epoch_seed(cfg.seed, 0))
-    with torch.random.fork_rng(devices=[device] if device.type == "cuda" else []):
+    with torch.random.fork_rng(devices=[device] if cuda else []):
         for r in range(warmup + rounds):
             order = torch.randperm(len(images), generator=gen)[:min(cfg.batch_size, len(images))]
             x = _to_float(next(batches(images, len(order), order)).to(device))
@@ -425,15 +428,14 @@ def step_seconds(arms: dict, train, cfg: TrainConfig, rounds: int = 6, warmup: i
             for name in names if r % 2 == 0 else names[::-1]:
                 model, augment, loss_fn, optimizer = state[name]
                 draws = torch.Generator().manual_seed(_epoch_seed(cfg.seed, r))
-                if device.type == "cuda":
+                if cuda:
                     torch.cuda.synchronize(device)
-                t0 = time.perf_counter() if device.type == "cuda" else time.process_time()
+                t0 = clock()
                 xa = augment(x, draws) if augment is not None else x
-                _step(model, xa.contiguous(memory_format=memory_format), y, loss_fn, optimizer,
-                      torch.autocast(device.type, dtype=amp, enabled=amp is not None))
-                if device.type == "cuda":
+                _step(model, xa.contiguous(memory_format=memory_format), y, loss_fn, optimizer, autocast)
+                if cuda:
                     torch.cuda.synchronize(device)
-                seconds = (time.perf_counter() if device.type == "cuda" else time.process_time()) - t0
+                seconds = clock() - t0
                 if r >= warmup:
                     out[name].append(seconds)
     return {name: np.asarray(v, dtype=float) for name, v in out.items()}
