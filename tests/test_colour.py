@@ -32,7 +32,7 @@ def test_paper_settings_and_profiles():
     assert len(paper.jitter) == 216 and len(set(paper.jitter)) == 216 and C.PAPER_BEST in paper.jitter
     assert {h for h, _, _ in paper.jitter} == {0.0, 0.1, 0.2, 0.3, 0.4, 0.5}
     cpu, smoke = C.settings("cpu"), C.settings("smoke")
-    assert cpu.profile == "cpu" and cpu.seeds == (0, 1, 2, 3, 4) and cpu.jitter[0] == C.PAPER_BEST  # the plan: 5 seeds
+    assert cpu.profile == "cpu" and cpu.seeds == (0, 1, 2, 3, 4, 5) and cpu.jitter[0] == C.PAPER_BEST  # the plan: 6
     assert smoke.seeds == (0,)  # smoke stays cheap (its verdicts are inconclusive)
     assert smoke.epochs < cpu.epochs and set(smoke.n_conditions) < set(paper.n_conditions)
     assert C.settings("cpu", jitter=[[0.1, 0.2, 0.4]], seeds=[1, 2]).jitter == ((0.1, 0.2, 0.4),)  # lists -> tuples

@@ -121,8 +121,12 @@ SETTINGS = {
     # the plan of 35c2243's cold build under a 40-minute budget (plan_budget40.md) with D1 at four for a minute of
     # margin): the book over its 40 minutes cannot keep nine (39 s a seed, D1 at 450 s against its 300); four keep
     # n_min's three and one more, and buy more where a seed decides more (B1, D3's Table 4, D5's control).
+    # Six (issue 58, item 4; declared before the build that decides it, 2026-11-30: the plan of 9614144's cold build
+    # (benchmarks/measurements/plan_extend.md: every family at least the n it ran, about 410 s more of replicates,
+    # expected decided 67 -> 74.1)):
+    # at four, fig5/bounds_follow_angle and fig5/augerino_covers_part read inconclusive; six put D1 at 2.4 expected.
     "cpu": dict(n_train=2000, n_test=500, size=32, epochs=10, batch_size=64, trunk_widths=(8, 16, 32, 64),
-                module_lr=0.01, warmup_epochs=1, check_every=8, copies=10, seeds=4, bands=BANDS[1:]),
+                module_lr=0.01, warmup_epochs=1, check_every=8, copies=10, seeds=6, bands=BANDS[1:]),
     "gpu": dict(module_lr=1e-3, warmup_epochs=10),
 }
 
