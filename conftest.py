@@ -34,8 +34,7 @@ SLOW_DOCTESTS = {
     "invlib.papers.b.authors_code.search",
     "invlib.papers.b.grounding.invariance_table",
     "invlib.papers.a.probes_reports.figure2",
-    # the slowest of the rest (1-6 s each, 2026-11-30): they kept `make test-fast` at about 2 min 5 s on 2 cores
-    "invlib.data.real.wnid_to_synset",  # reads WordNet 3.0 (5.5 s)
+    # the slowest of the rest (1-2 s each, 2026-11-30; make test-fast read 2 min 5-22 s on 2 cores with them)
     "invlib.papers.s.agreement_reports",
     "invlib.papers.s.agreement_reports.plot_pair",
     "invlib.papers.s.agreement_reports.answers",
