@@ -641,7 +641,12 @@ def test_zoo_specs_are_the_families_the_chapters_train(monkeypatch):
         assert flat(R.train_helped(S)) + asked.pop() == flat(R.helped_specs(S)) and set(flat(R.helped_specs(S))) <= \
             set(R.b1_zoo_specs(profile))
         assert R.b2_zoo_specs(profile) == flat(R.beta_specs(S)) == flat(R.train_beta(S)) + asked.pop()
-        assert R.b6_zoo_specs(profile) == flat(R.baseline_specs(S)) == flat(R.train_baselines(S)) + asked.pop()
+        assert flat(R.baseline_specs(S)) == flat(R.train_baselines(S)) + asked.pop()
+        assert R.b6_zoo_specs(profile) == flat(R.b6_baseline_specs(S)) == flat(R.train_b6_baselines(S)) + asked.pop()
+        # B6's model without augmentation at every Augerino seed (Table A3's pairs), the others at B1's seeds
+        b6 = R.b6_baseline_specs(S)
+        assert [s.seed for s in b6[R.NONE]] == list(range(max(S.seeds, S.augerino_seeds)))
+        assert all([s.seed for s in b6[m]] == list(range(S.seeds)) for m in R.BASELINES if m != R.NONE)
         b1 = set(R.b1_zoo_specs(profile))
         assert set(R.b6_zoo_specs(profile)) < b1 and {s for s in R.b2_zoo_specs(profile) if s.augment_params ==
                                                       (("size", S.size),)} < b1  # shape 1 and the baselines: B1's

@@ -295,16 +295,33 @@ def b2_zoo_specs(profile: str = "cpu", **params) -> list[zoo.Spec]:
     return _flat(beta_specs(settings(profile, **params)))
 
 
+def b6_baseline_specs(S: Settings) -> dict[str, list[zoo.Spec]]:
+    """Chapter B6's baselines: B1's models of :data:`BASELINES` at B1's seeds, and its model without augmentation
+    at every Augerino seed too (``range(max(S.seeds, S.augerino_seeds))``): Table A3 pairs Augerino's seed ``k``
+    with it, so a seed of Augerino beyond B1's has its pair (the same recipe and spec as B1's, from the zoo; App.
+    B's seeds already hold them up to ``helped_seeds``). ``{method: [spec per seed]}``.
+
+    Example
+    -------
+    >>> {m: len(s) for m, s in b6_baseline_specs(settings("cpu", seeds=4, augerino_seeds=5)).items()}[NONE]
+    5
+    """
+    specs = baseline_specs(S)
+    if NONE in specs:
+        specs[NONE] = [spec(S, NONE, k) for k in range(max(S.seeds, S.augerino_seeds))]
+    return specs
+
+
 def b6_zoo_specs(profile: str = "cpu", **params) -> list[zoo.Spec]:
-    """The zoo models chapter B6's run loads, for its papermill parameters ``params``: B1's baselines (the
-    Augerino networks are trained by the chapter, outside the zoo).
+    """The zoo models chapter B6's run loads, for its papermill parameters ``params``: its baselines
+    (:func:`b6_baseline_specs`; the Augerino networks are trained by the chapter, outside the zoo).
 
     Example
     -------
     >>> sorted({s.augment for s in b6_zoo_specs("smoke")}) == sorted(BASELINES)
     True
     """
-    return _flat(baseline_specs(settings(profile, **params)))
+    return _flat(b6_baseline_specs(settings(profile, **params)))
 
 
 def train(S: Settings, specs: dict | None = None) -> dict:
@@ -328,6 +345,11 @@ def train_baselines(S: Settings, methods=None) -> dict[str, list[torch.nn.Module
     """Train (or load) chapter B1's models of ``methods`` (:func:`baseline_specs`): ``{method: [model per
     seed]}``."""
     return train(S, baseline_specs(S, methods))
+
+
+def train_b6_baselines(S: Settings) -> dict[str, list[torch.nn.Module]]:
+    """Train (or load) chapter B6's baselines (:func:`b6_baseline_specs`): ``{method: [model per seed]}``."""
+    return train(S, b6_baseline_specs(S))
 
 
 def family_models(S: Settings) -> list[torch.nn.Module]:
