@@ -104,6 +104,7 @@ def test_random_crop_objective_logs_the_nt_xent_loss():
     assert "scale=(0.1, 1.0)" in repr(hook)
 
 
+@pytest.mark.slow  # over 1 s: make test runs it, make test-fast stays under 2 minutes
 def test_instaaug_encoders_train_on_the_recipes_contrastive_objective(monkeypatch):
     # the InstaAug methods' training hook is the recipe's, so its step log and the band come from there
     S = tiny(check_every=None)

@@ -120,6 +120,7 @@ def test_cost_is_a_ratio_per_run_against_its_boundary():
     assert run.claims["appD3/cost"]["verdict"].startswith("not measurable")
 
 
+@pytest.mark.slow  # over 1 s: make test runs it, make test-fast stays under 2 minutes
 def test_step_costs_time_both_arms_on_copies_and_leave_the_random_state():
     S = D.settings("smoke", n_train=64, n_test=16, epochs=1, pretrain_epochs=0, methods=("random_crop", "instaaug"),
                    progress=False)
@@ -448,6 +449,7 @@ def test_accuracy_table_is_cached_under_the_models_weights_and_leaves_the_same_r
     assert len(made) == 1
 
 
+@pytest.mark.slow  # over 1 s: make test runs it, make test-fast stays under 2 minutes
 def test_reinforce_variance_is_cached_under_the_modules_weights(monkeypatch):
     S = D.settings("smoke", n_train=64, n_test=16, epochs=2, methods=("instaaug",), progress=False)
     train, test = D.scene_data(S)

@@ -47,9 +47,9 @@ def test_fit_learns_and_evaluate_reports():
 def test_optimizers_and_schedules(opt, schedule):
     m = _net()
     cfg = TrainConfig(
-        epochs=2, batch_size=64, optimizer=opt, lr=1e-3, schedule=schedule, step_size=1, gamma=0.5
+        epochs=2, batch_size=32, optimizer=opt, lr=1e-3, schedule=schedule, step_size=1, gamma=0.5
     )
-    hist = fit(m, _toy(), cfg, progress=False)
+    hist = fit(m, _toy(128), cfg, progress=False)  # 8 steps, as 256 images in batches of 64: half the images
     expected_last_lr = {"step": 1e-3 * 0.5, "none": 1e-3, "cosine": 0.0}[schedule]
     assert hist[-1]["lr"] == pytest.approx(expected_last_lr, abs=1e-4)
 
@@ -57,8 +57,8 @@ def test_optimizers_and_schedules(opt, schedule):
 def test_same_seed_same_weights_deterministic_cpu():
     a, b = _net(), _net()
     cfg = TrainConfig(epochs=1, batch_size=32)
-    fit(a, _toy(), cfg, augment=standard(), progress=False)
-    fit(b, _toy(), cfg, augment=standard(), progress=False)
+    fit(a, _toy(96), cfg, augment=standard(), progress=False)  # three steps: draws, batches and updates repeat
+    fit(b, _toy(96), cfg, augment=standard(), progress=False)
     assert all(torch.equal(p, q) for p, q in zip(a.state_dict().values(), b.state_dict().values()))
 
 
