@@ -143,9 +143,8 @@ SETTINGS = {  # profile -> the fields it changes (see Settings)
     # raw pixels read 10.0 [6.0, 14.4] points on zoom-out and 11.0 [5.0, 17.2] on aspect ratio over 500 validation
     # pairs (boundary 6.2); the pairs are these claims' replicates, and a pair costs a few ms of features.
     # n_val 3,812 (issue 58, item 4; declared before the build that decides it, 2026-11-30: the plan of 6a3fb31's cold
-    # build
-    # at 8,800 s of replicates, every family at least the n it ran, benchmarks/measurements/plan_8800.md;
-    # expected decided 71 -> 74.2 as applied):
+    # build at 8,800 s of replicates, every family at least the n it ran, benchmarks/measurements/plan_8800.md; expected
+    # decided 71 -> 74.2 as applied):
     # A2's table2/first_half_beats_second (zoom-in and hue open over 1,000 pairs) 1.0 -> 1.5 expected; A1 reads the
     # same validation pairs (its six claims are decided at 1,000).
     "cpu": dict(_SMALL, n_train=600, n_val=3812, seeds=3),

@@ -139,9 +139,8 @@ _SMALL = dict(dataset="scenes", arch="small_resnet18_s4", size=56, lr=0.1, weigh
 # Table 1a's three open claims read 40-47 % at four seeds, and B5's hurt_classes_unrelated (B1's
 # models) 55 %; seed 3 of no augmentation and App. B's three methods is already trained for helped_runs, so a seed
 # adds Table 1a's three other methods. augerino_seeds 5 (issue 58, item 4; declared before the build that decides it,
-# 2026-11-30: the plan of 6a3fb31's cold build
-# at 8,800 s of replicates, every family at least the n it ran, benchmarks/measurements/plan_8800.md;
-# expected decided 71 -> 74.2 as applied):
+# 2026-11-30: the plan of 6a3fb31's cold build at 8,800 s of replicates, every family at least the n it ran,
+# benchmarks/measurements/plan_8800.md; expected decided 71 -> 74.2 as applied):
 # B6's tableA3/augerino_translation_beats_none read +5.26 [+0.08, +10.4] over 4 (boundary 1); B6 4.0 -> 4.5
 # expected (about 75 s a seed).
 SETTINGS = {

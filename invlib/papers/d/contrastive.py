@@ -171,9 +171,8 @@ SETTINGS = {
     # before the build that decides it, 2026-11-30: the plan of 35c2243's cold build under a 40-minute budget
     # (plan_budget40.md) with D1 at four for a minute of margin): the fifth (37 s)
     # bought 0.3 expected decided claims. Eight (issue 58, item 4; declared before the build that decides it,
-    # 2026-11-30: the plan of 6a3fb31's cold build
-    # at 8,800 s of replicates, every family at least the n it ran, benchmarks/measurements/plan_8800.md;
-    # expected decided 71 -> 74.2 as applied):
+    # 2026-11-30: the plan of 6a3fb31's cold build at 8,800 s of replicates, every family at least the n it ran,
+    # benchmarks/measurements/plan_8800.md; expected decided 71 -> 74.2 as applied):
     # band/entropy_in_band and fig8/input_dependent open at four; D4 2.0 -> 2.9 expected (~40 s a seed).
     "cpu": dict(n_train=3000, n_test=1000, epochs=3, probe_train=1000,
                 **{**_SMALL, "seeds": tuple(range(8)), "control_seeds": ()}),

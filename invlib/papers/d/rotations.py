@@ -126,8 +126,8 @@ SETTINGS = {
     # expected decided 67 -> 74.1)):
     # at four, fig5/bounds_follow_angle and fig5/augerino_covers_part read inconclusive; six put D1 at 2.4 expected.
     # Seven (issue 58, item 4; declared before the build that decides it, 2026-11-30: the plan of 6a3fb31's cold build
-    # at 8,800 s of replicates, every family at least the n it ran, benchmarks/measurements/plan_8800.md;
-    # expected decided 71 -> 74.2 as applied):
+    # at 8,800 s of replicates, every family at least the n it ran, benchmarks/measurements/plan_8800.md; expected
+    # decided 71 -> 74.2 as applied):
     # at six fig5/bounds_follow_angle stayed open (its upper bound's part); D1 2.0 -> 2.8 expected (~45 s a seed).
     "cpu": dict(n_train=2000, n_test=500, size=32, epochs=10, batch_size=64, trunk_widths=(8, 16, 32, 64),
                 module_lr=0.01, warmup_epochs=1, check_every=8, copies=10, seeds=7, bands=BANDS[1:]),

@@ -215,9 +215,9 @@ _SMALL_IMAGES = dict(dataset="fashion_mnist", trunk="conv4", widths=(8, 16, 32, 
 # E3 at six seeds (issue 58, item 4; declared before the build that decides it, 2026-11-30: the plan of 9614144's
 # cold build, benchmarks/measurements/plan_extend.md: every family at least the n it ran, about 410 s more of
 # replicates, expected decided 67 -> 74.1): its two claims 0 -> 1.6 expected (about 20 s a seed). Twelve
-# (issue 58, item 4; declared before the build that decides it, 2026-11-30: the plan of 6a3fb31's cold build
-# at 8,800 s of replicates, every family at least the n it ran, benchmarks/measurements/plan_8800.md;
-# expected decided 71 -> 74.2 as applied):
+# (issue 58, item 4; declared before the build that decides it, 2026-11-30: the plan of 6a3fb31's cold build at 8,800 s
+# of replicates, every family at least the n it ran, benchmarks/measurements/plan_8800.md; expected decided 71 -> 74.2
+# as applied):
 # fig6/augnet_invariance_any_capacity open at six (six parts); E3 1.0 -> 1.5 expected.
 # Frequency shift alone (beyond the paper, no claim reads it): 30 epochs, its range settles within the first few.
 _ALONE_EPOCHS = 30
