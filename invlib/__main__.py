@@ -4,7 +4,7 @@
 ``python -m invlib zoo train|list --profile cpu [--executor slurm|local ...]``  the cached model zoo
 ``python -m invlib family b.rrc --profile paper [-p key=value ...]``          train a paper's family (torchrun)
 ``python -m invlib data check``                                              offline datasets and WordNet
-``python -m invlib plan --profile cpu [--budget SECONDS] [--out FILE]``      the replicates that decide the claims
+``python -m invlib plan --profile cpu [--budget S | --img-s N] [--out FILE]``  the replicates that decide the claims
 ``python -m invlib measure MODEL --data FOLDER [-p key=value ...]``           every paper's measure of your model
 """
 
@@ -146,7 +146,8 @@ def _plan(args) -> int:
 
     folder = Path(args.results) if args.results else results_root() / args.profile
     runs = plan.read_build(folder)
-    budget = args.budget if args.budget is not None else plan.default_budget(folder, runs)
+    record = plan.build_record(folder)
+    budget = args.budget if args.budget is not None else plan.default_budget(folder, runs, img_s=args.img_s)
     if budget is None:
         raise ValueError(f"no whole build recorded beside {folder} (build-{args.profile}.json): give --budget SECONDS")
     p = plan.make_plan(runs, budget, power=args.power, floor=args.floor)
@@ -154,7 +155,9 @@ def _plan(args) -> int:
                             text=True).stdout.strip() or "unknown"
     text = plan.markdown(p, source=f"From the build in `{folder}` (commit {commit} when planned); power "
                                    f"{args.power:.0%}; `python -m invlib plan` wrote it.",
-                         reach=plan.reach(runs, args.power))
+                         reach=plan.reach(runs, args.power), img_s=args.img_s,
+                         frontier_rows=plan.frontier(runs, float(record.get("wall") or 0), args.img_s, args.power)
+                         if record else None)
     if args.out:
         Path(args.out).write_text(text)
         print(f"plan: {args.out}")
@@ -299,7 +302,11 @@ def main(argv: list[str] | None = None) -> int:
     p_plan.add_argument("--results", metavar="DIR", help="a build's results folder (default: results/<profile>)")
     p_plan.add_argument("--budget", type=float, metavar="SECONDS",
                         help="seconds of replicates to spend (default: what the last whole build spent plus 2 cores"
-                             " x the seconds it left below 40 minutes)")
+                             " x the seconds it left below 40 minutes, minus them where it ran over)")
+    p_plan.add_argument("--img-s", type=float, metavar="IMG_S",
+                        help="the bare loop's images/s measured beside the build (benchmarks/bench_train.py): the 40 "
+                             "minutes are at 900 img/s, so a slower machine has more seconds (default: none given, "
+                             "the build's seconds taken as they are)")
     p_plan.add_argument("--power", type=float, default=0.8, help="the share of reruns a plan's n decides (0.8)")
     p_plan.add_argument("--floor", default="run", choices=("run", "n_min"),
                         help="each family's least n: the n it ran (default) or its claims' n_min, fewer replicates "

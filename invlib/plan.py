@@ -50,7 +50,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from .profiles import BOOK_LIMIT_S
+from .profiles import BOOK_LIMIT_IMG_S, BOOK_LIMIT_S
 from .utils import check_choice
 from .verdicts import INCONCLUSIVE, N_NEEDED_MAX, NOT_REPRODUCED, Interval, chances, planning_why, premise_not_met
 
@@ -739,7 +739,8 @@ def _reach_plan(runs: list[Mapping], power: float, n_max: int) -> Plan:
     return Plan([p for c in claims for p in c.parts], claims, fams, math.inf, power, out)
 
 
-def markdown(plan: Plan, title: str = "Sample-size plan", source: str = "", reach: list[dict] | None = None) -> str:
+def markdown(plan: Plan, title: str = "Sample-size plan", source: str = "", reach: list[dict] | None = None,
+             frontier_rows: list[dict] | None = None, img_s: float | None = None) -> str:
     """The plan as a Markdown page: the families (what a replicate is, n run, cap, seconds per replicate, n
     planned, seconds, claims on it, claims expected decided there), every undecided claim (n now, the n that
     decides it with the plan's power, its cost, its chance at the plan) and, given :func:`reach`'s rows, what
@@ -804,6 +805,7 @@ def markdown(plan: Plan, title: str = "Sample-size plan", source: str = "", reac
                   "|---:|---:|---:|---:|---:|"]
         lines += [f"| {r['n_max']:,} | {r['decided']:.1f} | {r['decided'] / max(r['measurable'], 1):.0%} | "
                   f"{r['seconds']:,.0f} | {r['seconds'] / 2 / 3600:.1f} |" for r in reach]
+    lines += frontier_lines(frontier_rows or [], img_s)
     return "\n".join(lines) + "\n"
 
 
@@ -834,20 +836,126 @@ def _split_lines(fams: list[Family]) -> list[str]:
     return lines
 
 
-def default_budget(results: str | Path, runs: list[Mapping], cores: int = 2) -> float | None:
+def build_record(results: str | Path) -> dict | None:
+    """The last whole build's record beside a results folder (``<results>/../build-<profile>.json``: its wall
+    seconds, training phase, chapters), or None where there is none.
+
+    Example
+    -------
+    >>> build_record("/nonexistent/cpu") is None
+    True
+    """
+    record = Path(results).parent / f"build-{Path(results).name}.json"
+    return json.loads(record.read_text()) if record.exists() else None
+
+
+def limit_here(img_s: float | None = None) -> float:
+    """The main job's limit in this machine's seconds: :data:`BOOK_LIMIT_S` at :data:`BOOK_LIMIT_IMG_S` of bare loop,
+    times ``BOOK_LIMIT_IMG_S / img_s`` where the bare loop measured beside the build read ``img_s`` (a slower
+    machine has proportionally more seconds); :data:`BOOK_LIMIT_S` without it.
+
+    Example
+    -------
+    >>> limit_here(), round(limit_here(836.1))
+    (2400, 2583)
+    """
+    if img_s is None:
+        return BOOK_LIMIT_S
+    if not img_s > 0:
+        raise ValueError(f"img_s: the bare loop's images per second beside the build, > 0; got {img_s!r}")
+    return BOOK_LIMIT_S * BOOK_LIMIT_IMG_S / img_s
+
+
+def default_budget(results: str | Path, runs: list[Mapping], cores: int = 2, img_s: float | None = None
+                   ) -> float | None:
     """Seconds of replicates a build may spend: those it spent (its families' n run x seconds per replicate, the
-    estimated ones of its evaluation items too), plus ``cores`` x the wall
-    seconds left below :data:`BOOK_LIMIT_S` by the last whole build (``<results>/../build-<profile>.json``); None
-    without that record.
+    estimated ones of its evaluation items too), plus ``cores`` x the wall seconds the last whole build
+    (:func:`build_record`) left below the limit (:func:`limit_here`, at the bare loop ``img_s`` measured beside
+    it), or minus ``cores`` x those it ran over: a build over the limit gets a budget below what it spent. None
+    without a record. The record's wall holds the training phase, the chapters and the site, not the set-up
+    (about a minute), so the budget is that much generous.
 
     Example
     -------
     >>> default_budget("/nonexistent/cpu", []) is None
     True
     """
-    record = Path(results).parent / f"build-{Path(results).name}.json"
-    if not record.exists():
+    record = build_record(results)
+    if record is None:
         return None
-    wall = float(json.loads(record.read_text()).get("wall") or 0)
+    wall = float(record.get("wall") or 0)
     spent = sum(f.n * f.seconds for f in families(runs))
-    return spent + cores * max(0.0, BOOK_LIMIT_S - wall)
+    return spent + cores * (limit_here(img_s) - wall)
+
+
+def build_minutes(wall: float, spent: float, planned: float, cores: int = 2, img_s: float | None = None) -> float:
+    """A build's wall minutes at the plan's replicates, at the limit's speed (:data:`BOOK_LIMIT_IMG_S`; this
+    machine's when ``img_s`` is None): the measured ``wall`` plus the planned replicate seconds beyond those
+    ``spent``, over ``cores`` (chapters run ``cores`` at once and keep them busy). An estimate: a family of zoo
+    models that several chapters read counts in each.
+
+    Example
+    -------
+    >>> build_minutes(3288.5, 7000.0, 6000.0), round(build_minutes(3288.5, 7000.0, 6000.0, img_s=836.1), 1)
+    (46.475, 43.2)
+    """
+    here = wall + (planned - spent) / cores
+    return here / 60 * (1.0 if img_s is None else img_s / BOOK_LIMIT_IMG_S)
+
+
+FRONTIER_SHARES = (0.8, 0.85, 0.9, 0.95, 1.0, 1.1, 1.25)  # budgets as shares of what the build spent
+
+
+def frontier(runs: list[Mapping], wall: float, img_s: float | None = None, power: float = POWER, cores: int = 2,
+             budgets: Iterable[float] | None = None) -> list[dict]:
+    """What a budget buys, around what the build spent: for each budget (default: :data:`FRONTIER_SHARES` of the
+    spent replicate seconds, the floor of every family at its claims' n_min, and the limit's budget of
+    :func:`default_budget`), the plan at ``floor="n_min"`` (:func:`make_plan`): the seconds it plans, the claims
+    expected decided, and the build's minutes at the limit's speed (:func:`build_minutes`). Rows sorted by seconds,
+    ``budget, seconds, decided, measurable, minutes, what``.
+
+    Example
+    -------
+    >>> ev = lambda est: dict(verdict="inconclusive at this budget", estimate=est, lo=est - 2.48, hi=est + 2.48,
+    ...                       n=3, n_min=3, level=0.95, method="t", boundary=0.0, direction="greater", unit="seed")
+    >>> run = dict(notebook="c", claims=[dict(id=f"c/{i}", verdict="i", evidence=ev(e)) for i, e in
+    ...            enumerate([2.0, 0.3])], replicates={"seeds": dict(seconds=[10.0] * 3, claims=["c/0", "c/1"])})
+    >>> [(round(r["seconds"]), round(r["decided"], 2)) for r in frontier([run], wall=100.0, budgets=(30, 100))]
+    [(30, 0.0), (100, 1.1)]
+    """
+    spent = sum(f.n * f.seconds for f in families(runs))
+    rows: list[dict] = []
+    named = {}
+    if budgets is None:
+        floor = make_plan(runs, 0.0, power, floor="n_min").seconds
+        limit = spent + cores * (limit_here(img_s) - wall)
+        for b, what in ((floor, "every family at its claims' n_min"), (spent, "as this build ran"),
+                        (limit, f"the limit: {BOOK_LIMIT_S / 60:.0f} min at {BOOK_LIMIT_IMG_S} img/s")):
+            named[b] = f"{named[b]}; {what}" if b in named else what
+        budgets = sorted({*(spent * s for s in FRONTIER_SHARES), *named})
+    for b in budgets:
+        p = make_plan(runs, float(b), power, floor="n_min")
+        rows.append(dict(budget=float(b), seconds=p.seconds, decided=p.expected,
+                         measurable=sum(1 for c in p.claims if c.measurable),
+                         minutes=build_minutes(wall, spent, p.seconds, cores, img_s), what=named.get(b, "")))
+    return sorted(rows, key=lambda r: (r["seconds"], r["budget"]))
+
+
+def frontier_lines(rows: list[dict], img_s: float | None = None) -> list[str]:
+    """The section of :func:`markdown` on :func:`frontier`'s rows; none without rows."""
+    if not rows:
+        return []
+    speed = (f"at {BOOK_LIMIT_IMG_S} img/s of bare loop (this build's {img_s:,.0f} scaled)" if img_s is not None
+             else "at this machine's speed (no bare loop given: --img-s)")
+    lines = ["", "## What a budget buys, and the build's minutes", "",
+             "The plan at each budget with every family free to go down to its claims' n_min (fewer seeds than run "
+             "are fresh ones: a claim decided now may not be at fewer), the claims expected decided, and the whole "
+             f"build's minutes {speed}: the build's wall plus the planned replicate seconds beyond those it spent, "
+             "over 2 cores (an estimate: a family of zoo models several chapters read counts in each; the set-up, "
+             "about a minute, is not in the build's wall).", "",
+             "| budget (s) | planned (s) | expected decided | share of measurable | build (min) | which |",
+             "|---:|---:|---:|---:|---:|---|"]
+    lines += [f"| {r['budget']:,.0f} | {r['seconds']:,.0f} | {r['decided']:.1f} | "
+              f"{r['decided'] / max(r['measurable'], 1):.0%} | {r['minutes']:.1f} | {r['what']} |".replace("%", " %")
+              for r in rows]
+    return lines

@@ -222,6 +222,47 @@ def test_the_command_writes_the_table(tmp_path, capsys):
     assert plan.default_budget(folder, plan.read_build(folder)) == pytest.approx(3 * 10 + 3 * 100 + 2 * 100)
 
 
+def test_a_build_over_the_limit_gets_a_budget_below_what_it_spent_scaled_by_its_bare_loop(tmp_path):
+    folder = tmp_path / "cpu"
+    folder.mkdir()
+    for r in (_run("cheap", 10.0, [1.5]), _run("dear", 100.0, [1.5])):
+        (folder / f"{r['notebook']}.json").write_text(json.dumps(r))
+    runs, spent = plan.read_build(folder), 3 * 10 + 3 * 100
+    (tmp_path / "build-cpu.json").write_text(json.dumps(dict(wall=2500.0)))  # 100 s over the 2,400
+    assert plan.default_budget(folder, runs) == pytest.approx(spent - 2 * 100)
+    # a machine at half the limit's bare loop has twice its seconds: 4,800, so 2,300 s left on 2 cores
+    assert plan.default_budget(folder, runs, img_s=plan.BOOK_LIMIT_IMG_S / 2) == pytest.approx(spent + 2 * 2300)
+    with pytest.raises(ValueError, match="img_s"):
+        plan.limit_here(0)
+    assert plan.build_minutes(2500.0, spent, spent - 200) == pytest.approx(2400 / 60)
+
+
+def test_the_frontier_buys_more_decided_claims_with_more_seconds_and_names_the_limit():
+    runs = [_run("cheap", 10.0, [1.5, 0.8]), _run("dear", 100.0, [1.5, 2.0], n=4)]
+    spent = 3 * 10 + 4 * 100
+    rows = plan.frontier(runs, wall=2400.0 + 60, img_s=None)
+    assert [r["seconds"] for r in rows] == sorted(r["seconds"] for r in rows)
+    decided = [r["decided"] for r in rows]
+    assert all(b >= a - 1e-9 for a, b in zip(decided, decided[1:]))  # never fewer for more seconds
+    assert decided[-1] > decided[0]
+    what = {r["what"]: r for r in rows if r["what"]}
+    assert set(what) == {"every family at its claims' n_min", "as this build ran", "the limit: 40 min at 900 img/s"}
+    for r in rows:  # the build's wall plus the planned seconds beyond those spent, over 2 cores
+        assert r["minutes"] == pytest.approx((2460 + (r["seconds"] - spent) / 2) / 60)
+    assert what["as this build ran"]["budget"] == pytest.approx(spent)
+    # 60 s over on 2 cores: 120 s of replicates less, below the floor, which is then overspent
+    limit = what["the limit: 40 min at 900 img/s"]
+    assert limit["budget"] == pytest.approx(spent - 120) and limit["seconds"] > limit["budget"]
+    floor = what["every family at its claims' n_min"]
+    assert floor["seconds"] == pytest.approx(3 * 10 + 3 * 100)  # "dear" down to its 3 seeds
+    assert floor["minutes"] == pytest.approx((2460 - 100 / 2) / 60)
+    both = plan.frontier(runs, wall=2400.0 + 50)  # the limit's budget is the floor's: one row, both names
+    assert [r["what"] for r in both if "n_min" in r["what"]] == [
+        "every family at its claims' n_min; the limit: 40 min at 900 img/s"]
+    text = plan.markdown(plan.make_plan(runs, spent), frontier_rows=rows, img_s=800.0)
+    assert "## What a budget buys, and the build's minutes" in text and "this build's 800 scaled" in text
+
+
 def test_reach_adds_the_chances_of_what_replicates_alone_decide_at_each_cap():
     # effects 2.0, 1.0 and 0.3 sd above the boundary, 3 seeds each: none decided now
     runs = [_run("c", 10.0, [2.0, 1.0, 0.3])]
