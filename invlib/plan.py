@@ -686,6 +686,22 @@ def _what(f: Family, m: int) -> str:
     return f"{unit} ({f.parameter})" if f.parameter not in (unit, _plural(f.unit)) else unit
 
 
+def example_run(effects: Iterable[float], seconds: float = 10.0, name: str = "c") -> dict:
+    """A made-up chapter's results for trying the plan: one claim per effect, each an undecided t-interval over 3
+    seeds (half-width 2.48, boundary 0, "greater"), all on the family ``seeds`` at ``seconds`` a seed.
+
+    Example
+    -------
+    >>> [c["evidence"]["lo"] for c in example_run([2.0])["claims"]]
+    [-0.48]
+    """
+    ids = [f"{name}/{i}" for i, _ in enumerate(effects)]
+    claims = [dict(id=cid, verdict=INCONCLUSIVE, evidence=dict(
+        verdict=INCONCLUSIVE, estimate=e, lo=e - 2.48, hi=e + 2.48, n=3, n_min=3, level=0.95, method="t",
+        boundary=0.0, direction="greater", unit="seed")) for cid, e in zip(ids, effects)]
+    return dict(notebook=name, claims=claims, replicates={"seeds": dict(seconds=[seconds] * 3, claims=ids)})
+
+
 REACH = (3, 5, 10, 20, 50, 200, 1000)
 
 
@@ -697,10 +713,7 @@ def reach(runs: list[Mapping], power: float = POWER, n_maxes: Iterable[int] = RE
 
     Example
     -------
-    >>> ev = lambda est: dict(verdict="inconclusive at this budget", estimate=est, lo=est - 2.48, hi=est + 2.48,
-    ...                       n=3, n_min=3, level=0.95, method="t", boundary=0.0, direction="greater", unit="seed")
-    >>> run = dict(notebook="c", claims=[dict(id=f"c/{i}", verdict="i", evidence=ev(e)) for i, e in
-    ...            enumerate([2.0, 0.3])], replicates={"seeds": dict(seconds=[10.0] * 3, claims=["c/0", "c/1"])})
+    >>> run = example_run([2.0, 0.3])
     >>> [(r["n_max"], round(r["decided"], 2)) for r in reach([run], n_maxes=(3, 10, 1000))]
     [(3, 0.0), (10, 1.1), (1000, 1.91)]
     """
@@ -916,10 +929,7 @@ def frontier(runs: list[Mapping], wall: float, img_s: float | None = None, power
 
     Example
     -------
-    >>> ev = lambda est: dict(verdict="inconclusive at this budget", estimate=est, lo=est - 2.48, hi=est + 2.48,
-    ...                       n=3, n_min=3, level=0.95, method="t", boundary=0.0, direction="greater", unit="seed")
-    >>> run = dict(notebook="c", claims=[dict(id=f"c/{i}", verdict="i", evidence=ev(e)) for i, e in
-    ...            enumerate([2.0, 0.3])], replicates={"seeds": dict(seconds=[10.0] * 3, claims=["c/0", "c/1"])})
+    >>> run = example_run([2.0, 0.3])
     >>> [(round(r["seconds"]), round(r["decided"], 2)) for r in frontier([run], wall=100.0, budgets=(30, 100))]
     [(30, 0.0), (100, 1.1)]
     """
