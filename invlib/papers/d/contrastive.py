@@ -66,7 +66,8 @@ METHODS = ("Random crop", "InstaAug (without input)", "InstaAug")
 PAPER = {"Random crop": (51.63, 0.30), "InstaAug (without input)": (54.20, 0.23), "InstaAug": (55.05, 0.21)}
 PROBES = ("lbfgs", "sklearn")
 CACHE_VERSION = 3  # of the trained encoders kept by train: bump when training changes
-PROBE_VERSION = 2  # of probe's cached outcomes (per test scene since 2): bump when features or linear_probe change
+PROBE_VERSION = 3  # of probe's cached outcomes (per test scene since 2, with their cold seconds since 3): bump when
+# features or linear_probe change
 
 
 # ----------------------------------------------------------------------------- settings
@@ -539,8 +540,10 @@ def linear_probe(train_x: torch.Tensor, train_y: torch.Tensor, test_x: torch.Ten
 def probe(S: Contrastive, trained: dict, train: data.Dataset, test: data.Dataset) -> pd.DataFrame:
     """The linear probe of every trained model: one row per (method, seed) with ``acc`` (whole images) and
     ``acc_tta`` (features averaged over ``S.tta`` crops, for the probe's training and test images alike), in [0, 1],
-    and ``correct_tta``, each test scene's outcome with TTA (``(N,)`` bool: for the split of a paired effect's
-    variance into evaluation and training, :meth:`invlib.results.Run.variance`).
+    ``correct_tta``, each test scene's outcome with TTA (``(N,)`` bool: for the split of a paired effect's
+    variance into evaluation and training, :meth:`invlib.results.Run.variance`), and ``seconds``, what the cold
+    probe took (features and fits; kept with the cached outcome, as a model keeps its training's seconds: part of a
+    seed's cost for the plan, :func:`invlib.papers.d.contrastive_reports.seed_seconds`).
     The probe trains on the first ``S.probe_train`` training scenes (all when None) and tests on ``test``. Each
     model's accuracies are cached on disk (``.cache/d4/``) under its weights, its seed (the crops' draws), the
     probe's images and labels and the settings the probe reads: a warm rerun reads them.
@@ -551,7 +554,7 @@ def probe(S: Contrastive, trained: dict, train: data.Dataset, test: data.Dataset
     >>> tr, te = scene_data(S)
     >>> untrained = {(m, 0): dict(model=make_model(S, m, 0)) for m in ("Random crop", "InstaAug")}
     >>> probe(S, untrained, tr, te).columns.tolist()
-    ['method', 'seed', 'acc', 'acc_tta', 'correct_tta']
+    ['method', 'seed', 'acc', 'acc_tta', 'correct_tta', 'seconds']
     """
     n = len(train) if S.probe_train is None else min(S.probe_train, len(train))
     xtr, ytr = train.images[:n], train.labels[:n]
@@ -561,15 +564,18 @@ def probe(S: Contrastive, trained: dict, train: data.Dataset, test: data.Dataset
         m = r["model"]
 
         def measure(m=m, seed=seed):
+            start = time.perf_counter()
             f = {c: (features(m, xtr, c, S.crop_scale, seed), features(m, test.images, c, S.crop_scale, seed + 1))
                  for c in (0, S.tta)}
-            return {c: linear_probe(f[c][0], ytr, f[c][1], test.labels, S.probe, S.probe_l2, per_item=True)
-                    for c in f}
+            right = {c: linear_probe(f[c][0], ytr, f[c][1], test.labels, S.probe, S.probe_l2, per_item=True)
+                     for c in f}
+            return dict(right=right, seconds=time.perf_counter() - start)
 
         key = digest("d4-probe", models.weights_key(m), method, seed, data_key)
-        right = cached("d4", f"probe-{key}", measure, version=PROBE_VERSION)
+        out = cached("d4", f"probe-{key}", measure, version=PROBE_VERSION)
+        right = out["right"]
         rows.append(dict(method=method, seed=seed, acc=float(right[0].mean()), acc_tta=float(right[S.tta].mean()),
-                         correct_tta=right[S.tta]))
+                         correct_tta=right[S.tta], seconds=float(out["seconds"])))
     return pd.DataFrame(rows)
 
 

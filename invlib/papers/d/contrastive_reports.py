@@ -507,8 +507,10 @@ def report(run, S: Contrastive, trained: dict, probes: pd.DataFrame, crops: pd.D
     run.log("steps_per_model", steps)
     run.log("seconds_per_model", secs, note="wall seconds, on the machine that ran it")
     record_variance(run, probes, crops)
-    record_replicates(run, "seeds", seed_seconds(trained), SEED_CLAIMS, note="a seed: the three encoders of Table 5 "
-                      "(SimCLR training, the seconds train_one keeps with the model)")
+    record_replicates(run, "seeds", seed_seconds(trained, probes, untrained), SEED_CLAIMS,
+                      note="a seed: the three encoders of Table 5 (SimCLR training, the seconds train_one keeps with "
+                           "the model) and the linear probes of them and of the seed's untrained encoder (the seconds "
+                           "probe keeps with its outcome)")
     record_replicates(run, "control_seeds", control_seconds(control), CONTROL_CLAIMS, note="a seed: InstaAug and "
                       "its input-free version at both variations (those at the chapter's variation are Table 5's "
                       "models of the seed when it is one of seeds); None: the seeds")
@@ -568,18 +570,28 @@ SEED_CLAIMS = ("table5/ranking", "table5/instaaug_beats_random", "fig8/input_dep
 CONTROL_CLAIMS = ("control/probe_gain_shrinks", "control/input_dependence_shrinks")  # over the control's seeds
 
 
-def seed_seconds(trained: dict) -> list[float]:
-    """Per seed, in seed order, what its encoders' training took (``seconds`` of each model of
-    :func:`~invlib.papers.d.contrastive.train`, the cold run's, kept with the cached model).
+def seed_seconds(trained: dict, *probes: pd.DataFrame | None) -> list[float]:
+    """Per seed, in seed order, what the seed cost: its encoders' training (``seconds`` of each model of
+    :func:`~invlib.papers.d.contrastive.train`, the cold run's, kept with the cached model) and, for each frame of
+    ``probes`` given (:func:`~invlib.papers.d.contrastive.probe`'s, the untrained encoders' too), its linear probes'
+    cold ``seconds``: with test-time augmentation on the probe's training and test scenes alike, a third of a seed.
 
     Example
     -------
     >>> seed_seconds({("a", 0): dict(seconds=2.0), ("b", 0): dict(seconds=3.0), ("a", 1): dict(seconds=4.0)})
     [5.0, 4.0]
+    >>> seed_seconds({("a", 0): dict(seconds=2.0)}, pd.DataFrame(dict(seed=[0, 0], seconds=[0.5, 0.25])), None)
+    [2.75]
     """
     per: dict[int, float] = {}
     for (_, seed), r in trained.items():
         per[seed] = per.get(seed, 0.0) + float(r.get("seconds", 0.0))
+    for frame in probes:
+        if frame is None or "seconds" not in frame:
+            continue
+        for seed, secs in frame.groupby("seed")["seconds"].sum().items():
+            if int(seed) in per:
+                per[int(seed)] += float(secs)
     return [per[s] for s in sorted(per)]
 
 
