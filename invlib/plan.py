@@ -896,8 +896,16 @@ def default_budget(results: str | Path, runs: list[Mapping], cores: int = 2, img
     record = build_record(results)
     if record is None:
         return None
-    wall = float(record.get("wall") or 0)
-    spent = sum(f.n * f.seconds for f in families(runs))
+    return _at_limit(spent_seconds(runs), float(record.get("wall") or 0), cores, img_s)
+
+
+def spent_seconds(runs: list[Mapping]) -> float:
+    """Seconds of replicates a build spent: over its families (:func:`families`), n run x seconds per replicate."""
+    return sum(f.n * f.seconds for f in families(runs))
+
+
+def _at_limit(spent: float, wall: float, cores: int, img_s: float | None) -> float:
+    """The replicate seconds that bring a build of ``wall`` seconds, which spent ``spent``, to the limit."""
     return spent + cores * (limit_here(img_s) - wall)
 
 
@@ -933,12 +941,12 @@ def frontier(runs: list[Mapping], wall: float, img_s: float | None = None, power
     >>> [(round(r["seconds"]), round(r["decided"], 2)) for r in frontier([run], wall=100.0, budgets=(30, 100))]
     [(30, 0.0), (100, 1.1)]
     """
-    spent = sum(f.n * f.seconds for f in families(runs))
+    spent = spent_seconds(runs)
     rows: list[dict] = []
     named = {}
     if budgets is None:
         floor = make_plan(runs, 0.0, power, floor="n_min").seconds
-        limit = spent + cores * (limit_here(img_s) - wall)
+        limit = _at_limit(spent, wall, cores, img_s)
         for b, what in ((floor, "every family at its claims' n_min"), (spent, "as this build ran"),
                         (limit, f"the limit: {BOOK_LIMIT_S / 60:.0f} min at {BOOK_LIMIT_IMG_S} img/s")):
             named[b] = f"{named[b]}; {what}" if b in named else what

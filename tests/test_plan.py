@@ -220,6 +220,13 @@ def test_the_command_writes_the_table(tmp_path, capsys):
     assert "--budget" in capsys.readouterr().err
     (tmp_path / "build-cpu.json").write_text(json.dumps(dict(wall=2300.0)))
     assert plan.default_budget(folder, plan.read_build(folder)) == pytest.approx(3 * 10 + 3 * 100 + 2 * 100)
+    # with the build's record and its bare loop: the page ends with the frontier at the limit's speed
+    assert main(["plan", "--results", str(folder), "--img-s", "800", "--out", str(out)]) == 0
+    text = out.read_text()
+    assert "## What a budget buys, and the build's minutes" in text and "(this build's 800 scaled)" in text
+    assert "| the limit: 40 min at 900 img/s" in text or "; the limit: 40 min at 900 img/s |" in text
+    assert main(["plan", "--results", str(folder), "--img-s", "-1"]) == 2  # a bare loop must be positive
+    assert "img_s" in capsys.readouterr().err
 
 
 def test_a_build_over_the_limit_gets_a_budget_below_what_it_spent_scaled_by_its_bare_loop(tmp_path):
