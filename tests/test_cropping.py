@@ -505,9 +505,12 @@ def test_every_seed_trains_the_fixed_lambda_and_keeps_its_cold_training_seconds(
     assert (acc.start_seconds[acc.method == "instaaug"] > 0).all()
     warm = D.accuracy_table(S, D.train(S, train), test)  # every model from the cache: the same seconds
     pd.testing.assert_series_equal(warm.train_seconds, acc.train_seconds)
+    assert (acc.eval_seconds > 0).all()  # each model's cold measurement, read back with the cached outcomes
+    pd.testing.assert_series_equal(warm.eval_seconds, acc.eval_seconds)
     seconds = R.seed_seconds(acc)
     first = acc[acc.seed == 0]
-    assert len(seconds) == 2 and seconds[0] == pytest.approx(first.train_seconds.sum() + first.start_seconds.max())
+    assert len(seconds) == 2 and seconds[0] == pytest.approx(first.train_seconds.sum() + first.start_seconds.max()
+                                                             + first.eval_seconds.sum())
 
 
 def test_report_records_what_a_seed_costs_and_the_claims_on_it():

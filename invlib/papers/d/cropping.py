@@ -50,7 +50,8 @@ from .criteria import train_seconds
 
 METHODS = ("none", "random_crop", "augerino", "instaaug", "no_lrp", "no_input", "class_specific")
 LEARNED = ("augerino", "instaaug", "no_lrp", "no_input", "class_specific")
-ACCURACY_VERSION = 3  # of the cached measurements (accuracy_table, reinforce_variance): bump when they change
+ACCURACY_VERSION = 4  # of the cached measurements (accuracy_table, reinforce_variance; with each model's
+# eval_seconds since 4): bump when they change
 # The "without LRP" module: uniform ranges over the crop's side (zoom-in only: side below 1 in [0, a], a <= 0.9)
 # and centre offsets (x, y in [-b, a], a, b <= 0.5). Its entropy is differential, sum log(high - low): at most
 # log 0.9 + log 1 + log 1 = -0.105 nats, about -6.49 at the start (every bound sigmoid(-2) of its maximum). The
@@ -481,12 +482,14 @@ def accuracy_table(S: Cropping, family: list[Trained], test_set) -> pd.DataFrame
     training seconds per epoch (wall clock, and ``cpu_seconds_per_epoch``: the process's CPU time, NaN for a history
     cached before it was kept) and in all (``train_seconds``), and the seconds of the pre-training it started from
     (``start_seconds``, 0 without one), each as the cold run timed them (:class:`Trained`; a warm run reads them
-    from the fit cache). ``correct`` and ``correct_tta`` hold each test image's outcome, ``(N,)`` bool arrays (for
-    the split of a paired effect's variance into evaluation and training, :meth:`invlib.results.Run.variance`). A
-    model trained under bf16 autocast is measured under it too (:func:`invlib.zoo.cpu_bf16`: about 1.5x the float32
-    speed here; its accuracies moved by at most 0.8 points on 500 scenes). The measurements are cached on disk
-    (``.cache/d2/``) under every model's weights, method, variant and seed, the precision, ``S.tta`` and the test
-    scenes: a warm rerun reads them.
+    from the fit cache), and what the cold measurement of the model took (``eval_seconds``, kept with the cached
+    outcomes: part of a seed's cost for the plan, :func:`invlib.papers.d.cropping_reports.seed_seconds`).
+    ``correct`` and ``correct_tta`` hold each test image's outcome, ``(N,)`` bool arrays (for the split of a paired
+    effect's variance into evaluation and training, :meth:`invlib.results.Run.variance`). A model trained under bf16
+    autocast is measured under it too (:func:`invlib.zoo.cpu_bf16`: about 1.5x the float32 speed here; its
+    accuracies moved by at most 0.8 points on 500 scenes). The measurements are cached on disk (``.cache/d2/``)
+    under every model's weights, method, variant and seed, the precision, ``S.tta`` and the test scenes: a warm
+    rerun reads them.
 
     Example
     -------
@@ -494,7 +497,7 @@ def accuracy_table(S: Cropping, family: list[Trained], test_set) -> pd.DataFrame
     >>> train_set, test = scene_data(S)
     >>> table = accuracy_table(S, train(S, train_set), test)
     >>> list(table.columns), table.correct_tta[0].shape
-    (['method', 'variant', 'seed', 'acc', 'acc_tta', 'correct', 'correct_tta', 'seconds_per_epoch', \
+    (['method', 'variant', 'seed', 'acc', 'acc_tta', 'correct', 'correct_tta', 'eval_seconds', 'seconds_per_epoch', \
 'cpu_seconds_per_epoch', 'train_seconds', 'start_seconds'], (16,))
     """
     bf16 = zoo.cpu_bf16(S.arch, S.device)
@@ -572,6 +575,7 @@ def _measure_accuracy(S: Cropping, family: list[Trained], test_set, bf16: bool =
     rows = []
     with torch.autocast("cpu", dtype=torch.bfloat16, enabled=bf16):
         for t in family:
+            start = time.perf_counter()
             tta = tta_correct(t, test_set, S.tta, seed=t.seed, scale=S.scales[0])
             if t.method == "none":  # a plain forward either way
                 plain = tta
@@ -582,7 +586,7 @@ def _measure_accuracy(S: Cropping, family: list[Trained], test_set, bf16: bool =
                 plain = tta_correct(t, test_set, 1, seed=t.seed, scale=S.scales[0])
             rows.append(dict(method=t.method, variant=t.variant, seed=t.seed, acc=float(plain.float().mean()),
                              acc_tta=float(tta.float().mean()), correct=plain.numpy().copy(),
-                             correct_tta=tta.numpy().copy()))
+                             correct_tta=tta.numpy().copy(), eval_seconds=time.perf_counter() - start))
     return dict(rows=rows, rng=torch.get_rng_state())
 
 

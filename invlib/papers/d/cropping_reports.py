@@ -267,27 +267,33 @@ def report(run, S: Cropping, acc: pd.DataFrame, crops: pd.DataFrame, family: lis
     record_variance(run, main)
     facts["variance_text"] = variance_text(run)
     record_replicates(run, "seeds", seed_seconds(acc), list(evidence), note="a seed: its pre-training and every "
-                      "model of the family, bands and fixed lambdas included (their fit's epoch seconds)")
+                      "model of the family, bands and fixed lambdas included (their fit's epoch seconds), and the "
+                      "models' test accuracy with and without test-time crops (the seconds kept with it)")
     measured = {k: v for k, v in facts.items() if not (isinstance(v, float) and math.isnan(v) or isinstance(v, bool))}
     return table, {**measured, **prose(facts, evidence)}
 
 
 def seed_seconds(acc: pd.DataFrame) -> list[float]:
-    """Per seed, in seed order, what its training took: the ``train_seconds`` of its models
+    """Per seed, in seed order, what it cost: the ``train_seconds`` of its models
     (:func:`~invlib.papers.d.cropping.accuracy_table`'s rows) and its pre-training's ``start_seconds`` once, at each
-    ``variation`` the table has (the data control's); empty without those columns.
+    ``variation`` the table has (the data control's), and the models' ``eval_seconds`` (their test accuracy with
+    and without test-time crops) where the table has them; empty without the training's columns.
 
     Example
     -------
     >>> acc = pd.DataFrame(dict(seed=[0, 0, 1], train_seconds=[10.0, 20.0, 11.0], start_seconds=[0.0, 3.0, 3.5]))
     >>> seed_seconds(acc), seed_seconds(acc.assign(variation=[0.0, 1.0, 0.0]))
     ([33.0, 14.5], [33.0, 14.5])
+    >>> seed_seconds(acc.assign(eval_seconds=[1.0, 2.0, 0.5]))
+    [36.0, 15.0]
     """
     if not len(acc) or not {"train_seconds", "start_seconds"} <= set(acc):
         return []
     keys = ["seed", "variation"] if "variation" in acc else ["seed"]
-    per = acc.groupby(keys).agg(train=("train_seconds", "sum"), start=("start_seconds", "max"))
-    return [float(v) for v in (per.train + per.start).groupby("seed").sum().sort_index()]
+    acc = acc.assign(eval_seconds=acc["eval_seconds"] if "eval_seconds" in acc else 0.0)
+    per = acc.groupby(keys).agg(train=("train_seconds", "sum"), start=("start_seconds", "max"),
+                                measure=("eval_seconds", "sum"))
+    return [float(v) for v in (per.train + per.start + per.measure).groupby("seed").sum().sort_index()]
 
 
 def prose(facts: dict, evidence: dict[str, results.Evidence] | None = None) -> dict:
