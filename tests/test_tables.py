@@ -56,7 +56,7 @@ def test_settings_default_to_the_paper_and_profiles_change_what_they_must(tmp_pa
     paper = tables.settings("paper")
     assert (paper.dataset, paper.n_train, paper.n_val, paper.canvas) == ("imagenet", 65_000, 21_000, 1.0)
     cpu = tables.settings("cpu", n_train=10, dataset="folder", root=str(tmp_path))
-    assert (cpu.profile, cpu.n_train, cpu.n_val, cpu.dataset, cpu.root) == ("cpu", 10, 3812, "folder", str(tmp_path))
+    assert (cpu.profile, cpu.n_train, cpu.n_val, cpu.dataset, cpu.root) == ("cpu", 10, 1000, "folder", str(tmp_path))
     assert cpu.backbones["ResNet-50"].startswith("zoo:") and paper.backbones["ResNet-50"] == "tv/resnet50"
     with pytest.raises(ValueError, match="Valid Settings fields: backbones"):
         tables.settings("cpu", pairs=10)
