@@ -308,9 +308,10 @@ def main(argv: list[str] | None = None) -> int:
                              "minutes are at 900 img/s, so a slower machine has more seconds (default: none given, "
                              "the build's seconds taken as they are)")
     p_plan.add_argument("--power", type=float, default=0.8, help="the share of reruns a plan's n decides (0.8)")
-    p_plan.add_argument("--floor", default="run", choices=("run", "n_min"),
-                        help="each family's least n: the n it ran (default) or its claims' n_min, fewer replicates "
-                             "than were run planned as fresh ones (a budget below what the build spent)")
+    p_plan.add_argument("--floor", default="run", choices=("run", "n_min", "keep"),
+                        help="each family's least n: the n it ran (default), its claims' n_min, or the fewest that "
+                             "keep each claim decided now at an 80%% chance (keep); fewer replicates than were run "
+                             "planned as fresh ones (a budget below what the build spent)")
     p_plan.add_argument("--out", metavar="FILE", help="write the Markdown table here (default: print it)")
     p_plan.set_defaults(func=_plan)
     p_measure = sub.add_parser("measure", help="every paper's measure of your model on your images (chapter Y1)",

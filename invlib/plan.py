@@ -59,6 +59,8 @@ N_MAX = 50  # trained replicates (seeds, runs, models) of one family the plan co
 DECIDED = ("reproduced", "not reproduced", "partly")
 EARLY = "a part is against the claim at the strict level, a rule this build's verdict predates"
 DOWN_UNITS = ("seed", "run")  # a budget below what was run may plan fewer of these (make_plan's floor="n_min")
+KEEP = POWER  # floor="keep": a claim decided now keeps at least this chance of staying decided at fewer replicates
+FLOORS = ("run", "n_min", "keep")
 TRAINED = ("seed", "run", "model")  # replicates that are trained; the others (images, pairs, draws) are evaluated
 FIXED_BY_DESIGN = ("class", "class pair", "model")  # on no recorded family: as many as the design has, no more
 # Families of chapter C whose replicates are transformation types: at most those of invlib.transform_types.TYPES
@@ -556,7 +558,9 @@ def make_plan(runs: list[Mapping], budget: float, power: float = POWER, n_max: i
     Every family first gets the ``n_min`` of its claims, at most its cap, and (``floor="run"``) at least the n it
     ran; with ``floor="n_min"`` a family of trained replicates without a design cap (:data:`DOWN_UNITS`: seeds,
     runs) may be planned below the n it ran, where its claims' chances are those of fresh replicates
-    (:func:`invlib.verdicts.chances`) and the n run is one more step back to what is known; a design's units (C's
+    (:func:`invlib.verdicts.chances`) and the n run is one more step back to what is known; with ``floor="keep"``
+    such a family goes down only as far as every claim decided now on it keeps a chance of at least :data:`KEEP` of
+    staying decided (:func:`keep_n`); a design's units (C's
     transformation types, a data set's classes) and evaluation items keep the n run. A
     budget that does not cover the floor is overspent, and :func:`markdown` says so. Then the greedy steps: for
     each family, the candidate n's are its claims' needs, the n it ran and a geometric ladder up to its limit
@@ -574,15 +578,17 @@ def make_plan(runs: list[Mapping], budget: float, power: float = POWER, n_max: i
     >>> {f.chapter: f.planned for f in p.families}, round(p.expected, 2), p.seconds <= 800
     ({'cheap': 30, 'dear': 5}, 2.61, True)
     """
-    check_choice(floor, ("run", "n_min"), "floor")
+    check_choice(floor, FLOORS, "floor")
     fams = families(runs)
     by_key = {f.key: f for f in fams}
     claims = _claim_plans(runs, fams, power)
     on: dict[str, list[ClaimPlan]] = {f.key: [c for c in claims if f.key in c.families] for f in fams}
     for f in fams:
         least = [c.n_min for c in on[f.key]]
-        down = floor == "n_min" and least and f.unit in DOWN_UNITS and f.cap is None
+        down = floor != "run" and least and f.unit in DOWN_UNITS and f.cap is None
         f.planned = min(f.n, max(least)) if down else max(least + [f.n])
+        if down and floor == "keep":
+            f.planned = keep_n(f, on[f.key], by_key, f.planned)
         if f.cap is not None:
             f.planned = min(f.planned, max(f.n, f.cap))
     planned = {f.key: f.planned for f in fams}
@@ -619,6 +625,31 @@ def make_plan(runs: list[Mapping], budget: float, power: float = POWER, n_max: i
         if c.measurable:
             out[c.key] = c.chance or 0.0
     return Plan([p for c in claims for p in c.parts], claims, fams, float(budget), power, out)
+
+
+def keep_n(f: Family, claims: Iterable[ClaimPlan], by_key: Mapping[str, Family], start: int = 1,
+           keep: float = KEEP) -> int:
+    """The fewest replicates of family ``f``, from ``start`` up to the n it ran, at which every claim decided now
+    among ``claims`` keeps a chance of at least ``keep`` of being decided (fewer than run are fresh replicates,
+    :func:`chance_at`; the claims' other families as run). The n run where none fewer does.
+
+    Example
+    -------
+    >>> far, near = (example_run([e], name=c) for e, c in ((12.0, "far"), (2.0, "near")))  # 8 seeds, +- 1.0
+    >>> for run in (far, near):
+    ...     ev, run["claims"][0]["verdict"] = run["claims"][0]["evidence"], "reproduced"
+    ...     ev.update(verdict="reproduced", n=8, lo=ev["estimate"] - 1.0, hi=ev["estimate"] + 1.0)
+    ...     run["replicates"]["seeds"]["seconds"] = [10.0] * 8
+    >>> p = make_plan([far, near], 0.0)
+    >>> by_key = {f.key: f for f in p.families}
+    >>> [keep_n(f, [c for c in p.claims if f.key in c.families], by_key, 3) for f in p.families]
+    [3, 7]
+    """
+    decided = [c for c in claims if c.decided and c.measurable and c.families]
+    for n in range(max(1, start), f.n):
+        if all((chance_at(c, by_key, {f.key: n}) or 0.0) >= keep for c in decided):
+            return n
+    return f.n
 
 
 def _candidates(f: Family, claims: list[ClaimPlan], limit: int) -> list[int]:
@@ -925,6 +956,7 @@ def build_minutes(wall: float, spent: float, planned: float, cores: int = 2, img
 
 
 FRONTIER_SHARES = (0.8, 0.85, 0.9, 0.95, 1.0, 1.1, 1.25)  # budgets as shares of what the build spent
+KEPT = f"each family at the fewest seeds that keep its decided claims ({KEEP:.0%} chance each)"  # " %" on the page
 
 
 def frontier(runs: list[Mapping], wall: float, img_s: float | None = None, power: float = POWER, cores: int = 2,
@@ -932,8 +964,9 @@ def frontier(runs: list[Mapping], wall: float, img_s: float | None = None, power
     """What a budget buys, around what the build spent: for each budget (default: :data:`FRONTIER_SHARES` of the
     spent replicate seconds, the floor of every family at its claims' n_min, and the limit's budget of
     :func:`default_budget`), the plan at ``floor="n_min"`` (:func:`make_plan`): the seconds it plans, the claims
-    expected decided, and the build's minutes at the limit's speed (:func:`build_minutes`). Rows sorted by seconds,
-    ``budget, seconds, decided, measurable, minutes, what``.
+    expected decided, and the build's minutes at the limit's speed (:func:`build_minutes`); without ``budgets``, also
+    the plan at ``floor="keep"`` and no budget beyond it (:data:`KEPT`: what keeping the build's decided claims
+    costs). Rows sorted by seconds, ``budget, seconds, decided, measurable, minutes, what``.
 
     Example
     -------
@@ -947,6 +980,10 @@ def frontier(runs: list[Mapping], wall: float, img_s: float | None = None, power
     if budgets is None:
         floor = make_plan(runs, 0.0, power, floor="n_min").seconds
         limit = _at_limit(spent, wall, cores, img_s)
+        kept = make_plan(runs, 0.0, power, floor="keep")
+        rows.append(dict(budget=kept.seconds, seconds=kept.seconds, decided=kept.expected,
+                         measurable=sum(1 for c in kept.claims if c.measurable),
+                         minutes=build_minutes(wall, spent, kept.seconds, cores, img_s), what=KEPT))
         for b, what in ((floor, "every family at its claims' n_min"), (spent, "as this build ran"),
                         (limit, f"the limit: {BOOK_LIMIT_S / 60:.0f} min at {BOOK_LIMIT_IMG_S} img/s")):
             named[b] = f"{named[b]}; {what}" if b in named else what
@@ -967,7 +1004,9 @@ def frontier_lines(rows: list[dict], img_s: float | None = None) -> list[str]:
              else "at this machine's speed (no bare loop given: --img-s)")
     lines = ["", "## What a budget buys, and the build's minutes", "",
              "The plan at each budget with every family free to go down to its claims' n_min (fewer seeds than run "
-             "are fresh ones: a claim decided now may not be at fewer), the claims expected decided, and the whole "
+             "are fresh ones: a claim decided now may not be at fewer), and the plan that keeps every decided claim "
+             "(each family of seeds down only as far as each claim decided on it keeps that chance of staying "
+             "decided, nothing more bought), the claims expected decided, and the whole "
              f"build's minutes {speed}: the build's wall plus the planned replicate seconds beyond those it spent, "
              "over 2 cores (an estimate: a family of zoo models several chapters read counts in each; the set-up, "
              "about a minute, is not in the build's wall).", "",

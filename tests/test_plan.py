@@ -83,8 +83,32 @@ def test_a_budget_below_what_was_run_keeps_the_seeds_that_decide_most():
     assert "fresh replicates" not in plan.markdown(as_run)
     assert p.chances[("near", "near/c0")] == 1.0 and 0.85 < p.chances[("far", "far/c0")] < 1.0
     assert plan.make_plan(runs, budget=180.0, floor="n_min").expected > 1.99  # enough for both: about as run
-    with pytest.raises(ValueError, match="Valid floors: n_min, run"):
+    with pytest.raises(ValueError, match="Valid floors: keep, n_min, run"):
         plan.make_plan(runs, budget=120.0, floor="none")
+
+
+def test_the_keep_floor_lowers_a_family_only_as_far_as_its_decided_claims_stay_decided():
+    # "far": a reproduced claim 5 sds above its boundary over 9 seeds (3 fresh seeds keep it); "near": 1 sd above
+    # (only the 9 run keep it); "open": an undecided claim only (down to n_min)
+    runs = [_run("far", 10.0, [5.0], n=9), _run("near", 10.0, [1.0], n=9), _run("open", 10.0, [0.2], n=9)]
+    for run in runs[:2]:
+        for c in run["claims"]:
+            c["verdict"] = c["evidence"]["verdict"] = "reproduced"
+    kept = plan.make_plan(runs, budget=0.0, floor="keep")
+    planned = {f.chapter: f.planned for f in kept.families}
+    assert planned["far"] < 9 and planned["near"] == 9 and planned["open"] == 3
+    by_key = {f.key: f for f in kept.families}
+    far = next(f for f in kept.families if f.chapter == "far")
+    claim = next(c for c in kept.claims if c.chapter == "far")
+    assert plan.chance_at(claim, by_key, {far.key: far.planned}) >= plan.KEEP  # it keeps the claim...
+    if far.planned > 3:  # ...and one seed fewer would not
+        assert plan.chance_at(claim, by_key, {far.key: far.planned - 1}) < plan.KEEP
+    n_min = plan.make_plan(runs, budget=0.0, floor="n_min")
+    assert kept.expected > n_min.expected and kept.seconds > n_min.seconds
+    assert kept.expected >= 2 * plan.KEEP  # every decided claim at its chance at least
+    # the frontier names the plan that keeps the decided claims, at its own seconds
+    row = next(r for r in plan.frontier(runs, wall=2400.0) if r["what"] == plan.KEPT)
+    assert row["seconds"] == pytest.approx(kept.seconds) and row["decided"] == pytest.approx(kept.expected)
 
 @pytest.mark.parametrize("budget", [0.0, 400.0, 1000.0, 2500.0])
 def test_the_budget_holds_beyond_the_floor_of_n_min(budget):
@@ -227,6 +251,9 @@ def test_the_command_writes_the_table(tmp_path, capsys):
     assert "| the limit: 40 min at 900 img/s" in text or "; the limit: 40 min at 900 img/s |" in text
     assert main(["plan", "--results", str(folder), "--img-s", "-1"]) == 2  # a bare loop must be positive
     assert "img_s" in capsys.readouterr().err
+    # --floor keep: no family below the n that keeps its decided claims (here none is decided: n_min)
+    assert main(["plan", "--results", str(folder), "--floor", "keep", "--budget", "0", "--out", str(out)]) == 0
+    assert "| dear | seeds | seed | 3 | — | 100.0 | 3 | 300 |" in out.read_text()
 
 
 def test_a_build_over_the_limit_gets_a_budget_below_what_it_spent_scaled_by_its_bare_loop(tmp_path):
@@ -253,7 +280,8 @@ def test_the_frontier_buys_more_decided_claims_with_more_seconds_and_names_the_l
     assert all(b >= a - 1e-9 for a, b in zip(decided, decided[1:]))  # never fewer for more seconds
     assert decided[-1] > decided[0]
     what = {r["what"]: r for r in rows if r["what"]}
-    assert set(what) == {"every family at its claims' n_min", "as this build ran", "the limit: 40 min at 900 img/s"}
+    assert set(what) == {"every family at its claims' n_min", "as this build ran", "the limit: 40 min at 900 img/s",
+                         plan.KEPT}
     for r in rows:  # the build's wall plus the planned seconds beyond those spent, over 2 cores
         assert r["minutes"] == pytest.approx((2460 + (r["seconds"] - spent) / 2) / 60)
     assert what["as this build ran"]["budget"] == pytest.approx(spent)
