@@ -100,7 +100,7 @@ class Settings:
     -------
     >>> S = settings("cpu", n_train=100, root=None)
     >>> S.profile, S.dataset, S.n_train, S.n_val, S.backbones["ResNet-18"]
-    ('cpu', 'fashion_mnist_color', 100, 3812, 'zoo:small_resnet18/standard')
+    ('cpu', 'fashion_mnist_color', 100, 1000, 'zoo:small_resnet18/standard')
     >>> settings("paper").n_train
     65000
     """

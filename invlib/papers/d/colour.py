@@ -187,7 +187,7 @@ class Colour:
         Example
         -------
         >>> settings("cpu").sweep_seeds, settings("cpu", seeds=(7, 8), table4_seeds=1).sweep_seeds
-        ((0, 1, 2, 3, 4, 5), (7,))
+        ((0, 1, 2), (7,))
         """
         return tuple(self.seeds)[:self.table4_seeds]
 
