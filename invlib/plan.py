@@ -975,24 +975,24 @@ def frontier(runs: list[Mapping], wall: float, img_s: float | None = None, power
     [(30, 0.0), (100, 1.1)]
     """
     spent = spent_seconds(runs)
+
+    def row(p: Plan, budget: float, what: str) -> dict:
+        return dict(budget=float(budget), seconds=p.seconds, decided=p.expected,
+                    measurable=sum(1 for c in p.claims if c.measurable),
+                    minutes=build_minutes(wall, spent, p.seconds, cores, img_s), what=what)
+
     rows: list[dict] = []
     named = {}
     if budgets is None:
         floor = make_plan(runs, 0.0, power, floor="n_min").seconds
         limit = _at_limit(spent, wall, cores, img_s)
         kept = make_plan(runs, 0.0, power, floor="keep")
-        rows.append(dict(budget=kept.seconds, seconds=kept.seconds, decided=kept.expected,
-                         measurable=sum(1 for c in kept.claims if c.measurable),
-                         minutes=build_minutes(wall, spent, kept.seconds, cores, img_s), what=KEPT))
+        rows.append(row(kept, kept.seconds, KEPT))
         for b, what in ((floor, "every family at its claims' n_min"), (spent, "as this build ran"),
                         (limit, f"the limit: {BOOK_LIMIT_S / 60:.0f} min at {BOOK_LIMIT_IMG_S} img/s")):
             named[b] = f"{named[b]}; {what}" if b in named else what
         budgets = sorted({*(spent * s for s in FRONTIER_SHARES), *named})
-    for b in budgets:
-        p = make_plan(runs, float(b), power, floor="n_min")
-        rows.append(dict(budget=float(b), seconds=p.seconds, decided=p.expected,
-                         measurable=sum(1 for c in p.claims if c.measurable),
-                         minutes=build_minutes(wall, spent, p.seconds, cores, img_s), what=named.get(b, "")))
+    rows += [row(make_plan(runs, float(b), power, floor="n_min"), b, named.get(b, "")) for b in budgets]
     return sorted(rows, key=lambda r: (r["seconds"], r["budget"]))
 
 
@@ -1005,8 +1005,8 @@ def frontier_lines(rows: list[dict], img_s: float | None = None) -> list[str]:
     lines = ["", "## What a budget buys, and the build's minutes", "",
              "The plan at each budget with every family free to go down to its claims' n_min (fewer seeds than run "
              "are fresh ones: a claim decided now may not be at fewer), and the plan that keeps every decided claim "
-             "(each family of seeds down only as far as each claim decided on it keeps that chance of staying "
-             "decided, nothing more bought), the claims expected decided, and the whole "
+             f"(each family of seeds down only as far as each claim decided on it keeps a {100 * KEEP:.0f} % chance of "
+             "staying decided, nothing more bought), the claims expected decided, and the whole "
              f"build's minutes {speed}: the build's wall plus the planned replicate seconds beyond those it spent, "
              "over 2 cores (an estimate: a family of zoo models several chapters read counts in each; the set-up, "
              "about a minute, is not in the build's wall).", "",
