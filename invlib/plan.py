@@ -1005,8 +1005,9 @@ def frontier_lines(rows: list[dict], img_s: float | None = None) -> list[str]:
     lines = ["", "## What a budget buys, and the build's minutes", "",
              "The plan at each budget with every family free to go down to its claims' n_min (fewer seeds than run "
              "are fresh ones: a claim decided now may not be at fewer), and the plan that keeps every decided claim "
-             f"(each family of seeds down only as far as each claim decided on it keeps an {100 * KEEP:.0f} % chance of "
-             "staying decided, nothing more bought), the claims expected decided, and the whole "
+             "(each family of seeds down only as far as each claim decided on it keeps an "
+             f"{100 * KEEP:.0f} % chance of staying decided, nothing more bought), the claims expected decided, and "
+             "the whole "
              f"build's minutes {speed}: the build's wall plus the planned replicate seconds beyond those it spent, "
              "over 2 cores (an estimate: a family of zoo models several chapters read counts in each; the set-up, "
              "about a minute, is not in the build's wall).", "",
