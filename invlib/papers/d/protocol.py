@@ -217,10 +217,12 @@ D2 = [
           paper="0.25 s vs 0.15 s per iteration (1.7x)", where="App. D.3",
           parts=Part("a run's ratio of InstaAug's CPU seconds per training step to the tuned random crop's (a run: "
                      "one seed's two trained models, copied and stepped in turn on the same training batches, the "
-                     "median of eight steps each after three untimed; redeclared for issue 58 before the build "
-                     "that decides it, 2026-11-30: an epoch's CPU time, read before, moved with the chapters "
-                     "running beside it, so that two builds at two and three chapters at once read 1.84 [1.59, "
-                     "2.08] and 1.73 [1.52, 1.94], a verdict that depended on --jobs; no effect: the same cost, 1)",
+                     "median over 32 rounds, after three untimed, of the round's InstaAug step over its random-crop "
+                     "step; redeclared for issue 58 before the build that decides it, 2026-11-30: an epoch's CPU "
+                     "time, read before, moved with the chapters running beside it, so that two builds at two and "
+                     "three chapters at once read 1.84 [1.59, 2.08] and 1.73 [1.52, 1.94], a verdict that depended "
+                     "on --jobs; and again 2026-12-01: the ratio of each arm's median over eight rounds read 1.72, "
+                     "1.91 and 1.86 for three seeds of one build; no effect: the same cost, 1)",
                      unit="run",
                      direction="not above", null=1.0,
                      smallest=1.0, reason=(
