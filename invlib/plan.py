@@ -126,6 +126,7 @@ class Family:
     cap_why: str = ""
     recorded: bool = True
     splits: dict = field(default_factory=dict)  # effect -> verdicts.variance_split (results.Run.variance)
+    shared: tuple[tuple[str, str], ...] = ()  # (chapter, claim) of other chapters that read these replicates
 
     @property
     def key(self) -> str:
@@ -305,6 +306,9 @@ def families(runs: Iterable[Mapping]) -> list[Family]:
     """The replicate families the runs recorded (:meth:`invlib.results.Run.replicates`), one per chapter and
     parameter, with their unit and cap where recorded (else: C's type families capped at
     :data:`invlib.transform_types.TYPES`), and a family per chapter and unit for the claims on none (:func:`_items`).
+    A family recorded ``same_as`` another chapter's (B5 reads B1's seeds) is that family, counted once: its claims
+    join the other's (:attr:`Family.shared`), whose seconds per replicate stand (the replicates are trained once),
+    where the other chapter ran with the same n; else it stays a family of its own.
 
     Example
     -------
@@ -312,6 +316,10 @@ def families(runs: Iterable[Mapping]) -> list[Family]:
     ...     seconds=[2.0] * 4, claims=["c/x"])})
     >>> [(f.parameter, f.n, f.cap) for f in families([run])]
     [('types', 4, 9)]
+    >>> reader = dict(notebook="c2_y", params={}, seconds=1.0, claims=[], replicates={"c1.types": dict(
+    ...     seconds=[0.5] * 4, claims=["c/z"], same_as="c1_x:types")})
+    >>> [(f.key, f.seconds, f.shared) for f in families([run, reader])]
+    [('c1_x:types', 2.0, (('c2_y', 'c/z'),))]
     """
     out = []
     for run in runs:
@@ -336,6 +344,22 @@ def families(runs: Iterable[Mapping]) -> list[Family]:
                               unit=unit, cap=cap, cap_why=cap_why,
                               splits=dict((run.get("variance") or {}).get(param) or {})))
         out += _items(run, {cid for f in out if f.chapter == run["notebook"] for cid in f.claims})
+    return _merge_shared(out, runs)
+
+
+def _merge_shared(fams: list[Family], runs: Iterable[Mapping]) -> list[Family]:
+    """:func:`families` with each family recorded ``same_as`` another present at the same n folded into it."""
+    same = {f"{run['notebook']}:{param}": rec["same_as"] for run in runs
+            for param, rec in (run.get("replicates") or {}).items() if rec.get("same_as")}
+    by_key = {f.key: f for f in fams}
+    out = []
+    for f in fams:
+        target = by_key.get(same.get(f.key, ""))
+        if target is None or target is f or target.n != f.n:
+            out.append(f)
+            continue
+        target.shared += tuple((f.chapter, cid) for cid in f.claims)
+        target.note = "; ".join(x for x in (target.note, f"also read by {f.chapter} (its {f.parameter})") if x)
     return out
 
 
@@ -386,8 +410,8 @@ def _claim_plans(runs: list[Mapping], fams: list[Family], power: float) -> list[
         by_claim.setdefault((p.chapter, p.claim), []).append(p)
     rests: dict[tuple[str, str], list[str]] = {}
     for f in fams:
-        for cid in f.claims:
-            rests.setdefault((f.chapter, cid), []).append(f.key)
+        for key in [(f.chapter, cid) for cid in f.claims] + list(f.shared):
+            rests.setdefault(key, []).append(f.key)
     out = []
     for run in runs:
         for c in run["claims"]:
@@ -837,7 +861,7 @@ def markdown(plan: Plan, title: str = "Sample-size plan", source: str = "", reac
                 if c.need is not None and c.families else "—")
         chance = f"{c.chance:.0%}".replace("%", " %") if c.chance is not None else "—"
         lines.append(f"| {c.chapter} | {c.claim} | {c.verdict} | {c.n} | {c.n_min} | {need} | "
-                     f"{', '.join(k.split(':', 1)[1] for k in c.families) or '—'} | {cost} | {chance} |")
+                     f"{', '.join(_family_name(k, c.chapter) for k in c.families) or '—'} | {cost} | {chance} |")
     lines += _split_lines(fams)
     if reach:
         lines += ["", "## What replicates alone can decide, at any cost", "",
@@ -851,6 +875,18 @@ def markdown(plan: Plan, title: str = "Sample-size plan", source: str = "", reac
                   f"{r['seconds']:,.0f} | {r['seconds'] / 2 / 3600:.1f} |" for r in reach]
     lines += frontier_lines(frontier_rows or [], img_s)
     return "\n".join(lines) + "\n"
+
+
+def _family_name(key: str, chapter: str) -> str:
+    """A family's name in a claim's row: its parameter, with its chapter where that is another chapter's.
+
+    Example
+    -------
+    >>> _family_name("b1_rrc:seeds", "b1_rrc"), _family_name("b1_rrc:seeds", "b5_wordnet")
+    ('seeds', 'b1_rrc: seeds')
+    """
+    owner, param = key.split(":", 1)
+    return param if owner == chapter else f"{owner}: {param}"
 
 
 def _split_lines(fams: list[Family]) -> list[str]:

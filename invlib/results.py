@@ -199,7 +199,7 @@ class Run:
             self.notes[key] = note
 
     def replicates(self, parameter: str, seconds, claims, note: str = "", unit: str = "seed",
-                   cap: int | None = None) -> None:
+                   cap: int | None = None, same_as: str = "") -> None:
         """Record what one replicate of a family costs and which claims rest on the family: the chapter's
         parameter ``parameter`` (e.g. ``"seeds"``) sets how many replicates it runs, ``seconds`` holds each
         replicate's seconds (one per seed run here: its training, or the zoo checkpoint's ``seconds`` for a model the
@@ -211,7 +211,9 @@ class Run:
         ``"image"`` for a claim about one given model, records the seconds of each item or of equal shares of the
         evaluation). ``cap``: the most replicates the design has (e.g. C's 9 transformation types, a data set's
         classes), where there is such a most; the plan plans no more. Both are stored only where given (``unit``
-        other than ``"seed"``).
+        other than ``"seed"``). ``same_as``: ``"<chapter>:<parameter>"`` where these replicates are another
+        chapter's (e.g. B5 reads B1's seeds, ``"b1_rrc_decomposition:seeds"``); the plan then counts them once, as
+        that chapter's family, with these claims on it.
 
         Example
         -------
@@ -222,6 +224,9 @@ class Run:
         >>> run.replicates("types", [3.0] * 4, ["c/x"], unit="model", cap=9)
         >>> run.replicate_costs["types"]["unit"], run.replicate_costs["types"]["cap"]
         ('model', 9)
+        >>> run.replicates("rrc.seeds", [1.0] * 3, ["appD1/x"], same_as="b1_rrc_decomposition:seeds")
+        >>> run.replicate_costs["rrc.seeds"]["same_as"]
+        'b1_rrc_decomposition:seeds'
         """
         from .verdicts import UNITS
 
@@ -229,6 +234,8 @@ class Run:
             raise ValueError(f"parameter must be a chapter parameter's name, got {parameter!r}")
         if unit not in UNITS:
             raise ValueError(f"unit: what one replicate is, one of {UNITS}; got {unit!r}")
+        if same_as and (same_as.count(":") != 1 or not all(same_as.split(":"))):
+            raise ValueError(f"same_as: '<chapter>:<parameter>' of the family these replicates are, got {same_as!r}")
         seconds = [round(float(x), 3) for x in seconds]
         if not seconds or min(seconds) < 0:
             raise ValueError(f"seconds: one non-negative number per replicate, got {seconds!r}")
@@ -247,6 +254,8 @@ class Run:
             entry["cap"] = int(cap)
         if note and note not in entry["note"]:
             entry["note"] = f"{entry['note']}; {note}" if entry["note"] else note
+        if same_as:
+            entry["same_as"] = same_as
 
     def variance(self, parameter: str, effect: str, per_item) -> dict:
         """Record where the spread over seeds of a paired effect comes from (:func:`invlib.verdicts.variance_split`):

@@ -513,3 +513,28 @@ def test_the_variance_split_a_chapter_recorded_travels_to_its_family_and_the_pag
     assert f"| {split['items']:,} |" in row and f"{split['evaluation']:.2f}" in row
     # a run that recorded none has no such section
     assert "Where the spread" not in plan.markdown(plan.make_plan([_run("d8_x", 30.0, [0.5])], budget=1000.0))
+
+
+def test_a_family_another_chapter_reads_is_counted_once_with_both_chapters_claims():
+    # "owner" trains 4 seeds at 100 s; "reader" measures the same models (recorded same_as the owner's seeds, at
+    # the zoo's seconds of the models it reads): one family, the owner's cost, the reader's claim on it
+    owner, reader = _run("owner", 100.0, [1.5, 1.4], n=4), _run("reader", 30.0, [1.2], n=4)
+    reader["replicates"]["rrc.seeds"] = dict(reader["replicates"].pop("seeds"), same_as="owner:seeds")
+    fams = plan.families([owner, reader])
+    assert [(f.key, f.n, f.seconds) for f in fams] == [("owner:seeds", 4, 100.0)]
+    assert fams[0].shared == (("reader", "reader/c0"),) and "also read by reader" in fams[0].note
+    p = plan.make_plan([owner, reader], budget=10_000)
+    by_claim = {c.key: c for c in p.claims}
+    assert by_claim["reader", "reader/c0"].families == ("owner:seeds",)
+    assert by_claim["reader", "reader/c0"].need is not None and p.chances["reader", "reader/c0"] > 0
+    page = plan.markdown(p)
+    assert "| reader | reader/c0 |" in page and "owner: seeds" in page and "| reader | rrc.seeds |" not in page
+    # merged, the plan spends no seconds on the reader's copy: as much as the owner's family alone
+    alone = plan.make_plan([owner], budget=10_000)
+    assert {f.key: f.planned for f in p.families}["owner:seeds"] >= {f.key: f.planned for f in alone.families}[
+        "owner:seeds"]
+    # at another n than the owner ran, or without the owner, the reader's family stays its own
+    reader5 = _run("reader", 30.0, [1.2], n=5)
+    reader5["replicates"]["rrc.seeds"] = dict(reader5["replicates"].pop("seeds"), same_as="owner:seeds")
+    assert sorted(f.key for f in plan.families([owner, reader5])) == ["owner:seeds", "reader:rrc.seeds"]
+    assert [f.key for f in plan.families([reader])] == ["reader:rrc.seeds"]

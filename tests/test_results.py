@@ -258,3 +258,18 @@ def test_variance_is_recorded_per_parameter_and_effect_and_saved(tmp_path, monke
     assert saved["variance"]["seeds"]["A - B"]["evaluation"] == pytest.approx(split["evaluation"], abs=1e-6)
     with pytest.raises(ValueError, match="parameter"):
         run.variance("", "A - B", rng.normal(0, 1.0, (3, 50)))
+
+
+def test_replicates_record_their_costs_claims_and_whose_family_they_are():
+    run = results.Run("smoke", name="reader")
+    run.replicates("rrc.seeds", [2.0, 3.0], ["b/x"], note="B1's models")
+    run.replicates("rrc.seeds", [4.0], "b/y", same_as="b1_rrc_decomposition:seeds")
+    rec = run.replicate_costs["rrc.seeds"]
+    assert (rec["n"], rec["seconds"], rec["claims"], rec["same_as"]) == (3, [2.0, 3.0, 4.0], ["b/x", "b/y"],
+                                                                        "b1_rrc_decomposition:seeds")
+    for bad in ("seeds", "b1:", ":seeds", "a:b:c"):
+        with pytest.raises(ValueError, match="same_as: '<chapter>:<parameter>'"):
+            run.replicates("more", [1.0], ["b/z"], same_as=bad)
+    with pytest.raises(ValueError, match="unit: what one replicate is"):
+        run.replicates("more", [1.0], ["b/z"], unit="person")
+    assert sorted(run.replicate_costs) == ["rrc.seeds"]  # nothing recorded by a call that failed

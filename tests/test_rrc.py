@@ -238,6 +238,7 @@ def test_every_family_records_what_a_replicate_costs_and_the_claims_on_it():
                                      differences=[0.01, 0.02, 0.0], wordnet=True, rrc_gains=[3.0, 4.0, 3.5],
                                      rrc_gain=3.5, seconds=[20.0, 21.0, 22.0]))
     assert run.replicate_costs["rrc.seeds"]["seconds"] == [20.0, 21.0, 22.0]  # B1's seeds, not B5's own parameter
+    assert run.replicate_costs["rrc.seeds"]["same_as"] == "b1_rrc_decomposition:seeds"  # the plan counts them once
     assert "seconds" not in run.metrics["d1_wordnet"]  # the cost is the family's, not App. D.1's numbers
     # B6: an Augerino seed is its runs (every group and weight), their epochs' seconds
     S6 = R.settings("cpu")

@@ -335,7 +335,7 @@ B1_SEED_CLAIMS = ("table1a/translation_recovers_rrc", "table1a/scale_alone_less"
 B1_RUN_CLAIMS = ("appB/no_pattern_in_helped_samples",)  # on App. B's runs (pairs of seeds)
 
 
-def report_replicates(run, parameter: str, seconds, claims, note: str = "") -> None:
+def report_replicates(run, parameter: str, seconds, claims, note: str = "", same_as: str = "") -> None:
     """:meth:`invlib.results.Run.replicates` where this run measured what its replicates cost (``seconds``: one per
     replicate; none, e.g. an evaluation made without its models' zoo records: nothing recorded).
 
@@ -348,7 +348,7 @@ def report_replicates(run, parameter: str, seconds, claims, note: str = "") -> N
     (['seeds'], [3.0, 4.0])
     """
     if len(seconds):
-        run.replicates(parameter, seconds, list(claims), note=note)
+        run.replicates(parameter, seconds, list(claims), note=note, same_as=same_as)
 
 
 def record_variance(run, ev: Evaluation) -> None:
@@ -536,7 +536,7 @@ def report_hurt_wordnet(run, report: dict) -> Evidence:
     report_replicates(run, "rrc.seeds", report.get("seconds", []), ["appD1/hurt_classes_unrelated"],
                       note="chapter B1's seeds (invlib.papers.b.rrc.Settings.seeds, B1's parameter `seeds`; chapter "
                            "B5 reads B1's models and has no parameter of its own for them): a seed's RRC and "
-                           "no-augmentation models")
+                           "no-augmentation models", same_as="b1_rrc_decomposition:seeds")
     effects = not_measurable("the classes have no WordNet synsets (a folder of your own)") if not report.get(
         "wordnet", True) else {"RRC helps overall": report.get("rrc_gains", []),
                                "hurt classes no closer to each other": report["differences"]}
