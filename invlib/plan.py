@@ -127,6 +127,7 @@ class Family:
     recorded: bool = True
     splits: dict = field(default_factory=dict)  # effect -> verdicts.variance_split (results.Run.variance)
     shared: tuple[tuple[str, str], ...] = ()  # (chapter, claim) of other chapters that read these replicates
+    same_as: str = ""  # "<chapter>:<parameter>": the family these replicates are, as recorded (Run.replicates)
 
     @property
     def key(self) -> str:
@@ -342,19 +343,18 @@ def families(runs: Iterable[Mapping]) -> list[Family]:
                 cap, cap_why = len(TYPES), f"the paper's {len(TYPES)} transformation types (transform_types.TYPES)"
             out.append(Family(run["notebook"], param, len(secs), sum(secs) / len(secs), claims, rec.get("note", ""),
                               unit=unit, cap=cap, cap_why=cap_why,
-                              splits=dict((run.get("variance") or {}).get(param) or {})))
+                              splits=dict((run.get("variance") or {}).get(param) or {}),
+                              same_as=rec.get("same_as", "")))
         out += _items(run, {cid for f in out if f.chapter == run["notebook"] for cid in f.claims})
-    return _merge_shared(out, runs)
+    return _merge_shared(out)
 
 
-def _merge_shared(fams: list[Family], runs: Iterable[Mapping]) -> list[Family]:
+def _merge_shared(fams: list[Family]) -> list[Family]:
     """:func:`families` with each family recorded ``same_as`` another present at the same n folded into it."""
-    same = {f"{run['notebook']}:{param}": rec["same_as"] for run in runs
-            for param, rec in (run.get("replicates") or {}).items() if rec.get("same_as")}
     by_key = {f.key: f for f in fams}
     out = []
     for f in fams:
-        target = by_key.get(same.get(f.key, ""))
+        target = by_key.get(f.same_as)
         if target is None or target is f or target.n != f.n:
             out.append(f)
             continue
