@@ -520,6 +520,20 @@ COST_ROUNDS, COST_WARMUP = 32, 3  # timed steps per arm and seed (step_costs), a
 # training process, and 1.728-1.751 alone, 1.744-1.759 beside it at 32 (benchmarks/measurements/d.md, D2)
 
 
+def cost_of(rounds: dict) -> dict:
+    """What App. D.3's cost claim reads from :func:`invlib.train.step_seconds`' rounds of the two arms (``{"instaaug":
+    (rounds,), "random_crop": (rounds,)}`` seconds): each arm's median seconds per step and ``ratio``, the median
+    over the rounds of InstaAug's step over the random crop's in the same round.
+
+    Example
+    -------
+    >>> cost_of(dict(instaaug=np.array([1.0, 2.0, 10.0]), random_crop=np.array([1.0, 4.0, 1.0])))
+    {'instaaug': 2.0, 'random_crop': 1.0, 'ratio': 1.0}
+    """
+    ia, rc = np.asarray(rounds["instaaug"], float), np.asarray(rounds["random_crop"], float)
+    return dict(instaaug=float(np.median(ia)), random_crop=float(np.median(rc)), ratio=float(np.median(ia / rc)))
+
+
 def step_costs(S: Cropping, family: list[Trained], train_set, rounds: int = COST_ROUNDS,
                warmup: int = COST_WARMUP) -> pd.DataFrame:
     """App. D.3's cost, timed: per seed, the CPU seconds of one training step of InstaAug (its module, its crops
@@ -551,8 +565,7 @@ def step_costs(S: Cropping, family: list[Trained], train_set, rounds: int = COST
             arms = {"instaaug": (copy.deepcopy(by["instaaug", seed].model), None, recipe(S).objective(steps)),
                     "random_crop": (copy.deepcopy(by[crop, seed].model), instaaug.RandomCrop(S.scales[0]), None)}
             t = _train.step_seconds(arms, train_set, _config(S, seed), rounds=rounds, warmup=warmup)
-        ia, rc = float(np.median(t["instaaug"])), float(np.median(t["random_crop"]))
-        return dict(seed=seed, instaaug=ia, random_crop=rc, ratio=float(np.median(t["instaaug"] / t["random_crop"])))
+        return dict(seed=seed, **cost_of(t))
 
     rows = []
     for seed in seeds:
