@@ -33,6 +33,9 @@ def test_paper_defaults_and_profiles():
     assert D.settings("smoke").seeds == (0,) and cpu.control_seeds == ()  # no control at cpu: one seed decides nothing
     assert cpu.aug_lr > P.aug_lr and cpu.check_every is not None  # the departures the chapter states
     assert D.settings("cpu", epochs=None, widths=[4, 8, 8, 8]).widths == (4, 8, 8, 8)
+    # Table 5 (the random-crop encoder and the probes) at its n_min of 3 seeds; the learned modules at every seed
+    assert (cpu.table5_seeds, cpu.probed, P.probed) == ((0, 1, 2), (0, 1, 2), P.seeds)
+    assert D.settings("cpu", seeds=[4, 2, 7], table5_seeds=[7, 2]).probed == (2, 7)  # in the order of seeds
 
 
 def test_settings_errors():
@@ -44,6 +47,22 @@ def test_settings_errors():
         D.settings("cpu", probe="svm")
     with pytest.raises(TypeError, match="n_train"):
         D.settings("cpu", n_train="many")
+    for bad in ([8], []):  # Table 5's seeds are some of the seeds
+        with pytest.raises(ValueError, match="table5_seeds: some of the seeds"):
+            D.settings("cpu", table5_seeds=bad)
+
+
+def test_table5_seeds_train_the_random_crop_encoder_and_probe_there_only(monkeypatch):
+    S = tiny(seeds=(0, 1), table5_seeds=(1,))
+    monkeypatch.setattr(D, "train_one", lambda S, m, s, tr: dict(model=D.make_model(S, m, s).eval(), history=[
+        dict(train_acc=0.5)], nt_xent=[4.0, 3.0], band=[], steps=1, seconds=1.0))
+    tr, te = D.scene_data(S)
+    trained = D.train(S, tr)
+    assert sorted(trained) == [("InstaAug", 0), ("InstaAug", 1), ("InstaAug (without input)", 0),
+                               ("InstaAug (without input)", 1), ("Random crop", 1)]
+    probes, untrained = D.probe(S, trained, tr, te), D.untrained_probe(S, tr, te)
+    assert set(probes["seed"]) == set(untrained["seed"]) == {1} and len(probes) == 3
+    assert len(D.probe(S, trained, tr, te, seeds=(0, 1))) == 5  # the data control asks for its own seeds
 
 
 def test_both_modules_train_by_the_one_recipe_at_one_rate():
@@ -281,8 +300,10 @@ def test_the_chapter_pipeline_end_to_end():
     assert run.claims["fig8/input_dependent"]["evidence"]["unit"] == "seed"
     assert (control.loc[control["method"] == D.UNTRAINED, "seconds"] == 0).all() and (control["seconds"] >= 0).all()
     assert (probes["seconds"] > 0).all() and (untrained["seconds"] > 0).all()  # each probe's cold seconds
-    seed = sum(r["seconds"] for r in trained.values()) + probes["seconds"].sum() + untrained["seconds"].sum()
-    assert run.replicate_costs["seeds"]["seconds"] == [pytest.approx(seed, abs=1e-2)]  # its encoders and probes
+    learned = sum(r["seconds"] for (m, _), r in trained.items() if m != D.METHODS[0])
+    table5 = trained[D.METHODS[0], 0]["seconds"] + probes["seconds"].sum() + untrained["seconds"].sum()
+    assert run.replicate_costs["seeds"]["seconds"] == [pytest.approx(learned, abs=1e-2)]  # the learned encoders
+    assert run.replicate_costs["table5_seeds"]["seconds"] == [pytest.approx(table5, abs=1e-2)]  # random crop, probes
     again = D.probe(S, trained, tr, te)  # a warm rerun reads the cold probe's seconds with its outcome
     assert again["seconds"].tolist() == probes["seconds"].tolist()
     assert run.replicate_costs["control_seeds"]["claims"] == list(R.CONTROL_CLAIMS)
@@ -559,17 +580,20 @@ def test_the_control_floor_has_one_value_per_seed():
 
 def test_report_records_what_a_seed_costs_and_the_claims_on_it():
     p = _probes({"Random crop": 0.50, "InstaAug (without input)": 0.53, "InstaAug": 0.55}, seeds=(0, 1, 2))
-    tr = {(m, s): dict(history=[dict(loss=4.0)], nt_xent=[4.0, 3.5], band=[], steps=10, seconds=1.0 + s)
+    tr = {(m, s): dict(history=[dict(loss=4.0)], nt_xent=[4.0, 3.5], band=[] if m == D.METHODS[0] else
+                       [(k, 3.2, 0.2) for k in range(1, 101)], steps=100, seconds=1.0 + s)
           for m in D.METHODS for s in (0, 1, 2)}
     control = _control((3.0, 4.0, 3.5), (0.1, 0.4, -0.2)).assign(seconds=lambda c: 2.0 * (c["method"] != D.UNTRAINED))
     run = results.Run("smoke", name="demo")
     R.report(run, D.settings("smoke"), tr, p, pd.DataFrame(columns=["method", "scene"]),
              {s: dict(kl_to_mean=0.0, centre_in_box=0.7) for s in (0, 1, 2)}, _untrained(), control)
-    seeds, ctrl = run.replicate_costs["seeds"], run.replicate_costs["control_seeds"]
-    assert seeds["seconds"] == [3.0, 6.0, 9.0] and set(seeds["claims"]) <= set(R.SEED_CLAIMS)
-    assert "table5/ranking" in seeds["claims"] and ctrl["claims"] == list(R.CONTROL_CLAIMS)
-    assert ctrl["seconds"] == [8.0] * 3  # two learned models at each of two variations
-    assert set(R.SEED_CLAIMS) | set(R.CONTROL_CLAIMS) == {c.id for c in PROTOCOL.of_chapter(R.CHAPTER)}
+    seeds, table5 = run.replicate_costs["seeds"], run.replicate_costs["table5_seeds"]
+    ctrl = run.replicate_costs["control_seeds"]
+    assert seeds["seconds"] == [2.0, 4.0, 6.0] and set(seeds["claims"]) <= set(R.SEED_CLAIMS)  # the learned two
+    assert table5["seconds"] == [1.0, 2.0, 3.0] and table5["claims"] == list(R.TABLE5_CLAIMS)  # random crop's
+    assert ctrl["claims"] == list(R.CONTROL_CLAIMS) and ctrl["seconds"] == [8.0] * 3  # two models, two variations
+    assert set(R.SEED_CLAIMS) | set(R.TABLE5_CLAIMS) | set(R.CONTROL_CLAIMS) == {
+        c.id for c in PROTOCOL.of_chapter(R.CHAPTER)}
 
 
 def test_control_table_and_figure():
