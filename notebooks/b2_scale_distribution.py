@@ -79,7 +79,7 @@ pages.table(t1b.rename(columns={"top1": "top-1 (%)", "sem": "SEM", "var_inv_s": 
 # ## Paper vs this run
 
 # %%
-evidence = R.report_b2(run, beta, ev)
+evidence = R.report_b2(run, beta, ev, S.seeds)  # shape 1 at B1's seeds is B1's RRC model
 results.glue(R.b2_numbers(beta, evidence))
 run.claims_table()
 

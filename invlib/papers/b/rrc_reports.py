@@ -376,14 +376,34 @@ def record_variance(run, ev: Evaluation) -> None:
             run.variance("seeds", f"{NAMES[m]} - {NAMES[NONE]}", right[m][:k] - right[NONE][:k])
 
 
+def table_1a_seconds(S: Settings, ev: Evaluation) -> list[float]:
+    """Per seed of Table 1a, what the seed adds to the zoo's training: its models' training seconds, less those of
+    no augmentation and App. B's methods at the seeds App. B's runs train anyway (``2 * S.helped_runs``, family
+    ``helped_runs``): a model counted in two families would be priced twice by the plan.
+
+    Example
+    -------
+    >>> ev = Evaluation(np.arange(2), ["a"], None, {}, seconds={m: np.array([10.0, 12, 14]) for m in (NONE, RRC)})
+    >>> from invlib.papers.b.rrc import settings
+    >>> table_1a_seconds(settings("smoke", helped_runs=1), ev)  # seeds 0 and 1 are App. B's run 0
+    [10.0, 12.0, 28.0]
+    """
+    shared = [NONE, *IOU_METHODS]
+    every, own = ev.seed_seconds(), ev.seed_seconds([m for m in ev.seconds if m not in shared])
+    own = own or [0.0] * len(every)  # every method shared: nothing of Table 1a's own
+    return [own[k] if k < 2 * S.helped_runs else every[k] for k in range(len(every))]
+
+
 def report_b1(run, S: Settings, ev: Evaluation, iou: pd.DataFrame, hurt: pd.DataFrame,
                      curve: pd.DataFrame, helped: Evaluation | None = None) -> dict[str, Evidence]:
     """The scoreboard rows of chapter B1, their effects from :func:`b1_effects` (App. B's from ``helped``, its
     family, where given); returns the evidence by claim id. Records what a seed of Table 1a's family and a run of App.
     B's cost to train (``seeds``, ``helped_runs``: the zoo's training seconds of their models)."""
     record = functools.partial(_record, run, b1_effects(ev, curve, helped))
-    report_replicates(run, "seeds", ev.seed_seconds(), B1_SEED_CLAIMS,
-                      note="a seed: one model of each of Table 1a's methods (the zoo's training seconds)")
+    report_replicates(run, "seeds", table_1a_seconds(S, ev), B1_SEED_CLAIMS,
+                      note="a seed: the models of Table 1a's methods that App. B's runs do not train (the zoo's "
+                           "training seconds; no augmentation and App. B's three methods are `helped_runs`' models "
+                           "at its seeds, 2 x helped_runs of them)")
     record_variance(run, ev)
     report_replicates(run, "helped_runs", (ev if helped is None else helped).run_seconds([NONE, *IOU_METHODS]),
                       B1_RUN_CLAIMS, note="a run: seeds 2r and 2r + 1 of no augmentation and App. B's three "
@@ -612,12 +632,16 @@ def b2_effects(beta: pd.DataFrame, ev: Evaluation) -> dict:
     return out
 
 
-def report_b2(run, beta: pd.DataFrame, ev: Evaluation) -> dict[str, Evidence]:
+def report_b2(run, beta: pd.DataFrame, ev: Evaluation, b1_seeds: int = 0) -> dict[str, Evidence]:
     """The scoreboard rows of chapter B2 (:func:`b2_effects`); returns the evidence by claim id. Records what a seed
-    of Table 1b's family costs to train (``beta_seeds``)."""
+    of Table 1b's family costs to train (``beta_seeds``): its shapes' models, less shape 1's at the first
+    ``b1_seeds`` seeds (chapter B1's RRC models, B1's ``seeds``: counted there)."""
     record = functools.partial(_record, run, b2_effects(beta, ev))
-    report_replicates(run, "beta_seeds", ev.seed_seconds(), ("table1b/uniform_best", "table1b/too_small_shape_hurts"),
-                      note="a seed: one model of each Beta shape (shape 1 is chapter B1's RRC model of the seed)")
+    every, other = ev.seed_seconds(), ev.seed_seconds([a for a in ev.seconds if a != 1.0])
+    seconds = [other[k] if k < b1_seeds and other else every[k] for k in range(len(every))]
+    report_replicates(run, "beta_seeds", seconds, ("table1b/uniform_best", "table1b/too_small_shape_hurts"),
+                      note="a seed: one model of each Beta shape (shape 1 is chapter B1's RRC model of the seed, "
+                           "counted in B1's `seeds` where B1 trains the seed)")
     paper = {a: p for a, p in beta.paper.items() if not isinstance(p, str)}
     run.log("var_inv_s", beta.var_inv_s.to_dict(), paper=paper)
     out = {"tableA1/variance_of_inverse_scale": record("tableA1/variance_of_inverse_scale", ", ".join(
