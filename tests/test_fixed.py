@@ -203,6 +203,7 @@ def test_tta_with_whole_image_crops_is_the_classifier_alone():
     assert first.shape == (16,) and all((h == first).all() for h in res["hits"])  # the same images right
     assert first.mean() == alone
     assert set(res["n"]) == {1, 3} and set(res["seed"]) == {0, 1}
+    assert res["seconds"].nunique() == 1 and res["seconds"].iloc[0] > 0  # the cold measurement's, kept with it
 
 
 def test_tta_draws_are_repeatable():
@@ -275,6 +276,10 @@ def test_control_trains_both_modules_on_still_scenes(monkeypatch):
     assert res.groupby(["still", "replicate"]).ngroups == 3
     per = res.groupby(["still", "replicate"])["train_seconds"]
     assert (per.nunique() == 1).all() and (per.first() > 0).all()  # the two modules' training, once per scenes
+    tta = res.groupby(["still", "replicate"])["seconds"]
+    assert (tta.nunique() == 1).all() and (tta.first() > 0).all()  # and their test-time augmentation's
+    costs = R.control_seconds([dict(seconds=1.0)], [dict(seconds=1.0)], res)  # a seed: both, on both scenes
+    assert costs[1] == pytest.approx(float((per.first() + tta.first()).xs(1, level="replicate").sum()))
 
 
 def test_autoaugment_is_seeded_per_generator_and_keeps_the_global_state():

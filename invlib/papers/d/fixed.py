@@ -42,6 +42,7 @@ from __future__ import annotations
 
 import contextlib
 import math
+import time
 from dataclasses import dataclass, field, replace
 
 import pandas as pd
@@ -59,7 +60,7 @@ from .criteria import train_seconds
 METHODS = ("random crop", "AutoAugment", "InstaAug", "input-free")
 MODULES = ("InstaAug", "input-free")  # the methods whose crops come from a trained module
 NONE = "none"
-TTA_VERSION = 2  # of tta's cached results (utils.cached's version): bump when tta changes
+TTA_VERSION = 3  # of tta's cached results (utils.cached's version): bump when tta changes (3: their seconds)
 
 
 # ----------------------------------------------------------------------------- settings
@@ -419,10 +420,12 @@ def tta(S: Fixed, module: I.InstaAugment, nets: dict[str, torch.nn.Module], test
     ``S.methods`` at every ``n`` of ``S.samples`` (mean logits over ``n`` views), ``S.tta_seeds`` independent
     repeats of the draws. InstaAug's crops come from ``module`` (trained beside the first classifier, used as it is
     for the others), ``"input-free"``'s from ``free`` (its input-free control); every classifier sees the same
-    views. One row per ``(model, method, n, seed)``: ``acc`` and
-    ``hits``, the ``(N,)`` uint8 array of which test images it classified correctly (what a bootstrap over test
-    images resamples). Cached on disk (``.cache/d5/``) under the module's and every classifier's weights, their
-    names and classes, the test images and labels and the settings it reads: a warm rerun reads it.
+    views. One row per ``(model, method, n, seed)``: ``acc``, ``hits``, the ``(N,)`` uint8 array of which test
+    images it classified correctly (what a bootstrap over test images resamples), and ``seconds``, what the whole
+    cold measurement took (the same on every row; kept with the cached result, as a model keeps its training's
+    seconds: part of a control seed's cost for the plan, :func:`invlib.papers.d.fixed_reports.control_seconds`).
+    Cached on disk (``.cache/d5/``) under the module's and every classifier's weights, their names and classes, the
+    test images and labels and the settings it reads: a warm rerun reads it.
 
     Example
     -------
@@ -440,7 +443,12 @@ def tta(S: Fixed, module: I.InstaAugment, nets: dict[str, torch.nn.Module], test
     classifiers = {name: (type(net).__qualname__, weights_key(net)) for name, net in nets.items()}
     key = digest("d5-tta", S.samples, S.tta_seeds, S.methods, S.seed, S.chunk, S.random_crop_scale,
                  {m: (a.sampler, weights_key(a)) for m, a in crops.items()}, classifiers, test.images, test.labels)
-    return cached("d5", f"tta-{key}", lambda: _tta(S, crops, nets, test), version=TTA_VERSION)
+    def measure():
+        start = time.perf_counter()
+        res = _tta(S, crops, nets, test)
+        return res.assign(seconds=time.perf_counter() - start)
+
+    return cached("d5", f"tta-{key}", measure, version=TTA_VERSION)
 
 
 def _tta(S: Fixed, crops: dict[str, I.InstaAugment], nets: dict[str, torch.nn.Module],
