@@ -447,19 +447,22 @@ class Evaluation:
         regime, one value per seed)."""
         return np.asarray(self.train[NONE], dtype=float) - self.accuracy(NONE)
 
-    def seed_seconds(self, keys=None) -> list[float]:
+    def seed_seconds(self, keys=None, shared=(), shared_seeds: int = 0) -> list[float]:
         """Per seed k, the training seconds of the models of seed k of ``keys`` (default: every key), summed: what
-        one seed of the family cost to train (:meth:`invlib.results.Run.replicates`).
+        one seed of the family cost to train (:meth:`invlib.results.Run.replicates`). The models of ``shared`` at
+        the first ``shared_seeds`` seeds are another family's (counted there, so that the plan prices a model once)
+        and left out.
 
         Example
         -------
         >>> ev = Evaluation(np.arange(2), ["a"], None, {}, seconds={"a": np.array([10.0, 12]), "b": np.array([1.0, 2])})
-        >>> ev.seed_seconds(), ev.seed_seconds(["b"])
-        ([11.0, 14.0], [1.0, 2.0])
+        >>> ev.seed_seconds(), ev.seed_seconds(["b"]), ev.seed_seconds(shared=["a"], shared_seeds=1)
+        ([11.0, 14.0], [1.0, 2.0], [1.0, 14.0])
         """
         keys = list(self.seconds) if keys is None else [k for k in keys if k in self.seconds]
         seeds = min((len(self.seconds[k]) for k in keys), default=0)
-        return [float(sum(self.seconds[k][i] for k in keys)) for i in range(seeds)]
+        return [float(sum(self.seconds[k][i] for k in keys if not (i < shared_seeds and k in shared)))
+                for i in range(seeds)]
 
     def run_seconds(self, keys=None) -> list[float]:
         """Per App. B run r (seeds 2r and 2r + 1, :func:`~invlib.papers.b.rrc_reports.helped_replicates`), the

@@ -388,10 +388,7 @@ def table_1a_seconds(S: Settings, ev: Evaluation) -> list[float]:
     >>> table_1a_seconds(settings("smoke", helped_runs=1), ev)  # seeds 0 and 1 are App. B's run 0
     [10.0, 12.0, 28.0]
     """
-    shared = [NONE, *IOU_METHODS]
-    every, own = ev.seed_seconds(), ev.seed_seconds([m for m in ev.seconds if m not in shared])
-    own = own or [0.0] * len(every)  # every method shared: nothing of Table 1a's own
-    return [own[k] if k < 2 * S.helped_runs else every[k] for k in range(len(every))]
+    return ev.seed_seconds(shared=(NONE, *IOU_METHODS), shared_seeds=2 * S.helped_runs)
 
 
 def report_b1(run, S: Settings, ev: Evaluation, iou: pd.DataFrame, hurt: pd.DataFrame,
@@ -637,9 +634,8 @@ def report_b2(run, beta: pd.DataFrame, ev: Evaluation, b1_seeds: int = 0) -> dic
     of Table 1b's family costs to train (``beta_seeds``): its shapes' models, less shape 1's at the first
     ``b1_seeds`` seeds (chapter B1's RRC models, B1's ``seeds``: counted there)."""
     record = functools.partial(_record, run, b2_effects(beta, ev))
-    every, other = ev.seed_seconds(), ev.seed_seconds([a for a in ev.seconds if a != 1.0])
-    seconds = [other[k] if k < b1_seeds and other else every[k] for k in range(len(every))]
-    report_replicates(run, "beta_seeds", seconds, ("table1b/uniform_best", "table1b/too_small_shape_hurts"),
+    report_replicates(run, "beta_seeds", ev.seed_seconds(shared=(1.0,), shared_seeds=b1_seeds),
+                      ("table1b/uniform_best", "table1b/too_small_shape_hurts"),
                       note="a seed: one model of each Beta shape (shape 1 is chapter B1's RRC model of the seed, "
                            "counted in B1's `seeds` where B1 trains the seed)")
     paper = {a: p for a, p in beta.paper.items() if not isinstance(p, str)}
