@@ -147,7 +147,9 @@ def _plan(args) -> int:
     folder = Path(args.results) if args.results else results_root() / args.profile
     runs = plan.read_build(folder)
     record = plan.build_record(folder)
-    budget = args.budget if args.budget is not None else plan.default_budget(folder, runs, img_s=args.img_s)
+    budget = args.budget if args.budget is not None else plan.default_budget(folder, runs, img_s=args.img_s,
+                                                                             setup=args.setup)
+    wall, setup = plan.build_wall(record, args.setup) if record else (0.0, None)
     if budget is None:
         raise ValueError(f"no whole build recorded beside {folder} (build-{args.profile}.json): give --budget SECONDS")
     p = plan.make_plan(runs, budget, power=args.power, floor=args.floor)
@@ -155,9 +157,8 @@ def _plan(args) -> int:
                             text=True).stdout.strip() or "unknown"
     text = plan.markdown(p, source=f"From the build in `{folder}` (commit {commit} when planned); power "
                                    f"{args.power:.0%}; `python -m invlib plan` wrote it.",
-                         reach=plan.reach(runs, args.power), img_s=args.img_s,
-                         frontier_rows=plan.frontier(runs, float(record.get("wall") or 0), args.img_s, args.power)
-                         if record else None)
+                         reach=plan.reach(runs, args.power), img_s=args.img_s, setup=setup,
+                         frontier_rows=plan.frontier(runs, wall, args.img_s, args.power) if record else None)
     if args.out:
         Path(args.out).write_text(text)
         print(f"plan: {args.out}")
@@ -307,6 +308,9 @@ def main(argv: list[str] | None = None) -> int:
                         help="the bare loop's images/s measured beside the build (benchmarks/bench_train.py): the 40 "
                              "minutes are at 900 img/s, so a slower machine has more seconds (default: none given, "
                              "the build's seconds taken as they are)")
+    p_plan.add_argument("--setup", type=float, metavar="SECONDS",
+                        help="the build's set-up before the runner, for a record without it (`make book` records "
+                             "it): the 40 minutes include it")
     p_plan.add_argument("--power", type=float, default=0.8, help="the share of reruns a plan's n decides (0.8)")
     p_plan.add_argument("--floor", default="run", choices=("run", "n_min", "keep"),
                         help="each family's least n: the n it ran (default), its claims' n_min, or the fewest that "

@@ -70,6 +70,33 @@ BOOK_BUDGET = {"cpu": round(BOOK_LIMIT_S * BOOK_LIMIT_IMG_S / REFERENCE_IMG_S)}
 # processes instead (:func:`default_jobs`). ``$INVLIB_THREADS`` changes it for a machine of one's own.
 THREADS_ENV = "INVLIB_THREADS"
 PHASE_ENV = "INVLIB_ZOO_PHASE"  # = invlib.zoo.PHASE_ENV (the zoo imports nothing of the runner)
+# When ``make`` started (seconds since the epoch; the Makefile sets it as it starts): the set-up before the runner (the
+# environment, the data check) is then part of a whole build's record, as the main job's limit counts it.
+MAKE_START_ENV = "INVLIB_MAKE_START"
+
+
+def setup_seconds(now: float | None = None) -> float | None:
+    """Seconds from ``make``'s start (``$INVLIB_MAKE_START``) to ``now`` (default: this moment): the set-up a whole
+    build did before the runner; None when the runner was not started by ``make`` (or the value is not a time
+    before ``now``).
+
+    Example
+    -------
+    >>> import os
+    >>> os.environ[MAKE_START_ENV] = "1000.0"
+    >>> setup_seconds(now=1042.5), setup_seconds(now=900.0)
+    (42.5, None)
+    >>> del os.environ[MAKE_START_ENV]
+    >>> setup_seconds() is None
+    True
+    """
+    value = os.environ.get(MAKE_START_ENV, "")
+    try:
+        started = float(value)
+    except ValueError:
+        return None
+    seconds = (time.time() if now is None else now) - started
+    return seconds if seconds >= 0 else None
 
 
 def chapter_threads() -> int:
@@ -525,7 +552,7 @@ def build(profile: str | Profile = "cpu", only: list[str] | None = None, params:
     check_type("jobs", jobs, int)
     if jobs < 1:
         raise ValueError(f"jobs must be >= 1, got {jobs}")
-    start = time.perf_counter()
+    start, setup = time.perf_counter(), setup_seconds()
     phase = [_train_phase(selected, profile, params, declared, jobs, echo)] if zoo_phase else []
     jobs = min(jobs, len(selected))
     t0 = time.perf_counter()
@@ -545,9 +572,11 @@ def build(profile: str | Profile = "cpu", only: list[str] | None = None, params:
     if jobs > 1:
         echo(f"chapters: {wall:.1f} s of wall time with {jobs} at once")
     total = time.perf_counter() - start
-    echo(f"book: {total:.1f} s of wall time (training phase, chapters{', site' * site})")
+    echo(f"book: {total:.1f} s of wall time (training phase, chapters{', site' * site})"
+         + (f"; {total + setup:.1f} s with the set-up before it ({setup:.1f} s)" if setup is not None else ""))
     if set(selected) == set(names):  # a whole build: what benchmarks/bench_book.py reports against BOOK_BUDGET
-        record = dict(profile=profile, wall=round(total, 1), zoo_phase=round(phase[0].seconds, 1) if phase else None,
+        record = dict(profile=profile, wall=round(total, 1), setup=None if setup is None else round(setup, 1),
+                      zoo_phase=round(phase[0].seconds, 1) if phase else None,
                       chapters_wall=round(wall, 1), chapter_sum=round(sum(c.seconds for c in done.values()), 1),
                       jobs=jobs, threads=chapter_threads(), site=site, finished=time.strftime("%Y-%m-%d %H:%M:%S"))
         atomic_save(json.dumps(record, indent=2), build_record(profile, root))

@@ -808,11 +808,12 @@ def _reach_plan(runs: list[Mapping], power: float, n_max: int) -> Plan:
 
 
 def markdown(plan: Plan, title: str = "Sample-size plan", source: str = "", reach: list[dict] | None = None,
-             frontier_rows: list[dict] | None = None, img_s: float | None = None) -> str:
+             frontier_rows: list[dict] | None = None, img_s: float | None = None, setup: float | None = None) -> str:
     """The plan as a Markdown page: the families (what a replicate is, n run, cap, seconds per replicate, n
     planned, seconds, claims on it, claims expected decided there), every undecided claim (n now, the n that
     decides it with the plan's power, its cost, its chance at the plan) and, given :func:`reach`'s rows, what
-    replicates alone can decide at any cost.
+    replicates alone can decide at any cost; ``setup``: the set-up seconds the frontier's minutes hold (None: not
+    recorded, left out).
 
     Example
     -------
@@ -873,7 +874,7 @@ def markdown(plan: Plan, title: str = "Sample-size plan", source: str = "", reac
                   "|---:|---:|---:|---:|---:|"]
         lines += [f"| {r['n_max']:,} | {r['decided']:.1f} | {r['decided'] / max(r['measurable'], 1):.0%} | "
                   f"{r['seconds']:,.0f} | {r['seconds'] / 2 / 3600:.1f} |" for r in reach]
-    lines += frontier_lines(frontier_rows or [], img_s)
+    lines += frontier_lines(frontier_rows or [], img_s, setup)
     return "\n".join(lines) + "\n"
 
 
@@ -946,14 +947,31 @@ def limit_here(img_s: float | None = None) -> float:
     return BOOK_LIMIT_S * BOOK_LIMIT_IMG_S / img_s
 
 
-def default_budget(results: str | Path, runs: list[Mapping], cores: int = 2, img_s: float | None = None
-                   ) -> float | None:
+def build_wall(record: Mapping, setup: float | None = None) -> tuple[float, float | None]:
+    """A whole build's seconds as the main job's limit counts them, and the set-up among them: the record's wall
+    (training phase, chapters, site) plus the set-up before the runner (``setup``, else the record's own, which
+    ``make book`` records: :func:`invlib.book.setup_seconds`). Without either, the wall alone and None: a budget
+    from it is generous by the set-up (about a minute).
+
+    Example
+    -------
+    >>> build_wall({"wall": 2554.9, "setup": 50.5}), build_wall({"wall": 2554.9}), build_wall({"wall": 100.0}, 20.0)
+    ((2605.4, 50.5), (2554.9, None), (120.0, 20.0))
+    """
+    setup = record.get("setup") if setup is None else setup
+    if setup is not None and not setup >= 0:
+        raise ValueError(f"setup: the seconds before the runner, >= 0; got {setup!r}")
+    wall = float(record.get("wall") or 0)
+    return (wall if setup is None else round(wall + float(setup), 1)), setup
+
+
+def default_budget(results: str | Path, runs: list[Mapping], cores: int = 2, img_s: float | None = None,
+                   setup: float | None = None) -> float | None:
     """Seconds of replicates a build may spend: those it spent (its families' n run x seconds per replicate, the
     estimated ones of its evaluation items too), plus ``cores`` x the wall seconds the last whole build
-    (:func:`build_record`) left below the limit (:func:`limit_here`, at the bare loop ``img_s`` measured beside
-    it), or minus ``cores`` x those it ran over: a build over the limit gets a budget below what it spent. None
-    without a record. The record's wall holds the training phase, the chapters and the site, not the set-up
-    (about a minute), so the budget is that much generous.
+    (:func:`build_record`, with its set-up: :func:`build_wall`) left below the limit (:func:`limit_here`, at the
+    bare loop ``img_s`` measured beside it), or minus ``cores`` x those it ran over: a build over the limit gets a
+    budget below what it spent. None without a record.
 
     Example
     -------
@@ -963,7 +981,7 @@ def default_budget(results: str | Path, runs: list[Mapping], cores: int = 2, img
     record = build_record(results)
     if record is None:
         return None
-    return _at_limit(spent_seconds(runs), float(record.get("wall") or 0), cores, img_s)
+    return _at_limit(spent_seconds(runs), build_wall(record, setup)[0], cores, img_s)
 
 
 def spent_seconds(runs: list[Mapping]) -> float:
@@ -1032,8 +1050,9 @@ def frontier(runs: list[Mapping], wall: float, img_s: float | None = None, power
     return sorted(rows, key=lambda r: (r["seconds"], r["budget"]))
 
 
-def frontier_lines(rows: list[dict], img_s: float | None = None) -> list[str]:
-    """The section of :func:`markdown` on :func:`frontier`'s rows; none without rows."""
+def frontier_lines(rows: list[dict], img_s: float | None = None, setup: float | None = None) -> list[str]:
+    """The section of :func:`markdown` on :func:`frontier`'s rows; none without rows. ``setup``: the set-up
+    seconds the rows' minutes hold (None: left out, as a record without them)."""
     if not rows:
         return []
     speed = (f"at {BOOK_LIMIT_IMG_S} img/s of bare loop (this build's {img_s:,.0f} scaled)" if img_s is not None
@@ -1045,8 +1064,11 @@ def frontier_lines(rows: list[dict], img_s: float | None = None) -> list[str]:
              f"{100 * KEEP:.0f} % chance of staying decided, nothing more bought), the claims expected decided, and "
              "the whole "
              f"build's minutes {speed}: the build's wall plus the planned replicate seconds beyond those it spent, "
-             "over 2 cores (an estimate: a family of zoo models several chapters read counts in each; the set-up, "
-             "about a minute, is not in the build's wall).", "",
+             "over 2 cores (an estimate: a family of zoo models several chapters read counts in each; "
+             + (f"with the set-up before the runner, {setup:,.0f} s, as the limit counts it)." if setup is not None
+                else "the set-up, about a minute, is not recorded and not in them: the limit's row is that much "
+                     "generous).")
+             , "",
              "| budget (s) | planned (s) | expected decided | share of measurable | build (min) | which |",
              "|---:|---:|---:|---:|---:|---|"]
     lines += [f"| {r['budget']:,.0f} | {r['seconds']:,.0f} | {r['decided']:.1f} | "

@@ -8,6 +8,7 @@ import importlib.util
 import json
 import os
 import re
+import time
 from pathlib import Path
 
 import nbformat
@@ -238,6 +239,7 @@ def test_bench_book_compares_the_last_runs_seconds_with_the_budgets(book_copy, t
         ["smoke", "a2_which_layers", "42.0", "60", "60", "0.70", "notebook"]
     assert next(line for line in out if "whole build" in line).split()[-5:] == \
         ["3000.0", "4320", "4320", "0.69", "2026-01-02"]
+    assert "whole build without its set-up" in out[[i for i, line in enumerate(out) if "whole build" in line][0]]
     assert next(line for line in out if book.ZOO_PHASE in line).split()[-3:] == ["400.0", "—", "2026-01-02"]
     assert "1 over budget" in out[-1] and "bare loop here: 500 img/s" in out[-1]
     # a machine twice as fast gets half the seconds: the build is then over, e3 exactly at its budget
@@ -250,6 +252,12 @@ def test_bench_book_compares_the_last_runs_seconds_with_the_budgets(book_copy, t
     assert bench.main([*argv, "--profile", "cpu", "--strict"]) == 1
     assert bench.main([*argv, "--profile", "gpu", "--strict"]) == 0
     assert "no chapter timings" in capsys.readouterr().out
+    # a build `make book` ran records its set-up, which the limit counts: 3,000 s + 60 s of it
+    (res / "build-cpu.json").write_text(json.dumps(dict(wall=3000.0, setup=60.0, zoo_phase=400.0, jobs=2,
+                                                        finished="2026-01-02 03:04:05")))
+    assert bench.main([*argv, "--profile", "cpu"]) == 0
+    build = next(line for line in capsys.readouterr().out.splitlines() if "whole build" in line)
+    assert "with set-up" in build and build.split()[-5:-3] == ["3060.0", "4320"]
 
 
 # --- execution --------------------------------------------------------------------------------------------
@@ -427,7 +435,11 @@ def test_a_parallel_build_runs_chapters_side_by_side_after_what_they_reuse(tmp_p
     (tmp_path / "_toc.yml").write_text("format: jb-book\nroot: intro\nchapters:\n" + "".join(
         f"  - file: book/_generated/{n}\n" for n in ("zz_a", "zz_b", "zz_c")))
     lines = []
+    monkeypatch.setenv(book.MAKE_START_ENV, f"{time.time() - 30:.3f}")  # `make book` started 30 s ago: its set-up
     chapters = book.build("smoke", root=tmp_path, site=False, jobs=2, echo=lambda *a, **k: lines.append(a[0]))
+    record = json.loads(book.build_record("smoke", tmp_path).read_text())
+    assert 30 <= record["setup"] < 60 and record["wall"] > 0, "a whole build started by make records its set-up"
+    assert any("with the set-up before it" in line for line in lines)
     assert [c.name for c in chapters] == [book.ZOO_PHASE, "zz_a", "zz_b", "zz_c"]  # the phase first: no models here
     assert {c.status for c in chapters} == {"ok"}
     assert all((tmp_path / "marks" / n).read_text() == "1/1" for n in ("zz_a", "zz_b", "zz_c"))

@@ -249,6 +249,8 @@ def test_the_command_writes_the_table(tmp_path, capsys):
     text = out.read_text()
     assert "## What a budget buys, and the build's minutes" in text and "(this build's 800 scaled)" in text
     assert "| the limit: 40 min at 900 img/s" in text or "; the limit: 40 min at 900 img/s |" in text
+    assert main(["plan", "--results", str(folder), "--img-s", "800", "--setup", "50", "--out", str(out)]) == 0
+    assert "with the set-up before the runner, 50 s" in out.read_text()
     assert main(["plan", "--results", str(folder), "--img-s", "-1"]) == 2  # a bare loop must be positive
     assert "img_s" in capsys.readouterr().err
     # --floor keep: no family below the n that keeps its decided claims (here none is decided: n_min)
@@ -269,6 +271,12 @@ def test_a_build_over_the_limit_gets_a_budget_below_what_it_spent_scaled_by_its_
     with pytest.raises(ValueError, match="img_s"):
         plan.limit_here(0)
     assert plan.build_minutes(2500.0, spent, spent - 200) == pytest.approx(2400 / 60)
+    # the limit counts the set-up: 2,300 s of wall and 100 s of set-up `make book` recorded leave nothing to buy
+    (tmp_path / "build-cpu.json").write_text(json.dumps(dict(wall=2300.0, setup=100.0)))
+    assert plan.default_budget(folder, runs) == pytest.approx(spent)
+    assert plan.default_budget(folder, runs, setup=40.0) == pytest.approx(spent + 2 * 60)  # --setup overrides it
+    with pytest.raises(ValueError, match="setup"):
+        plan.build_wall({"wall": 1.0}, -5.0)
 
 
 def test_the_frontier_buys_more_decided_claims_with_more_seconds_and_names_the_limit():
@@ -296,6 +304,9 @@ def test_the_frontier_buys_more_decided_claims_with_more_seconds_and_names_the_l
         "every family at its claims' n_min; the limit: 40 min at 900 img/s"]
     text = plan.markdown(plan.make_plan(runs, spent), frontier_rows=rows, img_s=800.0)
     assert "## What a budget buys, and the build's minutes" in text and "this build's 800 scaled" in text
+    assert "the set-up, about a minute, is not recorded" in text  # a record without it: said, not hidden
+    text = plan.markdown(plan.make_plan(runs, spent), frontier_rows=rows, img_s=800.0, setup=52.0)
+    assert "with the set-up before the runner, 52 s" in text
 
 
 def test_reach_adds_the_chances_of_what_replicates_alone_decide_at_each_cap():
