@@ -51,6 +51,7 @@ variation = None  # with chapter B7's models trained at variation 0
 architectures = None  # with chapter B3's ResNet and ViT (without augmentation and with B3's standard one)
 augerino = None  # with chapter B6's Augerino runs (a learned shift, or shift and zoom)
 augerino_reg = None  # the weight of the shift-and-zoom run whose learned range is shown
+crop_seeds = None  # seeds of chapter D2's crop family measured (InstaAug, its ablations, random crop...; 0: none)
 resamples = None  # of the bootstrap intervals over variants
 seed = None
 
@@ -85,9 +86,11 @@ pages.table(agreement.models_table(members), f"The {facts['s1_models']} models: 
 # {glue:md}`s1_augerino_runs` Augerino runs (B1's recipe with a learned shift, or shift then zoom, at each
 # regulariser weight B6 tries), chapter B7's models trained without augmentation and with RandomResizedCrop on
 # scenes whose objects do not move or change size (variation 0), and chapter B3's ResNet and ViT (trained on more
-# scenes, without augmentation and with B3's standard augmentation) complete the set: {glue:md}`s1_variants`
-# trained variants. Nothing is trained twice: a book build trains every zoo model before the chapters run, and B6
-# has made its Augerino runs.
+# scenes, without augmentation and with B3's standard augmentation) and chapter D2's {glue:md}`s1_crop_models`
+# models of paper D's crop family (InstaAug, its ablations, Augerino's crops, a random crop and none, trained on
+# whole scenes; measured, as B6's, by the networks they trained, without their learned crops) complete the set:
+# {glue:md}`s1_variants` trained variants. Nothing is trained twice: a book build trains every zoo model before
+# the chapters run, and B6 and D2 have made their runs.
 #
 # ## The measures
 #
@@ -99,8 +102,10 @@ pages.table(agreement.models_table(members), f"The {facts['s1_models']} models: 
 # the accuracy); C's invariance accuracy, invariance L2 (the lower, the more invariant) and equivariance accuracy
 # (maps fitted on {glue:md}`s1_n_fit` scenes, scored on {glue:md}`s1_n_eval`). A does not rank translations or
 # rotations; C has no zoom. C's invariance accuracy on the embedding is the accuracy at C's own fixed transforms.
-# The untrained models get the accuracy and B's measures only: no claim reads their A or C measures. Every figure
-# below answers one question, and draws every measure the same way round: towards more invariance.
+# The untrained models get the accuracy and B's measures only: no claim reads their A or C measures. D2's models
+# too: they add variants to the one question these measures answer alone (does the accuracy under a transformation
+# track B's invariance?), at a quarter of a full measurement's cost. Every figure below answers one question, and
+# draws every measure the same way round: towards more invariance.
 #
 # ## 1. Does augmenting with a transformation raise the invariance to it?
 
@@ -120,8 +125,10 @@ pages.show(f"Question 1, per invariance measure (panel) and transformation (row)
 # invariant. Each model is ranked among the models under the same transformation (the transformations differ in how
 # far they move any model, so raw values pooled over them would rank the transformations), and the claim's number is
 # the rho averaged over the transformations that have both measures. Its 95 % interval resamples whole variants
-# ({glue:md}`s1_variants` of them, a model's seeds together, {glue:md}`s1_resamples` resamples), every
-# transformation in each resample, so one interval answers the question; the claim asks for rho above 0.5.
+# (those that have both measures: {glue:md}`s1_variants` for the accuracy and B's invariance,
+# {glue:md}`s1_variants_full` where A's probe or C's maps are one of the two; a model's seeds together,
+# {glue:md}`s1_resamples` resamples), every transformation in each resample, so one interval answers the question;
+# the claim asks for rho above 0.5.
 
 # %%
 for k, (cid, (x, y)) in enumerate(R.PAIRS.items(), start=2):

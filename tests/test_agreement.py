@@ -13,6 +13,7 @@ from torch import nn
 
 from invlib import data, models, results, zoo
 from invlib.papers.b import grounding, rrc, similarity
+from invlib.papers.d import cropping
 from invlib.papers.s import agreement as G
 from invlib.papers.s import agreement_reports as R
 from invlib.papers.s.protocol import PROTOCOL
@@ -103,10 +104,11 @@ def test_the_data_factor_compares_b1s_recipe_at_two_variations(profile):
         assert m.spec.replace(data_options=()) == rrc.spec(B, G.B1_METHODS[m.variant], m.seed)
 
 
-@pytest.mark.parametrize("profile, variants, models", [("smoke", 20, 20), ("cpu", 20, 60)])
+@pytest.mark.parametrize("profile, variants, models", [("smoke", 27, 27), ("cpu", 28, 68)])
 def test_the_variants_are_models_other_chapters_train(profile, variants, models):
     """Every zoo model S1 loads but its rotation, brightness and untrained ones is one that B1, B2, B3 or B7 lists
-    (their training phase trains it), and B6 makes the Augerino runs: the many variants cost S1 no training."""
+    (their training phase trains it), B6 makes the Augerino runs and D2 its crop family: the many variants cost S1
+    no training."""
     from invlib import papers
 
     S = G.settings(profile)
@@ -115,7 +117,12 @@ def test_the_variants_are_models_other_chapters_train(profile, variants, models)
                            "b7_variation_in_the_data") for s in papers.zoo_specs(ch, profile)}
     own = [m for m in fam if m.variant in ("rotation", "brightness", "untrained")]
     specs = G.s1_zoo_specs(profile)
-    assert len(specs) == len(fam) - sum(m.recipe == "B6" for m in fam)
+    assert len(specs) == len(fam) - sum(m.recipe in ("B6", "D2") for m in fam)
+    D = cropping.settings(profile)
+    crops = [m for m in fam if m.recipe == "D2"]
+    assert sorted({m.spec for m in crops}) == sorted(G.crop_labels(D)) and {m.seed for m in crops} == set(
+        range(min(S.crop_seeds, D.seeds))), "D2's family: every model D2 trains, at its first crop_seeds seeds"
+    assert all(G.sweep_only(m) for m in crops)
     assert set(specs) - others == {m.spec for m in own}
     trained = [m for m in fam if m.variant != "untrained"]
     assert len({(m.variant, m.recipe, m.arch, m.variation) for m in trained}) == variants
@@ -132,6 +139,8 @@ def _loaded_specs(monkeypatch, S) -> list:
 
     monkeypatch.setattr(zoo, "get", get)
     monkeypatch.setattr(rrc, "augerino_model", lambda *a, **k: (SimpleNamespace(trunk=nn.Linear(1, 1)), {}))
+    monkeypatch.setattr(cropping, "train", lambda D, _train: [SimpleNamespace(variant=label, seed=k, model=nn.Linear(
+        1, 1)) for label in G.crop_labels(D) for k in range(D.seeds)])
     G.train(S)
     return asked
 
@@ -144,7 +153,8 @@ def test_zoo_specs_are_the_specs_the_run_loads(monkeypatch, profile, params):
     asked = _loaded_specs(monkeypatch, S)
     assert set(specs) == set(asked) and len(set(specs)) == len(specs)
     fam = G.models(S)
-    assert len(specs) == len([m for m in fam if m.recipe != "B6"]), "every model but B6's Augerino is a zoo model"
+    assert len(specs) == len([m for m in fam if m.recipe not in ("B6", "D2")]), \
+        "every model but B6's Augerino and D2's crop family is a zoo model"
     b3 = grounding.settings(profile)
     assert {s for s in specs if s.arch == "small_vit_p14_cls"} == (
         {zoo.spec(f"small_vit_p14_cls/{v}", zoo.chapter_profile(b3), seed=k) for k in range(S.seeds)
@@ -152,6 +162,30 @@ def test_zoo_specs_are_the_specs_the_run_loads(monkeypatch, profile, params):
     # B3's models of every seed S1 reads are the ones chapter B3 lists (its training phase trains them once)
     b3_specs = set(grounding.b3_zoo_specs(profile, seeds=max(S.seeds, b3.seeds)))
     assert {zoo.spec(m.spec[4:], zoo.chapter_profile(b3), seed=m.seed) for m in fam if m.recipe == "B3"} <= b3_specs
+
+
+def test_d2s_models_are_measured_as_their_classifiers_at_d2s_side(monkeypatch):
+    """S1 reads D2's trained family (chapter D2's cache) and measures each model's classifier, the trunk of a model
+    with learned crops, at the side D2 trained on, in the precision it trained in."""
+    from invlib.learned import instaaug
+
+    S = G.settings("smoke", augerino=False, variation=False, architectures=False)
+    D = G._d2(S)
+    trunk = models.create("small_resnet18_s4", num_classes=10, img_size=56, seed=0)
+    insta = models.mark_precision(instaaug.instaaug(trunk, instaaug.UniformRanges(("rotate",))), "bf16")
+    plain = models.create("small_resnet18_s4", num_classes=10, img_size=56, seed=1)
+    monkeypatch.setattr(zoo, "train_many", lambda specs, progress=True: [nn.Linear(1, 1) for _ in specs])
+    seen = []
+    monkeypatch.setattr(cropping, "train", lambda D_, _train: seen.append(D_) or [
+        SimpleNamespace(variant=label, seed=0, model=insta if label == "instaaug" else plain)
+        for label in G.crop_labels(D_)])
+    nets = G.train(S)
+    assert seen == [D] and D.seeds == 1
+    crops = {m.spec: net for m, net in nets.items() if m.recipe == "D2"}
+    assert crops["instaaug"] is trunk and models.precision(trunk) == "bf16" and trunk.input_side == D.size == 56
+    assert crops["none"] is plain and models.precision(plain) == "float32"
+    table = G.models_table(list(nets))
+    assert table.loc["crops instaaug", "training"] == "instaaug, D2's recipe"
 
 
 class _Net(nn.Module):
@@ -245,16 +279,18 @@ def test_accuracy_under_t_from_the_sweeps_passes_equals_a_pass_of_its_own(arch):
 
 
 @pytest.mark.slow  # over 0.45 s: make test runs it, make test-fast stays under 2 minutes
-def test_untrained_models_are_measured_by_the_sweep_only():
+def test_untrained_models_and_d2s_are_measured_by_the_sweep_only():
     S = G.settings("smoke", transforms=("brightness",), n_probe=16, n_pairs=16, n_fit=16, n_eval=16, map_epochs=1,
                    progress=False)
     net = models.create("small_resnet18_s4", num_classes=10, img_size=56, seed=0).eval()
-    t = G.measure(S, {G.Model("none", 0): copy.deepcopy(net), G.Model("untrained", 0): net})  # A's probe makes its
-    # model channels-last: a copy each
+    crops = G.Model(G.crop_variant("instaaug"), 0, recipe="D2")
+    t = G.measure(S, {G.Model("none", 0): copy.deepcopy(net), G.Model("untrained", 0): copy.deepcopy(net),
+                      crops: net})  # A's probe makes its model channels-last: a copy each
     w = G.wide(t, "brightness")
-    assert w.loc["none 0"].notna().all() and set(w.columns[w.loc["untrained 0"].notna()]) == {
-        "accuracy", "b_invariance", "b_alignment"}
-    assert (w.loc["none 0", ["accuracy", "b_invariance"]] == w.loc["untrained 0", ["accuracy", "b_invariance"]]).all()
+    for only in ("untrained 0", crops.name):
+        assert w.loc["none 0"].notna().all() and set(w.columns[w.loc[only].notna()]) == {
+            "accuracy", "b_invariance", "b_alignment"}
+        assert (w.loc["none 0", ["accuracy", "b_invariance"]] == w.loc[only, ["accuracy", "b_invariance"]]).all()
 
 
 def test_agreement_is_oriented_and_sources_name_the_largest_factor():

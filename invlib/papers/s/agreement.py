@@ -11,8 +11,10 @@ functions (no measure is implemented a second time), to one set of models:
   ratio), with chapter B2's RandomResizedCrop at its other Beta shapes of the crop's area, with rotation or
   brightness (:func:`invlib.zoo.random_op`, the two this chapter trains) and untrained;
   chapter B6's Augerino runs (every regulariser weight and group it runs; measured without the learned
-  augmentation); chapter B7's models at variation 0 of the scenes (without augmentation and with RandomResizedCrop);
-  chapter B3's ResNet and ViT, trained without augmentation and with its standard augmentation. The recipes are
+  augmentation); chapter D2's crop family (paper D's InstaAug, its ablations, Augerino and the random crop, each
+  method and fixed weight D2 trains on whole 56 px scenes, measured without the learned crops); chapter B7's models
+  at variation 0 of the scenes (without augmentation and with RandomResizedCrop); chapter B3's ResNet and ViT,
+  trained without augmentation and with its standard augmentation. The recipes are
   those chapters' settings (:func:`invlib.papers.b.rrc.settings`, ...), read, not copied; :func:`s1_zoo_specs`
   lists the zoo models.
 - **the measures** (:func:`measure`), for each transformation of :data:`TRANSFORMS` the measure has:
@@ -21,14 +23,14 @@ functions (no measure is implemented a second time), to one set of models:
   embedding (:func:`invlib.papers.a.probes.extract`, ``train_probe``, ``accuracy``); B's relative invariance and
   equivariance alignment (:func:`invlib.papers.b.similarity.sweep`); C's invariance and equivariance through
   ``M_g`` and the normalised L2 distance (:func:`invlib.papers.c.equivariance.measure_network`). Every measure is
-  taken on the embedding the classifier reads (``pre_logits``); the untrained models get the accuracy and B's
-  measures only (:data:`SWEEP_ONLY`).
+  taken on the embedding the classifier reads (``pre_logits``); the untrained models and D2's get the accuracy and
+  B's measures only (:func:`sweep_only`).
 - **agreement** (:func:`agreement`, :func:`pooled_agreement`): Spearman's rho between two measures across the models
   per transformation, and its average over the transformations with a bootstrap interval over whole variants;
   **sources** (:func:`sources`): what the data's variation, augmentation, architecture and training each change in
   one measure.
 
-This module is the one above the papers: it imports paper modules (A, B, C), which never import each other.
+This module is the one above the papers: it imports paper modules (A, B, C, D), which never import each other.
 The chapter's claims, tables and figures are :mod:`invlib.papers.s.agreement_reports`.
 
 Example
@@ -49,7 +51,7 @@ import torch.nn.functional as F
 
 from ... import data, zoo
 from ...crops import stored_size
-from ...models import measuring, weights_key
+from ...models import mark_precision, measuring, precision, weights_key
 from ...profiles import settings as _settings
 from ...utils import cached, check_choice, digest
 from ...utils import progress as bar
@@ -57,6 +59,7 @@ from ...verdicts import Interval, rank_correlation
 from ..a import probes
 from ..b import grounding, rrc, similarity
 from ..c import equivariance
+from ..d import cropping
 
 CACHE_VERSION = 2  # 2: accuracy under T from the sweep's forward passes (the same numbers); sweep_only
 
@@ -97,7 +100,7 @@ class Settings:
     Attributes
     ----------
     profile:      the profile's name (filled in by :func:`settings`); the models' recipes are chapter B1's,
-                  B2's, B6's, B7's and B3's at this profile
+                  B2's, B6's, B7's, B3's and D2's at this profile
     seeds:        seeds per model variant (B1's recipe: :data:`VARIANTS`; B2's Beta shapes; B7's models at
                   variation 0; B3's ResNet and ViT; B6's Augerino runs: as many as B6 runs, up to this); the claims
                   about what training does need 3 (``N_MIN`` of :mod:`invlib.papers.s.protocol`). A seed B1, B2,
@@ -117,6 +120,10 @@ class Settings:
     variation:    with chapter B7's models trained on scenes at variation 0 (without augmentation and with RRC)
     architectures: with chapter B3's ResNet and ViT trained without augmentation (the architecture factor) and
                   with B3's standard augmentation
+    crop_seeds:   seeds of chapter D2's crop family measured (each method and fixed weight D2 trains, its first
+                  seeds, as many as D2 runs at most; 0: none), without their learned crops (their classifiers), by
+                  the sweep only: more variants, trained by the book already, for the claim on the accuracy
+                  under a transformation and B's invariance
     resamples:    of the bootstrap intervals over variants
     seed:         the draw of the scenes and of every random part of the measures
     """
@@ -138,6 +145,12 @@ class Settings:
     augerino_reg: float = 0.1
     variation: bool = True
     architectures: bool = True
+    # D2's crop family, one seed a variant, by the sweep only (declared before the build that decides it,
+    # 2026-12-01): s1/accuracy_tracks_invariance read +0.649 [+0.496, +0.750] over 20 variants (boundary 0.5; the plan:
+    # 21 would decide it) and rests on the sweep alone, as D2's eight variants are measured (0.9 s a model here, against
+    # 3.2 s with A's probe and C's maps; S1 took 101.0 s of its 102 at 883 img/s in c594875's cold build). The claims
+    # on A's probe and C's maps keep their 20 variants: one is decided, the other needs 56 (benchmarks/measurements).
+    crop_seeds: int = 1
     resamples: int = 2000
     seed: int = 0
     device: str = "auto"
@@ -151,6 +164,8 @@ class Settings:
                              f"{self.levels}.")
         if self.seeds < 1 or min(self.n_probe, self.n_pairs, self.n_fit, self.n_eval) < 2:
             raise ValueError("seeds must be at least 1; n_probe, n_pairs, n_fit and n_eval at least 2.")
+        if self.crop_seeds < 0:
+            raise ValueError(f"crop_seeds: D2's seeds measured, 0 or more; got {self.crop_seeds}.")
 
 
 SETTINGS = {
@@ -179,9 +194,10 @@ def settings(profile: str = "cpu", **overrides) -> Settings:
 @dataclass(frozen=True)
 class Model:
     """One model of the family: ``variant`` (none, standard, one of B1's other crops, a single transformation,
-    untrained, an Augerino run), ``seed``, ``arch`` (ResNet or ViT), ``variation`` of its training scenes,
-    ``recipe`` (the chapter whose recipe trained it: B1, B6, B7 or B3), and where it comes from (``spec``: a zoo
-    spec, a ``zoo:`` name of B3's, or B6's ``(group, regulariser weight)``)."""
+    untrained, an Augerino run, one of D2's crop family), ``seed``, ``arch`` (ResNet or ViT), ``variation`` of its
+    training scenes, ``recipe`` (the chapter whose recipe trained it: B1, B2, B6, B7, B3 or D2), and where it comes
+    from (``spec``: a zoo spec, a ``zoo:`` name of B3's, B6's ``(group, regulariser weight)``, or D2's model label,
+    e.g. ``"instaaug"``)."""
 
     variant: str
     seed: int
@@ -215,6 +231,21 @@ VARIANTS = ("none", "standard", "translation", "scale", "shift", "shift_scale", 
 # Variants measured by the sweep only (the accuracy and B's measures): no claim reads an untrained model's A probe or
 # C maps (the agreement claims leave the untrained models out; claim 5's "training" factor reads B's invariance)
 SWEEP_ONLY = ("untrained",)
+
+
+def sweep_only(m: Model) -> bool:
+    """Whether model ``m`` is measured by the sweep only (the accuracy and B's measures): an untrained one
+    (:data:`SWEEP_ONLY`), or one of chapter D2's (the variants the claim on the accuracy and B's invariance adds;
+    ``Settings.crop_seeds`` says why).
+
+    Example
+    -------
+    >>> sweep_only(Model("untrained", 0)), sweep_only(Model(crop_variant("instaaug"), 0, recipe="D2"))
+    (True, True)
+    >>> sweep_only(Model("none", 0))
+    False
+    """
+    return m.variant in SWEEP_ONLY or m.recipe == "D2"
 AUGERINO_WORDS = {"translation": "shift", "translation then scale": "shift+zoom"}  # B6's groups, short
 
 
@@ -227,6 +258,40 @@ def beta_variant(shape: float) -> str:
     ('standard beta 0.1', 'standard beta 10')
     """
     return f"standard beta {shape:g}"
+
+
+def crop_variant(label: str) -> str:
+    """The variant name of the model chapter D2 labels ``label`` (:attr:`invlib.papers.d.cropping.Trained.variant`:
+    a method of its family, its random crop's range or a fixed weight).
+
+    Example
+    -------
+    >>> crop_variant("instaaug"), crop_variant("fixed lambda 0.02")
+    ('crops instaaug', 'crops fixed lambda 0.02')
+    """
+    return f"crops {label}"
+
+
+def _d2(S: Settings) -> cropping.Cropping:
+    """Chapter D2's settings at this profile, with ``S.crop_seeds`` of its seeds (its first ones, as many as it runs
+    at most)."""
+    D = cropping.settings(S.profile, device=S.device, progress=S.progress)
+    return cropping.settings(S.profile, device=S.device, progress=S.progress, seeds=min(S.crop_seeds, D.seeds))
+
+
+def crop_labels(D: cropping.Cropping) -> list[str]:
+    """The labels of chapter D2's models of one seed, as :func:`invlib.papers.d.cropping.train` names them: each
+    method (the random crop once per range it sweeps), then each entropy band and fixed weight.
+
+    Example
+    -------
+    >>> crop_labels(cropping.settings("cpu"))
+    ['none', 'random_crop 0.35-1', 'augerino', 'instaaug', 'no_lrp', 'no_input', 'class_specific', 'fixed lambda 0.02']
+    """
+    out = []
+    for method in D.methods:
+        out += ([f"random_crop {lo:g}-{hi:g}" for lo, hi in D.scales] if method == "random_crop" else [method])
+    return out + [f"band {lo:g}-{hi:g}" for lo, hi in D.bands] + [f"fixed lambda {lam:g}" for lam in D.fixed_lams]
 
 
 def augerino_variant(group: str, reg: float) -> str:
@@ -245,14 +310,17 @@ def models(S: Settings) -> list[Model]:
     and models; rotation and brightness are trained here), B2's RandomResizedCrop at its other Beta shapes of the
     crop's area, every Augerino run of chapter B6 (each group and
     regulariser weight, as many of its seeds as B6 runs up to ``S.seeds``), B7's models without augmentation and
-    with RandomResizedCrop at variation 0, and B3's ResNet and ViT trained without augmentation and with B3's
-    standard augmentation (B3's zoo entries of those seeds, :func:`invlib.papers.b.grounding.load_model`).
+    with RandomResizedCrop at variation 0, B3's ResNet and ViT trained without augmentation and with B3's
+    standard augmentation (B3's zoo entries of those seeds, :func:`invlib.papers.b.grounding.load_model`), and
+    chapter D2's crop family (:func:`crop_labels`, ``S.crop_seeds`` of D2's seeds).
 
     Example
     -------
     >>> fam = models(settings("cpu"))
     >>> len(fam), fam[0].spec.name, [m.name for m in fam[-2:]]
-    (63, 'small_resnet18_s4/fixed_size_center_crop', ['ResNet standard 2', 'ViT standard 2'])
+    (71, 'small_resnet18_s4/fixed_size_center_crop', ['crops class_specific 0', 'crops fixed lambda 0.02 0'])
+    >>> len(models(settings("cpu", crop_seeds=0))), len(models(settings("cpu", crop_seeds=5)))
+    (63, 87)
     >>> sorted({m.variant for m in fam if m.recipe == "B6"})
     ['augerino shift 0.01', 'augerino shift 1', 'augerino shift+zoom 0.1']
     """
@@ -275,6 +343,10 @@ def models(S: Settings) -> list[Model]:
         G = grounding.settings(S.profile)
         out += [Model(v, k, arch=arch, recipe="B3", spec=G.models[arch][v]) for v in ("none", "standard")
                 for k in range(S.seeds) for arch in ("ResNet", "ViT")]
+    if S.crop_seeds:  # D2's family, trained and cached by chapter D2 (its seeds D.seed, D.seed + 1, ...)
+        D = _d2(S)
+        out += [Model(crop_variant(label), D.seed + k, recipe="D2", spec=label) for label in crop_labels(D)
+                for k in range(D.seeds)]
     return out
 
 
@@ -296,7 +368,7 @@ def s1_zoo_specs(profile: str = "cpu", **params) -> list[zoo.Spec]:
     S = settings(profile, **params)
     zp = zoo.chapter_profile(grounding.settings(S.profile))
     return [zoo.spec(m.spec[len("zoo:"):], zp, seed=m.seed) if m.recipe == "B3" else m.spec
-            for m in models(S) if m.recipe != "B6"]
+            for m in models(S) if m.recipe not in ("B6", "D2")]
 
 
 def models_table(fam: list[Model]) -> pd.DataFrame:
@@ -311,6 +383,8 @@ def models_table(fam: list[Model]) -> pd.DataFrame:
     (['seeds', 'recipe', 'training'], 'random_op: high=45.0, low=-45.0, op=rotate, size=56', '0')
     """
     def training(m: Model) -> str:
+        if m.recipe == "D2":
+            return f"{m.spec}, D2's recipe"
         if isinstance(m.spec, str):
             return m.spec
         if m.recipe == "B6":
@@ -331,20 +405,50 @@ def models_table(fam: list[Model]) -> pd.DataFrame:
 def train(S: Settings, fam: list[Model] | None = None) -> dict[Model, torch.nn.Module]:
     """The models of ``fam`` (default :func:`models`) in eval mode: loaded from the zoo, trained there on first use
     (:func:`invlib.zoo.train_many`; a book build trains them before any chapter runs, :func:`s1_zoo_specs`). B6's
-    Augerino model is its trunk, the network without the learned augmentation (chapter B6's run, cached)."""
+    Augerino model is its trunk, the network without the learned augmentation (chapter B6's run, cached); D2's
+    models are their classifiers (:func:`crop_classifier`; chapter D2's family, cached, trained here on first
+    use)."""
     fam = models(S) if fam is None else fam
     specs = [m.spec for m in fam if m.recipe in ("B1", "B2", "B7")]
     trained = dict(zip(specs, zoo.train_many(specs, progress=S.progress)))
     G = grounding.settings(S.profile)
+    crops = {}
+    if any(m.recipe == "D2" for m in fam):
+        D = _d2(S)
+        crops = {(t.variant, t.seed): crop_classifier(t.model, D.size)
+                 for t in cropping.train(D, cropping.scene_data(D)[0])}
 
     def get(m: Model):
         if m.recipe == "B3":
             return at_side(grounding.load_model(m.spec, G, m.seed), G.zoo_data["img_size"])
         if m.recipe == "B6":
             return rrc.augerino_model(_b1(S), *m.spec, seed=m.seed)[0].trunk
+        if m.recipe == "D2":
+            return crops[m.spec, m.seed]
         return trained[m.spec]
 
     return {m: get(m).eval() for m in fam}
+
+
+def crop_classifier(net: torch.nn.Module, side: int) -> torch.nn.Module:
+    """The classifier of a model of chapter D2: the network itself, or an InstaAug or Augerino model's trunk (the
+    network without its learned crops), marked with the precision it was trained in and fed ``side`` px inputs
+    (:func:`at_side`: D2 trains on whole scenes of that side).
+
+    Example
+    -------
+    >>> from invlib import models
+    >>> from invlib.learned import augerino
+    >>> net = mark_precision(augerino.augerino(models.create("small_resnet18_s4", num_classes=10, img_size=56)),
+    ...                      "bf16")
+    >>> c = crop_classifier(net, 56)
+    >>> c is net.trunk, precision(c), c.input_side
+    (True, 'bf16', 56)
+    """
+    trunk = getattr(net, "trunk", net)
+    if precision(net) != precision(trunk):
+        mark_precision(trunk, precision(net))
+    return at_side(trunk, side)
 
 
 def seed_claims_read(m: Model) -> bool:
@@ -574,8 +678,8 @@ def measure_sets(S: Settings) -> dict:
 
 def measure(S: Settings, nets: dict, sets: dict | None = None) -> pd.DataFrame:
     """Every measure on every model of ``nets`` (:func:`train`): one row per (model, transform, measure) with the
-    model's ``variant``, ``seed``, ``arch``, ``variation``, ``recipe`` and ``value``; the variants of
-    :data:`SWEEP_ONLY` get the accuracy and B's measures only. ``sets``: the images (default :func:`measure_sets`;
+    model's ``variant``, ``seed``, ``arch``, ``variation``, ``recipe`` and ``value``; the models of
+    :func:`sweep_only` get the accuracy and B's measures only. ``sets``: the images (default :func:`measure_sets`;
     any uint8 datasets with labels and boxes in that shape).
 
     Example
@@ -591,7 +695,7 @@ def measure(S: Settings, nets: dict, sets: dict | None = None) -> pd.DataFrame:
     sets = measure_sets(S) if sets is None else sets
     rows = []
     for m, net in bar(list(nets.items()), S.progress, "measures", leave=True):
-        only = m.variant in SWEEP_ONLY
+        only = sweep_only(m)
         rows += [dict(model=m.name, variant=m.variant, seed=m.seed, arch=m.arch, variation=m.variation,
                       recipe=m.recipe, **r)
                  for r in measure_model(S, net, sets["probe"], sets["pairs"], sets["maps"], sweep_only=only)]

@@ -49,6 +49,7 @@ from .agreement import (
     Settings,
     agreement,
     augerino_variant,
+    crop_variant,
     group_mean,
     pooled_agreement,
     ranked_transforms,
@@ -77,7 +78,10 @@ VARIANT_WORDS = {"none": "no augmentation", "standard": "RandomResizedCrop", "tr
                  "scale": "zoom (random-size crop)", "shift": "shift", "shift_scale": "shift + zoom",
                  "shift_scale_square": "shift + zoom, square", "rotation": "rotation", "brightness": "brightness",
                  "untrained": "untrained"}
-MARKERS = {"B1": "o", "B2": "v", "B6": "^", "B7": "s", "B3": "D"}  # a recipe's marker in the scatter plots
+CROP_WORDS = {"none": "no augmentation", "augerino": "Augerino crops", "instaaug": "InstaAug",
+              "no_lrp": "InstaAug without LRP", "no_input": "InstaAug without input",
+              "class_specific": "class-specific crops"}  # chapter D2's methods (D2's own LABELS are a table's)
+MARKERS = {"B1": "o", "B2": "v", "B6": "^", "B7": "s", "B3": "D", "D2": "P"}  # a recipe's marker in the scatter plots
 PAIRS = {"s1/b_and_c_rank_alike": ("b_invariance", "c_inv_acc"),  # claim -> (x, y) of its figure
          "s1/probe_finds_what_is_not_invariant": ("b_invariance", "a_probe"),
          "s1/accuracy_tracks_invariance": ("b_invariance", "accuracy")}
@@ -99,7 +103,20 @@ def variant_words(variant: str) -> str:
     ('shift + zoom', 'Augerino, learned shift, weight 0.01')
     >>> variant_words("standard beta 0.1")
     'RandomResizedCrop, area ~ Beta(1, 0.1)'
+    >>> variant_words(crop_variant("no_input")), variant_words(crop_variant("fixed lambda 0.02"))
+    ('InstaAug without input', 'InstaAug, fixed weight 0.02')
+    >>> variant_words(crop_variant("random_crop 0.35-1"))
+    'random crop, area 0.35-1'
     """
+    if variant.startswith(crop_variant("")):
+        label = variant[len(crop_variant("")):]
+        if label.startswith("random_crop "):
+            return f"random crop, area {label.split(' ', 1)[1]}"
+        if label.startswith("fixed lambda "):
+            return f"InstaAug, fixed weight {label.rsplit(' ', 1)[1]}"
+        if label.startswith("band "):
+            return f"InstaAug, entropy band {label.split(' ', 1)[1]}"
+        return CROP_WORDS.get(label, label)
     if variant.startswith("standard beta "):
         return f"RandomResizedCrop, area ~ Beta(1, {variant.rsplit(' ', 1)[1]})"
     if variant.startswith("augerino "):
@@ -668,7 +685,10 @@ def report(run, S: Settings, table: pd.DataFrame, seconds: list[float] | None = 
     counts = dict(s1_models=len(family), s1_trained=len(models_), s1_seeds=S.seeds, s1_n_probe=S.n_probe,
                   s1_n_pairs=S.n_pairs, s1_n_fit=S.n_fit, s1_n_eval=S.n_eval,
                   s1_variants=variants(table)[models_].nunique(),
+                  s1_variants_full=variants(table)[sorted(set(models_) & set(table.loc[table["measure"].isin(
+                      ("a_probe", "c_inv_acc")), "model"]))].nunique(),
                   s1_augerino_runs=family["variant"].str.startswith("augerino").sum(),
+                  s1_crop_models=(family["recipe"] == "D2").sum(),
                   s1_resamples=S.resamples)
     facts = dict({k: f"{v:,}" for k, v in counts.items()},  # text: the prose quotes every fact as Markdown
                  s1_seeds_text=count(S.seeds, "seed"), s1_levels=", ".join(map(str, S.levels[1:])),
