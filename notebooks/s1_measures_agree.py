@@ -132,8 +132,9 @@ pages.show(f"Question 1, per invariance measure (panel) and transformation (row)
 
 # %%
 for k, (cid, (x, y)) in enumerate(R.PAIRS.items(), start=2):
+    n_models, n_variants = R.pair_counts(table, x, y)
     pages.show(f"Question {k}: do {R.WORDS[x]} (x) and {R.WORDS[y]} (y) rank the models alike? Each of the "
-               f"{facts['s1_trained']} trained models ({facts['s1_variants']} variants, {seeds} each) is a point, "
+               f"{n_models} trained models measured by both ({n_variants} variants) is a point, "
                "coloured by what it was trained with and marked by the chapter whose recipe trained it, one panel per "
                "transformation; right and up are more invariant (a reversed axis says so). Each panel's title gives "
                "its oriented Spearman's rho, the figure's title their average with its 95 % interval over variants "

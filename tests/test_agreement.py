@@ -474,6 +474,20 @@ def test_every_claim_is_declared_with_a_smallest_effect_and_recorded_by_the_repo
     assert all(run.claims[c.id]["criterion"] == c.criterion() for c in PROTOCOL)
 
 
+def test_an_agreement_claim_counts_the_variants_and_models_measured_by_both_measures():
+    """D2's models, measured by the sweep only, add variants to the claim on the accuracy and B's invariance and
+    none to the claims that read A's probe or C's maps."""
+    t = R.demo_table()
+    crops = t[t["model"].str.startswith("none B1 ResNet")].assign(
+        model=lambda d: d["model"].str.replace("none B1", "crops instaaug D2"), variant=G.crop_variant("instaaug"),
+        recipe="D2")
+    t = pd.concat([t, crops[crops["measure"].isin(("accuracy", "b_invariance", "b_alignment"))]], ignore_index=True)
+    run = results.Run("smoke", name="demo")
+    R.report(run, G.settings("smoke", transforms=("zoom",)), t)
+    assert "over 11 variants (31 models)" in run.claims["s1/accuracy_tracks_invariance"]["ours"]
+    assert "over 10 variants (28 models)" in run.claims["s1/b_and_c_rank_alike"]["ours"]
+
+
 @pytest.mark.slow  # over a second: make test runs it, make test-fast stays under 2 minutes
 def test_the_claims_fail_when_augmentation_lowers_invariance():
     t = R.demo_table()

@@ -249,7 +249,7 @@ def plot_pair(table: pd.DataFrame, S: Settings, cid: str, claims: dict):
     x_m, y_m = PAIRS[cid]
     ev = claims.get(cid, {}).get("evidence") or {}
     groups = group_of(table)
-    models_ = trained(table)
+    models_ = pair_models(table, x_m, y_m)
     names = list(dict.fromkeys(groups[models_]))
     recipe = table.drop_duplicates("model").set_index("model")["recipe"]
     cmap = plt.get_cmap("tab20")
@@ -517,6 +517,33 @@ def agreement_effects(table: pd.DataFrame, S: Settings, a: str, b: str, models_:
     return lambda level: pooled_agreement(table, a, b, models_, S.transforms, level, S.resamples, S.seed)
 
 
+def pair_models(table: pd.DataFrame, a: str, b: str) -> list[str]:
+    """The trained models measured by both ``a`` and ``b`` (:data:`MEASURES` keys): the points of a pair's figure
+    and its claim (D2's models have the sweep's measures only, :func:`invlib.papers.s.agreement.sweep_only`).
+
+    Example
+    -------
+    >>> t = demo_table()
+    >>> len(pair_models(t, "accuracy", "b_invariance")), len(pair_models(t[t["measure"] != "a_probe"], "a_probe",
+    ...                                                                  "b_invariance"))
+    (28, 0)
+    """
+    have = set(table.loc[table["measure"] == a, "model"]) & set(table.loc[table["measure"] == b, "model"])
+    return [m for m in trained(table) if m in have]
+
+
+def pair_counts(table: pd.DataFrame, a: str, b: str) -> tuple[int, int]:
+    """``(models, variants)`` of :func:`pair_models`: what a pair's caption counts.
+
+    Example
+    -------
+    >>> pair_counts(demo_table(), "accuracy", "b_invariance")
+    (28, 10)
+    """
+    both = pair_models(table, a, b)
+    return len(both), int(variants(table)[both].nunique()) if both else 0
+
+
 def _agree_claim(run, cid: str, table: pd.DataFrame, S: Settings, a: str, b: str) -> str:
     models_ = trained(table)
     effects = agreement_effects(table, S, a, b, models_)
@@ -526,7 +553,8 @@ def _agree_claim(run, cid: str, table: pd.DataFrame, S: Settings, a: str, b: str
         used = ranked_transforms(table, a, b, models_, S.transforms)
         per = {t: rho_at(table, t, a, b, models_) for t in used}
         ours = (f"rho {number(iv.estimate, sign=True)}, 95 % interval {number(iv.lo, sign=True)} to "
-                f"{number(iv.hi, sign=True)}, over {iv.n} variants ({len(models_)} models); per transformation: "
+                f"{number(iv.hi, sign=True)}, over {iv.n} variants ({len(pair_models(table, a, b))} models); per "
+                "transformation: "
                 + ", ".join(f"{t} {number(r, sign=True)}" for t, r in per.items())
                 if np.isfinite(iv.estimate) else "no rho: under every transformation a measure is constant")
     return run.claim(PROTOCOL[cid], ours=ours, effects=effects)
