@@ -120,7 +120,7 @@ def test_the_variants_are_models_other_chapters_train(profile, variants, models)
     assert len(specs) == len(fam) - sum(m.recipe in ("B6", "D2") for m in fam)
     D = cropping.settings(profile)
     crops = [m for m in fam if m.recipe == "D2"]
-    assert sorted({m.spec for m in crops}) == sorted(G.crop_labels(D)) and {m.seed for m in crops} == set(
+    assert sorted({m.spec for m in crops}) == sorted(cropping.labels(D)) and {m.seed for m in crops} == set(
         range(min(S.crop_seeds, D.seeds))), "D2's family: every model D2 trains, at its first crop_seeds seeds"
     assert all(G.sweep_only(m) for m in crops)
     assert set(specs) - others == {m.spec for m in own}
@@ -140,7 +140,7 @@ def _loaded_specs(monkeypatch, S) -> list:
     monkeypatch.setattr(zoo, "get", get)
     monkeypatch.setattr(rrc, "augerino_model", lambda *a, **k: (SimpleNamespace(trunk=nn.Linear(1, 1)), {}))
     monkeypatch.setattr(cropping, "train", lambda D, _train: [SimpleNamespace(variant=label, seed=k, model=nn.Linear(
-        1, 1)) for label in G.crop_labels(D) for k in range(D.seeds)])
+        1, 1)) for label in cropping.labels(D) for k in range(D.seeds)])
     G.train(S)
     return asked
 
@@ -178,7 +178,7 @@ def test_d2s_models_are_measured_as_their_classifiers_at_d2s_side(monkeypatch):
     seen = []
     monkeypatch.setattr(cropping, "train", lambda D_, _train: seen.append(D_) or [
         SimpleNamespace(variant=label, seed=0, model=insta if label == "instaaug" else plain)
-        for label in G.crop_labels(D_)])
+        for label in cropping.labels(D_)])
     nets = G.train(S)
     assert seen == [D] and D.seeds == 1
     crops = {m.spec: net for m, net in nets.items() if m.recipe == "D2"}

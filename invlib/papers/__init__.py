@@ -116,11 +116,11 @@ CHAPTERS = {
     "e3_capacity": F(trains=True, writes=("fit",)),
     "e4_image_recognition": F(trains=True, writes=("fit",)),
     # S1 measures every model variant B1, B2, B3 and B7 train on scenes (zoo models; the training phase trains them),
-    # B6's Augerino networks (B6's "rrc" cache) and D2's crop family (its models in the fit cache; D2, which writes
-    # "d2", runs first), with paper C's measures among its own, and trains only its rotation and brightness models;
-    # its issue allows 3 minutes
+    # B6's Augerino networks (B6's "rrc" cache) and D2's crop family (the fit cache: S1 waits for every chapter that
+    # writes it, all of them among the first a parallel build starts), with paper C's measures among its own, and
+    # trains only its rotation and brightness models; its issue allows 3 minutes
     "s1_measures_agree": F(zoo="invlib.papers.s.agreement:s1_zoo_specs", budgets={"cpu": 180},
-                           writes=("equivariance", "synthesis"), reads=("rrc", "d2")),
+                           writes=("equivariance", "synthesis"), reads=("rrc", "fit")),
     "y1_your_model": F(zoo="invlib.papers.s.yours:y1_zoo_specs", writes=("yours", "equivariance")),
 }
 del F

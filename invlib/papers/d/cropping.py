@@ -357,6 +357,36 @@ def start_entropy(net: instaaug.InstaAug, train_set, n: int = 256) -> float:
     return float(h.mean())
 
 
+def crop_label(scale: tuple[float, float]) -> str:
+    """The label (:attr:`Trained.variant`) of the random crop of area range ``scale``."""
+    return f"random_crop {scale[0]:g}-{scale[1]:g}"
+
+
+def band_label(band: tuple[float, float]) -> str:
+    """The label of InstaAug trained in the entropy band ``band``."""
+    return f"band {band[0]:g}-{band[1]:g}"
+
+
+def fixed_label(lam: float) -> str:
+    """The label of InstaAug trained at the fixed weight ``lam``."""
+    return f"fixed lambda {lam:g}"
+
+
+def labels(S: Cropping) -> list[str]:
+    """The labels (:attr:`Trained.variant`) of one seed's models, in :func:`train`'s order: each method of
+    ``S.methods`` (the random crop once per range of ``S.scales``), then each entropy band and fixed weight.
+
+    Example
+    -------
+    >>> labels(settings("cpu"))
+    ['none', 'random_crop 0.35-1', 'augerino', 'instaaug', 'no_lrp', 'no_input', 'class_specific', 'fixed lambda 0.02']
+    """
+    out = []
+    for method in S.methods:
+        out += [crop_label(scale) for scale in S.scales] if method == "random_crop" else [method]
+    return out + [band_label(band) for band in S.bands] + [fixed_label(lam) for lam in S.fixed_lams]
+
+
 def train(S: Cropping, train_set) -> list[Trained]:
     """Train (or load from the cache) every model of the chapter: each method of ``S.methods`` for each seed (the
     random crop once per range of ``S.scales``), then InstaAug at every band of ``S.bands`` and every fixed weight
@@ -374,8 +404,7 @@ def train(S: Cropping, train_set) -> list[Trained]:
         for method in S.methods:
             if method == "random_crop":
                 for scale in S.scales:
-                    out.append(_fit_one(S, method, f"random_crop {scale[0]:g}-{scale[1]:g}", seed, train_set, k,
-                                        start, scale=scale))
+                    out.append(_fit_one(S, method, crop_label(scale), seed, train_set, k, start, scale=scale))
             else:
                 out.append(_fit_one(S, method, method, seed, train_set, k, start, start_seconds=pre))
             if S.progress:
@@ -383,10 +412,10 @@ def train(S: Cropping, train_set) -> list[Trained]:
     for seed in seeds if S.bands or S.fixed_lams else ():
         start, pre = _pretrain(S, train_set, k, seed)
         for band in S.bands:
-            out.append(_fit_one(S, "instaaug", f"band {band[0]:g}-{band[1]:g}", seed, train_set, k, start, band=band,
+            out.append(_fit_one(S, "instaaug", band_label(band), seed, train_set, k, start, band=band,
                                 start_seconds=pre))
         for lam in S.fixed_lams:
-            out.append(_fit_one(S, "instaaug", f"fixed lambda {lam:g}", seed, train_set, k, start,
+            out.append(_fit_one(S, "instaaug", fixed_label(lam), seed, train_set, k, start,
                                 band=(-math.inf, math.inf), lam0=lam, start_seconds=pre))
     return out
 
@@ -555,7 +584,7 @@ def step_costs(S: Cropping, family: list[Trained], train_set, rounds: int = COST
     >>> list(costs.columns), len(costs)
     (['seed', 'instaaug', 'random_crop', 'ratio'], 1)
     """
-    crop = f"random_crop {S.scales[0][0]:g}-{S.scales[0][1]:g}" if S.scales else None
+    crop = crop_label(S.scales[0]) if S.scales else None
     by = {(t.variant, t.seed): t for t in family}
     seeds = sorted({t.seed for t in family if ("instaaug", t.seed) in by and (crop, t.seed) in by})
     steps = _train.steps_per_epoch(S.n_train, S.batch_size)

@@ -279,21 +279,6 @@ def _d2(S: Settings) -> cropping.Cropping:
     return cropping.settings(S.profile, device=S.device, progress=S.progress, seeds=min(S.crop_seeds, D.seeds))
 
 
-def crop_labels(D: cropping.Cropping) -> list[str]:
-    """The labels of chapter D2's models of one seed, as :func:`invlib.papers.d.cropping.train` names them: each
-    method (the random crop once per range it sweeps), then each entropy band and fixed weight.
-
-    Example
-    -------
-    >>> crop_labels(cropping.settings("cpu"))
-    ['none', 'random_crop 0.35-1', 'augerino', 'instaaug', 'no_lrp', 'no_input', 'class_specific', 'fixed lambda 0.02']
-    """
-    out = []
-    for method in D.methods:
-        out += ([f"random_crop {lo:g}-{hi:g}" for lo, hi in D.scales] if method == "random_crop" else [method])
-    return out + [f"band {lo:g}-{hi:g}" for lo, hi in D.bands] + [f"fixed lambda {lam:g}" for lam in D.fixed_lams]
-
-
 def augerino_variant(group: str, reg: float) -> str:
     """The variant name of chapter B6's Augerino run of ``group`` at regulariser weight ``reg``.
 
@@ -312,7 +297,7 @@ def models(S: Settings) -> list[Model]:
     regulariser weight, as many of its seeds as B6 runs up to ``S.seeds``), B7's models without augmentation and
     with RandomResizedCrop at variation 0, B3's ResNet and ViT trained without augmentation and with B3's
     standard augmentation (B3's zoo entries of those seeds, :func:`invlib.papers.b.grounding.load_model`), and
-    chapter D2's crop family (:func:`crop_labels`, ``S.crop_seeds`` of D2's seeds).
+    chapter D2's crop family (:func:`invlib.papers.d.cropping.labels`, ``S.crop_seeds`` of D2's seeds).
 
     Example
     -------
@@ -345,7 +330,7 @@ def models(S: Settings) -> list[Model]:
                 for k in range(S.seeds) for arch in ("ResNet", "ViT")]
     if S.crop_seeds:  # D2's family, trained and cached by chapter D2 (its seeds D.seed, D.seed + 1, ...)
         D = _d2(S)
-        out += [Model(crop_variant(label), D.seed + k, recipe="D2", spec=label) for label in crop_labels(D)
+        out += [Model(crop_variant(label), D.seed + k, recipe="D2", spec=label) for label in cropping.labels(D)
                 for k in range(D.seeds)]
     return out
 
