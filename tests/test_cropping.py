@@ -561,3 +561,13 @@ def test_the_authors_setting_is_their_training_and_at_least_their_test_scenes():
     assert S.n_test >= their["n_test"] and A.crop_same_setting(S, their)
     assert not A.crop_same_setting(D.settings("cpu", n_test=their["n_test"] - 1), their)  # fewer: not theirs
     assert not A.crop_same_setting(D.settings("cpu", epochs=S.epochs + 1), their)
+
+
+def test_every_model_label_has_a_name_on_the_page():
+    """Each label D2's family carries (the random crop's range, a band, a fixed weight) reads as words, its number
+    kept: the names the page's legends and S1's tables show."""
+    S = D.settings("cpu", bands=((2.0, 2.5),), fixed_lams=(0.02,), scales=((0.35, 1.0),))
+    names = {lab: R.label(lab) for lab in D.labels(S)}
+    assert names["fixed lambda 0.02"] == "InstaAug, fixed λ 0.02" and names["band 2-2.5"] == "InstaAug, band [2, 2.5]"
+    assert names["random_crop 0.35-1"] == "Random crop, area 0.35-1" and names["class_specific"] != "class_specific"
+    assert all(name != lab for lab, name in names.items()), names

@@ -65,18 +65,21 @@ def readable(frame: pd.DataFrame) -> pd.DataFrame:
 
 
 def label(variant: str) -> str:
-    """A model's name on the page: ``"instaaug"`` -> ``"InstaAug"``, ``"band 2-2.5"`` -> ``"InstaAug, band
-    [2, 2.5]"``, ``"fixed 0.02"`` -> ``"InstaAug, fixed λ 0.02"``.
+    """A model's name on the page, from its label (:func:`invlib.papers.d.cropping.labels`): ``"instaaug"`` ->
+    ``"InstaAug"``, ``"band 2-2.5"`` -> ``"InstaAug, band [2, 2.5]"``, ``"fixed lambda 0.02"`` -> ``"InstaAug,
+    fixed λ 0.02"``, ``"random_crop 0.35-1"`` -> ``"Random crop, area 0.35-1"``.
 
     Example
     -------
-    >>> label("band 2-2.5"), label("fixed 0.02"), label("no_input")
-    ('InstaAug, band [2, 2.5]', 'InstaAug, fixed λ 0.02', 'InstaAug without input')
+    >>> label("band 2-2.5"), label("fixed lambda 0.02"), label("no_input"), label("random_crop 0.35-1")
+    ('InstaAug, band [2, 2.5]', 'InstaAug, fixed λ 0.02', 'InstaAug without input', 'Random crop, area 0.35-1')
     """
     if variant.startswith("band "):
         return "InstaAug, band [" + ", ".join(variant.split()[1].split("-")) + "]"
     if variant.startswith("fixed "):
-        return f"InstaAug, fixed λ {variant.split()[1]}"
+        return f"InstaAug, fixed λ {variant.rsplit(' ', 1)[1]}"
+    if variant.startswith("random_crop "):
+        return f"Random crop, area {variant.split()[1]}"
     return LABELS.get(variant, variant)
 
 

@@ -246,6 +246,8 @@ def sweep_only(m: Model) -> bool:
     False
     """
     return m.variant in SWEEP_ONLY or m.recipe == "D2"
+
+
 AUGERINO_WORDS = {"translation": "shift", "translation then scale": "shift+zoom"}  # B6's groups, short
 
 

@@ -40,6 +40,7 @@ from ...results import (
     not_measurable,
     text,
 )
+from ..d import cropping_reports
 from .agreement import (
     AUGERINO_GROUP,
     AUGMENTED,
@@ -78,9 +79,6 @@ VARIANT_WORDS = {"none": "no augmentation", "standard": "RandomResizedCrop", "tr
                  "scale": "zoom (random-size crop)", "shift": "shift", "shift_scale": "shift + zoom",
                  "shift_scale_square": "shift + zoom, square", "rotation": "rotation", "brightness": "brightness",
                  "untrained": "untrained"}
-CROP_WORDS = {"none": "no augmentation", "augerino": "Augerino crops", "instaaug": "InstaAug",
-              "no_lrp": "InstaAug without LRP", "no_input": "InstaAug without input",
-              "class_specific": "class-specific crops"}  # chapter D2's methods (D2's own LABELS are a table's)
 MARKERS = {"B1": "o", "B2": "v", "B6": "^", "B7": "s", "B3": "D", "D2": "P"}  # a recipe's marker in the scatter plots
 PAIRS = {"s1/b_and_c_rank_alike": ("b_invariance", "c_inv_acc"),  # claim -> (x, y) of its figure
          "s1/probe_finds_what_is_not_invariant": ("b_invariance", "a_probe"),
@@ -104,19 +102,12 @@ def variant_words(variant: str) -> str:
     >>> variant_words("standard beta 0.1")
     'RandomResizedCrop, area ~ Beta(1, 0.1)'
     >>> variant_words(crop_variant("no_input")), variant_words(crop_variant("fixed lambda 0.02"))
-    ('InstaAug without input', 'InstaAug, fixed weight 0.02')
+    ('InstaAug without input', 'InstaAug, fixed λ 0.02')
     >>> variant_words(crop_variant("random_crop 0.35-1"))
-    'random crop, area 0.35-1'
+    'Random crop, area 0.35-1'
     """
-    if variant.startswith(crop_variant("")):
-        label = variant[len(crop_variant("")):]
-        if label.startswith("random_crop "):
-            return f"random crop, area {label.split(' ', 1)[1]}"
-        if label.startswith("fixed lambda "):
-            return f"InstaAug, fixed weight {label.rsplit(' ', 1)[1]}"
-        if label.startswith("band "):
-            return f"InstaAug, entropy band {label.split(' ', 1)[1]}"
-        return CROP_WORDS.get(label, label)
+    if variant.startswith(crop_variant("")):  # chapter D2's model: its own name for it
+        return cropping_reports.label(variant[len(crop_variant("")):])
     if variant.startswith("standard beta "):
         return f"RandomResizedCrop, area ~ Beta(1, {variant.rsplit(' ', 1)[1]})"
     if variant.startswith("augerino "):
