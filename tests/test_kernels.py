@@ -41,6 +41,7 @@ def test_a_kernel_is_forked_from_the_server_with_its_own_environment_and_folder(
     assert z.proc.returncode is not None  # the server stopped with the block
 
 
+@pytest.mark.slow
 def test_a_kernel_starts_cold_where_the_server_refuses_or_is_gone(tmp_path, monkeypatch):
     env = {**os.environ, "OMP_NUM_THREADS": "7"}  # what torch reads at import differs from the kernels' own
     monkeypatch.setenv("OMP_NUM_THREADS", "1")
