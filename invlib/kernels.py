@@ -240,7 +240,10 @@ def _kernel(request: dict, fds: list[int]) -> int:
     os.chdir(request["cwd"])
     os.environ.clear()
     os.environ.update(request["env"])
-    sys.argv = [request["argv0"], *request["args"]]
+    # ipykernel reads $JPY_PARENT_PID when it is imported (the server's, where it is unset): given here, the kernel
+    # knows it has a parent and prints no banner for a terminal ("To connect another client to this kernel ...")
+    parent = request["env"].get("JPY_PARENT_PID")
+    sys.argv = [request["argv0"], *([f"--IPKernelApp.parent_handle={parent}"] if parent else []), *request["args"]]
     from ipykernel import kernelapp
 
     try:

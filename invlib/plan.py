@@ -52,7 +52,16 @@ from pathlib import Path
 
 from .profiles import BOOK_LIMIT_IMG_S, BOOK_LIMIT_S
 from .utils import check_choice
-from .verdicts import INCONCLUSIVE, N_NEEDED_MAX, NOT_REPRODUCED, Interval, chances, planning_why, premise_not_met
+from .verdicts import (
+    INCONCLUSIVE,
+    N_NEEDED_MAX,
+    NOT_REPRODUCED,
+    Interval,
+    chances,
+    planning_why,
+    premise_not_met,
+    share_decidable,
+)
 
 POWER = 0.8  # a claim's need: the n at which it is decided with this chance
 N_MAX = 50  # trained replicates (seeds, runs, models) of one family the plan considers at most (beyond: out of reach)
@@ -611,6 +620,8 @@ def make_plan(runs: list[Mapping], budget: float, power: float = POWER, n_max: i
         least = [c.n_min for c in on[f.key]]
         down = floor != "run" and least and f.unit in DOWN_UNITS and f.cap is None
         f.planned = min(f.n, max(least)) if down else max(least + [f.n])
+        if down:
+            f.planned = decidable_from(f, on[f.key], f.planned)
         if down and floor == "keep":
             f.planned = keep_n(f, on[f.key], by_key, f.planned)
         if f.cap is not None:
@@ -649,6 +660,31 @@ def make_plan(runs: list[Mapping], budget: float, power: float = POWER, n_max: i
         if c.measurable:
             out[c.key] = c.chance or 0.0
     return Plan([p for c in claims for p in c.parts], claims, fams, float(budget), power, out)
+
+
+def decidable_from(f: Family, claims: Iterable[ClaimPlan], start: int) -> int:
+    """The fewest replicates of family ``f``, from ``start`` up to the n it ran, at which each of ``claims``' parts
+    that is a share over these replicates (a Wilson interval: "on most seeds") can be decided at all
+    (:func:`invlib.verdicts.share_decidable`): a plan never takes a family down until a claim on it means nothing.
+    Other parts can be decided at any n.
+
+    Example
+    -------
+    >>> run = example_run([0.75], name="e")  # its one claim made a share over 8 seeds, "on most seeds"
+    >>> run["replicates"]["seeds"]["seconds"] = [10.0] * 8
+    >>> run["claims"][0]["evidence"].update(method="wilson", boundary=0.5, lo=0.41, hi=0.93, n=8)
+    >>> p = make_plan([run], 0.0, floor="n_min")   # n_min 3, but three seeds of a share decide nothing
+    >>> f = p.families[0]
+    >>> f.n, decidable_from(f, p.claims, 3), f.planned
+    (8, 4, 4)
+    """
+    n = start
+    for c in claims:
+        for p in c.parts:
+            if p.method == "wilson" and p.unit == f.unit and p.boundary is not None and not p.why:
+                while n < f.n and not share_decidable(n, p.direction, p.boundary, p.margin, p.level, p.n_min):
+                    n += 1
+    return n
 
 
 def keep_n(f: Family, claims: Iterable[ClaimPlan], by_key: Mapping[str, Family], start: int = 1,

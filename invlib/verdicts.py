@@ -263,6 +263,20 @@ def share_interval(k: int, n: int, level: float = 0.95) -> Interval:
     return Interval(k / n, float(ci.low), float(ci.high), n, level, "wilson")
 
 
+def share_decidable(n: int, direction: str, boundary: float, margin: float = 0.0, level: float = 0.95,
+                    n_min: int = 1) -> bool:
+    """Whether a share over ``n`` replicates (:func:`share_interval`) can be decided at all against its test: all
+    of them, or none, would decide it. Below that n a claim on a share means nothing, whatever the replicates show.
+
+    Example
+    -------
+    >>> [share_decidable(n, "greater", 0.5) for n in (3, 4)]  # "on most seeds": 3 of 3 do not decide it, 4 of 4 do
+    [False, True]
+    """
+    return any(_verdict(share_interval(k, n, level), direction, boundary, margin, n_min) != INCONCLUSIVE
+               for k in (0, n))
+
+
 def rate_difference_interval(k1: int, n1: int, k2: int, n2: int, level: float = 0.95) -> Interval:
     """``k1/n1 - k2/n2`` with Newcombe's hybrid score interval, built from the two Wilson intervals.
 

@@ -28,11 +28,13 @@ def _run_cell(tmp_path, code: str) -> dict:
 WHERE = "dict(ppid=os.getppid(), pid=os.getpid(), cwd=os.getcwd(), mark=os.environ.get('KERNEL_TEST_MARK'))"
 
 
-def test_a_kernel_is_forked_from_the_server_with_its_own_environment_and_folder(tmp_path, monkeypatch):
+def test_a_kernel_is_forked_from_the_server_with_its_own_environment_and_folder(tmp_path, monkeypatch, capfd):
     monkeypatch.setenv("KERNEL_TEST_MARK", "seen")
     with kernels.Zygote(preload=("ipykernel.kernelapp",)) as z:
         monkeypatch.setenv("KERNEL_TEST_MARK", "the kernel's own")  # set after the server started
         got = _run_cell(tmp_path, WHERE)
+        # it knows jupyter_client's process is its parent: no banner for a terminal on the runner's output
+        assert "connect another client" not in capfd.readouterr().out
         assert got["ppid"] == z.proc.pid
         assert got["mark"] == "the kernel's own"
         assert os.path.realpath(got["cwd"]) == os.path.realpath(tmp_path)
