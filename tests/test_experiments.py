@@ -31,7 +31,7 @@ def test_settings_profile_tables_and_overrides():
     assert E.settings("cpu", experiment="capacity").depths == (1, 2)
     # the claims about what training does rest on the protocol's n_min of 3 seeds at cpu; smoke keeps one
     cap = {p: E.settings(p, experiment="capacity") for p in ("smoke", "cpu", "paper")}
-    assert (cap["smoke"].seeds, cap["cpu"].seeds, cap["paper"].seeds) == ((0,), tuple(range(3)), (0,))
+    assert (cap["smoke"].seeds, cap["cpu"].seeds, cap["paper"].seeds) == ((0,), tuple(range(6)), (0,))
     assert (smoke.ablation_seeds, cpu.ablation_seeds, paper.ablation_seeds) == ((), (), ())
     sin = {p: E.settings(p, experiment="sinusoids") for p in ("smoke", "cpu", "paper")}
     assert sin["smoke"].seeds == (0,) and sin["cpu"].seeds == (0, 1, 2, 3) and sin["paper"].seeds == tuple(range(6))

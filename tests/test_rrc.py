@@ -36,7 +36,7 @@ def _eval(acc: dict, n: int = 400, seed: int = 0, train: float = 100.0) -> R.Eva
 
 def test_settings_specs_and_bad_inputs():
     S = R.settings("cpu")
-    assert (S.dataset, S.arch, S.size, S.seeds, len(S.methods)) == ("scenes", "small_resnet18_s4", 48, 3, 7)
+    assert (S.dataset, S.arch, S.size, S.seeds, len(S.methods)) == ("scenes", "small_resnet18_s4", 48, 5, 7)
     assert S.beta_seeds >= 3 and S.zooms == (1.0, 1.5, 1 / math.sqrt(0.08)) and S.n_augmented == 1000
     # every claim about training rests on three replicates: App. B's are runs (pairs of seeds), B6's Augerino seeds
     assert (S.helped_runs, R.helped_seeds(S), S.augerino_seeds) == (3, 6, 5)

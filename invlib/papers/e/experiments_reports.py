@@ -881,7 +881,7 @@ def capacity_numbers(S: Capacity) -> dict:
     >>> from invlib.papers.e.experiments import settings
     >>> n = capacity_numbers(settings("cpu", experiment="capacity"))
     >>> n["e3_trunks"], n["e3_widths"], n["e3_boundary"], n["e3_seeds_n"]
-    (6, '4, 16 and 64', 0.9, '3 seeds')
+    (6, '4, 16 and 64', 0.9, '6 seeds')
     """
     paper = type(S)()
 
