@@ -288,11 +288,11 @@ def test_the_frontier_buys_more_decided_claims_with_more_seconds_and_names_the_l
     assert all(b >= a - 1e-9 for a, b in zip(decided, decided[1:]))  # never fewer for more seconds
     assert decided[-1] > decided[0]
     what = {r["what"]: r for r in rows if r["what"]}
-    assert set(what) == {"every family at its claims' n_min", "as this build ran", "the limit: 40 min at 900 img/s",
+    assert set(what) == {"every family at its claims' n_min", plan.SPENT, "the limit: 40 min at 900 img/s",
                          plan.KEPT}
     for r in rows:  # the build's wall plus the planned seconds beyond those spent, over 2 cores
         assert r["minutes"] == pytest.approx((2460 + (r["seconds"] - spent) / 2) / 60)
-    assert what["as this build ran"]["budget"] == pytest.approx(spent)
+    assert what[plan.SPENT]["budget"] == pytest.approx(spent)
     # 60 s over on 2 cores: 120 s of replicates less, below the floor, which is then overspent
     limit = what["the limit: 40 min at 900 img/s"]
     assert limit["budget"] == pytest.approx(spent - 120) and limit["seconds"] > limit["budget"]
