@@ -43,7 +43,7 @@ import time
 
 # What the server imports before it forks: the libraries every chapter's first cell imports (not invlib, whose
 # modules read the chapter's own environment at import). matplotlib is left out: it reads its backend from the
-# environment at import, which ipykernel sets inside the kernel.
+# environment at import, which ipykernel sets inside the kernel, after the fork.
 PRELOAD = ("numpy", "torch", "torchvision", "torchvision.transforms.v2", "timm", "kornia", "pandas", "scipy.stats",
            "sklearn.linear_model", "ipykernel.kernelapp")
 SOCKET_ENV = "INVLIB_WARM_KERNELS"  # the server's socket, set in the runner's environment while it runs
@@ -142,7 +142,6 @@ def serve(path: str, preload: tuple[str, ...]) -> None:
     listener.bind(path)
     listener.listen(64)
     mine = fingerprint()
-    os.environ.setdefault("MPLBACKEND", "module://matplotlib_inline.backend_inline")  # as ipykernel sets it
     import importlib
 
     why = None
@@ -157,7 +156,7 @@ def serve(path: str, preload: tuple[str, ...]) -> None:
     sel = selectors.DefaultSelector()
     sel.register(listener, selectors.EVENT_READ, "accept")
     sel.register(sys.stdin.fileno(), selectors.EVENT_READ, "stop")
-    kernels: dict[int, socket.socket] = {}
+    children: dict[int, socket.socket] = {}  # a kernel's pid -> its client's connection
     try:
         while True:
             for key, _ in sel.select(timeout=0.2):
@@ -165,18 +164,18 @@ def serve(path: str, preload: tuple[str, ...]) -> None:
                     return
                 if key.data == "accept":
                     conn, _ = listener.accept()
-                    _answer(conn, mine, why, listener, sel, kernels)
+                    _answer(conn, mine, why, listener, sel, children)
                 else:  # a client closed its connection: it is gone, so is its kernel
                     pid = key.data
                     sel.unregister(key.fileobj)
                     key.fileobj.close()
-                    kernels.pop(pid, None)
+                    children.pop(pid, None)
                     _kill(pid)
-            _reap(kernels, sel)
+            _reap(children, sel)
     finally:
-        for pid in kernels:
+        for pid in children:
             _kill(pid)
-        _reap(kernels, sel)
+        _reap(children, sel)
 
 
 def _threads() -> int:
@@ -186,7 +185,7 @@ def _threads() -> int:
         return threading.active_count()
 
 
-def _answer(conn, mine, why, listener, sel, kernels) -> None:
+def _answer(conn, mine, why, listener, sel, children) -> None:
     """Read one request; refuse it (the client starts cold) or fork its kernel."""
     try:
         data, fds, _, _ = socket.recv_fds(conn, _MESSAGE, 4)
@@ -208,7 +207,7 @@ def _answer(conn, mine, why, listener, sel, kernels) -> None:
         try:
             sel.close()
             listener.close()
-            for other in kernels.values():
+            for other in children.values():
                 other.close()
             conn.close()
             code = _kernel(request, fds)
@@ -216,7 +215,7 @@ def _answer(conn, mine, why, listener, sel, kernels) -> None:
             os._exit(code)
     for fd in fds:
         os.close(fd)
-    kernels[pid] = conn
+    children[pid] = conn
     sel.register(conn, selectors.EVENT_READ, pid)
     conn.send(json.dumps({"ok": True, "pid": pid}).encode())
 
@@ -260,7 +259,7 @@ def _kill(pid: int) -> None:
         pass
 
 
-def _reap(kernels: dict, sel) -> None:
+def _reap(children: dict, sel) -> None:
     """Collect the kernels that ended and tell their clients how."""
     while True:
         try:
@@ -269,7 +268,7 @@ def _reap(kernels: dict, sel) -> None:
             return
         if pid == 0:
             return
-        conn = kernels.pop(pid, None)
+        conn = children.pop(pid, None)
         if conn is not None:
             sel.unregister(conn)
             try:
