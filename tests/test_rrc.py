@@ -641,7 +641,7 @@ def test_zoo_specs_are_the_families_the_chapters_train(monkeypatch):
         flat = lambda fam: [s for group in fam.values() for s in group]  # noqa: E731
         # Table 1a, then App. B's seeds beyond it (its methods' seeds up to 2 x helped_runs)
         extra = [s for s in flat(R.helped_specs(S)) if s.seed >= S.seeds]
-        assert len(extra) == 4 * (R.helped_seeds(S) - S.seeds) and len(extra) == {"smoke": 0, "cpu": 8}[profile]
+        assert len(extra) == 4 * (R.helped_seeds(S) - S.seeds) and len(extra) == {"smoke": 0, "cpu": 4}[profile]
         assert R.b1_zoo_specs(profile) == flat(R.table_1a_specs(S)) + extra == R.family_models(S) + asked.pop()
         assert flat(R.train_helped(S)) + asked.pop() == flat(R.helped_specs(S)) and set(flat(R.helped_specs(S))) <= \
             set(R.b1_zoo_specs(profile))
