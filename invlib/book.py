@@ -637,7 +637,7 @@ WARM_ENV = "INVLIB_WARM"  # "0": every chapter's kernel starts cold (imports its
 def warm_kernels(root: str | Path = REPO, chapters: int = 2):
     """Inside the block, chapters' kernels are forked from one server (:class:`invlib.kernels.Zygote`) that imported
     torch, torchvision, timm and kornia once, in the environment the kernels get (:func:`_kernel_env`: its threads
-    and OpenMP wait policy, read when the libraries load): about 5 s of CPU saved per chapter, the same numbers.
+    and OpenMP wait policy, read when the libraries load): about 6 s of CPU saved per chapter, the same numbers.
     Nothing changes for one chapter (the server would import what the kernel imports), or where ``$INVLIB_WARM``
     is ``0``.
 
