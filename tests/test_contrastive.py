@@ -29,7 +29,7 @@ def test_paper_defaults_and_profiles():
     assert (P.aug_lr, P.band, P.lam0, P.tta, P.crop_scale) == (1e-5, (3.0, 3.5), 0.2, 10, (0.1, 1.0))
     assert (P.variation, P.control_variation, P.controls, cpu.controls) == (1.0, 0.0, P.seeds, ())
     assert P.check_every is None and P.widths == (64, 128, 256, 512)
-    assert (cpu.size, cpu.seeds, cpu.band) == (56, tuple(range(4)), (3.0, 3.5))  # the band stays the paper's
+    assert (cpu.size, cpu.seeds, cpu.band) == (56, tuple(range(3)), (3.0, 3.5))  # the band stays the paper's
     assert D.settings("smoke").seeds == (0,) and cpu.control_seeds == ()  # no control at cpu: one seed decides nothing
     assert cpu.aug_lr > P.aug_lr and cpu.check_every is not None  # the departures the chapter states
     assert D.settings("cpu", epochs=None, widths=[4, 8, 8, 8]).widths == (4, 8, 8, 8)

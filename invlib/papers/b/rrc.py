@@ -91,7 +91,7 @@ class Settings(zoo.Recipe):
     Example
     -------
     >>> settings("cpu").seeds, settings("cpu").helped_runs, settings("paper").epochs
-    (8, 3, 150)
+    (5, 3, 150)
     """
 
     # the paper's recipe (the fields of invlib.zoo.Recipe whose defaults paper B fixes)
@@ -158,12 +158,17 @@ _SMALL = dict(dataset="scenes", arch="small_resnet18_s4", size=56, lr=0.1, weigh
 # seed), where Table 1a's and App. A's four open claims read 47-72 % each and B5's hurt_classes_unrelated 40 %; eight,
 # two seeds short of it, leave about 70 s of CPU of margin under the limit, which the plan's last two expectations
 # overshot.
+# seeds 5 (issue 58, item 4; declared before the build that decides it, 2026-12-01: the plan of 2b88586's cold build
+# (35 min 9.7 s with set-up, 40.2 min scaled at 1,030 img/s; 72 of 131 decided) at the 40-minute limit, the set-up
+# counted (4,495 s of replicates at --img-s 1030, --floor n_min, benchmarks/measurements/plan.md; 77.2 expected
+# decided)): at eight, B1's and B5's claims on these seeds decided what they decided at five and no more (the four
+# open ones 6-23 % at the plan's n), so three seeds (47 s each) go.
 SETTINGS = {
     "smoke": dict(_SMALL, n_train=1024, n_test=500, epochs=1, batch_size=64, seeds=2, helped_runs=1,
                   beta_shapes=(0.1, 1.0, 10.0),
                   beta_seeds=2, zooms=(1.0, 2.0, 1 / math.sqrt(0.08)), test_seeds=1, regs=(0.1, 1.0),
                   scale_regs=(0.1,), augerino_seeds=1),
-    "cpu": dict(_SMALL, size=48, n_train=2000, n_test=5000, epochs=14, batch_size=128, seeds=8, helped_runs=3,
+    "cpu": dict(_SMALL, size=48, n_train=2000, n_test=5000, epochs=14, batch_size=128, seeds=5, helped_runs=3,
                 beta_shapes=(0.1, 1.0, 10.0), beta_seeds=3, zooms=(1.0, 1.5, 1 / math.sqrt(0.08)), test_seeds=2,
                 n_augmented=1000,
                 regs=(0.01, 1.0), scale_regs=(0.1,), augerino_seeds=5),
@@ -238,7 +243,7 @@ def helped_seeds(S: Settings) -> int:
     Example
     -------
     >>> helped_seeds(settings("cpu")), helped_seeds(settings("cpu", helped_runs=1)), helped_seeds(settings("smoke"))
-    (8, 8, 2)
+    (6, 5, 2)
     """
     return max(S.seeds, 2 * S.helped_runs)
 
@@ -253,7 +258,7 @@ def helped_specs(S: Settings) -> dict[str, list[zoo.Spec]]:
     -------
     >>> fam = helped_specs(settings("cpu"))
     >>> list(fam) == [NONE, *IOU_METHODS], len(fam[NONE]), fam[NONE][2] == table_1a_specs(settings("cpu"))[NONE][2]
-    (True, 8, True)
+    (True, 6, True)
     """
     if NONE not in S.methods or len([m for m in IOU_METHODS if m in S.methods]) < 2:
         return {}
@@ -290,8 +295,8 @@ def b1_zoo_specs(profile: str = "cpu", **params) -> list[zoo.Spec]:
     >>> specs = b1_zoo_specs("smoke", seeds=1, helped_runs=1)
     >>> len(specs), specs[0].name
     (11, 'small_resnet18_s4/rrc')
-    >>> len(b1_zoo_specs("cpu"))  # 7 methods x 8 seeds (App. B's three runs are seeds 0-5 of them)
-    56
+    >>> len(b1_zoo_specs("cpu"))  # 7 methods x 5 seeds, and seed 5 of App. B's 4
+    39
     """
     S = settings(profile, **params)
     return list(dict.fromkeys(_flat(table_1a_specs(S)) + _flat(helped_specs(S))))
