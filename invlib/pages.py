@@ -423,12 +423,31 @@ def claim_sentence(c: Mapping) -> str:
     ours = value_text(c.get("ours"))
     words = interval_words(ev) if ev else ""
     numbers = f"Paper: {inline(paper)}; this run: {inline(ours)}"
-    if words and words != ours and not ev.get("parts"):
+    if words and words != ours and not ev.get("parts") and not _shows_interval(ours, ev):
         numbers += f" ({html.escape(words)})"
     elif c["verdict"] in (NOT_REPRODUCED, PARTLY) and why(ev):
         numbers += f": {inline(why(ev))}"
     statement = inline(c["claim"]).rstrip()
     return f"{statement}{'' if statement.endswith(('.', '?', '!')) else '.'} {numbers}."
+
+
+def _shows_interval(text: str, ev: Mapping) -> bool:
+    """Whether ``text`` (a claim's "this run" value) already states the evidence's estimate and interval, to two
+    decimals or three significant figures, so that a sentence need not give them twice.
+
+    Example
+    -------
+    >>> ev = dict(estimate=-1.3704, lo=-3.1912, hi=0.5934, n=900, unit="image")
+    >>> _shows_interval("58.15 % vs 59.52 % (-1.37 points [-3.19, +0.59])", ev)
+    True
+    >>> _shows_interval("seed 0: +2.67 points [+0.37, +5.11]", dict(ev, estimate=2.14, lo=1.35, hi=2.94))
+    False
+    """
+    def forms(x) -> set[str]:
+        return {f"{x:+.2f}", f"{x:+.3g}", number(x, sign=True)} if _finite(x) else set()
+
+    found = lambda x: any(f in text for f in forms(x))  # noqa: E731
+    return bool(text) and _finite(ev.get("lo")) and all(found(ev.get(k)) for k in ("estimate", "lo", "hi"))
 
 
 def undecided_groups(claims: Mapping[str, Mapping], questions: Mapping[str, tuple[str, str]]) -> dict[str, list]:
