@@ -423,10 +423,12 @@ def claim_sentence(c: Mapping) -> str:
     ours = value_text(c.get("ours"))
     words = interval_words(ev) if ev else ""
     numbers = f"Paper: {inline(paper)}; this run: {inline(ours)}"
-    if words and words != ours and not ev.get("parts") and not _shows_interval(ours, ev):
+    shown = _shows_interval(ours, ev)
+    if words and words != ours and not ev.get("parts") and not shown:
         numbers += f" ({html.escape(words)})"
     elif c["verdict"] in (NOT_REPRODUCED, PARTLY) and why(ev):
-        numbers += f": {inline(why(ev))}"
+        reason = re.sub(r"^the interval, \S+ to \S+, ", "the interval ", why(ev)) if shown else why(ev)
+        numbers += f": {inline(reason)}"
     statement = inline(c["claim"]).rstrip()
     return f"{statement}{'' if statement.endswith(('.', '?', '!')) else '.'} {numbers}."
 

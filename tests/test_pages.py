@@ -136,10 +136,13 @@ def test_why_names_the_part_that_decided_a_claim_early_and_a_premise_not_met():
 def test_a_finding_gives_its_interval_once():
     """Where the run's value already states the claim's estimate and interval (D5's random-crop claim), the finding
     does not repeat them; where it states other numbers (one seed's interval), the claim's own interval follows."""
-    ev = dict(estimate=-1.3704, lo=-3.1912, hi=0.5934, n=900, unit="image", level=0.95, verdict="not reproduced")
+    ev = dict(estimate=-1.3704, lo=-3.1912, hi=0.5934, n=900, unit="image", level=0.95, verdict="not reproduced",
+              direction="greater", boundary=0.79)
     c = dict(id="t", claim="TTA beats random crops.", paper="81.18 vs 79.60 %", verdict="not reproduced", evidence=ev,
              ours="58.15 % vs 59.52 % (-1.37 points [-3.19, +0.59])")
     sentence = pages.claim_sentence(c)
-    assert sentence.count("-1.37") == 1 and "95 % interval" not in sentence
+    assert sentence.count("-1.37") == 1 and sentence.count("-3.19") == 1 and "95 % interval" not in sentence
+    assert sentence.endswith("[-3.19, +0.59]): the interval lies wholly short of the smallest effect that matters "
+                             "(above 0.79).")
     other = dict(c, ours="seed 0: +2.67 points [+0.37, +5.11]")
     assert "-1.37, 95 % interval -3.19 to +0.593, over 900 images" in pages.claim_sentence(other)
