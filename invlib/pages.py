@@ -194,8 +194,9 @@ def boundary_words(ev: Mapping) -> str:
     return f"{'above' if direction in ('greater', 'not below') else 'below'} {number(b)}"
 
 
-def why(ev: Mapping | None) -> str:
-    """Why a claim got its verdict, in one clause (for a claim of several parts: the parts that decided it).
+def why(ev: Mapping | None, span: bool = True) -> str:
+    """Why a claim got its verdict, in one clause (for a claim of several parts: the parts that decided it);
+    ``span=False`` leaves out the interval's ends, for a sentence that already gives them.
 
     Example
     -------
@@ -230,17 +231,18 @@ def why(ev: Mapping | None) -> str:
         return ev.get("reason") or "this profile cannot test it"
     if ev.get("unit") == "deterministic" or not (_finite(ev.get("lo")) and _finite(ev.get("hi"))):
         return f"the value is {number(ev.get('estimate'))}; the claim asks {boundary_words(ev)}"
-    span = f"{number(ev['lo'], sign=True)} to {number(ev['hi'], sign=True)}"
+    interval = f"the interval, {number(ev['lo'], sign=True)} to {number(ev['hi'], sign=True)}," if span \
+        else "the interval"
     if verdict == REPRODUCED:
-        return f"the interval, {span}, lies wholly {boundary_words(ev)}"
+        return f"{interval} lies wholly {boundary_words(ev)}"
     if verdict == NOT_REPRODUCED:
         if ev.get("direction") == "equivalent":
-            return f"the interval, {span}, lies outside the margin ({boundary_words(ev)})"
-        return f"the interval, {span}, lies wholly short of the smallest effect that matters ({boundary_words(ev)})"
+            return f"{interval} lies outside the margin ({boundary_words(ev)})"
+        return f"{interval} lies wholly short of the smallest effect that matters ({boundary_words(ev)})"
     if verdict == INCONCLUSIVE:
         if ev.get("n", 0) < ev.get("n_min", 0):
             return f"it needs at least {ev['n_min']} {_units(dict(ev, n=2))}, and this run has {ev.get('n')}"
-        return f"the interval, {span}, straddles the boundary ({boundary_words(ev)})"
+        return f"{interval} straddles the boundary ({boundary_words(ev)})"
     return ""
 
 
@@ -427,8 +429,7 @@ def claim_sentence(c: Mapping) -> str:
     if words and words != ours and not ev.get("parts") and not shown:
         numbers += f" ({html.escape(words)})"
     elif c["verdict"] in (NOT_REPRODUCED, PARTLY) and why(ev):
-        reason = re.sub(r"^the interval, \S+ to \S+, ", "the interval ", why(ev)) if shown else why(ev)
-        numbers += f": {inline(reason)}"
+        numbers += f": {inline(why(ev, span=not shown))}"
     statement = inline(c["claim"]).rstrip()
     return f"{statement}{'' if statement.endswith(('.', '?', '!')) else '.'} {numbers}."
 
