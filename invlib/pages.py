@@ -450,7 +450,7 @@ def _shows_interval(text: str, ev: Mapping) -> bool:
         return {f"{x:+.2f}", f"{x:+.3g}", number(x, sign=True)} if _finite(x) else set()
 
     found = lambda x: any(f in text for f in forms(x))  # noqa: E731
-    return bool(text) and _finite(ev.get("lo")) and all(found(ev.get(k)) for k in ("estimate", "lo", "hi"))
+    return all(found(ev.get(k)) for k in ("estimate", "lo", "hi"))  # a missing or NaN end has no form: False
 
 
 def undecided_groups(claims: Mapping[str, Mapping], questions: Mapping[str, tuple[str, str]]) -> dict[str, list]:
