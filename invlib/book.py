@@ -71,6 +71,7 @@ BOOK_BUDGET = {"cpu": round(BOOK_LIMIT_S * BOOK_LIMIT_IMG_S / REFERENCE_IMG_S)}
 # processes instead (:func:`default_jobs`). ``$INVLIB_THREADS`` changes it for a machine of one's own.
 THREADS_ENV = "INVLIB_THREADS"
 PHASE_ENV = "INVLIB_ZOO_PHASE"  # = invlib.zoo.PHASE_ENV (the zoo imports nothing of the runner)
+FAMILY_PHASE_ENV = "INVLIB_FAMILY_PHASE"  # = invlib.train.FAMILY_PHASE_ENV
 # When ``make`` started (seconds since the epoch; the Makefile sets it as it starts): the set-up before the runner (the
 # environment, the data check) is then part of a whole build's record, as the main job's limit counts it.
 MAKE_START_ENV = "INVLIB_MAKE_START"
@@ -373,13 +374,16 @@ def _kernel_env(root: Path, name: str, threads: int | None = None, cache_log: Pa
     after it), this interpreter's folder first on PATH (so ``python3`` is this venv's kernel), OpenMP threads that
     spin briefly before they sleep while they wait (``GOMP_SPINCOUNT``, unless the environment sets a wait policy),
     with ``threads`` the kernel's OpenMP/MKL threads, and with ``cache_log`` the file the chapter's reads and writes
-    of cached values go to (``$INVLIB_CACHE_LOG``, :func:`cache_use`)."""
+    of cached values go to (``$INVLIB_CACHE_LOG``, :func:`cache_use`). After the training phase, a chapter whose own
+    family it trained gets ``$INVLIB_FAMILY_PHASE`` (:class:`invlib.train.FamilyPhaseWarning`)."""
     env = dict(INVLIB_PROGRESS="0", PYDEVD_DISABLE_FILE_VALIDATION="1", INVLIB_RESULTS=str(results_root(root)),
                INVLIB_CHAPTER=name, PATH=f"{Path(sys.executable).parent}{os.pathsep}{os.environ.get('PATH', '')}")
     if cache_log is not None:
         env[CACHE_LOG_ENV] = str(cache_log)
     if threads:
         env.update(OMP_NUM_THREADS=str(threads), MKL_NUM_THREADS=str(threads))
+    if os.environ.get(PHASE_ENV) and papers.facts(name).family:  # its family came from the training phase
+        env[FAMILY_PHASE_ENV] = "1"
     # How long a waiting OpenMP thread spins before it sleeps. Spinning threads once made a chapter 15x slower with
     # a core busy (c1 smoke: 432 s against 28 s), so waiting threads slept (OMP_WAIT_POLICY=PASSIVE). But on an
     # idle machine sleeping costs a chapter on 2 threads most of its second core on small models: one paper-B model
@@ -581,6 +585,7 @@ def build(profile: str | Profile = "cpu", only: list[str] | None = None, params:
     if set(selected) == set(names):  # a whole build: what benchmarks/bench_book.py reports against BOOK_BUDGET
         record = dict(profile=profile, wall=round(total, 1), setup=None if setup is None else round(setup, 1),
                       zoo_phase=round(phase[0].seconds, 1) if phase else None,
+                      families=phase[0].families if phase else {},
                       chapters_wall=round(wall, 1), chapter_sum=round(sum(c.seconds for c in done.values()), 1),
                       jobs=jobs, threads=chapter_threads(), site=site, finished=time.strftime("%Y-%m-%d %H:%M:%S"))
         atomic_save(json.dumps(record, indent=2), build_record(profile, root))
@@ -674,20 +679,26 @@ ZOO_PHASE = "(zoo training phase)"  # the summary's row of the training phase
 
 
 def _train_phase(selected: list[str], profile: str, params: dict, declared: dict, workers: int, echo) -> Chapter:
-    """Train the zoo models the selected chapters load (:func:`invlib.papers.zoo_specs`), longest first, in
-    ``workers`` one-thread processes (:func:`invlib.zoo.train_phase`); its seconds as a row of the summary."""
+    """Train the zoo models the selected chapters load (:func:`invlib.papers.zoo_specs`), longest first, and the
+    families the selected chapters train themselves (:func:`invlib.papers.train_family`, one job per chapter,
+    first), in ``workers`` one-thread processes (:func:`invlib.zoo.train_phase`); its seconds as a row of the
+    summary, with ``families``: ``{chapter: seconds}`` of the families' jobs."""
     from . import zoo
 
-    specs = [s for n in selected for s in papers.zoo_specs(n, profile, check_overrides(n, declared[n], params))]
+    given = {n: check_overrides(n, declared[n], params) for n in selected}
+    specs = [s for n in selected for s in papers.zoo_specs(n, profile, given[n])]
+    tasks = [(n, papers.train_family, (n, profile, given[n])) for n in selected if papers.facts(n).family]
     t0 = time.perf_counter()
     todo = len({zoo.path(s) for s in specs if not zoo.path(s).exists()})
-    echo(f"{ZOO_PHASE}: {todo} of {len({zoo.path(s) for s in specs})} zoo models to train, "
-         f"{workers} at once ...", flush=True)
-    rows = zoo.train_phase(specs, workers=workers, threads=chapter_threads(), echo=echo)
+    echo(f"{ZOO_PHASE}: {todo} of {len({zoo.path(s) for s in specs})} zoo models to train and {len(tasks)} "
+         f"chapters' own families, {workers} at once ...", flush=True)
+    rows = zoo.train_phase(specs, workers=workers, threads=chapter_threads(), echo=echo, tasks=tasks)
     seconds = time.perf_counter() - t0
-    echo(f"{ZOO_PHASE}: {len(rows)} models in {seconds:.1f} s of wall time "
+    families = {r["name"]: round(r["seconds"], 1) for r in rows if r["seed"] is None}
+    models = [r for r in rows if r["seed"] is not None]
+    echo(f"{ZOO_PHASE}: {len(models)} models and {len(families)} families in {seconds:.1f} s of wall time "
          f"({sum(r['seconds'] for r in rows):.1f} s of process time)", flush=True)
-    return Chapter(ZOO_PHASE, "ok", seconds, profile)
+    return Chapter(ZOO_PHASE, "ok", seconds, profile, families)
 
 
 def default_jobs(profile: str) -> int:

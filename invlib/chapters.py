@@ -9,7 +9,7 @@ writes and reads) is declared beside its paper, in :data:`invlib.papers.CHAPTERS
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from .utils import REPO
@@ -29,6 +29,7 @@ class Chapter:
     status: str  # "ok", "reused", "stub"
     seconds: float = 0.0
     profile: str = ""
+    families: dict = field(default_factory=dict)  # the training phase's row: {chapter: seconds of its own family}
 
 
 def toc_notebooks(root: str | Path = REPO) -> list[str]:

@@ -19,6 +19,7 @@ from __future__ import annotations
 import math
 import os
 import time
+import warnings
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
@@ -491,6 +492,14 @@ def evaluate(model: nn.Module, data, batch_size: int | None = None) -> dict:
 
 
 FIT_CACHE_VERSION = 2  # of fit(cache=True)'s files (utils.cached's version): bump when training changes
+# Set by the book runner in a chapter whose own family its training phase trained (invlib.papers.train_family): a
+# model the chapter still has to train is one its family function misses, and fit says so
+FAMILY_PHASE_ENV = "INVLIB_FAMILY_PHASE"
+
+
+class FamilyPhaseWarning(UserWarning):
+    """A chapter trained a model that the book's training phase should have trained for it (its family function,
+    :attr:`invlib.papers.ChapterFacts.family`, misses it): the chapter is right, only slower."""
 
 
 def _callable_key(fn) -> str:
@@ -530,6 +539,10 @@ def _fit_cached(model: nn.Module, train, cfg: TrainConfig, *, augment, test, val
                  _callable_key(loss))
 
     def run():
+        if os.environ.get(FAMILY_PHASE_ENV):
+            warnings.warn(f"chapter {os.environ.get('INVLIB_CHAPTER', '?')} trains a model ({type(model).__name__}, "
+                          f"{cfg.epochs} epochs, seed {cfg.seed}) that the book's training phase did not: its family "
+                          "function (invlib.papers.CHAPTERS) misses it", FamilyPhaseWarning, stacklevel=4)
         history = fit(model, train, cfg, augment=augment, test=test, val=val, loss=loss, progress=progress)
         return dict(model={k: v.detach().cpu() for k, v in model.state_dict().items()}, history=history,
                     rng=torch.get_rng_state())

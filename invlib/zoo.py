@@ -846,13 +846,30 @@ def _phase_job(s: Spec, cache: str) -> float:
     return time.perf_counter() - t0
 
 
-def train_phase(specs: Iterable[Spec], workers: int = 1, threads: int = 1, echo=print) -> list[dict]:
+def _task_job(function: Callable, args: tuple, cache: str) -> float:
+    """One task of :func:`train_phase`: ``function(*args)`` with the cache at ``cache`` and its prints left out
+    (the phase prints one line per job); the job's seconds."""
+    os.environ["INVLIB_CACHE"] = cache
+    t0 = time.perf_counter()
+    with open(os.devnull, "w") as quiet, contextlib.redirect_stdout(quiet):
+        function(*args)
+    return time.perf_counter() - t0
+
+
+def train_phase(specs: Iterable[Spec], workers: int = 1, threads: int = 1, echo=print,
+                tasks: Iterable[tuple[str, Callable, tuple]] = ()) -> list[dict]:
     """Train every spec not in the cache yet, longest first (:func:`estimated_cost`), in ``workers`` processes of
     ``threads`` CPU threads each: the book's training phase, run before the chapters so that they only measure
     (and so that a chapter never waits on another one's training). A spec listed twice trains once.
 
-    Returns one row per trained spec, in the order they finished: ``{"name", "seed", "seconds", "path"}``. One
-    line per model goes to ``echo``. A failing job raises ``RuntimeError`` naming the spec.
+    ``tasks``: other training that goes to the same processes, before the specs, in the order given: ``(label,
+    function, args)`` with ``function`` a module-level function (it is sent to another process), called as
+    ``function(*args)`` (the book's chapters that train their own families, :func:`invlib.papers.train_family`).
+    A task that needs a zoo model trains it under the model's lock if no job has yet (:func:`get`): once.
+
+    Returns one row per trained spec or task, in the order they finished: ``{"name", "seed", "seconds", "path"}``
+    (a task's ``name`` is its label, its ``seed`` and ``path`` None). One line per job goes to ``echo``. A
+    failing job raises ``RuntimeError`` naming the spec or task.
 
     Example
     -------
@@ -863,28 +880,32 @@ def train_phase(specs: Iterable[Spec], workers: int = 1, threads: int = 1, echo=
     from unittest import mock
 
     todo = sorted({path(s): s for s in specs if not path(s).exists()}.values(), key=estimated_cost, reverse=True)
-    if not todo:
+    tasks = list(tasks)
+    if not todo and not tasks:
         return []
     for s in todo:
         _check_runnable(s)
     env = dict(OMP_NUM_THREADS=str(threads), MKL_NUM_THREADS=str(threads), INVLIB_PROGRESS="0")
     if threads == 1 and not any(k in os.environ for k in ("OMP_WAIT_POLICY", "GOMP_SPINCOUNT")):
         env["OMP_WAIT_POLICY"] = "PASSIVE"
-    rows = []
+    rows, cache, n = [], str(cache_dir()), len(tasks) + len(todo)
     with mock.patch.dict(os.environ, env), ProcessPoolExecutor(
-            min(workers, len(todo)), mp_context=multiprocessing.get_context("spawn")) as pool:
-        jobs = {pool.submit(_phase_job, s, str(cache_dir())): s for s in todo}
+            min(workers, n), mp_context=multiprocessing.get_context("spawn")) as pool:
+        jobs = {pool.submit(_task_job, function, tuple(args), cache): (label, None)
+                for label, function, args in tasks}  # submitted first: the longest jobs, run first
+        jobs.update({pool.submit(_phase_job, s, cache): s for s in todo})
         for i, job in enumerate(as_completed(jobs), 1):
             s = jobs[job]
+            name, seed, what = (s[0], None, s[0]) if isinstance(s, tuple) else (
+                s.name, s.seed, f"{s.name} (seed {s.seed})")
             try:
                 seconds = job.result()
             except Exception as err:
                 pool.shutdown(cancel_futures=True)
-                raise RuntimeError(f"training {s.name} (seed {s.seed}) failed: "
-                                   f"{err.__class__.__name__}: {err}") from err
-            rows.append(dict(name=s.name, seed=s.seed, seconds=seconds, path=str(path(s))))
-            echo(f"  [{i}/{len(todo)}] {s.name} seed {s.seed} ({s.dataset}, {s.n_train} x {s.epochs}): "
-                 f"{seconds:.1f} s", flush=True)
+                raise RuntimeError(f"training {what} failed: {err.__class__.__name__}: {err}") from err
+            rows.append(dict(name=name, seed=seed, seconds=seconds, path=None if seed is None else str(path(s))))
+            where = "" if seed is None else f" seed {seed} ({s.dataset}, {s.n_train} x {s.epochs})"
+            echo(f"  [{i}/{n}] {name}{where}: {seconds:.1f} s", flush=True)
     return rows
 
 

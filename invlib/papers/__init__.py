@@ -58,6 +58,12 @@ class ChapterFacts:
             ``(profile, **params)``, the chapter's papermill parameters, and returns :class:`invlib.zoo.Spec`); it
             lives beside the family it lists, in the chapter's method module. None: the chapter loads no zoo model.
         trains: the chapter trains a model family itself, outside the zoo (its budget is a family chapter's).
+        family: ``"module:function"`` of the function that trains (or loads from the cache) every model the chapter
+            trains itself, outside the zoo, with nothing measured beyond what its training step caches with it
+            (it takes ``(profile, **params)`` as ``zoo`` does and returns nothing). The book's training phase
+            runs it before the chapters (:func:`train_family`), as it trains the zoo's models, so that the chapter
+            loads its family from the cache; a chapter rerun alone (papermill) trains it on first use. None: the
+            chapter's own models, if any, are trained in the chapter.
         budgets: ``{profile: seconds}`` where the chapter has a limit of its own (otherwise its class's,
             :data:`invlib.book.BUDGETS`).
         writes, reads: the cache namespaces (folders under the cache, :func:`invlib.utils.cached`) whose values the
@@ -69,6 +75,7 @@ class ChapterFacts:
 
     zoo: str | None = None
     trains: bool = False
+    family: str | None = None
     budgets: dict = field(default_factory=dict)
     writes: tuple[str, ...] = ()
     reads: tuple[str, ...] = ()
@@ -91,8 +98,10 @@ CHAPTERS = {
                                  reads=("grounding",)),  # B3's sweeps of the models both load
     "b5_wordnet": F(zoo="invlib.papers.b.grounding:b5_zoo_specs", reads=("grounding", "rrc")),  # B4's searches,
     # B1's predictions
-    # B6 trains App. G's Augerino networks (no zoo models) and reuses B1's predictions of the baselines
-    "b6_augerino_real_data": F(zoo="invlib.papers.b.rrc:b6_zoo_specs", trains=True, writes=("rrc",), reads=("rrc",)),
+    # B6 trains App. G's Augerino networks (no zoo models; the training phase trains them too) and reuses B1's
+    # predictions of the baselines
+    "b6_augerino_real_data": F(zoo="invlib.papers.b.rrc:b6_zoo_specs", trains=True,
+                               family="invlib.papers.b.rrc:b6_family", writes=("rrc",), reads=("rrc",)),
     "b7_variation_in_the_data": F(zoo="invlib.papers.b.grounding:b7_zoo_specs", writes=("grounding", "rrc")),
     "c1_invariance_equivariance": F(zoo="invlib.papers.c.equivariance:c_zoo_specs", writes=("equivariance",)),
     "c2_representation_distance": F(zoo="invlib.papers.c.equivariance:c_zoo_specs", writes=("equivariance",),
@@ -100,18 +109,19 @@ CHAPTERS = {
     # C3 fine-tunes 18 networks (Eq. 7 and its control for 9 types; ~60 % of its seconds, profiled)
     "c3_equivariance_finetuning": F(zoo="invlib.papers.c.equivariance:c_zoo_specs", trains=True,
                                     writes=("equivariance",), reads=("equivariance",)),
-    # D1, D3, D4 train their family inside the chapter (InstaAug and Augerino x 3 seeds; 18 colour models; 3
-    # contrastive encoders), as E1-E4 do
-    "d1_rotated_sprites": F(trains=True, writes=("d1", "fit")),
-    # D2 trains paper D's crop family (12 models) and its data control: a family chapter (its issue's 4-minute cap
-    # for ten models is gone)
-    "d2_instance_crops": F(trains=True, writes=("d2", "fit")),
-    "d3_colour_jitter": F(trains=True, writes=("d3", "fit")),
+    # D1-D3, D5 and E1 train their families outside the zoo (InstaAug and Augerino over seeds; the crop family and
+    # its data control; the colour models; the modules beside a frozen classifier; AugNet and its ablations), in the
+    # book's training phase (``family``): each took two or three times a family chapter's budget in the chapter
+    "d1_rotated_sprites": F(trains=True, family="invlib.papers.d.rotations:d1_family", writes=("d1", "fit")),
+    "d2_instance_crops": F(trains=True, family="invlib.papers.d.cropping:d2_family", writes=("d2", "fit")),
+    "d3_colour_jitter": F(trains=True, family="invlib.papers.d.colour:d3_family", writes=("d3", "fit")),
     "d4_contrastive_crops": F(trains=True, writes=("d4",)),
     # D5 measures a frozen zoo classifier, and trains its own family of InstaAug modules (the module, its
-    # input-free control and the data control's, over three seeds)
-    "d5_fixed_classifier_tta": F(zoo="invlib.papers.d.fixed:d5_zoo_specs", trains=True, writes=("d5", "fit")),
-    "e1_learning_the_right_invariance": F(trains=True, writes=("fit",)),
+    # input-free control and the data control's, over its seeds)
+    "d5_fixed_classifier_tta": F(zoo="invlib.papers.d.fixed:d5_zoo_specs", trains=True,
+                                 family="invlib.papers.d.fixed:d5_family", writes=("d5", "fit")),
+    "e1_learning_the_right_invariance": F(trains=True, family="invlib.papers.e.experiments:e1_family",
+                                          writes=("fit",)),
     "e2_beyond_vision": F(trains=True, writes=("fit",)),
     "e3_capacity": F(trains=True, writes=("fit",)),
     "e4_image_recognition": F(trains=True, writes=("fit",)),
@@ -134,7 +144,7 @@ def facts(chapter: str) -> ChapterFacts:
     >>> facts("b1_rrc_decomposition").budgets, facts("c2_representation_distance").reads
     ({'cpu': 480}, ('equivariance',))
     >>> facts("zz_new_chapter")
-    ChapterFacts(zoo=None, trains=False, budgets={}, writes=(), reads=())
+    ChapterFacts(zoo=None, trains=False, family=None, budgets={}, writes=(), reads=())
     """
     return CHAPTERS.get(chapter, ChapterFacts())
 
@@ -151,11 +161,33 @@ def zoo_specs(chapter: str, profile: str = "cpu", params: dict | None = None) ->
     []
     """
     target = facts(chapter).zoo
-    if target is None:
-        return []
+    return [] if target is None else list(_declared(target, profile, params))
+
+
+def train_family(chapter: str, profile: str = "cpu", params: dict | None = None) -> bool:
+    """Train (or load from the cache) the models chapter ``chapter`` trains itself (:attr:`ChapterFacts.family`),
+    at ``profile`` with its papermill parameters ``params``; False for a chapter without one (nothing runs). What
+    the book's training phase runs, one job per chapter beside the zoo's models (:func:`invlib.book.build`).
+
+    Example
+    -------
+    >>> train_family("a2_which_layers", "smoke")
+    False
+    >>> train_family("d2_instance_crops", "smoke", {"n_train": 64})  # doctest: +SKIP
+    True
+    """
+    target = facts(chapter).family
+    if target is not None:
+        _declared(target, profile, params)
+    return target is not None
+
+
+def _declared(target: str, profile: str, params: dict | None):
+    """Call the ``"module:function"`` a chapter's facts name with ``(profile, **params)`` (``profile`` left out of
+    ``params``)."""
     module, function = target.split(":")
     given = {k: v for k, v in (params or {}).items() if k != "profile"}
-    return list(getattr(importlib.import_module(module), function)(profile, **given))
+    return getattr(importlib.import_module(module), function)(profile, **given)
 
 
 PROTOCOL_PAPERS = ("a", "b", "c", "d", "e", "s")  # the packages that declare a protocol (s: the synthesis)

@@ -343,6 +343,19 @@ def b6_zoo_specs(profile: str = "cpu", **params) -> list[zoo.Spec]:
     return _flat(b6_baseline_specs(settings(profile, **params)))
 
 
+def b6_family(profile: str = "cpu", **params) -> None:
+    """Train (or load) the Augerino networks chapter B6 trains, for its papermill parameters ``params`` (None = the
+    profile's): :func:`train_augerino` on its evaluation images (each run cached with its measures). The book's
+    training phase runs it before the chapters (:attr:`invlib.papers.ChapterFacts.family`); the chapter then reads
+    the runs from the cache. Its baselines are zoo models (:func:`b6_zoo_specs`).
+
+    Example
+    -------
+    >>> b6_family("smoke", regs=[0.1], augerino_seeds=1)  # doctest: +SKIP
+    """
+    train_augerino(settings(profile, **params))
+
+
 def train(S: Settings, specs: dict | None = None) -> dict:
     """Train (or load) Table 1a's family (:func:`table_1a_specs`), or the family ``specs`` (``{key: [spec per
     seed]}``), through :meth:`invlib.zoo.Recipe.train_family` with ``S.executor``: the same dict with models in

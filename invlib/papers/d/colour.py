@@ -792,6 +792,20 @@ def train(S: Colour, test: data.Dataset | None = None) -> ColourRun:
                      general_weights(condition_names(test)))
 
 
+def d3_family(profile: str = "cpu", **params) -> None:
+    """Train (or load) and measure every model chapter D3 trains, for its papermill parameters ``params`` (None =
+    the profile's): :func:`train` on the chapter's test set (its measurements are cached with the models). The
+    book's training phase runs it before the chapters (:attr:`invlib.papers.ChapterFacts.family`); the chapter
+    then reads them from the cache.
+
+    Example
+    -------
+    >>> d3_family("smoke", n_train=128, n_test=46, epochs=1, jitter=[(0.0, 0.2, 0.8)])  # doctest: +SKIP
+    """
+    S = settings(profile, **params)
+    train(S, general_test_set(S))
+
+
 def train_control(S: Colour, out: dict, train_set: data.Dataset, test: data.Dataset) -> None:
     """The data control (nothing if ``S.control_share`` is None): the global range and InstaAug of Table 3 at each
     hue share of ``S.shares`` and each control seed, trained on ``S.train_condition`` and tested on the general

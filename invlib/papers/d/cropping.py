@@ -347,6 +347,28 @@ def _fit_one(S, method, variant, seed, train_set, num_classes, start, band=None,
     return Trained(method, variant, seed, net.eval().cpu(), hist, time.perf_counter() - t0, h0, pre)
 
 
+def _control_settings(S: Cropping, variation: float) -> Cropping:
+    """The settings of the data control's models at ``variation`` (:func:`control`)."""
+    return replace(S, variation=variation, methods=S.control_methods, seeds=S.control_seeds, bands=(), fixed_lams=())
+
+
+def d2_family(profile: str = "cpu", **params) -> None:
+    """Train (or load) every model chapter D2 trains, for its papermill parameters ``params`` (None = the
+    profile's): :func:`train`'s family and the data control's (:func:`control`), nothing measured. The book's
+    training phase runs it before the chapters (:attr:`invlib.papers.ChapterFacts.family`); the chapter then
+    finds every model in the fit cache.
+
+    Example
+    -------
+    >>> d2_family("smoke", n_train=64, n_test=16, epochs=2, methods=("none",), control_seeds=0)  # doctest: +SKIP
+    """
+    S = settings(profile, **params)
+    train(S, scene_data(S)[0])
+    for v in (0.0, 1.0) if S.control_seeds else ():
+        Sv = _control_settings(S, v)
+        train(Sv, scene_data(Sv)[0])
+
+
 def start_entropy(net: instaaug.InstaAug, train_set, n: int = 256) -> float:
     """The mean entropy of ``net``'s module on the first ``n`` training images (with their labels for a
     class-specific module): before training, the start a collapse is judged against (Fig. E.1)."""
@@ -442,7 +464,7 @@ def control(S: Cropping, variations: tuple[float, ...] = (0.0, 1.0), acc: pd.Dat
                        & (acc.seed < S.seed + S.control_seeds)]
             out.append(rows.assign(variation=v).reset_index(drop=True))
             continue
-        Sv = replace(S, variation=v, methods=S.control_methods, seeds=S.control_seeds, bands=(), fixed_lams=())
+        Sv = _control_settings(S, v)
         train_set, test_set = scene_data(Sv)
         out.append(accuracy_table(Sv, train(Sv, train_set), test_set).assign(variation=v))
     cols = ["method", "variant", "seed", "acc", "acc_tta", "seconds_per_epoch", "train_seconds", "start_seconds",

@@ -526,18 +526,47 @@ def control(S: Fixed, classifier: torch.nn.Module) -> pd.DataFrame | None:
     """
     if not S.data_control or not set(MODULES) <= set(S.methods):
         return None
-    varied = float(data.option_defaults(S.dataset)["variation"])
     out = []
-    for k in range(S.control_seeds):
-        for still, v in ([(True, S.control_variation)] if k == 0 else [(False, varied), (True, S.control_variation)]):
-            train_set, test = scene_data(S, v)
-            (ia, h_ia), (free, h_free) = (train(S, classifier, train_set, f, k) for f in (False, True))
-            r = tta(replace(S, methods=MODULES), ia.augment, {S.frozen: classifier}, test, free=free.augment)
-            out.append(r.assign(variation=float(v), replicate=k, still=still,
-                                train_seconds=train_seconds(h_ia) + train_seconds(h_free)))
+    for k, still, v in _control_runs(S):
+        train_set, test = scene_data(S, v)
+        (ia, h_ia), (free, h_free) = (train(S, classifier, train_set, f, k) for f in (False, True))
+        r = tta(replace(S, methods=MODULES), ia.augment, {S.frozen: classifier}, test, free=free.augment)
+        out.append(r.assign(variation=float(v), replicate=k, still=still,
+                            train_seconds=train_seconds(h_ia) + train_seconds(h_free)))
     res = pd.concat(out, ignore_index=True)
     first = ["variation", "replicate", "still"]
     return res[first + [c for c in res.columns if c not in first]]
+
+
+def _control_runs(S: Fixed) -> list[tuple[int, bool, float]]:
+    """The data control's runs, ``(replicate, still, variation)``: the still scenes for every training seed of
+    ``S.control_seeds``, and past the first the classifier's own scenes too (:func:`control`)."""
+    varied = float(data.option_defaults(S.dataset)["variation"])
+    still = [(True, S.control_variation)]
+    return [(k, *run) for k in range(S.control_seeds) for run in (still if k == 0 else [(False, varied), *still])]
+
+
+def d5_family(profile: str = "cpu", **params) -> None:
+    """Train (or load) every module chapter D5 trains, for its papermill parameters ``params`` (None = the
+    profile's): InstaAug's module and its input-free control beside the frozen classifier (:func:`train`), and the
+    data control's pairs (:func:`control`), nothing measured; the classifiers are zoo models (trained here when the
+    zoo has not yet). The book's training phase runs it before the chapters
+    (:attr:`invlib.papers.ChapterFacts.family`); the chapter then finds every module in the fit cache.
+
+    Example
+    -------
+    >>> d5_family("smoke", n_train=32, n_test=6, batch_size=16)  # doctest: +SKIP
+    """
+    S = settings(profile, **params)
+    classifier = classifiers(S)[S.frozen]
+    train_set = scene_data(S)[0]
+    for input_free in (False, True):
+        train(S, classifier, train_set, input_free)
+    if S.data_control and set(MODULES) <= set(S.methods):
+        for k, _, v in _control_runs(S):
+            train_set = scene_data(S, v)[0]
+            for input_free in (False, True):
+                train(S, classifier, train_set, input_free, k)
 
 
 def summary(res: pd.DataFrame) -> pd.DataFrame:

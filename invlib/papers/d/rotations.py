@@ -336,6 +336,24 @@ def seed_slopes(S: Rotations, train_set, test_set, trained: dict | None = None,
     return {m: pd.DataFrame(r) for m, r in rows.items()}
 
 
+def d1_family(profile: str = "cpu", **params) -> None:
+    """Train (or load) every model chapter D1 trains, for its papermill parameters ``params`` (None = the
+    profile's): the band sweep (:func:`band_sweep`), then every method from each of ``S.seeds`` seeds in the band
+    it chooses (:func:`train`, with the test accuracy it caches with each model). The book's training phase runs it
+    before the chapters (:attr:`invlib.papers.ChapterFacts.family`); the chapter then finds every model in the
+    cache.
+
+    Example
+    -------
+    >>> d1_family("smoke", n_train=64, n_test=16, epochs=1, h_min=1.0, h_max=1.5)  # doctest: +SKIP
+    """
+    S = settings(profile, **params)
+    train_set, test_set = sprite_data(S)
+    S = with_band(S, band_sweep(S, train_set))
+    for seed in range(S.seed, S.seed + S.seeds):
+        train(S, train_set, test_set, seed)
+
+
 def split(S: Rotations, train_set: data.Dataset) -> tuple[data.Dataset, data.Dataset]:
     """The sweep's fit and validation sets: the first ``1 - S.val_fraction`` of the training sprites (drawn i.i.d.)
     and the rest. The test set is never read to choose the band.

@@ -458,6 +458,21 @@ def train_angle_ranges(S: Sprites) -> dict[float, list[dict]]:
     return out
 
 
+def e1_family(profile: str = "cpu", **params) -> None:
+    """Train (or load) every model chapter E1 trains, for its papermill parameters ``params`` (None = the
+    profile's): :func:`train_sprite_models` (each model's test accuracy cached with it) and
+    :func:`train_angle_ranges`. The book's training phase runs it before the chapters
+    (:attr:`invlib.papers.ChapterFacts.family`); the chapter then finds every model in the fit cache.
+
+    Example
+    -------
+    >>> e1_family("smoke", n_train=32, n_test=8, epochs=1, batch_size=32, extra_seeds=[])  # doctest: +SKIP
+    """
+    S = settings(profile, experiment="sprites", **params)
+    train_sprite_models(S, *sprite_data(S))
+    train_angle_ranges(S)
+
+
 # ----------------------------------------------------------------------------- E2: sinusoids
 def sinusoid_data(S: Sinusoids | Capacity) -> tuple[data.Dataset, data.Dataset]:
     """Train and test sinusoids: signals ``(N, 1, 1000)`` float (10 s at 100 Hz), labels ``(N,)`` (4 classes).
