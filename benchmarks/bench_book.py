@@ -11,6 +11,10 @@ gets half the seconds. Scaling by the bare loop is strict for the book: its chap
 once, and spend part of their time outside training (kernels, imports, figures), which a faster training step does not
 speed up as much.
 
+The training phase trains the zoo's models and the families that some chapters train themselves (D1-D3, D5, B6,
+E1: :attr:`invlib.papers.ChapterFacts.family`), before any chapter runs; a chapter's seconds are its own, as they are
+for a chapter whose zoo family the phase trains (B1), and each family's seconds in the phase are listed under it.
+
 Nothing here runs a chapter: it reads what the runner left. A chapter's seconds are ``book_seconds`` in
 ``results/<profile>/<chapter>.json`` (``$INVLIB_RESULTS`` when set), else the ``seconds`` in the executed
 notebook's metadata (``book/_generated/<chapter>.ipynb``) when it was run at that profile; the build's wall time
@@ -100,6 +104,8 @@ def table(profiles: list[str], results: Path, root: Path = REPO, img_s: float = 
             b = json.loads(file.read_text())
             if b.get("zoo_phase") is not None:
                 row(profile, book.ZOO_PHASE, b["zoo_phase"], None, b["finished"][:10])
+            for name, seconds in b.get("families", {}).items():  # process time within the phase, no budget of its own
+                row(profile, f"  of which {name}'s family", seconds, None, "trained in the phase")
             setup = b.get("setup")  # recorded by `make book`: the limit counts the set-up too
             what = "with set-up" if setup is not None else "without its set-up"
             row(profile, f"(whole build {what}, {b['jobs']} at once)", b["wall"] + (setup or 0.0),

@@ -227,6 +227,7 @@ def test_bench_book_compares_the_last_runs_seconds_with_the_budgets(book_copy, t
     (book_copy / book.GENERATED).mkdir(parents=True)
     nbformat.write(nb, book_copy / book.GENERATED / "a2_which_layers.ipynb")
     (res / "build-cpu.json").write_text(json.dumps(dict(wall=3000.0, zoo_phase=400.0, jobs=2,
+                                                        families={"d2_instance_crops": 310.5},
                                                         finished="2026-01-02 03:04:05")))
     bench = _bench_book()
     argv = ["--results", str(res), "--book-dir", str(book_copy), "--img-s", "500"]  # the reference speed
@@ -241,6 +242,9 @@ def test_bench_book_compares_the_last_runs_seconds_with_the_budgets(book_copy, t
         ["3000.0", "4320", "4320", "0.69", "2026-01-02"]
     assert "whole build without its set-up" in out[[i for i, line in enumerate(out) if "whole build" in line][0]]
     assert next(line for line in out if book.ZOO_PHASE in line).split()[-3:] == ["400.0", "—", "2026-01-02"]
+    family = next(line for line in out if "of which" in line)  # within the phase: listed, with no budget of its own
+    assert "d2_instance_crops's family" in family and family.split()[-6:] == ["310.5", "—", "trained", "in",
+                                                                               "the", "phase"]
     assert "1 over budget" in out[-1] and "bare loop here: 500 img/s" in out[-1]
     # a machine twice as fast gets half the seconds: the build is then over, e3 exactly at its budget
     assert bench.main([*argv[:-1], "1000", "--profile", "cpu"]) == 0
@@ -515,6 +519,8 @@ def test_chapter_runs_in_the_smoke_profile(smoke_book, name):
     assert not errors
     trained_here = [o for c in nb.cells for o in c.get("outputs", []) if "ZooPhaseWarning" in str(o.get("text", ""))]
     assert not trained_here, f"{name} trained a zoo model its zoo specs function misses (invlib.papers.CHAPTERS)"
+    own = [o for c in nb.cells for o in c.get("outputs", []) if "FamilyPhaseWarning" in str(o.get("text", ""))]
+    assert not own, f"{name} trained a model of its own family that its family function misses: {own[:1]}"
     html = (root / "_build/html" / book.GENERATED / f"{name}.html").read_text()
     assert 'profile = "smoke"' not in html, "the injected parameters cell must be hidden"
     assert (root / "notebooks" / f"{name}.py").read_text() == (ROOT / "notebooks" / f"{name}.py").read_text()
@@ -596,8 +602,10 @@ def test_smoke_build_writes_results_and_a_site_without_warnings(smoke_book):
     assert "WARNING" not in log and "build succeeded" in log
     assert any(line.startswith("chapter") for line in lines), "the summary table is printed"
     assert chapters[book.ZOO_PHASE].status == "ok", "the zoo's models are trained in a phase of their own"
-    assert any(line.startswith(f"{book.ZOO_PHASE}: ") and " models in " in line for line in lines)
+    assert any(line.startswith(f"{book.ZOO_PHASE}: ") and " models and " in line for line in lines)
     record = json.loads(book.build_record("smoke", root).read_text())
+    assert sorted(record["families"]) == sorted(n for n in CHAPTERS if papers.facts(n).family), \
+        "the chapters' own families are trained in the phase too, each timed"
     assert record["wall"] >= record["chapters_wall"] > 0 and record["zoo_phase"] >= 0 and record["jobs"] >= 1
     rec = results.load("00_data_and_transforms", "smoke")
     assert rec["profile"] == "smoke" and rec["env"]["torch"] and rec["seconds"] > 0
@@ -687,15 +695,15 @@ def test_root_page_redirects_and_names_the_icon(smoke_book):
 def test_a_parallel_build_offers_the_long_chapters_first_and_loses_none():
     order = book.start_order(list(CHAPTERS))
     assert sorted(order) == sorted(CHAPTERS)
-    trains = [n for n in CHAPTERS if papers.facts(n).trains]
-    last_trainer = max(order.index(n) for n in trains)
     waits = book.after(list(CHAPTERS))
-    # before the last chapter that trains: only chapters that train or that one of them waits for
-    needed = {d for n in trains for d in waits.get(n, ())}
-    assert set(order[:last_trainer + 1]) <= set(trains) | needed
+    # first: the chapters that train in the chapter (the phase trains the others' families) and those any waits for
+    early = {n for n in CHAPTERS if papers.facts(n).trains and not papers.facts(n).family}
+    early |= {d for n in CHAPTERS for d in waits.get(n, ())}
+    assert set(order[:len(early)]) == early and "s1_measures_agree" not in early
+    assert {"b7_variation_in_the_data", "d2_instance_crops"} <= early, "S1 waits for them: they start early"
     for n in order:  # every chapter comes after those it waits for
         assert all(order.index(d) < order.index(n) for d in waits.get(n, ()))
-    # among the rest, the head of the longest chain (B3 -> B4 -> B5) first, a chapter nobody waits for after them
-    rest = order[last_trainer + 1:]
-    assert rest.index("b3_invariance_vs_magnitude") == 0
-    assert rest.index("b4_factors_of_variation") < rest.index("00_data_and_transforms")
+    # within the first group, the head of the longest chain (B3 -> B4 -> B5) before a chapter nobody waits for
+    assert order.index("b3_invariance_vs_magnitude") < order.index("c3_equivariance_finetuning")
+    rest = order[len(early):]
+    assert rest.index("00_data_and_transforms") < rest.index("s1_measures_agree")

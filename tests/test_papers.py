@@ -20,11 +20,13 @@ def test_every_zoo_target_names_a_function_and_facts_are_well_formed():
     for name, facts in papers.CHAPTERS.items():
         assert isinstance(facts.trains, bool) and all(isinstance(v, int) for v in facts.budgets.values()), name
         assert all(isinstance(n, str) and n and "/" not in n for n in facts.writes + facts.reads), name
-        if facts.zoo is None:
-            continue
-        module, function = facts.zoo.split(":")
-        tree = ast.parse((ROOT / (module.replace(".", "/") + ".py")).read_text())
-        assert function in {n.name for n in tree.body if isinstance(n, ast.FunctionDef)}, f"{name}: {facts.zoo}"
+        assert facts.family is None or facts.trains, f"{name}: a chapter with a family function trains a family"
+        for target in (facts.zoo, facts.family):
+            if target is None:
+                continue
+            module, function = target.split(":")
+            tree = ast.parse((ROOT / (module.replace(".", "/") + ".py")).read_text())
+            assert function in {n.name for n in tree.body if isinstance(n, ast.FunctionDef)}, f"{name}: {target}"
 
 
 @pytest.mark.parametrize("name", sorted(n for n, f in papers.CHAPTERS.items() if f.zoo))
@@ -42,3 +44,19 @@ def test_a_chapter_without_zoo_models_loads_nothing_and_parameters_reach_the_fun
 def test_a_chapter_not_declared_has_no_facts():
     assert papers.facts("zz_new") == papers.ChapterFacts()
     assert papers.facts("zz_new").writes == papers.facts("zz_new").reads == () and not papers.facts("zz_new").trains
+
+
+CALLS = []
+
+
+def _family_demo(profile, **params):
+    CALLS.append((profile, params))
+
+
+def test_train_family_calls_the_declared_function_with_the_profile_and_the_chapters_parameters(monkeypatch):
+    assert papers.train_family("a2_which_layers", "smoke") is False and papers.train_family("zz_none") is False
+    monkeypatch.setitem(papers.CHAPTERS, "zz_family", papers.ChapterFacts(trains=True,
+                                                                          family=f"{__name__}:_family_demo"))
+    CALLS.clear()
+    assert papers.train_family("zz_family", "smoke", {"profile": "smoke", "seeds": 2}) is True
+    assert CALLS == [("smoke", {"seeds": 2})]

@@ -265,6 +265,23 @@ def test_a_cached_fit_loads_what_training_gave_and_leaves_the_same_state(monkeyp
         fit(_net(), data, cfg, progress=False, cache=True, callback=lambda e, r: None)
 
 
+def test_a_chapter_whose_family_the_phase_trained_warns_when_it_still_trains_one(monkeypatch, tmp_path):
+    """Under ``$INVLIB_FAMILY_PHASE`` (the runner sets it in a chapter whose family the training phase trained), a
+    cached fit that has to train warns, naming the chapter; one the cache already holds does not."""
+    import warnings
+
+    monkeypatch.setenv("INVLIB_CACHE", str(tmp_path))
+    data, cfg = _toy(64), TrainConfig(epochs=1, batch_size=16, lr=0.05, seed=3)
+    fit(_net(), data, cfg, progress=False, cache=True)  # the phase's training
+    monkeypatch.setenv(train_module.FAMILY_PHASE_ENV, "1")
+    monkeypatch.setenv("INVLIB_CHAPTER", "x9_demo")
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        fit(_net(), data, cfg, progress=False, cache=True)  # found: no warning
+    with pytest.warns(train_module.FamilyPhaseWarning, match="chapter x9_demo trains a model .* seed 4"):
+        fit(_net(), data, TrainConfig(epochs=1, batch_size=16, lr=0.05, seed=4), progress=False, cache=True)
+
+
 def test_a_cached_fit_tells_models_apart_that_differ_only_in_a_setting(monkeypatch, tmp_path):
     """Two models with the same weights whose penalty differs by a plain attribute (a regulariser's weight, as
     AugNet's variants do) are two trainings, not one loaded twice."""

@@ -12,6 +12,7 @@ from invlib import crops, models, train, zoo
 from invlib.papers.a import tables
 from invlib.papers.b import grounding
 from invlib.profiles import PROFILES, Profile
+from invlib.utils import cache_dir
 
 TINY = Profile("tiny", n_train=512, n_test=256, epochs=1, batch_size=32, progress=False)
 ROOT = Path(__file__).resolve().parent.parent
@@ -497,6 +498,33 @@ def test_train_phase_trains_what_is_missing_once_longest_first_in_processes(monk
     here = zoo.get(quick.replace(), retrain=True)  # a phase's one-thread process trains what this process trains
     assert _same(_weights(here), _weights(zoo.get(quick)))
     assert zoo.train_phase([quick, longer], workers=2) == []  # all cached: nothing to do
+
+
+def _task_demo(file):
+    """A training phase's task (module level: it goes to another process): what it ran in."""
+    Path(file).write_text(f"{os.getpid()} {os.environ['INVLIB_CACHE']} {torch.get_num_threads()}")
+    print("a chapter's family prints")
+
+
+def _task_fails():
+    raise ValueError("no data here")
+
+
+@pytest.mark.slow  # spawns a process
+def test_train_phase_runs_its_tasks_first_in_its_one_thread_processes_and_names_a_failing_one(tmp_path):
+    spec, lines = SPEC.replace(n_train=32, seed=77, epochs=1), []
+    rows = zoo.train_phase([spec], workers=1, echo=lambda *a, **k: lines.append(a[0]),
+                           tasks=[("zz_family", _task_demo, (tmp_path / "ran",))])
+    assert [(r["name"], r["seed"], r["path"]) for r in rows][0] == ("zz_family", None, None)
+    assert rows[1]["seed"] == 77 and rows[0]["seconds"] > 0, "the task before the spec, with one process"
+    pid, cache, threads = (tmp_path / "ran").read_text().split()
+    assert int(pid) != os.getpid() and cache == str(cache_dir()) and threads == "1"
+    assert lines[0].endswith("] zz_family: " + lines[0].split(": ")[-1]) and len(lines) == 2
+    assert not any("prints" in line for line in lines)
+    again = zoo.train_phase([spec], workers=1, tasks=[("zz_family", _task_demo, (tmp_path / "again",))])
+    assert [r["name"] for r in again] == ["zz_family"], "a task always runs (its function loads what it has)"
+    with pytest.raises(RuntimeError, match="training zz_broken failed: ValueError: no data here"):
+        zoo.train_phase([], workers=1, tasks=[("zz_broken", _task_fails, ())])
 
 
 @pytest.mark.slow  # over 0.75 s: make test runs it, make test-fast stays under 2 minutes
