@@ -11,7 +11,7 @@ gets half the seconds. Scaling by the bare loop is strict for the book: its chap
 once, and spend part of their time outside training (kernels, imports, figures), which a faster training step does not
 speed up as much.
 
-The training phase trains the zoo's models and the families that some chapters train themselves (D1-D3, D5, B6,
+The training phase trains the zoo's models and the families that some chapters train themselves (D1-D5, B6,
 E1: :attr:`invlib.papers.ChapterFacts.family`), before any chapter runs; a chapter's seconds are its own, as they are
 for a chapter whose zoo family the phase trains (B1), and each family's seconds in the phase are listed under it.
 

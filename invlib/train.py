@@ -502,6 +502,21 @@ class FamilyPhaseWarning(UserWarning):
     :attr:`invlib.papers.ChapterFacts.family`, misses it): the chapter is right, only slower."""
 
 
+def check_family_phase(what: str) -> None:
+    """Warn (:class:`FamilyPhaseWarning`) when a chapter whose family the book's training phase trained is about to
+    train a model, ``what``, itself: called where a cached training misses (:func:`fit` with ``cache=True``, and a
+    paper's own training cache). Nothing happens outside such a chapter (``$INVLIB_FAMILY_PHASE`` unset).
+
+    Example
+    -------
+    >>> check_family_phase("InstaAug, seed 0")  # outside a book build: no warning
+    """
+    if os.environ.get(FAMILY_PHASE_ENV):
+        warnings.warn(f"chapter {os.environ.get('INVLIB_CHAPTER', '?')} trains a model ({what}) that the book's "
+                      "training phase did not: its family function (invlib.papers.CHAPTERS) misses it",
+                      FamilyPhaseWarning, stacklevel=3)
+
+
 def _callable_key(fn) -> str:
     """A stable name for an augmentation or loss: module and qualified name, plus the repr of an object's state."""
     if fn is None:
@@ -539,10 +554,7 @@ def _fit_cached(model: nn.Module, train, cfg: TrainConfig, *, augment, test, val
                  _callable_key(loss))
 
     def run():
-        if os.environ.get(FAMILY_PHASE_ENV):
-            warnings.warn(f"chapter {os.environ.get('INVLIB_CHAPTER', '?')} trains a model ({type(model).__name__}, "
-                          f"{cfg.epochs} epochs, seed {cfg.seed}) that the book's training phase did not: its family "
-                          "function (invlib.papers.CHAPTERS) misses it", FamilyPhaseWarning, stacklevel=4)
+        check_family_phase(f"{type(model).__name__}, {cfg.epochs} epochs, seed {cfg.seed}")
         history = fit(model, train, cfg, augment=augment, test=test, val=val, loss=loss, progress=progress)
         return dict(model={k: v.detach().cpu() for k, v in model.state_dict().items()}, history=history,
                     rng=torch.get_rng_state())

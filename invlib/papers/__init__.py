@@ -109,13 +109,14 @@ CHAPTERS = {
     # C3 fine-tunes 18 networks (Eq. 7 and its control for 9 types; ~60 % of its seconds, profiled)
     "c3_equivariance_finetuning": F(zoo="invlib.papers.c.equivariance:c_zoo_specs", trains=True,
                                     writes=("equivariance",), reads=("equivariance",)),
-    # D1-D3, D5 and E1 train their families outside the zoo (InstaAug and Augerino over seeds; the crop family and
-    # its data control; the colour models; the modules beside a frozen classifier; AugNet and its ablations), in the
-    # book's training phase (``family``): each took two or three times a family chapter's budget in the chapter
+    # D1-D5 and E1 train their families outside the zoo (InstaAug and Augerino over seeds; the crop family and its
+    # data control; the colour models; the contrastive encoders; the modules beside a frozen classifier; AugNet and
+    # its ablations), in the book's training phase (``family``): in the chapter, D1-D3 took two or three times a
+    # family chapter's budget, B6, D5 and E1 more than it, D4 all of it
     "d1_rotated_sprites": F(trains=True, family="invlib.papers.d.rotations:d1_family", writes=("d1", "fit")),
     "d2_instance_crops": F(trains=True, family="invlib.papers.d.cropping:d2_family", writes=("d2", "fit")),
     "d3_colour_jitter": F(trains=True, family="invlib.papers.d.colour:d3_family", writes=("d3", "fit")),
-    "d4_contrastive_crops": F(trains=True, writes=("d4",)),
+    "d4_contrastive_crops": F(trains=True, family="invlib.papers.d.contrastive:d4_family", writes=("d4",)),
     # D5 measures a frozen zoo classifier, and trains its own family of InstaAug modules (the module, its
     # input-free control and the data control's, over its seeds)
     "d5_fixed_classifier_tta": F(zoo="invlib.papers.d.fixed:d5_zoo_specs", trains=True,

@@ -450,6 +450,7 @@ def train_one(S: Contrastive, method: str, seed: int, train: data.Dataset) -> di
     key = digest("d4", method, seed, fields, train.images, CACHE_VERSION)
 
     def run():
+        _train.check_family_phase(f"{method}, seed {seed}")
         if method == "Random crop":
             hook, band = random_crop_objective(S.crop_scale, S.temperature, jitter(S)), None
         else:
@@ -491,6 +492,26 @@ def train(S: Contrastive, train: data.Dataset) -> dict[tuple[str, int], dict]:
             print(f"{method:26s} seed {seed}: NT-Xent {nt[0]:.3f} -> {nt[-1]:.3f}, views matched "
                   f"{h[-1]['train_acc']:.2f}{ent}  ({r['seconds']:.0f} s)")
     return out
+
+
+def d4_family(profile: str = "cpu", **params) -> None:
+    """Train (or load) every encoder chapter D4 trains, for its papermill parameters ``params`` (None = the
+    profile's): :func:`train`'s, and the data control's (:func:`data_control`) where ``S.controls`` has seeds; no
+    probe. The book's training phase runs it before the chapters (:attr:`invlib.papers.ChapterFacts.family`); the
+    chapter then loads every encoder from the cache.
+
+    Example
+    -------
+    >>> d4_family("smoke", n_train=32, epochs=1, batch_size=16)  # doctest: +SKIP
+    """
+    S = settings(profile, **params)
+    train(S, scene_data(S)[0])
+    for variation in (S.variation, S.control_variation) if S.controls else ():
+        Sv = dataclasses.replace(S, variation=variation)
+        data_set = scene_data(Sv)[0]
+        for seed in S.controls:
+            for method in METHODS[1:]:
+                train_one(Sv, method, seed, data_set)
 
 
 # ----------------------------------------------------------------------------- the linear probe
