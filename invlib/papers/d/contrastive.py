@@ -506,12 +506,20 @@ def d4_family(profile: str = "cpu", **params) -> None:
     """
     S = settings(profile, **params)
     train(S, scene_data(S)[0])
-    for variation in (S.variation, S.control_variation) if S.controls else ():
-        Sv = dataclasses.replace(S, variation=variation)
-        data_set = scene_data(Sv)[0]
-        for seed in S.controls:
-            for method in METHODS[1:]:
-                train_one(Sv, method, seed, data_set)
+    for Sv in _control_settings(S):
+        _train_control(Sv, S.controls, scene_data(Sv)[0])
+
+
+def _control_settings(S: Contrastive) -> list[Contrastive]:
+    """The data control's settings: ``S`` at its own variation and at ``S.control_variation``; none without
+    ``S.controls``."""
+    return [dataclasses.replace(S, variation=v) for v in (S.variation, S.control_variation)] if S.controls else []
+
+
+def _train_control(Sv: Contrastive, seeds, train: data.Dataset) -> dict:
+    """The data control's encoders at ``Sv``'s variation: ``{(method, seed): train_one(...)}`` for the learned
+    modules of :data:`METHODS` and each of ``seeds``."""
+    return {(m, s): train_one(Sv, m, s, train) for s in seeds for m in METHODS[1:]}
 
 
 # ----------------------------------------------------------------------------- the linear probe
@@ -776,12 +784,10 @@ def data_control(S: Contrastive) -> pd.DataFrame:
     ([0.0, 1.0], ['InstaAug', 'InstaAug (without input)', 'untrained encoder'])
     """
     rows = []
-    for variation in (S.variation, S.control_variation):
-        Sv = dataclasses.replace(S, variation=variation)
-        if not S.controls:
-            break
+    for Sv in _control_settings(S):
+        variation = Sv.variation
         train, test = scene_data(Sv)
-        trained = {(m, s): train_one(Sv, m, s, train) for s in S.controls for m in METHODS[1:]}
+        trained = _train_control(Sv, S.controls, train)
         kl = crop_table(trained, test).groupby(["method", "seed"])["kl_to_mean"].mean()
         for (m, s), r in trained.items():
             print(f"variation {variation:g}, {m:26s} seed {s}: NT-Xent {r['nt_xent'][0]:.3f} -> "

@@ -347,6 +347,9 @@ def _fit_one(S, method, variant, seed, train_set, num_classes, start, band=None,
     return Trained(method, variant, seed, net.eval().cpu(), hist, time.perf_counter() - t0, h0, pre)
 
 
+CONTROL_VARIATIONS = (0.0, 1.0)  # the data control's scenes: every object centred and of one size, and as they vary
+
+
 def _control_settings(S: Cropping, variation: float) -> Cropping:
     """The settings of the data control's models at ``variation`` (:func:`control`)."""
     return replace(S, variation=variation, methods=S.control_methods, seeds=S.control_seeds, bands=(), fixed_lams=())
@@ -364,7 +367,7 @@ def d2_family(profile: str = "cpu", **params) -> None:
     """
     S = settings(profile, **params)
     train(S, scene_data(S)[0])
-    for v in (0.0, 1.0) if S.control_seeds else ():
+    for v in CONTROL_VARIATIONS if S.control_seeds else ():
         Sv = _control_settings(S, v)
         train(Sv, scene_data(Sv)[0])
 
@@ -442,7 +445,8 @@ def train(S: Cropping, train_set) -> list[Trained]:
     return out
 
 
-def control(S: Cropping, variations: tuple[float, ...] = (0.0, 1.0), acc: pd.DataFrame | None = None) -> pd.DataFrame:
+def control(S: Cropping, variations: tuple[float, ...] = CONTROL_VARIATIONS,
+            acc: pd.DataFrame | None = None) -> pd.DataFrame:
     """The data control: ``S.control_methods`` (InstaAug and its input-free version; the same recipe, learning
     rate and seeds) trained and tested on scenes at each of ``variations`` (0: every object centred and of one
     size), ``S.control_seeds`` seeds from ``S.seed``. :func:`accuracy_table`'s rows with a ``variation`` column;
