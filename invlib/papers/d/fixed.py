@@ -524,7 +524,7 @@ def control(S: Fixed, classifier: torch.nn.Module) -> pd.DataFrame | None:
     >>> control(settings("smoke", data_control=False), clf) is None
     True
     """
-    if not S.data_control or not set(MODULES) <= set(S.methods):
+    if not _runs_control(S):
         return None
     out = []
     for k, still, v in _control_runs(S):
@@ -536,6 +536,11 @@ def control(S: Fixed, classifier: torch.nn.Module) -> pd.DataFrame | None:
     res = pd.concat(out, ignore_index=True)
     first = ["variation", "replicate", "still"]
     return res[first + [c for c in res.columns if c not in first]]
+
+
+def _runs_control(S: Fixed) -> bool:
+    """Whether the run has a data control: ``S.data_control``, with both of :data:`MODULES` among the methods."""
+    return S.data_control and set(MODULES) <= set(S.methods)
 
 
 def _control_runs(S: Fixed) -> list[tuple[int, bool, float]]:
@@ -562,7 +567,7 @@ def d5_family(profile: str = "cpu", **params) -> None:
     train_set = scene_data(S)[0]
     for input_free in (False, True):
         train(S, classifier, train_set, input_free)
-    if S.data_control and set(MODULES) <= set(S.methods):
+    if _runs_control(S):
         for k, _, v in _control_runs(S):
             train_set = scene_data(S, v)[0]
             for input_free in (False, True):
