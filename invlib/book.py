@@ -52,7 +52,7 @@ from . import kernels, papers
 from .chapters import GENERATED, SOURCES, Chapter, results_root, toc_notebooks
 from .profiles import BOOK_LIMIT_IMG_S, BOOK_LIMIT_S, PROFILES, Profile
 from .scoreboard import DOWNLOADS, write_scoreboard
-from .utils import CACHE_LOG_ENV, REPO, atomic_save, check_choice, check_type
+from .utils import CACHE_LOG_ENV, REPO, allocator_env, allocator_name, atomic_save, check_choice, check_type
 
 # Seconds a chapter may take on 2 CPU cores: (any chapter, a chapter that trains a model family, see
 # :func:`trains_a_family`); a chapter's own limit, where it has one, is declared in :data:`invlib.papers.CHAPTERS`.
@@ -375,9 +375,11 @@ def _kernel_env(root: Path, name: str, threads: int | None = None, cache_log: Pa
     spin briefly before they sleep while they wait (``GOMP_SPINCOUNT``, unless the environment sets a wait policy),
     with ``threads`` the kernel's OpenMP/MKL threads, and with ``cache_log`` the file the chapter's reads and writes
     of cached values go to (``$INVLIB_CACHE_LOG``, :func:`cache_use`). After the training phase, a chapter whose own
-    family it trained gets ``$INVLIB_FAMILY_PHASE`` (:class:`invlib.train.FamilyPhaseWarning`)."""
+    family it trained gets ``$INVLIB_FAMILY_PHASE`` (:class:`invlib.train.FamilyPhaseWarning`). The kernel starts
+    under a faster memory allocator where one is installed (:func:`invlib.utils.allocator_env`)."""
     env = dict(INVLIB_PROGRESS="0", PYDEVD_DISABLE_FILE_VALIDATION="1", INVLIB_RESULTS=str(results_root(root)),
-               INVLIB_CHAPTER=name, PATH=f"{Path(sys.executable).parent}{os.pathsep}{os.environ.get('PATH', '')}")
+               INVLIB_CHAPTER=name, PATH=f"{Path(sys.executable).parent}{os.pathsep}{os.environ.get('PATH', '')}",
+               **allocator_env())
     if cache_log is not None:
         env[CACHE_LOG_ENV] = str(cache_log)
     if threads:
@@ -587,7 +589,8 @@ def build(profile: str | Profile = "cpu", only: list[str] | None = None, params:
                       zoo_phase=round(phase[0].seconds, 1) if phase else None,
                       families=phase[0].families if phase else {},
                       chapters_wall=round(wall, 1), chapter_sum=round(sum(c.seconds for c in done.values()), 1),
-                      jobs=jobs, threads=chapter_threads(), site=site, finished=time.strftime("%Y-%m-%d %H:%M:%S"))
+                      jobs=jobs, threads=chapter_threads(), allocator=allocator_name(), site=site,
+                      finished=time.strftime("%Y-%m-%d %H:%M:%S"))
         atomic_save(json.dumps(record, indent=2), build_record(profile, root))
     return chapters
 

@@ -50,7 +50,7 @@ from . import data as datasets
 from .models import CheckpointError
 from .profiles import Profile, get_profile, replace_checked
 from .train import OPTIMIZERS, SCHEDULES, TrainConfig, evaluate, fit, world_rank
-from .utils import atomic_save, cache_dir, check_choice, check_type, resolve_device, seeded
+from .utils import allocator_env, atomic_save, cache_dir, check_choice, check_type, resolve_device, seeded
 from .utils import progress as progress_bar
 
 ZOO_VERSION = 4  # 3: n_test left the key (it never changed the weights); 4: every seed trains on one training set
@@ -866,6 +866,8 @@ def train_phase(specs: Iterable[Spec], workers: int = 1, threads: int = 1, echo=
     function, args)`` with ``function`` a module-level function (it is sent to another process), called as
     ``function(*args)`` (the book's chapters that train their own families, :func:`invlib.papers.train_family`).
     A task that needs a zoo model trains it under the model's lock if no job has yet (:func:`get`): once.
+    The processes start under a faster memory allocator where one is installed (:func:`invlib.utils.allocator_env`:
+    the same weights, sooner).
 
     Returns one row per trained spec or task, in the order they finished: ``{"name", "seed", "seconds", "path"}``
     (a task's ``name`` is its label, its ``seed`` and ``path`` None). One line per job goes to ``echo``. A
@@ -885,7 +887,7 @@ def train_phase(specs: Iterable[Spec], workers: int = 1, threads: int = 1, echo=
         return []
     for s in todo:
         _check_runnable(s)
-    env = dict(OMP_NUM_THREADS=str(threads), MKL_NUM_THREADS=str(threads), INVLIB_PROGRESS="0")
+    env = dict(OMP_NUM_THREADS=str(threads), MKL_NUM_THREADS=str(threads), INVLIB_PROGRESS="0", **allocator_env())
     if threads == 1 and not any(k in os.environ for k in ("OMP_WAIT_POLICY", "GOMP_SPINCOUNT")):
         env["OMP_WAIT_POLICY"] = "PASSIVE"
     rows, cache, n = [], str(cache_dir()), len(tasks) + len(todo)
