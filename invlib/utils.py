@@ -377,7 +377,7 @@ def allocator_env(choice: str | None = None) -> dict[str, str]:
     import sys
 
     choice = choice or os.environ.get(ALLOCATOR_ENV) or "auto"
-    check_choice(choice, ["auto", *ALLOCATORS, "system"], f"allocator (${ALLOCATOR_ENV})")
+    check_choice(choice, ["auto", *ALLOCATORS, "system"], "allocator")
     if choice == "system" or not sys.platform.startswith("linux"):
         return {}
     for name in ALLOCATORS if choice == "auto" else [choice]:

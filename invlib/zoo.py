@@ -856,6 +856,16 @@ def _task_job(function: Callable, args: tuple, cache: str) -> float:
     return time.perf_counter() - t0
 
 
+def _worker_env(threads: int) -> dict[str, str]:
+    """What :func:`train_phase`'s processes start with: ``threads`` OpenMP/MKL threads (waiting ones sleep when there
+    is one, unless the user set a policy), no progress bars, and a faster allocator where one is installed
+    (:func:`invlib.utils.allocator_env`)."""
+    env = dict(OMP_NUM_THREADS=str(threads), MKL_NUM_THREADS=str(threads), INVLIB_PROGRESS="0", **allocator_env())
+    if threads == 1 and not any(k in os.environ for k in ("OMP_WAIT_POLICY", "GOMP_SPINCOUNT")):
+        env["OMP_WAIT_POLICY"] = "PASSIVE"
+    return env
+
+
 def train_phase(specs: Iterable[Spec], workers: int = 1, threads: int = 1, echo=print,
                 tasks: Iterable[tuple[str, Callable, tuple]] = ()) -> list[dict]:
     """Train every spec not in the cache yet, longest first (:func:`estimated_cost`), in ``workers`` processes of
@@ -887,11 +897,8 @@ def train_phase(specs: Iterable[Spec], workers: int = 1, threads: int = 1, echo=
         return []
     for s in todo:
         _check_runnable(s)
-    env = dict(OMP_NUM_THREADS=str(threads), MKL_NUM_THREADS=str(threads), INVLIB_PROGRESS="0", **allocator_env())
-    if threads == 1 and not any(k in os.environ for k in ("OMP_WAIT_POLICY", "GOMP_SPINCOUNT")):
-        env["OMP_WAIT_POLICY"] = "PASSIVE"
     rows, cache, n = [], str(cache_dir()), len(tasks) + len(todo)
-    with mock.patch.dict(os.environ, env), ProcessPoolExecutor(
+    with mock.patch.dict(os.environ, _worker_env(threads)), ProcessPoolExecutor(
             min(workers, n), mp_context=multiprocessing.get_context("spawn")) as pool:
         jobs = {pool.submit(_task_job, function, tuple(args), cache): (label, None)
                 for label, function, args in tasks}  # submitted first: the longest jobs, run first

@@ -15,7 +15,7 @@ import nbformat
 import pytest
 import yaml
 
-from invlib import book, papers, results, zoo
+from invlib import book, papers, results, utils, zoo
 from invlib.__main__ import main
 from invlib.profiles import PROFILES
 
@@ -332,6 +332,17 @@ def test_the_kernel_gets_the_chapters_name_and_the_environment_is_restored(tmp_p
         assert os.environ["OMP_WAIT_POLICY"] == "ACTIVE" and "GOMP_SPINCOUNT" not in os.environ
     with pytest.raises(ValueError, match="pass name="):
         results.Run("smoke")
+
+
+def test_a_chapters_kernel_starts_under_the_allocator_installed_here(tmp_path, monkeypatch):
+    monkeypatch.delenv("LD_PRELOAD", raising=False)
+    monkeypatch.delenv(utils.ALLOCATOR_ENV, raising=False)
+    with book._kernel_env(tmp_path, "b1_rrc_decomposition", threads=1):
+        assert os.environ.get("LD_PRELOAD") == utils.allocator_env().get("LD_PRELOAD")
+    assert "LD_PRELOAD" not in os.environ
+    monkeypatch.setenv(utils.ALLOCATOR_ENV, "system")
+    with book._kernel_env(tmp_path, "b1_rrc_decomposition", threads=1):
+        assert "LD_PRELOAD" not in os.environ
 
 
 def test_shutting_a_chapters_kernel_down_sends_it_no_interrupt():

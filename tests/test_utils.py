@@ -99,3 +99,60 @@ def test_cached_values_are_logged_for_the_runner_only_when_asked(tmp_path, monke
     path, other = utils.cache_path("logtest", name), utils.cache_path("logtest", name + "b", 1)
     assert log.read_text().splitlines() == [f"read\t{path}", f"write\t{other}", f"read\t{other}"]
     assert path.name == f"{name}.pt", "the log leaves the cache's keys and files as they were"
+
+
+def test_allocator_env_takes_the_first_installed_and_says_what_is_missing(monkeypatch):
+    import ctypes.util
+    import sys
+
+    monkeypatch.delenv(utils.ALLOCATOR_ENV, raising=False)
+    monkeypatch.delenv("LD_PRELOAD", raising=False)
+    monkeypatch.setattr(sys, "platform", "linux")
+    installed = {"jemalloc": "libjemalloc.so.2"}
+    monkeypatch.setattr(ctypes.util, "find_library", lambda name: installed.get(name))
+    assert utils.allocator_env() == {"LD_PRELOAD": "libjemalloc.so.2"}  # tcmalloc missing: the next one
+    installed["tcmalloc_minimal"] = "libtcmalloc_minimal.so.4"
+    env = utils.allocator_env()
+    assert env["LD_PRELOAD"] == "libtcmalloc_minimal.so.4" and int(env["TCMALLOC_LARGE_ALLOC_REPORT_THRESHOLD"]) > 2**32
+    assert utils.allocator_name(env) == "tcmalloc" and utils.allocator_name({}) == "system"
+    monkeypatch.setenv("LD_PRELOAD", "libmine.so")  # the user's own preload is kept, first
+    assert utils.allocator_env("jemalloc")["LD_PRELOAD"] == "libmine.so libjemalloc.so.2"
+    monkeypatch.setenv(utils.ALLOCATOR_ENV, "system")
+    assert utils.allocator_env() == {} and utils.allocator_name() == "system"
+    installed.clear()
+    assert utils.allocator_env("auto") == {}
+    with pytest.raises(RuntimeError, match="libjemalloc is not installed: install the Debian package libjemalloc2"):
+        utils.allocator_env("jemalloc")
+    with pytest.raises(ValueError, match="Valid allocators: auto, jemalloc, system, tcmalloc"):
+        utils.allocator_env("mimalloc")
+    monkeypatch.setattr(sys, "platform", "darwin")
+    assert utils.allocator_env("tcmalloc") == {}  # LD_PRELOAD is Linux's
+
+
+@pytest.mark.slow  # two processes that import torch
+def test_a_process_under_the_allocator_runs_it_and_trains_the_same_weights():
+    import subprocess
+    import sys
+
+    env = utils.allocator_env()
+    if not env:
+        pytest.skip("no faster allocator installed here (make data installs tcmalloc as root)")
+    child = ("import hashlib, torch\n"
+             "from invlib import models\n"
+             "torch.set_num_threads(1); torch.manual_seed(0)\n"
+             "m = models.create('small_resnet18', img_size=28, seed=0)\n"
+             "opt = torch.optim.SGD(m.parameters(), lr=0.1, momentum=0.9)\n"
+             "for _ in range(3):\n"
+             "    x, y = torch.rand(16, 3, 28, 28), torch.randint(0, 10, (16,))\n"
+             "    with torch.autocast('cpu', dtype=torch.bfloat16):\n"
+             "        loss = torch.nn.functional.cross_entropy(m(x), y)\n"
+             "    opt.zero_grad(); loss.backward(); opt.step()\n"
+             "maps = open('/proc/self/maps').read()\n"
+             "h = hashlib.sha1(b''.join(v.numpy().tobytes() for v in m.state_dict().values()))\n"
+             "print(h.hexdigest(), any(p.split('/')[-1] in maps for p in __import__('os').environ.get("
+             "'LD_PRELOAD', '-').split()))\n")
+    base = {k: v for k, v in os.environ.items() if k != "LD_PRELOAD"} | {"OMP_NUM_THREADS": "1"}
+    runs = [subprocess.run([sys.executable, "-c", child], env=base | extra, capture_output=True, text=True,
+                           check=True).stdout.split() for extra in ({}, env)]
+    assert runs[1][1] == "True", f"{env['LD_PRELOAD']} is not loaded in the process started with it"
+    assert runs[0][0] == runs[1][0], "the allocator changed what was computed"

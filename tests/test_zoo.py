@@ -8,7 +8,7 @@ import pytest
 import torch
 
 from invlib import __main__ as cli
-from invlib import crops, models, train, zoo
+from invlib import crops, models, train, utils, zoo
 from invlib.papers.a import tables
 from invlib.papers.b import grounding
 from invlib.profiles import PROFILES, Profile
@@ -485,6 +485,18 @@ def test_estimated_cost_orders_by_work():
     assert zoo.estimated_cost(SPEC.replace(epochs=0)) == 0
 
 
+def test_the_phases_processes_get_their_threads_and_the_allocator(monkeypatch):
+    monkeypatch.delenv("OMP_WAIT_POLICY", raising=False)
+    monkeypatch.delenv("GOMP_SPINCOUNT", raising=False)
+    monkeypatch.setattr(zoo, "allocator_env", lambda: {"LD_PRELOAD": "libjemalloc.so.2"})
+    env = zoo._worker_env(1)
+    assert env["OMP_NUM_THREADS"] == env["MKL_NUM_THREADS"] == "1" and env["OMP_WAIT_POLICY"] == "PASSIVE"
+    assert env["LD_PRELOAD"] == "libjemalloc.so.2" and env["INVLIB_PROGRESS"] == "0"
+    monkeypatch.setattr(zoo, "allocator_env", lambda: {})
+    monkeypatch.setenv("GOMP_SPINCOUNT", "100")  # the user's own wait policy is kept
+    assert "LD_PRELOAD" not in zoo._worker_env(2) and "OMP_WAIT_POLICY" not in zoo._worker_env(1)
+
+
 @pytest.mark.slow  # spawns two processes
 def test_train_phase_trains_what_is_missing_once_longest_first_in_processes(monkeypatch):
     quick = SPEC.replace(n_train=64, seed=71, epochs=1)
@@ -495,14 +507,19 @@ def test_train_phase_trains_what_is_missing_once_longest_first_in_processes(monk
     rows = zoo.train_phase([quick, longer, cached, quick], workers=2, echo=lambda *a, **k: lines.append(a[0]))
     assert sorted((r["seed"], r["name"]) for r in rows) == [(71, "small_resnet18/none"), (72, "small_resnet18/none")]
     assert all(zoo.path(s).exists() for s in (quick, longer)) and len(lines) == 2
-    here = zoo.get(quick.replace(), retrain=True)  # a phase's one-thread process trains what this process trains
+    # a phase's one-thread process trains what this process trains (there under the faster allocator where one is
+    # installed, here under the system's: the same weights)
+    here = zoo.get(quick.replace(), retrain=True)
     assert _same(_weights(here), _weights(zoo.get(quick)))
     assert zoo.train_phase([quick, longer], workers=2) == []  # all cached: nothing to do
 
 
 def _task_demo(file):
     """A training phase's task (module level: it goes to another process): what it ran in."""
-    Path(file).write_text(f"{os.getpid()} {os.environ['INVLIB_CACHE']} {torch.get_num_threads()}")
+    maps = Path("/proc/self/maps")
+    loaded = [n for n, (lib, _) in utils.ALLOCATORS.items() if maps.exists() and f"lib{lib}." in maps.read_text()]
+    Path(file).write_text(f"{os.getpid()} {os.environ['INVLIB_CACHE']} {torch.get_num_threads()} "
+                          f"{(loaded or ['system'])[0]}")
     print("a chapter's family prints")
 
 
@@ -517,8 +534,9 @@ def test_train_phase_runs_its_tasks_first_in_its_one_thread_processes_and_names_
                            tasks=[("zz_family", _task_demo, (tmp_path / "ran",))])
     assert [(r["name"], r["seed"], r["path"]) for r in rows][0] == ("zz_family", None, None)
     assert rows[1]["seed"] == 77 and rows[0]["seconds"] > 0, "the task before the spec, with one process"
-    pid, cache, threads = (tmp_path / "ran").read_text().split()
+    pid, cache, threads, allocator = (tmp_path / "ran").read_text().split()
     assert int(pid) != os.getpid() and cache == str(cache_dir()) and threads == "1"
+    assert allocator == utils.allocator_name(), "the phase's processes run under the allocator installed here"
     assert lines[0].endswith("] zz_family: " + lines[0].split(": ")[-1]) and len(lines) == 2
     assert not any("prints" in line for line in lines)
     again = zoo.train_phase([spec], workers=1, tasks=[("zz_family", _task_demo, (tmp_path / "again",))])
