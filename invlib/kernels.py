@@ -50,7 +50,7 @@ SOCKET_ENV = "INVLIB_WARM_KERNELS"  # the server's socket, set in the runner's e
 # Environment variables a preloaded library reads when it is imported (threads, allocators, backends): a kernel
 # whose environment has other values for these than the server's starts cold.
 _READ_AT_IMPORT = ("OMP_", "GOMP_", "KMP_", "MKL_", "OPENBLAS_", "TORCH", "PYTORCH", "CUDA", "NVIDIA", "LD_",
-                   "PYTHON", "MALLOC", "TIMM", "HF_", "KORNIA", "DNNL", "ONEDNN", "ATEN")
+                   "PYTHON", "MALLOC", "TCMALLOC", "TIMM", "HF_", "KORNIA", "DNNL", "ONEDNN", "ATEN")
 _MESSAGE = 1 << 20  # the largest request: arguments and environment
 
 

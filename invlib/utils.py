@@ -350,8 +350,9 @@ def resolve_device(device: str | torch.device | None = None) -> torch.device:
 
 # The memory allocators a worker process of the book may run under (LD_PRELOAD), best first, each as
 # (the ctypes.util.find_library name, the Debian package): PyTorch on a CPU allocates and frees a tensor per operation,
-# and glibc's malloc returns large blocks to the system each time. Under tcmalloc one paper-B model trains 14 % faster
-# here, with the same weights to the bit (benchmarks/bench_allocator.py; benchmarks/measurements/foundation.md).
+# and glibc's malloc returns large blocks to the system each time. Under tcmalloc three of the book's models train
+# 1.12-1.13x as fast here, with the same weights to the bit (benchmarks/bench_allocator.py;
+# benchmarks/measurements/foundation.md).
 ALLOCATORS = {"tcmalloc": ("tcmalloc_minimal", "libtcmalloc-minimal4"), "jemalloc": ("jemalloc", "libjemalloc2")}
 ALLOCATOR_ENV = "INVLIB_ALLOCATOR"  # auto (default), tcmalloc, jemalloc or system
 
