@@ -4,7 +4,10 @@ VENV ?= .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed-stamp
 PROFILE ?= cpu
-APT_PKGS := dataset-fashion-mnist wordnet-base wordnet-sense-index libtcmalloc-minimal4
+APT_PKGS := dataset-fashion-mnist wordnet-base wordnet-sense-index
+# tcmalloc: the book's processes run under it where installed (invlib.utils.allocator_env); without it they run as
+# before, only slower, so a failed install does not stop `make`
+FAST_PKGS := libtcmalloc-minimal4
 BROWSER_PKGS := chromium
 ONLY ?=
 PARAMS ?=
@@ -47,6 +50,7 @@ endef
 # from the Debian WordNet files). Without root it prints what is missing (or set INVLIB_DATA; see README).
 data: setup
 	$(call apt_ensure,$(APT_PKGS))
+	-$(call apt_ensure,$(FAST_PKGS))
 	$(BIN)/python -m invlib data check
 
 # Debian's chromium for the browser test of the built site (playwright drives /usr/bin/chromium; it never
